@@ -1,0 +1,1 @@
+//! cohost-agents (placeholder, being built).

@@ -1,0 +1,1 @@
+//! cohost-core (placeholder, being built).

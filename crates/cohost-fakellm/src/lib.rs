@@ -1,0 +1,1 @@
+//! cohost-fakellm (placeholder, being built).

@@ -1,0 +1,1 @@
+//! cohost-protocol (placeholder, being built).

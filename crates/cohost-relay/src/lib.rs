@@ -1,0 +1,1 @@
+//! cohost-relay (placeholder, being built).
