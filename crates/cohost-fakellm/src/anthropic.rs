@@ -1,0 +1,283 @@
+//! Anthropic Messages API: `POST /v1/messages` (SSE and JSON) and count_tokens.
+
+use axum::http::StatusCode;
+use axum::response::Response;
+use bytes::Bytes;
+use serde_json::{json, Value};
+
+use crate::reply::{text_of, ApiError, Outcome, Plan, Turn};
+use crate::server::Shared;
+use crate::stream::{json as json_resp, json_reply, sse_event, streaming, with_retry_after, SSE};
+use crate::tools::{ToolKind, ToolSpec};
+
+/// Text of `system` given as a string or as an array of text blocks.
+fn system_text(v: Option<&Value>) -> String {
+    v.map(text_of).unwrap_or_default()
+}
+
+fn text_blocks(content: &Value) -> Vec<String> {
+    match content {
+        Value::String(s) => vec![s.clone()],
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+            .filter_map(|b| b.get("text").and_then(Value::as_str).map(str::to_string))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+pub(crate) fn parse(body: &Value) -> Turn {
+    let messages = body
+        .get("messages")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let mut system = system_text(body.get("system"));
+    let mut convo = Vec::new();
+    for m in &messages {
+        // Claude Code may put a `role:"system"` entry inside `messages`.
+        if m.get("role").and_then(Value::as_str) == Some("system") {
+            system.push('\n');
+            system.push_str(&text_of(m.get("content").unwrap_or(&Value::Null)));
+        } else {
+            convo.push(m);
+        }
+    }
+    let user_blocks = |m: &&Value| {
+        (m.get("role").and_then(Value::as_str) == Some("user"))
+            .then(|| text_blocks(m.get("content").unwrap_or(&Value::Null)))
+            .filter(|b| b.iter().any(|t| !t.trim().is_empty()))
+    };
+    let prompt_blocks = convo.iter().rev().find_map(user_blocks).unwrap_or_default();
+    let tool_result = convo.last().and_then(|m| {
+        let blocks = m.get("content")?.as_array()?;
+        let results: Vec<String> = blocks
+            .iter()
+            .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
+            .map(|b| text_of(b.get("content").unwrap_or(&Value::Null)))
+            .collect();
+        (!results.is_empty()).then(|| results.join("\n"))
+    });
+    let tools = body
+        .get("tools")
+        .and_then(Value::as_array)
+        .map(|ts| {
+            ts.iter()
+                .filter_map(|t| {
+                    Some(ToolSpec {
+                        name: t.get("name")?.as_str()?.to_string(),
+                        schema: t.get("input_schema").cloned().unwrap_or(Value::Null),
+                        kind: ToolKind::Function,
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    Turn {
+        model: body
+            .get("model")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string(),
+        prompt_blocks,
+        tool_result,
+        tools,
+        json_schema: None,
+        system,
+        input_chars: body.to_string().len(),
+    }
+}
+
+/// `POST /v1/messages`.
+pub(crate) fn messages(shared: &Shared, body: &Value) -> (Response, String) {
+    let turn = parse(body);
+    let (outcome, scenario) = shared.decide(&turn);
+    let stream = body.get("stream").and_then(Value::as_bool).unwrap_or(false);
+    let resp = match outcome {
+        Outcome::Error(e) => error(e, &turn),
+        Outcome::Reply(plan) if stream => {
+            let broken = Bytes::from_static(
+                b"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_del\n\n",
+            );
+            streaming(
+                frames(&plan),
+                plan.pace,
+                broken,
+                SSE,
+                shared.shutdown.clone(),
+            )
+        }
+        Outcome::Reply(plan) => json_reply(&message(&plan), plan.pace),
+    };
+    (resp, scenario)
+}
+
+/// `POST /v1/messages/count_tokens`.
+pub(crate) fn count_tokens(body: &Value) -> Response {
+    json_resp(
+        StatusCode::OK,
+        &json!({"input_tokens": crate::reply::tokens(body.to_string().len())}),
+    )
+}
+
+fn ids(plan: &Plan) -> (String, String) {
+    (
+        format!("msg_fakellm_{:06}", plan.n),
+        format!("toolu_fakellm_{:06}", plan.n),
+    )
+}
+
+fn stop_reason(plan: &Plan) -> &'static str {
+    if plan.tool.is_some() {
+        "tool_use"
+    } else {
+        "end_turn"
+    }
+}
+
+fn signature(plan: &Plan) -> String {
+    format!("fakellm-signature-{:06}", plan.n)
+}
+
+fn usage(plan: &Plan, output: u64) -> Value {
+    json!({
+        "input_tokens": plan.input_tokens,
+        "output_tokens": output,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 0,
+    })
+}
+
+/// The non-streaming message.
+fn message(plan: &Plan) -> Value {
+    let (id, tool_id) = ids(plan);
+    let mut content = Vec::new();
+    if !plan.reasoning.is_empty() {
+        content.push(json!({"type": "thinking", "thinking": plan.reasoning_text(), "signature": signature(plan)}));
+    }
+    if !plan.text.is_empty() {
+        content.push(json!({"type": "text", "text": plan.full_text()}));
+    }
+    if let Some(tool) = &plan.tool {
+        content.push(
+            json!({"type": "tool_use", "id": tool_id, "name": tool.name, "input": tool.args}),
+        );
+    }
+    json!({
+        "id": id,
+        "type": "message",
+        "role": "assistant",
+        "model": plan.model,
+        "content": content,
+        "stop_reason": stop_reason(plan),
+        "stop_sequence": null,
+        "usage": usage(plan, plan.output_tokens()),
+    })
+}
+
+/// The SSE frames, in the order the real API sends them.
+fn frames(plan: &Plan) -> Vec<Bytes> {
+    let (_, tool_id) = ids(plan);
+    let mut start = message(plan);
+    start["content"] = json!([]);
+    start["stop_reason"] = Value::Null;
+    start["usage"] = usage(plan, 1);
+    let mut out = vec![
+        sse_event(
+            "message_start",
+            &json!({"type": "message_start", "message": start}),
+        ),
+        sse_event("ping", &json!({"type": "ping"})),
+    ];
+    let mut index = 0;
+    let mut block = |out: &mut Vec<Bytes>, start: Value, deltas: Vec<Value>| {
+        out.push(sse_event(
+            "content_block_start",
+            &json!({"type": "content_block_start", "index": index, "content_block": start}),
+        ));
+        for d in deltas {
+            out.push(sse_event(
+                "content_block_delta",
+                &json!({"type": "content_block_delta", "index": index, "delta": d}),
+            ));
+        }
+        out.push(sse_event(
+            "content_block_stop",
+            &json!({"type": "content_block_stop", "index": index}),
+        ));
+        index += 1;
+    };
+    if !plan.reasoning.is_empty() {
+        let mut deltas: Vec<Value> = plan
+            .reasoning
+            .iter()
+            .map(|t| json!({"type": "thinking_delta", "thinking": t}))
+            .collect();
+        deltas.push(json!({"type": "signature_delta", "signature": signature(plan)}));
+        block(
+            &mut out,
+            json!({"type": "thinking", "thinking": "", "signature": ""}),
+            deltas,
+        );
+    }
+    if !plan.text.is_empty() {
+        let deltas = plan
+            .text
+            .iter()
+            .map(|t| json!({"type": "text_delta", "text": t}))
+            .collect();
+        block(&mut out, json!({"type": "text", "text": ""}), deltas);
+    }
+    if let Some(tool) = &plan.tool {
+        let args = plan.tool_args_json();
+        let deltas = crate::reply::split(&args, 3)
+            .into_iter()
+            .map(|p| json!({"type": "input_json_delta", "partial_json": p}))
+            .collect();
+        block(
+            &mut out,
+            json!({"type": "tool_use", "id": tool_id, "name": tool.name, "input": {}}),
+            deltas,
+        );
+    }
+    out.push(sse_event(
+        "message_delta",
+        &json!({
+            "type": "message_delta",
+            "delta": {"stop_reason": stop_reason(plan), "stop_sequence": null},
+            "usage": {"output_tokens": plan.output_tokens()},
+        }),
+    ));
+    out.push(sse_event("message_stop", &json!({"type": "message_stop"})));
+    out
+}
+
+/// The real API's error envelope and status for each failure.
+fn error(e: ApiError, turn: &Turn) -> Response {
+    let input = crate::reply::tokens(turn.input_chars);
+    let (status, kind, message) = match e {
+        ApiError::Unauthorized => (StatusCode::UNAUTHORIZED, "authentication_error", "invalid x-api-key".to_string()),
+        ApiError::Forbidden => (
+            StatusCode::FORBIDDEN,
+            "permission_error",
+            "Your API key does not have permission to use the specified resource.".to_string(),
+        ),
+        ApiError::RateLimited => (
+            StatusCode::TOO_MANY_REQUESTS,
+            "rate_limit_error",
+            "This request would exceed the rate limit for your organization. Please try again later.".to_string(),
+        ),
+        ApiError::ContextLength => (
+            StatusCode::BAD_REQUEST,
+            "invalid_request_error",
+            format!("prompt is too long: {} tokens > 200000 maximum", input + 200_000),
+        ),
+        ApiError::Server => (StatusCode::INTERNAL_SERVER_ERROR, "api_error", "Internal server error".to_string()),
+        ApiError::UnknownModel => (StatusCode::NOT_FOUND, "not_found_error", format!("model: {}", turn.model)),
+    };
+    with_retry_after(json_resp(
+        status,
+        &json!({"type": "error", "error": {"type": kind, "message": message}}),
+    ))
+}

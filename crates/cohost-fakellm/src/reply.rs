@@ -1,0 +1,282 @@
+//! The vendor-neutral middle: a request normalized to a [`Turn`], and the
+//! [`Plan`] of what to answer, which each vendor module renders in its own wire format.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::scenario::{marker_in, Scenario, ScriptCursor};
+use crate::tools::{choose_tool, fill_schema, find_cwd, ChosenCall, ToolSpec};
+
+/// A model request, reduced to what the fake model needs.
+#[derive(Debug, Default)]
+pub(crate) struct Turn {
+    pub model: String,
+    /// Text blocks of the last user message that has any text.
+    pub prompt_blocks: Vec<String>,
+    /// Output of the tool call the conversation ends with, if it does.
+    pub tool_result: Option<String>,
+    pub tools: Vec<ToolSpec>,
+    /// Schema (or `{}`) when the client asks for a JSON answer.
+    pub json_schema: Option<Value>,
+    /// System prompt text, only searched for the working directory.
+    pub system: String,
+    /// Request body size, the basis of the token estimate.
+    pub input_chars: usize,
+}
+
+impl Turn {
+    /// The user's words to quote: the last non-empty text block.
+    pub fn prompt(&self) -> &str {
+        self.prompt_blocks
+            .iter()
+            .rev()
+            .map(|b| b.trim())
+            .find(|b| !b.is_empty())
+            .unwrap_or("")
+    }
+}
+
+/// HTTP-level failures, rendered in each vendor's own shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ApiError {
+    Unauthorized,
+    Forbidden,
+    RateLimited,
+    ContextLength,
+    Server,
+    UnknownModel,
+}
+
+/// How the frames of a streaming answer are paced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Pace {
+    Normal,
+    Slow(Duration),
+    Stall,
+    Malformed,
+}
+
+/// What to answer.
+#[derive(Debug, Clone)]
+pub(crate) struct Plan {
+    /// Per-server counter value; every id in the answer derives from it.
+    pub n: u64,
+    pub model: String,
+    pub reasoning: Vec<String>,
+    pub text: Vec<String>,
+    pub tool: Option<ChosenCall>,
+    pub pace: Pace,
+    pub input_tokens: u64,
+}
+
+impl Plan {
+    pub fn reasoning_text(&self) -> String {
+        self.reasoning.concat()
+    }
+    pub fn full_text(&self) -> String {
+        self.text.concat()
+    }
+    pub fn reasoning_tokens(&self) -> u64 {
+        tokens(self.reasoning_text().len())
+    }
+    pub fn output_tokens(&self) -> u64 {
+        let args = self
+            .tool
+            .as_ref()
+            .map(|t| t.args.to_string().len())
+            .unwrap_or(0);
+        tokens(self.full_text().len() + self.reasoning_text().len() + args)
+    }
+    /// Tool arguments as the JSON string most wires carry.
+    pub fn tool_args_json(&self) -> String {
+        self.tool
+            .as_ref()
+            .map(|t| t.args.to_string())
+            .unwrap_or_default()
+    }
+}
+
+/// The decision for one request.
+#[derive(Debug, Clone)]
+pub(crate) enum Outcome {
+    Reply(Plan),
+    Error(ApiError),
+}
+
+/// Knobs that shape generated replies.
+#[derive(Debug, Clone)]
+pub(crate) struct Knobs {
+    pub text_deltas: usize,
+    pub slow_deltas: usize,
+    pub slow_delay: Duration,
+    pub default: Scenario,
+}
+
+/// Rough, deterministic token estimate: four bytes a token.
+pub(crate) fn tokens(chars: usize) -> u64 {
+    (chars as u64 / 4).max(1)
+}
+
+/// Splits `text` into at most `n` pieces of near-equal length (never empty pieces).
+pub(crate) fn split(text: &str, n: usize) -> Vec<String> {
+    let chars: Vec<char> = text.chars().collect();
+    let n = n.clamp(1, chars.len().max(1));
+    (0..n)
+        .map(|i| {
+            chars[i * chars.len() / n..(i + 1) * chars.len() / n]
+                .iter()
+                .collect()
+        })
+        .collect()
+}
+
+fn excerpt(s: &str, max: usize) -> String {
+    let one_line = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.chars().count() <= max {
+        return one_line;
+    }
+    let mut out: String = one_line.chars().take(max).collect();
+    out.push_str("...");
+    out
+}
+
+/// Chooses the scenario (marker, then script, then default) and builds the plan.
+/// Returns the outcome and the scenario name for the log.
+pub(crate) fn decide(
+    turn: &Turn,
+    n: u64,
+    knobs: &Knobs,
+    cursor: &ScriptCursor,
+) -> (Outcome, String) {
+    let mut plan = Plan {
+        n,
+        model: if turn.model.is_empty() {
+            "fake-model".into()
+        } else {
+            turn.model.clone()
+        },
+        reasoning: Vec::new(),
+        text: Vec::new(),
+        tool: None,
+        pace: Pace::Normal,
+        input_tokens: tokens(turn.input_chars),
+    };
+    // Structured output (Gemini CLI's router, next-speaker checks) always gets
+    // valid JSON, and never consumes a script step.
+    if let Some(schema) = &turn.json_schema {
+        plan.text = split(&fill_schema(schema).to_string(), knobs.text_deltas);
+        return (Outcome::Reply(plan), "json".into());
+    }
+    let prompt = turn.prompt();
+    let (scenario, custom) = match marker_in(&turn.prompt_blocks) {
+        Some(s) => (s, None),
+        None => match cursor.take(prompt) {
+            Some(step) => (step.scenario, step.text),
+            None => (knobs.default, None),
+        },
+    };
+    let reply = custom.unwrap_or_else(|| match &turn.tool_result {
+        Some(result) => format!("Tool said: {}", excerpt(result, 400)),
+        None if prompt.is_empty() => "Hello from fake-llm. You said nothing.".into(),
+        None => format!("Hello from fake-llm. You said: {}", excerpt(prompt, 200)),
+    });
+    match scenario {
+        Scenario::Text => plan.text = split(&reply, knobs.text_deltas),
+        Scenario::Reasoning => {
+            let thought = format!("Thinking about the request: {}", excerpt(prompt, 80));
+            plan.reasoning = split(&thought, knobs.text_deltas);
+            plan.text = split(&reply, knobs.text_deltas);
+        }
+        Scenario::Tool | Scenario::Write => {
+            let cwd = find_cwd(&turn.system);
+            let call = turn
+                .tool_result
+                .is_none()
+                .then(|| choose_tool(&turn.tools, scenario == Scenario::Write, cwd.as_deref()))
+                .flatten();
+            match call {
+                Some(call) => plan.tool = Some(call),
+                None if turn.tool_result.is_none() => {
+                    let msg = format!("fake-llm: no tools were offered, so no tool call. {reply}");
+                    plan.text = split(&msg, knobs.text_deltas);
+                }
+                None => plan.text = split(&reply, knobs.text_deltas),
+            }
+        }
+        Scenario::Slow => {
+            plan.text = (0..knobs.slow_deltas.max(1))
+                .map(|i| format!("tick {i} "))
+                .collect();
+            plan.pace = Pace::Slow(knobs.slow_delay);
+        }
+        Scenario::Stall => {
+            plan.text = split(&reply, knobs.text_deltas);
+            plan.pace = Pace::Stall;
+        }
+        Scenario::Malformed => {
+            plan.text = split(&reply, knobs.text_deltas);
+            plan.pace = Pace::Malformed;
+        }
+        Scenario::Unauthorized => {
+            return (Outcome::Error(ApiError::Unauthorized), scenario.to_string())
+        }
+        Scenario::Forbidden => return (Outcome::Error(ApiError::Forbidden), scenario.to_string()),
+        Scenario::RateLimited => {
+            return (Outcome::Error(ApiError::RateLimited), scenario.to_string())
+        }
+        Scenario::ContextLength => {
+            return (
+                Outcome::Error(ApiError::ContextLength),
+                scenario.to_string(),
+            )
+        }
+        Scenario::ServerError => return (Outcome::Error(ApiError::Server), scenario.to_string()),
+        Scenario::UnknownModel => {
+            return (Outcome::Error(ApiError::UnknownModel), scenario.to_string())
+        }
+    }
+    (Outcome::Reply(plan), scenario.to_string())
+}
+
+/// Text of a tool result that may be a string, an array of text blocks or any JSON.
+pub(crate) fn text_of(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Array(items) => items.iter().map(text_of).collect::<Vec<_>>().join(""),
+        Value::Object(o) => {
+            for key in ["text", "output", "content", "result"] {
+                if let Some(inner) = o.get(key) {
+                    return text_of(inner);
+                }
+            }
+            v.to_string()
+        }
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_is_even_and_lossless() {
+        let parts = split("Hello from fake-llm", 4);
+        assert_eq!(parts.len(), 4);
+        assert_eq!(parts.concat(), "Hello from fake-llm");
+        assert_eq!(split("ab", 5), vec!["a", "b"]);
+        assert_eq!(split("", 3), vec![""]);
+        assert_eq!(split("héllo", 2).concat(), "héllo");
+    }
+
+    #[test]
+    fn text_of_shapes() {
+        assert_eq!(
+            text_of(&serde_json::json!([{"type":"text","text":"a"},{"type":"text","text":"b"}])),
+            "ab"
+        );
+        assert_eq!(text_of(&serde_json::json!({"output":"ok"})), "ok");
+    }
+}

@@ -1,0 +1,389 @@
+//! Scenarios: what the fake model does for one request, how a prompt marker
+//! names one, and the script file that orders them.
+//!
+//! Marker syntax (searched in the text of the last user message that has text):
+//! `[[scenario:NAME]]` or `[[NAME]]` anywhere, or a text block / part whose
+//! whole trimmed text is a scenario name (so a prompt of just `reasoning` works).
+//!
+//! Script file (JSON):
+//! ```json
+//! {
+//!   "default": "text",
+//!   "steps": ["tool", {"scenario": "text", "match": "summarize", "text": "custom reply"}],
+//!   "loop": false
+//! }
+//! ```
+//! A bare JSON array of steps is accepted as well. Each request that is not a
+//! structured-output request (Gemini's router) takes the next step; a step with
+//! `match` is only taken by a request whose prompt contains that substring
+//! (other requests get the default and leave the step in place), which keeps
+//! parallel side requests (titles, summaries) from eating the script.
+
+use std::fmt;
+use std::path::Path;
+use std::str::FromStr;
+use std::sync::Mutex;
+
+use serde::Deserialize;
+
+use crate::FakeLlmError;
+
+/// What the fake model does for one request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Scenario {
+    /// Plain text reply in several deltas (the default).
+    Text,
+    /// Reasoning/thinking deltas, then text.
+    Reasoning,
+    /// One call of a shell-like tool from the request's own tool list.
+    Tool,
+    /// One call of a file-writing tool from the request's own tool list.
+    Write,
+    /// Many text deltas with a delay between them (interrupt tests).
+    Slow,
+    /// Headers and the first event, then nothing until the client goes away.
+    Stall,
+    /// 401 in the vendor's error shape.
+    Unauthorized,
+    /// 403 in the vendor's error shape.
+    Forbidden,
+    /// 429 with a `Retry-After` header.
+    RateLimited,
+    /// 400 context length exceeded.
+    ContextLength,
+    /// 500 internal error.
+    ServerError,
+    /// A stream (or body) that breaks off mid-way with invalid JSON.
+    Malformed,
+    /// 404 model not found.
+    UnknownModel,
+}
+
+/// Every scenario, in documentation order.
+pub const ALL_SCENARIOS: [Scenario; 13] = [
+    Scenario::Text,
+    Scenario::Reasoning,
+    Scenario::Tool,
+    Scenario::Write,
+    Scenario::Slow,
+    Scenario::Stall,
+    Scenario::Unauthorized,
+    Scenario::Forbidden,
+    Scenario::RateLimited,
+    Scenario::ContextLength,
+    Scenario::ServerError,
+    Scenario::Malformed,
+    Scenario::UnknownModel,
+];
+
+impl Scenario {
+    /// Canonical name, as used in markers, scripts and the request log.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scenario::Text => "text",
+            Scenario::Reasoning => "reasoning",
+            Scenario::Tool => "tool",
+            Scenario::Write => "write",
+            Scenario::Slow => "slow",
+            Scenario::Stall => "stall",
+            Scenario::Unauthorized => "401",
+            Scenario::Forbidden => "403",
+            Scenario::RateLimited => "429",
+            Scenario::ContextLength => "context",
+            Scenario::ServerError => "500",
+            Scenario::Malformed => "malformed",
+            Scenario::UnknownModel => "unknown_model",
+        }
+    }
+
+    /// Error scenarios answer with an HTTP error status before any stream.
+    pub fn is_http_error(self) -> bool {
+        matches!(
+            self,
+            Scenario::Unauthorized
+                | Scenario::Forbidden
+                | Scenario::RateLimited
+                | Scenario::ContextLength
+                | Scenario::ServerError
+                | Scenario::UnknownModel
+        )
+    }
+}
+
+impl fmt::Display for Scenario {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The name did not match any scenario.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownScenario(pub String);
+
+impl fmt::Display for UnknownScenario {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown scenario `{}`; expected one of {}",
+            self.0,
+            scenario_names()
+        )
+    }
+}
+
+impl std::error::Error for UnknownScenario {}
+
+/// Comma-separated canonical names, for error messages.
+pub fn scenario_names() -> String {
+    ALL_SCENARIOS
+        .iter()
+        .map(|s| s.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl FromStr for Scenario {
+    type Err = UnknownScenario;
+
+    /// Canonical names plus a few words people naturally type.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let lower = s.trim().to_ascii_lowercase().replace('-', "_");
+        let scenario = match lower.as_str() {
+            "text" | "plain" | "hello" => Scenario::Text,
+            "reasoning" | "thinking" | "think" => Scenario::Reasoning,
+            "tool" | "tools" | "shell" | "exec" | "bash" => Scenario::Tool,
+            "write" | "write_file" | "file" => Scenario::Write,
+            "slow" => Scenario::Slow,
+            "stall" | "hang" => Scenario::Stall,
+            "401" | "auth" | "unauthorized" => Scenario::Unauthorized,
+            "403" | "forbidden" | "permission" => Scenario::Forbidden,
+            "429" | "rate_limit" | "ratelimit" | "rate_limited" => Scenario::RateLimited,
+            "context" | "context_length" | "too_long" | "400" => Scenario::ContextLength,
+            "500" | "server_error" | "internal" => Scenario::ServerError,
+            "malformed" | "broken" | "garbage" => Scenario::Malformed,
+            "unknown_model" | "404" | "model_not_found" | "no_model" => Scenario::UnknownModel,
+            _ => return Err(UnknownScenario(s.trim().to_string())),
+        };
+        Ok(scenario)
+    }
+}
+
+/// Finds a scenario marker in the text blocks of one user message.
+pub fn marker_in(blocks: &[String]) -> Option<Scenario> {
+    for block in blocks {
+        let mut rest = block.as_str();
+        while let Some(start) = rest.find("[[") {
+            let after = &rest[start + 2..];
+            let Some(end) = after.find("]]") else { break };
+            let inner = after[..end].trim();
+            let name = inner.strip_prefix("scenario:").unwrap_or(inner);
+            if let Ok(s) = name.parse() {
+                return Some(s);
+            }
+            rest = &after[end + 2..];
+        }
+    }
+    // A block that is nothing but a scenario word: handy for a typed prompt.
+    blocks.iter().find_map(|b| b.trim().parse().ok())
+}
+
+/// One entry of a script.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScriptStep {
+    /// What to do.
+    pub scenario: Scenario,
+    /// Only a request whose prompt contains this substring takes the step.
+    pub match_prompt: Option<String>,
+    /// Reply text to use instead of the generated one (text-like scenarios).
+    pub text: Option<String>,
+}
+
+impl ScriptStep {
+    /// A step with no filter and generated text.
+    pub fn new(scenario: Scenario) -> Self {
+        ScriptStep {
+            scenario,
+            match_prompt: None,
+            text: None,
+        }
+    }
+}
+
+/// A parsed script: a default scenario and an ordered list of steps.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Script {
+    /// Used when no marker is present and no step applies.
+    pub default: Option<ScriptStep>,
+    /// Consumed one per (matching) request, in order.
+    pub steps: Vec<ScriptStep>,
+    /// Start again from the first step after the last one.
+    pub repeat: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RawScript {
+    Steps(Vec<RawStep>),
+    Full {
+        #[serde(default)]
+        default: Option<RawStep>,
+        #[serde(default, alias = "scenarios")]
+        steps: Vec<RawStep>,
+        #[serde(default, rename = "loop", alias = "repeat")]
+        repeat: bool,
+    },
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RawStep {
+    Name(String),
+    Full {
+        scenario: String,
+        #[serde(default, rename = "match")]
+        match_prompt: Option<String>,
+        #[serde(default)]
+        text: Option<String>,
+    },
+}
+
+impl RawStep {
+    fn into_step(self, path: &Path, at: &str) -> Result<ScriptStep, FakeLlmError> {
+        let (name, match_prompt, text) = match self {
+            RawStep::Name(n) => (n, None, None),
+            RawStep::Full {
+                scenario,
+                match_prompt,
+                text,
+            } => (scenario, match_prompt, text),
+        };
+        let scenario = name
+            .parse()
+            .map_err(|e: UnknownScenario| FakeLlmError::ScriptInvalid {
+                path: path.to_path_buf(),
+                message: format!("{at}: {e}"),
+            })?;
+        Ok(ScriptStep {
+            scenario,
+            match_prompt,
+            text,
+        })
+    }
+}
+
+/// Parses script text; `path` is only used in error messages.
+pub fn parse_script(text: &str, path: &Path) -> Result<Script, FakeLlmError> {
+    let raw: RawScript = serde_json::from_str(text).map_err(|e| FakeLlmError::ScriptParse {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    let (default, steps, repeat) = match raw {
+        RawScript::Steps(steps) => (None, steps, false),
+        RawScript::Full {
+            default,
+            steps,
+            repeat,
+        } => (default, steps, repeat),
+    };
+    let default = default.map(|d| d.into_step(path, "default")).transpose()?;
+    let steps = steps
+        .into_iter()
+        .enumerate()
+        .map(|(i, s)| s.into_step(path, &format!("steps[{i}]")))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Script {
+        default,
+        steps,
+        repeat,
+    })
+}
+
+/// Reads and parses a script file (JSON, see the module docs).
+pub fn load_script(path: &Path) -> Result<Script, FakeLlmError> {
+    let text = std::fs::read_to_string(path).map_err(|source| FakeLlmError::ScriptRead {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    parse_script(&text, path)
+}
+
+/// The script's position, shared by all requests of one server.
+#[derive(Debug, Default)]
+pub(crate) struct ScriptCursor {
+    script: Script,
+    next: Mutex<usize>,
+}
+
+impl ScriptCursor {
+    pub(crate) fn new(script: Script) -> Self {
+        ScriptCursor {
+            script,
+            next: Mutex::new(0),
+        }
+    }
+
+    /// The step for a request with this prompt, consuming it when it applies.
+    pub(crate) fn take(&self, prompt: &str) -> Option<ScriptStep> {
+        let steps = &self.script.steps;
+        if !steps.is_empty() {
+            // A poisoned lock only means another request panicked mid-update;
+            // the index itself is still a valid number.
+            let mut next = self.next.lock().unwrap_or_else(|p| p.into_inner());
+            if *next >= steps.len() && self.script.repeat {
+                *next = 0;
+            }
+            if let Some(step) = steps.get(*next) {
+                let applies = step
+                    .match_prompt
+                    .as_deref()
+                    .is_none_or(|m| prompt.contains(m));
+                if applies {
+                    *next += 1;
+                    return Some(step.clone());
+                }
+            }
+        }
+        self.script.default.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markers_and_words() {
+        let b = |s: &str| vec![s.to_string()];
+        assert_eq!(
+            marker_in(&b("do it [[scenario:tool]] now")),
+            Some(Scenario::Tool)
+        );
+        assert_eq!(marker_in(&b("x [[429]]")), Some(Scenario::RateLimited));
+        assert_eq!(marker_in(&b("  Reasoning ")), Some(Scenario::Reasoning));
+        assert_eq!(marker_in(&b("[[nope]] [[slow]]")), Some(Scenario::Slow));
+        assert_eq!(marker_in(&b("tell me about tools")), None);
+        assert_eq!(marker_in(&b("[[unterminated")), None);
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for s in ALL_SCENARIOS {
+            assert_eq!(s.as_str().parse::<Scenario>(), Ok(s));
+        }
+    }
+
+    #[test]
+    fn cursor_matches_and_repeats() {
+        let p = Path::new("s.json");
+        let script = parse_script(
+            r#"{"default":"slow","steps":["tool",{"scenario":"text","match":"b"}],"loop":true}"#,
+            p,
+        )
+        .unwrap();
+        let c = ScriptCursor::new(script);
+        assert_eq!(c.take("a").unwrap().scenario, Scenario::Tool);
+        assert_eq!(c.take("a").unwrap().scenario, Scenario::Slow);
+        assert_eq!(c.take("b").unwrap().scenario, Scenario::Text);
+        assert_eq!(c.take("a").unwrap().scenario, Scenario::Tool);
+    }
+}
