@@ -85,7 +85,7 @@ pub(crate) fn parse(body: &Value) -> Turn {
         tools,
         json_schema: None,
         system,
-        input_chars: body.to_string().len(),
+        raw: body.to_string(),
     }
 }
 
@@ -255,7 +255,7 @@ fn frames(plan: &Plan) -> Vec<Bytes> {
 
 /// The real API's error envelope and status for each failure.
 fn error(e: ApiError, turn: &Turn) -> Response {
-    let input = crate::reply::tokens(turn.input_chars);
+    let input = crate::reply::tokens(turn.raw.len());
     let (status, kind, message) = match e {
         ApiError::Unauthorized => (StatusCode::UNAUTHORIZED, "authentication_error", "invalid x-api-key".to_string()),
         ApiError::Forbidden => (

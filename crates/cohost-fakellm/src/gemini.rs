@@ -149,7 +149,7 @@ pub(crate) fn parse(model: &str, body: &Value) -> Turn {
             .map(parts_text)
             .unwrap_or_default()
             .join("\n"),
-        input_chars: body.to_string().len(),
+        raw: body.to_string(),
     }
 }
 
@@ -233,7 +233,7 @@ fn frames(plan: &Plan) -> Vec<Bytes> {
 }
 
 fn error(e: ApiError, turn: &Turn) -> Response {
-    let input = tokens(turn.input_chars);
+    let input = tokens(turn.raw.len());
     let (status, google, message) = match e {
         ApiError::Unauthorized => {
             (StatusCode::UNAUTHORIZED, "UNAUTHENTICATED", "API key not valid. Please pass a valid API key.".to_string())

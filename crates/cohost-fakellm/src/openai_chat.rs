@@ -99,7 +99,7 @@ pub(crate) fn parse(body: &Value) -> Turn {
         tools,
         json_schema,
         system,
-        input_chars: body.to_string().len(),
+        raw: body.to_string(),
     }
 }
 
@@ -235,7 +235,7 @@ fn frames(plan: &Plan, include_usage: bool) -> Vec<Bytes> {
 
 /// OpenAI's error envelope and status (Chat Completions and Responses share it).
 pub(crate) fn openai_error(e: ApiError, turn: &Turn) -> Response {
-    let input = tokens(turn.input_chars);
+    let input = tokens(turn.raw.len());
     let model = if turn.model.is_empty() {
         "fake-model"
     } else {

@@ -92,7 +92,7 @@ pub(crate) fn parse(body: &Value) -> Turn {
         tools,
         json_schema,
         system,
-        input_chars: body.to_string().len(),
+        raw: body.to_string(),
     }
 }
 

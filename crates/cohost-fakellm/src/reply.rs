@@ -21,8 +21,10 @@ pub(crate) struct Turn {
     pub json_schema: Option<Value>,
     /// System prompt text, only searched for the working directory.
     pub system: String,
-    /// Request body size, the basis of the token estimate.
-    pub input_chars: usize,
+    /// The request body as JSON text: the basis of the token estimate, and
+    /// searched for the working directory when the system prompt lacks it
+    /// (Gemini CLI and Codex state it in a user message).
+    pub raw: String,
 }
 
 impl Turn {
@@ -160,7 +162,7 @@ pub(crate) fn decide(
         text: Vec::new(),
         tool: None,
         pace: Pace::Normal,
-        input_tokens: tokens(turn.input_chars),
+        input_tokens: tokens(turn.raw.len()),
     };
     // Structured output (Gemini CLI's router, next-speaker checks) always gets
     // valid JSON, and never consumes a script step.
@@ -189,7 +191,7 @@ pub(crate) fn decide(
             plan.text = split(&reply, knobs.text_deltas);
         }
         Scenario::Tool | Scenario::Write => {
-            let cwd = find_cwd(&turn.system);
+            let cwd = find_cwd(&turn.system).or_else(|| find_cwd(&turn.raw));
             let call = turn
                 .tool_result
                 .is_none()

@@ -310,8 +310,9 @@ pub fn find_cwd(text: &str) -> Option<String> {
     MARKERS.iter().find_map(|m| {
         let start = text.find(m)? + m.len();
         let rest = &text[start..];
+        // `\\` and `"` end a path found inside JSON-escaped text.
         let end = rest
-            .find(|c: char| c.is_whitespace() || c == '<')
+            .find(|c: char| c.is_whitespace() || matches!(c, '<' | '\\' | '"'))
             .unwrap_or(rest.len());
         let dir = rest[..end].trim_end_matches(['.', ',']);
         dir.starts_with('/').then(|| dir.to_string())
