@@ -1,1 +1,34 @@
-//! cohost-relay (placeholder, being built).
+//! cohost-relay: a zero-knowledge WebSocket relay for cohost rooms.
+//!
+//! It reads only the clear envelope of [`cohost_protocol::Frame`] (type, room,
+//! stream, chunk index), checks the sender's role against the permission matrix,
+//! stamps sender id and role, and fans frames out to the room — locally and, via
+//! a [`broker::Broker`], to other relay nodes. Payloads are opaque: never parsed,
+//! never logged.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), cohost_relay::RelayError> {
+//! use cohost_relay::{Relay, RelayConfig};
+//! use cohost_protocol::Role;
+//! let relay = Relay::bind(RelayConfig::default()).await?;
+//! let room = relay.create_room(None)?;
+//! let invite = relay.mint_invite(&room, Role::CoDriver, 3600, "ana")?;
+//! println!("admin secret: {}\ninvite: {invite}", relay.admin_secret());
+//! # Ok(()) }
+//! ```
+
+pub mod admin;
+pub mod auth;
+pub mod broker;
+pub mod client;
+pub mod config;
+mod error;
+pub mod limits;
+pub mod ring;
+mod server;
+
+pub use broker::{Broker, MemoryBroker, RedisBroker};
+pub use client::{ClientConfig, ClientError, ClientEvent, RelayClient};
+pub use config::{Limits, Rate, RelayConfig};
+pub use error::RelayError;
+pub use server::{Relay, RelayHandle};

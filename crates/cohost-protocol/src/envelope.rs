@@ -1,0 +1,336 @@
+//! The binary envelope: a small clear routing header followed by opaque payload bytes.
+//!
+//! One WebSocket **binary** message carries exactly one frame:
+//!
+//! ```text
+//! offset  size  field
+//! 0       1     version        = 1 (PROTOCOL_VERSION)
+//! 1       1     type           frame type code (FrameType::code)
+//! 2       1     sender role    0 = unstamped, 1 HOST, 2 CO_DRIVER, 3 VIEWER (stamped by the relay)
+//! 3       1     flags          reserved, must be 0
+//! 4       8     sender conn id u64 big-endian (stamped by the relay; clients send 0)
+//! 12      8     chunk index    u64 big-endian (host-assigned; meaningful when a stream id is present)
+//! 20      1     room length R  1..=64
+//! 21      1     stream len S   0..=64 (0 = no stream)
+//! 22      R     room id        ASCII [A-Za-z0-9_-]
+//! 22+R    S     stream id      ASCII [A-Za-z0-9_-]
+//! 22+R+S  ..    payload        opaque bytes, to the end of the message
+//! ```
+//!
+//! The relay overwrites the role and sender fields of every frame a client sends,
+//! so they are never trusted from the client. The payload is never parsed by the
+//! relay except for relay control frames ([`FrameType::is_control`]).
+
+use bytes::{BufMut, Bytes, BytesMut};
+
+use crate::frames::FrameType;
+use crate::roles::Role;
+
+/// The only envelope version this crate reads and writes.
+pub const PROTOCOL_VERSION: u8 = 1;
+/// Size of the fixed part of the header, before room and stream ids.
+pub const FIXED_HEADER_LEN: usize = 22;
+/// Maximum length of a room id or stream id, in bytes.
+pub const MAX_ID_LEN: usize = 64;
+
+/// Why bytes are not a valid envelope.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EnvelopeError {
+    /// Fewer bytes than the header needs.
+    #[error("frame is truncated: {len} bytes, the header needs {need}; send one whole envelope per binary WebSocket message")]
+    Truncated {
+        /// Bytes received.
+        len: usize,
+        /// Bytes the header needs.
+        need: usize,
+    },
+    /// Unknown envelope version.
+    #[error("unsupported envelope version {0}; this relay speaks version {PROTOCOL_VERSION}, upgrade the client")]
+    UnsupportedVersion(u8),
+    /// Unknown frame type code.
+    #[error(
+        "unknown frame type code {0}; upgrade the relay or the client so they agree on frame types"
+    )]
+    UnknownType(u8),
+    /// Role byte is not 0..=3.
+    #[error("invalid role code {0} in header; clients should send 0")]
+    InvalidRole(u8),
+    /// Reserved flags set.
+    #[error("reserved flags byte is {0:#04x}, must be 0")]
+    ReservedFlags(u8),
+    /// Room or stream id is empty, too long or has characters outside `[A-Za-z0-9_-]`.
+    #[error("invalid {field} id: must be 1..={MAX_ID_LEN} characters of [A-Za-z0-9_-]")]
+    InvalidId {
+        /// `room` or `stream`.
+        field: &'static str,
+    },
+    /// A stream frame without a stream id.
+    #[error("{0} frames must carry a stream id")]
+    MissingStream(FrameType),
+}
+
+/// Is `s` a valid room or stream id (1..=64 chars of `[A-Za-z0-9_-]`)?
+pub fn is_valid_id(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= MAX_ID_LEN
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// One decoded (or built) frame. Holds the encoded bytes once; cloning is cheap
+/// (reference counted) so one encoding is shared by every subscriber.
+///
+/// `Debug` prints header fields and the payload *length* only, never payload bytes.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Frame {
+    bytes: Bytes,
+    kind: FrameType,
+    room_len: u8,
+    stream_len: u8,
+}
+
+impl Frame {
+    /// Builds and encodes a frame with an unstamped sender (what clients send).
+    ///
+    /// Fails if `room` or `stream` are not valid ids, or a stream frame has no stream.
+    pub fn build(
+        kind: FrameType,
+        room: &str,
+        stream: Option<&str>,
+        chunk: u64,
+        payload: &[u8],
+    ) -> Result<Frame, EnvelopeError> {
+        Self::build_stamped(kind, room, stream, chunk, 0, None, payload)
+    }
+
+    /// Builds a frame with sender fields set (what the relay emits).
+    pub fn build_stamped(
+        kind: FrameType,
+        room: &str,
+        stream: Option<&str>,
+        chunk: u64,
+        sender: u64,
+        role: Option<Role>,
+        payload: &[u8],
+    ) -> Result<Frame, EnvelopeError> {
+        if !is_valid_id(room) {
+            return Err(EnvelopeError::InvalidId { field: "room" });
+        }
+        let stream = stream.unwrap_or("");
+        if !stream.is_empty() && !is_valid_id(stream) {
+            return Err(EnvelopeError::InvalidId { field: "stream" });
+        }
+        if kind.is_replayable() && stream.is_empty() {
+            return Err(EnvelopeError::MissingStream(kind));
+        }
+        let mut b =
+            BytesMut::with_capacity(FIXED_HEADER_LEN + room.len() + stream.len() + payload.len());
+        b.put_u8(PROTOCOL_VERSION);
+        b.put_u8(kind.code());
+        b.put_u8(role.map_or(0, Role::code));
+        b.put_u8(0);
+        b.put_u64(sender);
+        b.put_u64(chunk);
+        b.put_u8(room.len() as u8);
+        b.put_u8(stream.len() as u8);
+        b.put_slice(room.as_bytes());
+        b.put_slice(stream.as_bytes());
+        b.put_slice(payload);
+        Ok(Frame {
+            bytes: b.freeze(),
+            kind,
+            room_len: room.len() as u8,
+            stream_len: stream.len() as u8,
+        })
+    }
+
+    /// Decodes and validates one envelope. Never panics on any input.
+    pub fn decode(bytes: Bytes) -> Result<Frame, EnvelopeError> {
+        let b = &bytes[..];
+        if b.len() < FIXED_HEADER_LEN {
+            return Err(EnvelopeError::Truncated {
+                len: b.len(),
+                need: FIXED_HEADER_LEN,
+            });
+        }
+        if b[0] != PROTOCOL_VERSION {
+            return Err(EnvelopeError::UnsupportedVersion(b[0]));
+        }
+        let kind = FrameType::from_code(b[1]).ok_or(EnvelopeError::UnknownType(b[1]))?;
+        if b[2] != 0 && Role::from_code(b[2]).is_none() {
+            return Err(EnvelopeError::InvalidRole(b[2]));
+        }
+        if b[3] != 0 {
+            return Err(EnvelopeError::ReservedFlags(b[3]));
+        }
+        let (room_len, stream_len) = (b[20], b[21]);
+        let need = FIXED_HEADER_LEN + room_len as usize + stream_len as usize;
+        if b.len() < need {
+            return Err(EnvelopeError::Truncated { len: b.len(), need });
+        }
+        let room = &b[FIXED_HEADER_LEN..FIXED_HEADER_LEN + room_len as usize];
+        let stream = &b[FIXED_HEADER_LEN + room_len as usize..need];
+        if !std::str::from_utf8(room).is_ok_and(is_valid_id) {
+            return Err(EnvelopeError::InvalidId { field: "room" });
+        }
+        if stream_len > 0 && !std::str::from_utf8(stream).is_ok_and(is_valid_id) {
+            return Err(EnvelopeError::InvalidId { field: "stream" });
+        }
+        if kind.is_replayable() && stream_len == 0 {
+            return Err(EnvelopeError::MissingStream(kind));
+        }
+        Ok(Frame {
+            bytes,
+            kind,
+            room_len,
+            stream_len,
+        })
+    }
+
+    /// The frame type.
+    pub fn kind(&self) -> FrameType {
+        self.kind
+    }
+
+    /// The sender's role as stamped by the relay (`None` if unstamped).
+    pub fn role(&self) -> Option<Role> {
+        Role::from_code(self.bytes[2])
+    }
+
+    /// The sender connection id as stamped by the relay (0 if unstamped).
+    pub fn sender(&self) -> u64 {
+        read_u64(&self.bytes[4..12])
+    }
+
+    /// The chunk index (meaningful when [`Frame::stream`] is `Some`).
+    pub fn chunk(&self) -> u64 {
+        read_u64(&self.bytes[12..20])
+    }
+
+    /// The room id.
+    pub fn room(&self) -> &str {
+        // Validated ASCII in decode/build.
+        std::str::from_utf8(&self.bytes[FIXED_HEADER_LEN..self.stream_start()]).unwrap_or("")
+    }
+
+    /// The stream id, if any.
+    pub fn stream(&self) -> Option<&str> {
+        if self.stream_len == 0 {
+            return None;
+        }
+        std::str::from_utf8(&self.bytes[self.stream_start()..self.payload_start()]).ok()
+    }
+
+    /// The opaque payload (a cheap slice of the encoded frame).
+    pub fn payload(&self) -> Bytes {
+        self.bytes.slice(self.payload_start()..)
+    }
+
+    /// Payload length in bytes.
+    pub fn payload_len(&self) -> usize {
+        self.bytes.len() - self.payload_start()
+    }
+
+    /// The encoded frame, ready to send as one binary WebSocket message.
+    pub fn bytes(&self) -> &Bytes {
+        &self.bytes
+    }
+
+    /// Total encoded length.
+    pub fn len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// Never true: a frame has at least its header. Present for clippy's `len` convention.
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+
+    /// A copy with the sender fields stamped and the type possibly rewritten.
+    /// Copies the bytes once; the payload is carried over untouched.
+    pub fn restamp(&self, kind: FrameType, sender: u64, role: Role) -> Frame {
+        let mut b = BytesMut::from(&self.bytes[..]);
+        b[1] = kind.code();
+        b[2] = role.code();
+        b[4..12].copy_from_slice(&sender.to_be_bytes());
+        Frame {
+            bytes: b.freeze(),
+            kind,
+            room_len: self.room_len,
+            stream_len: self.stream_len,
+        }
+    }
+
+    fn stream_start(&self) -> usize {
+        FIXED_HEADER_LEN + self.room_len as usize
+    }
+
+    fn payload_start(&self) -> usize {
+        self.stream_start() + self.stream_len as usize
+    }
+}
+
+fn read_u64(b: &[u8]) -> u64 {
+    let mut a = [0u8; 8];
+    a.copy_from_slice(b);
+    u64::from_be_bytes(a)
+}
+
+impl std::fmt::Debug for Frame {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Frame")
+            .field("type", &self.kind.name())
+            .field("room", &self.room())
+            .field("stream", &self.stream())
+            .field("chunk", &self.chunk())
+            .field("sender", &self.sender())
+            .field("role", &self.role())
+            .field("payload_len", &self.payload_len())
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn build_decode_round_trip() {
+        let f = Frame::build(FrameType::StreamChunk, "room-1", Some("st_55"), 7, b"hello").unwrap();
+        let d = Frame::decode(f.bytes().clone()).unwrap();
+        assert_eq!(d.kind(), FrameType::StreamChunk);
+        assert_eq!(d.room(), "room-1");
+        assert_eq!(d.stream(), Some("st_55"));
+        assert_eq!(d.chunk(), 7);
+        assert_eq!(d.sender(), 0);
+        assert_eq!(d.role(), None);
+        assert_eq!(&d.payload()[..], b"hello");
+        let s = d.restamp(FrameType::StreamChunk, 42, Role::Host);
+        assert_eq!((s.sender(), s.role()), (42, Some(Role::Host)));
+        assert_eq!(&s.payload()[..], b"hello");
+        assert!(!format!("{s:?}").contains("hello"));
+    }
+
+    #[test]
+    fn rejects_bad_input_without_panicking() {
+        for len in 0..FIXED_HEADER_LEN + 4 {
+            let _ = Frame::decode(Bytes::from(vec![1u8; len]));
+            let _ = Frame::decode(Bytes::from(vec![0xffu8; len]));
+        }
+        let good = Frame::build(FrameType::ChatMessage, "r", None, 0, b"x").unwrap();
+        let mut v = good.bytes().to_vec();
+        v[0] = 2;
+        assert_eq!(
+            Frame::decode(v.clone().into()),
+            Err(EnvelopeError::UnsupportedVersion(2))
+        );
+        v[0] = 1;
+        v[20] = 200;
+        assert!(matches!(
+            Frame::decode(v.into()),
+            Err(EnvelopeError::Truncated { .. })
+        ));
+        assert!(Frame::build(FrameType::StreamChunk, "r", None, 0, b"").is_err());
+        assert!(Frame::build(FrameType::ChatMessage, "r/x", None, 0, b"").is_err());
+    }
+}

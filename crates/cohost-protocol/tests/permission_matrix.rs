@@ -1,0 +1,73 @@
+//! Exhaustive permission matrix test: every (frame type, role) cell is asserted
+//! against an expectation table written independently of `matrix.rs`.
+
+use cohost_protocol::{may_send, route, FrameType, Role, Route};
+
+/// (frame name, HOST, CO_DRIVER, VIEWER) — who may send it to the relay.
+const EXPECTED: &[(&str, bool, bool, bool)] = &[
+    ("ai.request.suggest_prompt", false, true, false),
+    ("ai.request.prompt_suggested", false, false, false),
+    ("ai.request.suggestion_decided", true, false, false),
+    ("ai.execution.started", true, false, false),
+    ("ai.stream.chunk", true, false, false),
+    ("ai.stream.end", true, false, false),
+    ("ai.stream.interrupted", true, false, false),
+    ("ai.tool.approval_requested", true, false, false),
+    ("ai.tool.approval_decided", true, false, false),
+    ("chat.message", true, true, true),
+    ("presence.join", false, false, false),
+    ("presence.leave", false, false, false),
+    ("presence.list", false, false, false),
+    ("room.resume", true, true, true),
+    ("room.resync", false, false, false),
+    ("room.gap", false, false, false),
+    ("room.error", false, false, false),
+    ("room.welcome", false, false, false),
+    ("room.close", true, false, false),
+    ("room.ping", true, true, true),
+    ("room.pong", true, true, true),
+];
+
+#[test]
+fn every_cell_matches_the_expectation_table() {
+    assert_eq!(
+        EXPECTED.len(),
+        FrameType::ALL.len(),
+        "expectation table must list every frame type"
+    );
+    let mut cells = 0;
+    for &(name, host, co, viewer) in EXPECTED {
+        let ty = FrameType::from_name(name).unwrap_or_else(|| panic!("unknown frame type {name}"));
+        for (role, want) in [
+            (Role::Host, host),
+            (Role::CoDriver, co),
+            (Role::Viewer, viewer),
+        ] {
+            assert_eq!(may_send(ty, role), want, "{name} sent by {role}");
+            cells += 1;
+        }
+    }
+    assert_eq!(cells, FrameType::ALL.len() * Role::ALL.len());
+}
+
+#[test]
+fn relay_only_frames_are_sendable_by_nobody() {
+    for ty in FrameType::ALL {
+        if ty.is_control() && *ty != FrameType::RoomResume {
+            for role in Role::ALL {
+                assert!(!may_send(*ty, role), "{ty} must be relay-only");
+            }
+        }
+    }
+}
+
+#[test]
+fn suggestions_are_delivered_to_hosts_as_prompt_suggested() {
+    assert_eq!(
+        route(FrameType::SuggestPrompt),
+        Route::ToHosts(FrameType::PromptSuggested)
+    );
+    assert_eq!(route(FrameType::StreamChunk), Route::Room);
+    assert_eq!(route(FrameType::RoomResume), Route::Relay);
+    assert_eq!(route(FrameType::RoomPing), Route::Relay);
+}

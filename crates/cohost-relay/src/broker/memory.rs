@@ -1,0 +1,71 @@
+//! In-process broker: a tokio broadcast channel. The default for an embedded relay;
+//! share one `MemoryBroker` between several relays in one process to test multi-node.
+
+use bytes::Bytes;
+use tokio::sync::broadcast;
+
+use super::{Broker, BrokerEvent, BrokerSink};
+
+#[derive(Clone, Debug)]
+struct Msg {
+    origin: u64,
+    room: String,
+    frame: Bytes,
+}
+
+/// In-memory broker.
+pub struct MemoryBroker {
+    tx: broadcast::Sender<Msg>,
+}
+
+impl MemoryBroker {
+    /// A broker buffering at most `capacity` frames per slow subscriber.
+    pub fn new(capacity: usize) -> MemoryBroker {
+        let (tx, _) = broadcast::channel(capacity.max(16));
+        MemoryBroker { tx }
+    }
+}
+
+impl Default for MemoryBroker {
+    fn default() -> Self {
+        MemoryBroker::new(65_536)
+    }
+}
+
+impl Broker for MemoryBroker {
+    fn publish(&self, room: &str, origin: u64, frame: &Bytes) {
+        // A lone subscriber is the publishing node itself: nobody else to tell.
+        if self.tx.receiver_count() <= 1 {
+            return;
+        }
+        let _sent = self.tx.send(Msg {
+            origin,
+            room: room.to_string(),
+            frame: frame.clone(),
+        });
+    }
+
+    fn subscribe(&self, sink: BrokerSink) {
+        let mut rx = self.tx.subscribe();
+        tokio::spawn(async move {
+            loop {
+                match rx.recv().await {
+                    Ok(m) => sink(BrokerEvent::Frame {
+                        origin: m.origin,
+                        room: m.room,
+                        frame: m.frame,
+                    }),
+                    Err(broadcast::error::RecvError::Lagged(n)) => {
+                        tracing::warn!(missed = n, "memory broker subscriber lagged; frames lost");
+                        sink(BrokerEvent::Resubscribed);
+                    }
+                    Err(broadcast::error::RecvError::Closed) => break,
+                }
+            }
+        });
+    }
+
+    fn name(&self) -> &'static str {
+        "memory"
+    }
+}

@@ -1,0 +1,338 @@
+//! Library WebSocket client: connects with a room token (in `Sec-WebSocket-Protocol`,
+//! never in the URL), sends and receives typed frames, reconnects with backoff and
+//! resumes by last chunk index per stream (duplicates from replay are dropped).
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use bytes::Bytes;
+use cohost_protocol::{
+    ErrorPayload, Frame, FrameType, Invite, Resume, Resync, Welcome, SUBPROTOCOL,
+    TOKEN_SUBPROTOCOL_PREFIX,
+};
+use futures::{SinkExt, StreamExt};
+use tokio::net::TcpStream;
+use tokio::sync::mpsc;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::http::HeaderValue;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+/// How to reach a room.
+#[derive(Clone)]
+pub struct ClientConfig {
+    /// `ws://host:port/v1/rooms/<room>/ws` (no query).
+    pub url: String,
+    /// Room id.
+    pub room: String,
+    /// Room token (JWT).
+    pub token: String,
+    /// `Origin` header to send (browsers do; CLIs normally do not).
+    pub origin: Option<String>,
+    /// Reconnect after a dropped connection.
+    pub reconnect: bool,
+    /// First reconnect delay; doubles up to `max_backoff`.
+    pub initial_backoff: Duration,
+    /// Longest reconnect delay.
+    pub max_backoff: Duration,
+}
+
+impl ClientConfig {
+    /// Config for an invite string's relay, room and token.
+    pub fn from_invite(invite: &Invite) -> ClientConfig {
+        ClientConfig {
+            url: invite.ws_url(),
+            room: invite.room.clone(),
+            token: invite.token.clone(),
+            origin: None,
+            reconnect: true,
+            initial_backoff: Duration::from_millis(100),
+            max_backoff: Duration::from_secs(5),
+        }
+    }
+}
+
+impl std::fmt::Debug for ClientConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientConfig")
+            .field("url", &self.url)
+            .field("room", &self.room)
+            .field("token", &"<redacted>")
+            .finish()
+    }
+}
+
+/// Why the client could not connect or send.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    /// The URL carries a query (tokens must never travel there) or is malformed.
+    #[error("bad relay URL {0:?}: use ws(s)://host:port/v1/rooms/<room>/ws without a query")]
+    Url(String),
+    /// The relay refused the upgrade (bad token, origin, full room...).
+    #[error("relay refused the connection ({status}): {body}")]
+    Refused {
+        /// HTTP status.
+        status: u16,
+        /// Relay's explanation.
+        body: String,
+    },
+    /// Network or WebSocket failure.
+    #[error("cannot reach the relay: {0}; check the address and that the relay is running")]
+    Io(String),
+    /// The client task has stopped.
+    #[error("the relay connection is closed; reconnect with a fresh invite")]
+    Closed,
+}
+
+/// What the client hands to the application.
+#[derive(Debug)]
+pub enum ClientEvent {
+    /// Connected (or reconnected) and authenticated.
+    Welcome(Welcome),
+    /// An application, presence or pong frame (stream frames deduplicated, in order).
+    Frame(Frame),
+    /// The relay could not replay some streams; ask the host for a snapshot.
+    Resync(Resync),
+    /// The relay refused something this client sent.
+    Error(ErrorPayload),
+    /// The connection dropped; the client is reconnecting.
+    Disconnected {
+        /// What happened.
+        reason: String,
+    },
+    /// The client stopped for good (room closed, auth refused, or `close`).
+    Closed {
+        /// Why.
+        reason: String,
+    },
+}
+
+enum Cmd {
+    Send(Bytes),
+    DropConnection,
+    Close,
+}
+
+/// A connection to one room.
+pub struct RelayClient {
+    cmd: mpsc::Sender<Cmd>,
+    events: mpsc::Receiver<ClientEvent>,
+    room: String,
+}
+
+async fn dial(cfg: &ClientConfig) -> Result<Ws, ClientError> {
+    if cfg.url.contains('?') {
+        return Err(ClientError::Url(cfg.url.clone()));
+    }
+    let mut req = cfg
+        .url
+        .as_str()
+        .into_client_request()
+        .map_err(|_| ClientError::Url(cfg.url.clone()))?;
+    let protocols = format!("{SUBPROTOCOL}, {TOKEN_SUBPROTOCOL_PREFIX}{}", cfg.token);
+    let v = HeaderValue::from_str(&protocols).map_err(|_| ClientError::Url("token has invalid characters".into()))?;
+    req.headers_mut().insert("sec-websocket-protocol", v);
+    if let Some(o) = &cfg.origin {
+        if let Ok(v) = HeaderValue::from_str(o) {
+            req.headers_mut().insert("origin", v);
+        }
+    }
+    match tokio_tungstenite::connect_async(req).await {
+        Ok((ws, _)) => Ok(ws),
+        Err(tokio_tungstenite::tungstenite::Error::Http(resp)) => Err(ClientError::Refused {
+            status: resp.status().as_u16(),
+            body: resp
+                .body()
+                .as_ref()
+                .map(|b| String::from_utf8_lossy(b).into_owned())
+                .unwrap_or_default(),
+        }),
+        Err(e) => Err(ClientError::Io(e.to_string())),
+    }
+}
+
+impl RelayClient {
+    /// Connects once (returning the relay's refusal if any), then keeps the
+    /// connection alive in a background task.
+    pub async fn connect(cfg: ClientConfig) -> Result<RelayClient, ClientError> {
+        let ws = dial(&cfg).await?;
+        let (cmd_tx, cmd_rx) = mpsc::channel(1024);
+        let (ev_tx, ev_rx) = mpsc::channel(4096);
+        let room = cfg.room.clone();
+        tokio::spawn(drive(cfg, ws, cmd_rx, ev_tx));
+        Ok(RelayClient {
+            cmd: cmd_tx,
+            events: ev_rx,
+            room,
+        })
+    }
+
+    /// Connects using a pasted invite string.
+    pub async fn connect_invite(invite: &str) -> Result<RelayClient, ClientError> {
+        let inv = Invite::parse(invite).map_err(|e| ClientError::Url(e.to_string()))?;
+        RelayClient::connect(ClientConfig::from_invite(&inv)).await
+    }
+
+    /// The room id.
+    pub fn room(&self) -> &str {
+        &self.room
+    }
+
+    /// Sends an encoded frame (queued while reconnecting).
+    pub async fn send(&self, frame: &Frame) -> Result<(), ClientError> {
+        self.cmd
+            .send(Cmd::Send(frame.bytes().clone()))
+            .await
+            .map_err(|_| ClientError::Closed)
+    }
+
+    /// Builds and sends a frame in this client's room.
+    pub async fn send_new(
+        &self,
+        kind: FrameType,
+        stream: Option<&str>,
+        chunk: u64,
+        payload: &[u8],
+    ) -> Result<(), ClientError> {
+        let f = Frame::build(kind, &self.room, stream, chunk, payload)
+            .map_err(|e| ClientError::Url(e.to_string()))?;
+        self.send(&f).await
+    }
+
+    /// The next event; `None` after `Closed`.
+    pub async fn recv(&mut self) -> Option<ClientEvent> {
+        self.events.recv().await
+    }
+
+    /// Drops the network connection without closing the client (it reconnects
+    /// and resumes). Useful to test resumption.
+    pub async fn drop_connection(&self) {
+        let _queued = self.cmd.send(Cmd::DropConnection).await;
+    }
+
+    /// Closes the connection for good.
+    pub async fn close(&self) {
+        let _queued = self.cmd.send(Cmd::Close).await;
+    }
+}
+
+enum Ended {
+    Dropped(String),
+    Stop(String),
+}
+
+async fn session(
+    ws: &mut Ws,
+    room: &str,
+    last: &mut BTreeMap<String, u64>,
+    cmd: &mut mpsc::Receiver<Cmd>,
+    ev: &mpsc::Sender<ClientEvent>,
+) -> Ended {
+    let resume = |last: &BTreeMap<String, u64>| {
+        Frame::control_frame(FrameType::RoomResume, room, None, &Resume { streams: last.clone() })
+            .map(|f| Message::Binary(f.bytes().clone()))
+    };
+    if let Ok(m) = resume(last) {
+        if ws.send(m).await.is_err() {
+            return Ended::Dropped("send failed".into());
+        }
+    }
+    loop {
+        tokio::select! {
+            c = cmd.recv() => match c {
+                Some(Cmd::Send(b)) => {
+                    if let Err(e) = ws.send(Message::Binary(b)).await {
+                        return Ended::Dropped(e.to_string());
+                    }
+                }
+                Some(Cmd::DropConnection) => return Ended::Dropped("dropped on request".into()),
+                Some(Cmd::Close) | None => {
+                    let _closed = ws.close(None).await;
+                    return Ended::Stop("closed by client".into());
+                }
+            },
+            m = ws.next() => {
+                let b = match m {
+                    Some(Ok(Message::Binary(b))) => b,
+                    Some(Ok(Message::Close(c))) => {
+                        let reason = c.map(|c| c.reason.to_string()).unwrap_or_default();
+                        return if reason.contains("room closed") { Ended::Stop(reason) } else { Ended::Dropped(reason) };
+                    }
+                    Some(Ok(_)) => continue,
+                    Some(Err(e)) => return Ended::Dropped(e.to_string()),
+                    None => return Ended::Dropped("connection closed".into()),
+                };
+                let Ok(f) = Frame::decode(b) else { continue };
+                let out = match f.kind() {
+                    FrameType::RoomWelcome => f.control().ok().map(ClientEvent::Welcome),
+                    FrameType::RoomResync => f.control().ok().map(ClientEvent::Resync),
+                    FrameType::RoomError => f.control().ok().map(ClientEvent::Error),
+                    FrameType::RoomGap => {
+                        if let Ok(m) = resume(last) {
+                            if ws.send(m).await.is_err() {
+                                return Ended::Dropped("send failed".into());
+                            }
+                        }
+                        None
+                    }
+                    k if k.is_replayable() => {
+                        let s = f.stream().unwrap_or("").to_string();
+                        match last.get(&s) {
+                            Some(l) if f.chunk() <= *l => None,
+                            _ => {
+                                last.insert(s, f.chunk());
+                                Some(ClientEvent::Frame(f))
+                            }
+                        }
+                    }
+                    _ => Some(ClientEvent::Frame(f)),
+                };
+                if let Some(e) = out {
+                    if ev.send(e).await.is_err() {
+                        return Ended::Stop("application dropped the client".into());
+                    }
+                }
+            }
+        }
+    }
+}
+
+async fn drive(cfg: ClientConfig, ws: Ws, mut cmd: mpsc::Receiver<Cmd>, ev: mpsc::Sender<ClientEvent>) {
+    let mut last = BTreeMap::new();
+    let mut ws = Some(ws);
+    let mut backoff = cfg.initial_backoff;
+    loop {
+        if let Some(mut s) = ws.take() {
+            match session(&mut s, &cfg.room, &mut last, &mut cmd, &ev).await {
+                Ended::Stop(reason) => {
+                    let _sent = ev.send(ClientEvent::Closed { reason }).await;
+                    return;
+                }
+                Ended::Dropped(reason) => {
+                    if !cfg.reconnect {
+                        let _sent = ev.send(ClientEvent::Closed { reason }).await;
+                        return;
+                    }
+                    let _sent = ev.send(ClientEvent::Disconnected { reason }).await;
+                    backoff = cfg.initial_backoff;
+                }
+            }
+        }
+        let mut j = [0u8; 1];
+        let _ = getrandom::fill(&mut j);
+        tokio::time::sleep(backoff + backoff * u32::from(j[0]) / 1024).await;
+        backoff = (backoff * 2).min(cfg.max_backoff);
+        match dial(&cfg).await {
+            Ok(s) => ws = Some(s),
+            Err(ClientError::Refused { status, body }) if status == 401 || status == 403 => {
+                let _sent = ev
+                    .send(ClientEvent::Closed { reason: format!("relay refused ({status}): {body}") })
+                    .await;
+                return;
+            }
+            Err(e) => tracing::debug!(error = %e, "reconnect failed; retrying"),
+        }
+    }
+}

@@ -1,0 +1,269 @@
+//! The relay server: state, bind, handle.
+
+mod outbox;
+mod room;
+mod ws;
+
+use std::collections::{HashMap, HashSet};
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant};
+
+use axum::routing::{get, post};
+use axum::Router;
+use cohost_protocol::{is_valid_id, ws_url, Frame, Invite, Role};
+use tokio::sync::oneshot;
+
+use crate::admin;
+use crate::auth::{random_hex, TokenAuthority};
+use crate::broker::{Broker, BrokerEvent, MemoryBroker};
+use crate::config::RelayConfig;
+use crate::RelayError;
+use outbox::CloseReason;
+pub(crate) use room::Room;
+
+/// Shared state of one relay node.
+pub(crate) struct RelayState {
+    pub(crate) node_id: u64,
+    next_conn: AtomicU64,
+    pub(crate) auth: TokenAuthority,
+    pub(crate) admin_secret: String,
+    pub(crate) config: RelayConfig,
+    pub(crate) authority: String,
+    rooms: RwLock<HashMap<String, Arc<Room>>>,
+    pub(crate) known_rooms: RwLock<HashSet<String>>,
+    pub(crate) broker: Arc<dyn Broker>,
+}
+
+impl RelayState {
+    pub(crate) fn next_conn_id(&self) -> u64 {
+        self.node_id | (self.next_conn.fetch_add(1, Ordering::Relaxed) & 0xffff_ffff_ffff)
+    }
+
+    /// The room, created on first use.
+    pub(crate) fn room(&self, id: &str) -> Arc<Room> {
+        if let Some(r) = self.rooms.read().ok().and_then(|m| m.get(id).cloned()) {
+            return r;
+        }
+        let Ok(mut m) = self.rooms.write() else {
+            return Arc::new(Room::new(id, &self.config.limits));
+        };
+        m.entry(id.to_string())
+            .or_insert_with(|| Arc::new(Room::new(id, &self.config.limits)))
+            .clone()
+    }
+
+    pub(crate) fn existing_room(&self, id: &str) -> Option<Arc<Room>> {
+        self.rooms.read().ok().and_then(|m| m.get(id).cloned())
+    }
+
+    fn prune_idle_rooms(&self, now: Instant) {
+        if let Ok(mut rooms) = self.rooms.write() {
+            rooms.retain(|_, r| !r.is_idle(now));
+        }
+    }
+
+    fn all_rooms(&self) -> Vec<Arc<Room>> {
+        self.rooms.read().map(|m| m.values().cloned().collect()).unwrap_or_default()
+    }
+
+    /// Publishes a frame to other nodes.
+    pub(crate) fn publish(&self, room: &str, frame: &Frame) {
+        self.broker.publish(room, self.node_id, frame.bytes());
+    }
+
+    fn on_broker(&self, ev: BrokerEvent) {
+        match ev {
+            BrokerEvent::Frame { origin, room, frame } => {
+                if origin == self.node_id {
+                    return;
+                }
+                let Ok(f) = Frame::decode(frame) else {
+                    tracing::warn!(room, "broker delivered an undecodable frame; dropped");
+                    return;
+                };
+                if f.room() != room {
+                    return;
+                }
+                let r = self.room(&room);
+                if let Err(e) = r.deliver(&f, None) {
+                    tracing::debug!(room, error = %e, "broker frame not recorded");
+                }
+            }
+            BrokerEvent::Resubscribed => {
+                for r in self.all_rooms() {
+                    r.broker_gap();
+                }
+            }
+        }
+    }
+
+    /// Creates (registers) a room; a random id when `room` is `None`.
+    pub(crate) fn create_room(&self, room: Option<&str>) -> Result<String, RelayError> {
+        let id = match room {
+            Some(r) if is_valid_id(r) => r.to_string(),
+            Some(r) => return Err(RelayError::InvalidRoom(r.to_string())),
+            None => random_hex(10),
+        };
+        if let Ok(mut k) = self.known_rooms.write() {
+            k.insert(id.clone());
+        }
+        Ok(id)
+    }
+
+    /// Mints an invite for a room created on this node.
+    pub(crate) fn mint_invite(&self, room: &str, role: Role, ttl_secs: u64, name: &str) -> Result<(Invite, u64, String), RelayError> {
+        let known = self.known_rooms.read().map(|k| k.contains(room)).unwrap_or(false);
+        if !known {
+            return Err(RelayError::UnknownRoom(room.to_string()));
+        }
+        let (token, claims) = self.auth.mint(room, role, ttl_secs, name)?;
+        Ok((
+            Invite {
+                authority: self.authority.clone(),
+                secure: self.config.public_tls,
+                room: room.to_string(),
+                token,
+            },
+            claims.exp,
+            claims.jti,
+        ))
+    }
+}
+
+/// Entry point: `Relay::bind(config)`.
+pub struct Relay;
+
+/// A running relay. Dropping it does not stop the relay; call [`RelayHandle::shutdown`].
+pub struct RelayHandle {
+    addr: SocketAddr,
+    state: Arc<RelayState>,
+    stop: Option<oneshot::Sender<()>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Relay {
+    /// Binds the listener and starts serving `/v1/rooms/{room}/ws`, `/admin/*` and `/healthz`.
+    pub async fn bind(config: RelayConfig) -> Result<RelayHandle, RelayError> {
+        let listener = tokio::net::TcpListener::bind(config.bind)
+            .await
+            .map_err(|e| RelayError::Bind(config.bind, e))?;
+        let addr = listener.local_addr().map_err(|e| RelayError::Bind(config.bind, e))?;
+        let secret = config
+            .jwt_secret
+            .clone()
+            .unwrap_or_else(|| random_hex(32).into_bytes());
+        let admin_secret = config.admin_secret.clone().unwrap_or_else(|| random_hex(24));
+        let broker: Arc<dyn Broker> = config
+            .broker
+            .clone()
+            .unwrap_or_else(|| Arc::new(MemoryBroker::default()));
+        let mut node = [0u8; 2];
+        let _ = getrandom::fill(&mut node); // zero node id is still unique enough for one node
+        let state = Arc::new(RelayState {
+            node_id: (u64::from(u16::from_be_bytes(node)) | 1) << 48,
+            next_conn: AtomicU64::new(1),
+            auth: TokenAuthority::new(&secret),
+            admin_secret,
+            authority: config.public_authority.clone().unwrap_or_else(|| addr.to_string()),
+            config,
+            rooms: RwLock::new(HashMap::new()),
+            known_rooms: RwLock::new(HashSet::new()),
+            broker: broker.clone(),
+        });
+        let weak = Arc::downgrade(&state);
+        broker.subscribe(Arc::new(move |ev| {
+            if let Some(s) = weak.upgrade() {
+                s.on_broker(ev);
+            }
+        }));
+        let app = Router::new()
+            .route("/v1/rooms/{room}/ws", get(ws::ws_handler))
+            .route("/admin/rooms", post(admin::create_room))
+            .route("/admin/rooms/{room}/invites", post(admin::create_invite))
+            .route("/healthz", get(|| async { "ok" }))
+            .with_state(state.clone());
+        let (stop_tx, stop_rx) = oneshot::channel::<()>();
+        let janitor = Arc::downgrade(&state);
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(Duration::from_secs(30));
+            loop {
+                tick.tick().await;
+                let Some(s) = janitor.upgrade() else { break };
+                let now = Instant::now();
+                s.prune_idle_rooms(now);
+            }
+        });
+        tracing::info!(%addr, broker = broker.name(), "relay listening");
+        let task = tokio::spawn(async move {
+            let serve = axum::serve(listener, app).with_graceful_shutdown(async move {
+                let _ = stop_rx.await;
+            });
+            if let Err(e) = serve.await {
+                tracing::error!(error = %e, "relay server stopped with an error");
+            }
+        });
+        Ok(RelayHandle {
+            addr,
+            state,
+            stop: Some(stop_tx),
+            task,
+        })
+    }
+}
+
+impl RelayHandle {
+    /// The bound address.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// `host:port` used in invites.
+    pub fn authority(&self) -> &str {
+        &self.state.authority
+    }
+
+    /// The admin bearer secret (generated if not configured): print it for the operator.
+    pub fn admin_secret(&self) -> &str {
+        &self.state.admin_secret
+    }
+
+    /// This node's id (high 16 bits of every connection id it assigns).
+    pub fn node_id(&self) -> u64 {
+        self.state.node_id
+    }
+
+    /// The WebSocket URL of a room on this relay.
+    pub fn ws_url(&self, room: &str) -> String {
+        ws_url(&self.state.authority, self.state.config.public_tls, room)
+    }
+
+    /// Same as `POST /admin/rooms`: registers a room (random id if `None`) and returns its id.
+    pub fn create_room(&self, room: Option<&str>) -> Result<String, RelayError> {
+        self.state.create_room(room)
+    }
+
+    /// Same as `POST /admin/rooms/{room}/invites`: an invite for `role`, valid `ttl_secs`.
+    pub fn mint_invite(&self, room: &str, role: Role, ttl_secs: u64, name: &str) -> Result<Invite, RelayError> {
+        self.state.mint_invite(room, role, ttl_secs, name).map(|(i, _, _)| i)
+    }
+
+    /// Number of local connections in a room.
+    pub fn participants(&self, room: &str) -> usize {
+        self.state.existing_room(room).map_or(0, |r| r.member_count())
+    }
+
+    /// Closes every connection and stops the listener.
+    pub async fn shutdown(mut self) {
+        for r in self.state.all_rooms() {
+            for c in r.members() {
+                c.outbox.close(CloseReason::Shutdown);
+            }
+        }
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        let _ = tokio::time::timeout(Duration::from_secs(5), &mut self.task).await;
+    }
+}

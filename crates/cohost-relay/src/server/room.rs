@@ -1,0 +1,216 @@
+//! Room state on one node: local connections, presence, replay ring, fan-out.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::time::Instant;
+
+use cohost_protocol::{
+    ErrorCode, ErrorPayload, Frame, FrameType, Participant, Resume, Resync, Role,
+    Welcome,
+};
+
+use super::outbox::{CloseReason, Outbox};
+use crate::config::Limits;
+use crate::ring::{OutOfOrder, Ring};
+
+/// One local connection.
+pub(crate) struct Conn {
+    pub(crate) id: u64,
+    pub(crate) role: Role,
+    pub(crate) name: String,
+    pub(crate) outbox: Outbox,
+}
+
+impl Conn {
+    pub(crate) fn participant(&self) -> Participant {
+        Participant {
+            conn_id: self.id,
+            role: self.role,
+            name: self.name.clone(),
+        }
+    }
+
+    /// Queues a `room.error` for this connection.
+    pub(crate) fn error(&self, room: &str, code: ErrorCode, message: String, ty: Option<FrameType>) {
+        let p = ErrorPayload {
+            code,
+            message,
+            frame_type: ty.map(|t| t.name().to_string()),
+        };
+        if let Ok(f) = Frame::control_frame(FrameType::RoomError, room, None, &p) {
+            self.outbox.push(f.bytes().clone());
+        }
+    }
+}
+
+/// A room on this node.
+pub(crate) struct Room {
+    pub(crate) id: String,
+    members: RwLock<Vec<Arc<Conn>>>,
+    presence: Mutex<BTreeMap<u64, Participant>>,
+    ring: Mutex<Ring>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Room {
+    pub(crate) fn new(id: &str, limits: &Limits) -> Room {
+        Room {
+            id: id.to_string(),
+            members: RwLock::new(Vec::new()),
+            presence: Mutex::new(BTreeMap::new()),
+            ring: Mutex::new(Ring::new(
+                limits.ring_max_bytes,
+                limits.ring_max_frames,
+                limits.ring_max_age,
+            )),
+        }
+    }
+
+    pub(crate) fn member_count(&self) -> usize {
+        self.members.read().map_or(0, |m| m.len())
+    }
+
+    /// Whether the room has no local members and nothing replayable left.
+    pub(crate) fn is_idle(&self, now: Instant) -> bool {
+        let mut ring = lock(&self.ring);
+        ring.evict(now);
+        self.member_count() == 0 && ring.is_empty()
+    }
+
+    pub(crate) fn members(&self) -> Vec<Arc<Conn>> {
+        self.members.read().map(|m| m.clone()).unwrap_or_default()
+    }
+
+    /// Adds a connection if the room has space; sends it `room.welcome` and
+    /// returns the `presence.join` frame to publish.
+    pub(crate) fn join(&self, conn: &Arc<Conn>, max: usize) -> Option<Frame> {
+        {
+            let Ok(mut m) = self.members.write() else {
+                return None;
+            };
+            if m.len() >= max {
+                return None;
+            }
+            m.push(conn.clone());
+        }
+        let participants = {
+            let mut p = lock(&self.presence);
+            p.insert(conn.id, conn.participant());
+            p.values().cloned().collect()
+        };
+        let welcome = Welcome {
+            room: self.id.clone(),
+            you: conn.participant(),
+            participants,
+        };
+        if let Ok(f) = Frame::control_frame(FrameType::RoomWelcome, &self.id, None, &welcome) {
+            conn.outbox.push(f.bytes().clone());
+        }
+        Frame::control_frame(FrameType::PresenceJoin, &self.id, None, &conn.participant()).ok()
+    }
+
+    /// Removes a connection; returns the `presence.leave` frame to publish.
+    pub(crate) fn leave(&self, conn: &Conn) -> Option<Frame> {
+        if let Ok(mut m) = self.members.write() {
+            m.retain(|c| c.id != conn.id);
+        }
+        lock(&self.presence).remove(&conn.id);
+        Frame::control_frame(FrameType::PresenceLeave, &self.id, None, &conn.participant()).ok()
+    }
+
+    /// Records a replayable frame (if it is one) and fans it out to local members
+    /// other than `except`. Ring push and fan-out happen under the ring lock so a
+    /// concurrent resume sees a consistent order.
+    pub(crate) fn deliver(&self, frame: &Frame, except: Option<u64>) -> Result<(), OutOfOrder> {
+        if frame.kind().is_replayable() {
+            let mut ring = lock(&self.ring);
+            ring.push(frame.clone(), Instant::now())?;
+            self.fanout(frame, except);
+            drop(ring);
+        } else {
+            self.observe_presence(frame);
+            self.fanout(frame, except);
+        }
+        if frame.kind() == FrameType::RoomClose {
+            for c in self.members() {
+                c.outbox.close(CloseReason::RoomClosed);
+            }
+        }
+        Ok(())
+    }
+
+    fn fanout(&self, frame: &Frame, except: Option<u64>) {
+        let Ok(members) = self.members.read() else {
+            return;
+        };
+        let hosts_only = frame.kind() == FrameType::PromptSuggested;
+        let replayable = frame.kind().is_replayable();
+        for c in members.iter() {
+            if Some(c.id) == except || (hosts_only && c.role != Role::Host) {
+                continue;
+            }
+            if replayable {
+                c.outbox.push_replayable(frame);
+            } else {
+                c.outbox.push(frame.bytes().clone());
+            }
+        }
+    }
+
+    /// Keeps the presence map current with joins/leaves seen from other nodes.
+    fn observe_presence(&self, frame: &Frame) {
+        match frame.kind() {
+            FrameType::PresenceJoin => {
+                if let Ok(p) = frame.control::<Participant>() {
+                    lock(&self.presence).insert(p.conn_id, p);
+                }
+            }
+            FrameType::PresenceLeave => {
+                if let Ok(p) = frame.control::<Participant>() {
+                    lock(&self.presence).remove(&p.conn_id);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Answers `room.resume`: replays what the client missed (or `room.resync`),
+    /// then lets live stream frames flow to it.
+    pub(crate) fn resume(&self, conn: &Conn, resume: &Resume) {
+        let mut ring = lock(&self.ring);
+        if conn.role != Role::Host {
+            let rep = ring.replay(resume, Instant::now());
+            tracing::debug!(conn = conn.id, room = %self.id, frames = rep.frames.len(), resync = rep.resync.len(), "resume");
+            if !rep.resync.is_empty() {
+                let r = Resync {
+                    streams: rep.resync,
+                    reason: "the relay no longer holds the chunks you missed; ask the host for a snapshot".into(),
+                };
+                if let Ok(f) = Frame::control_frame(FrameType::RoomResync, &self.id, None, &r) {
+                    conn.outbox.push(f.bytes().clone());
+                }
+            }
+            for f in rep.frames {
+                conn.outbox.push(f.bytes().clone());
+            }
+        }
+        conn.outbox.set_resumed();
+        drop(ring);
+    }
+
+    /// Tells every local member that frames from other nodes may have been lost.
+    pub(crate) fn broker_gap(&self) {
+        let streams: Vec<String> = Vec::new();
+        let r = Resync {
+            streams,
+            reason: "the relay lost its broker connection; frames from other relay nodes may be missing, resume or resync".into(),
+        };
+        if let Ok(f) = Frame::control_frame(FrameType::RoomResync, &self.id, None, &r) {
+            self.fanout(&f, None);
+        }
+    }
+    }
+}

@@ -1,0 +1,253 @@
+//! WebSocket upgrade, authentication and the per-connection loop.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{Path, State};
+use axum::http::{header, HeaderMap, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use cohost_protocol::{
+    is_valid_id, may_send, route, Claims, ErrorCode, Frame, FrameType, Resume, Route,
+    SUBPROTOCOL, TOKEN_SUBPROTOCOL_PREFIX,
+};
+use futures::SinkExt;
+
+use super::outbox::CloseReason;
+use super::room::{Conn, Room};
+use super::{outbox::Outbox, RelayState};
+use crate::limits::{max_frame, RateLimiter};
+
+fn reject(status: StatusCode, msg: impl Into<String>) -> Response {
+    let msg = msg.into();
+    tracing::info!(status = status.as_u16(), reason = %msg, "websocket upgrade refused");
+    (status, msg).into_response()
+}
+
+/// Whether a query string carries anything that looks like a credential.
+fn query_has_token(q: &str) -> bool {
+    q.split('&').any(|kv| {
+        let k = kv.split('=').next().unwrap_or("").to_ascii_lowercase();
+        k.contains("token") || k.contains("jwt") || k.contains("auth") || k == "t"
+    })
+}
+
+/// `GET /v1/rooms/{room}/ws`.
+pub(crate) async fn ws_handler(
+    State(state): State<Arc<RelayState>>,
+    Path(room): Path<String>,
+    uri: Uri,
+    headers: HeaderMap,
+    ws: Result<WebSocketUpgrade, axum::extract::ws::rejection::WebSocketUpgradeRejection>,
+) -> Response {
+    if uri.query().is_some_and(query_has_token) {
+        return reject(
+            StatusCode::BAD_REQUEST,
+            "room tokens are never accepted in the URL query (it ends up in logs and history); \
+             send it as the Sec-WebSocket-Protocol entry `cohost.token.<jwt>` or as the first WebSocket message",
+        );
+    }
+    if let Some(origin) = headers.get(header::ORIGIN) {
+        let o = origin.to_str().unwrap_or("");
+        if !state.config.allowed_origins.iter().any(|a| a == o) {
+            return reject(
+                StatusCode::FORBIDDEN,
+                format!("origin {o:?} is not allowed; add it to the relay's allowed origins"),
+            );
+        }
+    }
+    if !is_valid_id(&room) {
+        return reject(StatusCode::BAD_REQUEST, "invalid room id: use 1..=64 characters of [A-Za-z0-9_-]");
+    }
+    let ws = match ws {
+        Ok(ws) => ws,
+        Err(e) => return reject(StatusCode::BAD_REQUEST, format!("not a WebSocket upgrade: {e}")),
+    };
+    let token = headers
+        .get_all(header::SEC_WEBSOCKET_PROTOCOL)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(str::trim)
+        .find_map(|p| p.strip_prefix(TOKEN_SUBPROTOCOL_PREFIX))
+        .map(str::to_string);
+    let claims = match token {
+        Some(t) => match state.auth.verify(&t, &room) {
+            Ok(c) => Some(c),
+            Err(e) => return reject(StatusCode::UNAUTHORIZED, e.to_string()),
+        },
+        None => None,
+    };
+    let r = state.room(&room);
+    if r.member_count() >= state.config.limits.max_participants_per_room {
+        return reject(StatusCode::SERVICE_UNAVAILABLE, "room is full; try again later or ask the host to raise the limit");
+    }
+    let l = &state.config.limits;
+    let max_msg = l.max_frame_host.max(l.max_frame_co_driver).max(l.max_frame_viewer) + 1024;
+    ws.protocols([SUBPROTOCOL])
+        .read_buffer_size(l.read_buffer_size)
+        .write_buffer_size(8 * 1024)
+        .max_message_size(max_msg)
+        .max_frame_size(max_msg)
+        .on_upgrade(move |socket| run(state, r, claims, socket))
+}
+
+/// Waits for the first-message token when none came in the handshake.
+async fn first_frame_auth(state: &RelayState, room: &str, socket: &mut WebSocket) -> Option<Claims> {
+    let deadline = state.config.limits.handshake_timeout;
+    let msg = tokio::time::timeout(deadline, socket.recv()).await;
+    let token = match msg {
+        Ok(Some(Ok(Message::Text(t)))) => t.as_str().trim().to_string(),
+        Ok(Some(Ok(Message::Binary(b)))) => String::from_utf8_lossy(&b).trim().to_string(),
+        _ => String::new(),
+    };
+    let token = token.strip_prefix(TOKEN_SUBPROTOCOL_PREFIX).unwrap_or(&token).to_string();
+    let why = if token.is_empty() {
+        "no room token: send it in Sec-WebSocket-Protocol or as the first message within the handshake deadline".to_string()
+    } else {
+        match state.auth.verify(&token, room) {
+            Ok(c) => return Some(c),
+            Err(e) => e.to_string(),
+        }
+    };
+    tracing::info!(room, reason = %why, "first-frame authentication failed");
+    let p = cohost_protocol::ErrorPayload {
+        code: ErrorCode::Unauthorized,
+        message: why,
+        frame_type: None,
+    };
+    if let Ok(f) = Frame::control_frame(FrameType::RoomError, room, None, &p) {
+        let _sent = socket.send(Message::Binary(f.bytes().clone())).await;
+    }
+    let _closed = socket
+        .send(Message::Close(Some(CloseFrame { code: 4401, reason: "unauthorized".into() })))
+        .await;
+    None
+}
+
+async fn run(state: Arc<RelayState>, room: Arc<Room>, claims: Option<Claims>, mut socket: WebSocket) {
+    let claims = match claims {
+        Some(c) => c,
+        None => match first_frame_auth(&state, &room.id, &mut socket).await {
+            Some(c) => c,
+            None => return,
+        },
+    };
+    let l = &state.config.limits;
+    let conn = Arc::new(Conn {
+        id: state.next_conn_id(),
+        role: claims.role,
+        name: claims.sub,
+        outbox: Outbox::new(l.outbox_soft_bytes, l.outbox_hard_bytes),
+    });
+    let Some(joined) = room.join(&conn, l.max_participants_per_room) else {
+        conn.error(&room.id, ErrorCode::RoomFull, "room is full".into(), None);
+        conn.outbox.close(CloseReason::SlowConsumer);
+        let _closed = socket.send(Message::Close(None)).await;
+        return;
+    };
+    tracing::info!(conn = conn.id, room = %room.id, role = %conn.role, "joined");
+    let _ = room.deliver(&joined, Some(conn.id));
+    state.publish(&room.id, &joined);
+    let mut limiter = RateLimiter::default();
+    loop {
+        tokio::select! {
+            _ = conn.outbox.notify.notified() => {
+                let batch = conn.outbox.take();
+                if batch.close != Some(CloseReason::SlowConsumer) {
+                    let mut ok = true;
+                    for b in batch.frames {
+                        if socket.feed(Message::Binary(b)).await.is_err() {
+                            ok = false;
+                            break;
+                        }
+                    }
+                    if !ok || socket.flush().await.is_err() {
+                        break;
+                    }
+                }
+                if let Some(reason) = batch.close {
+                    let (code, text) = match reason {
+                        CloseReason::SlowConsumer => (4408, "slow consumer: outbox over the hard limit"),
+                        CloseReason::RoomClosed => (4000, "room closed by host"),
+                        CloseReason::Shutdown => (1001, "relay shutting down"),
+                    };
+                    tracing::info!(conn = conn.id, room = %room.id, reason = text, "closing connection");
+                    let _closed = socket.send(Message::Close(Some(CloseFrame { code, reason: text.into() }))).await;
+                    break;
+                }
+            }
+            msg = socket.recv() => match msg {
+                Some(Ok(Message::Binary(b))) => on_frame(&state, &room, &conn, &mut limiter, b),
+                Some(Ok(Message::Text(_))) => conn.error(&room.id, ErrorCode::Malformed,
+                    "text messages are not frames; send binary envelopes (see cohost-protocol::envelope)".into(), None),
+                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break,
+                Some(Ok(_)) => {}
+            },
+        }
+    }
+    if let Some(left) = room.leave(&conn) {
+        let _ = room.deliver(&left, Some(conn.id));
+        state.publish(&room.id, &left);
+    }
+    tracing::info!(conn = conn.id, room = %room.id, "left");
+}
+
+fn on_frame(state: &RelayState, room: &Room, conn: &Conn, limiter: &mut RateLimiter, b: bytes::Bytes) {
+    let l = &state.config.limits;
+    let len = b.len();
+    let limit = max_frame(l, conn.role);
+    if len > limit {
+        tracing::info!(conn = conn.id, room = %room.id, len, limit, "frame refused: too large");
+        return conn.error(&room.id, ErrorCode::TooLarge,
+            format!("frame of {len} bytes exceeds the {limit}-byte limit for {}; split it into smaller chunks", conn.role), None);
+    }
+    let frame = match Frame::decode(b) {
+        Ok(f) => f,
+        Err(e) => {
+            tracing::info!(conn = conn.id, room = %room.id, len, "frame refused: malformed envelope");
+            return conn.error(&room.id, ErrorCode::Malformed, e.to_string(), None);
+        }
+    };
+    let kind = frame.kind();
+    if frame.room() != room.id {
+        return conn.error(&room.id, ErrorCode::WrongRoom,
+            "frame names another room; a connection only speaks for the room of its token".into(), Some(kind));
+    }
+    if !may_send(kind, conn.role) {
+        tracing::info!(conn = conn.id, room = %room.id, kind = %kind, role = %conn.role, "frame refused: forbidden");
+        return conn.error(&room.id, ErrorCode::Forbidden,
+            format!("a {} may not send {kind}; it was not delivered", conn.role), Some(kind));
+    }
+    if !limiter.allow(l, kind, Instant::now()) {
+        return conn.error(&room.id, ErrorCode::RateLimited,
+            format!("too many {kind} frames; slow down and retry"), Some(kind));
+    }
+    tracing::trace!(conn = conn.id, room = %room.id, kind = %kind, stream = ?frame.stream(), chunk = frame.chunk(), len, "frame");
+    match route(kind) {
+        Route::Relay => match kind {
+            FrameType::RoomResume => match frame.control::<Resume>() {
+                Ok(r) => room.resume(conn, &r),
+                Err(e) => conn.error(&room.id, ErrorCode::Malformed, e.to_string(), Some(kind)),
+            },
+            FrameType::RoomPing => {
+                // Echo the payload bytes back untouched (never decoded).
+                if let Ok(p) = Frame::build(FrameType::RoomPong, &room.id, None, frame.chunk(), &frame.payload()) {
+                    conn.outbox.push(p.bytes().clone());
+                }
+            }
+            _ => {}
+        },
+        Route::Room | Route::ToHosts(_) => {
+            let out_kind = match route(kind) {
+                Route::ToHosts(t) => t,
+                _ => kind,
+            };
+            let stamped = frame.restamp(out_kind, conn.id, conn.role);
+            if let Err(e) = room.deliver(&stamped, Some(conn.id)) {
+                return conn.error(&room.id, ErrorCode::OutOfOrder, e.to_string(), Some(kind));
+            }
+            state.publish(&room.id, &stamped);
+        }
+    }
+}
