@@ -118,10 +118,18 @@ pub(crate) async fn create_invite(
     }
     let req = match body {
         Ok(Json(b)) => b,
-        Err(e) => return err(StatusCode::BAD_REQUEST, format!("expected {{\"role\", \"ttl_secs\", \"name\"}}: {e}")),
+        Err(e) => {
+            return err(
+                StatusCode::BAD_REQUEST,
+                format!("expected {{\"role\", \"ttl_secs\", \"name\"}}: {e}"),
+            )
+        }
     };
     if req.ttl_secs == 0 || req.ttl_secs > MAX_TTL {
-        return err(StatusCode::BAD_REQUEST, format!("ttl_secs must be 1..={MAX_TTL}"));
+        return err(
+            StatusCode::BAD_REQUEST,
+            format!("ttl_secs must be 1..={MAX_TTL}"),
+        );
     }
     match state.mint_invite(&room, req.role, req.ttl_secs, &req.name) {
         Ok((invite, exp, jti)) => {
@@ -136,7 +144,10 @@ pub(crate) async fn create_invite(
             };
             (StatusCode::CREATED, Json(resp)).into_response()
         }
-        Err(crate::RelayError::UnknownRoom(r)) => err(StatusCode::NOT_FOUND, format!("room {r:?} was not created on this relay; POST /admin/rooms first")),
+        Err(crate::RelayError::UnknownRoom(r)) => err(
+            StatusCode::NOT_FOUND,
+            format!("room {r:?} was not created on this relay; POST /admin/rooms first"),
+        ),
         Err(e) => err(StatusCode::BAD_REQUEST, e.to_string()),
     }
 }

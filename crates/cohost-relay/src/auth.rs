@@ -12,7 +12,9 @@ pub enum AuthError {
     #[error("room token rejected: {0}; ask the host for a fresh invite")]
     Invalid(String),
     /// The token is for another room.
-    #[error("room token is for room {token_room:?}, not {requested:?}; use the invite for this room")]
+    #[error(
+        "room token is for room {token_room:?}, not {requested:?}; use the invite for this room"
+    )]
     WrongRoom {
         /// Room in the token.
         token_room: String,
@@ -70,7 +72,13 @@ impl TokenAuthority {
     }
 
     /// Mints a token for `room` and `role` valid `ttl_secs` from now.
-    pub fn mint(&self, room: &str, role: Role, ttl_secs: u64, name: &str) -> Result<(String, Claims), AuthError> {
+    pub fn mint(
+        &self,
+        room: &str,
+        role: Role,
+        ttl_secs: u64,
+        name: &str,
+    ) -> Result<(String, Claims), AuthError> {
         if !is_valid_id(room) {
             return Err(AuthError::Mint(format!("invalid room id {room:?}")));
         }

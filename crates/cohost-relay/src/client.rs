@@ -132,7 +132,8 @@ async fn dial(cfg: &ClientConfig) -> Result<Ws, ClientError> {
         .into_client_request()
         .map_err(|_| ClientError::Url(cfg.url.clone()))?;
     let protocols = format!("{SUBPROTOCOL}, {TOKEN_SUBPROTOCOL_PREFIX}{}", cfg.token);
-    let v = HeaderValue::from_str(&protocols).map_err(|_| ClientError::Url("token has invalid characters".into()))?;
+    let v = HeaderValue::from_str(&protocols)
+        .map_err(|_| ClientError::Url("token has invalid characters".into()))?;
     req.headers_mut().insert("sec-websocket-protocol", v);
     if let Some(o) = &cfg.origin {
         if let Ok(v) = HeaderValue::from_str(o) {
@@ -231,8 +232,15 @@ async fn session(
     ev: &mpsc::Sender<ClientEvent>,
 ) -> Ended {
     let resume = |last: &BTreeMap<String, u64>| {
-        Frame::control_frame(FrameType::RoomResume, room, None, &Resume { streams: last.clone() })
-            .map(|f| Message::Binary(f.bytes().clone()))
+        Frame::control_frame(
+            FrameType::RoomResume,
+            room,
+            None,
+            &Resume {
+                streams: last.clone(),
+            },
+        )
+        .map(|f| Message::Binary(f.bytes().clone()))
     };
     if let Ok(m) = resume(last) {
         if ws.send(m).await.is_err() {
@@ -299,7 +307,12 @@ async fn session(
     }
 }
 
-async fn drive(cfg: ClientConfig, ws: Ws, mut cmd: mpsc::Receiver<Cmd>, ev: mpsc::Sender<ClientEvent>) {
+async fn drive(
+    cfg: ClientConfig,
+    ws: Ws,
+    mut cmd: mpsc::Receiver<Cmd>,
+    ev: mpsc::Sender<ClientEvent>,
+) {
     let mut last = BTreeMap::new();
     let mut ws = Some(ws);
     let mut backoff = cfg.initial_backoff;
@@ -328,7 +341,9 @@ async fn drive(cfg: ClientConfig, ws: Ws, mut cmd: mpsc::Receiver<Cmd>, ev: mpsc
             Ok(s) => ws = Some(s),
             Err(ClientError::Refused { status, body }) if status == 401 || status == 403 => {
                 let _sent = ev
-                    .send(ClientEvent::Closed { reason: format!("relay refused ({status}): {body}") })
+                    .send(ClientEvent::Closed {
+                        reason: format!("relay refused ({status}): {body}"),
+                    })
                     .await;
                 return;
             }

@@ -128,18 +128,28 @@ impl RelayConfig {
     pub fn from_env() -> Result<RelayConfig, crate::RelayError> {
         let mut c = RelayConfig::default();
         if let Ok(b) = std::env::var("COHOST_RELAY_BIND") {
-            c.bind = b.parse().map_err(|_| crate::RelayError::Config(format!(
-                "COHOST_RELAY_BIND={b:?} is not an address like 127.0.0.1:7070"
-            )))?;
+            c.bind = b.parse().map_err(|_| {
+                crate::RelayError::Config(format!(
+                    "COHOST_RELAY_BIND={b:?} is not an address like 127.0.0.1:7070"
+                ))
+            })?;
         }
-        c.admin_secret = std::env::var("COHOST_RELAY_ADMIN_SECRET").ok().filter(|s| !s.is_empty());
+        c.admin_secret = std::env::var("COHOST_RELAY_ADMIN_SECRET")
+            .ok()
+            .filter(|s| !s.is_empty());
         c.jwt_secret = std::env::var("COHOST_RELAY_JWT_SECRET")
             .ok()
             .filter(|s| !s.is_empty())
             .map(String::into_bytes);
-        c.public_authority = std::env::var("COHOST_RELAY_PUBLIC").ok().filter(|s| !s.is_empty());
+        c.public_authority = std::env::var("COHOST_RELAY_PUBLIC")
+            .ok()
+            .filter(|s| !s.is_empty());
         if let Ok(o) = std::env::var("COHOST_RELAY_ORIGINS") {
-            c.allowed_origins = o.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect();
+            c.allowed_origins = o
+                .split(',')
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect();
         }
         Ok(c)
     }
@@ -149,8 +159,14 @@ impl std::fmt::Debug for RelayConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RelayConfig")
             .field("bind", &self.bind)
-            .field("admin_secret", &self.admin_secret.as_ref().map(|_| "<redacted>"))
-            .field("jwt_secret", &self.jwt_secret.as_ref().map(|_| "<redacted>"))
+            .field(
+                "admin_secret",
+                &self.admin_secret.as_ref().map(|_| "<redacted>"),
+            )
+            .field(
+                "jwt_secret",
+                &self.jwt_secret.as_ref().map(|_| "<redacted>"),
+            )
             .field("public_authority", &self.public_authority)
             .field("allowed_origins", &self.allowed_origins)
             .field("broker", &self.broker.is_some())

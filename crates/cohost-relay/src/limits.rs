@@ -87,7 +87,13 @@ mod tests {
     #[test]
     fn bucket_refills() {
         let t = Instant::now();
-        let mut b = TokenBucket::new(Rate { per_sec: 1.0, burst: 2.0 }, t);
+        let mut b = TokenBucket::new(
+            Rate {
+                per_sec: 1.0,
+                burst: 2.0,
+            },
+            t,
+        );
         assert!(b.try_take(t) && b.try_take(t));
         assert!(!b.try_take(t));
         assert!(b.try_take(t + Duration::from_secs(1)));

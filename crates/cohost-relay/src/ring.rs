@@ -164,8 +164,11 @@ impl Ring {
     }
 
     fn prune_meta(&mut self) {
-        let held: std::collections::HashSet<&str> =
-            self.entries.iter().filter_map(|(_, f)| f.stream()).collect();
+        let held: std::collections::HashSet<&str> = self
+            .entries
+            .iter()
+            .filter_map(|(_, f)| f.stream())
+            .collect();
         let victim = self
             .streams
             .iter()
@@ -198,7 +201,10 @@ mod tests {
         let mut res = Resume::default();
         res.streams.insert("a".into(), 6);
         let rep = r.replay(&res, t);
-        assert_eq!(rep.frames.iter().map(|f| f.chunk()).collect::<Vec<_>>(), vec![7, 8, 9]);
+        assert_eq!(
+            rep.frames.iter().map(|f| f.chunk()).collect::<Vec<_>>(),
+            vec![7, 8, 9]
+        );
         assert!(rep.resync.is_empty());
         res.streams.insert("a".into(), 2);
         let rep = r.replay(&res, t);

@@ -81,7 +81,11 @@ impl RedisBroker {
             }
             let mut o = [0u8; 8];
             o.copy_from_slice(&body[..8]);
-            let room = msg.get_channel_name().get(prefix_len..).unwrap_or("").to_string();
+            let room = msg
+                .get_channel_name()
+                .get(prefix_len..)
+                .unwrap_or("")
+                .to_string();
             sink(BrokerEvent::Frame {
                 origin: u64::from_be_bytes(o),
                 room,
@@ -99,7 +103,11 @@ impl Broker for RedisBroker {
         body.extend_from_slice(frame);
         let channel = format!("{}:room:{room}", self.prefix);
         if self.tx.try_send((channel, Bytes::from(body))).is_err() {
-            tracing::warn!(room, len = frame.len(), "redis publish queue full; frame not sent to other nodes");
+            tracing::warn!(
+                room,
+                len = frame.len(),
+                "redis publish queue full; frame not sent to other nodes"
+            );
         }
     }
 
@@ -114,7 +122,9 @@ impl Broker for RedisBroker {
             loop {
                 match RedisBroker::listen(&client, &pattern, prefix_len, &sink, !first).await {
                     Ok(()) => tracing::warn!(url = %url, "redis subscription ended; resubscribing"),
-                    Err(e) => tracing::warn!(url = %url, error = %e, "redis subscription failed; retrying"),
+                    Err(e) => {
+                        tracing::warn!(url = %url, error = %e, "redis subscription failed; retrying")
+                    }
                 }
                 first = false;
                 tokio::time::sleep(backoff).await;

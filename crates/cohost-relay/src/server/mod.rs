@@ -65,7 +65,10 @@ impl RelayState {
     }
 
     fn all_rooms(&self) -> Vec<Arc<Room>> {
-        self.rooms.read().map(|m| m.values().cloned().collect()).unwrap_or_default()
+        self.rooms
+            .read()
+            .map(|m| m.values().cloned().collect())
+            .unwrap_or_default()
     }
 
     /// Publishes a frame to other nodes.
@@ -75,7 +78,11 @@ impl RelayState {
 
     fn on_broker(&self, ev: BrokerEvent) {
         match ev {
-            BrokerEvent::Frame { origin, room, frame } => {
+            BrokerEvent::Frame {
+                origin,
+                room,
+                frame,
+            } => {
                 if origin == self.node_id {
                     return;
                 }
@@ -113,8 +120,18 @@ impl RelayState {
     }
 
     /// Mints an invite for a room created on this node.
-    pub(crate) fn mint_invite(&self, room: &str, role: Role, ttl_secs: u64, name: &str) -> Result<(Invite, u64, String), RelayError> {
-        let known = self.known_rooms.read().map(|k| k.contains(room)).unwrap_or(false);
+    pub(crate) fn mint_invite(
+        &self,
+        room: &str,
+        role: Role,
+        ttl_secs: u64,
+        name: &str,
+    ) -> Result<(Invite, u64, String), RelayError> {
+        let known = self
+            .known_rooms
+            .read()
+            .map(|k| k.contains(room))
+            .unwrap_or(false);
         if !known {
             return Err(RelayError::UnknownRoom(room.to_string()));
         }
@@ -149,12 +166,17 @@ impl Relay {
         let listener = tokio::net::TcpListener::bind(config.bind)
             .await
             .map_err(|e| RelayError::Bind(config.bind, e))?;
-        let addr = listener.local_addr().map_err(|e| RelayError::Bind(config.bind, e))?;
+        let addr = listener
+            .local_addr()
+            .map_err(|e| RelayError::Bind(config.bind, e))?;
         let secret = config
             .jwt_secret
             .clone()
             .unwrap_or_else(|| random_hex(32).into_bytes());
-        let admin_secret = config.admin_secret.clone().unwrap_or_else(|| random_hex(24));
+        let admin_secret = config
+            .admin_secret
+            .clone()
+            .unwrap_or_else(|| random_hex(24));
         let broker: Arc<dyn Broker> = config
             .broker
             .clone()
@@ -166,7 +188,10 @@ impl Relay {
             next_conn: AtomicU64::new(1),
             auth: TokenAuthority::new(&secret),
             admin_secret,
-            authority: config.public_authority.clone().unwrap_or_else(|| addr.to_string()),
+            authority: config
+                .public_authority
+                .clone()
+                .unwrap_or_else(|| addr.to_string()),
             config,
             rooms: RwLock::new(HashMap::new()),
             known_rooms: RwLock::new(HashSet::new()),
@@ -245,13 +270,23 @@ impl RelayHandle {
     }
 
     /// Same as `POST /admin/rooms/{room}/invites`: an invite for `role`, valid `ttl_secs`.
-    pub fn mint_invite(&self, room: &str, role: Role, ttl_secs: u64, name: &str) -> Result<Invite, RelayError> {
-        self.state.mint_invite(room, role, ttl_secs, name).map(|(i, _, _)| i)
+    pub fn mint_invite(
+        &self,
+        room: &str,
+        role: Role,
+        ttl_secs: u64,
+        name: &str,
+    ) -> Result<Invite, RelayError> {
+        self.state
+            .mint_invite(room, role, ttl_secs, name)
+            .map(|(i, _, _)| i)
     }
 
     /// Number of local connections in a room.
     pub fn participants(&self, room: &str) -> usize {
-        self.state.existing_room(room).map_or(0, |r| r.member_count())
+        self.state
+            .existing_room(room)
+            .map_or(0, |r| r.member_count())
     }
 
     /// Closes every connection and stops the listener.

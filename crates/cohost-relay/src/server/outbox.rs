@@ -98,7 +98,12 @@ impl Outbox {
                 }
                 _ => g.close = Some(CloseReason::SlowConsumer),
             }
-            tracing::debug!(stream, chunk = f.chunk(), queued = g.bytes, "slow consumer: chunk dropped, gap marked");
+            tracing::debug!(
+                stream,
+                chunk = f.chunk(),
+                queued = g.bytes,
+                "slow consumer: chunk dropped, gap marked"
+            );
         }
         drop(g);
         self.notify.notify_one();

@@ -5,8 +5,7 @@ use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use std::time::Instant;
 
 use cohost_protocol::{
-    ErrorCode, ErrorPayload, Frame, FrameType, Participant, Resume, Resync, Role,
-    Welcome,
+    ErrorCode, ErrorPayload, Frame, FrameType, Participant, Resume, Resync, Role, Welcome,
 };
 
 use super::outbox::{CloseReason, Outbox};
@@ -31,7 +30,13 @@ impl Conn {
     }
 
     /// Queues a `room.error` for this connection.
-    pub(crate) fn error(&self, room: &str, code: ErrorCode, message: String, ty: Option<FrameType>) {
+    pub(crate) fn error(
+        &self,
+        room: &str,
+        code: ErrorCode,
+        message: String,
+        ty: Option<FrameType>,
+    ) {
         let p = ErrorPayload {
             code,
             message,
@@ -118,7 +123,13 @@ impl Room {
             m.retain(|c| c.id != conn.id);
         }
         lock(&self.presence).remove(&conn.id);
-        Frame::control_frame(FrameType::PresenceLeave, &self.id, None, &conn.participant()).ok()
+        Frame::control_frame(
+            FrameType::PresenceLeave,
+            &self.id,
+            None,
+            &conn.participant(),
+        )
+        .ok()
     }
 
     /// Records a replayable frame (if it is one) and fans it out to local members
@@ -211,6 +222,5 @@ impl Room {
         if let Ok(f) = Frame::control_frame(FrameType::RoomResync, &self.id, None, &r) {
             self.fanout(&f, None);
         }
-    }
     }
 }

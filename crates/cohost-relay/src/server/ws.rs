@@ -8,8 +8,8 @@ use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use cohost_protocol::{
-    is_valid_id, may_send, route, Claims, ErrorCode, Frame, FrameType, Resume, Route,
-    SUBPROTOCOL, TOKEN_SUBPROTOCOL_PREFIX,
+    is_valid_id, may_send, route, Claims, ErrorCode, Frame, FrameType, Resume, Route, SUBPROTOCOL,
+    TOKEN_SUBPROTOCOL_PREFIX,
 };
 use futures::SinkExt;
 
@@ -57,11 +57,19 @@ pub(crate) async fn ws_handler(
         }
     }
     if !is_valid_id(&room) {
-        return reject(StatusCode::BAD_REQUEST, "invalid room id: use 1..=64 characters of [A-Za-z0-9_-]");
+        return reject(
+            StatusCode::BAD_REQUEST,
+            "invalid room id: use 1..=64 characters of [A-Za-z0-9_-]",
+        );
     }
     let ws = match ws {
         Ok(ws) => ws,
-        Err(e) => return reject(StatusCode::BAD_REQUEST, format!("not a WebSocket upgrade: {e}")),
+        Err(e) => {
+            return reject(
+                StatusCode::BAD_REQUEST,
+                format!("not a WebSocket upgrade: {e}"),
+            )
+        }
     };
     let token = headers
         .get_all(header::SEC_WEBSOCKET_PROTOCOL)
@@ -80,10 +88,17 @@ pub(crate) async fn ws_handler(
     };
     let r = state.room(&room);
     if r.member_count() >= state.config.limits.max_participants_per_room {
-        return reject(StatusCode::SERVICE_UNAVAILABLE, "room is full; try again later or ask the host to raise the limit");
+        return reject(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "room is full; try again later or ask the host to raise the limit",
+        );
     }
     let l = &state.config.limits;
-    let max_msg = l.max_frame_host.max(l.max_frame_co_driver).max(l.max_frame_viewer) + 1024;
+    let max_msg = l
+        .max_frame_host
+        .max(l.max_frame_co_driver)
+        .max(l.max_frame_viewer)
+        + 1024;
     ws.protocols([SUBPROTOCOL])
         .read_buffer_size(l.read_buffer_size)
         .write_buffer_size(8 * 1024)
@@ -93,7 +108,11 @@ pub(crate) async fn ws_handler(
 }
 
 /// Waits for the first-message token when none came in the handshake.
-async fn first_frame_auth(state: &RelayState, room: &str, socket: &mut WebSocket) -> Option<Claims> {
+async fn first_frame_auth(
+    state: &RelayState,
+    room: &str,
+    socket: &mut WebSocket,
+) -> Option<Claims> {
     let deadline = state.config.limits.handshake_timeout;
     let msg = tokio::time::timeout(deadline, socket.recv()).await;
     let token = match msg {
@@ -101,7 +120,10 @@ async fn first_frame_auth(state: &RelayState, room: &str, socket: &mut WebSocket
         Ok(Some(Ok(Message::Binary(b)))) => String::from_utf8_lossy(&b).trim().to_string(),
         _ => String::new(),
     };
-    let token = token.strip_prefix(TOKEN_SUBPROTOCOL_PREFIX).unwrap_or(&token).to_string();
+    let token = token
+        .strip_prefix(TOKEN_SUBPROTOCOL_PREFIX)
+        .unwrap_or(&token)
+        .to_string();
     let why = if token.is_empty() {
         "no room token: send it in Sec-WebSocket-Protocol or as the first message within the handshake deadline".to_string()
     } else {
@@ -120,12 +142,20 @@ async fn first_frame_auth(state: &RelayState, room: &str, socket: &mut WebSocket
         let _sent = socket.send(Message::Binary(f.bytes().clone())).await;
     }
     let _closed = socket
-        .send(Message::Close(Some(CloseFrame { code: 4401, reason: "unauthorized".into() })))
+        .send(Message::Close(Some(CloseFrame {
+            code: 4401,
+            reason: "unauthorized".into(),
+        })))
         .await;
     None
 }
 
-async fn run(state: Arc<RelayState>, room: Arc<Room>, claims: Option<Claims>, mut socket: WebSocket) {
+async fn run(
+    state: Arc<RelayState>,
+    room: Arc<Room>,
+    claims: Option<Claims>,
+    mut socket: WebSocket,
+) {
     let claims = match claims {
         Some(c) => c,
         None => match first_frame_auth(&state, &room.id, &mut socket).await {
@@ -193,7 +223,13 @@ async fn run(state: Arc<RelayState>, room: Arc<Room>, claims: Option<Claims>, mu
     tracing::info!(conn = conn.id, room = %room.id, "left");
 }
 
-fn on_frame(state: &RelayState, room: &Room, conn: &Conn, limiter: &mut RateLimiter, b: bytes::Bytes) {
+fn on_frame(
+    state: &RelayState,
+    room: &Room,
+    conn: &Conn,
+    limiter: &mut RateLimiter,
+    b: bytes::Bytes,
+) {
     let l = &state.config.limits;
     let len = b.len();
     let limit = max_frame(l, conn.role);
@@ -211,17 +247,29 @@ fn on_frame(state: &RelayState, room: &Room, conn: &Conn, limiter: &mut RateLimi
     };
     let kind = frame.kind();
     if frame.room() != room.id {
-        return conn.error(&room.id, ErrorCode::WrongRoom,
-            "frame names another room; a connection only speaks for the room of its token".into(), Some(kind));
+        return conn.error(
+            &room.id,
+            ErrorCode::WrongRoom,
+            "frame names another room; a connection only speaks for the room of its token".into(),
+            Some(kind),
+        );
     }
     if !may_send(kind, conn.role) {
         tracing::info!(conn = conn.id, room = %room.id, kind = %kind, role = %conn.role, "frame refused: forbidden");
-        return conn.error(&room.id, ErrorCode::Forbidden,
-            format!("a {} may not send {kind}; it was not delivered", conn.role), Some(kind));
+        return conn.error(
+            &room.id,
+            ErrorCode::Forbidden,
+            format!("a {} may not send {kind}; it was not delivered", conn.role),
+            Some(kind),
+        );
     }
     if !limiter.allow(l, kind, Instant::now()) {
-        return conn.error(&room.id, ErrorCode::RateLimited,
-            format!("too many {kind} frames; slow down and retry"), Some(kind));
+        return conn.error(
+            &room.id,
+            ErrorCode::RateLimited,
+            format!("too many {kind} frames; slow down and retry"),
+            Some(kind),
+        );
     }
     tracing::trace!(conn = conn.id, room = %room.id, kind = %kind, stream = ?frame.stream(), chunk = frame.chunk(), len, "frame");
     match route(kind) {
@@ -232,7 +280,13 @@ fn on_frame(state: &RelayState, room: &Room, conn: &Conn, limiter: &mut RateLimi
             },
             FrameType::RoomPing => {
                 // Echo the payload bytes back untouched (never decoded).
-                if let Ok(p) = Frame::build(FrameType::RoomPong, &room.id, None, frame.chunk(), &frame.payload()) {
+                if let Ok(p) = Frame::build(
+                    FrameType::RoomPong,
+                    &room.id,
+                    None,
+                    frame.chunk(),
+                    &frame.payload(),
+                ) {
                     conn.outbox.push(p.bytes().clone());
                 }
             }
