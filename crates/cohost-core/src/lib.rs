@@ -1,1 +1,40 @@
-//! cohost-core (placeholder, being built).
+//! cohost's domain: the agent port, the event wire format, the lifecycle
+//! state machine, the error taxonomy, provider descriptors and registry, the
+//! host session engine and the sanitizer.
+//!
+//! This crate knows no process, socket, HTTP or vendor format. Adapters
+//! (in `cohost-agents`) depend on it; it depends on none of them.
+
+#![warn(missing_docs)]
+
+pub mod approval;
+pub mod engine;
+pub mod error;
+pub mod event;
+pub mod ids;
+pub mod lifecycle;
+pub mod mock;
+pub mod port;
+pub mod provider;
+pub mod registry;
+pub mod sanitize;
+
+pub use approval::{ApprovalContext, Decision, DecisionSource, Policy};
+pub use engine::{
+    Control, EventSink, HostSession, PromptInput, SessionControl, SessionOptions, TurnOutcome,
+};
+pub use error::{CohostError, ErrorCode};
+pub use event::{
+    ApprovalOption, DecisionOrigin, EndReason, Event, EventBody, ToolKind, ToolStatus, Usage,
+};
+pub use lifecycle::{IllegalTransition, Lifecycle, State};
+pub use port::{
+    AdapterConfig, AdapterFactory, AgentAdapter, AgentEvent, AgentEventStream, ApprovalMode,
+    ContextFile, Health, InitInfo, InterruptStage, PromptRequest, ToolCallInfo, ToolDecision,
+};
+pub use provider::{
+    ApprovalSupport, Capabilities, InterruptSupport, ProviderDescriptor, ProviderKind,
+    ResumeSupport, StreamingGranularity, SupportTier,
+};
+pub use registry::Registry;
+pub use sanitize::{sanitize, Sanitizer};

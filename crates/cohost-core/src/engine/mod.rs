@@ -1,0 +1,297 @@
+//! The host session engine: drives one adapter through its lifecycle.
+//!
+//! It assigns prompt and correlation ids, numbers chunks, routes approval
+//! requests to a [`DecisionSource`] under a deadline, runs the interrupt
+//! ladder, and respawns a crashed adapter (at most `max_respawns` times in a
+//! row, with backoff) before giving up with `PROCESS_CRASHED`.
+
+mod emitter;
+mod turn;
+
+pub use emitter::EventSink;
+
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+use crate::approval::SharedDecisionSource;
+use crate::error::{CohostError, ErrorCode};
+use crate::event::{EndReason, Usage};
+use crate::ids::IdGen;
+use crate::lifecycle::{Lifecycle, State};
+use crate::port::{AdapterConfig, AdapterFactory, AgentAdapter, ContextFile, Health};
+use crate::provider::ProviderDescriptor;
+
+/// Tunables of a session. Defaults suit interactive use.
+#[derive(Debug, Clone)]
+pub struct SessionOptions {
+    /// How long an approval request waits before it is denied.
+    pub approval_deadline: Duration,
+    /// After each interrupt-ladder stage (cancel, SIGINT, SIGTERM, SIGKILL),
+    /// how long to wait for the turn to end before the next stage.
+    pub ladder_waits: [Duration; 4],
+    /// Respawns allowed in a row before the session fails for good.
+    pub max_respawns: u32,
+    /// First respawn delay; doubles for each further attempt.
+    pub respawn_backoff: Duration,
+    /// Bytes of tool output kept in `tool_executed.output_preview`.
+    pub output_preview_bytes: usize,
+}
+
+impl Default for SessionOptions {
+    fn default() -> Self {
+        SessionOptions {
+            approval_deadline: Duration::from_secs(120),
+            // Sums to 1.8 s so an interrupt always ends the stream within 2 s.
+            ladder_waits: [
+                Duration::from_millis(1000),
+                Duration::from_millis(300),
+                Duration::from_millis(300),
+                Duration::from_millis(200),
+            ],
+            max_respawns: 3,
+            respawn_backoff: Duration::from_millis(250),
+            output_preview_bytes: 2048,
+        }
+    }
+}
+
+/// Requests a caller can make while a turn runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Control {
+    /// Run the interrupt ladder on the current turn.
+    Interrupt,
+}
+
+/// A cloneable handle to control a running session (e.g. from a Ctrl+C handler).
+#[derive(Debug, Clone)]
+pub struct SessionControl {
+    tx: mpsc::UnboundedSender<Control>,
+}
+
+impl SessionControl {
+    /// Ask the current turn to stop. Returns false if the session is gone.
+    /// An interrupt sent while no turn runs is discarded at the next prompt.
+    pub fn interrupt(&self) -> bool {
+        self.tx.send(Control::Interrupt).is_ok()
+    }
+}
+
+/// One prompt as the caller gives it.
+#[derive(Debug, Clone, Default)]
+pub struct PromptInput {
+    /// Text.
+    pub text: String,
+    /// Correlation id to carry (e.g. a relay suggestion id); generated if absent.
+    pub correlation_id: Option<String>,
+    /// Attached files.
+    pub context_files: Vec<ContextFile>,
+}
+
+impl PromptInput {
+    /// A plain text prompt.
+    pub fn text(text: impl Into<String>) -> Self {
+        PromptInput {
+            text: text.into(),
+            ..Default::default()
+        }
+    }
+}
+
+/// How a turn ended.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnOutcome {
+    /// The turn's prompt id.
+    pub prompt_id: String,
+    /// The turn's correlation id.
+    pub correlation_id: String,
+    /// Why it ended.
+    pub reason: EndReason,
+    /// The error that ended it, when `reason` is `Error`.
+    pub error: Option<CohostError>,
+    /// Final usage.
+    pub usage: Option<Usage>,
+}
+
+/// Drives one adapter. Not `Clone`: one owner runs turns; others use
+/// [`SessionControl`].
+pub struct HostSession {
+    factory: Arc<dyn AdapterFactory>,
+    descriptor: ProviderDescriptor,
+    adapter: Option<Box<dyn AgentAdapter>>,
+    config: AdapterConfig,
+    lifecycle: Lifecycle,
+    decisions: SharedDecisionSource,
+    opts: SessionOptions,
+    controls: mpsc::UnboundedReceiver<Control>,
+    control_tx: mpsc::UnboundedSender<Control>,
+    ids: IdGen,
+    native_session_id: Option<String>,
+    respawns_in_a_row: u32,
+    last_error: Option<CohostError>,
+}
+
+impl HostSession {
+    /// A session for `factory`'s provider. Call [`HostSession::start`] next.
+    pub fn new(
+        factory: Arc<dyn AdapterFactory>,
+        config: AdapterConfig,
+        decisions: SharedDecisionSource,
+        opts: SessionOptions,
+    ) -> Self {
+        let (control_tx, controls) = mpsc::unbounded_channel();
+        let descriptor = factory.descriptor();
+        let native_session_id = config.resume.clone();
+        HostSession {
+            factory,
+            descriptor,
+            adapter: None,
+            config,
+            lifecycle: Lifecycle::default(),
+            decisions,
+            opts,
+            controls,
+            control_tx,
+            ids: IdGen::new(),
+            native_session_id,
+            respawns_in_a_row: 0,
+            last_error: None,
+        }
+    }
+
+    /// A handle for interrupting from elsewhere.
+    pub fn control(&self) -> SessionControl {
+        SessionControl {
+            tx: self.control_tx.clone(),
+        }
+    }
+
+    /// Current lifecycle state.
+    pub fn state(&self) -> State {
+        self.lifecycle.state()
+    }
+
+    /// The provider's descriptor.
+    pub fn descriptor(&self) -> &ProviderDescriptor {
+        &self.descriptor
+    }
+
+    /// The agent's native session id, once known (store it to resume later).
+    pub fn native_session_id(&self) -> Option<&str> {
+        self.native_session_id.as_deref()
+    }
+
+    /// The last error that made the session fail, if any.
+    pub fn last_error(&self) -> Option<&CohostError> {
+        self.last_error.as_ref()
+    }
+
+    /// Initialize the adapter: UNINITIALIZED -> INITIALIZING -> READY | FAILED.
+    pub async fn start(&mut self) -> Result<(), CohostError> {
+        self.lifecycle.transition(State::Initializing)?;
+        let mut adapter = self.factory.create();
+        match adapter.initialize(&self.config).await {
+            Ok(info) => {
+                if info.session_id.is_some() {
+                    self.native_session_id = info.session_id;
+                }
+                self.adapter = Some(adapter);
+                self.lifecycle.transition(State::Ready)?;
+                Ok(())
+            }
+            Err(e) => {
+                // Best effort: a half-started adapter must not leave processes.
+                let _ = adapter.terminate().await;
+                self.lifecycle.transition(State::Failed)?;
+                self.last_error = Some(e.clone());
+                Err(e)
+            }
+        }
+    }
+
+    /// Health of the current adapter.
+    pub async fn health(&mut self) -> Health {
+        match self.adapter.as_mut() {
+            Some(a) => a.health().await,
+            None => Health {
+                alive: false,
+                last_error: self.last_error.as_ref().map(|e| e.message.clone()),
+                ..Health::default()
+            },
+        }
+    }
+
+    /// Bring a FAILED session back: recreate and initialize the adapter with
+    /// the native session id, with backoff, within the respawn budget.
+    pub async fn recover(&mut self) -> Result<(), CohostError> {
+        if self.state() != State::Failed {
+            return Ok(());
+        }
+        while self.respawns_in_a_row < self.opts.max_respawns {
+            let attempt = self.respawns_in_a_row;
+            self.respawns_in_a_row += 1;
+            tokio::time::sleep(self.opts.respawn_backoff * 2u32.saturating_pow(attempt)).await;
+            match self.spawn_adapter().await {
+                Ok(adapter) => {
+                    self.adapter = Some(adapter);
+                    self.lifecycle.transition(State::Ready)?;
+                    tracing::info!(provider = %self.descriptor.id, attempt = attempt + 1, "respawned");
+                    return Ok(());
+                }
+                Err(e) => {
+                    tracing::warn!(provider = %self.descriptor.id, attempt = attempt + 1, error = %e, "respawn failed");
+                    self.last_error = Some(e);
+                }
+            }
+        }
+        let detail = self
+            .last_error
+            .as_ref()
+            .map(|e| e.message.clone())
+            .unwrap_or_else(|| "no detail".into());
+        Err(CohostError::new(
+            ErrorCode::ProcessCrashed,
+            format!(
+                "agent `{}` crashed and could not be restarted after {} attempts: {detail}",
+                self.descriptor.id, self.opts.max_respawns
+            ),
+        )
+        .with_fix("run `cohost doctor`, check the agent on its own, then start a new session")
+        .retryable(false))
+    }
+
+    async fn spawn_adapter(&mut self) -> Result<Box<dyn AgentAdapter>, CohostError> {
+        let mut adapter = self.factory.create();
+        let mut config = self.config.clone();
+        config.resume = self.native_session_id.clone().or(config.resume);
+        match adapter.initialize(&config).await {
+            Ok(info) => {
+                if info.session_id.is_some() {
+                    self.native_session_id = info.session_id;
+                }
+                Ok(adapter)
+            }
+            Err(e) => {
+                let _ = adapter.terminate().await;
+                Err(e)
+            }
+        }
+    }
+
+    /// Terminate the adapter: -> TERMINATING -> TERMINATED. Idempotent.
+    pub async fn terminate(&mut self) -> Result<(), CohostError> {
+        if matches!(self.state(), State::Terminated | State::Terminating) {
+            return Ok(());
+        }
+        self.lifecycle.transition(State::Terminating)?;
+        let result = match self.adapter.take() {
+            Some(mut a) => a.terminate().await,
+            None => Ok(()),
+        };
+        self.lifecycle.transition(State::Terminated)?;
+        result
+    }
+}
+
+#[cfg(test)]
+mod tests;

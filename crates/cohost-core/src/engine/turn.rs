@@ -1,0 +1,418 @@
+//! One turn: read the adapter's stream, route approvals, run the interrupt
+//! ladder, detect crashes.
+
+use futures::future::BoxFuture;
+use futures::{FutureExt, StreamExt};
+use std::collections::VecDeque;
+use tokio::time::{sleep_until, Instant};
+
+use super::emitter::{preview, EventSink, TurnEmitter};
+use super::{HostSession, PromptInput, TurnOutcome};
+use crate::approval::{ApprovalContext, Decision};
+use crate::error::{CohostError, ErrorCode};
+use crate::event::{DecisionOrigin, EndReason, EventBody, Usage};
+use crate::lifecycle::State;
+use crate::port::{AgentEvent, AgentEventStream, InterruptStage, PromptRequest, ToolDecision};
+use crate::sanitize;
+
+/// Where the interrupt ladder stands.
+struct Ladder {
+    stage: usize,
+    deadline: Instant,
+}
+
+/// Why the read loop stopped.
+enum Finish {
+    Ended(EndReason, Option<Usage>, Option<CohostError>),
+    /// The stream closed without `Ended` and no interrupt was running.
+    Crashed,
+    /// The ladder reached its end (or the stream closed while it ran).
+    Interrupted {
+        adapter_dead: bool,
+    },
+}
+
+impl HostSession {
+    /// Run one prompt to completion, emitting every event into `sink`.
+    /// Always emits `stream_start` first and `stream_end` last.
+    pub async fn prompt(&mut self, input: PromptInput, sink: &mut dyn EventSink) -> TurnOutcome {
+        let prompt_id = self.ids.prompt_id();
+        let correlation_id = input
+            .correlation_id
+            .clone()
+            .unwrap_or_else(|| self.ids.correlation_id());
+        let mut out = TurnEmitter::new(
+            prompt_id.clone(),
+            correlation_id.clone(),
+            self.descriptor.id.clone(),
+            sink,
+        );
+        // Interrupts pressed while idle belong to no turn.
+        while self.controls.try_recv().is_ok() {}
+
+        if self.state() == State::Failed {
+            if let Err(e) = self.recover().await {
+                return fail_turn(&mut out, e);
+            }
+        }
+        if self.state() != State::Ready {
+            let e = CohostError::new(
+                ErrorCode::IllegalTransition,
+                format!("cannot prompt while the session is {}", self.state()),
+            )
+            .with_fix("wait for the current turn to end, or start a new session");
+            return fail_turn(&mut out, e);
+        }
+        let Some(mut adapter) = self.adapter.take() else {
+            return fail_turn(
+                &mut out,
+                CohostError::new(ErrorCode::ProcessCrashed, "no agent is running"),
+            );
+        };
+        if let Err(e) = self.lifecycle.transition(State::Streaming) {
+            self.adapter = Some(adapter);
+            return fail_turn(&mut out, e.into());
+        }
+
+        let request = PromptRequest {
+            prompt_id: prompt_id.clone(),
+            text: input.text,
+            context_files: input.context_files,
+        };
+        let stream = match adapter.send_prompt(request).await {
+            Ok(s) => s,
+            Err(e) => {
+                let crashed = matches!(e.code, ErrorCode::ProcessCrashed | ErrorCode::SpawnFailed);
+                let outcome = fail_turn(&mut out, e.clone());
+                if crashed {
+                    let _ = adapter.terminate().await;
+                    self.mark_failed(e);
+                } else {
+                    self.adapter = Some(adapter);
+                    let _ = self.lifecycle.transition(State::Ready);
+                }
+                return outcome;
+            }
+        };
+
+        let finish = self.read_turn(&mut adapter, stream, &mut out).await;
+        let outcome = |reason, usage, error| TurnOutcome {
+            prompt_id: prompt_id.clone(),
+            correlation_id: correlation_id.clone(),
+            reason,
+            error,
+            usage,
+        };
+        match finish {
+            Finish::Ended(reason, usage, error) => {
+                out.end(reason, usage);
+                self.adapter = Some(adapter);
+                let _ = self.lifecycle.transition(State::Ready);
+                if reason == EndReason::Completed {
+                    self.respawns_in_a_row = 0;
+                }
+                outcome(reason, usage, error)
+            }
+            Finish::Crashed => {
+                let health = adapter.health().await;
+                let detail = health
+                    .last_error
+                    .unwrap_or_else(|| "the event stream closed without an end".into());
+                let e = CohostError::new(
+                    ErrorCode::ProcessCrashed,
+                    format!(
+                        "agent `{}` stopped unexpectedly: {detail}",
+                        self.descriptor.id
+                    ),
+                )
+                .with_fix("cohost restarts the agent automatically for the next prompt");
+                out.emit(EventBody::Error(e.clone()));
+                out.end(EndReason::Error, None);
+                let _ = adapter.terminate().await;
+                self.mark_failed(e.clone());
+                outcome(EndReason::Error, None, Some(e))
+            }
+            Finish::Interrupted { adapter_dead } => {
+                out.end(EndReason::Interrupted, None);
+                let alive = !adapter_dead && adapter.health().await.alive;
+                if alive {
+                    self.adapter = Some(adapter);
+                    let _ = self.lifecycle.transition(State::Ready);
+                } else {
+                    let _ = adapter.terminate().await;
+                    drop(adapter);
+                    // Interrupting -> Ready means "process reset": respawn now,
+                    // outside the crash budget, so the next prompt just works.
+                    match self.spawn_adapter().await {
+                        Ok(a) => {
+                            self.adapter = Some(a);
+                            let _ = self.lifecycle.transition(State::Ready);
+                        }
+                        Err(e) => self.mark_failed(e),
+                    }
+                }
+                outcome(EndReason::Interrupted, None, None)
+            }
+        }
+    }
+
+    fn mark_failed(&mut self, e: CohostError) {
+        let _ = self.lifecycle.transition(State::Failed);
+        self.last_error = Some(e);
+    }
+
+    async fn read_turn(
+        &mut self,
+        adapter: &mut Box<dyn crate::port::AgentAdapter>,
+        mut stream: AgentEventStream,
+        out: &mut TurnEmitter<'_>,
+    ) -> Finish {
+        let mut queue: VecDeque<ApprovalContext> = VecDeque::new();
+        let mut pending: Option<(ApprovalContext, BoxFuture<'static, Decision>)> = None;
+        let mut ladder: Option<Ladder> = None;
+        let mut last_usage: Option<Usage> = None;
+        let deadline_ms = self.opts.approval_deadline.as_millis() as u64;
+
+        loop {
+            if pending.is_none() && ladder.is_none() {
+                if let Some(ctx) = queue.pop_front() {
+                    let fut = self.decisions.decide(ctx.clone());
+                    let deadline = self.opts.approval_deadline;
+                    let timed = async move {
+                        tokio::time::timeout(deadline, fut)
+                            .await
+                            .unwrap_or_else(|_| {
+                                Decision::deny(
+                                    DecisionOrigin::Deadline,
+                                    "no decision before the deadline",
+                                )
+                            })
+                    }
+                    .boxed();
+                    pending = Some((ctx, timed));
+                }
+            }
+            let ladder_at = ladder.as_ref().map(|l| l.deadline);
+            let ladder_tick = async move {
+                match ladder_at {
+                    Some(at) => sleep_until(at).await,
+                    None => futures::future::pending().await,
+                }
+            };
+            let decision = async {
+                match pending.as_mut() {
+                    Some((_, fut)) => fut.await,
+                    None => futures::future::pending().await,
+                }
+            };
+            enum Step {
+                Interrupt,
+                Escalate,
+                Decided(Decision),
+                Agent(Option<AgentEvent>),
+            }
+            let step = tokio::select! {
+                biased;
+                Some(_) = self.controls.recv(), if ladder.is_none() => Step::Interrupt,
+                _ = ladder_tick => Step::Escalate,
+                d = decision => Step::Decided(d),
+                ev = stream.next() => Step::Agent(ev),
+            };
+            match step {
+                Step::Interrupt => {
+                    let _ = self.lifecycle.transition(State::Interrupting);
+                    // Pending approvals resolve as cancelled (a deny).
+                    let mut cancelled: Vec<ApprovalContext> = queue.drain(..).collect();
+                    if let Some((ctx, _)) = pending.take() {
+                        cancelled.insert(0, ctx);
+                    }
+                    for ctx in cancelled {
+                        let d =
+                            Decision::deny(DecisionOrigin::Cancelled, "the turn was interrupted");
+                        self.deliver(adapter, out, &ctx, d).await;
+                    }
+                    ladder = Some(self.run_stage(adapter, 0).await);
+                }
+                Step::Escalate => {
+                    let next = ladder.as_ref().map(|l| l.stage + 1).unwrap_or(0);
+                    if next >= InterruptStage::LADDER.len() {
+                        return Finish::Interrupted { adapter_dead: true };
+                    }
+                    ladder = Some(self.run_stage(adapter, next).await);
+                }
+                Step::Decided(d) => {
+                    if let Some((ctx, _)) = pending.take() {
+                        self.deliver(adapter, out, &ctx, d).await;
+                    }
+                    if queue.is_empty() && self.state() == State::WaitingForApproval {
+                        let _ = self.lifecycle.transition(State::Streaming);
+                    }
+                }
+                Step::Agent(None) => {
+                    if let Some(l) = &ladder {
+                        let dead = InterruptStage::LADDER[l.stage] >= InterruptStage::Signal;
+                        return Finish::Interrupted { adapter_dead: dead };
+                    }
+                    // Approvals still open die with the agent: deny.
+                    if let Some((ctx, _)) = pending.take() {
+                        emit_decided(
+                            out,
+                            &ctx,
+                            Decision::deny(DecisionOrigin::Crash, "agent died"),
+                        );
+                    }
+                    for ctx in queue.drain(..) {
+                        emit_decided(
+                            out,
+                            &ctx,
+                            Decision::deny(DecisionOrigin::Crash, "agent died"),
+                        );
+                    }
+                    return Finish::Crashed;
+                }
+                Step::Agent(Some(ev)) => match ev {
+                    AgentEvent::Started { session_id, model } => {
+                        if session_id.is_some() {
+                            self.native_session_id = session_id.clone();
+                        }
+                        out.start(session_id, model);
+                    }
+                    AgentEvent::TextDelta(t) => out.text(&t),
+                    AgentEvent::ReasoningDelta(t) => out.reasoning(&t),
+                    AgentEvent::ToolCall(mut call) => {
+                        sanitize::sanitize_json(&mut call.input);
+                        out.emit(EventBody::ToolCall {
+                            tool_id: call.tool_id,
+                            name: call.name,
+                            kind: call.kind,
+                            input: call.input,
+                        });
+                    }
+                    AgentEvent::ApprovalRequested { mut call, options } => {
+                        sanitize::sanitize_json(&mut call.input);
+                        out.emit(EventBody::ToolApprovalRequested {
+                            tool_id: call.tool_id.clone(),
+                            name: call.name.clone(),
+                            kind: call.kind,
+                            input: call.input.clone(),
+                            options: options.clone(),
+                            deadline_ms,
+                        });
+                        let ctx = ApprovalContext {
+                            prompt_id: out.prompt_id.clone(),
+                            tool_id: call.tool_id,
+                            name: call.name,
+                            kind: call.kind,
+                            input: call.input,
+                            options,
+                        };
+                        if ladder.is_some() {
+                            let d = Decision::deny(
+                                DecisionOrigin::Cancelled,
+                                "the turn was interrupted",
+                            );
+                            self.deliver(adapter, out, &ctx, d).await;
+                        } else {
+                            if self.state() == State::Streaming {
+                                let _ = self.lifecycle.transition(State::WaitingForApproval);
+                            }
+                            queue.push_back(ctx);
+                        }
+                    }
+                    AgentEvent::ToolExecuted {
+                        tool_id,
+                        status,
+                        output,
+                    } => {
+                        out.emit(EventBody::ToolExecuted {
+                            tool_id,
+                            status,
+                            output_preview: preview(&output, self.opts.output_preview_bytes),
+                        });
+                    }
+                    AgentEvent::Usage(u) => {
+                        last_usage = Some(u);
+                        out.emit(EventBody::Usage(u));
+                    }
+                    AgentEvent::Status {
+                        message,
+                        retry_after_ms,
+                    } => {
+                        out.emit(EventBody::Status {
+                            message: sanitize::sanitize(&message),
+                            retry_after_ms,
+                        });
+                    }
+                    AgentEvent::Error(e) => {
+                        self.last_error = Some(e.clone());
+                        out.emit(EventBody::Error(e));
+                    }
+                    AgentEvent::Ended { reason, usage } => {
+                        let usage = usage.or(last_usage);
+                        if ladder.is_some() && reason != EndReason::Error {
+                            return Finish::Ended(EndReason::Interrupted, usage, None);
+                        }
+                        let error = (reason == EndReason::Error)
+                            .then(|| self.last_error.clone())
+                            .flatten();
+                        return Finish::Ended(reason, usage, error);
+                    }
+                },
+            }
+        }
+    }
+
+    async fn run_stage(
+        &mut self,
+        adapter: &mut Box<dyn crate::port::AgentAdapter>,
+        stage: usize,
+    ) -> Ladder {
+        let which = InterruptStage::LADDER[stage];
+        tracing::debug!(provider = %self.descriptor.id, ?which, "interrupt stage");
+        if let Err(e) = adapter.interrupt(which).await {
+            tracing::warn!(error = %e, ?which, "interrupt stage failed");
+        }
+        Ladder {
+            stage,
+            deadline: Instant::now() + self.opts.ladder_waits[stage],
+        }
+    }
+
+    async fn deliver(
+        &mut self,
+        adapter: &mut Box<dyn crate::port::AgentAdapter>,
+        out: &mut TurnEmitter<'_>,
+        ctx: &ApprovalContext,
+        d: Decision,
+    ) {
+        emit_decided(out, ctx, d.clone());
+        let decision = ToolDecision {
+            tool_id: ctx.tool_id.clone(),
+            option: d.option,
+            message: d.message,
+        };
+        if let Err(e) = adapter.approve_tool(decision).await {
+            out.emit(EventBody::Error(e));
+        }
+    }
+}
+
+fn emit_decided(out: &mut TurnEmitter<'_>, ctx: &ApprovalContext, d: Decision) {
+    out.emit(EventBody::ToolApprovalDecided {
+        tool_id: ctx.tool_id.clone(),
+        decision: d.option,
+        origin: d.origin,
+    });
+}
+
+fn fail_turn(out: &mut TurnEmitter<'_>, e: CohostError) -> TurnOutcome {
+    out.emit(EventBody::Error(e.clone()));
+    out.end(EndReason::Error, None);
+    TurnOutcome {
+        prompt_id: out.prompt_id.clone(),
+        correlation_id: out.correlation_id.clone(),
+        reason: EndReason::Error,
+        error: Some(e),
+        usage: None,
+    }
+}

@@ -1,0 +1,248 @@
+//! The agent port: what every adapter implements, and what it emits.
+//!
+//! Adapters emit [`AgentEvent`]s: raw, un-numbered facts about the turn. The
+//! host session engine turns them into wire [`crate::Event`]s: it assigns ids,
+//! numbers chunks, applies approvals and sanitizes. Keeping numbering in one
+//! place means no adapter can get chunk indexes wrong.
+
+use async_trait::async_trait;
+use futures::stream::BoxStream;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use crate::error::CohostError;
+use crate::event::{ApprovalOption, EndReason, ToolKind, ToolStatus, Usage};
+use crate::provider::ProviderDescriptor;
+
+/// How tool approvals are handled for a session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalMode {
+    /// The agent asks; the engine's decision source answers (default).
+    #[default]
+    Ask,
+    /// The user's policy lets the agent run tools without asking. Only this
+    /// mode may launch an agent with its permission-bypass flag.
+    AutoApprove,
+    /// Every tool call is denied.
+    DenyAll,
+}
+
+/// Configuration for one adapter instance.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AdapterConfig {
+    /// Working directory of the agent.
+    pub cwd: PathBuf,
+    /// Model to use; `None` = the agent's default.
+    pub model: Option<String>,
+    /// Explicit binary path (skips discovery).
+    pub binary: Option<PathBuf>,
+    /// Extra command-line arguments from the user.
+    pub extra_args: Vec<String>,
+    /// Extra environment for the child, on top of the narrow allowlist.
+    pub env: BTreeMap<String, String>,
+    /// Approval policy.
+    pub approval: ApprovalMode,
+    /// Native session id to resume.
+    pub resume: Option<String>,
+    /// Appended system prompt, where supported.
+    pub system_prompt: Option<String>,
+}
+
+/// A file attached to a prompt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContextFile {
+    /// Path relative to the session's cwd, or absolute.
+    pub path: PathBuf,
+    /// Inline content, when the caller already has it.
+    pub content: Option<String>,
+}
+
+/// One prompt as the adapter receives it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PromptRequest {
+    /// The engine's id for this turn.
+    pub prompt_id: String,
+    /// The prompt text.
+    pub text: String,
+    /// Attached files.
+    pub context_files: Vec<ContextFile>,
+}
+
+/// A tool call as the agent described it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCallInfo {
+    /// The agent's id for the call.
+    pub tool_id: String,
+    /// Tool name.
+    pub name: String,
+    /// Normalized kind.
+    pub kind: ToolKind,
+    /// Arguments.
+    pub input: serde_json::Value,
+}
+
+/// What adapters emit during a turn.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AgentEvent {
+    /// The agent accepted the turn; carries its session id and model when known.
+    Started {
+        /// Native session id.
+        session_id: Option<String>,
+        /// Model.
+        model: Option<String>,
+    },
+    /// Answer text (not cumulative).
+    TextDelta(String),
+    /// Reasoning text (not cumulative).
+    ReasoningDelta(String),
+    /// A tool call that needs no decision (already allowed, or advisory).
+    ToolCall(ToolCallInfo),
+    /// A tool call the agent will not run until [`AgentAdapter::approve_tool`].
+    ApprovalRequested {
+        /// The call.
+        call: ToolCallInfo,
+        /// Options the agent offers (usually all four).
+        options: Vec<ApprovalOption>,
+    },
+    /// A tool finished.
+    ToolExecuted {
+        /// The call.
+        tool_id: String,
+        /// Outcome.
+        status: ToolStatus,
+        /// Output (the engine bounds and sanitizes it).
+        output: String,
+    },
+    /// Usage so far.
+    Usage(Usage),
+    /// Informational status (rate-limit wait...).
+    Status {
+        /// Message.
+        message: String,
+        /// Known wait.
+        retry_after_ms: Option<u64>,
+    },
+    /// An error. Non-fatal unless followed by `Ended { reason: Error }`.
+    Error(CohostError),
+    /// The turn is over; the adapter is ready for the next prompt.
+    Ended {
+        /// Why.
+        reason: EndReason,
+        /// Final usage.
+        usage: Option<Usage>,
+    },
+}
+
+/// The stream of a turn's events. It ends after [`AgentEvent::Ended`]; if it
+/// ends without one, the engine treats the agent as crashed.
+pub type AgentEventStream = BoxStream<'static, AgentEvent>;
+
+/// A decision on a tool approval, delivered to the adapter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolDecision {
+    /// The call.
+    pub tool_id: String,
+    /// Chosen option.
+    pub option: ApprovalOption,
+    /// Why (sent to the agent on deny where the protocol carries a message).
+    pub message: Option<String>,
+}
+
+/// Steps of the interrupt ladder, gentlest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum InterruptStage {
+    /// Protocol cancel (control `interrupt`, `turn/interrupt`, `session/cancel`...).
+    /// Adapters without a protocol use their gentlest signal here.
+    Cancel,
+    /// SIGINT to the process group.
+    Signal,
+    /// SIGTERM to the process group.
+    Terminate,
+    /// SIGKILL to the process group. After this the adapter is dead.
+    Kill,
+}
+
+impl InterruptStage {
+    /// The ladder in order.
+    pub const LADDER: [InterruptStage; 4] = [
+        InterruptStage::Cancel,
+        InterruptStage::Signal,
+        InterruptStage::Terminate,
+        InterruptStage::Kill,
+    ];
+
+    /// Whether the stage may kill the agent process (so it must be respawned).
+    pub fn is_destructive(self) -> bool {
+        self >= InterruptStage::Terminate
+    }
+}
+
+/// What `initialize` learned.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct InitInfo {
+    /// Installed version, when probed.
+    pub version: Option<String>,
+    /// Native session id, when known before the first turn.
+    pub session_id: Option<String>,
+}
+
+/// Runtime health of an adapter.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Health {
+    /// Whether the agent process (or connection) is alive.
+    pub alive: bool,
+    /// Binary in use.
+    pub binary: Option<String>,
+    /// Version.
+    pub version: Option<String>,
+    /// Last error seen (sanitized), e.g. a crash reason from stderr.
+    pub last_error: Option<String>,
+}
+
+/// The port every agent adapter implements.
+///
+/// Methods take `&mut self`; the event stream returned by `send_prompt` is
+/// owned separately, so the engine can call `interrupt` and `approve_tool`
+/// while it reads the stream.
+#[async_trait]
+pub trait AgentAdapter: Send {
+    /// The provider this adapter drives.
+    fn descriptor(&self) -> &ProviderDescriptor;
+
+    /// Spawn / connect and check health.
+    async fn initialize(&mut self, config: &AdapterConfig) -> Result<InitInfo, CohostError>;
+
+    /// Start a turn. At most one turn runs at a time.
+    async fn send_prompt(&mut self, prompt: PromptRequest)
+        -> Result<AgentEventStream, CohostError>;
+
+    /// Run one step of the interrupt ladder. Stages an adapter cannot perform
+    /// are no-ops that return `Ok`.
+    async fn interrupt(&mut self, stage: InterruptStage) -> Result<(), CohostError>;
+
+    /// Deliver a decision for a pending approval.
+    async fn approve_tool(&mut self, decision: ToolDecision) -> Result<(), CohostError>;
+
+    /// Health snapshot.
+    async fn health(&mut self) -> Health;
+
+    /// Stop everything and release resources (kills the process group).
+    async fn terminate(&mut self) -> Result<(), CohostError>;
+}
+
+/// Makes adapters for one provider id. Registered in a [`crate::Registry`].
+pub trait AdapterFactory: Send + Sync {
+    /// The provider's descriptor.
+    fn descriptor(&self) -> ProviderDescriptor;
+
+    /// A fresh, uninitialized adapter.
+    fn create(&self) -> Box<dyn AgentAdapter>;
+
+    /// Whether the provider looks usable here without spawning anything
+    /// (binary on PATH, endpoint configured). Used to pick a default agent.
+    fn is_available(&self) -> bool {
+        true
+    }
+}

@@ -1,0 +1,173 @@
+//! Provider descriptors: what a provider is and what it can honestly do.
+
+use serde::{Deserialize, Serialize};
+
+/// The four provider kinds of seed 002.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProviderKind {
+    /// A coding-agent CLI run as a child process.
+    AgentCli,
+    /// A model server on this machine (Ollama, LM Studio).
+    LocalModelServer,
+    /// A gateway in front of many models (LiteLLM, OpenRouter).
+    ApiGateway,
+    /// A vendor API called directly.
+    ApiDirect,
+}
+
+/// How finely text arrives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StreamingGranularity {
+    /// Token-level deltas.
+    TokenDeltas,
+    /// Whole messages (each arrives as one chunk).
+    WholeMessages,
+}
+
+/// How tool approvals work with this provider.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalSupport {
+    /// The agent blocks until cohost answers.
+    Blocking,
+    /// The agent reports what it did; cohost cannot stop it (policy applies at launch).
+    Advisory,
+    /// No tools or no approval channel.
+    None,
+}
+
+/// How a running turn can be interrupted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InterruptSupport {
+    /// A protocol message; the session survives.
+    Protocol,
+    /// A signal to the process group.
+    Signal,
+    /// Dropping the connection (HTTP providers).
+    Disconnect,
+    /// Not interruptible.
+    None,
+}
+
+/// How a conversation is resumed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ResumeSupport {
+    /// By the agent's native session id.
+    NativeId,
+    /// cohost keeps and replays the transcript (HTTP providers).
+    Transcript,
+    /// No resume.
+    None,
+}
+
+/// How well a driver is proven on this platform.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SupportTier {
+    /// A structured channel, proven against the real tool.
+    Structured,
+    /// Terminal scraping through a PTY: degraded.
+    Pty,
+    /// Built from public docs and hand-written fixtures; never run here.
+    FixtureOnly,
+    /// Built in for demos and tests.
+    Builtin,
+}
+
+/// What this provider can do, stated honestly.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Capabilities {
+    /// Text granularity.
+    pub streaming: StreamingGranularity,
+    /// Reasoning arrives as `reasoning_chunk`.
+    pub reasoning: bool,
+    /// Tool approvals.
+    pub approvals: ApprovalSupport,
+    /// Interrupts.
+    pub interrupt: InterruptSupport,
+    /// Resume.
+    pub resume: ResumeSupport,
+    /// Reports token usage.
+    pub usage: bool,
+    /// Accepts context files with a prompt.
+    pub context_files: bool,
+    /// Runs tools itself (false for API providers, which only surface calls).
+    pub executes_tools: bool,
+    /// Support tier.
+    pub tier: SupportTier,
+}
+
+/// The static description of a provider, shown by `cohost agents`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProviderDescriptor {
+    /// Short stable id users type (`claude`, `codex`, `mock`...).
+    pub id: String,
+    /// Human label.
+    pub label: String,
+    /// Kind.
+    pub kind: ProviderKind,
+    /// Capabilities.
+    pub capabilities: Capabilities,
+    /// How to install it, for PROVIDER_NOT_FOUND messages.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub install_hint: Option<String>,
+}
+
+impl ProviderKind {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProviderKind::AgentCli => "agent_cli",
+            ProviderKind::LocalModelServer => "local_model_server",
+            ProviderKind::ApiGateway => "api_gateway",
+            ProviderKind::ApiDirect => "api_direct",
+        }
+    }
+}
+
+impl Capabilities {
+    /// A short human summary, e.g. `deltas reasoning approvals:blocking interrupt:protocol resume`.
+    pub fn summary(&self) -> String {
+        let mut parts = vec![match self.streaming {
+            StreamingGranularity::TokenDeltas => "deltas",
+            StreamingGranularity::WholeMessages => "messages",
+        }
+        .to_string()];
+        if self.reasoning {
+            parts.push("reasoning".into());
+        }
+        parts.push(format!(
+            "approvals:{}",
+            match self.approvals {
+                ApprovalSupport::Blocking => "blocking",
+                ApprovalSupport::Advisory => "advisory",
+                ApprovalSupport::None => "none",
+            }
+        ));
+        parts.push(format!(
+            "interrupt:{}",
+            match self.interrupt {
+                InterruptSupport::Protocol => "protocol",
+                InterruptSupport::Signal => "signal",
+                InterruptSupport::Disconnect => "disconnect",
+                InterruptSupport::None => "none",
+            }
+        ));
+        match self.resume {
+            ResumeSupport::NativeId => parts.push("resume".into()),
+            ResumeSupport::Transcript => parts.push("resume:transcript".into()),
+            ResumeSupport::None => {}
+        }
+        if self.usage {
+            parts.push("usage".into());
+        }
+        if !self.executes_tools {
+            parts.push("no-tool-exec".into());
+        }
+        parts.join(" ")
+    }
+}
