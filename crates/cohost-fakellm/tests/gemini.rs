@@ -32,7 +32,12 @@ const GENERATE: &str = "/v1beta/models/gemini-2.5-pro:generateContent";
 fn parts(events: &[Sse]) -> Vec<Value> {
     events
         .iter()
-        .flat_map(|e| e.json()["candidates"][0]["content"]["parts"].as_array().cloned().unwrap_or_default())
+        .flat_map(|e| {
+            e.json()["candidates"][0]["content"]["parts"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
         .collect()
 }
 
@@ -41,13 +46,18 @@ async fn stream_text_with_usage_on_the_last_chunk() {
     let h = server().await;
     let events = sse(post(&h, STREAM, &req("hello gemini")).await).await;
     assert!(events.len() >= 3);
-    let text: String = parts(&events).iter().filter_map(|p| p["text"].as_str()).collect();
+    let text: String = parts(&events)
+        .iter()
+        .filter_map(|p| p["text"].as_str())
+        .collect();
     assert_eq!(text, "Hello from fake-llm. You said: hello gemini");
     let last = events.last().unwrap().json();
     assert_eq!(last["candidates"][0]["finishReason"], "STOP");
     assert_eq!(last["modelVersion"], "gemini-2.5-pro");
     assert!(last["usageMetadata"]["totalTokenCount"].as_u64().unwrap() > 0);
-    assert!(events[0].json()["candidates"][0].get("finishReason").is_none());
+    assert!(events[0].json()["candidates"][0]
+        .get("finishReason")
+        .is_none());
     let logged = &h.requests()[0];
     assert_eq!(logged.route, "gemini.stream_generate");
     assert_eq!(logged.query.as_deref(), Some("alt=sse"));
@@ -62,31 +72,50 @@ async fn thought_parts_come_first() {
     let last_thought = p.iter().rposition(|p| p["thought"] == true).unwrap();
     let first_text = p.iter().position(|p| p.get("thought").is_none()).unwrap();
     assert!(last_thought < first_text);
-    assert!(events.last().unwrap().json()["usageMetadata"]["thoughtsTokenCount"].as_u64().unwrap() > 0);
+    assert!(
+        events.last().unwrap().json()["usageMetadata"]["thoughtsTokenCount"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
 }
 
 #[tokio::test]
 async fn function_call_then_function_response() {
     let h = server().await;
     let events = sse(post(&h, STREAM, &req("[[scenario:tool]]")).await).await;
-    let call = parts(&events).into_iter().find_map(|p| p.get("functionCall").cloned()).unwrap();
+    let call = parts(&events)
+        .into_iter()
+        .find_map(|p| p.get("functionCall").cloned())
+        .unwrap();
     assert_eq!(call["name"], "run_shell_command");
-    assert_eq!(call["args"], json!({"command": "echo cohost-tool-ok > cohost_tool_output.txt"}));
+    assert_eq!(
+        call["args"],
+        json!({"command": "echo cohost-tool-ok > cohost_tool_output.txt"})
+    );
 
     let mut follow = req("[[scenario:tool]]");
     let contents = follow["contents"].as_array_mut().unwrap();
     contents.push(json!({"role": "model", "parts": [{"functionCall": call}]}));
-    contents.push(json!({"role": "user", "parts": [{"functionResponse": {"name": "run_shell_command",
-        "response": {"output": "Command: echo\nStdout: gem-ok"}}}]}));
+    contents.push(
+        json!({"role": "user", "parts": [{"functionResponse": {"name": "run_shell_command",
+        "response": {"output": "Command: echo\nStdout: gem-ok"}}}]}),
+    );
     let body: Value = post(&h, GENERATE, &follow).await.json().await.unwrap();
-    let text = body["candidates"][0]["content"]["parts"][0]["text"].as_str().unwrap();
+    let text = body["candidates"][0]["content"]["parts"][0]["text"]
+        .as_str()
+        .unwrap();
     assert_eq!(text, "Tool said: Command: echo Stdout: gem-ok");
 }
 
 #[tokio::test]
 async fn write_variant_uses_write_file_with_the_cli_directory() {
     let h = server().await;
-    let body: Value = post(&h, GENERATE, &req("[[write]]")).await.json().await.unwrap();
+    let body: Value = post(&h, GENERATE, &req("[[write]]"))
+        .await
+        .json()
+        .await
+        .unwrap();
     let call = &body["candidates"][0]["content"]["parts"][0]["functionCall"];
     assert_eq!(call["name"], "write_file");
     assert_eq!(call["args"]["file_path"], "/tmp/gem/cohost_tool_output.txt");
@@ -106,10 +135,17 @@ async fn router_request_gets_json_for_its_schema() {
                 "required": ["complexity_reasoning", "complexity_score"]}
         }
     });
-    let resp = post(&h, "/v1beta/models/gemini-2.5-flash-lite:generateContent", &router).await;
+    let resp = post(
+        &h,
+        "/v1beta/models/gemini-2.5-flash-lite:generateContent",
+        &router,
+    )
+    .await;
     assert_eq!(resp.status(), 200);
     let body: Value = resp.json().await.unwrap();
-    let text = body["candidates"][0]["content"]["parts"][0]["text"].as_str().unwrap();
+    let text = body["candidates"][0]["content"]["parts"][0]["text"]
+        .as_str()
+        .unwrap();
     let answer: Value = serde_json::from_str(text).unwrap();
     assert!(answer["complexity_reasoning"].is_string());
     let score = answer["complexity_score"].as_i64().unwrap();
@@ -123,8 +159,12 @@ async fn router_request_gets_json_for_its_schema() {
             "reasoning": {"type": "STRING"}, "next_speaker": {"type": "STRING", "enum": ["model", "user"]}}}}
     });
     let body: Value = post(&h, GENERATE, &check).await.json().await.unwrap();
-    let answer: Value =
-        serde_json::from_str(body["candidates"][0]["content"]["parts"][0]["text"].as_str().unwrap()).unwrap();
+    let answer: Value = serde_json::from_str(
+        body["candidates"][0]["content"]["parts"][0]["text"]
+            .as_str()
+            .unwrap(),
+    )
+    .unwrap();
     assert_eq!(answer["next_speaker"], "user");
 }
 
@@ -132,7 +172,11 @@ async fn router_request_gets_json_for_its_schema() {
 async fn errors_use_google_shape() {
     let h = server().await;
     for (name, status) in ERRORS {
-        let body = error_body(post(&h, STREAM, &req(&format!("[[{name}]]"))).await, *status).await;
+        let body = error_body(
+            post(&h, STREAM, &req(&format!("[[{name}]]"))).await,
+            *status,
+        )
+        .await;
         assert_eq!(body["error"]["code"], *status, "{name}");
         let expected = match *status {
             401 => "UNAUTHENTICATED",
@@ -145,7 +189,10 @@ async fn errors_use_google_shape() {
         assert_eq!(body["error"]["status"], expected);
         if *name == "context" {
             let m = body["error"]["message"].as_str().unwrap();
-            assert!(m.starts_with("The input token count") && m.contains("exceeds the maximum"), "{m}");
+            assert!(
+                m.starts_with("The input token count") && m.contains("exceeds the maximum"),
+                "{m}"
+            );
         }
     }
 }
@@ -155,10 +202,18 @@ async fn malformed_count_tokens_and_models() {
     let h = server().await;
     let events = sse(post(&h, STREAM, &req("[[malformed]]")).await).await;
     assert!(serde_json::from_str::<Value>(&events.last().unwrap().data).is_err());
-    let body: Value = post(&h, "/v1beta/models/gemini-2.5-pro:countTokens", &req("x")).await.json().await.unwrap();
+    let body: Value = post(&h, "/v1beta/models/gemini-2.5-pro:countTokens", &req("x"))
+        .await
+        .json()
+        .await
+        .unwrap();
     assert!(body["totalTokens"].as_u64().unwrap() > 0);
     let body: Value = get(&h, "/v1beta/models").await.json().await.unwrap();
     assert_eq!(body["models"][0]["name"], "models/fake-model");
-    let body: Value = get(&h, "/v1beta/models/fake-model").await.json().await.unwrap();
+    let body: Value = get(&h, "/v1beta/models/fake-model")
+        .await
+        .json()
+        .await
+        .unwrap();
     assert_eq!(body["name"], "models/fake-model");
 }

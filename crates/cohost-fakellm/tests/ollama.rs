@@ -30,7 +30,10 @@ async fn streams_ndjson_by_default() {
     let h = server().await;
     let l = lines(&h, &req("hi ollama", None)).await;
     assert!(l.len() >= 4);
-    let text: String = l.iter().filter_map(|v| v["message"]["content"].as_str()).collect();
+    let text: String = l
+        .iter()
+        .filter_map(|v| v["message"]["content"].as_str())
+        .collect();
     assert_eq!(text, "Hello from fake-llm. You said: hi ollama");
     let last = l.last().unwrap();
     assert_eq!(last["done"], true);
@@ -50,9 +53,15 @@ async fn thinking_then_text() {
 async fn tool_call_then_follow_up() {
     let h = server().await;
     let l = lines(&h, &req("[[tool]]", Some(true))).await;
-    let call = l.iter().find_map(|v| v["message"]["tool_calls"].get(0).cloned()).unwrap();
+    let call = l
+        .iter()
+        .find_map(|v| v["message"]["tool_calls"].get(0).cloned())
+        .unwrap();
     assert_eq!(call["function"]["name"], "bash");
-    assert_eq!(call["function"]["arguments"]["command"], "echo cohost-tool-ok > cohost_tool_output.txt");
+    assert_eq!(
+        call["function"]["arguments"]["command"],
+        "echo cohost-tool-ok > cohost_tool_output.txt"
+    );
     let mut follow = req("[[tool]]", Some(false));
     let msgs = follow["messages"].as_array_mut().unwrap();
     msgs.push(json!({"role": "assistant", "content": "", "tool_calls": [call]}));
@@ -66,11 +75,22 @@ async fn tool_call_then_follow_up() {
 async fn errors_and_malformed() {
     let h = server().await;
     for (name, status) in ERRORS {
-        let body = error_body(post(&h, "/api/chat", &req(&format!("[[{name}]]"), None)).await, *status).await;
+        let body = error_body(
+            post(&h, "/api/chat", &req(&format!("[[{name}]]"), None)).await,
+            *status,
+        )
+        .await;
         assert!(body["error"].is_string(), "{name}: {body}");
     }
-    let body = error_body(post(&h, "/api/chat", &req("[[unknown_model]]", None)).await, 404).await;
-    assert_eq!(body["error"], "model \"llama3.2\" not found, try pulling it first");
+    let body = error_body(
+        post(&h, "/api/chat", &req("[[unknown_model]]", None)).await,
+        404,
+    )
+    .await;
+    assert_eq!(
+        body["error"],
+        "model \"llama3.2\" not found, try pulling it first"
+    );
     let resp = post(&h, "/api/chat", &req("[[malformed]]", None)).await;
     let text = resp.text().await.unwrap();
     let last = text.lines().last().unwrap();
@@ -82,8 +102,15 @@ async fn tags_show_version() {
     let h = server().await;
     let tags: Value = get(&h, "/api/tags").await.json().await.unwrap();
     assert_eq!(tags["models"][0]["name"], "fake-model:latest");
-    let show: Value = post(&h, "/api/show", &json!({"model": "fake-model"})).await.json().await.unwrap();
-    assert!(show["capabilities"].as_array().unwrap().contains(&json!("tools")));
+    let show: Value = post(&h, "/api/show", &json!({"model": "fake-model"}))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert!(show["capabilities"]
+        .as_array()
+        .unwrap()
+        .contains(&json!("tools")));
     let v: Value = get(&h, "/api/version").await.json().await.unwrap();
     assert!(v["version"].is_string());
 }

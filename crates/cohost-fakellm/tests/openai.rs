@@ -46,8 +46,18 @@ async fn chat_text_stream_with_usage_and_done() {
     let c = chunks(&sse(post(&h, "/v1/chat/completions", &chat("hello", true)).await).await);
     assert_eq!(c[0]["choices"][0]["delta"]["role"], "assistant");
     assert_eq!(c[0]["object"], "chat.completion.chunk");
-    assert_eq!(delta_text(&c, "content"), "Hello from fake-llm. You said: hello");
-    assert!(c.iter().filter(|c| c["choices"][0]["delta"]["content"].as_str().is_some_and(|s| !s.is_empty())).count() >= 3);
+    assert_eq!(
+        delta_text(&c, "content"),
+        "Hello from fake-llm. You said: hello"
+    );
+    assert!(
+        c.iter()
+            .filter(|c| c["choices"][0]["delta"]["content"]
+                .as_str()
+                .is_some_and(|s| !s.is_empty()))
+            .count()
+            >= 3
+    );
     let finish = &c[c.len() - 2];
     assert_eq!(finish["choices"][0]["finish_reason"], "stop");
     let usage = c.last().unwrap();
@@ -68,11 +78,19 @@ async fn chat_without_include_usage_has_no_usage_chunk() {
 #[tokio::test]
 async fn chat_reasoning_content_comes_first() {
     let h = server().await;
-    let c = chunks(&sse(post(&h, "/v1/chat/completions", &chat("[[reasoning]]", true)).await).await);
-    let first_reasoning = c.iter().position(|c| c["choices"][0]["delta"]["reasoning_content"].is_string()).unwrap();
+    let c =
+        chunks(&sse(post(&h, "/v1/chat/completions", &chat("[[reasoning]]", true)).await).await);
+    let first_reasoning = c
+        .iter()
+        .position(|c| c["choices"][0]["delta"]["reasoning_content"].is_string())
+        .unwrap();
     let first_text = c
         .iter()
-        .position(|c| c["choices"][0]["delta"]["content"].as_str().is_some_and(|s| !s.is_empty()))
+        .position(|c| {
+            c["choices"][0]["delta"]["content"]
+                .as_str()
+                .is_some_and(|s| !s.is_empty())
+        })
         .unwrap();
     assert!(first_reasoning < first_text);
     assert!(delta_text(&c, "reasoning_content").starts_with("Thinking about"));
@@ -81,37 +99,71 @@ async fn chat_reasoning_content_comes_first() {
 #[tokio::test]
 async fn chat_tool_call_then_follow_up() {
     let h = server().await;
-    let c = chunks(&sse(post(&h, "/v1/chat/completions", &chat("[[scenario:tool]]", true)).await).await);
-    let calls: Vec<&Value> = c.iter().filter_map(|c| c["choices"][0]["delta"]["tool_calls"].get(0)).collect();
+    let c = chunks(
+        &sse(post(&h, "/v1/chat/completions", &chat("[[scenario:tool]]", true)).await).await,
+    );
+    let calls: Vec<&Value> = c
+        .iter()
+        .filter_map(|c| c["choices"][0]["delta"]["tool_calls"].get(0))
+        .collect();
     assert_eq!(calls[0]["function"]["name"], "run_shell_command");
     let id = calls[0]["id"].as_str().unwrap().to_string();
-    let args: String = calls.iter().filter_map(|c| c["function"]["arguments"].as_str()).collect();
+    let args: String = calls
+        .iter()
+        .filter_map(|c| c["function"]["arguments"].as_str())
+        .collect();
     let args: Value = serde_json::from_str(&args).unwrap();
-    assert_eq!(args, json!({"command": "echo cohost-tool-ok > cohost_tool_output.txt"}));
+    assert_eq!(
+        args,
+        json!({"command": "echo cohost-tool-ok > cohost_tool_output.txt"})
+    );
     assert_eq!(c[c.len() - 2]["choices"][0]["finish_reason"], "tool_calls");
 
     let mut follow = chat("[[scenario:tool]]", false);
     let msgs = follow["messages"].as_array_mut().unwrap();
-    msgs.push(json!({"role": "assistant", "content": null, "tool_calls": [{"id": id, "type": "function",
-        "function": {"name": "run_shell_command", "arguments": args.to_string()}}]}));
+    msgs.push(
+        json!({"role": "assistant", "content": null, "tool_calls": [{"id": id, "type": "function",
+        "function": {"name": "run_shell_command", "arguments": args.to_string()}}]}),
+    );
     msgs.push(json!({"role": "tool", "tool_call_id": id, "content": "exit 0"}));
-    let body: Value = post(&h, "/v1/chat/completions", &follow).await.json().await.unwrap();
-    assert_eq!(body["choices"][0]["message"]["content"], "Tool said: exit 0");
+    let body: Value = post(&h, "/v1/chat/completions", &follow)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        body["choices"][0]["message"]["content"],
+        "Tool said: exit 0"
+    );
     assert_eq!(body["choices"][0]["finish_reason"], "stop");
 }
 
 #[tokio::test]
 async fn chat_non_streaming_shapes() {
     let h = server().await;
-    let body: Value = post(&h, "/v1/chat/completions", &chat("[[write]]", false)).await.json().await.unwrap();
+    let body: Value = post(&h, "/v1/chat/completions", &chat("[[write]]", false))
+        .await
+        .json()
+        .await
+        .unwrap();
     assert_eq!(body["object"], "chat.completion");
     let call = &body["choices"][0]["message"]["tool_calls"][0];
     assert_eq!(call["function"]["name"], "write_file");
-    let args: Value = serde_json::from_str(call["function"]["arguments"].as_str().unwrap()).unwrap();
+    let args: Value =
+        serde_json::from_str(call["function"]["arguments"].as_str().unwrap()).unwrap();
     assert_eq!(args["content"], "cohost-tool-ok");
-    let body: Value = post(&h, "/v1/chat/completions", &chat("[[reasoning]]", false)).await.json().await.unwrap();
+    let body: Value = post(&h, "/v1/chat/completions", &chat("[[reasoning]]", false))
+        .await
+        .json()
+        .await
+        .unwrap();
     assert!(body["choices"][0]["message"]["reasoning_content"].is_string());
-    assert!(body["usage"]["completion_tokens_details"]["reasoning_tokens"].as_u64().unwrap() > 0);
+    assert!(
+        body["usage"]["completion_tokens_details"]["reasoning_tokens"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
 }
 
 #[tokio::test]
@@ -119,14 +171,24 @@ async fn chat_and_responses_errors_use_openai_shape() {
     let h = server().await;
     for (name, status) in ERRORS {
         for path in ["/v1/chat/completions", "/v1/responses"] {
-            let req = if path.ends_with("responses") { responses_req(&format!("[[{name}]]"), true) } else { chat(&format!("[[{name}]]"), true) };
+            let req = if path.ends_with("responses") {
+                responses_req(&format!("[[{name}]]"), true)
+            } else {
+                chat(&format!("[[{name}]]"), true)
+            };
             let body = error_body(post(&h, path, &req).await, *status).await;
             let err = &body["error"];
-            assert!(err["message"].is_string() && err["type"].is_string(), "{path} {name}: {body}");
+            assert!(
+                err["message"].is_string() && err["type"].is_string(),
+                "{path} {name}: {body}"
+            );
             match *name {
                 "context" => {
                     assert_eq!(err["code"], "context_length_exceeded");
-                    assert!(err["message"].as_str().unwrap().starts_with("This model's maximum context length is"));
+                    assert!(err["message"]
+                        .as_str()
+                        .unwrap()
+                        .starts_with("This model's maximum context length is"));
                 }
                 "unknown_model" => assert_eq!(err["code"], "model_not_found"),
                 "429" => assert_eq!(err["code"], "rate_limit_exceeded"),
@@ -174,8 +236,12 @@ fn responses_req(prompt: &str, stream: bool) -> Value {
     })
 }
 
-fn of_type<'a>(events: &'a [Sse], kind: &str) -> Vec<Value> {
-    events.iter().filter(|e| e.event.as_deref() == Some(kind)).map(Sse::json).collect::<Vec<_>>()
+fn of_type(events: &[Sse], kind: &str) -> Vec<Value> {
+    events
+        .iter()
+        .filter(|e| e.event.as_deref() == Some(kind))
+        .map(Sse::json)
+        .collect::<Vec<_>>()
 }
 
 #[tokio::test]
@@ -183,7 +249,14 @@ async fn responses_text_stream() {
     let h = server().await;
     let events = sse(post(&h, "/v1/responses", &responses_req("hi codex", true)).await).await;
     let names: Vec<&str> = events.iter().map(|e| e.event.as_deref().unwrap()).collect();
-    assert_eq!(names[..3], ["response.created", "response.in_progress", "response.output_item.added"]);
+    assert_eq!(
+        names[..3],
+        [
+            "response.created",
+            "response.in_progress",
+            "response.output_item.added"
+        ]
+    );
     assert_eq!(*names.last().unwrap(), "response.completed");
     for (i, e) in events.iter().enumerate() {
         let d = e.json();
@@ -192,7 +265,10 @@ async fn responses_text_stream() {
     }
     let deltas = of_type(&events, "response.output_text.delta");
     assert!(deltas.len() >= 3);
-    let text: String = deltas.iter().map(|d| d["delta"].as_str().unwrap()).collect();
+    let text: String = deltas
+        .iter()
+        .map(|d| d["delta"].as_str().unwrap())
+        .collect();
     assert_eq!(text, "Hello from fake-llm. You said: hi codex");
     let done = of_type(&events, "response.completed").remove(0);
     assert_eq!(done["response"]["status"], "completed");
@@ -209,7 +285,10 @@ async fn responses_reasoning_summary() {
     assert_eq!(added[1]["item"]["type"], "message");
     assert!(!of_type(&events, "response.reasoning_summary_text.delta").is_empty());
     let done = of_type(&events, "response.output_item.done");
-    assert!(done[0]["item"]["summary"][0]["text"].as_str().unwrap().starts_with("Thinking about"));
+    assert!(done[0]["item"]["summary"][0]["text"]
+        .as_str()
+        .unwrap()
+        .starts_with("Thinking about"));
 }
 
 #[tokio::test]
@@ -224,17 +303,30 @@ async fn responses_tool_call_uses_codex_shell_then_follow_up() {
         .map(|d| d["delta"].as_str().unwrap().to_string())
         .collect();
     let args: Value = serde_json::from_str(&args).unwrap();
-    assert_eq!(args["command"], json!(["bash", "-lc", "echo cohost-tool-ok > cohost_tool_output.txt"]));
+    assert_eq!(
+        args["command"],
+        json!([
+            "bash",
+            "-lc",
+            "echo cohost-tool-ok > cohost_tool_output.txt"
+        ])
+    );
     let done = of_type(&events, "response.output_item.done").remove(0);
     let call_id = done["item"]["call_id"].as_str().unwrap().to_string();
-    assert_eq!(serde_json::from_str::<Value>(done["item"]["arguments"].as_str().unwrap()).unwrap(), args);
+    assert_eq!(
+        serde_json::from_str::<Value>(done["item"]["arguments"].as_str().unwrap()).unwrap(),
+        args
+    );
 
     let mut follow = responses_req("[[tool]]", true);
     let input = follow["input"].as_array_mut().unwrap();
     input.push(done["item"].clone());
     input.push(json!({"type": "function_call_output", "call_id": call_id, "output": "{\"output\":\"ok-7\",\"metadata\":{\"exit_code\":0}}"}));
     let events = sse(post(&h, "/v1/responses", &follow).await).await;
-    let text: String = of_type(&events, "response.output_text.delta").iter().map(|d| d["delta"].as_str().unwrap().to_string()).collect();
+    let text: String = of_type(&events, "response.output_text.delta")
+        .iter()
+        .map(|d| d["delta"].as_str().unwrap().to_string())
+        .collect();
     assert!(text.starts_with("Tool said: "), "{text}");
     assert!(text.contains("ok-7"));
 }
@@ -242,20 +334,38 @@ async fn responses_tool_call_uses_codex_shell_then_follow_up() {
 #[tokio::test]
 async fn responses_write_uses_apply_patch_custom_tool() {
     let h = server().await;
-    let body: Value = post(&h, "/v1/responses", &responses_req("[[write]]", false)).await.json().await.unwrap();
+    let body: Value = post(&h, "/v1/responses", &responses_req("[[write]]", false))
+        .await
+        .json()
+        .await
+        .unwrap();
     let item = &body["output"][0];
     assert_eq!(item["type"], "custom_tool_call");
     assert_eq!(item["name"], "apply_patch");
-    assert!(item["input"].as_str().unwrap().contains("*** Add File: cohost_tool_output.txt"));
+    assert!(item["input"]
+        .as_str()
+        .unwrap()
+        .contains("*** Add File: cohost_tool_output.txt"));
     assert_eq!(body["object"], "response");
 }
 
 #[tokio::test]
 async fn responses_non_streaming_text_and_string_input() {
     let h = server().await;
-    let body: Value = post(&h, "/v1/responses", &json!({"model": "m", "input": "just a string"})).await.json().await.unwrap();
+    let body: Value = post(
+        &h,
+        "/v1/responses",
+        &json!({"model": "m", "input": "just a string"}),
+    )
+    .await
+    .json()
+    .await
+    .unwrap();
     assert_eq!(body["status"], "completed");
-    assert_eq!(body["output"][0]["content"][0]["text"], "Hello from fake-llm. You said: just a string");
+    assert_eq!(
+        body["output"][0]["content"][0]["text"],
+        "Hello from fake-llm. You said: just a string"
+    );
 }
 
 #[tokio::test]

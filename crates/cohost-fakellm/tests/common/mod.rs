@@ -18,11 +18,20 @@ pub fn client() -> reqwest::Client {
 }
 
 pub async fn post(h: &FakeLlmHandle, path: &str, body: &Value) -> reqwest::Response {
-    client().post(format!("{}{path}", h.base_url())).json(body).send().await.expect("send")
+    client()
+        .post(format!("{}{path}", h.base_url()))
+        .json(body)
+        .send()
+        .await
+        .expect("send")
 }
 
 pub async fn get(h: &FakeLlmHandle, path: &str) -> reqwest::Response {
-    client().get(format!("{}{path}", h.base_url())).send().await.expect("send")
+    client()
+        .get(format!("{}{path}", h.base_url()))
+        .send()
+        .await
+        .expect("send")
 }
 
 /// One SSE frame: its `event:` name (if any) and its `data:` payload.
@@ -34,7 +43,8 @@ pub struct Sse {
 
 impl Sse {
     pub fn json(&self) -> Value {
-        serde_json::from_str(&self.data).unwrap_or_else(|e| panic!("bad SSE json {:?}: {e}", self.data))
+        serde_json::from_str(&self.data)
+            .unwrap_or_else(|e| panic!("bad SSE json {:?}: {e}", self.data))
     }
 }
 
@@ -52,7 +62,10 @@ pub fn parse_sse(text: &str) -> Vec<Sse> {
                     data.push(d.to_string());
                 }
             }
-            Sse { event, data: data.join("\n") }
+            Sse {
+                event,
+                data: data.join("\n"),
+            }
         })
         .collect()
 }
@@ -65,12 +78,21 @@ pub async fn sse(resp: reqwest::Response) -> Vec<Sse> {
 }
 
 pub fn ndjson(text: &str) -> Vec<Value> {
-    text.lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).expect("ndjson line")).collect()
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("ndjson line"))
+        .collect()
 }
 
 /// The error scenarios with the status each must produce.
-pub const ERRORS: &[(&str, u16)] =
-    &[("401", 401), ("403", 403), ("429", 429), ("context", 400), ("500", 500), ("unknown_model", 404)];
+pub const ERRORS: &[(&str, u16)] = &[
+    ("401", 401),
+    ("403", 403),
+    ("429", 429),
+    ("context", 400),
+    ("500", 500),
+    ("unknown_model", 404),
+];
 
 /// Asserts status and the Retry-After header on 429, returns the JSON body.
 pub async fn error_body(resp: reqwest::Response, status: u16) -> Value {
