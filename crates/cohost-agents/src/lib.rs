@@ -1,1 +1,9 @@
-//! cohost-agents (placeholder, being built).
+//! cohost's adapters. Each family lives in its own module folder and depends
+//! only on `cohost-core`'s port; the binary registers them (see [`builtin`]).
+
+pub mod builtin;
+pub mod claude;
+pub mod codex;
+pub mod gemini;
+pub mod http;
+pub mod process;

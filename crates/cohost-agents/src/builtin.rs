@@ -1,0 +1,12 @@
+//! Registration of the built-in providers. Each driver family adds its
+//! factories here; the binary calls [`register_all`].
+
+use cohost_core::{CohostError, Registry};
+use std::sync::Arc;
+
+/// Register every built-in provider (the mock included) into `registry`.
+pub fn register_all(registry: &mut Registry) -> Result<(), CohostError> {
+    registry.register(Arc::new(cohost_core::mock::MockFactory::default()))?;
+    // Driver families register below, one line each.
+    Ok(())
+}
