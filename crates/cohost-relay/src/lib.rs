@@ -17,6 +17,11 @@
 //! # Ok(()) }
 //! ```
 
+/// Log filter directives to append to any `EnvFilter` a relay runs under: the
+/// WebSocket library logs whole frames (payload bytes included) at TRACE, so its
+/// targets are capped. The relay's own logs carry header fields and sizes only.
+pub const LOG_DIRECTIVES: &str = "tungstenite=info,tokio_tungstenite=info";
+
 pub mod admin;
 pub mod auth;
 pub mod broker;

@@ -121,6 +121,13 @@ impl Peer {
         self.send_frame(&f).await;
     }
 
+    pub async fn ws_send_raw(&mut self, raw: Vec<u8>) {
+        self.ws
+            .send(Message::Binary(raw.into()))
+            .await
+            .expect("send");
+    }
+
     pub async fn resume(&mut self, last: &BTreeMap<String, u64>) {
         let f = Frame::control_frame(
             FrameType::RoomResume,
