@@ -108,7 +108,7 @@ pub(crate) fn messages(shared: &Shared, body: &Value) -> (Response, String) {
                 shared.shutdown.clone(),
             )
         }
-        Outcome::Reply(plan) => json_reply(&message(&plan), plan.pace),
+        Outcome::Reply(plan) => json_reply(&message(&plan), &plan, &shared.shutdown),
     };
     (resp, scenario)
 }

@@ -179,7 +179,7 @@ fn generate(shared: &Shared, model: &str, body: &Value, stream: bool) -> (Respon
                 parts.push(json!({"text": plan.full_text()}));
             }
             parts.extend(call_part(&plan));
-            json_reply(&chunk(&plan, parts, true), plan.pace)
+            json_reply(&chunk(&plan, parts, true), &plan, &shared.shutdown)
         }
     };
     (resp, scenario)

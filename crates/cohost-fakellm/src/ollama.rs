@@ -48,7 +48,7 @@ pub(crate) fn chat(shared: &Shared, body: &Value) -> (Response, String) {
             if let Some(calls) = tool_calls(&plan) {
                 message["tool_calls"] = calls;
             }
-            json_reply(&done(&plan, message), plan.pace)
+            json_reply(&done(&plan, message), &plan, &shared.shutdown)
         }
     };
     (resp, scenario)

@@ -126,7 +126,7 @@ pub(crate) fn completions(shared: &Shared, body: &Value) -> (Response, String) {
                 shared.shutdown.clone(),
             )
         }
-        Outcome::Reply(plan) => json_reply(&completion(&plan), plan.pace),
+        Outcome::Reply(plan) => json_reply(&completion(&plan), &plan, &shared.shutdown),
     };
     (resp, scenario)
 }

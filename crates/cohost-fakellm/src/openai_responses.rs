@@ -116,7 +116,8 @@ pub(crate) fn responses(shared: &Shared, body: &Value) -> (Response, String) {
         }
         Outcome::Reply(plan) => json_reply(
             &response_object(&plan, "completed", items(&plan)),
-            plan.pace,
+            &plan,
+            &shared.shutdown,
         ),
     };
     (resp, scenario)

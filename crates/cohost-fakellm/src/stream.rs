@@ -9,7 +9,9 @@ use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use tokio::sync::watch;
 
-use crate::reply::Pace;
+use futures::StreamExt;
+
+use crate::reply::{Pace, Plan};
 
 /// `text/event-stream` for SSE, `application/x-ndjson` for Ollama.
 pub(crate) const SSE: &str = "text/event-stream";
@@ -106,23 +108,52 @@ pub(crate) fn json(status: StatusCode, value: &serde_json::Value) -> Response {
     resp
 }
 
-/// A non-streaming reply: valid JSON, or for the malformed scenario a body cut in half.
-pub(crate) fn json_reply(value: &serde_json::Value, pace: Pace) -> Response {
-    if pace == Pace::Malformed {
-        let full = value.to_string();
-        let cut = full
-            .char_indices()
-            .nth(full.chars().count() / 2)
-            .map(|(i, _)| i)
-            .unwrap_or(0);
-        let mut resp = (StatusCode::OK, full[..cut].to_string()).into_response();
-        resp.headers_mut().insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json"),
-        );
-        return resp;
-    }
-    json(StatusCode::OK, value)
+/// A non-streaming reply: valid JSON; for `malformed` a body cut in half; for
+/// `slow` the whole body after the time the deltas would have taken; for
+/// `stall` headers and then nothing until the client leaves or the server stops.
+pub(crate) fn json_reply(
+    value: &serde_json::Value,
+    plan: &Plan,
+    shutdown: &watch::Receiver<bool>,
+) -> Response {
+    let full = value.to_string();
+    let (wait, body) = match plan.pace {
+        Pace::Normal => return json(StatusCode::OK, value),
+        Pace::Malformed => {
+            let cut = full
+                .char_indices()
+                .nth(full.chars().count() / 2)
+                .map(|(i, _)| i)
+                .unwrap_or(0);
+            (None, Some(Bytes::from(full[..cut].to_string())))
+        }
+        Pace::Slow(delay) => {
+            let n = u32::try_from(plan.text.len()).unwrap_or(u32::MAX);
+            (Some(delay.saturating_mul(n)), Some(Bytes::from(full)))
+        }
+        Pace::Stall => (None, None),
+    };
+    let mut rx = shutdown.clone();
+    let once = futures::stream::once(async move {
+        match (wait, body) {
+            (_, None) => {
+                shutdown_signal(&mut rx).await;
+                None
+            }
+            (Some(wait), Some(body)) => tokio::select! {
+                _ = tokio::time::sleep(wait) => Some(body),
+                _ = shutdown_signal(&mut rx) => None,
+            },
+            (None, body) => body,
+        }
+    })
+    .filter_map(|b| async move { b.map(Ok::<_, Infallible>) });
+    let mut resp = (StatusCode::OK, Body::from_stream(once)).into_response();
+    resp.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    resp
 }
 
 /// Seconds a client is told to wait after a 429.

@@ -303,3 +303,36 @@ async fn default_scenario_and_text_deltas_are_configurable() {
     assert_eq!(text_deltas, 6);
     assert_eq!(h.requests()[0].scenario.as_deref(), Some("reasoning"));
 }
+
+#[tokio::test]
+async fn non_streaming_slow_and_stall() {
+    let config = FakeLlmConfig {
+        slow_delay: Duration::from_millis(10),
+        slow_deltas: 10,
+        ..Default::default()
+    };
+    let h = server_with(config).await;
+    let body = |p: &str| json!({"messages": [{"role": "user", "content": p}]});
+    let t = Instant::now();
+    let slow: Value = post(&h, "/v1/chat/completions", &body("[[slow]]"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert!(
+        t.elapsed() >= Duration::from_millis(90),
+        "{:?}",
+        t.elapsed()
+    );
+    assert!(slow["choices"][0]["message"]["content"]
+        .as_str()
+        .unwrap()
+        .starts_with("tick 0 tick 1"));
+    let resp = post(&h, "/v1/chat/completions", &body("[[stall]]")).await;
+    assert_eq!(resp.status(), 200);
+    let rest = tokio::time::timeout(Duration::from_millis(300), resp.bytes()).await;
+    assert!(rest.is_err(), "a stalled JSON reply must not complete");
+    tokio::time::timeout(Duration::from_secs(3), h.shutdown())
+        .await
+        .expect("shutdown in time");
+}
