@@ -26,7 +26,7 @@
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-VERSIONS_FILE="$HERE/versions.env"
+VERSIONS_FILE="${COHOST_AGENTS_VERSIONS_FILE:-$HERE/versions.env}"
 DIR="${COHOST_AGENTS_DIR:-${HOME}/.cache/cohost-agents}"
 PYTHON="${COHOST_PYTHON:-python3}"
 
@@ -125,6 +125,21 @@ postinstall() { # postinstall NAME PREFIX
       # Hard-links the platform binary to bin/opencode.exe.
       (cd "$nm/opencode-ai" && node postinstall.mjs)
       ;;
+    qwen)
+      # The tarball ships its vendored ripgrep without the exec bit; qwen then
+      # logs "Ripgrep not available ... EACCES" and falls back to a JS grep.
+      local rg
+      for rg in "$nm"/@qwen-code/qwen-code/vendor/ripgrep/*/rg; do
+        [[ -f "$rg" ]] && chmod +x "$rg"
+      done
+      ;;
+    gemini)
+      # keytar's install step copies its prebuilt addon into build/Release (no
+      # download). Non-fatal: with GEMINI_API_KEY gemini never needs a keychain.
+      if [[ -f "$nm/@github/keytar/script/install.js" ]]; then
+        (cd "$nm/@github/keytar" && node script/install.js) || log "gemini: keytar prebuild copy failed (ignored)"
+      fi
+      ;;
   esac
 }
 
@@ -212,7 +227,7 @@ health() { # health NAME CMD_PATH
     *)
       out="$(env "${envs[@]}" timeout 120 "$cmd" --version </dev/null 2>&1)" || rc=$?
       # codex warns on stderr when CODEX_HOME is under /tmp; keep the version line.
-      out="$(grep -v -e '^WARNING' -e '^Run .copilot update' -e '^$' <<<"$out" || true)"
+      out="$(grep -v -e '^WARNING' -e '^Run .copilot update' -e '^Package extraction' -e '^$' <<<"$out" || true)"
       ;;
   esac
   rm -rf "$scratch"
@@ -390,6 +405,8 @@ main() {
       printf '  %-16s %-10s %s\n' "$name" "$status" "$(head -n1 "$DIR/state/$name.version")"
     else
       failed+=("$name")
+      # Never leave a command pointing at some other version.
+      rm -f "$DIR/bin/$(field "$spec" 4)"
       status="$(cat "$DIR/state/$name.fail" 2>/dev/null || echo 'install aborted')"
       printf '  %-16s %-10s %s\n' "$name" "FAILED" "$status"
       log "$name: last lines of $DIR/logs/$name.log:"
