@@ -67,7 +67,7 @@ fn err(status: StatusCode, msg: impl Into<String>) -> Response {
     (status, Json(serde_json::json!({ "error": msg.into() }))).into_response()
 }
 
-fn authorized(state: &RelayState, headers: &HeaderMap) -> Result<(), Response> {
+fn authorized(state: &RelayState, headers: &HeaderMap) -> bool {
     let given = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
@@ -80,12 +80,18 @@ fn authorized(state: &RelayState, headers: &HeaderMap) -> Result<(), Response> {
         .iter()
         .zip(g.iter().chain(std::iter::repeat(&0u8)))
         .fold(want.len() ^ g.len(), |acc, (a, b)| acc | usize::from(a ^ b));
-    if diff == 0 && !want.is_empty() {
-        Ok(())
-    } else {
+    let ok = diff == 0 && !want.is_empty();
+    if !ok {
         tracing::info!("admin request refused: bad bearer secret");
-        Err(err(StatusCode::UNAUTHORIZED, "missing or wrong admin secret: send `Authorization: Bearer <admin secret>` as printed by the relay at start"))
     }
+    ok
+}
+
+fn unauthorized() -> Response {
+    err(
+        StatusCode::UNAUTHORIZED,
+        "missing or wrong admin secret: send `Authorization: Bearer <admin secret>` as printed by the relay at start",
+    )
 }
 
 pub(crate) async fn create_room(
@@ -93,8 +99,8 @@ pub(crate) async fn create_room(
     headers: HeaderMap,
     body: Option<Json<CreateRoom>>,
 ) -> Response {
-    if let Err(r) = authorized(&state, &headers) {
-        return r;
+    if !authorized(&state, &headers) {
+        return unauthorized();
     }
     let req = body.map(|Json(b)| b).unwrap_or_default();
     match state.create_room(req.room.as_deref()) {
@@ -113,8 +119,8 @@ pub(crate) async fn create_invite(
     headers: HeaderMap,
     body: Result<Json<CreateInvite>, axum::extract::rejection::JsonRejection>,
 ) -> Response {
-    if let Err(r) = authorized(&state, &headers) {
-        return r;
+    if !authorized(&state, &headers) {
+        return unauthorized();
     }
     let req = match body {
         Ok(Json(b)) => b,

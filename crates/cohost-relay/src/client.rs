@@ -295,6 +295,10 @@ async fn session(
                             }
                         }
                     }
+                    FrameType::RoomClose => {
+                        let _sent = ev.send(ClientEvent::Frame(f)).await;
+                        return Ended::Stop("room closed by host".into());
+                    }
                     _ => Some(ClientEvent::Frame(f)),
                 };
                 if let Some(e) = out {

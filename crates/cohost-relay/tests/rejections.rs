@@ -175,15 +175,13 @@ async fn token_in_url_query_is_rejected() {
     let url = format!("{}?token={t}", h.ws_url(&room));
     let (status, body) = try_connect_url(&url, None, None)
         .await
-        .err()
-        .expect("refused");
+        .expect_err("refused");
     assert_eq!(status, 400);
     assert!(body.contains("never accepted in the URL query"), "{body}");
     // Even when the header also carries a valid token.
     let (status, _) = try_connect_url(&url, Some(&t), None)
         .await
-        .err()
-        .expect("refused");
+        .expect_err("refused");
     assert_eq!(status, 400);
 }
 
@@ -194,8 +192,7 @@ async fn foreign_origin_is_rejected_and_allowlisted_or_absent_origin_is_accepted
     let t = token(&h, &room, Role::Viewer, "vic");
     let (status, body) = try_connect_url(&h.ws_url(&room), Some(&t), Some("https://evil.example"))
         .await
-        .err()
-        .expect("refused");
+        .expect_err("refused");
     assert_eq!(status, 403);
     assert!(body.contains("evil.example"), "{body}");
     assert!(

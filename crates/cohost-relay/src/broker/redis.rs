@@ -120,6 +120,7 @@ impl Broker for RedisBroker {
             let mut backoff = Duration::from_millis(50);
             let mut first = true;
             loop {
+                let started = std::time::Instant::now();
                 match RedisBroker::listen(&client, &pattern, prefix_len, &sink, !first).await {
                     Ok(()) => tracing::warn!(url = %url, "redis subscription ended; resubscribing"),
                     Err(e) => {
@@ -127,6 +128,9 @@ impl Broker for RedisBroker {
                     }
                 }
                 first = false;
+                if started.elapsed() > Duration::from_secs(5) {
+                    backoff = Duration::from_millis(50);
+                }
                 tokio::time::sleep(backoff).await;
                 backoff = (backoff * 2).min(Duration::from_secs(2));
             }

@@ -54,6 +54,7 @@ pub(crate) struct Room {
     members: RwLock<Vec<Arc<Conn>>>,
     presence: Mutex<BTreeMap<u64, Participant>>,
     ring: Mutex<Ring>,
+    closed: std::sync::atomic::AtomicBool,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -71,7 +72,13 @@ impl Room {
                 limits.ring_max_frames,
                 limits.ring_max_age,
             )),
+            closed: std::sync::atomic::AtomicBool::new(false),
         }
+    }
+
+    /// Whether the host closed the room (new joins are refused).
+    pub(crate) fn is_closed(&self) -> bool {
+        self.closed.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     pub(crate) fn member_count(&self) -> usize {
@@ -146,6 +153,8 @@ impl Room {
             self.fanout(frame, except);
         }
         if frame.kind() == FrameType::RoomClose {
+            self.closed
+                .store(true, std::sync::atomic::Ordering::Relaxed);
             for c in self.members() {
                 c.outbox.close(CloseReason::RoomClosed);
             }

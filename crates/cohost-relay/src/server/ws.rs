@@ -87,6 +87,12 @@ pub(crate) async fn ws_handler(
         None => None,
     };
     let r = state.room(&room);
+    if r.is_closed() {
+        return reject(
+            StatusCode::GONE,
+            "the host closed this room; ask for an invite to a new room",
+        );
+    }
     if r.member_count() >= state.config.limits.max_participants_per_room {
         return reject(
             StatusCode::SERVICE_UNAVAILABLE,
@@ -204,6 +210,7 @@ async fn run(
                     };
                     tracing::info!(conn = conn.id, room = %room.id, reason = text, "closing connection");
                     let _closed = socket.send(Message::Close(Some(CloseFrame { code, reason: text.into() }))).await;
+                    linger(&mut socket).await;
                     break;
                 }
             }
@@ -221,6 +228,19 @@ async fn run(
         state.publish(&room.id, &left);
     }
     tracing::info!(conn = conn.id, room = %room.id, "left");
+}
+
+/// After sending Close, reads (and discards) until the peer's Close or a short
+/// timeout, so unread client data does not turn the close into a TCP reset.
+async fn linger(socket: &mut WebSocket) {
+    let drain = async {
+        while let Some(Ok(m)) = socket.recv().await {
+            if matches!(m, Message::Close(_)) {
+                break;
+            }
+        }
+    };
+    let _timed_out = tokio::time::timeout(std::time::Duration::from_secs(1), drain).await;
 }
 
 fn on_frame(

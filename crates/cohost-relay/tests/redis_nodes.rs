@@ -1,0 +1,184 @@
+//! Two relay nodes over a real Redis: frames cross nodes, and a killed pub/sub
+//! connection is recovered and resubscribed.
+//!
+//! Uses `COHOST_TEST_REDIS_URL` if set; otherwise starts its own `redis-server`
+//! on a free loopback port in a temp dir. Without redis-server: fails when `CI`
+//! is set, skips with a loud notice otherwise.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
+
+use cohost_protocol::{FrameType, Role};
+use cohost_relay::{RedisBroker, RelayHandle};
+use common::*;
+
+struct RedisServer {
+    url: String,
+    child: Option<Child>,
+    _dir: Option<tempfile::TempDir>,
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        if let Some(c) = self.child.as_mut() {
+            let _killed = c.kill();
+            let _reaped = c.wait();
+        }
+    }
+}
+
+async fn redis() -> Option<RedisServer> {
+    if let Ok(url) = std::env::var("COHOST_TEST_REDIS_URL") {
+        return Some(RedisServer {
+            url,
+            child: None,
+            _dir: None,
+        });
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let child = Command::new("redis-server")
+        .args([
+            "--port",
+            &port.to_string(),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+        ])
+        .arg("--dir")
+        .arg(dir.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn();
+    let child = match child {
+        Ok(c) => c,
+        Err(e) => {
+            if std::env::var_os("CI").is_some() {
+                panic!("redis-server is required in CI (apt-get install -y redis-server): {e}");
+            }
+            eprintln!("\n!!!!!!!! SKIPPING redis_nodes: redis-server not found ({e}); install redis-server or set COHOST_TEST_REDIS_URL !!!!!!!!\n");
+            return None;
+        }
+    };
+    let url = format!("redis://127.0.0.1:{port}/");
+    let server = RedisServer {
+        url: url.clone(),
+        child: Some(child),
+        _dir: Some(dir),
+    };
+    let client = redis::Client::open(url.as_str()).unwrap();
+    for _ in 0..100 {
+        if let Ok(mut c) = client.get_multiplexed_async_connection().await {
+            if redis::cmd("PING")
+                .query_async::<String>(&mut c)
+                .await
+                .is_ok()
+            {
+                return Some(server);
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("redis-server did not start on port {port}");
+}
+
+async fn node(url: &str, prefix: &str) -> RelayHandle {
+    let broker = Arc::new(
+        RedisBroker::connect(url, prefix)
+            .await
+            .expect("redis broker"),
+    );
+    relay_with(|c| c.broker = Some(broker)).await
+}
+
+/// Sends chat probes from `from` until `to` sees one (subscriptions are async).
+async fn wait_linked(from: &mut Peer, to: &mut Peer) {
+    for _ in 0..100 {
+        from.send(FrameType::ChatMessage, None, 0, b"probe").await;
+        if let Some(f) = to.next_within(Duration::from_millis(100)).await {
+            if f.kind() == FrameType::ChatMessage {
+                return;
+            }
+        }
+    }
+    panic!("nodes never linked through redis");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_nodes_deliver_across_redis_and_survive_a_killed_subscription() {
+    let Some(server) = redis().await else { return };
+    let prefix = format!("cohost-test-{}", std::process::id());
+    let n1 = node(&server.url, &prefix).await;
+    let n2 = node(&server.url, &prefix).await;
+    let room = n1.create_room(Some("xnode")).unwrap();
+    n2.create_room(Some("xnode")).unwrap();
+
+    let mut host = join(&n1, &room, Role::Host, "hana").await;
+    let mut viewer = join(&n2, &room, Role::Viewer, "vic").await;
+    let mut co = join(&n2, &room, Role::CoDriver, "cody").await;
+    wait_linked(&mut host, &mut viewer).await;
+    wait_linked(&mut co, &mut host).await;
+
+    // Co-driver on node 2 -> host on node 1.
+    co.send(FrameType::SuggestPrompt, None, 0, b"cross-node idea")
+        .await;
+    let s = host.recv_kind(FrameType::PromptSuggested).await;
+    assert_eq!(s.role(), Some(Role::CoDriver));
+    viewer
+        .assert_no(FrameType::PromptSuggested, Duration::from_millis(200))
+        .await;
+
+    // Host on node 1 -> viewer and co-driver on node 2, in order.
+    for i in 0..100u64 {
+        host.send(FrameType::StreamChunk, Some("s"), i, &i.to_be_bytes())
+            .await;
+    }
+    for p in [&mut viewer, &mut co] {
+        for i in 0..100u64 {
+            assert_eq!(p.recv_kind(FrameType::StreamChunk).await.chunk(), i);
+        }
+    }
+
+    // Node 2 recorded what it saw via the broker: a reconnecting viewer resumes there.
+    let t = token(&n1, &room, Role::Viewer, "vic2");
+    let mut late = try_connect(&n2, &room, &t).await.unwrap();
+    late.recv_kind(FrameType::RoomWelcome).await;
+    late.resume(&BTreeMap::from([("s".to_string(), 89)])).await;
+    for i in 90..100u64 {
+        assert_eq!(late.recv_kind(FrameType::StreamChunk).await.chunk(), i);
+    }
+
+    // Kill every pub/sub connection; nodes must resubscribe and tell clients.
+    let client = redis::Client::open(server.url.as_str()).unwrap();
+    let mut c = client.get_multiplexed_async_connection().await.unwrap();
+    let killed: i64 = redis::cmd("CLIENT")
+        .arg("KILL")
+        .arg("TYPE")
+        .arg("pubsub")
+        .query_async(&mut c)
+        .await
+        .unwrap();
+    assert!(killed >= 2, "killed {killed} pubsub connections");
+    viewer.recv_kind(FrameType::RoomResync).await;
+    wait_linked(&mut host, &mut viewer).await;
+    for i in 100..110u64 {
+        host.send(FrameType::StreamChunk, Some("s"), i, &i.to_be_bytes())
+            .await;
+    }
+    for i in 100..110u64 {
+        assert_eq!(viewer.recv_kind(FrameType::StreamChunk).await.chunk(), i);
+    }
+    n1.shutdown().await;
+    n2.shutdown().await;
+}
