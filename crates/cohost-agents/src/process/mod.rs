@@ -1,1 +1,51 @@
-//! process (being built).
+//! The shared process supervisor every CLI driver uses.
+//!
+//! - [`Supervised::spawn`] starts an agent as the leader of its own process
+//!   group with piped stdio and a narrow environment ([`EnvPolicy`]: an
+//!   allowlist, the provider's own prefixes, the user's explicit variables).
+//! - stdout is framed into bounded lines ([`LineFramer`], 16 MiB by default;
+//!   longer lines become [`Frame::Oversized`] and the stream continues),
+//!   decoded lossily, a truncated last line included.
+//! - stderr goes to a bounded ring ([`StderrRing`], last 64 KiB), sanitized
+//!   on read; [`classify_stderr`] maps common failures to error codes.
+//! - exit is watched ([`ExitInfo`]); signals go to the whole group
+//!   ([`GroupSignal`]); the group is SIGKILLed on `terminate` and on `Drop`;
+//!   [`kill_all`] kills every group still alive (the binary calls it on exit).
+//! - [`locate_binary`] and [`probe_version`] find the agent and check it.
+//!
+//! A driver owns one [`Supervised`], takes its stdout receiver into the turn
+//! stream, writes stdin through a cloneable [`StdinWriter`], and reports
+//! [`Supervised::crash_report`] as `health().last_error` when the child dies.
+
+mod child;
+mod env;
+mod framer;
+mod group;
+mod locate;
+pub mod procfs;
+mod stderr;
+
+pub use child::{ExitInfo, ProcessSpec, StdinWriter, Supervised};
+pub use env::{EnvPolicy, ALLOWED_NAMES, ALLOWED_PREFIXES};
+pub use framer::{Frame, LineFramer, DEFAULT_MAX_LINE_BYTES};
+pub use group::{
+    deregister, kill_all, live_groups, register, signal_group, GroupRegistry, GroupSignal,
+};
+pub use locate::{
+    find_on_path, locate_binary, probe, probe_version, ProbeOutput, Version, VersionRange,
+};
+pub use stderr::{classify_stderr, StderrRing, DEFAULT_STDERR_BYTES};
+
+use cohost_core::{CohostError, ErrorCode};
+
+/// The non-fatal INVALID_OUTPUT error for a dropped over-long line.
+pub fn oversized_line_error(provider_id: &str, bytes: usize) -> CohostError {
+    CohostError::new(
+        ErrorCode::InvalidOutput,
+        format!("agent `{provider_id}` printed a {bytes}-byte line, over the line limit; it was skipped"),
+    )
+    .with_fix("usually a huge tool output; the turn continues without that event")
+}
+
+#[cfg(test)]
+mod tests;

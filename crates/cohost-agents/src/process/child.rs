@@ -1,0 +1,448 @@
+//! The supervised child: spawn in its own group, frame stdout, keep a stderr
+//! ring, watch for exit, signal and kill the whole group.
+
+use cohost_core::{CohostError, ErrorCode};
+use std::ffi::OsString;
+use std::fmt;
+use std::os::unix::process::ExitStatusExt;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+use tokio::process::ChildStdin;
+use tokio::sync::{mpsc, watch};
+
+use super::env::EnvPolicy;
+use super::framer::{Frame, LineFramer, DEFAULT_MAX_LINE_BYTES};
+use super::group::{self, signal_group, GroupSignal};
+use super::stderr::{StderrRing, DEFAULT_STDERR_BYTES};
+
+/// How to start an agent process.
+#[derive(Debug, Clone)]
+pub struct ProcessSpec {
+    /// Provider id, for messages (`claude`).
+    pub provider_id: String,
+    /// The binary.
+    pub program: PathBuf,
+    /// Arguments.
+    pub args: Vec<OsString>,
+    /// Working directory (`None` = ours).
+    pub cwd: Option<PathBuf>,
+    /// Environment policy (allowlist + provider prefixes + explicit vars).
+    pub env: EnvPolicy,
+    /// Longest stdout line kept.
+    pub max_line_bytes: usize,
+    /// Bytes of stderr kept.
+    pub stderr_bytes: usize,
+    /// Frames buffered between the reader task and the consumer; a full
+    /// channel pauses reading, so a slow consumer backpressures the agent.
+    pub channel_capacity: usize,
+}
+
+impl ProcessSpec {
+    /// A spec with default limits.
+    pub fn new(provider_id: impl Into<String>, program: impl Into<PathBuf>) -> Self {
+        ProcessSpec {
+            provider_id: provider_id.into(),
+            program: program.into(),
+            args: Vec::new(),
+            cwd: None,
+            env: EnvPolicy::default(),
+            max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+            stderr_bytes: DEFAULT_STDERR_BYTES,
+            channel_capacity: 256,
+        }
+    }
+
+    /// Append an argument.
+    pub fn arg(mut self, a: impl Into<OsString>) -> Self {
+        self.args.push(a.into());
+        self
+    }
+
+    /// Append arguments.
+    pub fn args<I, S>(mut self, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<OsString>,
+    {
+        self.args.extend(args.into_iter().map(Into::into));
+        self
+    }
+}
+
+/// How a process ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExitInfo {
+    /// Exit code, when it exited.
+    pub code: Option<i32>,
+    /// Signal number, when a signal killed it.
+    pub signal: Option<i32>,
+}
+
+impl ExitInfo {
+    /// Exited with code 0.
+    pub fn success(&self) -> bool {
+        self.code == Some(0)
+    }
+}
+
+impl fmt::Display for ExitInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.code, self.signal) {
+            (Some(c), _) => write!(f, "exited with code {c}"),
+            (None, Some(s)) => {
+                let name = match s {
+                    libc::SIGINT => " (SIGINT)",
+                    libc::SIGTERM => " (SIGTERM)",
+                    libc::SIGKILL => " (SIGKILL)",
+                    libc::SIGSEGV => " (SIGSEGV)",
+                    libc::SIGABRT => " (SIGABRT)",
+                    libc::SIGPIPE => " (SIGPIPE)",
+                    _ => "",
+                };
+                write!(f, "killed by signal {s}{name}")
+            }
+            (None, None) => f.write_str("ended"),
+        }
+    }
+}
+
+/// A cloneable handle to the child's stdin. Writes are whole lines, never
+/// interleaved, because an agent reading JSON lines cannot resynchronise
+/// after a torn write.
+#[derive(Clone)]
+pub struct StdinWriter {
+    inner: Arc<tokio::sync::Mutex<Option<ChildStdin>>>,
+    provider_id: Arc<str>,
+}
+
+impl fmt::Debug for StdinWriter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StdinWriter")
+            .field("provider_id", &self.provider_id)
+            .finish()
+    }
+}
+
+impl StdinWriter {
+    /// Write `line` plus `\n` and flush. A closed pipe is PROCESS_CRASHED.
+    pub async fn write_line(&self, line: &str) -> Result<(), CohostError> {
+        let mut guard = self.inner.lock().await;
+        let Some(stdin) = guard.as_mut() else {
+            return Err(self.closed("stdin is closed"));
+        };
+        let mut buf = Vec::with_capacity(line.len() + 1);
+        buf.extend_from_slice(line.as_bytes());
+        buf.push(b'\n');
+        let res = async {
+            stdin.write_all(&buf).await?;
+            stdin.flush().await
+        }
+        .await;
+        if let Err(e) = res {
+            *guard = None;
+            return Err(self.closed(&format!("writing to stdin failed: {e}")));
+        }
+        Ok(())
+    }
+
+    /// Close stdin (EOF for the agent).
+    pub async fn close(&self) {
+        if let Some(mut s) = self.inner.lock().await.take() {
+            let _ = s.shutdown().await;
+        }
+    }
+
+    fn closed(&self, what: &str) -> CohostError {
+        CohostError::new(
+            ErrorCode::ProcessCrashed,
+            format!("agent `{}`: {what}", self.provider_id),
+        )
+        .with_fix("cohost restarts the agent for the next prompt")
+    }
+}
+
+/// A running agent process, leader of its own process group.
+///
+/// Dropping it SIGKILLs the whole group, so no code path can leak an agent.
+pub struct Supervised {
+    provider_id: Arc<str>,
+    pid: u32,
+    pgid: i32,
+    stdin: StdinWriter,
+    stdout: Option<mpsc::Receiver<Frame>>,
+    stderr: Arc<Mutex<StderrRing>>,
+    exit: watch::Receiver<Option<ExitInfo>>,
+    stderr_done: watch::Receiver<bool>,
+    killed: bool,
+}
+
+impl fmt::Debug for Supervised {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Supervised")
+            .field("provider_id", &self.provider_id)
+            .field("pid", &self.pid)
+            .field("exit", &*self.exit.borrow())
+            .finish()
+    }
+}
+
+impl Supervised {
+    /// Spawn the process described by `spec`. Must run inside a tokio runtime.
+    pub fn spawn(spec: ProcessSpec) -> Result<Supervised, CohostError> {
+        let mut cmd = tokio::process::Command::new(&spec.program);
+        cmd.args(&spec.args)
+            .env_clear()
+            .envs(spec.env.build_from_process())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            // Backstop if the runtime shuts down before our Drop runs.
+            .kill_on_drop(true);
+        if let Some(cwd) = &spec.cwd {
+            cmd.current_dir(cwd);
+        }
+        let provider_id: Arc<str> = spec.provider_id.as_str().into();
+        let mut child = cmd.spawn().map_err(|e| {
+            CohostError::new(
+                ErrorCode::SpawnFailed,
+                format!(
+                    "could not start agent `{provider_id}` (`{}`): {e}",
+                    spec.program.display()
+                ),
+            )
+            .with_fix("check the binary path, its permissions and the working directory")
+        })?;
+        let pid = child.id().unwrap_or(0);
+        let pgid = i32::try_from(pid).unwrap_or(0);
+        if pgid > 1 {
+            group::register(pgid);
+        }
+
+        let stdin = StdinWriter {
+            inner: Arc::new(tokio::sync::Mutex::new(child.stdin.take())),
+            provider_id: provider_id.clone(),
+        };
+        let (tx, rx) = mpsc::channel(spec.channel_capacity.max(1));
+        if let Some(out) = child.stdout.take() {
+            tokio::spawn(read_stdout(out, LineFramer::new(spec.max_line_bytes), tx));
+        }
+        let stderr = Arc::new(Mutex::new(StderrRing::new(spec.stderr_bytes)));
+        let (stderr_done_tx, stderr_done) = watch::channel(false);
+        match child.stderr.take() {
+            Some(err) => {
+                tokio::spawn(read_stderr(err, stderr.clone(), stderr_done_tx));
+            }
+            None => {
+                let _ = stderr_done_tx.send(true);
+            }
+        }
+        let (exit_tx, exit_rx) = watch::channel(None);
+        tokio::spawn(async move {
+            let info = match child.wait().await {
+                Ok(status) => ExitInfo {
+                    code: status.code(),
+                    signal: status.signal(),
+                },
+                Err(_) => ExitInfo {
+                    code: None,
+                    signal: None,
+                },
+            };
+            let _ = exit_tx.send(Some(info));
+        });
+
+        Ok(Supervised {
+            provider_id,
+            pid,
+            pgid,
+            stdin,
+            stdout: Some(rx),
+            stderr,
+            exit: exit_rx,
+            stderr_done,
+            killed: false,
+        })
+    }
+
+    /// The leader's pid (= the group id).
+    pub fn pid(&self) -> u32 {
+        self.pid
+    }
+
+    /// The stdout frames. The channel closes at stdout EOF (after a final
+    /// truncated line, if any). Can be taken once.
+    pub fn take_stdout(&mut self) -> Option<mpsc::Receiver<Frame>> {
+        self.stdout.take()
+    }
+
+    /// A handle for writing lines to stdin.
+    pub fn stdin(&self) -> StdinWriter {
+        self.stdin.clone()
+    }
+
+    /// How the leader ended, if it did.
+    pub fn exit_info(&self) -> Option<ExitInfo> {
+        *self.exit.borrow()
+    }
+
+    /// Whether the leader is still running.
+    pub fn is_alive(&self) -> bool {
+        self.exit_info().is_none()
+    }
+
+    /// A receiver that changes once, when the leader exits.
+    pub fn exit_watch(&self) -> watch::Receiver<Option<ExitInfo>> {
+        self.exit.clone()
+    }
+
+    /// Wait up to `timeout` for the leader to exit.
+    pub async fn wait_exit(&self, timeout: Duration) -> Option<ExitInfo> {
+        let mut rx = self.exit.clone();
+        let wait = async {
+            loop {
+                if let Some(info) = *rx.borrow_and_update() {
+                    return Some(info);
+                }
+                if rx.changed().await.is_err() {
+                    return *rx.borrow();
+                }
+            }
+        };
+        tokio::time::timeout(timeout, wait).await.ok().flatten()
+    }
+
+    /// Wait up to `timeout` for the leader to exit and its stderr to reach
+    /// EOF, so [`Supervised::crash_report`] sees the agent's last words.
+    /// Returns the exit info if the leader exited.
+    pub async fn settle(&self, timeout: Duration) -> Option<ExitInfo> {
+        let mut done = self.stderr_done.clone();
+        let deadline = tokio::time::Instant::now() + timeout;
+        let info = self.wait_exit(timeout).await;
+        let _ = tokio::time::timeout_at(deadline, done.wait_for(|d| *d)).await;
+        info
+    }
+
+    /// Signal the whole group. Returns whether the group still existed.
+    pub fn signal(&self, signal: GroupSignal) -> Result<bool, CohostError> {
+        signal_group(self.pgid, signal).map_err(|e| {
+            CohostError::new(
+                ErrorCode::ProcessCrashed,
+                format!("could not signal agent `{}`: {e}", self.provider_id),
+            )
+        })
+    }
+
+    /// SIGKILL the group and wait (bounded) for the leader to be reaped.
+    pub async fn kill(&mut self) -> Option<ExitInfo> {
+        self.kill_now();
+        self.wait_exit(Duration::from_secs(2)).await
+    }
+
+    /// SIGTERM, wait up to `grace`, then SIGKILL the group.
+    pub async fn terminate(&mut self, grace: Duration) -> Option<ExitInfo> {
+        if !self.killed {
+            let _ = signal_group(self.pgid, GroupSignal::Terminate);
+            if let Some(info) = self.wait_exit(grace).await {
+                // The leader is gone; helpers may not be.
+                self.kill_now();
+                return Some(info);
+            }
+        }
+        self.kill().await
+    }
+
+    fn kill_now(&mut self) {
+        if self.pgid > 1 {
+            let _ = signal_group(self.pgid, GroupSignal::Kill);
+            group::deregister(self.pgid);
+        }
+        self.killed = true;
+    }
+
+    /// The sanitized stderr captured so far.
+    pub fn stderr_text(&self) -> String {
+        self.stderr.lock().map(|r| r.text()).unwrap_or_default()
+    }
+
+    /// The last `n` non-blank stderr lines, sanitized.
+    pub fn stderr_tail(&self, n: usize) -> String {
+        self.stderr
+            .lock()
+            .map(|r| r.tail_lines(n))
+            .unwrap_or_default()
+    }
+
+    /// A one-line description of why the process is gone: exit status plus
+    /// the stderr tail (for `health().last_error` and PROCESS_CRASHED).
+    pub fn crash_report(&self) -> String {
+        let status = self
+            .exit_info()
+            .map_or_else(|| "stopped responding".to_string(), |i| i.to_string());
+        let tail = self.stderr_tail(5);
+        if tail.is_empty() {
+            format!("agent `{}` {status}", self.provider_id)
+        } else {
+            format!(
+                "agent `{}` {status}: {}",
+                self.provider_id,
+                tail.replace('\n', " | ")
+            )
+        }
+    }
+}
+
+impl Drop for Supervised {
+    fn drop(&mut self) {
+        self.kill_now();
+    }
+}
+
+async fn read_stdout(
+    mut out: impl AsyncRead + Unpin,
+    mut framer: LineFramer,
+    tx: mpsc::Sender<Frame>,
+) {
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut frames = Vec::new();
+    loop {
+        let n = match out.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        framer.push(&buf[..n], &mut frames);
+        for f in frames.drain(..) {
+            if tx.send(f).await.is_err() {
+                return; // Nobody listens any more.
+            }
+        }
+    }
+    framer.finish(&mut frames);
+    for f in frames.drain(..) {
+        if tx.send(f).await.is_err() {
+            return;
+        }
+    }
+}
+
+async fn read_stderr(
+    mut err: impl AsyncRead + Unpin,
+    ring: Arc<Mutex<StderrRing>>,
+    done: watch::Sender<bool>,
+) {
+    let mut buf = vec![0u8; 8192];
+    loop {
+        match err.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                if let Ok(mut r) = ring.lock() {
+                    r.push(&buf[..n]);
+                }
+            }
+        }
+    }
+    let _ = done.send(true);
+}
