@@ -1,1 +1,68 @@
-fn main() {}
+//! `cohost`: one runtime that drives every AI coding agent through one port.
+//!
+//! This binary is the composition root: it builds the provider registry from
+//! the adapter crates, wires decision sources and renderers, and maps errors
+//! to documented exit codes.
+
+mod approve;
+mod cmd;
+mod exit;
+mod providers;
+mod render;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// One port, many agents: drive AI coding agents and share sessions.
+#[derive(Debug, Parser)]
+#[command(name = "cohost", version, about, long_about = None)]
+struct Cli {
+    /// Log filter for diagnostics on stderr (e.g. `debug`, `cohost_core=trace`).
+    #[arg(long, global = true, env = "COHOST_LOG", default_value = "warn")]
+    log: String,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run one prompt on an agent and stream the answer.
+    Run(cmd::run::RunArgs),
+    /// List the registered providers with kind and capabilities.
+    Agents(cmd::agents::AgentsArgs),
+    /// Serve cohost's deterministic fake model server on 127.0.0.1.
+    #[command(name = "fake-llm")]
+    FakeLlm(cmd::fake_llm::FakeLlmArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_new(&cli.log)
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("cohost: cannot start the async runtime: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let code = runtime.block_on(async move {
+        match cli.command {
+            Command::Run(args) => cmd::run::run(args).await,
+            Command::Agents(args) => cmd::agents::run(args).await,
+            Command::FakeLlm(args) => cmd::fake_llm::run(args).await,
+        }
+    });
+    // Agents' process groups die with us even on an error path.
+    cohost_agents::process::kill_all();
+    ExitCode::from(code)
+}

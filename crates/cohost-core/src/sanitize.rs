@@ -257,6 +257,12 @@ fn replace_home(input: &str, home: &str) -> String {
 
 static GLOBAL: OnceLock<Sanitizer> = OnceLock::new();
 
+/// Build the process-wide sanitizer now (compiling its patterns takes a few
+/// milliseconds) so the first streamed delta does not pay for it.
+pub fn warm_up() {
+    let _ = GLOBAL.get_or_init(Sanitizer::from_process_env);
+}
+
 /// Sanitize with the process-wide sanitizer (built on first use from the
 /// environment and `$HOME`).
 pub fn sanitize(input: &str) -> String {

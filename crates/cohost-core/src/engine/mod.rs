@@ -139,6 +139,7 @@ impl HostSession {
         decisions: SharedDecisionSource,
         opts: SessionOptions,
     ) -> Self {
+        crate::sanitize::warm_up();
         let (control_tx, controls) = mpsc::unbounded_channel();
         let descriptor = factory.descriptor();
         let native_session_id = config.resume.clone();

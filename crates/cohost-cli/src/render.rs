@@ -1,0 +1,137 @@
+//! Human rendering of the event stream: answer text on stdout as it
+//! arrives; reasoning (dimmed), tool activity and errors on stderr, so
+//! `cohost run ... > answer.txt` captures only the answer.
+
+use cohost_core::{Event, EventBody, ToolStatus};
+use std::io::{IsTerminal, Write};
+
+/// Renders events for a person.
+pub struct Human {
+    color: bool,
+    in_reasoning: bool,
+    text_open: bool,
+}
+
+impl Human {
+    /// A renderer; colour only on a terminal and when NO_COLOR is unset.
+    pub fn new() -> Self {
+        let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+        Human {
+            color,
+            in_reasoning: false,
+            text_open: false,
+        }
+    }
+
+    fn style(&self, code: &str, s: &str) -> String {
+        if self.color {
+            format!("\x1b[{code}m{s}\x1b[0m")
+        } else {
+            s.to_string()
+        }
+    }
+
+    fn end_reasoning(&mut self, err: &mut impl Write) {
+        if self.in_reasoning {
+            let _ = writeln!(err);
+            self.in_reasoning = false;
+        }
+    }
+
+    fn end_text(&mut self, out: &mut impl Write) {
+        if self.text_open {
+            let _ = writeln!(out);
+            let _ = out.flush();
+            self.text_open = false;
+        }
+    }
+
+    /// Show one event.
+    pub fn show(&mut self, event: &Event) {
+        let mut out = std::io::stdout().lock();
+        let mut err = std::io::stderr().lock();
+        match &event.body {
+            EventBody::StreamStart { .. } | EventBody::Usage(_) | EventBody::Unknown => {}
+            EventBody::ReasoningChunk { delta, .. } => {
+                if !self.in_reasoning {
+                    let _ = write!(err, "{}", self.style("2", "thinking: "));
+                    self.in_reasoning = true;
+                }
+                let _ = write!(err, "{}", self.style("2", delta));
+                let _ = err.flush();
+            }
+            EventBody::StreamChunk { delta, .. } => {
+                self.end_reasoning(&mut err);
+                let _ = write!(out, "{delta}");
+                let _ = out.flush();
+                self.text_open = !delta.ends_with('\n');
+            }
+            EventBody::ToolCall { name, input, .. } => {
+                self.end_reasoning(&mut err);
+                self.end_text(&mut out);
+                let _ = writeln!(err, "{} {name} {input}", self.style("36", "▶ tool"));
+            }
+            EventBody::ToolApprovalRequested { name, input, .. } => {
+                self.end_reasoning(&mut err);
+                self.end_text(&mut out);
+                let _ = writeln!(
+                    err,
+                    "{} {name} {input}",
+                    self.style("33;1", "? approval requested:")
+                );
+            }
+            EventBody::ToolApprovalDecided {
+                decision, origin, ..
+            } => {
+                let what = if decision.is_allow() {
+                    "allowed"
+                } else {
+                    "denied"
+                };
+                let _ = writeln!(
+                    err,
+                    "{}",
+                    self.style("33", &format!("  {what} ({origin:?})"))
+                );
+            }
+            EventBody::ToolExecuted {
+                status,
+                output_preview,
+                ..
+            } => {
+                let (mark, code) = match status {
+                    ToolStatus::Ok => ("✔ tool ok", "32"),
+                    ToolStatus::Error => ("✖ tool failed", "31"),
+                    ToolStatus::Denied => ("✖ tool denied", "33"),
+                };
+                let first = output_preview.lines().next().unwrap_or("");
+                let _ = writeln!(err, "{} {first}", self.style(code, mark));
+            }
+            EventBody::Status { message, .. } => {
+                let _ = writeln!(err, "{}", self.style("2", &format!("… {message}")));
+            }
+            EventBody::Error(e) => {
+                self.end_reasoning(&mut err);
+                self.end_text(&mut out);
+                let _ = writeln!(
+                    err,
+                    "{} {}: {}",
+                    self.style("31;1", "error"),
+                    e.code,
+                    e.message
+                );
+                if let Some(fix) = &e.suggested_fix {
+                    let _ = writeln!(err, "  fix: {fix}");
+                }
+            }
+            EventBody::StreamEnd { reason, .. } => {
+                self.end_reasoning(&mut err);
+                self.end_text(&mut out);
+                if *reason == cohost_core::EndReason::Interrupted {
+                    let _ = writeln!(err, "{}", self.style("33", "(interrupted)"));
+                }
+            }
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The whole test suite, as the README says: installs what the tests need
+# (pinned agent CLIs, a real Redis, the LiteLLM proxy) when it can, then runs
+# every test of the workspace. In CI (CI=true) a missing piece is an error;
+# locally the tests that need it skip with a loud notice.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+log() { printf '\n==> %s\n' "$*" >&2; }
+
+if [ "$(id -u)" = 0 ] && ! command -v redis-server >/dev/null 2>&1; then
+  log "installing redis-server (apt)"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null
+fi
+
+if [ -f tests/agents/install.sh ] && [ "${COHOST_SKIP_AGENT_INSTALL:-0}" != 1 ]; then
+  log "installing the pinned agent CLIs (tests/agents/install.sh)"
+  bash tests/agents/install.sh
+fi
+if [ -f tests/agents/install-litellm.sh ] && [ "${COHOST_SKIP_AGENT_INSTALL:-0}" != 1 ]; then
+  log "installing the pinned LiteLLM proxy"
+  bash tests/agents/install-litellm.sh
+fi
+
+if ! command -v cargo-nextest >/dev/null 2>&1; then
+  log "installing cargo-nextest"
+  cargo install --locked cargo-nextest
+fi
+
+log "cargo nextest run --workspace"
+cargo nextest run --workspace --profile ci "$@"
+log "doc tests"
+cargo test --workspace --doc --quiet
