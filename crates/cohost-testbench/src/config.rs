@@ -1,0 +1,313 @@
+//! Exactly the environment and config files that point each CLI at the fake
+//! server, with telemetry, update checks and every other outbound call off.
+//!
+//! Pure: a [`Layout`] and a base URL in, a [`Setup`] (variables and file
+//! contents) out. [`crate::Bench`] writes the files; unit tests read them.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+
+use crate::cli::AgentCli;
+
+/// The model id every CLI is told to use; the fake server answers any id.
+pub const FAKE_MODEL: &str = "fake-model";
+
+/// The API key every CLI is given. Not a secret: the fake server accepts anything.
+pub const FAKE_API_KEY: &str = "cohost-bench-not-a-secret";
+
+/// Where a bench keeps one scratch user: every directory a CLI could write to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Layout {
+    /// The scratch root (a temp dir); everything below lives in it.
+    pub root: PathBuf,
+    /// `HOME`.
+    pub home: PathBuf,
+    /// `XDG_CONFIG_HOME`.
+    pub xdg_config: PathBuf,
+    /// `XDG_DATA_HOME`.
+    pub xdg_data: PathBuf,
+    /// `XDG_CACHE_HOME`.
+    pub xdg_cache: PathBuf,
+    /// `XDG_STATE_HOME`.
+    pub xdg_state: PathBuf,
+    /// `CODEX_HOME`.
+    pub codex_home: PathBuf,
+    /// `TMPDIR`, so temp files die with the scratch root.
+    pub tmp: PathBuf,
+    /// The agent's working directory (a project with nothing in it).
+    pub work: PathBuf,
+}
+
+impl Layout {
+    /// The standard layout below `root`.
+    pub fn under(root: &Path) -> Layout {
+        let home = root.join("home");
+        Layout {
+            root: root.to_path_buf(),
+            xdg_config: home.join(".config"),
+            xdg_data: home.join(".local/share"),
+            xdg_cache: home.join(".cache"),
+            xdg_state: home.join(".local/state"),
+            codex_home: home.join(".codex"),
+            tmp: root.join("tmp"),
+            work: root.join("work"),
+            home,
+        }
+    }
+
+    /// Every directory the layout names, to create before a run.
+    pub fn dirs(&self) -> [&Path; 9] {
+        [
+            &self.root,
+            &self.home,
+            &self.xdg_config,
+            &self.xdg_data,
+            &self.xdg_cache,
+            &self.xdg_state,
+            &self.codex_home,
+            &self.tmp,
+            &self.work,
+        ]
+    }
+
+    /// Variables every CLI gets: the scratch user and a plain, colourless terminal.
+    fn base_env(&self) -> BTreeMap<String, String> {
+        let mut env = BTreeMap::new();
+        let mut put = |k: &str, v: &Path| {
+            env.insert(k.to_string(), v.display().to_string());
+        };
+        put("HOME", &self.home);
+        put("XDG_CONFIG_HOME", &self.xdg_config);
+        put("XDG_DATA_HOME", &self.xdg_data);
+        put("XDG_CACHE_HOME", &self.xdg_cache);
+        put("XDG_STATE_HOME", &self.xdg_state);
+        put("CODEX_HOME", &self.codex_home);
+        put("TMPDIR", &self.tmp);
+        for (k, v) in [
+            ("NO_COLOR", "1"),
+            ("TERM", "dumb"),
+            ("LANG", "C.UTF-8"),
+            // Loopback must never go through a proxy, whatever a CLI's HTTP stack assumes.
+            ("NO_PROXY", "127.0.0.1,localhost"),
+            ("no_proxy", "127.0.0.1,localhost"),
+        ] {
+            env.insert(k.to_string(), v.to_string());
+        }
+        env
+    }
+}
+
+/// What one CLI needs besides the scratch user.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Setup {
+    /// Environment variables (the whole child environment except `PATH` and the marker).
+    pub env: BTreeMap<String, String>,
+    /// Config files to write before the run: absolute path and contents.
+    pub files: Vec<(PathBuf, String)>,
+}
+
+impl Setup {
+    fn set(&mut self, key: &str, value: impl Into<String>) {
+        self.env.insert(key.to_string(), value.into());
+    }
+
+    fn file(&mut self, path: PathBuf, contents: String) {
+        self.files.push((path, contents));
+    }
+}
+
+/// The offline setup of `cli` for a fake server at `base_url`
+/// (`http://127.0.0.1:PORT`, no trailing slash).
+pub fn offline_setup(cli: AgentCli, layout: &Layout, base_url: &str) -> Setup {
+    let mut s = Setup {
+        env: layout.base_env(),
+        files: Vec::new(),
+    };
+    let v1 = format!("{base_url}/v1");
+    match cli {
+        AgentCli::Claude | AgentCli::ClaudeCodeAcp => {
+            claude_env(&mut s, base_url);
+            if cli == AgentCli::ClaudeCodeAcp {
+                // Its bundled Claude Code refuses some modes as root without it.
+                s.set("IS_SANDBOX", "1");
+            }
+        }
+        AgentCli::Codex | AgentCli::CodexAcp => {
+            s.set("FAKE_API_KEY", FAKE_API_KEY);
+            s.file(layout.codex_home.join("config.toml"), codex_config(&v1));
+        }
+        AgentCli::Gemini => {
+            s.set("GEMINI_API_KEY", FAKE_API_KEY);
+            s.set("GOOGLE_GEMINI_BASE_URL", base_url);
+            s.set("GEMINI_CLI_TRUST_WORKSPACE", "true");
+            // One process instead of a re-spawned child: clean signals, no orphans.
+            s.set("GEMINI_CLI_NO_RELAUNCH", "true");
+            s.file(
+                layout.home.join(".gemini/settings.json"),
+                gemini_style_settings("gemini-api-key"),
+            );
+        }
+        AgentCli::Qwen => {
+            s.set("OPENAI_API_KEY", FAKE_API_KEY);
+            s.set("OPENAI_BASE_URL", &v1);
+            s.set("OPENAI_MODEL", FAKE_MODEL);
+            s.set("QWEN_CODE_NO_RELAUNCH", "true");
+            s.file(
+                layout.home.join(".qwen/settings.json"),
+                gemini_style_settings("openai"),
+            );
+        }
+        AgentCli::OpenCode => {
+            for switch in [
+                "OPENCODE_DISABLE_AUTOUPDATE",
+                "OPENCODE_DISABLE_MODELS_FETCH",
+                "OPENCODE_DISABLE_SHARE",
+                "OPENCODE_DISABLE_LSP_DOWNLOAD",
+                // Default plugins are fetched from npm on first use.
+                "OPENCODE_DISABLE_DEFAULT_PLUGINS",
+            ] {
+                s.set(switch, "1");
+            }
+            s.file(
+                layout.xdg_config.join("opencode/opencode.json"),
+                opencode_config(&v1),
+            );
+        }
+        AgentCli::Copilot => {
+            s.set("COPILOT_PROVIDER_BASE_URL", &v1);
+            s.set("COPILOT_PROVIDER_API_KEY", FAKE_API_KEY);
+            s.set("COPILOT_MODEL", FAKE_MODEL);
+            s.set("COPILOT_AUTO_UPDATE", "false");
+            // No GitHub auth, telemetry, web tools, MCP or update checks.
+            s.set("COPILOT_OFFLINE", "true");
+        }
+        AgentCli::Aider => {
+            s.set("OPENAI_API_KEY", FAKE_API_KEY);
+            s.set("OPENAI_API_BASE", &v1);
+            s.set("AIDER_ANALYTICS", "false");
+            s.set("AIDER_CHECK_UPDATE", "false");
+            // Any non-empty JSON here stops aider downloading litellm's price map.
+            s.file(
+                layout
+                    .home
+                    .join(".aider/caches/model_prices_and_context_window.json"),
+                aider_model_metadata(),
+            );
+        }
+        AgentCli::Continue => {
+            s.set("CONTINUE_CLI_ENABLE_TELEMETRY", "0");
+            s.set("CONTINUE_METRICS_ENABLED", "0");
+            let global = layout.home.join(".continue");
+            s.set("CONTINUE_GLOBAL_DIR", global.display().to_string());
+            s.file(
+                global.join("index/globalContext.json"),
+                json!({"autoUpdateCli": false}).to_string(),
+            );
+            s.file(continue_config_path(layout), continue_config(&v1));
+        }
+    }
+    s
+}
+
+/// The config file `cn --config` must be given (Continue has no env for its model).
+pub fn continue_config_path(layout: &Layout) -> PathBuf {
+    layout.home.join(".continue/config.yaml")
+}
+
+fn claude_env(s: &mut Setup, base_url: &str) {
+    s.set("ANTHROPIC_BASE_URL", base_url);
+    s.set("ANTHROPIC_API_KEY", FAKE_API_KEY);
+    for switch in [
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC",
+        "DISABLE_AUTOUPDATER",
+        "DISABLE_TELEMETRY",
+        "DISABLE_ERROR_REPORTING",
+    ] {
+        s.set(switch, "1");
+    }
+}
+
+fn codex_config(v1: &str) -> String {
+    // TOML basic strings share JSON's escaping for what a URL can contain.
+    let url = serde_json::Value::String(v1.to_string());
+    format!(
+        "model = \"{FAKE_MODEL}\"\n\
+         model_provider = \"fake\"\n\
+         \n\
+         [model_providers.fake]\n\
+         name = \"cohost fake-llm\"\n\
+         base_url = {url}\n\
+         env_key = \"FAKE_API_KEY\"\n\
+         wire_api = \"responses\"\n\
+         \n\
+         [analytics]\n\
+         enabled = false\n"
+    )
+}
+
+/// Gemini CLI and its fork Qwen Code share the settings schema.
+fn gemini_style_settings(auth_type: &str) -> String {
+    json!({
+        "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
+        "privacy": {"usageStatisticsEnabled": false},
+        "telemetry": {"enabled": false},
+        "security": {"auth": {"selectedType": auth_type}},
+    })
+    .to_string()
+}
+
+fn opencode_config(v1: &str) -> String {
+    json!({
+        "$schema": "https://opencode.ai/config.json",
+        "model": format!("fake/{FAKE_MODEL}"),
+        "autoupdate": false,
+        "share": "disabled",
+        "provider": {
+            "fake": {
+                "npm": "@ai-sdk/openai-compatible",
+                "name": "cohost fake-llm",
+                "options": {"baseURL": v1, "apiKey": FAKE_API_KEY},
+                "models": {FAKE_MODEL: {"name": FAKE_MODEL, "tool_call": true}},
+            }
+        },
+    })
+    .to_string()
+}
+
+fn aider_model_metadata() -> String {
+    json!({
+        format!("openai/{FAKE_MODEL}"): {
+            "max_input_tokens": 128000,
+            "max_output_tokens": 8192,
+            "input_cost_per_token": 0.0,
+            "output_cost_per_token": 0.0,
+            "litellm_provider": "openai",
+            "mode": "chat",
+        }
+    })
+    .to_string()
+}
+
+fn continue_config(v1: &str) -> String {
+    // YAML is a superset of JSON, so a serde_json document is valid config.yaml.
+    json!({
+        "name": "cohost bench",
+        "version": "1.0.0",
+        "schema": "v1",
+        "models": [{
+            "name": FAKE_MODEL,
+            "provider": "openai",
+            "model": FAKE_MODEL,
+            "apiBase": v1,
+            "apiKey": FAKE_API_KEY,
+            "roles": ["chat", "edit", "apply"],
+        }],
+    })
+    .to_string()
+}
+
+#[cfg(test)]
+#[path = "config_tests.rs"]
+mod tests;

@@ -1,0 +1,48 @@
+//! cohost-testbench: the support crate for tests that drive the **real** agent
+//! CLIs (installed by `tests/agents/install.sh`) fully offline against
+//! `cohost-fakellm`. A dev-dependency only; never part of the product.
+//!
+//! A [`Bench`] owns one fake model server on 127.0.0.1:0, one scratch user
+//! (HOME, XDG dirs, CODEX_HOME, a `work/` cwd, all in a temp dir) configured
+//! so exactly one [`AgentCli`] talks to that server and nothing else, and one
+//! unique [`MARKER_VAR`] value that every child inherits, so the bench can
+//! find — and kill — anything the CLI left behind, and watch what it connects to.
+//!
+//! ```no_run
+//! # async fn demo() {
+//! use std::time::Duration;
+//! use cohost_testbench::{assert_no_leftovers, require_cli, run_with_timeout, AgentCli, Bench};
+//! let Some(_) = require_cli(AgentCli::Claude) else { return };
+//! let bench = Bench::start(AgentCli::Claude).await.expect("bench");
+//! let out = run_with_timeout(bench.command(["-p", "hello"]), Duration::from_secs(120))
+//!     .await
+//!     .expect("spawn");
+//! assert!(out.success(), "{}", out.describe());
+//! assert!(out.stdout.contains("You said: hello"));
+//! assert!(!bench.model_requests().is_empty());
+//! bench.assert_only_loopback();
+//! assert_no_leftovers(bench.marker()).await;
+//! # }
+//! ```
+
+mod bench;
+mod cli;
+pub mod config;
+mod install;
+mod netwatch;
+mod process;
+pub mod procfs;
+
+pub use bench::{assert_requests_to, Bench};
+pub use cli::{AgentCli, ModelApi, UnknownCli};
+pub use config::{Layout, Setup, FAKE_API_KEY, FAKE_MODEL};
+pub use install::{agents_dir, bin_dir, installed_bin, on_ci, require_cli};
+pub use netwatch::{NetWatch, Outbound};
+pub use process::{
+    assert_no_leftovers, kill_leftovers, leftover_processes, run_with_timeout, spawn_in_group,
+    GroupGuard, RunOutput,
+};
+pub use procfs::{ProcInfo, MARKER_VAR};
+
+/// Re-exported so tests need no direct dependency to tune the server.
+pub use cohost_fakellm::{FakeLlmConfig, LoggedRequest, Scenario};

@@ -1,0 +1,175 @@
+//! Watching what the bench's processes connect to.
+//!
+//! The fake server can only prove what *did* reach it. To show nothing went
+//! anywhere else, a background thread samples every process carrying the
+//! bench marker, maps its socket inodes to `/proc/PID/net/*` rows and records
+//! any peer that is neither loopback nor unconnected. Sampling can miss a
+//! connection that opens and closes between two samples (every 25 ms), but it
+//! catches the usual offenders: a blocked connect, an update check, telemetry
+//! batches, DNS over UDP to a non-local resolver.
+
+use std::collections::BTreeSet;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use crate::procfs;
+
+const INTERVAL: Duration = Duration::from_millis(25);
+
+/// A socket with a non-loopback peer, held by a marked process.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Outbound {
+    /// The remote end.
+    pub remote: SocketAddr,
+    /// `tcp`, `tcp6`, `udp` or `udp6`.
+    pub proto: &'static str,
+    /// Who held it.
+    pub pid: u32,
+    /// Its command line.
+    pub cmdline: String,
+}
+
+impl std::fmt::Display for Outbound {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} {} from pid {} `{}`",
+            self.proto, self.remote, self.pid, self.cmdline
+        )
+    }
+}
+
+/// One sample: non-local peers of every process carrying `marker`.
+pub fn sample(marker: &str) -> Vec<Outbound> {
+    let mut found = Vec::new();
+    for proc in procfs::leftover_processes(marker) {
+        let inodes = procfs::socket_inodes(proc.pid);
+        if inodes.is_empty() {
+            continue;
+        }
+        for (proto, row) in procfs::net_tables(proc.pid) {
+            if inodes.contains(&row.inode) && !procfs::is_local_or_unconnected(&row.remote) {
+                found.push(Outbound {
+                    remote: row.remote,
+                    proto,
+                    pid: proc.pid,
+                    cmdline: proc.cmdline.clone(),
+                });
+            }
+        }
+    }
+    found
+}
+
+/// A background sampler; stops when dropped.
+#[derive(Debug)]
+pub struct NetWatch {
+    stop: Arc<AtomicBool>,
+    seen: Arc<Mutex<BTreeSet<Outbound>>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl NetWatch {
+    /// Starts sampling processes that carry `marker`.
+    pub fn start(marker: &str) -> NetWatch {
+        let stop = Arc::new(AtomicBool::new(false));
+        let seen = Arc::new(Mutex::new(BTreeSet::new()));
+        let thread = {
+            let (stop, seen, marker) = (stop.clone(), seen.clone(), marker.to_string());
+            std::thread::Builder::new()
+                .name("cohost-netwatch".into())
+                .spawn(move || {
+                    while !stop.load(Ordering::Relaxed) {
+                        let hits = sample(&marker);
+                        if !hits.is_empty() {
+                            seen.lock().unwrap_or_else(|p| p.into_inner()).extend(hits);
+                        }
+                        std::thread::sleep(INTERVAL);
+                    }
+                })
+                // Without the thread the bench still works; it just cannot
+                // vouch for the network, which `outbound()` cannot show. Say so.
+                .map_err(|e| eprintln!("cohost-testbench: network watch not started: {e}"))
+                .ok()
+        };
+        NetWatch { stop, seen, thread }
+    }
+
+    /// Whether the sampler is running (false only if its thread could not start).
+    pub fn is_running(&self) -> bool {
+        self.thread.is_some()
+    }
+
+    /// Every non-local peer seen so far.
+    pub fn outbound(&self) -> Vec<Outbound> {
+        self.seen
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .cloned()
+            .collect()
+    }
+}
+
+impl Drop for NetWatch {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            if t.join().is_err() {
+                eprintln!("cohost-testbench: network watch thread panicked");
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Read;
+
+    /// A marked child holding a connected UDP socket to a documentation
+    /// address (no packet needs to leave: `connect` on UDP only sets the peer).
+    #[test]
+    fn sees_a_non_local_peer_and_ignores_loopback() {
+        let marker = format!("netwatch-{}", std::process::id());
+        let script = "import socket,sys\n\
+            a=socket.socket(socket.AF_INET,socket.SOCK_DGRAM); a.connect(('192.0.2.7',9))\n\
+            b=socket.socket(socket.AF_INET,socket.SOCK_DGRAM); b.connect(('127.0.0.1',9))\n\
+            print('ready',flush=True); sys.stdin.read()\n";
+        let Ok(mut child) = std::process::Command::new("python3")
+            .args(["-c", script])
+            .env(procfs::MARKER_VAR, &marker)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+        else {
+            panic!("python3 is needed for this test (it is on every CI image we use)");
+        };
+        let mut ready = [0u8; 6];
+        child
+            .stdout
+            .as_mut()
+            .expect("piped stdout")
+            .read_exact(&mut ready)
+            .expect("child ready");
+        let watch = NetWatch::start(&marker);
+        let mut seen = Vec::new();
+        for _ in 0..80 {
+            seen = watch.outbound();
+            if !seen.is_empty() {
+                break;
+            }
+            std::thread::sleep(INTERVAL);
+        }
+        drop(child.stdin.take());
+        child.wait().expect("reap python");
+        assert!(watch.is_running());
+        assert_eq!(seen.len(), 1, "{seen:?}");
+        assert_eq!(seen[0].remote, "192.0.2.7:9".parse().unwrap());
+        assert_eq!(seen[0].proto, "udp");
+        assert!(seen[0].cmdline.contains("python3"));
+    }
+}

@@ -1,0 +1,280 @@
+//! Reading `/proc`: which processes carry a bench marker, which belong to a
+//! process group, and which sockets they hold. Parsers are pure and tested on
+//! sample text; the scanners are thin loops over `/proc/*`.
+//!
+//! Every read tolerates races: a process can exit between listing `/proc` and
+//! reading its files, which simply drops it from the result.
+
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::path::Path;
+
+/// The variable that tags every process a bench starts (inherited by all descendants).
+pub const MARKER_VAR: &str = "COHOST_TEST_MARKER";
+
+/// A live process, as `/proc` showed it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProcInfo {
+    /// Process id.
+    pub pid: u32,
+    /// Command line, arguments joined by spaces (may be empty for kernel threads).
+    pub cmdline: String,
+}
+
+impl std::fmt::Display for ProcInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "pid {} `{}`", self.pid, self.cmdline)
+    }
+}
+
+/// Whether a `/proc/PID/environ` blob holds `MARKER_VAR=marker` exactly.
+pub fn environ_has_marker(environ: &[u8], marker: &str) -> bool {
+    let want = format!("{MARKER_VAR}={marker}");
+    environ.split(|b| *b == 0).any(|kv| kv == want.as_bytes())
+}
+
+/// Process state and process group from `/proc/PID/stat`.
+///
+/// The command name is in parentheses and may itself contain spaces and
+/// parentheses, so fields are counted from the *last* `)`.
+pub fn parse_stat(stat: &str) -> Option<(char, i32)> {
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let mut fields = rest.split_whitespace();
+    let state = fields.next()?.chars().next()?;
+    let _ppid = fields.next()?;
+    let pgrp = fields.next()?.parse().ok()?;
+    Some((state, pgrp))
+}
+
+/// `/proc/PID/cmdline` (NUL-separated) as one readable line.
+pub fn cmdline_text(raw: &[u8]) -> String {
+    raw.split(|b| *b == 0)
+        .filter(|a| !a.is_empty())
+        .map(|a| String::from_utf8_lossy(a).into_owned())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn pids() -> Vec<u32> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+        .collect()
+}
+
+fn read_cmdline(pid: u32) -> String {
+    std::fs::read(format!("/proc/{pid}/cmdline"))
+        .map(|raw| cmdline_text(&raw))
+        .unwrap_or_default()
+}
+
+/// Zombies have exited; they only wait to be reaped and hold nothing.
+fn is_alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| parse_stat(&s))
+        .is_some_and(|(state, _)| state != 'Z' && state != 'X')
+}
+
+/// Whether `pid` still carries `marker` (re-checked right before a kill, so a
+/// reused pid is never signalled).
+pub fn has_marker(pid: u32, marker: &str) -> bool {
+    std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|env| environ_has_marker(&env, marker))
+}
+
+/// Live processes whose environment carries `COHOST_TEST_MARKER=marker`.
+pub fn leftover_processes(marker: &str) -> Vec<ProcInfo> {
+    pids()
+        .into_iter()
+        .filter(|&pid| has_marker(pid, marker) && is_alive(pid))
+        .map(|pid| ProcInfo {
+            pid,
+            cmdline: read_cmdline(pid),
+        })
+        .collect()
+}
+
+/// Live processes in process group `pgid`.
+pub fn group_members(pgid: i32) -> Vec<ProcInfo> {
+    pids()
+        .into_iter()
+        .filter(|&pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .ok()
+                .and_then(|s| parse_stat(&s))
+                .is_some_and(|(state, g)| g == pgid && state != 'Z' && state != 'X')
+        })
+        .map(|pid| ProcInfo {
+            pid,
+            cmdline: read_cmdline(pid),
+        })
+        .collect()
+}
+
+/// Socket inodes a process holds open (`/proc/PID/fd/N -> socket:[INODE]`).
+pub fn socket_inodes(pid: u32) -> Vec<u64> {
+    let Ok(dir) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+        return Vec::new();
+    };
+    dir.filter_map(|e| {
+        let target = std::fs::read_link(e.ok()?.path()).ok()?;
+        let t = target.to_str()?;
+        t.strip_prefix("socket:[")?.strip_suffix(']')?.parse().ok()
+    })
+    .collect()
+}
+
+/// One row of `/proc/net/{tcp,tcp6,udp,udp6}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SocketRow {
+    /// Local end.
+    pub local: SocketAddr,
+    /// Remote end (`0.0.0.0:0` / `[::]:0` when unconnected or listening).
+    pub remote: SocketAddr,
+    /// Socket inode, to match against [`socket_inodes`].
+    pub inode: u64,
+}
+
+/// Parses a `/proc/net/tcp*`/`udp*` table (header line skipped).
+pub fn parse_net_table(text: &str) -> Vec<SocketRow> {
+    text.lines()
+        .skip(1)
+        .filter_map(|line| {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            Some(SocketRow {
+                local: parse_hex_addr(f.get(1)?)?,
+                remote: parse_hex_addr(f.get(2)?)?,
+                inode: f.get(9)?.parse().ok()?,
+            })
+        })
+        .collect()
+}
+
+/// `0100007F:1F90` (IPv4) or 32 hex digits `:PORT` (IPv6). The kernel prints
+/// each 32-bit word in host byte order; every supported Linux target is little-endian.
+fn parse_hex_addr(s: &str) -> Option<SocketAddr> {
+    let (ip, port) = s.split_once(':')?;
+    let port = u16::from_str_radix(port, 16).ok()?;
+    let word = |i: usize| -> Option<[u8; 4]> {
+        let w = u32::from_str_radix(ip.get(i * 8..i * 8 + 8)?, 16).ok()?;
+        Some(w.to_le_bytes())
+    };
+    let ip = match ip.len() {
+        8 => IpAddr::V4(Ipv4Addr::from(word(0)?)),
+        32 => {
+            let mut b = [0u8; 16];
+            for i in 0..4 {
+                b[i * 4..i * 4 + 4].copy_from_slice(&word(i)?);
+            }
+            IpAddr::V6(Ipv6Addr::from(b))
+        }
+        _ => return None,
+    };
+    Some(SocketAddr::new(ip, port))
+}
+
+/// Whether a remote end is harmless: loopback, or no peer at all.
+pub fn is_local_or_unconnected(addr: &SocketAddr) -> bool {
+    let ip = match addr.ip() {
+        IpAddr::V6(v6) => v6
+            .to_ipv4_mapped()
+            .map(IpAddr::V4)
+            .unwrap_or(IpAddr::V6(v6)),
+        v4 => v4,
+    };
+    ip.is_loopback() || ip.is_unspecified()
+}
+
+/// All socket rows visible from `pid`'s network namespace.
+pub fn net_tables(pid: u32) -> Vec<(&'static str, SocketRow)> {
+    let base = Path::new("/proc").join(pid.to_string()).join("net");
+    ["tcp", "tcp6", "udp", "udp6"]
+        .into_iter()
+        .flat_map(|proto| {
+            let text = std::fs::read_to_string(base.join(proto)).unwrap_or_default();
+            parse_net_table(&text)
+                .into_iter()
+                .map(move |row| (proto, row))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn marker_must_match_exactly() {
+        let env = b"HOME=/x\0COHOST_TEST_MARKER=abc-1\0PATH=/bin\0";
+        assert!(environ_has_marker(env, "abc-1"));
+        assert!(!environ_has_marker(env, "abc"));
+        assert!(!environ_has_marker(b"XCOHOST_TEST_MARKER=abc-1\0", "abc-1"));
+        assert!(!environ_has_marker(b"", "abc-1"));
+    }
+
+    #[test]
+    fn stat_with_hostile_command_name() {
+        let stat = "4242 (a) b (c) S 1 4240 4240 0 -1 4194560 100 0 0";
+        assert_eq!(parse_stat(stat), Some(('S', 4240)));
+        assert_eq!(parse_stat("7 (z) Z 1 7 7"), Some(('Z', 7)));
+        assert_eq!(parse_stat("garbage"), None);
+        assert_eq!(parse_stat("1 (x) S 0"), None);
+    }
+
+    #[test]
+    fn cmdline_joins_arguments() {
+        assert_eq!(
+            cmdline_text(b"node\0/x/gemini\0-p\0hi\0"),
+            "node /x/gemini -p hi"
+        );
+        assert_eq!(cmdline_text(b""), "");
+    }
+
+    #[test]
+    fn net_table_parses_v4_and_v6() {
+        let v4 = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n   \
+            0: 0100007F:1F90 0100007F:C350 01 00000000:00000000 00:00000000 00000000     0        0 12345 1 0 20 4 30 10 -1\n   \
+            1: 0A00020F:D431 08080808:01BB 02 00000000:00000000 00:00000000 00000000     0        0 999 1\n";
+        let rows = parse_net_table(v4);
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[0].local, "127.0.0.1:8080".parse().unwrap());
+        assert_eq!(rows[0].remote, "127.0.0.1:50000".parse().unwrap());
+        assert_eq!(rows[0].inode, 12345);
+        assert_eq!(rows[1].remote, "8.8.8.8:443".parse().unwrap());
+        assert!(is_local_or_unconnected(&rows[0].remote));
+        assert!(!is_local_or_unconnected(&rows[1].remote));
+
+        let v6 = "header\n 0: 00000000000000000000000001000000:0050 0000000000000000FFFF00000100007F:C350 01 0:0 0:0 0 0 0 77 1\n";
+        let rows = parse_net_table(v6);
+        assert_eq!(rows[0].local, "[::1]:80".parse().unwrap());
+        assert_eq!(rows[0].remote, "[::ffff:127.0.0.1]:50000".parse().unwrap());
+        assert!(is_local_or_unconnected(&rows[0].remote));
+        assert!(is_local_or_unconnected(&"0.0.0.0:0".parse().unwrap()));
+        assert!(!is_local_or_unconnected(
+            &"[2001:db8::1]:443".parse().unwrap()
+        ));
+    }
+
+    #[test]
+    fn scanners_see_a_marked_child_and_its_group() {
+        let marker = format!("unit-{}", std::process::id());
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .env(MARKER_VAR, &marker)
+            .spawn()
+            .expect("spawn sleep");
+        let pid = child.id();
+        let found = leftover_processes(&marker);
+        assert_eq!(found.iter().map(|p| p.pid).collect::<Vec<_>>(), vec![pid]);
+        assert!(found[0].cmdline.contains("sleep 30"));
+        let own_group = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|s| parse_stat(&s))
+            .map(|(_, g)| g)
+            .expect("stat of child");
+        assert!(group_members(own_group).iter().any(|p| p.pid == pid));
+        child.kill().expect("kill sleep");
+        child.wait().expect("reap sleep");
+        assert!(leftover_processes(&marker).is_empty());
+    }
+}
