@@ -24,7 +24,7 @@ use std::path::Path;
 use std::str::FromStr;
 use std::sync::Mutex;
 
-use serde::Deserialize;
+use serde_json::{Map, Value};
 
 use crate::FakeLlmError;
 
@@ -220,82 +220,129 @@ pub struct Script {
     pub repeat: bool,
 }
 
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum RawScript {
-    Steps(Vec<RawStep>),
-    Full {
-        #[serde(default)]
-        default: Option<RawStep>,
-        #[serde(default, alias = "scenarios")]
-        steps: Vec<RawStep>,
-        #[serde(default, rename = "loop", alias = "repeat")]
-        repeat: bool,
-    },
-}
-
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum RawStep {
-    Name(String),
-    Full {
-        scenario: String,
-        #[serde(default, rename = "match")]
-        match_prompt: Option<String>,
-        #[serde(default)]
-        text: Option<String>,
-    },
-}
-
-impl RawStep {
-    fn into_step(self, path: &Path, at: &str) -> Result<ScriptStep, FakeLlmError> {
-        let (name, match_prompt, text) = match self {
-            RawStep::Name(n) => (n, None, None),
-            RawStep::Full {
-                scenario,
-                match_prompt,
-                text,
-            } => (scenario, match_prompt, text),
-        };
-        let scenario = name
-            .parse()
-            .map_err(|e: UnknownScenario| FakeLlmError::ScriptInvalid {
-                path: path.to_path_buf(),
-                message: format!("{at}: {e}"),
-            })?;
-        Ok(ScriptStep {
-            scenario,
-            match_prompt,
-            text,
-        })
+fn invalid(path: &Path, message: String) -> FakeLlmError {
+    FakeLlmError::ScriptInvalid {
+        path: path.to_path_buf(),
+        message,
     }
+}
+
+/// Rejects keys a reader would silently ignore: a typo must not pass for a script.
+fn check_keys(
+    obj: &Map<String, Value>,
+    allowed: &[&str],
+    path: &Path,
+    at: &str,
+) -> Result<(), FakeLlmError> {
+    match obj.keys().find(|k| !allowed.contains(&k.as_str())) {
+        Some(k) => Err(invalid(
+            path,
+            format!("{at}: unknown key `{k}`; expected {}", allowed.join(", ")),
+        )),
+        None => Ok(()),
+    }
+}
+
+fn opt_string(
+    obj: &Map<String, Value>,
+    key: &str,
+    path: &Path,
+    at: &str,
+) -> Result<Option<String>, FakeLlmError> {
+    match obj.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(other) => Err(invalid(
+            path,
+            format!("{at}.{key}: expected a string, found {other}"),
+        )),
+    }
+}
+
+fn parse_step(v: &Value, path: &Path, at: &str) -> Result<ScriptStep, FakeLlmError> {
+    let (name, match_prompt, text) = match v {
+        Value::String(name) => (name.clone(), None, None),
+        Value::Object(obj) => {
+            check_keys(obj, &["scenario", "match", "text"], path, at)?;
+            let name = opt_string(obj, "scenario", path, at)?
+                .ok_or_else(|| invalid(path, format!("{at}: missing `scenario`")))?;
+            (name, opt_string(obj, "match", path, at)?, opt_string(obj, "text", path, at)?)
+        }
+        other => {
+            return Err(invalid(
+                path,
+                format!("{at}: expected a scenario name or {{\"scenario\": NAME, \"match\": TEXT, \"text\": TEXT}}, found {other}"),
+            ))
+        }
+    };
+    let scenario = name
+        .parse()
+        .map_err(|e: UnknownScenario| invalid(path, format!("{at}: {e}")))?;
+    Ok(ScriptStep {
+        scenario,
+        match_prompt,
+        text,
+    })
 }
 
 /// Parses script text; `path` is only used in error messages.
 pub fn parse_script(text: &str, path: &Path) -> Result<Script, FakeLlmError> {
-    let raw: RawScript = serde_json::from_str(text).map_err(|e| FakeLlmError::ScriptParse {
+    let value: Value = serde_json::from_str(text).map_err(|e| FakeLlmError::ScriptParse {
         path: path.to_path_buf(),
         message: e.to_string(),
     })?;
-    let (default, steps, repeat) = match raw {
-        RawScript::Steps(steps) => (None, steps, false),
-        RawScript::Full {
-            default,
-            steps,
-            repeat,
-        } => (default, steps, repeat),
+    let parse_steps = |v: &Value| -> Result<Vec<ScriptStep>, FakeLlmError> {
+        let items = v
+            .as_array()
+            .ok_or_else(|| invalid(path, format!("steps: expected an array, found {v}")))?;
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, s)| parse_step(s, path, &format!("steps[{i}]")))
+            .collect()
     };
-    let default = default.map(|d| d.into_step(path, "default")).transpose()?;
-    let steps = steps
-        .into_iter()
-        .enumerate()
-        .map(|(i, s)| s.into_step(path, &format!("steps[{i}]")))
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(Script {
-        default,
-        steps,
-        repeat,
-    })
+    match &value {
+        Value::Array(_) => Ok(Script {
+            default: None,
+            steps: parse_steps(&value)?,
+            repeat: false,
+        }),
+        Value::Object(obj) => {
+            check_keys(
+                obj,
+                &["default", "steps", "scenarios", "loop", "repeat"],
+                path,
+                "script",
+            )?;
+            let default = obj
+                .get("default")
+                .map(|d| parse_step(d, path, "default"))
+                .transpose()?;
+            let steps = match obj.get("steps").or_else(|| obj.get("scenarios")) {
+                Some(v) => parse_steps(v)?,
+                None => Vec::new(),
+            };
+            let repeat = match obj.get("loop").or_else(|| obj.get("repeat")) {
+                None => false,
+                Some(Value::Bool(b)) => *b,
+                Some(other) => {
+                    return Err(invalid(
+                        path,
+                        format!("loop: expected true or false, found {other}"),
+                    ))
+                }
+            };
+            Ok(Script {
+                default,
+                steps,
+                repeat,
+            })
+        }
+        other => Err(invalid(
+            path,
+            format!("expected an object or an array of steps, found {other}"),
+        )),
+    }
 }
 
 /// Reads and parses a script file (JSON, see the module docs).

@@ -336,3 +336,28 @@ async fn non_streaming_slow_and_stall() {
         .await
         .expect("shutdown in time");
 }
+
+#[test]
+fn script_rejects_typos_and_wrong_types() {
+    let p = std::path::Path::new("s.json");
+    let e = cohost_fakellm::parse_script(r#"{"stepz": ["tool"]}"#, p).unwrap_err();
+    assert!(e.to_string().contains("unknown key `stepz`"), "{e}");
+    let e = cohost_fakellm::parse_script(r#"{"steps": [{"scenario": "tool", "matsh": "x"}]}"#, p)
+        .unwrap_err();
+    assert!(
+        e.to_string().contains("steps[0]: unknown key `matsh`"),
+        "{e}"
+    );
+    let e = cohost_fakellm::parse_script(r#"{"steps": [{"match": "x"}]}"#, p).unwrap_err();
+    assert!(e.to_string().contains("missing `scenario`"), "{e}");
+    let e = cohost_fakellm::parse_script(r#"{"loop": "yes"}"#, p).unwrap_err();
+    assert!(
+        e.to_string().contains("loop: expected true or false"),
+        "{e}"
+    );
+    let e = cohost_fakellm::parse_script("\"tool\"", p).unwrap_err();
+    assert!(
+        e.to_string().contains("expected an object or an array"),
+        "{e}"
+    );
+}
