@@ -2,6 +2,7 @@
 //! only on `cohost-core`'s port; the binary registers them (see [`builtin`]).
 
 pub mod builtin;
+pub mod catalog;
 pub mod claude;
 pub mod codex;
 pub mod gemini;

@@ -1,0 +1,127 @@
+//! The per-CLI flag table of seed 001, as one typed value per CLI, and the
+//! one function that turns it into a command line.
+
+/// Arguments with `{id}` standing for a session id, e.g. `["--resume", "{id}"]`.
+pub type ArgTemplate = &'static [&'static str];
+
+/// How the prompt reaches the CLI.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptArg {
+    /// The last positional argument.
+    Positional,
+    /// The value of a flag (`-p PROMPT`, `--message PROMPT`).
+    Flag(&'static str),
+    /// Typed into the terminal after spawn (PTY mode).
+    InitialInput,
+    /// Written to stdin (stream-json input modes).
+    Stdin,
+}
+
+/// How one CLI spells the common options. `None` = the CLI has no such option.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FlagTable {
+    /// What makes a run non-interactive (`-p`, `exec`, `run`); may be empty
+    /// when `query_prompt` is a flag that already does it (gemini `-p`).
+    pub non_interactive: &'static [&'static str],
+    /// Prompt passing in non-interactive (query) mode.
+    pub query_prompt: PromptArg,
+    /// Prompt passing in terminal (PTY) mode.
+    pub terminal_prompt: PromptArg,
+    /// Resume a session by id.
+    pub resume: Option<ArgTemplate>,
+    /// Continue the most recent session.
+    pub continue_latest: Option<ArgTemplate>,
+    /// Run tools without asking. Only used when the user's policy says so.
+    pub skip_permissions: Option<ArgTemplate>,
+    /// The model flag (`--model`).
+    pub model: Option<&'static str>,
+    /// One JSON document (or JSONL) at the end.
+    pub json_output: Option<ArgTemplate>,
+    /// Streaming JSON events.
+    pub stream_json: Option<ArgTemplate>,
+}
+
+/// What a caller wants from one non-interactive run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct QueryArgs {
+    /// The prompt.
+    pub prompt: String,
+    /// Model, when not the CLI's default.
+    pub model: Option<String>,
+    /// Native session id to resume (wins over `continue_latest`).
+    pub resume: Option<String>,
+    /// Continue the most recent session.
+    pub continue_latest: bool,
+    /// Add the permission-bypass flag (the user's policy allowed it).
+    pub skip_permissions: bool,
+    /// Prefer streaming JSON over one JSON document.
+    pub stream: bool,
+}
+
+fn fill(template: ArgTemplate, id: &str, out: &mut Vec<String>) {
+    out.extend(template.iter().map(|a| a.replace("{id}", id)));
+}
+
+impl FlagTable {
+    /// Arguments (after the binary) for a non-interactive run. Order:
+    /// mode, output format, model, permissions, resume, prompt — the order
+    /// every CLI here accepts (codex needs `resume ID` right before the
+    /// prompt). A prompt passed by stdin or PTY is not in the arguments.
+    pub fn query_args(&self, q: &QueryArgs) -> Vec<String> {
+        let mut out: Vec<String> = self.non_interactive.iter().map(|s| s.to_string()).collect();
+        let format = if q.stream {
+            self.stream_json.or(self.json_output)
+        } else {
+            self.json_output.or(self.stream_json)
+        };
+        if let Some(f) = format {
+            fill(f, "", &mut out);
+        }
+        self.common_args(q, &mut out);
+        match self.query_prompt {
+            PromptArg::Positional => out.push(q.prompt.clone()),
+            PromptArg::Flag(flag) => {
+                out.push(flag.to_string());
+                out.push(q.prompt.clone());
+            }
+            PromptArg::InitialInput | PromptArg::Stdin => {}
+        }
+        out
+    }
+
+    /// Arguments for an interactive (terminal) run, and the text to type
+    /// after spawn when the CLI takes its prompt as PTY input.
+    pub fn terminal_args(&self, q: &QueryArgs) -> (Vec<String>, Option<String>) {
+        let mut out = Vec::new();
+        self.common_args(q, &mut out);
+        let mut initial = None;
+        if !q.prompt.is_empty() {
+            match self.terminal_prompt {
+                PromptArg::Positional => out.push(q.prompt.clone()),
+                PromptArg::Flag(flag) => {
+                    out.push(flag.to_string());
+                    out.push(q.prompt.clone());
+                }
+                PromptArg::InitialInput | PromptArg::Stdin => initial = Some(q.prompt.clone()),
+            }
+        }
+        (out, initial)
+    }
+
+    fn common_args(&self, q: &QueryArgs, out: &mut Vec<String>) {
+        if let (Some(flag), Some(model)) = (self.model, q.model.as_deref()) {
+            out.push(flag.to_string());
+            out.push(model.to_string());
+        }
+        if q.skip_permissions {
+            if let Some(t) = self.skip_permissions {
+                fill(t, "", out);
+            }
+        }
+        match (q.resume.as_deref(), self.resume, self.continue_latest) {
+            (Some(id), Some(t), _) => fill(t, id, out),
+            (None, _, Some(t)) if q.continue_latest => fill(t, "", out),
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,152 @@
+use super::*;
+
+#[test]
+fn ids_are_unique_and_entries_complete() {
+    let mut ids: Vec<&str> = CLIS
+        .iter()
+        .map(|e| e.id)
+        .chain(SERVERS.iter().map(|s| s.id))
+        .collect();
+    let n = ids.len();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), n, "duplicate provider id in the catalog");
+    for e in CLIS {
+        assert!(!e.binaries.is_empty(), "{}: no binary", e.id);
+        assert!(!e.install_hint.is_empty(), "{}: no install hint", e.id);
+        assert!(!e.label.is_empty(), "{}: no label", e.id);
+    }
+    for id in [
+        "claude",
+        "codex",
+        "gemini",
+        "qwen",
+        "opencode",
+        "copilot",
+        "aider",
+        "continue",
+        "cursor",
+        "goose",
+        "agy",
+        "kiro",
+        "claude-acp",
+        "codex-acp",
+    ] {
+        assert!(cli(id).is_some(), "{id} missing from the catalog");
+    }
+}
+
+#[test]
+fn every_pin_key_is_in_versions_env() {
+    for e in CLIS {
+        match (e.pin_key, e.evidence) {
+            (Some(key), _) => {
+                let range = e
+                    .tested_range()
+                    .unwrap_or_else(|| panic!("{}: {key} not pinned", e.id));
+                assert!(range.contains(range.min));
+            }
+            (None, Evidence::Tested) => panic!("{}: tested but not pinned", e.id),
+            (None, Evidence::FixtureOnly) => assert!(e.tested_range().is_none()),
+        }
+    }
+    let claude = cli("claude").unwrap().tested_range().unwrap();
+    assert_eq!(claude.min, pinned_version("CLAUDE_CODE_VERSION").unwrap());
+    assert_eq!(
+        claude.max_exclusive,
+        Version::new(claude.min.major + 1, 0, 0)
+    );
+    let codex = cli("codex").unwrap().tested_range().unwrap();
+    assert_eq!(codex.max_exclusive, Version::new(0, codex.min.minor + 1, 0));
+}
+
+#[test]
+fn flag_table_builds_seed_001_command_lines() {
+    let q = QueryArgs {
+        prompt: "hi".into(),
+        model: Some("m1".into()),
+        resume: Some("S1".into()),
+        ..Default::default()
+    };
+    let args = |id: &str, q: &QueryArgs| cli(id).unwrap().flags.query_args(q);
+    assert_eq!(
+        args("claude", &q),
+        [
+            "-p",
+            "--output-format",
+            "json",
+            "--model",
+            "m1",
+            "--resume",
+            "S1",
+            "hi"
+        ]
+    );
+    assert_eq!(
+        args("codex", &q),
+        ["exec", "--json", "--model", "m1", "resume", "S1", "hi"]
+    );
+    assert_eq!(
+        args("gemini", &q),
+        [
+            "--output-format",
+            "json",
+            "--model",
+            "m1",
+            "--resume",
+            "S1",
+            "-p",
+            "hi"
+        ]
+    );
+    let cont = QueryArgs {
+        prompt: "hi".into(),
+        continue_latest: true,
+        skip_permissions: true,
+        stream: true,
+        ..Default::default()
+    };
+    assert_eq!(
+        args("codex", &cont),
+        [
+            "exec",
+            "--json",
+            "--dangerously-bypass-approvals-and-sandbox",
+            "resume",
+            "--last",
+            "hi"
+        ]
+    );
+    assert_eq!(
+        args("gemini", &cont),
+        [
+            "--output-format",
+            "stream-json",
+            "--yolo",
+            "--resume",
+            "latest",
+            "-p",
+            "hi"
+        ]
+    );
+    // Gemini takes its terminal prompt as PTY input (seed 001).
+    let (argv, initial) = cli("gemini").unwrap().flags.terminal_args(&q);
+    assert_eq!(argv, ["--model", "m1", "--resume", "S1"]);
+    assert_eq!(initial.as_deref(), Some("hi"));
+    // No bypass flag unless asked.
+    assert!(!args("claude", &q).iter().any(|a| a.contains("dangerously")));
+}
+
+#[test]
+fn login_commands() {
+    assert_eq!(
+        cli("claude").unwrap().login_command().unwrap(),
+        ["claude", "auth", "login"]
+    );
+    assert_eq!(
+        cli("codex-acp").unwrap().login_command().unwrap(),
+        ["codex", "login"]
+    );
+    assert_eq!(cli("gemini").unwrap().login_command().unwrap(), ["gemini"]);
+    assert!(cli("aider").unwrap().login_command().is_none());
+}
