@@ -8,5 +8,6 @@ use std::sync::Arc;
 pub fn register_all(registry: &mut Registry) -> Result<(), CohostError> {
     registry.register(Arc::new(cohost_core::mock::MockFactory::default()))?;
     // Driver families register below, one line each.
+    crate::http::register(registry)?;
     Ok(())
 }

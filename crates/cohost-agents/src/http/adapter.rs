@@ -1,0 +1,592 @@
+//! The adapter and factory every HTTP provider shares.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use cohost_core::{
+    AdapterConfig, AdapterFactory, AgentAdapter, AgentEvent, AgentEventStream, CohostError,
+    EndReason, ErrorCode, Health, InitInfo, InterruptStage, PromptRequest, ProviderDescriptor,
+    ProviderKind, ToolDecision,
+};
+use serde_json::Value;
+use tokio::sync::{mpsc, watch};
+
+use super::decode::{Decoder, NdjsonDecoder, SseDecoder};
+use super::engine::{self, Outcome, Request};
+use super::errors::{self, Ctx};
+use super::normalize::{Normalizer, RequestCtx};
+use super::providers::{normalize_base, ProviderSpec, WireApi};
+use super::transcript::{self, Item, Transcript};
+use super::{
+    anthropic, gemini, ollama, openai_chat, openai_responses, HttpOptions, WIRE_API_ENV,
+};
+
+/// Makes adapters for one HTTP provider.
+#[derive(Debug, Clone)]
+pub struct HttpFactory {
+    spec: ProviderSpec,
+    options: HttpOptions,
+}
+
+/// User-defined OpenAI-compatible providers (vLLM, a company gateway...).
+#[derive(Debug, Clone, Copy)]
+pub struct OpenAiCompatible;
+
+impl OpenAiCompatible {
+    /// A provider speaking OpenAI Chat Completions at `base_url` (which
+    /// includes `/v1` where the server wants it), with its key in `key_env`
+    /// (`None`: no key) and `models` (the first is the default; empty: the
+    /// first model the server lists).
+    #[allow(clippy::new_ret_no_self)] // a named constructor for the config layer, as specified
+    pub fn new(
+        id: impl Into<String>,
+        label: impl Into<String>,
+        base_url: impl Into<String>,
+        key_env: Option<&str>,
+        models: Vec<String>,
+    ) -> HttpFactory {
+        HttpFactory::new(ProviderSpec {
+            id: id.into(),
+            label: label.into(),
+            kind: ProviderKind::ApiGateway,
+            wire: WireApi::OpenAiChat,
+            base_url_env: Vec::new(),
+            default_base_url: base_url.into(),
+            key_env: key_env.map(|k| vec![k.to_string()]).unwrap_or_default(),
+            key_required: key_env.is_some(),
+            default_model: models.first().cloned(),
+            models,
+        })
+    }
+}
+
+impl HttpFactory {
+    /// A factory for `spec` with default options.
+    pub fn new(spec: ProviderSpec) -> Self {
+        HttpFactory {
+            spec,
+            options: HttpOptions::default(),
+        }
+    }
+
+    /// Replace the options (timeouts, retries, tools...).
+    pub fn with_options(mut self, options: HttpOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// Speak another wire (e.g. OpenAI Responses instead of Chat).
+    pub fn with_wire(mut self, wire: WireApi) -> Self {
+        self.spec.wire = wire;
+        self
+    }
+
+    /// The provider's spec.
+    pub fn spec(&self) -> &ProviderSpec {
+        &self.spec
+    }
+
+    /// A concrete adapter (the trait's `create` boxes one of these).
+    pub fn adapter(&self) -> HttpAdapter {
+        HttpAdapter {
+            spec: self.spec.clone(),
+            descriptor: self.spec.descriptor(),
+            options: self.options.clone(),
+            state: None,
+            shared: Arc::default(),
+            turn: None,
+        }
+    }
+
+    /// Models the provider offers, for config validation.
+    pub async fn list_models(&self, config: &AdapterConfig) -> Result<Vec<String>, CohostError> {
+        let mut a = self.adapter();
+        let resolved = a.resolve(config)?;
+        list(&resolved, &self.options).await
+    }
+}
+
+impl AdapterFactory for HttpFactory {
+    fn descriptor(&self) -> ProviderDescriptor {
+        self.spec.descriptor()
+    }
+
+    fn create(&self) -> Box<dyn AgentAdapter> {
+        Box::new(self.adapter())
+    }
+
+    /// API providers: the key variable is set. Local servers and keyless
+    /// gateways: always (a default base URL exists). Never touches the network.
+    fn is_available(&self) -> bool {
+        let none = BTreeMap::new();
+        let key = || lookup(&none, &self.spec.key_env).is_some();
+        if self.spec.key_required {
+            key()
+        } else if !self.spec.key_env.is_empty() {
+            // A keyless gateway (LiteLLM): available once the user configured it.
+            key() || lookup(&none, &self.spec.base_url_env).is_some()
+        } else {
+            true
+        }
+    }
+}
+
+/// A variable from the adapter's env first, then the process env.
+fn lookup(env: &BTreeMap<String, String>, names: &[String]) -> Option<(String, String)> {
+    names.iter().find_map(|n| {
+        env.get(n)
+            .cloned()
+            .or_else(|| std::env::var(n).ok())
+            .filter(|v| !v.trim().is_empty())
+            .map(|v| (n.clone(), v))
+    })
+}
+
+/// What `initialize` resolved.
+#[derive(Debug, Clone)]
+struct Resolved {
+    client: reqwest::Client,
+    base: String,
+    key: Option<String>,
+    wire: WireApi,
+    model: String,
+    dir: PathBuf,
+    ctx: Ctx,
+    system: Option<String>,
+    cwd: PathBuf,
+}
+
+#[derive(Debug, Default)]
+struct Shared {
+    transcript: Transcript,
+    last_error: Option<String>,
+}
+
+struct TurnCtl {
+    cancel: watch::Sender<bool>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+/// The adapter for one HTTP provider session.
+pub struct HttpAdapter {
+    spec: ProviderSpec,
+    descriptor: ProviderDescriptor,
+    options: HttpOptions,
+    state: Option<Resolved>,
+    shared: Arc<Mutex<Shared>>,
+    turn: Option<TurnCtl>,
+}
+
+fn lock(m: &Mutex<Shared>) -> std::sync::MutexGuard<'_, Shared> {
+    // A poisoned lock only means a panic elsewhere; the data is still usable.
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn build_client(options: &HttpOptions, base: &str) -> Result<reqwest::Client, CohostError> {
+    // reqwest is built without a bundled crypto provider (keeps aws-lc out of
+    // the tree); install ring once. An error means one is installed already.
+    let _already_installed = rustls::crypto::ring::default_provider().install_default();
+    let mut b = reqwest::Client::builder().connect_timeout(options.first_byte_timeout);
+    let loopback = ["://127.0.0.1", "://localhost", "://[::1]"]
+        .iter()
+        .any(|h| base.contains(h));
+    if loopback {
+        // A proxy from the environment must not capture local servers.
+        b = b.no_proxy();
+    }
+    b.build().map_err(|e| {
+        CohostError::new(
+            ErrorCode::ConfigInvalid,
+            format!("cannot build the HTTP client: {e}"),
+        )
+        .with_fix("check the TLS / proxy settings in the environment")
+    })
+}
+
+fn auth_headers(wire: WireApi, key: Option<&str>) -> Vec<(&'static str, String)> {
+    let mut h = Vec::new();
+    match (wire, key) {
+        (WireApi::AnthropicMessages, k) => {
+            h.push(("anthropic-version", anthropic::API_VERSION.to_string()));
+            if let Some(k) = k {
+                h.push(("x-api-key", k.to_string()));
+            }
+        }
+        (WireApi::Gemini, Some(k)) => h.push(("x-goog-api-key", k.to_string())),
+        (_, Some(k)) => h.push(("authorization", format!("Bearer {k}"))),
+        (_, None) => {}
+    }
+    h
+}
+
+async fn list(r: &Resolved, options: &HttpOptions) -> Result<Vec<String>, CohostError> {
+    let url = format!("{}{}", r.base, r.wire.models_path());
+    let mut b = r.client.get(&url);
+    for (k, v) in auth_headers(r.wire, r.key.as_deref()) {
+        b = b.header(k, v);
+    }
+    let fetch = async {
+        let resp = b
+            .send()
+            .await
+            .map_err(|e| errors::from_transport(&e, &url, &r.ctx))?;
+        let status = resp.status().as_u16();
+        let text = resp
+            .text()
+            .await
+            .map_err(|e| errors::from_transport(&e, &url, &r.ctx))?;
+        if !(200..300).contains(&status) {
+            return Err(errors::from_status(status, &text, &r.ctx));
+        }
+        let v: Value = serde_json::from_str(&text).map_err(|e| {
+            CohostError::new(
+                ErrorCode::InvalidOutput,
+                format!("`{}` answered the model list with invalid JSON: {e}", r.ctx.provider),
+            )
+        })?;
+        Ok(match r.wire {
+            WireApi::Gemini => gemini::parse_model_list(&v),
+            WireApi::Ollama => ollama::parse_model_list(&v),
+            _ => anthropic::parse_model_list(&v),
+        })
+    };
+    tokio::time::timeout(options.first_byte_timeout, fetch)
+        .await
+        .map_err(|_| {
+            CohostError::new(
+                ErrorCode::Timeout,
+                format!("`{}` did not list its models in time ({url})", r.ctx.provider),
+            )
+            .with_fix("check that the server is running")
+        })?
+}
+
+/// A fresh native session id: provider, time, and process-local randomness.
+fn new_session_id(provider: &str) -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or(0);
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(ms);
+    h.write_u32(std::process::id());
+    let safe: String = provider
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' })
+        .collect();
+    format!("{safe}-{ms:x}-{:016x}", h.finish())
+}
+
+impl HttpAdapter {
+    fn resolve(&mut self, config: &AdapterConfig) -> Result<Resolved, CohostError> {
+        let spec = &self.spec;
+        let env = &config.env;
+        let wire = match env.get(WIRE_API_ENV).or(std::env::var(WIRE_API_ENV).ok().as_ref()) {
+            Some(w) if matches!(spec.wire, WireApi::OpenAiChat | WireApi::OpenAiResponses) => {
+                match WireApi::parse(w) {
+                    Some(x @ (WireApi::OpenAiChat | WireApi::OpenAiResponses)) => x,
+                    _ => {
+                        return Err(CohostError::new(
+                            ErrorCode::ConfigInvalid,
+                            format!("{WIRE_API_ENV}=`{w}` is not a wire `{}` speaks", spec.id),
+                        )
+                        .with_fix(format!("set {WIRE_API_ENV} to `chat` or `responses`")))
+                    }
+                }
+            }
+            _ => spec.wire,
+        };
+        let base = lookup(env, &spec.base_url_env)
+            .map(|(_, v)| v)
+            .unwrap_or_else(|| spec.default_base_url.clone());
+        let base = normalize_base(wire, &base);
+        let key = lookup(env, &spec.key_env).map(|(_, v)| v);
+        if key.is_none() && spec.key_required {
+            let names = spec.key_env.join(" or ");
+            return Err(CohostError::new(
+                ErrorCode::AuthRequired,
+                format!("`{}` needs an API key and {names} is not set", spec.id),
+            )
+            .with_fix(format!("export {}=<your key>", spec.key_env.first().cloned().unwrap_or_default())));
+        }
+        let ctx = Ctx {
+            provider: spec.id.clone(),
+            key_env: spec.key_env.first().cloned(),
+            base_env: spec.base_url_env.first().cloned(),
+            model: config.model.clone().or(spec.default_model.clone()).unwrap_or_default(),
+            key: key.clone(),
+        };
+        Ok(Resolved {
+            client: build_client(&self.options, &base)?,
+            base,
+            key,
+            wire,
+            model: ctx.model.clone(),
+            dir: transcript::transcripts_dir(env)?,
+            ctx,
+            system: config.system_prompt.clone(),
+            cwd: config.cwd.clone(),
+        })
+    }
+
+    /// Models the provider offers (needs `initialize` first).
+    pub async fn list_models(&self) -> Result<Vec<String>, CohostError> {
+        match &self.state {
+            Some(r) => list(r, &self.options).await,
+            None => Err(not_initialized(&self.spec.id)),
+        }
+    }
+
+    /// The native session id (the transcript's file stem).
+    pub fn session_id(&self) -> String {
+        lock(&self.shared).transcript.id.clone()
+    }
+}
+
+fn not_initialized(id: &str) -> CohostError {
+    CohostError::new(
+        ErrorCode::IllegalTransition,
+        format!("provider `{id}` was used before initialize"),
+    )
+}
+
+/// The prompt text with attached files inlined (APIs have no file access).
+fn prompt_text(p: &PromptRequest, cwd: &std::path::Path) -> String {
+    let mut text = p.text.clone();
+    for f in &p.context_files {
+        let content = match &f.content {
+            Some(c) => c.clone(),
+            None => {
+                let path = if f.path.is_absolute() { f.path.clone() } else { cwd.join(&f.path) };
+                match std::fs::read_to_string(&path) {
+                    Ok(c) => c,
+                    Err(e) => format!("(cohost could not read this file: {e})"),
+                }
+            }
+        };
+        text.push_str(&format!("\n\n<file path=\"{}\">\n{content}\n</file>", f.path.display()));
+    }
+    text
+}
+
+#[async_trait]
+impl AgentAdapter for HttpAdapter {
+    fn descriptor(&self) -> &ProviderDescriptor {
+        &self.descriptor
+    }
+
+    async fn initialize(&mut self, config: &AdapterConfig) -> Result<InitInfo, CohostError> {
+        let mut r = self.resolve(config)?;
+        let transcript = match &config.resume {
+            Some(id) => transcript::load(&r.dir, id)?,
+            None => Transcript::new(new_session_id(&self.spec.id), &self.spec.id),
+        };
+        if r.model.is_empty() {
+            // No default for local servers and gateways: take what they serve.
+            let models = list(&r, &self.options).await?;
+            r.model = models.into_iter().next().ok_or_else(|| {
+                CohostError::new(
+                    ErrorCode::ModelNotAvailable,
+                    format!("`{}` at {} serves no models", self.spec.id, r.base),
+                )
+                .with_fix("load or pull a model on the server, or pass --model")
+            })?;
+            r.ctx.model = r.model.clone();
+        }
+        let id = transcript.id.clone();
+        lock(&self.shared).transcript = transcript;
+        self.state = Some(r);
+        Ok(InitInfo {
+            version: None,
+            session_id: Some(id),
+        })
+    }
+
+    async fn send_prompt(&mut self, prompt: PromptRequest) -> Result<AgentEventStream, CohostError> {
+        let r = self.state.clone().ok_or_else(|| not_initialized(&self.spec.id))?;
+        if let Some(t) = &self.turn {
+            if !t.task.is_finished() {
+                return Err(CohostError::new(
+                    ErrorCode::IllegalTransition,
+                    "a turn is already running on this provider",
+                ));
+            }
+        }
+        let mut transcript = lock(&self.shared).transcript.clone();
+        transcript.push_user(&prompt_text(&prompt, &r.cwd));
+        transcript.model = Some(r.model.clone());
+        let rctx = RequestCtx {
+            model: &r.model,
+            system: r.system.as_deref(),
+            tools: &self.options.tools,
+            max_tokens: self.options.max_tokens,
+            reasoning: self.options.reasoning,
+        };
+        let (body, normalizer, decoder): (Value, Box<dyn Normalizer>, Decoder) = match r.wire {
+            WireApi::AnthropicMessages => (
+                anthropic::request_body(&transcript, &rctx),
+                Box::new(anthropic::AnthropicNormalizer::new(r.ctx.clone())),
+                Decoder::Sse(SseDecoder::new()),
+            ),
+            WireApi::OpenAiChat => (
+                openai_chat::request_body(&transcript, &rctx),
+                Box::new(openai_chat::ChatNormalizer::new(r.ctx.clone())),
+                Decoder::Sse(SseDecoder::new()),
+            ),
+            WireApi::OpenAiResponses => (
+                openai_responses::request_body(&transcript, &rctx),
+                Box::new(openai_responses::ResponsesNormalizer::new(r.ctx.clone())),
+                Decoder::Sse(SseDecoder::new()),
+            ),
+            WireApi::Gemini => (
+                gemini::request_body(&transcript, &rctx),
+                Box::new(gemini::GeminiNormalizer::new(r.ctx.clone())),
+                Decoder::Sse(SseDecoder::new()),
+            ),
+            WireApi::Ollama => (
+                ollama::request_body(&transcript, &rctx),
+                Box::new(ollama::OllamaNormalizer::new(r.ctx.clone())),
+                Decoder::Ndjson(NdjsonDecoder::new()),
+            ),
+        };
+        let mut headers = auth_headers(r.wire, r.key.as_deref());
+        headers.push(("content-type", "application/json".into()));
+        headers.push((
+            "accept",
+            if r.wire == WireApi::Ollama { "application/x-ndjson" } else { "text/event-stream" }.into(),
+        ));
+        let req = Request {
+            client: r.client.clone(),
+            url: format!("{}{}", r.base, r.wire.chat_path(&r.model)),
+            headers,
+            body: body.to_string().into_bytes(),
+        };
+        let (cancel_tx, cancel_rx) = watch::channel(false);
+        let (tx, mut rx) = mpsc::channel::<AgentEvent>(256);
+        let shared = self.shared.clone();
+        let options = self.options.clone();
+        let started = AgentEvent::Started {
+            session_id: Some(transcript.id.clone()),
+            model: Some(r.model.clone()),
+        };
+        let task = tokio::spawn(async move {
+            if tx.send(started).await.is_err() {
+                return;
+            }
+            let outcome =
+                engine::run(req, decoder, normalizer, r.ctx.clone(), options, cancel_rx, tx.clone())
+                    .await;
+            finish_turn(outcome, transcript, &r, &shared, &tx).await;
+        });
+        self.turn = Some(TurnCtl {
+            cancel: cancel_tx,
+            task,
+        });
+        let stream = futures::stream::poll_fn(move |cx| rx.poll_recv(cx));
+        Ok(Box::pin(stream))
+    }
+
+    async fn interrupt(&mut self, stage: InterruptStage) -> Result<(), CohostError> {
+        if let Some(t) = &self.turn {
+            // Every stage cancels; the gentlest already drops the connection.
+            t.cancel.send_replace(true);
+            if stage == InterruptStage::Kill {
+                t.task.abort();
+            }
+        }
+        Ok(())
+    }
+
+    async fn approve_tool(&mut self, decision: ToolDecision) -> Result<(), CohostError> {
+        Err(CohostError::new(
+            ErrorCode::UnsupportedMode,
+            format!(
+                "`{}` does not run tools, so call `{}` cannot be approved",
+                self.spec.id, decision.tool_id
+            ),
+        ))
+    }
+
+    async fn health(&mut self) -> Health {
+        Health {
+            alive: self.state.is_some(),
+            binary: None,
+            version: None,
+            last_error: lock(&self.shared).last_error.clone(),
+        }
+    }
+
+    async fn terminate(&mut self) -> Result<(), CohostError> {
+        if let Some(t) = self.turn.take() {
+            t.cancel.send_replace(true);
+            t.task.abort();
+        }
+        self.state = None;
+        Ok(())
+    }
+}
+
+impl Drop for HttpAdapter {
+    fn drop(&mut self) {
+        if let Some(t) = self.turn.take() {
+            t.task.abort();
+        }
+    }
+}
+
+/// Record the turn in the transcript (persisted before `Ended`, so the next
+/// prompt and a resume see it), then report the end.
+async fn finish_turn(
+    outcome: Outcome,
+    mut transcript: Transcript,
+    r: &Resolved,
+    shared: &Mutex<Shared>,
+    tx: &mpsc::Sender<AgentEvent>,
+) {
+    let mut events = Vec::new();
+    let (keep, ended) = match outcome {
+        Outcome::Done(finish, (text, tool_calls)) => {
+            transcript.items.push(Item::Assistant { text, tool_calls });
+            if let Some(note) = finish.note {
+                events.push(AgentEvent::Status {
+                    message: note,
+                    retry_after_ms: None,
+                });
+            }
+            if let Some(u) = finish.usage {
+                events.push(AgentEvent::Usage(u));
+            }
+            (true, AgentEvent::Ended { reason: finish.reason, usage: finish.usage })
+        }
+        Outcome::Interrupted((text, tool_calls)) => {
+            // Keep a partial answer so the conversation reads as it happened;
+            // a turn with nothing to show is dropped as if never sent.
+            let partial = !text.is_empty() || !tool_calls.is_empty();
+            if partial {
+                transcript.items.push(Item::Assistant { text, tool_calls });
+            }
+            (partial, AgentEvent::Ended { reason: EndReason::Interrupted, usage: None })
+        }
+        Outcome::Failed(e) => {
+            lock(shared).last_error = Some(e.message.clone());
+            events.push(AgentEvent::Error(e));
+            (false, AgentEvent::Ended { reason: EndReason::Error, usage: None })
+        }
+    };
+    if keep {
+        if let Err(e) = transcript::save(&r.dir, &transcript) {
+            // The answer is still good; only resume in a new process is lost.
+            events.push(AgentEvent::Error(e.retryable(false)));
+        }
+        lock(shared).transcript = transcript;
+    }
+    events.push(ended);
+    for ev in events {
+        if tx.send(ev).await.is_err() {
+            return;
+        }
+    }
+}
