@@ -1,6 +1,6 @@
 //! Anthropic Messages API: `POST /v1/messages` (SSE and JSON) and count_tokens.
 
-use axum::http::StatusCode;
+use axum::http::{HeaderValue, StatusCode};
 use axum::response::Response;
 use bytes::Bytes;
 use serde_json::{json, Value};
@@ -276,8 +276,20 @@ fn error(e: ApiError, turn: &Turn) -> Response {
         ApiError::Server => (StatusCode::INTERNAL_SERVER_ERROR, "api_error", "Internal server error".to_string()),
         ApiError::UnknownModel => (StatusCode::NOT_FOUND, "not_found_error", format!("model: {}", turn.model)),
     };
-    with_retry_after(json_resp(
+    let request_id = format!("req_fakellm_{:06}", turn.raw.len());
+    let mut resp = with_retry_after(json_resp(
         status,
-        &json!({"type": "error", "error": {"type": kind, "message": message}}),
-    ))
+        &json!({"type": "error", "error": {"type": kind, "message": message}, "request_id": request_id}),
+    ));
+    // The real API says whether a retry can help; the SDKs obey this header.
+    let retry = matches!(e, ApiError::RateLimited | ApiError::Server);
+    let h = resp.headers_mut();
+    h.insert(
+        "x-should-retry",
+        HeaderValue::from_static(if retry { "true" } else { "false" }),
+    );
+    if let Ok(v) = HeaderValue::from_str(&request_id) {
+        h.insert("request-id", v);
+    }
+    resp
 }

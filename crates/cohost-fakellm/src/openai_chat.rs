@@ -282,8 +282,15 @@ pub(crate) fn openai_error(e: ApiError, turn: &Turn) -> Response {
             json!("model_not_found"),
         ),
     };
-    with_retry_after(json_resp(
+    let mut resp = with_retry_after(json_resp(
         status,
         &json!({"error": {"message": message, "type": kind, "param": null, "code": code}}),
-    ))
+    ));
+    // OpenAI's SDKs obey this header: no pointless retries of a 401 or 404.
+    let retry = matches!(e, ApiError::RateLimited | ApiError::Server);
+    resp.headers_mut().insert(
+        "x-should-retry",
+        axum::http::HeaderValue::from_static(if retry { "true" } else { "false" }),
+    );
+    resp
 }

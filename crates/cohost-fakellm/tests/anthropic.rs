@@ -195,6 +195,7 @@ async fn errors_use_anthropic_shape_and_status() {
             &request(&format!("[[scenario:{name}]]"), true),
         )
         .await;
+        assert_should_retry(&resp);
         let body = error_body(resp, *status).await;
         assert_eq!(body["type"], "error", "{name}");
         let kind = body["error"]["type"].as_str().unwrap();

@@ -176,7 +176,9 @@ async fn chat_and_responses_errors_use_openai_shape() {
             } else {
                 chat(&format!("[[{name}]]"), true)
             };
-            let body = error_body(post(&h, path, &req).await, *status).await;
+            let resp = post(&h, path, &req).await;
+            assert_should_retry(&resp);
+            let body = error_body(resp, *status).await;
             let err = &body["error"];
             assert!(
                 err["message"].is_string() && err["type"].is_string(),

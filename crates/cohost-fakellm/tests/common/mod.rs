@@ -102,3 +102,15 @@ pub async fn error_body(resp: reqwest::Response, status: u16) -> Value {
     }
     resp.json().await.expect("error json")
 }
+
+/// Anthropic and OpenAI errors tell SDKs whether a retry can help.
+pub fn assert_should_retry(resp: &reqwest::Response) {
+    let want = matches!(resp.status().as_u16(), 429 | 500);
+    let got = resp.headers()["x-should-retry"].to_str().unwrap();
+    assert_eq!(
+        got,
+        if want { "true" } else { "false" },
+        "status {}",
+        resp.status()
+    );
+}
