@@ -222,6 +222,12 @@ impl Relay {
         });
         tracing::info!(%addr, broker = broker.name(), "relay listening");
         let task = tokio::spawn(async move {
+            use axum::serve::ListenerExt;
+            let listener = listener.tap_io(|tcp| {
+                if let Err(e) = tcp.set_nodelay(true) {
+                    tracing::debug!(error = %e, "could not set TCP_NODELAY");
+                }
+            });
             let serve = axum::serve(listener, app).with_graceful_shutdown(async move {
                 let _ = stop_rx.await;
             });

@@ -1,0 +1,457 @@
+//! Relay benchmark, loopback only, bounded in count and time.
+//!
+//! `cargo bench -p cohost-relay --bench relay_bench [-- idle fanout replay redis baseline]`
+//!
+//! The relay runs in a child process pinned to core 0 (`taskset -c 0`, one
+//! current-thread runtime); the load client runs pinned to core 1 (also one
+//! current-thread runtime). Sizes: `COHOST_BENCH_IDLE` (default 10000 sockets),
+//! `COHOST_BENCH_FANOUT` (default 1000 participants), `COHOST_BENCH_SECS` (4 per rate).
+
+mod load;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use cohost_protocol::{FrameType, Role};
+use cohost_relay::auth::TokenAuthority;
+use cohost_relay::{Rate, RedisBroker, Relay, RelayConfig};
+use futures::{SinkExt, StreamExt};
+use tokio_tungstenite::tungstenite::Message;
+
+const SECRET: &[u8] = b"bench-secret-not-for-production-0123";
+
+fn env_num(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn bench_config() -> RelayConfig {
+    let mut c = RelayConfig {
+        jwt_secret: Some(SECRET.to_vec()),
+        ..RelayConfig::default()
+    };
+    c.limits.max_participants_per_room = 20_000;
+    c.limits.rate_stream = Rate {
+        per_sec: 1e6,
+        burst: 1e6,
+    };
+    c.limits.rate_other = Rate {
+        per_sec: 1e6,
+        burst: 1e6,
+    };
+    c
+}
+
+/// Child mode: `--serve relay` or `--serve redis <url>`; prints `READY <addr>...`, exits on stdin EOF.
+fn serve(args: &[String]) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    rt.block_on(async {
+        let mut addrs = Vec::new();
+        let mut handles = Vec::new();
+        if args.first().map(String::as_str) == Some("redis") {
+            for _ in 0..2 {
+                let b = RedisBroker::connect(&args[1], "bench")
+                    .await
+                    .expect("redis");
+                let mut c = bench_config();
+                c.broker = Some(Arc::new(b));
+                handles.push(Relay::bind(c).await.expect("bind"));
+            }
+        } else {
+            handles.push(Relay::bind(bench_config()).await.expect("bind"));
+        }
+        for h in &handles {
+            addrs.push(h.local_addr().to_string());
+        }
+        println!("READY {}", addrs.join(" "));
+        tokio::task::spawn_blocking(|| {
+            let mut s = String::new();
+            while std::io::stdin()
+                .read_line(&mut s)
+                .map(|n| n > 0)
+                .unwrap_or(false)
+            {}
+        })
+        .await
+        .ok();
+    });
+}
+
+struct Server {
+    child: Child,
+    addrs: Vec<String>,
+}
+
+impl Server {
+    fn start(cmd: &mut Command) -> Server {
+        let mut child = cmd
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("spawn server");
+        let mut line = String::new();
+        let out = child.stdout.take().expect("stdout");
+        let mut r = BufReader::new(out);
+        while !line.starts_with("READY") {
+            line.clear();
+            if r.read_line(&mut line).expect("read") == 0 {
+                panic!("server exited before READY");
+            }
+        }
+        let addrs = line
+            .split_whitespace()
+            .skip(1)
+            .map(str::to_string)
+            .collect();
+        Server { child, addrs }
+    }
+
+    fn relay(args: &[&str]) -> Server {
+        let exe = std::env::current_exe().expect("exe");
+        let mut cmd = Command::new("taskset");
+        cmd.arg("-c").arg("0").arg(exe).arg("--serve").args(args);
+        Server::start(&mut cmd)
+    }
+
+    fn rss_kib(&self) -> u64 {
+        let s = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .unwrap_or_default();
+        s.lines()
+            .find(|l| l.starts_with("VmRSS:"))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        drop(self.child.stdin.take());
+        let _killed = self.child.kill();
+        let _reaped = self.child.wait();
+    }
+}
+
+fn url(addr: &str, room: &str) -> String {
+    format!("ws://{addr}/v1/rooms/{room}/ws")
+}
+
+fn tok(auth: &TokenAuthority, room: &str, role: Role) -> String {
+    auth.mint(room, role, 3600, "bench").expect("mint").0
+}
+
+async fn idle(auth: &TokenAuthority) {
+    let n = env_num("COHOST_BENCH_IDLE", 10_000);
+    let srv = Server::relay(&["relay"]);
+    let addr = srv.addrs[0].clone();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let before = srv.rss_kib();
+    let t0 = Instant::now();
+    let socks: Vec<load::Ws> = futures::stream::iter(0..n)
+        .map(|i| {
+            let room = format!("idle{}", i / 100);
+            let t = tok(auth, &room, Role::Viewer);
+            let u = url(&addr, &room);
+            async move { load::connect(&u, Some(&t), Some(&room)).await }
+        })
+        .buffer_unordered(200)
+        .collect()
+        .await;
+    let took = t0.elapsed();
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let after = srv.rss_kib();
+    let per = (after.saturating_sub(before)) as f64 * 1024.0 / n as f64;
+    println!(
+        "idle: {n} authenticated sockets (100/room) in {:.2}s; relay RSS {before} KiB -> {after} KiB = {per:.0} B/socket (target <= 8192)",
+        took.as_secs_f64()
+    );
+    drop(socks);
+}
+
+/// Fan-out: 1 room x `n` participants; open-loop host at several rates.
+async fn fanout(addr: &str, auth: Option<&TokenAuthority>, label: &str) -> Vec<(f64, f64)> {
+    let n = env_num("COHOST_BENCH_FANOUT", 1000);
+    let secs = env_num("COHOST_BENCH_SECS", 4) as f64;
+    let room = "fan";
+    let mut viewers: Vec<load::Ws> = futures::stream::iter(0..n)
+        .map(|_| {
+            let t = auth.map(|a| tok(a, room, Role::Viewer));
+            let u = url(addr, room);
+            async move { load::connect(&u, t.as_deref(), t.as_ref().map(|_| room)).await }
+        })
+        .buffer_unordered(100)
+        .collect()
+        .await;
+    let t = auth.map(|a| tok(a, room, Role::Host));
+    let host = load::connect(&url(addr, room), t.as_deref(), None).await;
+    let (mut htx, mut hrx) = host.split();
+    tokio::spawn(async move { while let Some(Ok(_)) = hrx.next().await {} });
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let base = Instant::now();
+    let mut results = Vec::new();
+    for (run, fps) in [100.0f64, 400.0, 1000.0].into_iter().enumerate() {
+        let total = (fps * secs) as u64;
+        let warmup = (fps / 2.0) as u64;
+        let tasks: Vec<_> = viewers
+            .drain(..)
+            .map(|v| tokio::spawn(load::receive(v, base, warmup)))
+            .collect();
+        let stream = format!("bench{run}");
+        let t0 = Instant::now();
+        load::send_paced(&mut htx, room, &stream, fps, total, 64, base).await;
+        let mut lat = Vec::new();
+        let mut gaps = 0;
+        for t in tasks {
+            let (ws, seen) = t.await.expect("receiver");
+            lat.extend(seen.latencies_us);
+            gaps += seen.gaps;
+            viewers.push(ws);
+        }
+        let wall = t0.elapsed().as_secs_f64();
+        lat.sort_unstable();
+        let delivered = lat.len() as f64 / (wall * (total - warmup) as f64 / total as f64);
+        let p99 = load::pct(&lat, 99.0);
+        println!(
+            "fanout[{label}] {n} participants, host {fps:.0} frames/s (offered {:.0} deliveries/s): delivered {:.0}/s, p50 {:.2} ms, p99 {p99:.2} ms, p99.9 {:.2} ms, max {:.2} ms, missing {}, gaps {gaps}",
+            fps * n as f64,
+            delivered,
+            load::pct(&lat, 50.0),
+            load::pct(&lat, 99.9),
+            load::pct(&lat, 100.0),
+            (total - warmup) * n - lat.len() as u64,
+        );
+        results.push((delivered, p99));
+    }
+    drop(htx);
+    results
+}
+
+async fn replay(auth: &TokenAuthority) {
+    let srv = Server::relay(&["relay"]);
+    let addr = srv.addrs[0].clone();
+    let mut times = Vec::new();
+    for i in 0..20 {
+        let room = format!("replay{i}");
+        let mut host = load::connect(
+            &url(&addr, &room),
+            Some(&tok(auth, &room, Role::Host)),
+            None,
+        )
+        .await;
+        for k in 0..1000u64 {
+            let f = cohost_protocol::Frame::build(
+                FrameType::StreamChunk,
+                &room,
+                Some("r"),
+                k,
+                &[1u8; 256],
+            )
+            .expect("f");
+            host.feed(Message::Binary(f.bytes().clone()))
+                .await
+                .expect("send");
+        }
+        let ping =
+            cohost_protocol::Frame::build(FrameType::RoomPing, &room, None, 0, b"").expect("ping");
+        host.send(Message::Binary(ping.bytes().clone()))
+            .await
+            .expect("ping");
+        while let Some(Ok(Message::Binary(b))) = host.next().await {
+            if cohost_protocol::Frame::decode(b).map(|f| f.kind()) == Ok(FrameType::RoomPong) {
+                break;
+            }
+        }
+        let mut v = load::connect(
+            &url(&addr, &room),
+            Some(&tok(auth, &room, Role::Viewer)),
+            None,
+        )
+        .await;
+        let t0 = Instant::now();
+        let resume = cohost_protocol::Frame::control_frame(
+            FrameType::RoomResume,
+            &room,
+            None,
+            &cohost_protocol::Resume::default(),
+        )
+        .expect("r");
+        v.send(Message::Binary(resume.bytes().clone()))
+            .await
+            .expect("resume");
+        let mut got = 0;
+        while got < 1000 {
+            if let Some(Ok(Message::Binary(b))) = v.next().await {
+                if cohost_protocol::Frame::decode(b).map(|f| f.kind()) == Ok(FrameType::StreamChunk)
+                {
+                    got += 1;
+                }
+            }
+        }
+        times.push(t0.elapsed().as_micros() as u32);
+    }
+    times.sort_unstable();
+    println!(
+        "replay: 1000 chunks x 256 B after resume: p50 {:.2} ms, max {:.2} ms over 20 runs (target < 50 ms)",
+        load::pct(&times, 50.0),
+        load::pct(&times, 100.0)
+    );
+}
+
+async fn redis_latency(auth: &TokenAuthority) {
+    let dir = tempfile::tempdir().expect("tmp");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .expect("port")
+        .local_addr()
+        .expect("addr")
+        .port();
+    let Ok(mut redis) = Command::new("redis-server")
+        .args([
+            "--port",
+            &port.to_string(),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+        ])
+        .arg("--dir")
+        .arg(dir.path())
+        .stdout(Stdio::null())
+        .spawn()
+    else {
+        println!("redis: SKIPPED (redis-server not installed)");
+        return;
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let srv = Server::relay(&["redis", &format!("redis://127.0.0.1:{port}/")]);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let room = "x";
+    let mut viewers = Vec::new();
+    for _ in 0..10 {
+        viewers.push(
+            load::connect(
+                &url(&srv.addrs[1], room),
+                Some(&tok(auth, room, Role::Viewer)),
+                Some(room),
+            )
+            .await,
+        );
+    }
+    let host = load::connect(
+        &url(&srv.addrs[0], room),
+        Some(&tok(auth, room, Role::Host)),
+        None,
+    )
+    .await;
+    let (mut htx, mut hrx) = host.split();
+    tokio::spawn(async move { while let Some(Ok(_)) = hrx.next().await {} });
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let base = Instant::now();
+    let tasks: Vec<_> = viewers
+        .into_iter()
+        .map(|v| tokio::spawn(load::receive(v, base, 200)))
+        .collect();
+    load::send_paced(&mut htx, room, "x", 1000.0, 3000, 64, base).await;
+    let mut lat = Vec::new();
+    for t in tasks {
+        lat.extend(t.await.expect("recv").1.latencies_us);
+    }
+    lat.sort_unstable();
+    println!(
+        "redis cross-node: host on node A, 10 viewers on node B, 1000 frames/s: {} deliveries, p50 {:.2} ms, p99 {:.2} ms, p99.9 {:.2} ms (target p99 <= 10 ms)",
+        lat.len(),
+        load::pct(&lat, 50.0),
+        load::pct(&lat, 99.0),
+        load::pct(&lat, 99.9)
+    );
+    drop(srv);
+    let _killed = redis.kill();
+    let _reaped = redis.wait();
+}
+
+async fn baseline(relay_results: &[(f64, f64)]) {
+    let dir = tempfile::tempdir().expect("tmp");
+    let ok = Command::new("npm")
+        .args(["install", "--no-audit", "--no-fund", "--silent", "--prefix"])
+        .arg(dir.path())
+        .arg("ws@8")
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false);
+    if !ok {
+        println!("baseline: SKIPPED (npm install ws failed or node missing)");
+        return;
+    }
+    let js = dir.path().join("server.js");
+    std::fs::write(
+        &js,
+        "const { WebSocketServer } = require('ws');\n\
+         const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false });\n\
+         wss.on('listening', () => console.log('READY 127.0.0.1:' + wss.address().port));\n\
+         wss.on('connection', (ws) => { ws.on('message', (data, isBinary) => {\n\
+           for (const c of wss.clients) if (c !== ws && c.readyState === 1) c.send(data, { binary: isBinary });\n\
+         }); });\n",
+    )
+    .expect("write js");
+    let mut cmd = Command::new("taskset");
+    cmd.arg("-c")
+        .arg("0")
+        .arg("node")
+        .arg(&js)
+        .env("NODE_PATH", dir.path().join("node_modules"));
+    let srv = Server::start(&mut cmd);
+    let node = fanout(&srv.addrs[0], None, "node ws").await;
+    for ((r, rp99), (n, np99)) in relay_results.iter().zip(node.iter()) {
+        println!("baseline ratio: relay/node delivered {:.2}x (relay {r:.0}/s vs node {n:.0}/s), p99 relay {rp99:.2} ms vs node {np99:.2} ms", r / n);
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("--serve") {
+        return serve(&args[1..]);
+    }
+    let picked: Vec<&str> = args
+        .iter()
+        .map(String::as_str)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let on = |name: &str| picked.is_empty() || picked.contains(&"all") || picked.contains(&name);
+    // Pin the load client (all its threads: only main exists yet) to core 1.
+    let _pinned = Command::new("taskset")
+        .args(["-a", "-p", "-c", "1", &std::process::id().to_string()])
+        .stdout(Stdio::null())
+        .status();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    rt.block_on(async {
+        let auth = TokenAuthority::new(SECRET);
+        if on("idle") {
+            idle(&auth).await;
+        }
+        let mut relay_results = Vec::new();
+        if on("fanout") || on("baseline") {
+            let srv = Server::relay(&["relay"]);
+            relay_results = fanout(&srv.addrs[0].clone(), Some(&auth), "cohost relay").await;
+        }
+        if on("replay") {
+            replay(&auth).await;
+        }
+        if on("redis") {
+            redis_latency(&auth).await;
+        }
+        if on("baseline") {
+            baseline(&relay_results).await;
+        }
+    });
+}
