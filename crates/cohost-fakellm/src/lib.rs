@@ -12,7 +12,7 @@
 //!
 //! What each request gets is a [`Scenario`], chosen by a marker in the last user
 //! message (`[[scenario:tool]]`), else by the script, else by the default; see
-//! [`scenario`] for the marker syntax and the script format.
+//! [`scenario`] for the marker syntax and [`script`] for the script format.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), cohost_fakellm::FakeLlmError> {
@@ -31,6 +31,7 @@ mod openai_chat;
 mod openai_responses;
 mod reply;
 pub mod scenario;
+pub mod script;
 mod server;
 mod stream;
 pub mod tools;
@@ -40,7 +41,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 pub use log::{LoggedRequest, REDACTED};
-pub use scenario::{load_script, parse_script, Scenario, Script, ScriptStep};
+pub use scenario::Scenario;
+pub use script::{load_script, parse_script, Script, ScriptStep};
 pub use server::{FakeLlm, FakeLlmHandle};
 
 /// Server settings. `Default` gives a text-replying server with no script and no log file.

@@ -5,7 +5,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::scenario::{marker_in, Scenario, ScriptCursor};
+use crate::scenario::{marker_in, Scenario};
+use crate::script::ScriptCursor;
 use crate::tools::{choose_tool, fill_schema, find_cwd, ChosenCall, ToolSpec};
 
 /// A model request, reduced to what the fake model needs.

@@ -16,7 +16,7 @@ use tokio::task::JoinHandle;
 
 use crate::log::{body_value, redact_headers, redact_query, LoggedRequest, RequestLog};
 use crate::reply::{decide, Knobs, Outcome, Turn};
-use crate::scenario::ScriptCursor;
+use crate::script::ScriptCursor;
 use crate::stream::json;
 use crate::{
     anthropic, gemini, ollama, openai_chat, openai_responses, FakeLlmConfig, FakeLlmError,
