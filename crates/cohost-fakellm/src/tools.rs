@@ -99,7 +99,7 @@ pub fn choose_tool(
         ToolKind::Custom => json!({"input": format!(
             "*** Begin Patch\n*** Add File: {TOOL_FILE}\n+{TOOL_CONTENT}\n*** End Patch\n"
         )}),
-        ToolKind::Function => fill_object(&tool.schema, &Filler { cwd }),
+        ToolKind::Function => fill_object(&tool.schema, &Filler { cwd }, 0),
     };
     Some(ChosenCall {
         name: tool.name.clone(),
@@ -113,7 +113,7 @@ pub fn choose_tool(
 pub fn fill_schema(schema: &Value) -> Value {
     let filler = Filler { cwd: None };
     match schema_type(schema).as_deref() {
-        Some("object") | None => fill_object_all(schema, &filler),
+        Some("object") | None => fill_object_all(schema, &filler, 0),
         _ => filler.value("", schema, 0),
     }
 }
@@ -137,7 +137,7 @@ fn schema_type(schema: &Value) -> Option<String> {
 }
 
 /// Required properties only: optional ones are where tools hide dangerous knobs.
-fn fill_object(schema: &Value, f: &Filler) -> Value {
+fn fill_object(schema: &Value, f: &Filler, depth: usize) -> Value {
     let props = schema.get("properties").and_then(Value::as_object);
     let required: Vec<&str> = schema
         .get("required")
@@ -151,7 +151,7 @@ fn fill_object(schema: &Value, f: &Filler) -> Value {
             let wanted = required.contains(&name.as_str())
                 || (required.is_empty() && (is_command(name) || is_path(name) || is_content(name)));
             if wanted {
-                out.insert(name.clone(), f.value(name, sub, 1));
+                out.insert(name.clone(), f.value(name, sub, depth + 1));
             }
         }
     }
@@ -159,11 +159,11 @@ fn fill_object(schema: &Value, f: &Filler) -> Value {
 }
 
 /// Every property: structured output usually wants all of them.
-fn fill_object_all(schema: &Value, f: &Filler) -> Value {
+fn fill_object_all(schema: &Value, f: &Filler, depth: usize) -> Value {
     let mut out = Map::new();
     if let Some(props) = schema.get("properties").and_then(Value::as_object) {
         for (name, sub) in props {
-            out.insert(name.clone(), f.value(name, sub, 1));
+            out.insert(name.clone(), f.value(name, sub, depth + 1));
         }
     }
     Value::Object(out)
@@ -241,9 +241,9 @@ impl Filler<'_> {
             Some("object") => {
                 let sub = Filler { cwd: self.cwd };
                 if depth > 1 {
-                    fill_object_all(schema, &sub)
+                    fill_object_all(schema, &sub, depth)
                 } else {
-                    fill_object(schema, &sub)
+                    fill_object(schema, &sub, depth)
                 }
             }
             _ => Value::String(self.string(name)),

@@ -361,3 +361,52 @@ fn script_rejects_typos_and_wrong_types() {
         "{e}"
     );
 }
+
+#[tokio::test]
+async fn odd_bodies_never_break_the_server() {
+    let h = server().await;
+    let mut deep = json!({"type": "string"});
+    for _ in 0..100 {
+        deep = json!({"type": "object", "properties": {"command": deep}, "required": ["command"]});
+    }
+    let bodies = [
+        json!(null),
+        json!(42),
+        json!([1, 2, 3]),
+        json!({"messages": "nope", "input": 5, "contents": {"a": 1}, "tools": "x"}),
+        json!({"messages": [{"role": 5, "content": {"weird": true}}, null, "str"]}),
+        json!({"messages": [{"role": "user", "content": [{"type": "tool_result", "content": [[[]]]}]}]}),
+        json!({"messages": [{"role": "user", "content": "[[tool]] ünïcödé 🚀 [["}],
+               "tools": [{"name": "Bash", "input_schema": deep.clone()}, {"name": 7}]}),
+        json!({"input": [{"type": "function_call_output", "output": {"x": [1]}}], "tools": [{"type": "local_shell"}]}),
+        json!({"contents": [{"parts": [{"text": "[[tool]]"}]}], "tools": [{"functionDeclarations": [{"name": "f", "parameters": deep}]}],
+               "generationConfig": {"responseMimeType": "application/json", "responseSchema": "not a schema"}}),
+    ];
+    let paths = [
+        "/v1/messages",
+        "/v1/messages/count_tokens",
+        "/v1/chat/completions",
+        "/v1/responses",
+        "/v1beta/models/x:generateContent",
+        "/v1beta/models/x:streamGenerateContent?alt=sse",
+        "/v1beta/models/x:countTokens",
+        "/v1beta/models/:generateContent",
+        "/api/chat",
+        "/api/show",
+    ];
+    for body in &bodies {
+        for path in paths {
+            let resp = post(&h, path, body).await;
+            assert_eq!(resp.status(), 200, "{path} {body}");
+            resp.bytes().await.expect("complete body");
+        }
+    }
+    let raw = client()
+        .post(format!("{}/v1/responses", h.base_url()))
+        .body(vec![0xff, 0xfe, 0x00])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(raw.status(), 200);
+    assert!(h.requests().iter().any(|r| r.body.is_string()));
+}
