@@ -9,5 +9,7 @@ pub fn register_all(registry: &mut Registry) -> Result<(), CohostError> {
     registry.register(Arc::new(cohost_core::mock::MockFactory::default()))?;
     // Driver families register below, one line each.
     crate::http::register(registry)?;
+    registry.register(Arc::new(crate::codex::CodexFactory))?;
+    registry.register(Arc::new(crate::gemini::GeminiFactory))?;
     Ok(())
 }

@@ -1,1 +1,284 @@
-//! codex (being built).
+//! Codex CLI driver (provider id `codex`).
+//!
+//! Primary engine: `codex app-server`, JSON-RPC over stdio, one process per
+//! session: token deltas, reasoning, blocking approvals, `turn/interrupt`,
+//! resume by thread id. Fallback when the installed codex has no
+//! `app-server`: `codex exec --json` per turn (whole messages, advisory
+//! approvals, SIGINT). The engine is chosen from `codex --help`.
+
+mod engine;
+pub mod errors;
+pub mod exec;
+pub mod normalize;
+pub mod wire;
+
+use async_trait::async_trait;
+use cohost_core::{
+    AdapterConfig, AdapterFactory, AgentAdapter, AgentEventStream, ApprovalSupport, Capabilities,
+    CohostError, ErrorCode, Health, InitInfo, InterruptStage, InterruptSupport, PromptRequest,
+    ProviderDescriptor, ProviderKind, ResumeSupport, StreamingGranularity, SupportTier,
+    ToolDecision,
+};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use crate::gemini::turn::{OneShot, RunState};
+use crate::process::{
+    find_on_path, locate_binary, probe, probe_version, EnvPolicy, ProcessSpec, Version,
+    VersionRange,
+};
+use engine::AppServer;
+use normalize::CoreConfig;
+
+/// Where to get it.
+pub const INSTALL_HINT: &str = "npm install -g @openai/codex@0.171.0";
+
+/// Versions cohost accepts: tested with 0.171.0 (pinned in
+/// `tests/agents/versions.env`); the app-server schema is versioned by
+/// method names, and the engine falls back to `exec` when `app-server` is
+/// missing, so later 0.x releases are accepted.
+pub const TESTED: VersionRange = VersionRange {
+    min: Version::new(0, 171, 0),
+    max_exclusive: Version::new(1, 0, 0),
+};
+
+const PROBE_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// The descriptor for the app-server engine.
+pub fn descriptor() -> ProviderDescriptor {
+    ProviderDescriptor {
+        id: "codex".into(),
+        label: "Codex CLI (app-server)".into(),
+        kind: ProviderKind::AgentCli,
+        capabilities: Capabilities {
+            streaming: StreamingGranularity::TokenDeltas,
+            reasoning: true,
+            approvals: ApprovalSupport::Blocking,
+            interrupt: InterruptSupport::Protocol,
+            resume: ResumeSupport::NativeId,
+            usage: true,
+            context_files: false,
+            executes_tools: true,
+            tier: SupportTier::Structured,
+        },
+        install_hint: Some(INSTALL_HINT.into()),
+    }
+}
+
+fn exec_descriptor() -> ProviderDescriptor {
+    let mut d = descriptor();
+    d.label = "Codex CLI (exec --json fallback)".into();
+    d.capabilities.streaming = StreamingGranularity::WholeMessages;
+    d.capabilities.approvals = ApprovalSupport::Advisory;
+    d.capabilities.interrupt = InterruptSupport::Signal;
+    d
+}
+
+/// Makes [`CodexAdapter`]s.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct CodexFactory;
+
+impl AdapterFactory for CodexFactory {
+    fn descriptor(&self) -> ProviderDescriptor {
+        descriptor()
+    }
+
+    fn create(&self) -> Box<dyn AgentAdapter> {
+        Box::new(CodexAdapter::new())
+    }
+
+    fn is_available(&self) -> bool {
+        find_on_path("codex", std::env::var_os("PATH").as_deref()).is_some()
+    }
+}
+
+enum Engine {
+    None,
+    AppServer(AppServer),
+    Exec {
+        binary: PathBuf,
+        state: Arc<Mutex<RunState>>,
+        turn: Option<OneShot>,
+    },
+}
+
+/// The codex adapter.
+pub struct CodexAdapter {
+    descriptor: ProviderDescriptor,
+    config: AdapterConfig,
+    engine: Engine,
+    binary: Option<String>,
+    version: Option<String>,
+}
+
+impl CodexAdapter {
+    /// A fresh adapter.
+    pub fn new() -> Self {
+        CodexAdapter {
+            descriptor: descriptor(),
+            config: AdapterConfig::default(),
+            engine: Engine::None,
+            binary: None,
+            version: None,
+        }
+    }
+
+    fn env(&self) -> EnvPolicy {
+        let mut env = EnvPolicy::with_prefixes(["CODEX_", "OPENAI_"]);
+        env.extend(&self.config.env);
+        env
+    }
+}
+
+impl Default for CodexAdapter {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Whether `codex --help` lists the app-server subcommand.
+pub fn has_app_server(help: &str) -> bool {
+    help.lines()
+        .any(|l| l.trim_start().split_whitespace().next() == Some("app-server"))
+}
+
+fn lock(s: &Mutex<RunState>) -> std::sync::MutexGuard<'_, RunState> {
+    s.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+#[async_trait]
+impl AgentAdapter for CodexAdapter {
+    fn descriptor(&self) -> &ProviderDescriptor {
+        &self.descriptor
+    }
+
+    async fn initialize(&mut self, config: &AdapterConfig) -> Result<InitInfo, CohostError> {
+        self.config = config.clone();
+        let env = self.env();
+        let path = env.effective_path();
+        let binary = locate_binary(
+            "codex",
+            "codex",
+            config.binary.as_deref(),
+            path.as_deref(),
+            INSTALL_HINT,
+        )?;
+        let (version, _) = probe_version("codex", &binary, &env, PROBE_TIMEOUT).await?;
+        TESTED.check("codex", version, INSTALL_HINT)?;
+        self.version = Some(version.to_string());
+        self.binary = Some(binary.display().to_string());
+        let help = probe("codex", &binary, &["--help"], &env, PROBE_TIMEOUT).await?;
+        if !has_app_server(&help.text) {
+            self.descriptor = exec_descriptor();
+            let state = Arc::new(Mutex::new(RunState {
+                session_id: config.resume.clone(),
+                last_error: None,
+            }));
+            self.engine = Engine::Exec {
+                binary,
+                state,
+                turn: None,
+            };
+            return Ok(InitInfo {
+                version: self.version.clone(),
+                session_id: config.resume.clone(),
+            });
+        }
+        let mut spec = ProcessSpec::new("codex", binary);
+        spec.args = config.extra_args.iter().map(Into::into).collect();
+        spec.args.push("app-server".into());
+        spec.cwd = Some(config.cwd.clone()).filter(|c| !c.as_os_str().is_empty());
+        spec.env = env;
+        let cfg = CoreConfig {
+            cwd: config.cwd.display().to_string(),
+            approval: config.approval,
+            model: config.model.clone(),
+            resume: config.resume.clone(),
+            system_prompt: config.system_prompt.clone(),
+        };
+        let server = AppServer::start(spec, cfg).await?;
+        let session_id = server.thread_id();
+        self.engine = Engine::AppServer(server);
+        Ok(InitInfo {
+            version: self.version.clone(),
+            session_id,
+        })
+    }
+
+    async fn send_prompt(
+        &mut self,
+        prompt: PromptRequest,
+    ) -> Result<AgentEventStream, CohostError> {
+        let env = self.env();
+        match &mut self.engine {
+            Engine::AppServer(s) => s.send_prompt(&prompt.text).await,
+            Engine::Exec {
+                binary,
+                state,
+                turn,
+            } => {
+                if let Some(prev) = turn.take() {
+                    prev.finish().await;
+                }
+                let thread = lock(state).session_id.clone();
+                let mut spec = ProcessSpec::new("codex", binary.clone());
+                spec.args = exec::exec_args(&prompt.text, &self.config, thread.as_deref());
+                spec.cwd = Some(self.config.cwd.clone()).filter(|c| !c.as_os_str().is_empty());
+                spec.env = env;
+                lock(state).last_error = None;
+                let (t, stream) = OneShot::spawn(spec, exec::ExecNormalizer::new(), state.clone())?;
+                *turn = Some(t);
+                Ok(stream)
+            }
+            Engine::None => Err(CohostError::new(
+                ErrorCode::IllegalTransition,
+                "the codex adapter is not initialized",
+            )
+            .with_fix("initialize the adapter first")),
+        }
+    }
+
+    async fn interrupt(&mut self, stage: InterruptStage) -> Result<(), CohostError> {
+        match &mut self.engine {
+            Engine::AppServer(s) => s.interrupt(stage).await,
+            Engine::Exec { turn: Some(t), .. } => t.interrupt(stage),
+            _ => Ok(()),
+        }
+    }
+
+    async fn approve_tool(&mut self, decision: ToolDecision) -> Result<(), CohostError> {
+        match &self.engine {
+            Engine::AppServer(s) => s.decide(&decision.tool_id, decision.option).await,
+            _ => Err(CohostError::new(
+                ErrorCode::UnsupportedMode,
+                "codex exec cannot wait for approvals",
+            )
+            .with_fix("install a codex with `app-server` for blocking approvals")),
+        }
+    }
+
+    async fn health(&mut self) -> Health {
+        let (alive, last_error) = match &self.engine {
+            Engine::AppServer(s) if s.alive() => (true, None),
+            Engine::AppServer(s) => (false, Some(s.crash_report().await)),
+            Engine::Exec { state, .. } => (true, lock(state).last_error.clone()),
+            Engine::None => (false, None),
+        };
+        Health {
+            alive,
+            binary: self.binary.clone(),
+            version: self.version.clone(),
+            last_error,
+        }
+    }
+
+    async fn terminate(&mut self) -> Result<(), CohostError> {
+        match std::mem::replace(&mut self.engine, Engine::None) {
+            Engine::AppServer(mut s) => s.terminate().await,
+            Engine::Exec { turn: Some(t), .. } => t.kill().await,
+            _ => {}
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,227 @@
+//! The pure normalizer for one `gemini -p … --output-format stream-json`
+//! turn: JSONL in, [`AgentEvent`]s out.
+
+use cohost_core::{
+    AgentEvent, CohostError, EndReason, ErrorCode, ToolCallInfo, ToolKind, ToolStatus, Usage,
+};
+
+use super::turn::{interrupted_end, TurnNormalizer};
+use super::wire::{Stats, StreamEvent};
+use crate::process::{classify_stderr, ExitInfo};
+
+/// Normalizer state for one turn.
+#[derive(Debug, Default)]
+pub struct GeminiNormalizer {
+    started: bool,
+    ended: bool,
+    errored: bool,
+    unknown: u64,
+}
+
+impl GeminiNormalizer {
+    /// A fresh normalizer.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Lines of kinds this driver does not know (skipped).
+    pub fn unknown_count(&self) -> u64 {
+        self.unknown
+    }
+
+    /// Feed one line.
+    pub fn push(&mut self, line: &str) -> Vec<AgentEvent> {
+        let ev: StreamEvent = match serde_json::from_str(line) {
+            Ok(ev) => ev,
+            Err(e) => {
+                let shown: String = line.chars().take(120).collect();
+                return vec![AgentEvent::Error(
+                    CohostError::new(
+                        ErrorCode::InvalidOutput,
+                        format!(
+                            "gemini printed a line that is not a stream-json event ({e}): {shown}"
+                        ),
+                    )
+                    .with_fix("the line was skipped; upgrade cohost if this repeats")
+                    .retryable(false),
+                )];
+            }
+        };
+        let mut out = Vec::new();
+        match ev {
+            StreamEvent::Init { session_id, model } => {
+                self.started = true;
+                out.push(AgentEvent::Started { session_id, model });
+            }
+            StreamEvent::Message {
+                role,
+                content,
+                delta: _,
+            } => {
+                // Assistant text arrives in `delta` pieces; a whole message
+                // (older versions) is one piece. User echoes are not output.
+                if role == "assistant" && !content.is_empty() {
+                    out.push(AgentEvent::TextDelta(content));
+                }
+            }
+            StreamEvent::ToolUse {
+                tool_name,
+                tool_id,
+                parameters,
+            } => out.push(AgentEvent::ToolCall(ToolCallInfo {
+                kind: tool_kind(&tool_name),
+                tool_id,
+                name: tool_name,
+                input: parameters,
+            })),
+            StreamEvent::ToolResult {
+                tool_id,
+                status,
+                output,
+                error,
+            } => {
+                let ok = status == "success";
+                let output = match (output, error) {
+                    (Some(o), _) if ok || !o.is_empty() => o,
+                    (_, Some(e)) => e.message,
+                    (o, None) => o.unwrap_or_default(),
+                };
+                out.push(AgentEvent::ToolExecuted {
+                    tool_id,
+                    status: if ok {
+                        ToolStatus::Ok
+                    } else {
+                        ToolStatus::Error
+                    },
+                    output,
+                });
+            }
+            StreamEvent::Error { severity, message } => {
+                if severity == "warning" {
+                    out.push(AgentEvent::Status {
+                        message: format!("gemini: {message}"),
+                        retry_after_ms: None,
+                    });
+                } else {
+                    out.push(AgentEvent::Error(map_error(&message)));
+                }
+            }
+            StreamEvent::Result {
+                status,
+                error,
+                stats,
+            } => {
+                let usage = stats.map(usage_of);
+                if let Some(u) = usage {
+                    out.push(AgentEvent::Usage(u));
+                }
+                let reason = if status == "success" {
+                    EndReason::Completed
+                } else {
+                    let message = error.map(|e| e.message).unwrap_or_else(|| status.clone());
+                    out.push(AgentEvent::Error(map_error(&message)));
+                    self.errored = true;
+                    EndReason::Error
+                };
+                self.ended = true;
+                out.push(AgentEvent::Ended { reason, usage });
+            }
+            StreamEvent::Unknown => {
+                self.unknown += 1;
+                tracing::debug!("gemini: unknown stream-json event skipped");
+            }
+        }
+        out
+    }
+}
+
+impl TurnNormalizer for GeminiNormalizer {
+    fn on_line(&mut self, line: &str) -> Vec<AgentEvent> {
+        self.push(line)
+    }
+
+    fn ended(&self) -> bool {
+        self.ended
+    }
+
+    fn on_exit(
+        &mut self,
+        exit: Option<ExitInfo>,
+        stderr: &str,
+        interrupted: bool,
+    ) -> Option<Vec<AgentEvent>> {
+        if interrupted {
+            return Some(interrupted_end());
+        }
+        // A clean non-zero exit with a known cause (bad flag, no auth) is a
+        // failed turn, not a crash; anything else is a crash.
+        let code = exit.and_then(|e| e.code)?;
+        let class = classify_stderr(stderr)?;
+        let last = stderr
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("");
+        Some(vec![
+            AgentEvent::Error(
+                CohostError::new(class, format!("gemini exited with code {code}: {last}"))
+                    .with_fix(fix_for(class)),
+            ),
+            AgentEvent::Ended {
+                reason: EndReason::Error,
+                usage: None,
+            },
+        ])
+    }
+}
+
+fn usage_of(s: Stats) -> Usage {
+    Usage {
+        input_tokens: s.input_tokens.saturating_sub(s.cached),
+        output_tokens: s.output_tokens,
+        cache_read_tokens: s.cached,
+        ..Usage::default()
+    }
+}
+
+/// Gemini's own tool names (`run_shell_command`, `write_file`, `replace`...).
+fn tool_kind(name: &str) -> ToolKind {
+    match name {
+        "run_shell_command" => ToolKind::Execute,
+        "write_file" | "replace" | "edit" => ToolKind::Edit,
+        "read_file" | "read_many_files" => ToolKind::Read,
+        "glob" | "search_file_content" | "grep" | "list_directory" => ToolKind::Search,
+        "web_fetch" | "google_web_search" => ToolKind::Fetch,
+        "save_memory" | "write_todos" | "update_topic" => ToolKind::Think,
+        other => ToolKind::from_tool_name(other),
+    }
+}
+
+/// Map gemini's error text (`[API Error: {"error":{"code":401…}}]`).
+pub fn map_error(message: &str) -> CohostError {
+    let lower = message.to_ascii_lowercase();
+    let code = if lower.contains("input token count") || lower.contains("maximum number of tokens")
+    {
+        ErrorCode::ContextWindowExceeded
+    } else {
+        classify_stderr(message).unwrap_or(ErrorCode::NetworkError)
+    };
+    CohostError::new(code, format!("gemini: {}", message.trim())).with_fix(fix_for(code))
+}
+
+fn fix_for(code: ErrorCode) -> &'static str {
+    match code {
+        ErrorCode::AuthRequired => {
+            "set GEMINI_API_KEY (or run `gemini` once to log in) and check security.auth.selectedType in ~/.gemini/settings.json"
+        }
+        ErrorCode::RateLimited => {
+            "wait and retry; gemini already retried (general.maxAttempts in settings.json)"
+        }
+        ErrorCode::ContextWindowExceeded => "start a new session or shorten the prompt",
+        ErrorCode::ModelNotAvailable => "pick a model the API serves (`--model`)",
+        _ => "check GOOGLE_GEMINI_BASE_URL / network access and retry",
+    }
+}
+
+#[cfg(test)]
+mod tests;

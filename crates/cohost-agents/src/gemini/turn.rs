@@ -1,0 +1,168 @@
+//! The IO shell for CLIs that run one process per turn (`gemini -p`,
+//! `codex exec --json`): spawn, feed stdout lines to a pure normalizer,
+//! and decide what a process exit without a closing event means.
+//!
+//! Shared by the gemini driver and codex's exec fallback; it depends only on
+//! the process supervisor, so it can move into `process/` when a third
+//! one-shot driver needs it.
+
+use cohost_core::{AgentEvent, AgentEventStream, CohostError, EndReason, InterruptStage};
+use futures::StreamExt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+use crate::process::{
+    oversized_line_error, signal_group, ExitInfo, Frame, GroupSignal, ProcessSpec, Supervised,
+};
+
+/// A pure line normalizer for one turn's output.
+pub(crate) trait TurnNormalizer: Send + 'static {
+    /// Feed one stdout line.
+    fn on_line(&mut self, line: &str) -> Vec<AgentEvent>;
+    /// Whether `Ended` was emitted.
+    fn ended(&self) -> bool;
+    /// The process exited (or closed stdout) before `Ended`. Return the
+    /// closing events, or `None` for "the agent crashed" (the stream then
+    /// closes without `Ended`). `interrupted`: cohost signalled it.
+    fn on_exit(
+        &mut self,
+        exit: Option<ExitInfo>,
+        stderr: &str,
+        interrupted: bool,
+    ) -> Option<Vec<AgentEvent>>;
+}
+
+/// What outlives a turn: the native session id and the last crash report.
+#[derive(Debug, Default)]
+pub(crate) struct RunState {
+    /// Native session id from the last `Started`.
+    pub session_id: Option<String>,
+    /// Why the last turn's process died, if it crashed.
+    pub last_error: Option<String>,
+}
+
+/// A running one-shot turn. The process belongs to the reader task, which
+/// lets it finish writing its session after the closing event (killing it
+/// early would truncate what `--resume` reads) and kills its group at the end.
+pub(crate) struct OneShot {
+    pgid: i32,
+    interrupted: Arc<AtomicBool>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+/// How long a finished turn's process may take to exit on its own.
+const LINGER: Duration = Duration::from_secs(5);
+
+impl OneShot {
+    /// Spawn the turn's process; events flow through the returned stream.
+    pub(crate) fn spawn<N: TurnNormalizer>(
+        spec: ProcessSpec,
+        mut norm: N,
+        state: Arc<Mutex<RunState>>,
+    ) -> Result<(OneShot, AgentEventStream), CohostError> {
+        let mut proc = Supervised::spawn(spec)?;
+        let pgid = i32::try_from(proc.pid()).unwrap_or(0);
+        let stdin = proc.stdin();
+        let mut frames = proc
+            .take_stdout()
+            .ok_or_else(|| CohostError::new(cohost_core::ErrorCode::SpawnFailed, "no stdout"))?;
+        let interrupted = Arc::new(AtomicBool::new(false));
+        let flag = interrupted.clone();
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let task = tokio::spawn(async move {
+            // The prompt is in argv; EOF on stdin keeps CLIs that also read
+            // stdin (codex exec) from waiting for it.
+            stdin.close().await;
+            let mut tx = Some(tx);
+            while let Some(frame) = frames.recv().await {
+                let Some(sender) = tx.as_ref() else {
+                    continue; // Drain after the end so the agent never blocks.
+                };
+                let events = match frame {
+                    Frame::Line(l) => norm.on_line(&l),
+                    Frame::Oversized { bytes } => {
+                        vec![AgentEvent::Error(oversized_line_error("agent", bytes))]
+                    }
+                };
+                for ev in events {
+                    if let AgentEvent::Started {
+                        session_id: Some(s),
+                        ..
+                    } = &ev
+                    {
+                        lock(&state).session_id = Some(s.clone());
+                    }
+                    let _ = sender.send(ev);
+                }
+                if norm.ended() {
+                    tx = None;
+                }
+            }
+            let info = proc.settle(LINGER).await;
+            let Some(sender) = tx else {
+                return; // Dropping `proc` kills whatever is left of the group.
+            };
+            let stderr = proc.stderr_text();
+            match norm.on_exit(info, &stderr, flag.load(Ordering::SeqCst)) {
+                Some(events) => {
+                    for ev in events {
+                        let _ = sender.send(ev);
+                    }
+                }
+                None => lock(&state).last_error = Some(proc.crash_report()),
+            }
+        });
+        let stream = futures::stream::poll_fn(move |cx| rx.poll_recv(cx)).boxed();
+        Ok((
+            OneShot {
+                pgid,
+                interrupted,
+                task,
+            },
+            stream,
+        ))
+    }
+
+    /// One ladder step. Without a protocol, Cancel is SIGINT too.
+    pub(crate) fn interrupt(&self, stage: InterruptStage) -> Result<(), CohostError> {
+        self.interrupted.store(true, Ordering::SeqCst);
+        let sig = match stage {
+            InterruptStage::Cancel | InterruptStage::Signal => GroupSignal::Interrupt,
+            InterruptStage::Terminate => GroupSignal::Terminate,
+            InterruptStage::Kill => GroupSignal::Kill,
+        };
+        signal_group(self.pgid, sig).map(|_| ()).map_err(|e| {
+            CohostError::new(
+                cohost_core::ErrorCode::ProcessCrashed,
+                format!("could not signal the agent: {e}"),
+            )
+        })
+    }
+
+    /// Wait (bounded) until the previous turn's process is gone, so the
+    /// next one reads a complete session.
+    pub(crate) async fn finish(self) {
+        let _ = tokio::time::timeout(LINGER + Duration::from_secs(1), self.task).await;
+    }
+
+    /// Kill the turn's group now.
+    pub(crate) async fn kill(self) {
+        let _ = signal_group(self.pgid, GroupSignal::Kill);
+        self.finish().await;
+    }
+}
+
+fn lock(state: &Mutex<RunState>) -> std::sync::MutexGuard<'_, RunState> {
+    state.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The usual end of a turn the user interrupted: no closing event from the
+/// agent, so cohost closes it.
+pub(crate) fn interrupted_end() -> Vec<AgentEvent> {
+    vec![AgentEvent::Ended {
+        reason: EndReason::Interrupted,
+        usage: None,
+    }]
+}
