@@ -170,9 +170,20 @@ pub fn offline_setup(cli: AgentCli, layout: &Layout, base_url: &str) -> Setup {
             ] {
                 s.set(switch, "1");
             }
+            let dir = layout.xdg_config.join("opencode");
+            s.file(dir.join("opencode.json"), opencode_config(&v1));
+            // On every start opencode npm-installs `@opencode-ai/plugin` into each
+            // writable config dir (from registry.npmjs.org) unless `node_modules/`
+            // exists and package-lock.json already lists every wanted dependency.
+            // Nothing imports it without user plugins, so a stub lock suffices.
             s.file(
-                layout.xdg_config.join("opencode/opencode.json"),
-                opencode_config(&v1),
+                dir.join("package-lock.json"),
+                json!({"lockfileVersion": 3, "packages": {"": {"dependencies": {"@opencode-ai/plugin": "*"}}}})
+                    .to_string(),
+            );
+            s.file(
+                dir.join("node_modules/.cohost-bench"),
+                "written by cohost-testbench so opencode skips its npm install\n".to_string(),
             );
         }
         AgentCli::Copilot => {
