@@ -185,10 +185,7 @@ fn lock(m: &Mutex<Shared>) -> std::sync::MutexGuard<'_, Shared> {
 }
 
 fn build_client(options: &HttpOptions, base: &str) -> Result<reqwest::Client, CohostError> {
-    // reqwest is built without a bundled crypto provider (keeps aws-lc out of
-    // the tree); install ring once. An error means one is installed already.
-    let _already_installed = rustls::crypto::ring::default_provider().install_default();
-    let mut b = reqwest::Client::builder().connect_timeout(options.first_byte_timeout);
+    let mut b = super::client_builder().connect_timeout(options.first_byte_timeout);
     let loopback = ["://127.0.0.1", "://localhost", "://[::1]"]
         .iter()
         .any(|h| base.contains(h));

@@ -86,6 +86,15 @@ impl Default for HttpOptions {
     }
 }
 
+/// A reqwest client builder with TLS ready. reqwest is built without a
+/// bundled crypto provider (that would pull aws-lc into the tree), so ring is
+/// installed as the process default first; an error there only means a
+/// provider is installed already.
+pub fn client_builder() -> reqwest::ClientBuilder {
+    let _already_installed = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder()
+}
+
 /// Factories for every built-in HTTP provider, with default options.
 pub fn factories() -> Vec<Arc<HttpFactory>> {
     providers::builtin()

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Install a pinned LiteLLM proxy (PyPI `litellm[proxy]`) into a venv under the
+# agents cache, for the `litellm` provider's gateway-in-the-loop test.
+#
+#   tests/agents/install-litellm.sh            # install (idempotent; ~1 s when present)
+#   tests/agents/install-litellm.sh --print-bin # path of the `litellm` launcher
+#
+# Layout: ${COHOST_AGENTS_DIR:-$HOME/.cache/cohost-agents}/venv/litellm-<ver>/
+# and a link bin/litellm. Network: PyPI only, through pip.
+# Env: COHOST_AGENTS_DIR, COHOST_PYTHON (python 3.10-3.12, default python3),
+# COHOST_LITELLM_VERSION (try another version without editing this file).
+set -euo pipefail
+
+# Newer pins fail to resolve from the registry this project can reach: 1.109+
+# require a `litellm-proxy` package it does not serve, 1.108.11+ pin `.post`
+# releases of litellm-proxy-extras / litellm-enterprise it lacks.
+# Pinned here rather than in versions.env: that file belongs to install.sh's
+# agent list, and LiteLLM is a gateway, not an agent CLI.
+LITELLM_VERSION="${COHOST_LITELLM_VERSION:-1.106.12}"
+DIR="${COHOST_AGENTS_DIR:-$HOME/.cache/cohost-agents}"
+PYTHON="${COHOST_PYTHON:-python3}"
+VENV="$DIR/venv/litellm-$LITELLM_VERSION"
+STAMP="$VENV/.cohost-installed"
+BIN="$VENV/bin/litellm"
+
+die() {
+  echo "install-litellm: litellm $LITELLM_VERSION: $*" >&2
+  exit 1
+}
+
+if [[ "${1:-}" == "--print-bin" ]]; then
+  printf '%s\n' "$BIN"
+  exit 0
+fi
+
+# A healthy install: stamp names the pinned version and the package imports.
+healthy() {
+  [[ -f "$STAMP" && "$(cat "$STAMP")" == "litellm[proxy]==$LITELLM_VERSION" ]] || return 1
+  "$VENV/bin/python" -c 'import importlib.metadata as m, sys; sys.exit(0 if m.version("litellm") == sys.argv[1] else 1)' \
+    "$LITELLM_VERSION" 2>/dev/null || return 1
+  [[ -x "$BIN" ]]
+}
+
+if ! healthy; then
+  "$PYTHON" -c 'import sys, venv; sys.exit(0 if (3, 10) <= sys.version_info[:2] < (3, 14) else 1)' 2>/dev/null ||
+    die "needs python 3.10-3.13 with venv; set COHOST_PYTHON (have: $("$PYTHON" --version 2>&1 || echo none))"
+  echo "install-litellm: installing litellm[proxy]==$LITELLM_VERSION into $VENV" >&2
+  rm -rf "$VENV"
+  mkdir -p "$DIR/venv" "$DIR/bin" "$DIR/logs"
+  "$PYTHON" -m venv "$VENV" || die "could not create the venv at $VENV"
+  if ! "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
+    "litellm[proxy]==$LITELLM_VERSION" >"$DIR/logs/litellm.log" 2>&1; then
+    tail -n 20 "$DIR/logs/litellm.log" >&2 || true
+    die "pip install failed (full log: $DIR/logs/litellm.log)"
+  fi
+  [[ -x "$BIN" ]] || die "installed, but $BIN is missing"
+  printf '%s\n' "litellm[proxy]==$LITELLM_VERSION" >"$STAMP"
+  healthy || die "installed, but the package does not import"
+fi
+ln -sfn "$BIN" "$DIR/bin/litellm"
+echo "litellm $LITELLM_VERSION ($BIN)"
