@@ -253,6 +253,60 @@ mod tests {
         lines.lines().flat_map(|l| n.push(l)).collect()
     }
 
+    fn fixture(scenario: &str) -> Vec<AgentEvent> {
+        let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/codex/0.171.0");
+        let text = std::fs::read_to_string(dir.join(format!("{scenario}.jsonl"))).unwrap();
+        let body: String = text.lines().skip(1).map(|l| format!("{l}\n")).collect();
+        let ev = replay(&body);
+        crate::gemini::turn::check_snapshot(dir.join(format!("{scenario}.events")), &ev);
+        ev
+    }
+
+    #[test]
+    fn golden_exec_transcripts() {
+        let ev = fixture("exec_text");
+        assert!(matches!(
+            &ev[0],
+            AgentEvent::Started {
+                session_id: Some(_),
+                ..
+            }
+        ));
+        assert!(ev.contains(&AgentEvent::TextDelta(
+            "Hello from fake-llm. You said: hi".into()
+        )));
+        assert!(matches!(
+            ev.last(),
+            Some(AgentEvent::Ended {
+                reason: EndReason::Completed,
+                ..
+            })
+        ));
+        let ev = fixture("exec_tool");
+        assert!(ev
+            .iter()
+            .any(|e| matches!(e, AgentEvent::ToolCall(c) if c.kind == ToolKind::Execute)));
+        assert!(ev.iter().any(|e| matches!(
+            e,
+            AgentEvent::ToolExecuted {
+                status: ToolStatus::Ok,
+                ..
+            }
+        )));
+        let ev = fixture("exec_error_401");
+        assert!(ev
+            .iter()
+            .any(|e| matches!(e, AgentEvent::Error(e) if e.code == ErrorCode::AuthRequired)));
+        assert!(matches!(
+            ev.last(),
+            Some(AgentEvent::Ended {
+                reason: EndReason::Error,
+                ..
+            })
+        ));
+    }
+
     #[test]
     fn whole_messages_become_one_chunk_each() {
         let ev = replay(concat!(

@@ -574,8 +574,10 @@ impl AppServerCore {
         ) else {
             return Vec::new();
         };
-        // `thread/resume` replays the thread's last usage before any turn.
-        if turn.id.as_deref().is_some_and(|id| id != p.turn_id) {
+        // `thread/resume` replays the previous turn's usage, possibly after
+        // our `turn/start`; count only updates for this turn's id (which is
+        // always known before the model answers).
+        if turn.id.as_deref() != Some(p.turn_id.as_str()) {
             return Vec::new();
         }
         let l = p.token_usage.last;
