@@ -472,3 +472,13 @@ pub static SERVERS: &[ServerEntry] = &[
         install_hint: "start LM Studio's local server (Developer tab, port 1234)",
     },
 ];
+
+/// Variables holding the API key of each built-in HTTP provider, as the
+/// vendors' SDKs read them.
+pub static API_KEYS: &[(&str, &[&str])] = &[
+    ("anthropic", &["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"]),
+    ("openai", &["OPENAI_API_KEY"]),
+    ("gemini-api", &["GEMINI_API_KEY", "GOOGLE_API_KEY"]),
+    ("openrouter", &["OPENROUTER_API_KEY"]),
+    ("litellm", &["LITELLM_API_KEY"]),
+];

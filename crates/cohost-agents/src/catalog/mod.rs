@@ -11,7 +11,7 @@ mod data;
 mod flags;
 mod pins;
 
-pub use data::{CLIS, SERVERS};
+pub use data::{API_KEYS, CLIS, SERVERS};
 pub use flags::{ArgTemplate, FlagTable, PromptArg, QueryArgs};
 pub use pins::{pinned_version, PINS_FILE};
 
@@ -141,6 +141,14 @@ pub struct ServerEntry {
 /// The CLI entry for a provider id.
 pub fn cli(id: &str) -> Option<&'static CliEntry> {
     CLIS.iter().find(|e| e.id == id)
+}
+
+/// The API-key variables of an HTTP provider (empty when it needs none).
+pub fn api_key_env(id: &str) -> &'static [&'static str] {
+    API_KEYS
+        .iter()
+        .find(|(p, _)| *p == id)
+        .map_or(&[], |(_, vars)| vars)
 }
 
 /// The server entry for a provider id.

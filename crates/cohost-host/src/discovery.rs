@@ -1,0 +1,326 @@
+//! Where a provider is: explicit path from config, then known install
+//! locations, then `PATH`; for model servers, an endpoint probe. Then a
+//! bounded `--version` probe and warnings (two installs, untested version).
+
+use cohost_agents::catalog::{CliEntry, ServerEntry};
+use cohost_agents::process::{find_on_path, probe, EnvPolicy, Version};
+use cohost_core::{sanitize, CohostError, ErrorCode};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+use crate::env::{DiscoveryEnv, Timeouts};
+use crate::probe_http;
+
+/// Where the command was found (seed 002 `commandSource`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CommandSource {
+    /// The path set in cohost's config.
+    Explicit,
+    /// A known install location (npm global, `~/.local/bin`, vendor dirs...).
+    KnownPath,
+    /// Found on `PATH`.
+    Path,
+    /// A model server answered on its endpoint.
+    Server,
+    /// Not found.
+    Missing,
+}
+
+/// What discovery found for one provider.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Discovery {
+    /// Provider id.
+    pub provider_id: String,
+    /// Whether the command or server was found.
+    pub installed: bool,
+    /// Where it was found.
+    pub command_source: CommandSource,
+    /// The executable (CLIs).
+    #[serde(skip)]
+    pub command: Option<PathBuf>,
+    /// The executable or endpoint, for display (sanitized, `~` for home).
+    pub command_display: Option<String>,
+    /// Parsed version.
+    #[serde(skip)]
+    pub version: Option<Version>,
+    /// What the version probe printed (first line, sanitized).
+    pub version_display: Option<String>,
+    /// Why the version probe failed, when it did.
+    pub version_error: Option<CohostError>,
+    /// Base URL of a model server.
+    pub endpoint: Option<String>,
+    /// Models a server lists.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub models: Vec<String>,
+    /// Things the user should know (sanitized).
+    pub warnings: Vec<String>,
+}
+
+impl Discovery {
+    fn missing(id: &str) -> Self {
+        Discovery {
+            provider_id: id.into(),
+            installed: false,
+            command_source: CommandSource::Missing,
+            command: None,
+            command_display: None,
+            version: None,
+            version_display: None,
+            version_error: None,
+            endpoint: None,
+            models: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+}
+
+/// The npm global `bin` dir, computed without spawning npm:
+/// `NPM_CONFIG_PREFIX`, else `prefix=` in `~/.npmrc`, else npm's default
+/// (the prefix of the `node` on PATH, whose `bin` holds `node` itself).
+pub fn npm_global_bin(env: &DiscoveryEnv) -> Option<PathBuf> {
+    let from_env = env
+        .var("NPM_CONFIG_PREFIX")
+        .or_else(|| env.var("npm_config_prefix"))
+        .map(PathBuf::from);
+    let from_rc = || {
+        let text = std::fs::read_to_string(env.home_join(".npmrc")?).ok()?;
+        text.lines().find_map(|l| {
+            let (k, v) = l.split_once('=')?;
+            (k.trim() == "prefix").then(|| expand_home(v.trim(), env))
+        })
+    };
+    if let Some(prefix) = from_env.or_else(from_rc) {
+        return Some(prefix.join("bin"));
+    }
+    find_on_path("node", env.path.as_deref()).and_then(|n| n.parent().map(Path::to_path_buf))
+}
+
+fn expand_home(p: &str, env: &DiscoveryEnv) -> PathBuf {
+    match (p.strip_prefix("~/"), &env.home) {
+        (Some(rest), Some(home)) => home.join(rest),
+        _ => PathBuf::from(p),
+    }
+}
+
+/// Known install directories for a CLI, most specific first.
+pub fn known_dirs(entry: &CliEntry, env: &DiscoveryEnv) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = entry
+        .vendor_dirs
+        .iter()
+        .filter_map(|d| env.home_join(d))
+        .collect();
+    dirs.extend(npm_global_bin(env));
+    for rel in [".local/bin", ".npm-global/bin", ".cargo/bin", ".bun/bin"] {
+        dirs.extend(env.home_join(rel));
+    }
+    // pipx puts each app in its own venv.
+    if let Some(venvs) = env.home_join(".local/pipx/venvs") {
+        if let Ok(rd) = std::fs::read_dir(venvs) {
+            let mut v: Vec<PathBuf> = rd.flatten().map(|e| e.path().join("bin")).collect();
+            v.sort();
+            dirs.extend(v);
+        }
+    }
+    dirs.extend(env.system_dirs.iter().cloned());
+    let mut seen = std::collections::HashSet::new();
+    dirs.retain(|d| seen.insert(d.clone()));
+    dirs
+}
+
+fn executable(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p)
+        .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        .unwrap_or(false)
+}
+
+/// Every install of `entry` (explicit first), with its source, deduplicated
+/// by canonical path.
+pub fn candidates(
+    entry: &CliEntry,
+    explicit: Option<&Path>,
+    env: &DiscoveryEnv,
+) -> Vec<(CommandSource, PathBuf)> {
+    let mut out = Vec::new();
+    if let Some(p) = explicit {
+        let p = expand_home(&p.to_string_lossy(), env);
+        if executable(&p) {
+            out.push((CommandSource::Explicit, p));
+        }
+    }
+    for dir in known_dirs(entry, env) {
+        for bin in entry.binaries {
+            let p = dir.join(bin);
+            if executable(&p) {
+                out.push((CommandSource::KnownPath, p));
+            }
+        }
+    }
+    for bin in entry.binaries {
+        if let Some(p) = find_on_path(bin, env.path.as_deref()) {
+            out.push((CommandSource::Path, p));
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|(_, p)| seen.insert(std::fs::canonicalize(p).unwrap_or_else(|_| p.clone())));
+    out
+}
+
+/// Find a CLI and probe its version. An explicit path that is not an
+/// executable is a warning, and discovery goes on with the other sources.
+pub async fn discover_cli(
+    entry: &CliEntry,
+    explicit: Option<&Path>,
+    env: &DiscoveryEnv,
+    timeouts: &Timeouts,
+) -> Discovery {
+    let mut d = Discovery::missing(entry.id);
+    let found = candidates(entry, explicit, env);
+    if let Some(p) = explicit {
+        if found.first().map(|c| c.0) != Some(CommandSource::Explicit) {
+            d.warnings.push(sanitize(&format!(
+                "configured binary `{}` is not an executable file; looked elsewhere",
+                p.display()
+            )));
+        }
+    }
+    let Some((source, path)) = found.first().cloned() else {
+        return d;
+    };
+    if found.len() > 1 {
+        let list: Vec<String> = found
+            .iter()
+            .map(|(s, p)| format!("{} ({})", p.display(), source_name(*s)))
+            .collect();
+        d.warnings.push(sanitize(&format!(
+            "{} installs found: {}; using the first",
+            found.len(),
+            list.join(", ")
+        )));
+    }
+    d.installed = true;
+    d.command_source = source;
+    d.command_display = Some(sanitize(&path.display().to_string()));
+    d.command = Some(path.clone());
+    if entry.version_args.is_empty() {
+        return d;
+    }
+    let mut policy = EnvPolicy::with_prefixes(entry.env_prefixes.iter().copied());
+    policy.extend(env.child_overlay().iter());
+    match probe(
+        entry.id,
+        &path,
+        entry.version_args,
+        &policy,
+        timeouts.version,
+    )
+    .await
+    {
+        Ok(out) => {
+            let first = out
+                .text
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("");
+            d.version_display = Some(sanitize(first.trim()));
+            match Version::find_in(&out.text).filter(|_| out.success) {
+                Some(v) => {
+                    d.version = Some(v);
+                    if let Some(range) = entry.tested_range() {
+                        if !range.contains(v) {
+                            d.warnings.push(format!(
+                                "version {v} is outside the tested range {range}; it may work, but cohost was not tested with it"
+                            ));
+                        }
+                    }
+                }
+                None => {
+                    d.version_error = Some(
+                        CohostError::new(
+                            ErrorCode::VersionUnsupported,
+                            format!(
+                                "`{} {}` printed no version: {}",
+                                path.display(),
+                                entry.version_args.join(" "),
+                                if first.is_empty() { "(nothing)" } else { first }
+                            ),
+                        )
+                        .with_fix(format!("reinstall it: {}", entry.install_hint)),
+                    )
+                }
+            }
+        }
+        Err(e) => d.version_error = Some(e),
+    }
+    d
+}
+
+/// Probe a model server: the configured endpoint, else the vendor's
+/// variable (`OLLAMA_HOST`), else the default port on loopback.
+pub async fn discover_server(
+    entry: &ServerEntry,
+    endpoint: Option<&str>,
+    env: &DiscoveryEnv,
+    timeouts: &Timeouts,
+) -> Discovery {
+    let mut d = Discovery::missing(entry.id);
+    let raw = endpoint
+        .map(str::to_string)
+        .or_else(|| entry.host_env.and_then(|v| env.var(v)).map(str::to_string))
+        .unwrap_or_else(|| entry.default_base.to_string());
+    let default_port = probe_http::host_port(entry.default_base, 80).map_or(80, |h| h.1);
+    let Some((host, port)) = probe_http::host_port(&raw, default_port) else {
+        d.warnings.push(sanitize(&format!(
+            "endpoint `{raw}` cannot be probed (only http:// is)"
+        )));
+        return d;
+    };
+    let base = format!("http://{host}:{port}");
+    d.endpoint = Some(sanitize(&base));
+    match probe_http::get(&host, port, entry.probe_path, timeouts.server).await {
+        Some((200, body)) => {
+            d.installed = true;
+            d.command_source = CommandSource::Server;
+            d.command_display = Some(sanitize(&base));
+            d.models = model_names(&body);
+        }
+        Some((status, _)) => d
+            .warnings
+            .push(format!("{base}{} answered HTTP {status}", entry.probe_path)),
+        None => {}
+    }
+    d
+}
+
+/// Model names from Ollama `/api/tags` (`models[].name`) or an
+/// OpenAI-style `/v1/models` (`data[].id`).
+fn model_names(body: &str) -> Vec<String> {
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(body) else {
+        return Vec::new();
+    };
+    let list = |key: &str, field: &str| -> Vec<String> {
+        v.get(key)
+            .and_then(|a| a.as_array())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|m| m.get(field)?.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let mut names = list("models", "name");
+    names.extend(list("data", "id"));
+    names
+}
+
+/// The wire name of a source.
+pub fn source_name(s: CommandSource) -> &'static str {
+    match s {
+        CommandSource::Explicit => "explicit",
+        CommandSource::KnownPath => "known_path",
+        CommandSource::Path => "path",
+        CommandSource::Server => "server",
+        CommandSource::Missing => "missing",
+    }
+}

@@ -1,0 +1,90 @@
+//! Crash-safe file writes and inter-process locks.
+
+use cohost_core::{CohostError, ErrorCode};
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::os::unix::io::AsRawFd;
+use std::path::Path;
+
+/// An I/O failure on `path`, as a user-facing error.
+pub fn io_error(what: &str, path: &Path, e: std::io::Error) -> CohostError {
+    CohostError::new(
+        ErrorCode::ConfigInvalid,
+        format!("could not {what} `{}`: {e}", path.display()),
+    )
+    .with_fix("check the file's permissions and that the disk is not full")
+}
+
+/// Write `bytes` to `path` atomically: a temp file in the same directory,
+/// fsync, rename over the target, fsync the directory. Readers see the old
+/// or the new content, never a torn file. The file mode of an existing
+/// target is kept (settings files may be private).
+pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), CohostError> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(|e| io_error("create directory", dir, e))?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.cohost-tmp.{}", std::process::id()));
+    let result = (|| {
+        let mut f = File::create(&tmp)?;
+        if let Ok(meta) = std::fs::metadata(path) {
+            f.set_permissions(meta.permissions())?;
+        }
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)?;
+        File::open(dir)?.sync_all()
+    })();
+    if result.is_err() {
+        // Best effort: do not leave the temp file behind on failure.
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result.map_err(|e| io_error("write", path, e))
+}
+
+/// An exclusive advisory lock on a lock file, held until dropped. Used so
+/// concurrent cohost processes serialize read-modify-write cycles.
+pub struct FileLock {
+    file: File,
+}
+
+impl FileLock {
+    /// Block until the lock on `path` (created if missing) is held.
+    pub fn acquire(path: &Path) -> Result<FileLock, CohostError> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| io_error("create directory", dir, e))?;
+        }
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .read(true)
+            .write(true)
+            .open(path)
+            .map_err(|e| io_error("open lock file", path, e))?;
+        loop {
+            // SAFETY: flock on a file descriptor we own; no memory involved.
+            let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
+            if rc == 0 {
+                return Ok(FileLock { file });
+            }
+            let err = std::io::Error::last_os_error();
+            if err.kind() != std::io::ErrorKind::Interrupted {
+                return Err(io_error("lock", path, err));
+            }
+        }
+    }
+}
+
+impl Drop for FileLock {
+    fn drop(&mut self) {
+        // SAFETY: as above; closing the fd would release it too.
+        unsafe {
+            libc::flock(self.file.as_raw_fd(), libc::LOCK_UN);
+        }
+    }
+}

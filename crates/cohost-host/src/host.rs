@@ -1,0 +1,113 @@
+//! The context every host service runs in: the provider registry, the
+//! (injectable) environment, cohost's paths and time limits.
+
+use cohost_agents::catalog;
+use cohost_core::{CohostError, ErrorCode, ProviderDescriptor, ProviderKind, Registry};
+
+use crate::config::HostConfig;
+use crate::env::{DiscoveryEnv, HostPaths, Timeouts};
+
+/// Host services' context. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct Host {
+    /// Registered adapter factories (drivers).
+    pub registry: Registry,
+    /// The environment to discover in.
+    pub env: DiscoveryEnv,
+    /// cohost's files.
+    pub paths: HostPaths,
+    /// Time limits.
+    pub timeouts: Timeouts,
+}
+
+/// What cohost knows about one provider id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProviderFacts {
+    /// The id.
+    pub id: String,
+    /// Label for display.
+    pub label: String,
+    /// Its kind.
+    pub kind: ProviderKind,
+    /// The registered driver's descriptor, if any.
+    pub descriptor: Option<ProviderDescriptor>,
+    /// Catalog data for CLIs.
+    pub cli: Option<&'static catalog::CliEntry>,
+    /// Catalog data for model servers.
+    pub server: Option<&'static catalog::ServerEntry>,
+    /// Declared in `[providers.ID]` with a `kind` (user-defined API).
+    pub user_defined: bool,
+}
+
+impl Host {
+    /// A host over `registry` in environment `env`; paths follow XDG.
+    pub fn new(registry: Registry, env: DiscoveryEnv) -> Host {
+        let paths = env.paths();
+        Host {
+            registry,
+            env,
+            paths,
+            timeouts: Timeouts::default(),
+        }
+    }
+
+    /// Load `config.toml` (empty when missing).
+    pub fn config(&self) -> Result<HostConfig, CohostError> {
+        HostConfig::load(&self.paths.config_file)
+    }
+
+    /// Every provider id cohost knows: registered, in the catalog, or
+    /// user-defined, sorted.
+    pub fn known_ids(&self, cfg: &HostConfig) -> Vec<String> {
+        let mut ids = self.registry.ids();
+        ids.extend(catalog::CLIS.iter().map(|e| e.id.to_string()));
+        ids.extend(catalog::SERVERS.iter().map(|e| e.id.to_string()));
+        ids.extend(catalog::API_KEYS.iter().map(|(id, _)| id.to_string()));
+        ids.extend(cfg.user_defined_providers());
+        ids.sort();
+        ids.dedup();
+        ids
+    }
+
+    /// Facts about `id`, or PROVIDER_NOT_FOUND listing known ids.
+    pub fn facts(&self, cfg: &HostConfig, id: &str) -> Result<ProviderFacts, CohostError> {
+        let descriptor = self.registry.get(id).ok().map(|f| f.descriptor());
+        let cli = catalog::cli(id);
+        let server = catalog::server(id);
+        let user_defined = cfg.user_defined_providers().iter().any(|u| u == id);
+        let kind = match (&descriptor, cli, server) {
+            (Some(d), _, _) => d.kind,
+            (None, Some(_), _) => ProviderKind::AgentCli,
+            (None, None, Some(_)) => ProviderKind::LocalModelServer,
+            (None, None, None) if user_defined || matches!(id, "openrouter" | "litellm") => {
+                ProviderKind::ApiGateway
+            }
+            (None, None, None) if !catalog::api_key_env(id).is_empty() => ProviderKind::ApiDirect,
+            (None, None, None) => {
+                return Err(CohostError::new(
+                    ErrorCode::ProviderNotFound,
+                    format!("unknown provider `{id}`"),
+                )
+                .with_fix(format!(
+                    "known providers: {}",
+                    self.known_ids(cfg).join(", ")
+                )))
+            }
+        };
+        let label = descriptor
+            .as_ref()
+            .map(|d| d.label.clone())
+            .or_else(|| cli.map(|c| c.label.to_string()))
+            .or_else(|| server.map(|s| s.label.to_string()))
+            .unwrap_or_else(|| id.to_string());
+        Ok(ProviderFacts {
+            id: id.to_string(),
+            label,
+            kind,
+            descriptor,
+            cli,
+            server,
+            user_defined,
+        })
+    }
+}

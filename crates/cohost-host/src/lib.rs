@@ -1,0 +1,29 @@
+//! cohost's host-side local services: provider discovery and status, smoke
+//! tests, login commands, capability slots, agent hooks, the session store
+//! and the localhost settings API.
+//!
+//! Everything takes a [`Host`] (registry + injectable environment + paths),
+//! and returns data or a [`cohost_core::CohostError`]; the `cohost` binary
+//! only prints. Every string that leaves this crate is sanitized.
+
+#![warn(missing_docs)]
+
+pub mod config;
+pub mod discovery;
+pub mod env;
+pub mod fsutil;
+pub mod host;
+pub mod login;
+mod probe_http;
+pub mod slots;
+pub mod smoke;
+pub mod status;
+
+pub use config::{HostConfig, ProviderSettings};
+pub use discovery::{CommandSource, Discovery};
+pub use env::{DiscoveryEnv, HostPaths, Timeouts};
+pub use host::{Host, ProviderFacts};
+pub use login::{login_command, LoginCommand};
+pub use slots::{ResolvedSlot, SlotMode, SlotSpec, SlotView};
+pub use smoke::{test_provider, SmokeStatus, SmokeTestResult};
+pub use status::{all_statuses, provider_status, AuthState, ProviderStatus, StatusValue};
