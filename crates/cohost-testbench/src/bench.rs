@@ -159,6 +159,17 @@ impl Bench {
         let program = self
             .bin_path(self.cli)
             .unwrap_or_else(|| PathBuf::from(self.cli.binary()));
+        self.command_for(program, args)
+    }
+
+    /// Like [`Bench::command`] for any program (a helper tool, the `cohost`
+    /// binary under test): same environment, marker, cwd and process group.
+    pub fn command_for<P, I, S>(&self, program: P, args: I) -> Command
+    where
+        P: AsRef<OsStr>,
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
         let mut cmd = Command::new(program);
         cmd.args(args)
             .env_clear()

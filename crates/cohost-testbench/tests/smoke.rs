@@ -141,7 +141,11 @@ async fn acp_smoke(cli: AgentCli, agent_args: &[&str]) {
         let done = acp.call("session/prompt", p, step).await?;
         Ok::<_, String>((info, done))
     };
-    let (info, done) = match run.await {
+    // One deadline for the whole exchange, like the headless runs.
+    let outcome = tokio::time::timeout(step, run)
+        .await
+        .unwrap_or_else(|_| Err(format!("ACP exchange exceeded {step:?}")));
+    let (info, done) = match outcome {
         Ok(v) => v,
         Err(e) => panic!(
             "{cli} ACP exchange failed: {e}\n--- stderr ---\n{}",
