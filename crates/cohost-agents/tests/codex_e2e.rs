@@ -1,0 +1,393 @@
+//! End to end: the real pinned codex CLI (app-server engine) driven through
+//! `cohost_core::HostSession` against cohost-fakellm, in a scratch HOME and
+//! CODEX_HOME. Skips with a loud notice when codex is not installed, unless
+//! `CI` is set (then it fails).
+
+use cohost_agents::codex::CodexFactory;
+use cohost_agents::process::{procfs, signal_group, GroupSignal};
+use cohost_core::{
+    AdapterConfig, ApprovalMode, EndReason, ErrorCode, Event, EventBody, HostSession, Policy,
+    PromptInput, SessionOptions, TurnOutcome,
+};
+use cohost_fakellm::{FakeLlm, FakeLlmConfig, FakeLlmHandle};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+const MARKER: &str = "COHOST_TEST_MARKER";
+
+fn codex_bin() -> Option<PathBuf> {
+    let dir = std::env::var_os("COHOST_AGENTS_DIR")
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/cohost-agents"))
+        })?;
+    let bin = dir.join("bin/codex");
+    if bin.exists() {
+        return Some(bin);
+    }
+    if std::env::var_os("CI").is_some() {
+        panic!(
+            "codex is not installed at {}; run tests/agents/install.sh --only codex",
+            bin.display()
+        );
+    }
+    eprintln!(
+        "\n!!! SKIPPED: codex not installed at {} (run tests/agents/install.sh --only codex)\n",
+        bin.display()
+    );
+    None
+}
+
+struct Env {
+    _dir: tempfile::TempDir,
+    ws: PathBuf,
+    marker: String,
+    server: FakeLlmHandle,
+    config: AdapterConfig,
+}
+
+static SEQ: AtomicU64 = AtomicU64::new(0);
+
+async fn setup(bin: &Path, approval: ApprovalMode) -> Env {
+    let server = FakeLlm::start(FakeLlmConfig {
+        slow_delay: Duration::from_millis(100),
+        ..FakeLlmConfig::default()
+    })
+    .await
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (home, codex_home, ws) = (
+        dir.path().join("home"),
+        dir.path().join("codex"),
+        dir.path().join("ws"),
+    );
+    for d in [&home, &codex_home, &ws] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    // Retries off so 429/500 surface at once instead of after backoff.
+    std::fs::write(
+        codex_home.join("config.toml"),
+        format!(
+            "model = \"fake-model\"\nmodel_provider = \"fake\"\n[model_providers.fake]\nname = \"fake\"\nbase_url = \"{}/v1\"\nenv_key = \"FAKE_API_KEY\"\nwire_api = \"responses\"\nrequest_max_retries = 0\nstream_max_retries = 0\n[analytics]\nenabled = false\n",
+            server.base_url()
+        ),
+    )
+    .unwrap();
+    let marker = format!(
+        "codex-{}-{}",
+        std::process::id(),
+        SEQ.fetch_add(1, Ordering::SeqCst)
+    );
+    let mut config = AdapterConfig {
+        cwd: ws.clone(),
+        binary: Some(bin.to_path_buf()),
+        approval,
+        ..AdapterConfig::default()
+    };
+    for (k, v) in [
+        ("HOME", home.display().to_string()),
+        ("CODEX_HOME", codex_home.display().to_string()),
+        (
+            "XDG_CONFIG_HOME",
+            home.join(".config").display().to_string(),
+        ),
+        (
+            "XDG_DATA_HOME",
+            home.join(".local/share").display().to_string(),
+        ),
+        ("XDG_CACHE_HOME", home.join(".cache").display().to_string()),
+        (
+            "XDG_STATE_HOME",
+            home.join(".local/state").display().to_string(),
+        ),
+        ("TMPDIR", dir.path().display().to_string()),
+        ("FAKE_API_KEY", "sk-fake-test".into()),
+        (MARKER, marker.clone()),
+    ] {
+        config.env.insert(k.into(), v);
+    }
+    Env {
+        _dir: dir,
+        ws,
+        marker,
+        server,
+        config,
+    }
+}
+
+fn session(env: &Env, policy: Policy) -> HostSession {
+    HostSession::new(
+        Arc::new(CodexFactory),
+        env.config.clone(),
+        Arc::new(policy),
+        SessionOptions::default(),
+    )
+}
+
+type Events = Arc<Mutex<Vec<Event>>>;
+
+async fn run(s: &mut HostSession, prompt: &str) -> (TurnOutcome, Vec<Event>) {
+    let events: Events = Arc::default();
+    let sink_events = events.clone();
+    let mut sink = move |e: Event| sink_events.lock().unwrap().push(e);
+    let outcome = tokio::time::timeout(
+        Duration::from_secs(60),
+        s.prompt(PromptInput::text(prompt), &mut sink),
+    )
+    .await
+    .expect("turn finished within 60 s");
+    let ev = events.lock().unwrap().clone();
+    (outcome, ev)
+}
+
+fn text(ev: &[Event]) -> String {
+    ev.iter()
+        .filter_map(|e| match &e.body {
+            EventBody::StreamChunk { delta, .. } => Some(delta.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn approvals(ev: &[Event]) -> usize {
+    ev.iter()
+        .filter(|e| matches!(e.body, EventBody::ToolApprovalRequested { .. }))
+        .count()
+}
+
+/// No process carrying this test's marker may outlive the session.
+async fn assert_no_agent_left(marker: &str) {
+    let deadline = Instant::now() + Duration::from_secs(3);
+    loop {
+        let left = procfs::live_with_env(MARKER, marker);
+        if left.is_empty() {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "agent processes left behind: {left:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+async fn finish(mut s: HostSession, env: Env) {
+    s.terminate().await.unwrap();
+    assert_no_agent_left(&env.marker).await;
+    env.server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn text_turn_streams_numbered_chunks_with_usage() {
+    let Some(bin) = codex_bin() else { return };
+    let env = setup(&bin, ApprovalMode::Ask).await;
+    let mut s = session(&env, Policy::DenyAll);
+    s.start().await.unwrap();
+    let (out, ev) = run(&mut s, "say hello").await;
+    assert_eq!(out.reason, EndReason::Completed, "{ev:#?}");
+    let idx: Vec<u64> = ev
+        .iter()
+        .filter_map(|e| match &e.body {
+            EventBody::StreamChunk { chunk_index, .. } => Some(*chunk_index),
+            _ => None,
+        })
+        .collect();
+    assert!(idx.len() >= 2, "{idx:?}");
+    assert_eq!(idx, (0..idx.len() as u64).collect::<Vec<_>>());
+    assert_eq!(text(&ev), "Hello from fake-llm. You said: say hello");
+    assert!(matches!(
+        &ev[0].body,
+        EventBody::StreamStart {
+            session_id: Some(_),
+            ..
+        }
+    ));
+    assert!(
+        matches!(&ev.last().unwrap().body, EventBody::StreamEnd { reason: EndReason::Completed, usage: Some(u) } if u.output_tokens > 0)
+    );
+    finish(s, env).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn approval_allow_deny_and_auto() {
+    let Some(bin) = codex_bin() else { return };
+    for (mode, policy, expect_file, expect_approval) in [
+        (ApprovalMode::Ask, Policy::AllowAll, true, true),
+        (ApprovalMode::Ask, Policy::DenyAll, false, true),
+        (ApprovalMode::AutoApprove, Policy::DenyAll, true, false),
+    ] {
+        let env = setup(&bin, mode).await;
+        let mut s = session(&env, policy);
+        s.start().await.unwrap();
+        let (out, ev) = run(&mut s, "run it [[scenario:tool]]").await;
+        let file = env.ws.join("cohost_tool_output.txt");
+        assert_eq!(
+            out.reason,
+            EndReason::Completed,
+            "{mode:?} {policy:?}: {ev:#?}"
+        );
+        assert_eq!(file.exists(), expect_file, "{mode:?} {policy:?}");
+        assert_eq!(approvals(&ev) > 0, expect_approval, "{mode:?} {policy:?}");
+        if !expect_file {
+            assert!(ev.iter().any(|e| matches!(
+                e.body,
+                EventBody::ToolExecuted {
+                    status: cohost_core::ToolStatus::Denied,
+                    ..
+                }
+            )));
+        }
+        finish(s, env).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn interrupt_mid_stream_then_next_prompt() {
+    let Some(bin) = codex_bin() else { return };
+    let env = setup(&bin, ApprovalMode::Ask).await;
+    let mut s = session(&env, Policy::DenyAll);
+    s.start().await.unwrap();
+    let control = s.control();
+    let pressed: Arc<Mutex<Option<Instant>>> = Arc::default();
+    let (p2, events) = (pressed.clone(), Events::default());
+    let ev2 = events.clone();
+    let mut sink = move |e: Event| {
+        let mut p = p2.lock().unwrap();
+        if matches!(e.body, EventBody::StreamChunk { .. }) && p.is_none() {
+            *p = Some(Instant::now());
+            control.interrupt();
+        }
+        ev2.lock().unwrap().push(e);
+    };
+    let out = s
+        .prompt(PromptInput::text("count [[scenario:slow]]"), &mut sink)
+        .await;
+    let took = pressed.lock().unwrap().expect("a chunk arrived").elapsed();
+    eprintln!("codex interrupt: stream_end {took:?} after the interrupt");
+    assert_eq!(out.reason, EndReason::Interrupted);
+    assert!(took < Duration::from_secs(2), "{took:?}");
+    let (out, ev) = run(&mut s, "say hello again").await;
+    assert_eq!(out.reason, EndReason::Completed, "{ev:#?}");
+    assert!(text(&ev).contains("say hello again"));
+    finish(s, env).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resume_in_a_new_session_by_thread_id() {
+    let Some(bin) = codex_bin() else { return };
+    let env = setup(&bin, ApprovalMode::Ask).await;
+    let mut s = session(&env, Policy::DenyAll);
+    s.start().await.unwrap();
+    let (out, _) = run(&mut s, "remember the word PAPAYA").await;
+    assert_eq!(out.reason, EndReason::Completed);
+    let id = s.native_session_id().expect("thread id").to_string();
+    s.terminate().await.unwrap();
+    let mut cfg = env.config.clone();
+    cfg.resume = Some(id.clone());
+    let mut s2 = HostSession::new(
+        Arc::new(CodexFactory),
+        cfg,
+        Arc::new(Policy::DenyAll),
+        SessionOptions::default(),
+    );
+    s2.start().await.unwrap();
+    let (out, ev) = run(&mut s2, "which word?").await;
+    assert_eq!(out.reason, EndReason::Completed, "{ev:#?}");
+    assert!(matches!(&ev[0].body, EventBody::StreamStart { session_id: Some(s), .. } if *s == id));
+    let last = env
+        .server
+        .requests()
+        .into_iter()
+        .rev()
+        .find(|r| r.path.ends_with("/responses"))
+        .unwrap();
+    let body = last.body.to_string();
+    assert!(
+        body.contains("PAPAYA") && body.contains("which word?"),
+        "prior turn missing from the request"
+    );
+    finish(s2, env).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn provider_errors_are_typed() {
+    let Some(bin) = codex_bin() else { return };
+    let env = setup(&bin, ApprovalMode::Ask).await;
+    let mut s = session(&env, Policy::DenyAll);
+    s.start().await.unwrap();
+    for (marker, code) in [
+        ("401", ErrorCode::AuthRequired),
+        ("429", ErrorCode::RateLimited),
+        ("context", ErrorCode::ContextWindowExceeded),
+    ] {
+        let t0 = Instant::now();
+        let (out, ev) = run(&mut s, &format!("x [[scenario:{marker}]]")).await;
+        assert_eq!(out.reason, EndReason::Error, "{marker}: {ev:#?}");
+        let e = out.error.expect("error");
+        assert_eq!(e.code, code, "{marker}: {e:?}");
+        assert!(e.suggested_fix.is_some());
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "{marker} took {:?}",
+            t0.elapsed()
+        );
+    }
+    // The session survives provider errors.
+    let (out, _) = run(&mut s, "still there?").await;
+    assert_eq!(out.reason, EndReason::Completed);
+    finish(s, env).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn missing_binary_is_provider_not_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = AdapterConfig {
+        cwd: dir.path().to_path_buf(),
+        binary: Some(dir.path().join("no-such-codex")),
+        ..AdapterConfig::default()
+    };
+    let mut s = HostSession::new(
+        Arc::new(CodexFactory),
+        config,
+        Arc::new(Policy::DenyAll),
+        SessionOptions::default(),
+    );
+    let e = s.start().await.unwrap_err();
+    assert_eq!(e.code, ErrorCode::ProviderNotFound);
+    assert!(e
+        .suggested_fix
+        .unwrap_or_default()
+        .contains("npm install -g @openai/codex"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn killed_group_is_a_crash_then_respawn_works() {
+    let Some(bin) = codex_bin() else { return };
+    let env = setup(&bin, ApprovalMode::Ask).await;
+    let mut s = session(&env, Policy::DenyAll);
+    s.start().await.unwrap();
+    let marker = env.marker.clone();
+    let killed = Arc::new(Mutex::new(false));
+    let k2 = killed.clone();
+    let mut sink = move |e: Event| {
+        let mut k = k2.lock().unwrap();
+        if matches!(e.body, EventBody::StreamChunk { .. }) && !*k {
+            *k = true;
+            for p in procfs::live_with_env(MARKER, &marker) {
+                let _ = signal_group(p.pgid, GroupSignal::Kill);
+            }
+        }
+    };
+    let out = s
+        .prompt(PromptInput::text("count [[scenario:slow]]"), &mut sink)
+        .await;
+    assert!(*killed.lock().unwrap());
+    assert_eq!(out.reason, EndReason::Error);
+    assert_eq!(out.error.map(|e| e.code), Some(ErrorCode::ProcessCrashed));
+    let (out, ev) = run(&mut s, "are you back?").await;
+    assert_eq!(out.reason, EndReason::Completed, "{ev:#?}");
+    assert!(text(&ev).contains("are you back?"));
+    finish(s, env).await;
+}
