@@ -5,6 +5,7 @@ use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::os::unix::io::AsRawFd;
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// An I/O failure on `path`, as a user-facing error.
 pub fn io_error(what: &str, path: &Path, e: std::io::Error) -> CohostError {
@@ -29,7 +30,10 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), CohostError> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.cohost-tmp.{}", std::process::id()));
+    // pid + counter: unique across processes and across threads.
+    static SEQ: AtomicU64 = AtomicU64::new(0);
+    let seq = SEQ.fetch_add(1, Ordering::Relaxed);
+    let tmp = dir.join(format!(".{name}.cohost-tmp.{}.{seq}", std::process::id()));
     let result = (|| {
         let mut f = File::create(&tmp)?;
         if let Ok(meta) = std::fs::metadata(path) {

@@ -18,6 +18,7 @@ mod probe_http;
 pub mod slots;
 pub mod smoke;
 pub mod status;
+pub mod store;
 
 pub use config::{HostConfig, ProviderSettings};
 pub use discovery::{CommandSource, Discovery};
@@ -27,3 +28,4 @@ pub use login::{login_command, LoginCommand};
 pub use slots::{ResolvedSlot, SlotMode, SlotSpec, SlotView};
 pub use smoke::{test_provider, SmokeStatus, SmokeTestResult};
 pub use status::{all_statuses, provider_status, AuthState, ProviderStatus, StatusValue};
+pub use store::{SessionRecord, SessionStore};

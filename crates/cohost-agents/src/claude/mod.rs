@@ -1,1 +1,231 @@
-//! claude (being built).
+//! Claude Code (`claude`) and Qwen Code (`qwen`): one long-lived CLI process
+//! per session speaking stream-json on stdin/stdout with the control
+//! protocol (`initialize`, `can_use_tool`, `interrupt`).
+//!
+//! - [`wire`]: the vendors' message types, tolerant.
+//! - [`normalize`]: the pure state machine (lines in → events and lines out).
+//! - [`dialect`]: the differences between the two CLIs, in one place.
+//! - `engine`: binary checks, spawn through [`crate::process`], the IO loop.
+
+pub mod dialect;
+mod engine;
+pub mod normalize;
+pub mod wire;
+
+use async_trait::async_trait;
+use cohost_core::{
+    AdapterConfig, AdapterFactory, AgentAdapter, AgentEventStream, ApprovalSupport, Capabilities,
+    CohostError, ContextFile, ErrorCode, Health, InitInfo, InterruptStage, InterruptSupport,
+    PromptRequest, ProviderDescriptor, ProviderKind, ResumeSupport, StreamingGranularity,
+    SupportTier, ToolDecision,
+};
+use futures::StreamExt;
+use std::time::Duration;
+
+pub use dialect::{Dialect, CLAUDE, QWEN};
+use engine::Engine;
+
+use crate::process::{find_on_path, GroupSignal};
+
+/// The descriptor of a family member. Capabilities are what the tested
+/// versions do; `initialize` refuses versions outside the tested range or
+/// lacking the flags, so the descriptor stays honest.
+pub fn descriptor(dialect: &Dialect) -> ProviderDescriptor {
+    ProviderDescriptor {
+        id: dialect.id.to_string(),
+        label: dialect.label.to_string(),
+        kind: ProviderKind::AgentCli,
+        capabilities: Capabilities {
+            streaming: StreamingGranularity::TokenDeltas,
+            reasoning: true,
+            approvals: ApprovalSupport::Blocking,
+            interrupt: InterruptSupport::Protocol,
+            resume: ResumeSupport::NativeId,
+            usage: true,
+            context_files: true,
+            executes_tools: true,
+            tier: SupportTier::Structured,
+        },
+        install_hint: Some(dialect.install_hint.to_string()),
+    }
+}
+
+/// Makes adapters for one family member.
+#[derive(Debug, Clone)]
+pub struct StreamJsonFactory {
+    dialect: Dialect,
+}
+
+impl StreamJsonFactory {
+    /// Claude Code.
+    pub fn claude() -> Self {
+        StreamJsonFactory { dialect: CLAUDE }
+    }
+
+    /// Qwen Code.
+    pub fn qwen() -> Self {
+        StreamJsonFactory { dialect: QWEN }
+    }
+}
+
+impl AdapterFactory for StreamJsonFactory {
+    fn descriptor(&self) -> ProviderDescriptor {
+        descriptor(&self.dialect)
+    }
+
+    fn create(&self) -> Box<dyn AgentAdapter> {
+        Box::new(StreamJsonAdapter::new(self.dialect.clone()))
+    }
+
+    fn is_available(&self) -> bool {
+        find_on_path(self.dialect.command, std::env::var_os("PATH").as_deref()).is_some()
+    }
+}
+
+/// The adapter: one CLI process, turns one after another.
+pub struct StreamJsonAdapter {
+    dialect: Dialect,
+    descriptor: ProviderDescriptor,
+    engine: Option<Engine>,
+}
+
+impl StreamJsonAdapter {
+    /// An uninitialized adapter.
+    pub fn new(dialect: Dialect) -> Self {
+        let descriptor = descriptor(&dialect);
+        StreamJsonAdapter {
+            dialect,
+            descriptor,
+            engine: None,
+        }
+    }
+
+    fn engine(&mut self) -> Result<&mut Engine, CohostError> {
+        let id = self.dialect.id;
+        self.engine.as_mut().ok_or_else(|| {
+            CohostError::new(
+                ErrorCode::ProcessCrashed,
+                format!("agent `{id}` is not running"),
+            )
+            .with_fix("start the session first")
+        })
+    }
+}
+
+/// The prompt with attached files: inline content as tagged blocks, paths as
+/// `@path` mentions (both CLIs read mentioned files themselves).
+fn prompt_text(text: &str, files: &[ContextFile]) -> String {
+    let mut out = text.to_string();
+    for f in files {
+        match &f.content {
+            Some(c) => out.push_str(&format!(
+                "\n\n<file path=\"{}\">\n{c}\n</file>",
+                f.path.display()
+            )),
+            None => out.push_str(&format!("\n@{}", f.path.display())),
+        }
+    }
+    out
+}
+
+#[async_trait]
+impl AgentAdapter for StreamJsonAdapter {
+    fn descriptor(&self) -> &ProviderDescriptor {
+        &self.descriptor
+    }
+
+    async fn initialize(&mut self, config: &AdapterConfig) -> Result<InitInfo, CohostError> {
+        let engine = Engine::start(&self.dialect, config).await?;
+        let info = InitInfo {
+            version: Some(engine.version.clone()),
+            session_id: engine.session_id.clone(),
+        };
+        self.engine = Some(engine);
+        Ok(info)
+    }
+
+    async fn send_prompt(
+        &mut self,
+        prompt: PromptRequest,
+    ) -> Result<AgentEventStream, CohostError> {
+        let id = self.dialect.id;
+        let engine = self.engine()?;
+        if engine.shared.stdout_closed() || !engine.child.is_alive() {
+            return Err(
+                CohostError::new(ErrorCode::ProcessCrashed, engine.child.crash_report())
+                    .with_fix("cohost restarts the agent for the next prompt"),
+            );
+        }
+        let (tx, rx) = futures::channel::mpsc::unbounded();
+        let line = {
+            let mut n = engine.shared.lock_normalizer();
+            if n.in_turn() {
+                return Err(CohostError::new(
+                    ErrorCode::IllegalTransition,
+                    format!("agent `{id}` is already running a turn"),
+                )
+                .with_fix("wait for the turn to end or interrupt it"));
+            }
+            n.begin_turn(&prompt_text(&prompt.text, &prompt.context_files))
+        };
+        *engine.shared.lock_turn() = Some(tx);
+        if let Err(e) = engine.stdin.write_line(&line).await {
+            engine.shared.lock_turn().take();
+            return Err(e);
+        }
+        Ok(rx.boxed())
+    }
+
+    async fn interrupt(&mut self, stage: InterruptStage) -> Result<(), CohostError> {
+        let engine = self.engine()?;
+        let signal = match stage {
+            InterruptStage::Cancel => {
+                let line = engine.shared.lock_normalizer().interrupt();
+                return engine.stdin.write_line(&line).await;
+            }
+            InterruptStage::Signal => GroupSignal::Interrupt,
+            InterruptStage::Terminate => GroupSignal::Terminate,
+            InterruptStage::Kill => GroupSignal::Kill,
+        };
+        engine.child.signal(signal).map(|_| ())
+    }
+
+    async fn approve_tool(&mut self, decision: ToolDecision) -> Result<(), CohostError> {
+        let engine = self.engine()?;
+        let line = engine.shared.lock_normalizer().decide(&decision)?;
+        engine.stdin.write_line(&line).await
+    }
+
+    async fn health(&mut self) -> Health {
+        let Some(engine) = self.engine.as_mut() else {
+            return Health::default();
+        };
+        let gone = engine.shared.stdout_closed() || !engine.child.is_alive();
+        if gone {
+            // Give the reaper and stderr a moment so the report has the
+            // agent's last words and exit status.
+            engine.child.settle(Duration::from_millis(1500)).await;
+        }
+        let tail = engine.child.stderr_tail(5);
+        Health {
+            alive: !gone,
+            binary: Some(engine.binary.display().to_string()),
+            version: Some(engine.version.clone()),
+            last_error: if gone {
+                Some(engine.child.crash_report())
+            } else if tail.is_empty() {
+                None
+            } else {
+                Some(tail)
+            },
+        }
+    }
+
+    async fn terminate(&mut self) -> Result<(), CohostError> {
+        if let Some(mut engine) = self.engine.take() {
+            engine.stdin.close().await;
+            engine.child.terminate(Duration::from_millis(500)).await;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,231 @@
+//! What differs between Claude Code and Qwen Code. Everything else (wire
+//! format, normalizer, IO loop) is shared; a new member of the family is a
+//! new [`Dialect`] value.
+
+use cohost_core::{AdapterConfig, ApprovalMode};
+
+use crate::process::{Version, VersionRange};
+
+/// One member of the Claude stream-json family.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Dialect {
+    /// Provider id (`claude`, `qwen`).
+    pub id: &'static str,
+    /// Human label.
+    pub label: &'static str,
+    /// Command looked up on PATH.
+    pub command: &'static str,
+    /// How to install it.
+    pub install_hint: &'static str,
+    /// The vendor's environment prefixes passed to the child.
+    pub env_prefixes: &'static [&'static str],
+    /// Versions the driver was tested with.
+    pub tested: VersionRange,
+    /// Whether `can_use_tool` arrives after the message's `message_stop`
+    /// (Qwen) rather than before it (Claude). Decides how long a tool call
+    /// is held back to see whether it needs approval.
+    pub approval_after_message_stop: bool,
+    /// `--help` must mention each of these, or the version cannot be driven.
+    pub required_help: &'static [&'static str],
+    /// A message whose first text delta starts with this is the CLI
+    /// reporting an API error as if the model said it (Qwen). It is kept out
+    /// of the answer; the turn's `result` carries the error.
+    pub error_text_prefix: Option<&'static str>,
+}
+
+/// Claude Code: `@anthropic-ai/claude-code`, tested with 2.1.332.
+pub const CLAUDE: Dialect = Dialect {
+    id: "claude",
+    label: "Claude Code",
+    command: "claude",
+    install_hint: "install Claude Code: `npm install -g @anthropic-ai/claude-code` (tested with 2.1.332), or `tests/agents/install.sh --only claude`",
+    env_prefixes: &["ANTHROPIC_", "CLAUDE_"],
+    // Same major as the pinned 2.1.332: the stream-json and control protocol
+    // have been stable across 2.x; a 3.0 may change them.
+    tested: VersionRange {
+        min: Version::new(2, 0, 0),
+        max_exclusive: Version::new(3, 0, 0),
+    },
+    approval_after_message_stop: false,
+    // 2.1.332 hides `--permission-prompt-tool` but names it in the help of
+    // `--permission-prompts`; older versions list it as a flag.
+    required_help: &[
+        "--input-format",
+        "--include-partial-messages",
+        "permission-prompt-tool",
+    ],
+    // Claude reports API errors in `<synthetic>` messages, never as deltas.
+    error_text_prefix: None,
+};
+
+/// Qwen Code: `@qwen-code/qwen-code`, tested with 0.24.4.
+pub const QWEN: Dialect = Dialect {
+    id: "qwen",
+    label: "Qwen Code",
+    command: "qwen",
+    install_hint: "install Qwen Code: `npm install -g @qwen-code/qwen-code` (tested with 0.24.4), or `tests/agents/install.sh --only qwen`",
+    env_prefixes: &["QWEN_", "OPENAI_", "DASHSCOPE_"],
+    // 0.x: minor versions may break the protocol, so only 0.24.
+    tested: VersionRange {
+        min: Version::new(0, 24, 0),
+        max_exclusive: Version::new(0, 25, 0),
+    },
+    approval_after_message_stop: true,
+    required_help: &[
+        "--input-format",
+        "--include-partial-messages",
+        "--approval-mode",
+    ],
+    error_text_prefix: Some("[API Error"),
+};
+
+impl Dialect {
+    /// The command line (without the binary) for a session.
+    pub fn args(&self, config: &AdapterConfig) -> Vec<String> {
+        let mut args: Vec<String> = Vec::new();
+        let mut push = |a: &str| args.push(a.to_string());
+        match self.id {
+            "qwen" => {
+                // Qwen's own default mode auto-approves "safe" tools; cohost
+                // must see every request unless the user chose auto-approve.
+                let mode = match config.approval {
+                    ApprovalMode::AutoApprove => "yolo",
+                    ApprovalMode::Ask | ApprovalMode::DenyAll => "default",
+                };
+                for a in [
+                    "-o",
+                    "stream-json",
+                    "--input-format",
+                    "stream-json",
+                    "--include-partial-messages",
+                    "--approval-mode",
+                    mode,
+                ] {
+                    push(a);
+                }
+                let has_auth_type = config
+                    .extra_args
+                    .iter()
+                    .any(|a| a.starts_with("--auth-type"));
+                let key_configured = config.env.contains_key("OPENAI_API_KEY")
+                    || std::env::var_os("OPENAI_API_KEY").is_some();
+                if !has_auth_type && key_configured {
+                    // An OpenAI-compatible key is configured: use it rather
+                    // than Qwen's interactive OAuth, which cannot run headless.
+                    push("--auth-type");
+                    push("openai");
+                }
+                if let Some(m) = &config.model {
+                    push("-m");
+                    push(m);
+                }
+                if let Some(id) = &config.resume {
+                    push("--resume");
+                    push(id);
+                }
+                if let Some(s) = &config.system_prompt {
+                    push("--append-system-prompt");
+                    push(s);
+                }
+            }
+            _ => {
+                for a in [
+                    "-p",
+                    "--input-format",
+                    "stream-json",
+                    "--output-format",
+                    "stream-json",
+                    "--verbose",
+                    "--include-partial-messages",
+                    "--permission-prompt-tool",
+                    "stdio",
+                ] {
+                    push(a);
+                }
+                if config.approval == ApprovalMode::AutoApprove {
+                    push("--dangerously-skip-permissions");
+                }
+                if let Some(m) = &config.model {
+                    push("--model");
+                    push(m);
+                }
+                if let Some(id) = &config.resume {
+                    push("--resume");
+                    push(id);
+                }
+                if let Some(s) = &config.system_prompt {
+                    push("--append-system-prompt");
+                    push(s);
+                }
+            }
+        }
+        args.extend(config.extra_args.iter().cloned());
+        args
+    }
+
+    /// Variables the driver sets itself (before `AdapterConfig.env`, which wins).
+    pub fn driver_env(
+        &self,
+        config: &AdapterConfig,
+        running_as_root: bool,
+    ) -> Vec<(String, String)> {
+        let mut env = Vec::new();
+        if self.id == "claude" && config.approval == ApprovalMode::AutoApprove && running_as_root {
+            // Claude Code refuses `--dangerously-skip-permissions` as root
+            // unless told it runs in a sandbox. Only the user's explicit
+            // auto-approve policy gets here; Ask and DenyAll never set it.
+            env.push(("IS_SANDBOX".to_string(), "1".to_string()));
+        }
+        env
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bypass_flag_only_with_auto_approve() {
+        let mut cfg = AdapterConfig::default();
+        for mode in [ApprovalMode::Ask, ApprovalMode::DenyAll] {
+            cfg.approval = mode;
+            let args = CLAUDE.args(&cfg);
+            assert!(!args.iter().any(|a| a.contains("dangerously")), "{mode:?}");
+            assert!(CLAUDE.driver_env(&cfg, true).is_empty());
+            assert!(QWEN
+                .args(&cfg)
+                .windows(2)
+                .any(|w| w == ["--approval-mode", "default"]));
+        }
+        cfg.approval = ApprovalMode::AutoApprove;
+        assert!(CLAUDE
+            .args(&cfg)
+            .contains(&"--dangerously-skip-permissions".to_string()));
+        assert_eq!(
+            CLAUDE.driver_env(&cfg, true),
+            vec![("IS_SANDBOX".to_string(), "1".to_string())]
+        );
+        assert!(CLAUDE.driver_env(&cfg, false).is_empty());
+        assert!(QWEN
+            .args(&cfg)
+            .windows(2)
+            .any(|w| w == ["--approval-mode", "yolo"]));
+    }
+
+    #[test]
+    fn model_resume_and_extra_args() {
+        let cfg = AdapterConfig {
+            model: Some("m1".into()),
+            resume: Some("sess-1".into()),
+            extra_args: vec!["--x".into()],
+            ..Default::default()
+        };
+        let args = CLAUDE.args(&cfg);
+        assert!(args.windows(2).any(|w| w == ["--model", "m1"]));
+        assert!(args.windows(2).any(|w| w == ["--resume", "sess-1"]));
+        assert_eq!(args.last().map(String::as_str), Some("--x"));
+        let args = QWEN.args(&cfg);
+        assert!(args.windows(2).any(|w| w == ["-m", "m1"]));
+        assert!(args.windows(2).any(|w| w == ["--resume", "sess-1"]));
+    }
+}

@@ -1,0 +1,182 @@
+//! The session binding store (seed 003): cohost session id → provider,
+//! native session id, cwd, model and watermark, so `cohost run --resume ID`
+//! reattaches to the agent's own conversation.
+//!
+//! One JSON file in the state dir. Writers take an exclusive `flock` on a
+//! sibling lock file for the whole read-modify-write, then replace the file
+//! atomically (temp + fsync + rename), so concurrent cohost processes never
+//! lose each other's records and readers never see a torn file.
+
+use cohost_core::{CohostError, ErrorCode};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use crate::fsutil::{atomic_write, io_error, FileLock};
+
+/// One cohost session's binding.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionRecord {
+    /// cohost's session id.
+    pub id: String,
+    /// Provider id.
+    pub provider: String,
+    /// The agent's own session/thread id, once known.
+    #[serde(default)]
+    pub native_session_id: Option<String>,
+    /// Working directory.
+    pub cwd: PathBuf,
+    /// Model, when chosen.
+    #[serde(default)]
+    pub model: Option<String>,
+    /// How many turns the agent has already seen, so a resumed session
+    /// sends only what came after.
+    #[serde(default)]
+    pub watermark: u64,
+    /// Creation time (ms since the epoch).
+    #[serde(default)]
+    pub created_at_ms: u64,
+    /// Last update (ms since the epoch).
+    #[serde(default)]
+    pub updated_at_ms: u64,
+}
+
+impl SessionRecord {
+    /// A new record (timestamps are set by [`SessionStore::upsert`]).
+    pub fn new(
+        id: impl Into<String>,
+        provider: impl Into<String>,
+        cwd: impl Into<PathBuf>,
+    ) -> Self {
+        SessionRecord {
+            id: id.into(),
+            provider: provider.into(),
+            native_session_id: None,
+            cwd: cwd.into(),
+            model: None,
+            watermark: 0,
+            created_at_ms: 0,
+            updated_at_ms: 0,
+        }
+    }
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct FileFormat {
+    version: u32,
+    sessions: BTreeMap<String, SessionRecord>,
+}
+
+/// The store. Cheap to clone; holds only paths.
+#[derive(Debug, Clone)]
+pub struct SessionStore {
+    file: PathBuf,
+    lock: PathBuf,
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+impl SessionStore {
+    /// The store in `state_dir` (`sessions.json`).
+    pub fn open(state_dir: &Path) -> SessionStore {
+        SessionStore {
+            file: state_dir.join("sessions.json"),
+            lock: state_dir.join("sessions.lock"),
+        }
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.file
+    }
+
+    fn read(&self) -> Result<FileFormat, CohostError> {
+        let text = match std::fs::read_to_string(&self.file) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(FileFormat::default()),
+            Err(e) => return Err(io_error("read", &self.file, e)),
+        };
+        // A corrupt store is reported and left alone: overwriting it would
+        // silently drop every binding.
+        serde_json::from_str(&text).map_err(|e| {
+            CohostError::new(
+                ErrorCode::ConfigInvalid,
+                format!("session store `{}` is not valid: {e}", self.file.display()),
+            )
+            .with_fix(format!(
+                "move `{}` aside; cohost starts a new one",
+                self.file.display()
+            ))
+        })
+    }
+
+    /// All records, most recently updated first.
+    pub fn list(&self) -> Result<Vec<SessionRecord>, CohostError> {
+        let mut v: Vec<SessionRecord> = self.read()?.sessions.into_values().collect();
+        v.sort_by(|a, b| {
+            b.updated_at_ms
+                .cmp(&a.updated_at_ms)
+                .then_with(|| a.id.cmp(&b.id))
+        });
+        Ok(v)
+    }
+
+    /// One record.
+    pub fn get(&self, id: &str) -> Result<Option<SessionRecord>, CohostError> {
+        Ok(self.read()?.sessions.remove(id))
+    }
+
+    /// Insert or replace a record, keeping the original creation time;
+    /// returns the stored record.
+    pub fn upsert(&self, mut record: SessionRecord) -> Result<SessionRecord, CohostError> {
+        self.modify(|all| {
+            let now = now_ms();
+            record.created_at_ms = all.get(&record.id).map_or(now, |old| old.created_at_ms);
+            record.updated_at_ms = now;
+            all.insert(record.id.clone(), record.clone());
+            record
+        })
+    }
+
+    /// Change a record in place (e.g. set the native id, bump the watermark).
+    pub fn update(
+        &self,
+        id: &str,
+        change: impl FnOnce(&mut SessionRecord),
+    ) -> Result<Option<SessionRecord>, CohostError> {
+        self.modify(|all| {
+            let rec = all.get_mut(id)?;
+            change(rec);
+            rec.updated_at_ms = now_ms();
+            Some(rec.clone())
+        })
+    }
+
+    /// Remove a record; whether it existed.
+    pub fn remove(&self, id: &str) -> Result<bool, CohostError> {
+        self.modify(|all| all.remove(id).is_some())
+    }
+
+    fn modify<T>(
+        &self,
+        f: impl FnOnce(&mut BTreeMap<String, SessionRecord>) -> T,
+    ) -> Result<T, CohostError> {
+        let _lock = FileLock::acquire(&self.lock)?;
+        let mut data = self.read()?;
+        let out = f(&mut data.sessions);
+        data.version = 1;
+        let text = serde_json::to_string_pretty(&data).map_err(|e| {
+            CohostError::new(
+                ErrorCode::InvalidOutput,
+                format!("could not encode the session store: {e}"),
+            )
+        })?;
+        atomic_write(&self.file, text.as_bytes())?;
+        Ok(out)
+    }
+}
