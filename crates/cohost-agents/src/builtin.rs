@@ -11,5 +11,7 @@ pub fn register_all(registry: &mut Registry) -> Result<(), CohostError> {
     crate::http::register(registry)?;
     registry.register(Arc::new(crate::codex::CodexFactory))?;
     registry.register(Arc::new(crate::gemini::GeminiFactory))?;
+    registry.register(Arc::new(crate::claude::StreamJsonFactory::claude()))?;
+    registry.register(Arc::new(crate::claude::StreamJsonFactory::qwen()))?;
     Ok(())
 }
