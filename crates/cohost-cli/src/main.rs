@@ -4,11 +4,7 @@
 //! the adapter crates, wires decision sources and renderers, and maps errors
 //! to documented exit codes.
 
-mod approve;
-mod cmd;
-mod exit;
-mod providers;
-mod render;
+use cohost_cli::cmd;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -34,14 +30,26 @@ enum Command {
     /// Serve cohost's deterministic fake model server on 127.0.0.1.
     #[command(name = "fake-llm")]
     FakeLlm(cmd::fake_llm::FakeLlmArgs),
+    /// Run a zero-knowledge relay for shared sessions.
+    Relay(cmd::relay::RelayArgs),
+    /// Share a local agent session through a relay (you are the host).
+    Share(cmd::share::ShareArgs),
+    /// Join a shared session with an invite (headless).
+    Join(cmd::join::JoinArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     tracing_subscriber::fmt()
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_new(&cli.log)
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+            // The WebSocket library logs whole frames at TRACE: cap it so no
+            // payload byte reaches a log, whatever the user's filter says.
+            tracing_subscriber::EnvFilter::try_new(format!(
+                "{},{}",
+                cli.log,
+                cohost_relay::LOG_DIRECTIVES
+            ))
+            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
         )
         .with_writer(std::io::stderr)
         .init();
@@ -60,6 +68,9 @@ fn main() -> ExitCode {
             Command::Run(args) => cmd::run::run(args).await,
             Command::Agents(args) => cmd::agents::run(args).await,
             Command::FakeLlm(args) => cmd::fake_llm::run(args).await,
+            Command::Relay(args) => cmd::relay::run(args).await,
+            Command::Share(args) => cmd::share::run(args).await,
+            Command::Join(args) => cmd::join::run(args).await,
         }
     });
     // Agents' process groups die with us even on an error path.

@@ -12,6 +12,12 @@ pub struct Human {
     text_open: bool,
 }
 
+impl Default for Human {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl Human {
     /// A renderer; colour only on a terminal and when NO_COLOR is unset.
     pub fn new() -> Self {

@@ -19,7 +19,11 @@ fn every_event_type_has_a_valid_readme_example() {
                 let event = cohost_core::Event::from_json_line(l)
                     .unwrap_or_else(|e| panic!("README example does not parse: {l}: {e}"));
                 assert_ne!(event.body, cohost_core::EventBody::Unknown, "{l}");
-                assert_eq!(event.to_json_line(), l, "cohost writes exactly the documented shape");
+                assert_eq!(
+                    event.to_json_line(),
+                    l,
+                    "cohost writes exactly the documented shape"
+                );
                 let v: serde_json::Value = serde_json::from_str(l).unwrap();
                 types.push(v["type"].as_str().unwrap().to_string());
             }
@@ -39,6 +43,9 @@ fn every_event_type_has_a_valid_readme_example() {
         "stream_end",
         "error",
     ] {
-        assert!(types.iter().any(|x| x == t), "README lacks an example of {t}");
+        assert!(
+            types.iter().any(|x| x == t),
+            "README lacks an example of {t}"
+        );
     }
 }

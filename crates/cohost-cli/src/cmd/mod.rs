@@ -2,4 +2,7 @@
 
 pub mod agents;
 pub mod fake_llm;
+pub mod join;
+pub mod relay;
 pub mod run;
+pub mod share;

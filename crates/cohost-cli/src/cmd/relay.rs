@@ -1,0 +1,140 @@
+//! `cohost relay`: run the zero-knowledge relay.
+
+use clap::Args;
+use cohost_relay::{RedisBroker, Relay, RelayConfig};
+use serde::{Deserialize, Serialize};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::fsutil;
+
+/// Default relay port.
+pub const DEFAULT_PORT: u16 = 7070;
+
+/// Arguments of `cohost relay`.
+#[derive(Debug, Args)]
+pub struct RelayArgs {
+    /// Port to listen on.
+    #[arg(long, default_value_t = DEFAULT_PORT)]
+    port: u16,
+    /// Address to bind (loopback by default; put a TLS proxy in front to expose it).
+    #[arg(long, default_value_t = IpAddr::V4(Ipv4Addr::LOCALHOST))]
+    bind: IpAddr,
+    /// Redis URL for scale-out across relay nodes (all nodes need the same --jwt secret).
+    #[arg(long, env = "COHOST_RELAY_REDIS_URL")]
+    redis: Option<String>,
+    /// `host:port` written into invites (default: the bound address).
+    #[arg(long)]
+    public: Option<String>,
+    /// Browser Origins allowed to connect (non-browser clients send none).
+    #[arg(long = "origin")]
+    origins: Vec<String>,
+    /// Where the admin and token secrets live (default: the cohost config dir).
+    #[arg(long)]
+    secrets: Option<PathBuf>,
+}
+
+/// The relay's persistent secrets. Generated on first start.
+#[derive(Serialize, Deserialize)]
+struct Secrets {
+    admin_secret: String,
+    jwt_secret: String,
+}
+
+fn load_or_create(path: &PathBuf) -> Result<(Secrets, bool), String> {
+    if let Ok(env_admin) = std::env::var("COHOST_RELAY_ADMIN_SECRET") {
+        if let Ok(env_jwt) = std::env::var("COHOST_RELAY_JWT_SECRET") {
+            return Ok((
+                Secrets {
+                    admin_secret: env_admin,
+                    jwt_secret: env_jwt,
+                },
+                false,
+            ));
+        }
+    }
+    match std::fs::read(path) {
+        Ok(bytes) => serde_json::from_slice(&bytes)
+            .map(|s| (s, false))
+            .map_err(|e| {
+                format!(
+                    "{} is not a valid secrets file ({e}); delete it to generate new secrets",
+                    path.display()
+                )
+            }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let s = Secrets {
+                admin_secret: fsutil::random_secret().map_err(|e| e.to_string())?,
+                jwt_secret: fsutil::random_secret().map_err(|e| e.to_string())?,
+            };
+            let bytes = serde_json::to_vec_pretty(&s).map_err(|e| e.to_string())?;
+            fsutil::write_private_atomic(path, &bytes)
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            Ok((s, true))
+        }
+        Err(e) => Err(format!("cannot read {}: {e}", path.display())),
+    }
+}
+
+/// Run until Ctrl+C.
+pub async fn run(args: RelayArgs) -> u8 {
+    let Some(path) = args
+        .secrets
+        .clone()
+        .or_else(|| fsutil::config_dir().map(|d| d.join("relay-secrets.json")))
+    else {
+        eprintln!("cohost: error CONFIG_INVALID: no HOME or XDG_CONFIG_HOME to keep relay secrets in\n  fix: pass --secrets FILE");
+        return 3;
+    };
+    let (secrets, fresh) = match load_or_create(&path) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("cohost: error CONFIG_INVALID: {e}");
+            return 3;
+        }
+    };
+    let mut config = RelayConfig {
+        bind: SocketAddr::new(args.bind, args.port),
+        admin_secret: Some(secrets.admin_secret.clone()),
+        jwt_secret: Some(secrets.jwt_secret.clone().into_bytes()),
+        public_authority: args.public.clone(),
+        allowed_origins: args.origins.clone(),
+        ..RelayConfig::default()
+    };
+    if let Some(url) = &args.redis {
+        match RedisBroker::connect(url, "cohost").await {
+            Ok(b) => config.broker = Some(Arc::new(b)),
+            Err(e) => {
+                eprintln!(
+                    "cohost: error NETWORK_ERROR: {e}\n  fix: start redis-server or fix --redis"
+                );
+                return 7;
+            }
+        }
+    }
+    let relay = match Relay::bind(config).await {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("cohost: error CONFIG_INVALID: {e}");
+            return 3;
+        }
+    };
+    println!("relay listening on {}", relay.local_addr());
+    if fresh {
+        println!(
+            "admin secret (generated, stored in {}): {}",
+            path.display(),
+            secrets.admin_secret
+        );
+    } else {
+        println!("admin secret: stored in {}", path.display());
+    }
+    println!(
+        "share a session through it: cohost share --relay {} --admin-secret <secret>",
+        relay.authority()
+    );
+    let _ = tokio::signal::ctrl_c().await;
+    relay.shutdown().await;
+    0
+}

@@ -1,0 +1,386 @@
+//! `cohost share`: host a shared session. The agent runs here, with local
+//! credentials; the relay only routes frames.
+
+use clap::{Args, ValueEnum};
+use cohost_core::{AdapterConfig, ApprovalMode, HostSession, Policy, SessionOptions};
+use cohost_protocol::{Invite, Role};
+use cohost_relay::{Relay, RelayClient, RelayConfig};
+use serde_json::json;
+use std::io::BufRead;
+use std::path::PathBuf;
+use std::sync::Arc;
+use tokio::sync::mpsc;
+
+use crate::cmd::run::Approve;
+use crate::exit;
+use crate::multiplayer::host::{
+    HostApprovals, HostBridge, HostInput, HostNotice, SuggestionPolicy,
+};
+use crate::providers;
+use crate::render::Human;
+
+/// What to do with co-driver suggestions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Suggestions {
+    /// List them; the host types `/accept ID` or `/reject ID`.
+    Ask,
+    /// Run them in order.
+    Accept,
+    /// Reject them.
+    Reject,
+}
+
+/// Arguments of `cohost share`.
+#[derive(Debug, Args)]
+pub struct ShareArgs {
+    /// Provider id (default: the first installed agent, else the mock).
+    #[arg(long, short = 'a')]
+    agent: Option<String>,
+    /// Model.
+    #[arg(long, short = 'm')]
+    model: Option<String>,
+    /// Working directory for the agent.
+    #[arg(long)]
+    cwd: Option<PathBuf>,
+    /// Tool approvals: `ask` means the host answers with `/allow` or `/deny`.
+    #[arg(long, value_enum, default_value_t = Approve::Ask)]
+    approve: Approve,
+    /// Co-driver suggestions.
+    #[arg(long, value_enum, default_value_t = Suggestions::Ask)]
+    suggestions: Suggestions,
+    /// A running relay (`host:port`); default: an embedded relay on 127.0.0.1.
+    #[arg(long)]
+    relay: Option<String>,
+    /// The relay's admin secret (needed with --relay).
+    #[arg(long, env = "COHOST_RELAY_ADMIN_SECRET", hide_env_values = true)]
+    admin_secret: Option<String>,
+    /// Invite lifetime in seconds.
+    #[arg(long, default_value_t = 24 * 3600)]
+    ttl: u64,
+    /// Print notices and events as NDJSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Invites for the three roles.
+pub struct Invites {
+    /// The host's own.
+    pub host: String,
+    /// For co-drivers.
+    pub co_driver: String,
+    /// For viewers.
+    pub viewer: String,
+}
+
+async fn remote_invites(relay: &str, secret: &str, ttl: u64) -> Result<Invites, String> {
+    let base = if relay.starts_with("http://") || relay.starts_with("https://") {
+        relay.trim_end_matches('/').to_string()
+    } else {
+        format!("http://{relay}")
+    };
+    let http = reqwest::Client::new();
+    let room: serde_json::Value = http
+        .post(format!("{base}/admin/rooms"))
+        .bearer_auth(secret)
+        .json(&json!({}))
+        .send()
+        .await
+        .map_err(|e| format!("cannot reach the relay at {base}: {e}"))?
+        .error_for_status()
+        .map_err(|e| format!("the relay refused to create a room: {e} (check --admin-secret)"))?
+        .json()
+        .await
+        .map_err(|e| format!("unexpected answer from the relay: {e}"))?;
+    let room = room["room"]
+        .as_str()
+        .ok_or("the relay did not name the room")?
+        .to_string();
+    let mut out = Vec::new();
+    for (role, name) in [
+        ("host", "host"),
+        ("co_driver", "co-driver"),
+        ("viewer", "viewer"),
+    ] {
+        let v: serde_json::Value = http
+            .post(format!("{base}/admin/rooms/{room}/invites"))
+            .bearer_auth(secret)
+            .json(&json!({"role": role, "ttl_secs": ttl, "name": name}))
+            .send()
+            .await
+            .map_err(|e| format!("cannot reach the relay: {e}"))?
+            .error_for_status()
+            .map_err(|e| format!("the relay refused an invite: {e}"))?
+            .json()
+            .await
+            .map_err(|e| format!("unexpected answer from the relay: {e}"))?;
+        out.push(
+            v["invite"]
+                .as_str()
+                .ok_or("the relay returned no invite")?
+                .to_string(),
+        );
+    }
+    let viewer = out.pop().unwrap_or_default();
+    let co_driver = out.pop().unwrap_or_default();
+    let host = out.pop().unwrap_or_default();
+    Ok(Invites {
+        host,
+        co_driver,
+        viewer,
+    })
+}
+
+fn embedded_invites(relay: &cohost_relay::RelayHandle, ttl: u64) -> Result<Invites, String> {
+    let room = relay.create_room(None).map_err(|e| e.to_string())?;
+    let mint = |role, name| {
+        relay
+            .mint_invite(&room, role, ttl, name)
+            .map(|i: Invite| i.to_string())
+            .map_err(|e| e.to_string())
+    };
+    Ok(Invites {
+        host: mint(Role::Host, "host")?,
+        co_driver: mint(Role::CoDriver, "co-driver")?,
+        viewer: mint(Role::Viewer, "viewer")?,
+    })
+}
+
+/// Parse one line the host typed.
+pub fn parse_input(line: &str) -> Option<HostInput> {
+    let line = line.trim();
+    if line.is_empty() {
+        return None;
+    }
+    let (cmd, rest) = match line.split_once(' ') {
+        Some((c, r)) => (c, r.trim()),
+        None => (line, ""),
+    };
+    let arg = (!rest.is_empty()).then(|| rest.to_string());
+    Some(match cmd {
+        "/accept" => HostInput::Accept(arg?),
+        "/reject" => HostInput::Reject(arg?),
+        "/allow" => HostInput::Approve {
+            tool_id: arg,
+            allow: true,
+        },
+        "/deny" => HostInput::Approve {
+            tool_id: arg,
+            allow: false,
+        },
+        "/interrupt" => HostInput::Interrupt,
+        "/chat" => HostInput::Chat(arg?),
+        "/quit" => HostInput::Quit,
+        _ => HostInput::Prompt(line.to_string()),
+    })
+}
+
+/// Run until the host quits.
+pub async fn run(args: ShareArgs) -> u8 {
+    let registry = match providers::registry() {
+        Ok(r) => r,
+        Err(e) => return exit::report(&e, args.json),
+    };
+    let (factory, fell_back) = match providers::choose(&registry, args.agent.as_deref()) {
+        Ok(f) => f,
+        Err(e) => return exit::report(&e, args.json),
+    };
+    if fell_back {
+        eprintln!("cohost: no agent CLI found on PATH; sharing the built-in mock agent.");
+    }
+    let mut embedded = None;
+    let invites = match &args.relay {
+        Some(url) => {
+            let Some(secret) = args.admin_secret.as_deref() else {
+                eprintln!("cohost: error CONFIG_INVALID: --relay needs the relay's admin secret\n  fix: pass --admin-secret or set COHOST_RELAY_ADMIN_SECRET");
+                return 3;
+            };
+            remote_invites(url, secret, args.ttl).await
+        }
+        None => match Relay::bind(RelayConfig::default()).await {
+            Ok(r) => {
+                let i = embedded_invites(&r, args.ttl);
+                embedded = Some(r);
+                i
+            }
+            Err(e) => Err(e.to_string()),
+        },
+    };
+    let invites = match invites {
+        Ok(i) => i,
+        Err(e) => {
+            eprintln!("cohost: error NETWORK_ERROR: {e}");
+            return 7;
+        }
+    };
+    let client = match RelayClient::connect_invite(&invites.host).await {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("cohost: error NETWORK_ERROR: cannot join the room as host: {e}");
+            return 7;
+        }
+    };
+    let approvals = HostApprovals::default();
+    let (mode, decisions): (ApprovalMode, Arc<dyn cohost_core::DecisionSource>) = match args.approve
+    {
+        Approve::All => (ApprovalMode::AutoApprove, Arc::new(Policy::AllowAll)),
+        Approve::None => (ApprovalMode::DenyAll, Arc::new(Policy::DenyAll)),
+        Approve::Ask => (ApprovalMode::Ask, Arc::new(approvals.clone())),
+    };
+    let cwd = args
+        .cwd
+        .clone()
+        .or_else(|| std::env::current_dir().ok())
+        .unwrap_or_else(|| PathBuf::from("."));
+    let config = AdapterConfig {
+        cwd,
+        model: args.model.clone(),
+        approval: mode,
+        ..AdapterConfig::default()
+    };
+    let mut session = HostSession::new(factory, config, decisions, SessionOptions::default());
+    if let Err(e) = session.start().await {
+        return exit::report(&e, args.json);
+    }
+
+    if args.json {
+        println!(
+            "{}",
+            json!({"notice":"invites","co_driver":invites.co_driver,"viewer":invites.viewer})
+        );
+    } else {
+        println!(
+            "Sharing {} — give these to your guests:",
+            session.descriptor().id
+        );
+        println!("  co-driver: cohost join '{}'", invites.co_driver);
+        println!("  viewer:    cohost join '{}'", invites.viewer);
+        println!("Type a prompt to run it; /accept ID, /reject ID, /allow, /deny, /interrupt, /chat TEXT, /quit.");
+    }
+
+    let (in_tx, in_rx) = mpsc::unbounded_channel();
+    let stdin_tx = in_tx.clone();
+    // Stdin blocks: read it on its own thread. EOF leaves the session running
+    // (a host may run detached); Ctrl+C or /quit ends it.
+    std::thread::spawn(move || {
+        for line in std::io::stdin().lock().lines() {
+            let Ok(line) = line else { break };
+            if let Some(input) = parse_input(&line) {
+                if stdin_tx.send(input).is_err() {
+                    break;
+                }
+            }
+        }
+    });
+    let ctrl_tx = in_tx.clone();
+    tokio::spawn(async move {
+        let mut presses = 0;
+        while tokio::signal::ctrl_c().await.is_ok() {
+            presses += 1;
+            let input = if presses == 1 {
+                HostInput::Interrupt
+            } else {
+                HostInput::Quit
+            };
+            if ctrl_tx.send(input).is_err() || presses > 2 {
+                cohost_agents::process::kill_all();
+                std::process::exit(i32::from(exit::INTERRUPTED));
+            }
+        }
+    });
+
+    let (notice_tx, mut notice_rx) = mpsc::unbounded_channel();
+    let json_mode = args.json;
+    let printer = tokio::spawn(async move {
+        let mut human = Human::new();
+        while let Some(n) = notice_rx.recv().await {
+            print_notice(&mut human, n, json_mode);
+        }
+    });
+    let policy = match args.suggestions {
+        Suggestions::Ask => SuggestionPolicy::Ask,
+        Suggestions::Accept => SuggestionPolicy::Accept,
+        Suggestions::Reject => SuggestionPolicy::Reject,
+    };
+    let bridge = HostBridge::new(session, client, policy, Some(approvals), notice_tx);
+    let mut session = bridge.run(in_rx).await;
+    let _ = session.terminate().await;
+    let _ = printer.await;
+    if let Some(r) = embedded {
+        r.shutdown().await;
+    }
+    0
+}
+
+fn print_notice(human: &mut Human, n: HostNotice, json_mode: bool) {
+    if json_mode {
+        let v = match n {
+            HostNotice::Event(e) => json!({"notice":"event","event":e}),
+            HostNotice::Suggested(s) => json!({"notice":"suggested","suggestion":s}),
+            HostNotice::SuggestionDecided(d) => json!({"notice":"suggestion_decided","decision":d}),
+            HostNotice::ApprovalNeeded(a) => {
+                json!({"notice":"approval_needed","tool_id":a.tool_id,"name":a.name,"input":a.input})
+            }
+            HostNotice::Chat(c) => json!({"notice":"chat","chat":c}),
+            HostNotice::Room(m) => json!({"notice":"room","message":m}),
+            HostNotice::TurnDone(r) => json!({"notice":"turn_done","reason":r}),
+        };
+        println!("{v}");
+        return;
+    }
+    match n {
+        HostNotice::Event(e) => human.show(&e),
+        HostNotice::Suggested(s) => eprintln!(
+            "\n💡 suggestion {} from {}: {}\n   /accept {} or /reject {}",
+            s.suggestion_id,
+            s.from.as_deref().unwrap_or("a co-driver"),
+            s.text,
+            s.suggestion_id,
+            s.suggestion_id
+        ),
+        HostNotice::SuggestionDecided(d) => eprintln!(
+            "suggestion {} {}",
+            d.suggestion_id,
+            if d.accepted { "accepted" } else { "rejected" }
+        ),
+        HostNotice::ApprovalNeeded(a) => {
+            eprintln!("   answer with /allow {} or /deny {}", a.tool_id, a.tool_id)
+        }
+        HostNotice::Chat(c) => eprintln!("<{}> {}", c.from.as_deref().unwrap_or("someone"), c.text),
+        HostNotice::Room(m) => eprintln!("· {m}"),
+        HostNotice::TurnDone(_) => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_commands() {
+        assert_eq!(
+            parse_input("fix the bug"),
+            Some(HostInput::Prompt("fix the bug".into()))
+        );
+        assert_eq!(
+            parse_input("/accept s-1"),
+            Some(HostInput::Accept("s-1".into()))
+        );
+        assert_eq!(parse_input("/accept"), None);
+        assert_eq!(
+            parse_input("/allow"),
+            Some(HostInput::Approve {
+                tool_id: None,
+                allow: true
+            })
+        );
+        assert_eq!(
+            parse_input("/deny t1"),
+            Some(HostInput::Approve {
+                tool_id: Some("t1".into()),
+                allow: false
+            })
+        );
+        assert_eq!(parse_input("  "), None);
+        assert_eq!(parse_input("/quit"), Some(HostInput::Quit));
+    }
+}

@@ -1,0 +1,11 @@
+//! The `cohost` binary's library half: subcommands, rendering, and the
+//! multiplayer host/participant logic, kept in a library so integration
+//! tests can drive them in-process.
+
+pub mod approve;
+pub mod cmd;
+pub mod exit;
+pub mod fsutil;
+pub mod multiplayer;
+pub mod providers;
+pub mod render;

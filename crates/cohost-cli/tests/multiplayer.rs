@@ -1,0 +1,182 @@
+//! A shared session end to end over real WebSockets: an embedded relay, a
+//! host running the mock agent, a co-driver and a viewer.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use cohost_cli::multiplayer::host::{HostBridge, HostInput, HostNotice, SuggestionPolicy};
+use cohost_cli::multiplayer::participant;
+use cohost_core::mock::{MockFactory, MockOptions};
+use cohost_core::{AdapterConfig, HostSession, Policy, SessionOptions};
+use cohost_protocol::{FrameType, Role};
+use cohost_relay::{ClientEvent, Relay, RelayClient, RelayConfig};
+use tokio::sync::mpsc;
+use tokio::time::timeout;
+
+const T: Duration = Duration::from_secs(20);
+
+/// Collects a participant's stream frames until the stream ends.
+async fn collect_turn(
+    client: &mut RelayClient,
+    drop_after: Option<u64>,
+) -> Vec<(u64, FrameType, serde_json::Value)> {
+    let mut frames = Vec::new();
+    let mut dropped = false;
+    loop {
+        let ev = timeout(T, client.recv())
+            .await
+            .expect("frames keep coming")
+            .expect("client open");
+        if let ClientEvent::Frame(f) = &ev {
+            if f.kind().is_replayable() {
+                let v: serde_json::Value = serde_json::from_slice(&f.payload()).unwrap();
+                frames.push((f.chunk(), f.kind(), v));
+                if Some(f.chunk()) == drop_after && !dropped {
+                    dropped = true;
+                    client.drop_connection().await;
+                }
+            }
+        }
+        if participant::is_stream_end(&ev) {
+            return frames;
+        }
+    }
+}
+
+#[tokio::test]
+async fn co_driver_suggests_host_runs_everyone_sees_every_chunk() {
+    let relay = Relay::bind(RelayConfig::default()).await.unwrap();
+    let room = relay.create_room(None).unwrap();
+    let invite = |role, name| {
+        relay
+            .mint_invite(&room, role, 600, name)
+            .unwrap()
+            .to_string()
+    };
+    let host_client = RelayClient::connect_invite(&invite(Role::Host, "host"))
+        .await
+        .unwrap();
+    let mut co = RelayClient::connect_invite(&invite(Role::CoDriver, "ana"))
+        .await
+        .unwrap();
+    let mut viewer = RelayClient::connect_invite(&invite(Role::Viewer, "vic"))
+        .await
+        .unwrap();
+
+    let factory = Arc::new(MockFactory::new(MockOptions {
+        chunk_delay: Duration::from_millis(15),
+        ..MockOptions::default()
+    }));
+    let mut session = HostSession::new(
+        factory,
+        AdapterConfig::default(),
+        Arc::new(Policy::AllowAll),
+        SessionOptions::default(),
+    );
+    session.start().await.unwrap();
+    let (notice_tx, mut notices) = mpsc::unbounded_channel();
+    let (input_tx, input_rx) = mpsc::unbounded_channel();
+    let bridge = HostBridge::new(session, host_client, SuggestionPolicy::Ask, None, notice_tx);
+    let host = tokio::spawn(bridge.run(input_rx));
+
+    // The viewer may not suggest: the relay refuses it and the host never hears of it.
+    participant::suggest(&viewer, "rm -rf / [mock:text]", Some("vic"))
+        .await
+        .unwrap();
+    let refused = timeout(T, async {
+        loop {
+            match viewer.recv().await {
+                Some(ClientEvent::Error(e)) => return e,
+                Some(_) => continue,
+                None => panic!("viewer closed"),
+            }
+        }
+    })
+    .await
+    .unwrap();
+    assert!(refused.message.to_lowercase().contains("not allowed") || !refused.message.is_empty());
+
+    // The co-driver's suggestion reaches the host, who accepts it.
+    let sid = participant::suggest(&co, "count with me [mock:text]", Some("ana"))
+        .await
+        .unwrap();
+    let suggested = timeout(T, async {
+        loop {
+            match notices.recv().await.unwrap() {
+                HostNotice::Suggested(s) => return s,
+                _ => continue,
+            }
+        }
+    })
+    .await
+    .unwrap();
+    assert_eq!(suggested.suggestion_id, sid);
+    assert_eq!(suggested.text, "count with me [mock:text]");
+    input_tx.send(HostInput::Accept(sid.clone())).unwrap();
+
+    // Both receive the whole turn in order; the viewer drops its connection
+    // mid-stream, reconnects and misses nothing.
+    let (co_frames, viewer_frames) = tokio::join!(
+        collect_turn(&mut co, None),
+        collect_turn(&mut viewer, Some(3))
+    );
+    for frames in [&co_frames, &viewer_frames] {
+        let idx: Vec<u64> = frames.iter().map(|f| f.0).collect();
+        let expected: Vec<u64> = (0..idx.len() as u64).collect();
+        assert_eq!(idx, expected, "every chunk exactly once, in order");
+        assert_eq!(frames[0].1, FrameType::ExecutionStarted);
+        assert_eq!(frames[0].2["correlation_id"], sid.as_str());
+        assert_eq!(frames.last().unwrap().1, FrameType::StreamEnd);
+        assert_eq!(frames.last().unwrap().2["reason"], "completed");
+        let text: String = frames
+            .iter()
+            .filter(|f| f.2["type"] == "stream_chunk")
+            .map(|f| f.2["delta"].as_str().unwrap())
+            .collect();
+        assert!(
+            text.contains("You said: \"count with me [mock:text]\""),
+            "{text}"
+        );
+        // The payloads are the host's cohost events, chunk numbering intact.
+        let chunk_idx: Vec<u64> = frames
+            .iter()
+            .filter(|f| f.2["type"] == "stream_chunk")
+            .map(|f| f.2["chunk_index"].as_u64().unwrap())
+            .collect();
+        assert_eq!(chunk_idx, (0..chunk_idx.len() as u64).collect::<Vec<_>>());
+    }
+    assert_eq!(co_frames.len(), viewer_frames.len());
+
+    // The host's interrupt reaches the adapter: a slow turn ends interrupted.
+    input_tx
+        .send(HostInput::Prompt("[mock:slow]".into()))
+        .unwrap();
+    let mut saw_chunk = false;
+    let frames = timeout(T, async {
+        let mut frames = Vec::new();
+        loop {
+            if let Some(ClientEvent::Frame(f)) = co.recv().await {
+                if f.kind() == FrameType::StreamChunk && !saw_chunk {
+                    saw_chunk = true;
+                    input_tx.send(HostInput::Interrupt).unwrap();
+                }
+                let end = matches!(
+                    f.kind(),
+                    FrameType::StreamEnd | FrameType::StreamInterrupted
+                );
+                frames.push(f.kind());
+                if end {
+                    return frames;
+                }
+            }
+        }
+    })
+    .await
+    .unwrap();
+    assert_eq!(*frames.last().unwrap(), FrameType::StreamInterrupted);
+
+    input_tx.send(HostInput::Quit).unwrap();
+    let mut session = timeout(T, host).await.unwrap().unwrap();
+    session.terminate().await.unwrap();
+    relay.shutdown().await;
+}
