@@ -12,6 +12,7 @@ pub mod config;
 pub mod discovery;
 pub mod env;
 pub mod fsutil;
+pub mod hooks;
 pub mod host;
 pub mod login;
 mod probe_http;
