@@ -1,0 +1,105 @@
+//! `cohost share` and `cohost join` as real processes: the host shares the
+//! mock agent through its embedded relay, a co-driver joins with the printed
+//! invite, suggests a prompt, and receives the whole turn.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+fn cohost(home: &std::path::Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_cohost"));
+    c.env_clear()
+        .env("PATH", home)
+        .env("HOME", home)
+        .env("NO_COLOR", "1")
+        .current_dir(home);
+    c
+}
+
+/// Kills the child on drop so a failed assertion leaves nothing behind.
+struct Reaper(std::process::Child);
+impl Drop for Reaper {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn co_driver_joins_suggests_and_sees_the_turn() {
+    let home = tempfile::tempdir().unwrap();
+    let mut host = Reaper(
+        cohost(home.path())
+            .args(["share", "--agent", "mock", "--suggestions", "accept", "--approve", "none", "--json"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let mut host_out = BufReader::new(host.0.stdout.take().unwrap()).lines();
+    let first: serde_json::Value = serde_json::from_str(&host_out.next().unwrap().unwrap()).unwrap();
+    assert_eq!(first["notice"], "invites");
+    let co_invite = first["co_driver"].as_str().unwrap().to_string();
+    let viewer_invite = first["viewer"].as_str().unwrap().to_string();
+    assert!(co_invite.starts_with("cohost://127.0.0.1:"), "{co_invite}");
+    assert!(!co_invite.contains('?'), "the token never travels in a URL query");
+
+    // A viewer may not suggest: the relay refuses, the viewer says so.
+    let viewer = cohost(home.path())
+        .args(["join", &viewer_invite, "--suggest", "nope", "--json"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut viewer = Reaper(viewer);
+    let mut verr = BufReader::new(viewer.0.stderr.take().unwrap()).lines();
+    let refused = verr
+        .by_ref()
+        .take(10)
+        .map_while(Result::ok)
+        .find(|l| l.contains("refused by the relay"));
+    assert!(refused.is_some(), "viewer suggestion must be refused");
+
+    let out = cohost(home.path())
+        .args(["join", &co_invite, "--json", "--until-end", "--name", "ana", "--suggest", "hello [mock:text]"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let frames: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let stream: Vec<&serde_json::Value> = frames
+        .iter()
+        .filter(|f| f["frame"].as_str().is_some_and(|n| n.starts_with("ai.execution") || n.starts_with("ai.stream")))
+        .collect();
+    assert_eq!(stream.first().unwrap()["frame"], "ai.execution.started");
+    assert_eq!(stream.last().unwrap()["frame"], "ai.stream.end");
+    for (i, f) in stream.iter().enumerate() {
+        assert_eq!(f["chunk"], i as u64, "chunks in order, none missing");
+        assert_eq!(f["sender_role"], "HOST");
+    }
+    let text: String = stream
+        .iter()
+        .filter(|f| f["payload"]["type"] == "stream_chunk")
+        .map(|f| f["payload"]["delta"].as_str().unwrap())
+        .collect();
+    assert!(text.contains("You said: \"hello [mock:text]\""), "{text}");
+
+    // The host quits cleanly on /quit.
+    use std::io::Write;
+    let mut stdin = host.0.stdin.take().unwrap();
+    writeln!(stdin, "/quit").unwrap();
+    drop(stdin);
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Some(status) = host.0.try_wait().unwrap() {
+            assert_eq!(status.code(), Some(0));
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "host did not exit on /quit");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
