@@ -173,6 +173,7 @@ impl AgentAdapter for CodexAdapter {
             self.descriptor = exec_descriptor();
             let state = Arc::new(Mutex::new(RunState {
                 session_id: config.resume.clone(),
+                resumable: config.resume.clone(),
                 last_error: None,
             }));
             self.engine = Engine::Exec {
@@ -221,7 +222,7 @@ impl AgentAdapter for CodexAdapter {
                 if let Some(prev) = turn.take() {
                     prev.finish().await;
                 }
-                let thread = lock(state).session_id.clone();
+                let thread = lock(state).resumable.clone();
                 let mut spec = ProcessSpec::new("codex", binary.clone());
                 spec.args = exec::exec_args(&prompt.text, &self.config, thread.as_deref());
                 spec.cwd = Some(self.config.cwd.clone()).filter(|c| !c.as_os_str().is_empty());

@@ -155,7 +155,10 @@ impl AgentAdapter for GeminiAdapter {
         }
         self.binary = Some(binary);
         self.version = Some(version.to_string());
-        lock(&self.state).session_id = config.resume.clone();
+        let mut st = lock(&self.state);
+        st.session_id = config.resume.clone();
+        st.resumable = config.resume.clone();
+        drop(st);
         Ok(InitInfo {
             version: self.version.clone(),
             session_id: config.resume.clone(),
@@ -181,7 +184,7 @@ impl AgentAdapter for GeminiAdapter {
             // Gemini reads `@path` references itself.
             text.push_str(&format!(" @{}", f.path.display()));
         }
-        let session = lock(&self.state).session_id.clone();
+        let session = lock(&self.state).resumable.clone();
         let mut spec = ProcessSpec::new("gemini", binary);
         spec.args = turn_args(&text, &self.config, self.flags, session.as_deref());
         spec.cwd = Some(self.config.cwd.clone()).filter(|c| !c.as_os_str().is_empty());

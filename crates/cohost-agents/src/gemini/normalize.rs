@@ -153,6 +153,22 @@ impl TurnNormalizer for GeminiNormalizer {
         if interrupted {
             return Some(interrupted_end());
         }
+        if stderr.contains("Error resuming session") {
+            let line = stderr
+                .lines()
+                .find(|l| l.contains("Error resuming session"))
+                .unwrap_or("");
+            return Some(vec![
+                AgentEvent::Error(
+                    CohostError::new(ErrorCode::ConfigInvalid, format!("gemini: {}", line.trim()))
+                        .with_fix("check the session id (`gemini --list-sessions` in the same directory), or start a new session"),
+                ),
+                AgentEvent::Ended {
+                    reason: EndReason::Error,
+                    usage: None,
+                },
+            ]);
+        }
         // A clean non-zero exit with a known cause (bad flag, no auth) is a
         // failed turn, not a crash; anything else is a crash.
         let code = exit.and_then(|e| e.code)?;

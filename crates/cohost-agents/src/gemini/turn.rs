@@ -39,6 +39,10 @@ pub(crate) trait TurnNormalizer: Send + 'static {
 pub(crate) struct RunState {
     /// Native session id from the last `Started`.
     pub session_id: Option<String>,
+    /// The session id to resume: set only once a turn of that session
+    /// completed, because a CLI persists a session only after a full turn
+    /// (gemini rejects `--resume` of one whose first turn failed).
+    pub resumable: Option<String>,
     /// Why the last turn's process died, if it crashed.
     pub last_error: Option<String>,
 }
@@ -87,12 +91,19 @@ impl OneShot {
                     }
                 };
                 for ev in events {
-                    if let AgentEvent::Started {
-                        session_id: Some(s),
-                        ..
-                    } = &ev
-                    {
-                        lock(&state).session_id = Some(s.clone());
+                    match &ev {
+                        AgentEvent::Started {
+                            session_id: Some(s),
+                            ..
+                        } => lock(&state).session_id = Some(s.clone()),
+                        AgentEvent::Ended {
+                            reason: EndReason::Completed,
+                            ..
+                        } => {
+                            let mut st = lock(&state);
+                            st.resumable = st.session_id.clone();
+                        }
+                        _ => {}
                     }
                     let _ = sender.send(ev);
                 }
