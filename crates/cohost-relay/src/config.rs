@@ -63,7 +63,7 @@ impl Default for Limits {
             ring_max_bytes: 8 * 1024 * 1024,
             ring_max_frames: 65_536,
             ring_max_age: Duration::from_secs(600),
-            read_buffer_size: 2048,
+            read_buffer_size: 1024,
             rate_stream: Rate {
                 per_sec: 20_000.0,
                 burst: 40_000.0,

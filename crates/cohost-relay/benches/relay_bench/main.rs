@@ -5,7 +5,7 @@
 //! The relay runs in a child process pinned to core 0 (`taskset -c 0`, one
 //! current-thread runtime); the load client runs pinned to core 1 (also one
 //! current-thread runtime). Sizes: `COHOST_BENCH_IDLE` (default 10000 sockets),
-//! `COHOST_BENCH_FANOUT` (default 1000 participants), `COHOST_BENCH_SECS` (4 per rate).
+//! `COHOST_BENCH_FANOUT` (default 1000 participants), `COHOST_BENCH_SECS` (3 per rate).
 
 mod load;
 
@@ -139,6 +139,16 @@ impl Drop for Server {
     }
 }
 
+/// User+system CPU seconds consumed so far by process `pid`.
+fn cpu_secs(pid: u32) -> f64 {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // Fields after the ")" of the command name: state is field 3; utime 14, stime 15.
+    let rest = s.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    (ticks(11) + ticks(12)) / 100.0
+}
+
 fn url(addr: &str, room: &str) -> String {
     format!("ws://{addr}/v1/rooms/{room}/ws")
 }
@@ -176,9 +186,14 @@ async fn idle(auth: &TokenAuthority) {
 }
 
 /// Fan-out: 1 room x `n` participants; open-loop host at several rates.
-async fn fanout(addr: &str, auth: Option<&TokenAuthority>, label: &str) -> Vec<(f64, f64)> {
+async fn fanout(
+    addr: &str,
+    auth: Option<&TokenAuthority>,
+    label: &str,
+    server_pid: u32,
+) -> Vec<(f64, f64, f64)> {
     let n = env_num("COHOST_BENCH_FANOUT", 1000);
-    let secs = env_num("COHOST_BENCH_SECS", 4) as f64;
+    let secs = env_num("COHOST_BENCH_SECS", 3) as f64;
     let room = "fan";
     let mut viewers: Vec<load::Ws> = futures::stream::iter(0..n)
         .map(|_| {
@@ -205,6 +220,7 @@ async fn fanout(addr: &str, auth: Option<&TokenAuthority>, label: &str) -> Vec<(
             .collect();
         let stream = format!("bench{run}");
         let t0 = Instant::now();
+        let (srv_cpu0, cli_cpu0) = (cpu_secs(server_pid), cpu_secs(std::process::id()));
         load::send_paced(&mut htx, room, &stream, fps, total, 64, base).await;
         let mut lat = Vec::new();
         let mut gaps = 0;
@@ -215,6 +231,16 @@ async fn fanout(addr: &str, auth: Option<&TokenAuthority>, label: &str) -> Vec<(
             viewers.push(ws);
         }
         let wall = t0.elapsed().as_secs_f64();
+        let srv_cpu = cpu_secs(server_pid) - srv_cpu0;
+        let cli_cpu = cpu_secs(std::process::id()) - cli_cpu0;
+        let all = (total * n) as f64;
+        println!(
+            "  cpu[{label}] relay {:.2} s CPU over {wall:.2} s wall = {:.0} ns/delivery (=> ~{:.0} deliveries/s on one dedicated core); load client {:.2} s CPU",
+            srv_cpu,
+            srv_cpu * 1e9 / all,
+            all / srv_cpu.max(1e-9),
+            cli_cpu
+        );
         lat.sort_unstable();
         let delivered = lat.len() as f64 / (wall * (total - warmup) as f64 / total as f64);
         let p99 = load::pct(&lat, 99.0);
@@ -227,7 +253,7 @@ async fn fanout(addr: &str, auth: Option<&TokenAuthority>, label: &str) -> Vec<(
             load::pct(&lat, 100.0),
             (total - warmup) * n - lat.len() as u64,
         );
-        results.push((delivered, p99));
+        results.push((delivered, p99, srv_cpu * 1e9 / all));
     }
     drop(htx);
     results
@@ -377,7 +403,7 @@ async fn redis_latency(auth: &TokenAuthority) {
     let _reaped = redis.wait();
 }
 
-async fn baseline(relay_results: &[(f64, f64)]) {
+async fn baseline(relay_results: &[(f64, f64, f64)]) {
     let dir = tempfile::tempdir().expect("tmp");
     let ok = Command::new("npm")
         .args(["install", "--no-audit", "--no-fund", "--silent", "--prefix"])
@@ -408,9 +434,13 @@ async fn baseline(relay_results: &[(f64, f64)]) {
         .arg(&js)
         .env("NODE_PATH", dir.path().join("node_modules"));
     let srv = Server::start(&mut cmd);
-    let node = fanout(&srv.addrs[0], None, "node ws").await;
-    for ((r, rp99), (n, np99)) in relay_results.iter().zip(node.iter()) {
-        println!("baseline ratio: relay/node delivered {:.2}x (relay {r:.0}/s vs node {n:.0}/s), p99 relay {rp99:.2} ms vs node {np99:.2} ms", r / n);
+    let node = fanout(&srv.addrs[0], None, "node ws", srv.child.id()).await;
+    for ((r, rp99, rns), (n, np99, nns)) in relay_results.iter().zip(node.iter()) {
+        println!(
+            "baseline ratio: delivered relay/node {:.2}x ({r:.0}/s vs {n:.0}/s); server CPU per delivery node/relay {:.2}x ({rns:.0} ns vs {nns:.0} ns); p99 {rp99:.2} ms vs {np99:.2} ms",
+            r / n,
+            nns / rns
+        );
     }
 }
 
@@ -442,7 +472,13 @@ fn main() {
         let mut relay_results = Vec::new();
         if on("fanout") || on("baseline") {
             let srv = Server::relay(&["relay"]);
-            relay_results = fanout(&srv.addrs[0].clone(), Some(&auth), "cohost relay").await;
+            relay_results = fanout(
+                &srv.addrs[0].clone(),
+                Some(&auth),
+                "cohost relay",
+                srv.child.id(),
+            )
+            .await;
         }
         if on("replay") {
             replay(&auth).await;

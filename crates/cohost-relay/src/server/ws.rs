@@ -107,7 +107,7 @@ pub(crate) async fn ws_handler(
         + 1024;
     ws.protocols([SUBPROTOCOL])
         .read_buffer_size(l.read_buffer_size)
-        .write_buffer_size(8 * 1024)
+        .write_buffer_size(0)
         .max_message_size(max_msg)
         .max_frame_size(max_msg)
         .on_upgrade(move |socket| run(state, r, claims, socket))
@@ -164,7 +164,7 @@ async fn run(
 ) {
     let claims = match claims {
         Some(c) => c,
-        None => match first_frame_auth(&state, &room.id, &mut socket).await {
+        None => match Box::pin(first_frame_auth(&state, &room.id, &mut socket)).await {
             Some(c) => c,
             None => return,
         },
