@@ -65,11 +65,7 @@ pub async fn login_command(host: &Host, id: &str) -> Result<LoginCommand, Cohost
         .with_fix(login_entry.install_hint));
     };
     let args = argv.split_off(1);
-    let display = cohost_core::sanitize(
-        &format!("{} {}", program.display(), args.join(" "))
-            .trim()
-            .to_string(),
-    );
+    let display = cohost_core::sanitize(format!("{} {}", program.display(), args.join(" ")).trim());
     let note = if args.is_empty() {
         format!(
             "starts {} in the terminal; choose its sign-in option there",

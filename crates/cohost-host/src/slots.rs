@@ -240,7 +240,7 @@ pub fn validate(
             ErrorCode::UnsupportedMode,
             "the `terminal` slot runs a CLI in a terminal; it has no `api` mode",
         )
-        .with_fix(format!("cohost config set slots.terminal.mode cli")));
+        .with_fix("cohost config set slots.terminal.mode cli"));
     }
     if !supports(&f, spec.mode) {
         let other = if spec.mode == SlotMode::Cli {

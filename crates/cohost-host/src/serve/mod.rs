@@ -1,0 +1,392 @@
+//! The local settings and sessions API (`cohost serve`), on 127.0.0.1 only
+//! (default port [`DEFAULT_PORT`]). Every response body is sanitized data:
+//! status cards, smoke results, login commands, cohost events.
+
+mod guard;
+mod live;
+mod openapi;
+
+pub use guard::{allowed_hosts, check as check_local};
+pub use live::{ApiDecisions, LiveSession};
+pub use openapi::openapi_document;
+
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use cohost_core::{AdapterConfig, ApprovalMode, ApprovalOption, CohostError, ErrorCode};
+use futures::StreamExt;
+use serde::Deserialize;
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use crate::host::Host;
+use crate::store::SessionStore;
+
+/// The default port of `cohost serve`.
+pub const DEFAULT_PORT: u16 = 4317;
+
+/// Shared server state.
+pub struct AppState {
+    host: Host,
+    store: SessionStore,
+    sessions: Mutex<HashMap<String, Arc<LiveSession>>>,
+}
+
+/// An API error: a `CohostError` body with a fitting status code.
+struct ApiError(CohostError);
+
+impl From<CohostError> for ApiError {
+    fn from(e: CohostError) -> Self {
+        ApiError(e)
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let status = match self.0.code {
+            ErrorCode::ProviderNotFound => StatusCode::NOT_FOUND,
+            ErrorCode::ConfigInvalid
+            | ErrorCode::UnsupportedMode
+            | ErrorCode::ModelNotAvailable => StatusCode::BAD_REQUEST,
+            ErrorCode::LocalOnlyRequired => StatusCode::FORBIDDEN,
+            ErrorCode::AuthRequired | ErrorCode::AuthBlockedByPolicy => StatusCode::UNAUTHORIZED,
+            _ => StatusCode::INTERNAL_SERVER_ERROR,
+        };
+        (status, Json(self.0)).into_response()
+    }
+}
+
+type ApiResult<T> = Result<Json<T>, ApiError>;
+
+/// Bind `addr` (must be loopback) and serve until the task is dropped.
+/// Returns the bound address (port 0 picks one).
+pub async fn serve(
+    addr: SocketAddr,
+    host: Host,
+) -> Result<(SocketAddr, tokio::task::JoinHandle<()>), CohostError> {
+    if !addr.ip().is_loopback() {
+        return Err(CohostError::new(
+            ErrorCode::LocalOnlyRequired,
+            format!("refusing to serve on {addr}: not a loopback address"),
+        )
+        .with_fix(format!("use 127.0.0.1:{DEFAULT_PORT}")));
+    }
+    let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| {
+        CohostError::new(
+            ErrorCode::ConfigInvalid,
+            format!("cannot listen on {addr}: {e}"),
+        )
+        .with_fix("pick another port with --port")
+    })?;
+    let bound = listener
+        .local_addr()
+        .map_err(|e| CohostError::new(ErrorCode::ConfigInvalid, e.to_string()))?;
+    // Agents' hooks (`cohost hook-event`) report here while the API runs.
+    match crate::hooks::listen_hook_events(&host.paths.hook_socket()) {
+        Ok((mut rx, _)) => {
+            tokio::spawn(async move {
+                while let Some(ev) = rx.recv().await {
+                    let kind = ev
+                        .payload
+                        .get("hook_event_name")
+                        .or_else(|| ev.payload.get("type"))
+                        .and_then(|v| v.as_str())
+                        .unwrap_or("event");
+                    tracing::info!(agent = %ev.agent, kind = %cohost_core::sanitize(kind), "hook event");
+                }
+            });
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "hook-event socket unavailable; hooks will be ignored")
+        }
+    }
+    let app = router(host, bound.port());
+    let task = tokio::spawn(async move {
+        let svc = app.into_make_service_with_connect_info::<SocketAddr>();
+        if let Err(e) = axum::serve(listener, svc).await {
+            tracing::error!(error = %e, "settings API stopped");
+        }
+    });
+    Ok((bound, task))
+}
+
+/// The router (with the localhost guard) for a server bound on `port`.
+pub fn router(host: Host, port: u16) -> Router {
+    let store = SessionStore::open(&host.paths.state_dir);
+    let state = Arc::new(AppState {
+        host,
+        store,
+        sessions: Mutex::default(),
+    });
+    Router::new()
+        .route(
+            "/api/openapi.json",
+            get(|| async { Json(openapi_document()) }),
+        )
+        .route("/api/settings/providers", get(list_providers))
+        .route("/api/settings/providers/active", post(set_active))
+        .route("/api/settings/providers/{id}/status", get(provider_status))
+        .route("/api/settings/providers/{id}/test", post(test_provider))
+        .route("/api/settings/providers/{id}/login", post(login))
+        .route("/api/sessions", post(create_session).get(list_sessions))
+        .route("/api/sessions/{id}/prompt", post(prompt))
+        .route("/api/sessions/{id}/events", get(events))
+        .route("/api/sessions/{id}/interrupt", post(interrupt))
+        .route("/api/sessions/{id}/approvals/{tool_id}", post(approve))
+        .with_state(state)
+        .layer(axum::middleware::from_fn_with_state(
+            port,
+            guard::localhost_only,
+        ))
+}
+
+async fn list_providers(State(s): State<Arc<AppState>>) -> ApiResult<serde_json::Value> {
+    let cfg = s.host.config()?;
+    let providers = crate::status::all_statuses(&s.host, &cfg).await;
+    Ok(Json(serde_json::json!({
+        "active_provider": cfg.get_str("active_provider"),
+        "providers": providers,
+    })))
+}
+
+async fn provider_status(
+    State(s): State<Arc<AppState>>,
+    Path(id): Path<String>,
+) -> ApiResult<crate::status::ProviderStatus> {
+    let cfg = s.host.config()?;
+    Ok(Json(
+        crate::status::provider_status(&s.host, &cfg, &id).await?,
+    ))
+}
+
+#[derive(Deserialize, Default)]
+struct TestQuery {
+    #[serde(default)]
+    force: bool,
+}
+
+async fn test_provider(
+    State(s): State<Arc<AppState>>,
+    Path(id): Path<String>,
+    Query(q): Query<TestQuery>,
+) -> ApiResult<crate::smoke::SmokeTestResult> {
+    Ok(Json(
+        crate::smoke::test_provider(&s.host, &id, q.force).await?,
+    ))
+}
+
+async fn login(
+    State(s): State<Arc<AppState>>,
+    Path(id): Path<String>,
+) -> ApiResult<serde_json::Value> {
+    // Never run an interactive login server-side: return the command.
+    let cmd = crate::login::login_command(&s.host, &id).await?;
+    Ok(Json(serde_json::json!({
+        "provider_id": cmd.provider_id,
+        "command": cmd.display,
+        "args": cmd.args.iter().map(|a| cohost_core::sanitize(a)).collect::<Vec<_>>(),
+        "note": cmd.note,
+    })))
+}
+
+#[derive(Deserialize)]
+struct ActiveBody {
+    provider_id: String,
+    #[serde(default)]
+    model: Option<String>,
+}
+
+async fn set_active(
+    State(s): State<Arc<AppState>>,
+    Json(b): Json<ActiveBody>,
+) -> ApiResult<serde_json::Value> {
+    let mut cfg = s.host.config()?;
+    s.host.facts(&cfg, &b.provider_id)?;
+    cfg.set("active_provider", &format!("\"{}\"", b.provider_id))?;
+    match &b.model {
+        Some(m) => cfg.set(
+            "active_model",
+            &toml_edit::Value::from(m.as_str()).to_string(),
+        )?,
+        None => {
+            cfg.unset("active_model");
+        }
+    }
+    cfg.save()?;
+    Ok(Json(
+        serde_json::json!({ "active_provider": b.provider_id, "active_model": b.model }),
+    ))
+}
+
+#[derive(Deserialize)]
+struct CreateBody {
+    provider: String,
+    cwd: PathBuf,
+    #[serde(default)]
+    model: Option<String>,
+    #[serde(default)]
+    approval: ApprovalMode,
+}
+
+async fn create_session(
+    State(s): State<Arc<AppState>>,
+    Json(b): Json<CreateBody>,
+) -> Result<(StatusCode, Json<serde_json::Value>), ApiError> {
+    let factory = s.host.registry.get(&b.provider)?;
+    if !b.cwd.is_dir() {
+        return Err(CohostError::new(
+            ErrorCode::ConfigInvalid,
+            format!("cwd `{}` is not a directory", b.cwd.display()),
+        )
+        .with_fix("pass an existing directory")
+        .into());
+    }
+    let settings = s.host.config()?.provider(&b.provider);
+    let config = AdapterConfig {
+        cwd: b.cwd,
+        model: b.model.or(settings.model),
+        binary: settings.binary,
+        env: settings.env,
+        approval: b.approval,
+        ..Default::default()
+    };
+    let id = new_session_id();
+    let live = LiveSession::start(id.clone(), factory, config, s.store.clone()).await?;
+    if let Ok(mut m) = s.sessions.lock() {
+        m.insert(id.clone(), live);
+    }
+    Ok((
+        StatusCode::CREATED,
+        Json(serde_json::json!({ "id": id, "provider": b.provider })),
+    ))
+}
+
+fn new_session_id() -> String {
+    use sha2::Digest;
+    static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let seq = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let d = sha2::Sha256::digest(format!("{}-{nanos}-{seq}", std::process::id()));
+    format!(
+        "s-{}",
+        d.iter()
+            .take(8)
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+    )
+}
+
+async fn list_sessions(
+    State(s): State<Arc<AppState>>,
+) -> ApiResult<Vec<crate::store::SessionRecord>> {
+    Ok(Json(s.store.list()?))
+}
+
+fn live(s: &AppState, id: &str) -> Result<Arc<LiveSession>, ApiError> {
+    s.sessions
+        .lock()
+        .ok()
+        .and_then(|m| m.get(id).cloned())
+        .ok_or_else(|| {
+            ApiError(
+                CohostError::new(
+                    ErrorCode::ProviderNotFound,
+                    format!("no running session `{id}`"),
+                )
+                .with_fix("create one with POST /api/sessions"),
+            )
+        })
+}
+
+#[derive(Deserialize)]
+struct PromptBody {
+    text: String,
+}
+
+async fn prompt(
+    State(s): State<Arc<AppState>>,
+    Path(id): Path<String>,
+    Json(b): Json<PromptBody>,
+) -> Result<StatusCode, ApiError> {
+    live(&s, &id)?.prompt(b.text).await?;
+    Ok(StatusCode::ACCEPTED)
+}
+
+async fn interrupt(
+    State(s): State<Arc<AppState>>,
+    Path(id): Path<String>,
+) -> ApiResult<serde_json::Value> {
+    let sent = live(&s, &id)?.interrupt();
+    Ok(Json(serde_json::json!({ "interrupt_sent": sent })))
+}
+
+#[derive(Deserialize)]
+struct ApprovalBody {
+    decision: ApprovalOption,
+    #[serde(default)]
+    message: Option<String>,
+}
+
+async fn approve(
+    State(s): State<Arc<AppState>>,
+    Path((id, tool_id)): Path<(String, String)>,
+    Json(b): Json<ApprovalBody>,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    if live(&s, &id)?
+        .decisions
+        .answer(&tool_id, b.decision, b.message)
+    {
+        Ok(Json(
+            serde_json::json!({ "tool_id": tool_id, "decision": b.decision }),
+        ))
+    } else {
+        Err(CohostError::new(
+            ErrorCode::ConfigInvalid,
+            format!("no approval is pending for tool `{tool_id}`"),
+        )
+        .with_fix("it may have been decided already or hit its deadline")
+        .into())
+    }
+}
+
+async fn events(
+    State(s): State<Arc<AppState>>,
+    Path(id): Path<String>,
+) -> Result<impl IntoResponse, ApiError> {
+    let (past, rx) = live(&s, &id)?.subscribe();
+    let live_events = tokio_stream_from(rx);
+    let stream = futures::stream::iter(past).chain(live_events).map(|ev| {
+        let data = serde_json::to_string(&ev).unwrap_or_default();
+        let kind = serde_json::to_value(&ev.body)
+            .ok()
+            .and_then(|v| v.get("type").and_then(|t| t.as_str()).map(str::to_string))
+            .unwrap_or_else(|| "unknown".into());
+        Ok::<_, std::convert::Infallible>(
+            SseEvent::default().event(kind).id(ev.id.clone()).data(data),
+        )
+    });
+    Ok(Sse::new(stream).keep_alive(KeepAlive::default()))
+}
+
+/// A broadcast receiver as a stream; a lagging subscriber skips what it
+/// missed (chunk indexes let it notice).
+fn tokio_stream_from(
+    rx: tokio::sync::broadcast::Receiver<cohost_core::Event>,
+) -> impl futures::Stream<Item = cohost_core::Event> {
+    futures::stream::unfold(rx, |mut rx| async move {
+        loop {
+            match rx.recv().await {
+                Ok(ev) => return Some((ev, rx)),
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
+            }
+        }
+    })
+}

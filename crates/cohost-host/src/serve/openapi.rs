@@ -1,0 +1,137 @@
+//! The OpenAPI 3 description of the local API, served at
+//! `/api/openapi.json`. Written by hand: the API is small, and a test keeps
+//! it in step with the router (every documented path answers).
+
+use serde_json::{json, Value};
+
+fn path_param(name: &str) -> Value {
+    json!({ "name": name, "in": "path", "required": true, "schema": { "type": "string" } })
+}
+
+fn ok(description: &str, schema: &str) -> Value {
+    json!({
+        "description": description,
+        "content": { "application/json": { "schema": { "$ref": format!("#/components/schemas/{schema}") } } }
+    })
+}
+
+fn error_responses(mut base: Value) -> Value {
+    let err = ok("error (code, message, suggested_fix)", "Error");
+    if let Some(m) = base.as_object_mut() {
+        for code in ["400", "403", "404", "500"] {
+            m.insert(code.into(), err.clone());
+        }
+    }
+    base
+}
+
+fn body(schema: &str) -> Value {
+    json!({ "required": true, "content": { "application/json": { "schema": { "$ref": format!("#/components/schemas/{schema}") } } } })
+}
+
+/// The OpenAPI 3.0 document.
+pub fn openapi_document() -> Value {
+    let id = path_param("id");
+    json!({
+        "openapi": "3.0.3",
+        "info": {
+            "title": "cohost local API",
+            "version": env!("CARGO_PKG_VERSION"),
+            "description": "Provider settings and agent sessions. Loopback only: requests from other hosts, with a foreign Host header or a foreign Origin get 403."
+        },
+        "servers": [{ "url": "http://127.0.0.1:4317" }],
+        "paths": {
+            "/api/openapi.json": { "get": { "summary": "This document", "responses": { "200": { "description": "OpenAPI 3 document" } } } },
+            "/api/settings/providers": { "get": {
+                "summary": "Every known provider's status card, and the active provider",
+                "responses": error_responses(json!({ "200": ok("provider cards", "ProviderList") }))
+            }},
+            "/api/settings/providers/{id}/status": { "get": {
+                "summary": "One provider's status (installed, missing, needs_auth, ready, blocked, failed, unknown)",
+                "parameters": [id],
+                "responses": error_responses(json!({ "200": ok("status card", "ProviderStatus") }))
+            }},
+            "/api/settings/providers/{id}/test": { "post": {
+                "summary": "Smoke test (\"Reply exactly: OK\", tools off), cached by config fingerprint",
+                "parameters": [id, { "name": "force", "in": "query", "required": false, "schema": { "type": "boolean" } }],
+                "responses": error_responses(json!({ "200": ok("smoke-test result", "SmokeTestResult") }))
+            }},
+            "/api/settings/providers/{id}/login": { "post": {
+                "summary": "The login command to run in a terminal (never run by the server)",
+                "parameters": [id],
+                "responses": error_responses(json!({ "200": ok("login command", "LoginCommand") }))
+            }},
+            "/api/settings/providers/active": { "post": {
+                "summary": "Set the active provider (and model) in config.toml",
+                "requestBody": body("ActiveProvider"),
+                "responses": error_responses(json!({ "200": ok("saved", "ActiveProvider") }))
+            }},
+            "/api/sessions": {
+                "post": {
+                    "summary": "Start a session with a provider",
+                    "requestBody": body("CreateSession"),
+                    "responses": error_responses(json!({ "201": ok("created", "SessionCreated") }))
+                },
+                "get": {
+                    "summary": "Stored session bindings",
+                    "responses": error_responses(json!({ "200": { "description": "records", "content": { "application/json": { "schema": { "type": "array", "items": { "$ref": "#/components/schemas/SessionRecord" } } } } } }))
+                }
+            },
+            "/api/sessions/{id}/prompt": { "post": {
+                "summary": "Queue a prompt; events arrive on /events",
+                "parameters": [id], "requestBody": body("Prompt"),
+                "responses": error_responses(json!({ "202": { "description": "accepted" } }))
+            }},
+            "/api/sessions/{id}/events": { "get": {
+                "summary": "Server-sent events: every cohost event of the session (replayed from the start), `event:` = its type",
+                "parameters": [id],
+                "responses": error_responses(json!({ "200": { "description": "SSE stream", "content": { "text/event-stream": { "schema": { "type": "string" } } } } }))
+            }},
+            "/api/sessions/{id}/interrupt": { "post": {
+                "summary": "Run the interrupt ladder on the current turn",
+                "parameters": [id],
+                "responses": error_responses(json!({ "200": { "description": "sent" } }))
+            }},
+            "/api/sessions/{id}/approvals/{tool_id}": { "post": {
+                "summary": "Answer a pending tool approval",
+                "parameters": [id, path_param("tool_id")], "requestBody": body("ApprovalDecision"),
+                "responses": error_responses(json!({ "200": { "description": "delivered" } }))
+            }}
+        },
+        "components": { "schemas": {
+            "Error": { "type": "object", "required": ["code", "message", "retryable"], "properties": {
+                "code": { "type": "string" }, "message": { "type": "string" }, "retryable": { "type": "boolean" }, "suggested_fix": { "type": "string" } } },
+            "ProviderStatus": { "type": "object", "required": ["provider_id", "status", "message", "capabilities"], "properties": {
+                "provider_id": { "type": "string" }, "label": { "type": "string" }, "kind": { "type": "string" },
+                "status": { "type": "string", "enum": ["installed", "missing", "needs_auth", "ready", "blocked", "failed", "unknown"] },
+                "message": { "type": "string" }, "suggested_fix": { "type": "string" },
+                "capabilities": { "type": "array", "items": { "type": "string" } },
+                "discovery": { "type": "object" }, "auth": { "type": "object" }, "driver": { "type": "object" } } },
+            "ProviderList": { "type": "object", "properties": {
+                "active_provider": { "type": "string", "nullable": true },
+                "providers": { "type": "array", "items": { "$ref": "#/components/schemas/ProviderStatus" } } } },
+            "SmokeTestResult": { "type": "object", "required": ["provider_id", "ok", "status", "message", "config_fingerprint"], "properties": {
+                "provider_id": { "type": "string" }, "ok": { "type": "boolean" },
+                "status": { "type": "string", "enum": ["passed", "failed", "blocked", "timeout", "unknown"] },
+                "message": { "type": "string" }, "output_preview": { "type": "string" }, "tested_at_ms": { "type": "integer" },
+                "duration_ms": { "type": "integer" }, "config_fingerprint": { "type": "string" }, "cached": { "type": "boolean" } } },
+            "LoginCommand": { "type": "object", "properties": {
+                "provider_id": { "type": "string" }, "command": { "type": "string" },
+                "args": { "type": "array", "items": { "type": "string" } }, "note": { "type": "string" } } },
+            "ActiveProvider": { "type": "object", "required": ["provider_id"], "properties": {
+                "provider_id": { "type": "string" }, "model": { "type": "string", "nullable": true } } },
+            "CreateSession": { "type": "object", "required": ["provider", "cwd"], "properties": {
+                "provider": { "type": "string" }, "cwd": { "type": "string" }, "model": { "type": "string" },
+                "approval": { "type": "string", "enum": ["ask", "auto_approve", "deny_all"] } } },
+            "SessionCreated": { "type": "object", "properties": { "id": { "type": "string" }, "provider": { "type": "string" } } },
+            "SessionRecord": { "type": "object", "properties": {
+                "id": { "type": "string" }, "provider": { "type": "string" }, "native_session_id": { "type": "string", "nullable": true },
+                "cwd": { "type": "string" }, "model": { "type": "string", "nullable": true }, "watermark": { "type": "integer" },
+                "created_at_ms": { "type": "integer" }, "updated_at_ms": { "type": "integer" } } },
+            "Prompt": { "type": "object", "required": ["text"], "properties": { "text": { "type": "string" } } },
+            "ApprovalDecision": { "type": "object", "required": ["decision"], "properties": {
+                "decision": { "type": "string", "enum": ["allow_once", "allow_always", "reject_once", "reject_always"] },
+                "message": { "type": "string" } } }
+        }}
+    })
+}

@@ -1,0 +1,375 @@
+//! The local API: localhost guard, OpenAPI document, settings endpoints, and
+//! a full prompt's events over SSE on the mock provider.
+
+mod common;
+
+use cohost_core::mock::{MockFactory, MockOptions};
+use cohost_core::Registry;
+use common::{claude_script, Scratch};
+use futures::StreamExt;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// reqwest is built without a default TLS provider in this workspace.
+fn client() -> reqwest::Client {
+    cohost_agents::http::client_builder().build().unwrap()
+}
+
+async fn start(s: &Scratch) -> SocketAddr {
+    let mut reg = Registry::new();
+    let mock = MockFactory::new(MockOptions {
+        chunk_delay: Duration::ZERO,
+        ..Default::default()
+    });
+    reg.register(Arc::new(mock)).unwrap();
+    let host = s.host_with(reg, |_| {});
+    let (addr, _task) = cohost_host::serve("127.0.0.1:0".parse().unwrap(), host)
+        .await
+        .unwrap();
+    addr
+}
+
+/// A raw request, so the test controls the Host and Origin headers exactly.
+async fn raw_status(addr: SocketAddr, host: &str, origin: Option<&str>) -> u16 {
+    let mut sock = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let origin = origin
+        .map(|o| format!("Origin: {o}\r\n"))
+        .unwrap_or_default();
+    let req = format!(
+        "GET /api/openapi.json HTTP/1.1\r\nHost: {host}\r\n{origin}Connection: close\r\n\r\n"
+    );
+    sock.write_all(req.as_bytes()).await.unwrap();
+    let mut buf = Vec::new();
+    sock.read_to_end(&mut buf).await.unwrap();
+    let text = String::from_utf8_lossy(&buf);
+    text.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+#[tokio::test]
+async fn foreign_host_and_origin_are_refused() {
+    let s = Scratch::new();
+    let addr = start(&s).await;
+    let port = addr.port();
+    assert_eq!(
+        raw_status(addr, &format!("127.0.0.1:{port}"), None).await,
+        200
+    );
+    assert_eq!(
+        raw_status(
+            addr,
+            &format!("localhost:{port}"),
+            Some(&format!("http://localhost:{port}"))
+        )
+        .await,
+        200
+    );
+    // DNS rebinding: the page's host name in Host.
+    assert_eq!(
+        raw_status(addr, &format!("evil.example:{port}"), None).await,
+        403
+    );
+    assert_eq!(
+        raw_status(addr, "127.0.0.1", None).await,
+        403,
+        "port must match"
+    );
+    // A cross-site page calling localhost.
+    assert_eq!(
+        raw_status(
+            addr,
+            &format!("127.0.0.1:{port}"),
+            Some("http://evil.example")
+        )
+        .await,
+        403
+    );
+    assert_eq!(
+        raw_status(addr, &format!("127.0.0.1:{port}"), Some("null")).await,
+        403
+    );
+    // And binding anything but loopback is refused.
+    let e = cohost_host::serve("0.0.0.0:0".parse().unwrap(), s.host())
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, cohost_core::ErrorCode::LocalOnlyRequired);
+}
+
+#[tokio::test]
+async fn openapi_document_is_valid_and_complete() {
+    let s = Scratch::new();
+    let addr = start(&s).await;
+    let text = client()
+        .get(format!("http://{addr}/api/openapi.json"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let doc: openapiv3::OpenAPI = serde_json::from_str(&text).expect("a valid OpenAPI 3 document");
+    assert!(doc.openapi.starts_with("3."));
+    let mut paths: Vec<&str> = doc.paths.paths.keys().map(String::as_str).collect();
+    paths.sort_unstable();
+    assert_eq!(
+        paths,
+        [
+            "/api/openapi.json",
+            "/api/sessions",
+            "/api/sessions/{id}/approvals/{tool_id}",
+            "/api/sessions/{id}/events",
+            "/api/sessions/{id}/interrupt",
+            "/api/sessions/{id}/prompt",
+            "/api/settings/providers",
+            "/api/settings/providers/active",
+            "/api/settings/providers/{id}/login",
+            "/api/settings/providers/{id}/status",
+            "/api/settings/providers/{id}/test",
+        ]
+    );
+    // Every documented operation is routed (a missing route is 404 with an empty body or 405).
+    let client = client();
+    for (path, item) in &doc.paths.paths {
+        let item = item.as_item().unwrap();
+        let url = format!(
+            "http://{addr}{}",
+            path.replace("{id}", "mock").replace("{tool_id}", "t")
+        );
+        for (method, op) in [("GET", &item.get), ("POST", &item.post)] {
+            if op.is_none() || path.ends_with("/events") {
+                continue;
+            }
+            let resp = client
+                .request(method.parse().unwrap(), &url)
+                .json(&serde_json::json!({}))
+                .send()
+                .await
+                .unwrap();
+            assert_ne!(resp.status().as_u16(), 405, "{method} {path} not routed");
+            let body = resp.text().await.unwrap();
+            assert!(!body.is_empty(), "{method} {path} answered nothing");
+        }
+    }
+}
+
+#[tokio::test]
+async fn settings_endpoints() {
+    let s = Scratch::new();
+    s.stub_on_path("claude", &claude_script("2.1.332", 1));
+    let addr = start(&s).await;
+    let c = client();
+    let get = |p: &str| c.get(format!("http://{addr}{p}")).send();
+
+    let st: serde_json::Value = get("/api/settings/providers/claude/status")
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(st["status"], "needs_auth");
+    assert_eq!(st["discovery"]["command_source"], "path");
+    let r = get("/api/settings/providers/nope/status").await.unwrap();
+    assert_eq!(r.status().as_u16(), 404);
+    let e: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(e["code"], "PROVIDER_NOT_FOUND");
+
+    let login: serde_json::Value = c
+        .post(format!("http://{addr}/api/settings/providers/claude/login"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(
+        login["command"]
+            .as_str()
+            .unwrap()
+            .ends_with("claude auth login"),
+        "{login}"
+    );
+
+    let t: serde_json::Value = c
+        .post(format!("http://{addr}/api/settings/providers/mock/test"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(t["status"], "passed", "{t}");
+    let t: serde_json::Value = c
+        .post(format!("http://{addr}/api/settings/providers/mock/test"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(t["cached"], true);
+
+    let r = c
+        .post(format!("http://{addr}/api/settings/providers/active"))
+        .json(&serde_json::json!({"provider_id": "mock"}))
+        .send()
+        .await
+        .unwrap();
+    assert!(r.status().is_success());
+    let list: serde_json::Value = get("/api/settings/providers")
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(list["active_provider"], "mock");
+    assert!(list["providers"].as_array().unwrap().len() >= 16);
+    let saved = std::fs::read_to_string(s.home.join(".config/cohost/config.toml")).unwrap();
+    assert!(saved.contains("active_provider = \"mock\""), "{saved}");
+}
+
+/// Read SSE `data:` payloads until the `ends`-th `stream_end`.
+async fn read_until(
+    resp: reqwest::Response,
+    ends: usize,
+    mut on_event: impl FnMut(&serde_json::Value),
+) -> Vec<serde_json::Value> {
+    let mut stream = resp.bytes_stream();
+    let mut buf = String::new();
+    let mut events = Vec::new();
+    let mut seen = 0;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    while let Ok(Some(chunk)) = tokio::time::timeout_at(deadline, stream.next()).await {
+        buf.push_str(&String::from_utf8_lossy(&chunk.unwrap()));
+        while let Some(end) = buf.find("\n\n") {
+            let frame: String = buf.drain(..end + 2).collect();
+            for line in frame.lines() {
+                if let Some(data) = line.strip_prefix("data:") {
+                    let ev: serde_json::Value = serde_json::from_str(data.trim()).unwrap();
+                    on_event(&ev);
+                    seen += usize::from(ev["type"] == "stream_end");
+                    events.push(ev);
+                    if seen == ends {
+                        return events;
+                    }
+                }
+            }
+        }
+    }
+    panic!("fewer than {ends} stream_end events; got {events:?}");
+}
+
+#[tokio::test]
+async fn sse_client_receives_a_full_prompt_and_answers_an_approval() {
+    let s = Scratch::new();
+    let addr = start(&s).await;
+    let c = client();
+    let cwd = s.dir.path().join("work");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let created: serde_json::Value = c
+        .post(format!("http://{addr}/api/sessions"))
+        .json(&serde_json::json!({"provider": "mock", "cwd": cwd, "approval": "ask"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let id = created["id"].as_str().unwrap().to_string();
+
+    let events_resp = c
+        .get(format!("http://{addr}/api/sessions/{id}/events"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(events_resp.headers()["content-type"], "text/event-stream");
+    let r = c
+        .post(format!("http://{addr}/api/sessions/{id}/prompt"))
+        .json(&serde_json::json!({"text": "hello there"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 202);
+    let events = read_until(events_resp, 1, |_| {}).await;
+    assert_eq!(events.first().unwrap()["type"], "stream_start");
+    assert_eq!(events.last().unwrap()["reason"], "completed");
+    let chunks: Vec<u64> = events
+        .iter()
+        .filter(|e| e["type"] == "stream_chunk")
+        .map(|e| e["chunk_index"].as_u64().unwrap())
+        .collect();
+    assert!(chunks.len() > 3);
+    assert_eq!(
+        chunks,
+        (0..chunks.len() as u64).collect::<Vec<_>>(),
+        "contiguous chunk indexes"
+    );
+    let text: String = events
+        .iter()
+        .filter(|e| e["type"] == "stream_chunk")
+        .map(|e| e["delta"].as_str().unwrap())
+        .collect();
+    assert!(text.contains("hello there"), "{text}");
+
+    // Second turn: a tool approval answered through the API. A new
+    // subscriber gets the first turn replayed, then the live second turn.
+    let events_resp = c
+        .get(format!("http://{addr}/api/sessions/{id}/events"))
+        .send()
+        .await
+        .unwrap();
+    c.post(format!("http://{addr}/api/sessions/{id}/prompt"))
+        .json(&serde_json::json!({"text": "write it [mock:tool]"}))
+        .send()
+        .await
+        .unwrap();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+    let approver = c.clone();
+    let answer = tokio::spawn(async move {
+        let tool_id = rx.recv().await.unwrap();
+        approver
+            .post(format!(
+                "http://{addr}/api/sessions/{id}/approvals/{tool_id}"
+            ))
+            .json(&serde_json::json!({"decision": "allow_once"}))
+            .send()
+            .await
+            .unwrap()
+            .status()
+    });
+    let all = read_until(events_resp, 2, |ev| {
+        if ev["type"] == "tool_approval_requested" {
+            let _ = tx.send(ev["tool_id"].as_str().unwrap().to_string());
+        }
+    })
+    .await;
+    assert_eq!(answer.await.unwrap().as_u16(), 200);
+    assert_eq!(
+        &all[..events.len()],
+        &events[..],
+        "replay of the first turn"
+    );
+    let mock_turn = &all[events.len()..];
+    assert_eq!(mock_turn.last().unwrap()["reason"], "completed");
+    let decided = mock_turn
+        .iter()
+        .find(|e| e["type"] == "tool_approval_decided")
+        .expect("decision recorded");
+    assert_eq!(decided["decision"], "allow_once");
+    assert_eq!(decided["origin"], "user");
+    let executed = mock_turn
+        .iter()
+        .find(|e| e["type"] == "tool_executed")
+        .unwrap();
+    assert_eq!(executed["status"], "ok");
+
+    let sessions: serde_json::Value = c
+        .get(format!("http://{addr}/api/sessions"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(sessions[0]["watermark"], 2, "{sessions}");
+}
