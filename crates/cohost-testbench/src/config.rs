@@ -132,6 +132,9 @@ pub fn offline_setup(cli: AgentCli, layout: &Layout, base_url: &str) -> Setup {
             if cli == AgentCli::ClaudeCodeAcp {
                 // Its bundled Claude Code refuses some modes as root without it.
                 s.set("IS_SANDBOX", "1");
+                // The bundled Claude Code (2.1.44) asks api.anthropic.com for the
+                // org's fast-mode status, ignoring ANTHROPIC_BASE_URL.
+                s.set("CLAUDE_CODE_DISABLE_FAST_MODE", "1");
             }
         }
         AgentCli::Codex | AgentCli::CodexAcp => {
@@ -199,6 +202,9 @@ pub fn offline_setup(cli: AgentCli, layout: &Layout, base_url: &str) -> Setup {
             s.set("OPENAI_API_BASE", &v1);
             s.set("AIDER_ANALYTICS", "false");
             s.set("AIDER_CHECK_UPDATE", "false");
+            // litellm downloads its cost map from raw.githubusercontent.com on
+            // import unless told to use the copy it ships.
+            s.set("LITELLM_LOCAL_MODEL_COST_MAP", "True");
             // Any non-empty JSON here stops aider downloading litellm's price map.
             s.file(
                 layout
@@ -217,6 +223,12 @@ pub fn offline_setup(cli: AgentCli, layout: &Layout, base_url: &str) -> Setup {
                 json!({"autoUpdateCli": false}).to_string(),
             );
             s.file(continue_config_path(layout), continue_config(&v1));
+            // cn fetches https://api.continue.dev/cn/info (with a machine id) on
+            // every start and has no switch for it; a preload refuses any fetch
+            // that is not to loopback. Model calls go to 127.0.0.1 and pass.
+            let guard = layout.root.join("node/offline-fetch.cjs");
+            s.set("NODE_OPTIONS", format!("--require \"{}\"", guard.display()));
+            s.file(guard, OFFLINE_FETCH_JS.to_string());
         }
     }
     s
@@ -240,12 +252,33 @@ fn claude_env(s: &mut Setup, base_url: &str) {
     }
 }
 
+/// Node preload that makes `fetch` reject every non-loopback URL.
+const OFFLINE_FETCH_JS: &str = r#"'use strict';
+// Written by cohost-testbench: tests must never leave 127.0.0.1.
+const realFetch = globalThis.fetch;
+if (typeof realFetch === 'function') {
+  const local = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
+  globalThis.fetch = function (input, init) {
+    let host = '';
+    try {
+      const url = typeof input === 'string' || input instanceof URL ? input : input.url;
+      host = new URL(url).hostname;
+    } catch (_) {}
+    if (!local.has(host)) {
+      return Promise.reject(new TypeError('cohost-testbench blocked a fetch to ' + host));
+    }
+    return realFetch.call(this, input, init);
+  };
+}
+"#;
+
 fn codex_config(v1: &str) -> String {
     // TOML basic strings share JSON's escaping for what a URL can contain.
     let url = serde_json::Value::String(v1.to_string());
     format!(
         "model = \"{FAKE_MODEL}\"\n\
          model_provider = \"fake\"\n\
+         check_for_update_on_startup = false\n\
          \n\
          [model_providers.fake]\n\
          name = \"cohost fake-llm\"\n\
@@ -254,7 +287,12 @@ fn codex_config(v1: &str) -> String {
          wire_api = \"responses\"\n\
          \n\
          [analytics]\n\
-         enabled = false\n"
+         enabled = false\n\
+         \n\
+         # Plugin and app sync reach github.com and chatgpt.com on every start.\n\
+         [features]\n\
+         plugins = false\n\
+         apps = false\n"
     )
 }
 

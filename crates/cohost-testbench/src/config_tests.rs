@@ -56,6 +56,7 @@ fn claude_env_is_exactly_what_agents_md_lists() {
     assert!(!s.env.contains_key("IS_SANDBOX"));
     let acp = offline_setup(AgentCli::ClaudeCodeAcp, &layout(), URL);
     assert_eq!(acp.env["IS_SANDBOX"], "1");
+    assert_eq!(acp.env["CLAUDE_CODE_DISABLE_FAST_MODE"], "1");
 }
 
 #[test]
@@ -72,6 +73,8 @@ fn codex_config_uses_the_responses_wire_and_disables_analytics() {
             "env_key = \"FAKE_API_KEY\"",
             "wire_api = \"responses\"",
             "[analytics]\nenabled = false",
+            "check_for_update_on_startup = false",
+            "[features]\nplugins = false\napps = false",
         ] {
             assert!(toml.contains(needle), "missing {needle:?} in\n{toml}");
         }
@@ -126,4 +129,21 @@ fn opencode_and_copilot_switches() {
     );
     assert_eq!(c.env["COPILOT_MODEL"], FAKE_MODEL);
     assert_eq!(c.env["COPILOT_AUTO_UPDATE"], "false");
+}
+
+#[test]
+fn continue_fetches_are_confined_to_loopback_by_a_preload() {
+    let s = offline_setup(AgentCli::Continue, &layout(), URL);
+    let opts = &s.env["NODE_OPTIONS"];
+    assert_eq!(opts, "--require \"/scratch/x/node/offline-fetch.cjs\"");
+    let (_, js) = s
+        .files
+        .iter()
+        .find(|(p, _)| p.ends_with("node/offline-fetch.cjs"))
+        .expect("preload written");
+    assert!(js.contains("globalThis.fetch = function"));
+    assert_eq!(
+        offline_setup(AgentCli::Aider, &layout(), URL).env["LITELLM_LOCAL_MODEL_COST_MAP"],
+        "True"
+    );
 }

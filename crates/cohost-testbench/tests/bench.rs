@@ -154,3 +154,30 @@ fn missing_cli_policy_skips_loudly_elsewhere() {
         );
     }
 }
+
+#[tokio::test]
+async fn continue_preload_blocks_non_loopback_fetch_only() {
+    let bench = Bench::start(AgentCli::Continue).await.expect("bench");
+    let models = format!("{}/v1/models", bench.fake().base_url());
+    let script = format!(
+        "fetch('http://192.0.2.7/').then(() => console.log('LEAKED'), e => console.log(e.message));\
+         fetch('{models}').then(r => console.log('local', r.status), e => console.log('local failed', e.message));"
+    );
+    let out = match run_with_timeout(bench.command_for("node", ["-e", &script]), T).await {
+        Ok(out) => out,
+        Err(e) if !cohost_testbench::on_ci() => {
+            eprintln!("SKIPPED: node is not on PATH ({e}); the agent CLIs need it anyway");
+            return;
+        }
+        Err(e) => panic!("node is required on CI: {e}"),
+    };
+    assert!(out.success(), "{}", out.describe());
+    assert!(
+        out.stdout
+            .contains("cohost-testbench blocked a fetch to 192.0.2.7"),
+        "{}",
+        out.describe()
+    );
+    assert!(out.stdout.contains("local 200"), "{}", out.describe());
+    assert!(!out.stdout.contains("LEAKED"));
+}

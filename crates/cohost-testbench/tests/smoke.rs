@@ -122,7 +122,7 @@ async fn continue_print_mode_replies_from_fake_server() {
 async fn acp_smoke(cli: AgentCli, agent_args: &[&str]) {
     let bench = bench_or_skip!(cli);
     let prompt = prompt_for(&bench);
-    let step = common::RUN_TIMEOUT;
+    let step = common::run_timeout();
     let mut acp = AcpSession::start(&bench, agent_args);
     let init = json!({
         "protocolVersion": 1,

@@ -7,8 +7,16 @@ use std::time::Duration;
 
 use cohost_testbench::{assert_no_leftovers, Bench, RunOutput};
 
-/// Hard deadline for one CLI run (cold node start-up on a loaded 2-core box included).
-pub const RUN_TIMEOUT: Duration = Duration::from_secs(120);
+/// Hard deadline for one CLI run or ACP exchange: 120 s, or
+/// `COHOST_BENCH_TIMEOUT_SECS` (aider took 83 s at load average 30 on 2 cores).
+pub fn run_timeout() -> Duration {
+    let secs = std::env::var("COHOST_BENCH_TIMEOUT_SECS")
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .filter(|&s: &u64| s > 0)
+        .unwrap_or(120);
+    Duration::from_secs(secs)
+}
 
 /// A prompt unique to the CLI, so a reply cannot come from another test.
 pub fn prompt_for(bench: &Bench) -> String {
@@ -77,7 +85,7 @@ pub fn prompt_in_last_body(bench: &Bench, prompt: &str) -> String {
 
 /// Runs one headless prompt and checks the reply is in the CLI's own stdout.
 pub async fn smoke_headless(bench: &Bench, args: Vec<String>, prompt: &str) -> RunOutput {
-    let out = cohost_testbench::run_with_timeout(bench.command(&args), RUN_TIMEOUT)
+    let out = cohost_testbench::run_with_timeout(bench.command(&args), run_timeout())
         .await
         .expect("the CLI starts");
     eprintln!(
