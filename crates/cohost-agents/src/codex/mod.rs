@@ -140,7 +140,7 @@ impl Default for CodexAdapter {
 /// Whether `codex --help` lists the app-server subcommand.
 pub fn has_app_server(help: &str) -> bool {
     help.lines()
-        .any(|l| l.trim_start().split_whitespace().next() == Some("app-server"))
+        .any(|l| l.split_whitespace().next() == Some("app-server"))
 }
 
 fn lock(s: &Mutex<RunState>) -> std::sync::MutexGuard<'_, RunState> {
