@@ -122,8 +122,10 @@ pub struct Timeouts {
 impl Default for Timeouts {
     fn default() -> Self {
         Timeouts {
-            version: Duration::from_secs(5),
-            auth: Duration::from_secs(5),
+            // Node CLIs are slow to start: gemini --version took 6-9 s and
+            // cn 7 s on a loaded 2-core test machine (claude 0.15 s).
+            version: Duration::from_secs(15),
+            auth: Duration::from_secs(10),
             server: Duration::from_millis(300),
             smoke: Duration::from_secs(60),
         }
