@@ -9,6 +9,7 @@
 mod engine;
 pub mod errors;
 pub mod exec;
+mod items;
 pub mod normalize;
 pub mod wire;
 

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::gemini::turn::check_snapshot;
+use cohost_core::{ToolKind, ToolStatus};
 use std::path::PathBuf;
 
 fn fixture_dir() -> PathBuf {
