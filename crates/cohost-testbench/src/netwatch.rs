@@ -4,7 +4,7 @@
 //! anywhere else, a background thread samples every process carrying the
 //! bench marker, maps its socket inodes to `/proc/PID/net/*` rows and records
 //! any peer that is neither loopback nor unconnected. Sampling can miss a
-//! connection that opens and closes between two samples (every 25 ms), but it
+//! connection that opens and closes between two samples (every 50 ms), but it
 //! catches the usual offenders: a blocked connect, an update check, telemetry
 //! batches, DNS over UDP to a non-local resolver.
 
@@ -15,9 +15,10 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use crate::procfs;
+use crate::procfs::{self, MarkerScanner};
 
-const INTERVAL: Duration = Duration::from_millis(25);
+// One scan costs ~4 ms of a loaded 2-core box (debug build, 200 processes).
+const INTERVAL: Duration = Duration::from_millis(50);
 
 /// A socket with a non-loopback peer, held by a marked process.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -42,21 +43,21 @@ impl std::fmt::Display for Outbound {
     }
 }
 
-/// One sample: non-local peers of every process carrying `marker`.
-pub fn sample(marker: &str) -> Vec<Outbound> {
+/// One sample: non-local peers of every process `scanner` finds.
+pub fn sample(scanner: &mut MarkerScanner) -> Vec<Outbound> {
     let mut found = Vec::new();
-    for proc in procfs::leftover_processes(marker) {
-        let inodes = procfs::socket_inodes(proc.pid);
+    for pid in scanner.scan() {
+        let inodes = procfs::socket_inodes(pid);
         if inodes.is_empty() {
             continue;
         }
-        for (proto, row) in procfs::net_tables(proc.pid) {
+        for (proto, row) in procfs::net_tables(pid) {
             if inodes.contains(&row.inode) && !procfs::is_local_or_unconnected(&row.remote) {
                 found.push(Outbound {
                     remote: row.remote,
                     proto,
-                    pid: proc.pid,
-                    cmdline: proc.cmdline.clone(),
+                    pid,
+                    cmdline: procfs::cmdline_of(pid),
                 });
             }
         }
@@ -82,8 +83,9 @@ impl NetWatch {
             std::thread::Builder::new()
                 .name("cohost-netwatch".into())
                 .spawn(move || {
+                    let mut scanner = MarkerScanner::new(&marker);
                     while !stop.load(Ordering::Relaxed) {
-                        let hits = sample(&marker);
+                        let hits = sample(&mut scanner);
                         if !hits.is_empty() {
                             seen.lock().unwrap_or_else(|p| p.into_inner()).extend(hits);
                         }
@@ -171,5 +173,25 @@ mod tests {
         assert_eq!(seen[0].remote, "192.0.2.7:9".parse().unwrap());
         assert_eq!(seen[0].proto, "udp");
         assert!(seen[0].cmdline.contains("python3"));
+    }
+}
+
+#[cfg(test)]
+mod cost {
+    /// Not an assertion: prints what one sample costs on this machine.
+    #[test]
+    #[ignore = "measurement; run with --ignored --nocapture"]
+    fn sample_cost() {
+        let mut scanner = super::MarkerScanner::new("no-such-marker");
+        super::sample(&mut scanner);
+        let start = std::time::Instant::now();
+        for _ in 0..50 {
+            super::sample(&mut scanner);
+        }
+        let procs = std::fs::read_dir("/proc").map(|d| d.count()).unwrap_or(0);
+        eprintln!(
+            "one sample: {:?} ({procs} /proc entries)",
+            start.elapsed() / 50
+        );
     }
 }

@@ -45,6 +45,82 @@ pub fn parse_stat(stat: &str) -> Option<(char, i32)> {
     Some((state, pgrp))
 }
 
+/// Start time (clock ticks after boot) from `/proc/PID/stat`: with the pid it
+/// names one process for good, since pids are reused but start times are not.
+pub fn parse_starttime(stat: &str) -> Option<u64> {
+    let rest = &stat[stat.rfind(')')? + 1..];
+    // Field 22 of stat(5); `rest` starts at field 3.
+    rest.split_whitespace().nth(19)?.parse().ok()
+}
+
+/// Finds marked processes repeatedly without re-reading every process: a
+/// process's initial environment never changes, so each pid's environment is
+/// read once and remembered while the pid stays in `/proc`. Pids that leave
+/// `/proc` are forgotten on the next scan, so a reused pid is only misjudged
+/// if it exits and is reused between two scans; marked pids are re-checked by
+/// start time every scan, so an unrelated process is never reported.
+#[derive(Debug)]
+pub struct MarkerScanner {
+    want: Vec<u8>,
+    /// pid -> start time if it carries the marker, `None` if it does not.
+    seen: std::collections::HashMap<u32, Option<u64>>,
+}
+
+fn read_stat(pid: u32) -> Option<(char, u64)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    Some((parse_stat(&stat)?.0, parse_starttime(&stat)?))
+}
+
+impl MarkerScanner {
+    /// A scanner for `COHOST_TEST_MARKER=marker`.
+    pub fn new(marker: &str) -> MarkerScanner {
+        MarkerScanner {
+            want: format!("{MARKER_VAR}={marker}").into_bytes(),
+            seen: std::collections::HashMap::new(),
+        }
+    }
+
+    fn check(&self, pid: u32) -> Option<u64> {
+        let env = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+        if !env.split(|b| *b == 0).any(|kv| kv == self.want) {
+            return None;
+        }
+        read_stat(pid).map(|(_, start)| start)
+    }
+
+    /// Pids of live processes carrying the marker right now.
+    pub fn scan(&mut self) -> Vec<u32> {
+        let mut live = std::collections::HashMap::new();
+        let mut found = Vec::new();
+        for pid in pids() {
+            let mark = match self.seen.get(&pid) {
+                Some(None) => None,
+                Some(Some(start)) => match read_stat(pid) {
+                    Some((state, s)) if s == *start => {
+                        if state != 'Z' && state != 'X' {
+                            found.push(pid);
+                        }
+                        Some(s)
+                    }
+                    // Same pid, another process: judge it afresh next scan.
+                    _ => continue,
+                },
+                None => {
+                    let mark = self.check(pid);
+                    if mark.is_some() && is_alive(pid) {
+                        found.push(pid);
+                    }
+                    mark
+                }
+            };
+            live.insert(pid, mark);
+        }
+        // Forget exited processes so the map tracks only what /proc shows.
+        self.seen = live;
+        found
+    }
+}
+
 /// `/proc/PID/cmdline` (NUL-separated) as one readable line.
 pub fn cmdline_text(raw: &[u8]) -> String {
     raw.split(|b| *b == 0)
@@ -60,6 +136,11 @@ fn pids() -> Vec<u32> {
     };
     dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
         .collect()
+}
+
+/// The command line of `pid` (empty if it is gone).
+pub fn cmdline_of(pid: u32) -> String {
+    read_cmdline(pid)
 }
 
 fn read_cmdline(pid: u32) -> String {
@@ -222,6 +303,14 @@ mod tests {
     }
 
     #[test]
+    fn starttime_is_field_22() {
+        let stat =
+            "4242 (a) b) S 1 4240 4240 0 -1 4194560 100 0 0 0 5 6 0 0 20 0 1 0 987654 1000 200";
+        assert_eq!(parse_starttime(stat), Some(987654));
+        assert_eq!(parse_starttime("1 (x) S 0 1"), None);
+    }
+
+    #[test]
     fn cmdline_joins_arguments() {
         assert_eq!(
             cmdline_text(b"node\0/x/gemini\0-p\0hi\0"),
@@ -273,8 +362,12 @@ mod tests {
             .map(|(_, g)| g)
             .expect("stat of child");
         assert!(group_members(own_group).iter().any(|p| p.pid == pid));
+        let mut scanner = MarkerScanner::new(&marker);
+        assert_eq!(scanner.scan(), vec![pid]);
+        assert_eq!(scanner.scan(), vec![pid], "cached answer must match");
         child.kill().expect("kill sleep");
         child.wait().expect("reap sleep");
         assert!(leftover_processes(&marker).is_empty());
+        assert!(scanner.scan().is_empty());
     }
 }
