@@ -40,6 +40,11 @@ pub struct Limits {
     pub ring_max_age: Duration,
     /// WebSocket read buffer per connection (small keeps idle sockets cheap).
     pub read_buffer_size: usize,
+    /// Bytes the WebSocket writer gathers before a write syscall (frames are still
+    /// flushed at the end of every batch). 0 = one write per frame: least memory
+    /// per idle socket; larger = fewer syscalls under heavy fan-out, but each busy
+    /// socket keeps a buffer of about this size.
+    pub write_buffer_size: usize,
     /// Rate of stream frames (`ai.execution.started`, `ai.stream.*`).
     pub rate_stream: Rate,
     /// Rate of `ai.request.suggest_prompt`.
@@ -64,6 +69,7 @@ impl Default for Limits {
             ring_max_frames: 65_536,
             ring_max_age: Duration::from_secs(600),
             read_buffer_size: 1024,
+            write_buffer_size: 0,
             rate_stream: Rate {
                 per_sec: 20_000.0,
                 burst: 40_000.0,

@@ -5,7 +5,8 @@
 //! The relay runs in a child process pinned to core 0 (`taskset -c 0`, one
 //! current-thread runtime); the load client runs pinned to core 1 (also one
 //! current-thread runtime). Sizes: `COHOST_BENCH_IDLE` (default 10000 sockets),
-//! `COHOST_BENCH_FANOUT` (default 1000 participants), `COHOST_BENCH_SECS` (3 per rate).
+//! `COHOST_BENCH_FANOUT` (default 1000 participants), `COHOST_BENCH_SECS` (3 per rate),
+//! `COHOST_BENCH_WRITE_BUFFER` (relay write buffer bytes, default 0).
 
 mod load;
 
@@ -43,6 +44,7 @@ fn bench_config() -> RelayConfig {
         per_sec: 1e6,
         burst: 1e6,
     };
+    c.limits.write_buffer_size = env_num("COHOST_BENCH_WRITE_BUFFER", 0) as usize;
     c
 }
 

@@ -107,7 +107,7 @@ pub(crate) async fn ws_handler(
         + 1024;
     ws.protocols([SUBPROTOCOL])
         .read_buffer_size(l.read_buffer_size)
-        .write_buffer_size(0)
+        .write_buffer_size(l.write_buffer_size)
         .max_message_size(max_msg)
         .max_frame_size(max_msg)
         .on_upgrade(move |socket| run(state, r, claims, socket))
