@@ -194,7 +194,7 @@ async fn slow_consumer_gets_a_gap_and_recovers_every_chunk_by_resuming() {
     let mut v = join(&h, &room, Role::Viewer, "slowpoke").await;
     host.recv_kind(FrameType::PresenceJoin).await;
     let big = vec![7u8; 60 * 1024];
-    let n = 300u64; // ~18 MB: more than loopback socket buffers hold
+    let n = 500u64; // ~30 MB: more than loopback socket buffers hold
     for i in 0..n {
         host.send(FrameType::StreamChunk, Some("s"), i, &big).await;
     }
