@@ -1,0 +1,128 @@
+//! Claude driver overhead, plain `main` (no harness):
+//!
+//! 1. Latency: a line written into a real pipe (through a `cat` child run by
+//!    the shared supervisor) until its event comes out of the normalizer:
+//!    p50/p99 over many single lines, each sent only after the previous event
+//!    arrived (so queueing does not hide latency).
+//! 2. Throughput: the normalizer over the captured Claude transcripts, in
+//!    MB/s, against a baseline of `serde_json::from_str::<Value>` on the same
+//!    lines.
+//!
+//! `cargo bench -p cohost-agents --bench claude_parse`
+
+use cohost_agents::claude::normalize::{Normalizer, NormalizerConfig, Output};
+use cohost_agents::claude::CLAUDE;
+use cohost_agents::process::{Frame, ProcessSpec, Supervised};
+use std::time::{Duration, Instant};
+
+const DELTA: &str = r#"{"type":"stream_event","event":{"delta":{"text":"Hello from","type":"text_delta"},"index":0,"type":"content_block_delta"},"session_id":"6c888b88-cc52-4cf7-9036-d24a50635e3d","parent_tool_use_id":null,"uuid":"5565e40b-dadb-46c5-b0ca-933476a27b13"}"#;
+
+fn normalizer() -> Normalizer {
+    let mut n = Normalizer::new(NormalizerConfig {
+        dialect: CLAUDE,
+        deny_all: false,
+        no_approvals: false,
+    });
+    n.begin_turn("bench");
+    n
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i.min(sorted.len() - 1)]
+}
+
+async fn latency(samples: usize) -> (Duration, Duration, Duration) {
+    let mut child = Supervised::spawn(ProcessSpec::new("bench", "/bin/cat")).expect("cat runs");
+    let mut rx = child.take_stdout().expect("stdout");
+    let stdin = child.stdin();
+    let mut n = normalizer();
+    let mut out = Vec::new();
+    let mut times = Vec::with_capacity(samples);
+    for i in 0..samples + 200 {
+        let t0 = Instant::now();
+        stdin.write_line(DELTA).await.expect("write");
+        let Some(Frame::Line(line)) = rx.recv().await else {
+            panic!("cat closed");
+        };
+        n.on_line(&line, &mut out);
+        let got = out.drain(..).any(|o| matches!(o, Output::Event(_)));
+        let dt = t0.elapsed();
+        assert!(got, "an event per line");
+        if i >= 200 {
+            times.push(dt); // the first 200 warm up caches and the scheduler
+        }
+    }
+    child.kill().await;
+    times.sort();
+    (
+        percentile(&times, 0.5),
+        percentile(&times, 0.99),
+        *times.last().unwrap(),
+    )
+}
+
+fn transcript_lines() -> Vec<String> {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/claude/2.1.332");
+    let mut lines = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("fixtures") {
+        let path = entry.expect("entry").path();
+        if path.extension().is_some_and(|e| e == "jsonl") {
+            let text = std::fs::read_to_string(&path).expect("read");
+            lines.extend(
+                text.lines()
+                    .filter(|l| l.starts_with('{'))
+                    .map(str::to_string),
+            );
+        }
+    }
+    lines
+}
+
+fn throughput(lines: &[String], rounds: usize) -> (f64, f64) {
+    let bytes: usize = lines.iter().map(|l| l.len() + 1).sum();
+    let mut out = Vec::new();
+    let t = Instant::now();
+    for _ in 0..rounds {
+        let mut n = normalizer();
+        for l in lines {
+            n.on_line(l, &mut out);
+            out.clear();
+        }
+    }
+    let ours = (bytes * rounds) as f64 / t.elapsed().as_secs_f64() / 1e6;
+    let t = Instant::now();
+    let mut sink = 0usize;
+    for _ in 0..rounds {
+        for l in lines {
+            let v: serde_json::Value = serde_json::from_str(l).expect("valid");
+            sink += v.is_object() as usize;
+        }
+    }
+    assert!(sink > 0);
+    let base = (bytes * rounds) as f64 / t.elapsed().as_secs_f64() / 1e6;
+    (ours, base)
+}
+
+fn main() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let (p50, p99, max) = rt.block_on(latency(5000));
+    println!("latency CLI stdout line -> normalized event (pipe through `cat`, 5000 samples):");
+    println!(
+        "  p50 {:>7.1} us   p99 {:>7.1} us   max {:>7.1} us   (target p99 < 100 us)",
+        p50.as_secs_f64() * 1e6,
+        p99.as_secs_f64() * 1e6,
+        max.as_secs_f64() * 1e6
+    );
+    let lines = transcript_lines();
+    let (ours, base) = throughput(&lines, 200);
+    println!(
+        "normalizer throughput on {} captured Claude lines: {ours:.1} MB/s; serde_json::Value baseline {base:.1} MB/s; ratio {:.2}",
+        lines.len(),
+        ours / base
+    );
+}
