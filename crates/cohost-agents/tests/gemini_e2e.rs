@@ -404,3 +404,30 @@ async fn killed_group_is_a_crash_then_respawn_works() {
     );
     finish(s, env).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn version_outside_the_tested_range_is_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let fake = dir.path().join("old-gemini");
+    std::fs::write(&fake, "#!/bin/sh\necho '0.40.0'\n").unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let config = AdapterConfig {
+        cwd: dir.path().to_path_buf(),
+        binary: Some(fake),
+        ..AdapterConfig::default()
+    };
+    let mut s = HostSession::new(
+        Arc::new(GeminiFactory),
+        config,
+        Arc::new(Policy::DenyAll),
+        SessionOptions::default(),
+    );
+    let e = s.start().await.unwrap_err();
+    assert_eq!(e.code, ErrorCode::VersionUnsupported, "{e:?}");
+    assert!(
+        e.message.contains(">="),
+        "names the tested range: {}",
+        e.message
+    );
+}
