@@ -8,6 +8,7 @@
 //! `COHOST_BENCH_FANOUT` (default 1000 participants), `COHOST_BENCH_SECS` (3 per rate),
 //! `COHOST_BENCH_WRITE_BUFFER` (relay write buffer bytes, default 0).
 
+mod extra;
 mod load;
 
 use std::io::{BufRead, BufReader};
@@ -332,120 +333,6 @@ async fn replay(auth: &TokenAuthority) {
     );
 }
 
-async fn redis_latency(auth: &TokenAuthority) {
-    let dir = tempfile::tempdir().expect("tmp");
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .expect("port")
-        .local_addr()
-        .expect("addr")
-        .port();
-    let Ok(mut redis) = Command::new("redis-server")
-        .args([
-            "--port",
-            &port.to_string(),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-        ])
-        .arg("--dir")
-        .arg(dir.path())
-        .stdout(Stdio::null())
-        .spawn()
-    else {
-        println!("redis: SKIPPED (redis-server not installed)");
-        return;
-    };
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let srv = Server::relay(&["redis", &format!("redis://127.0.0.1:{port}/")]);
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let room = "x";
-    let mut viewers = Vec::new();
-    for _ in 0..10 {
-        viewers.push(
-            load::connect(
-                &url(&srv.addrs[1], room),
-                Some(&tok(auth, room, Role::Viewer)),
-                Some(room),
-            )
-            .await,
-        );
-    }
-    let host = load::connect(
-        &url(&srv.addrs[0], room),
-        Some(&tok(auth, room, Role::Host)),
-        None,
-    )
-    .await;
-    let (mut htx, mut hrx) = host.split();
-    tokio::spawn(async move { while let Some(Ok(_)) = hrx.next().await {} });
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    let base = Instant::now();
-    let tasks: Vec<_> = viewers
-        .into_iter()
-        .map(|v| tokio::spawn(load::receive(v, base, 200)))
-        .collect();
-    load::send_paced(&mut htx, room, "x", 1000.0, 3000, 64, base).await;
-    let mut lat = Vec::new();
-    for t in tasks {
-        lat.extend(t.await.expect("recv").1.latencies_us);
-    }
-    lat.sort_unstable();
-    println!(
-        "redis cross-node: host on node A, 10 viewers on node B, 1000 frames/s: {} deliveries, p50 {:.2} ms, p99 {:.2} ms, p99.9 {:.2} ms (target p99 <= 10 ms)",
-        lat.len(),
-        load::pct(&lat, 50.0),
-        load::pct(&lat, 99.0),
-        load::pct(&lat, 99.9)
-    );
-    drop(srv);
-    let _killed = redis.kill();
-    let _reaped = redis.wait();
-}
-
-async fn baseline(relay_results: &[(f64, f64, f64)]) {
-    let dir = tempfile::tempdir().expect("tmp");
-    let ok = Command::new("npm")
-        .args(["install", "--no-audit", "--no-fund", "--silent", "--prefix"])
-        .arg(dir.path())
-        .arg("ws@8")
-        .status()
-        .map(|s| s.success())
-        .unwrap_or(false);
-    if !ok {
-        println!("baseline: SKIPPED (npm install ws failed or node missing)");
-        return;
-    }
-    let js = dir.path().join("server.js");
-    std::fs::write(
-        &js,
-        "const { WebSocketServer } = require('ws');\n\
-         const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false });\n\
-         wss.on('listening', () => console.log('READY 127.0.0.1:' + wss.address().port));\n\
-         wss.on('connection', (ws) => { ws.on('message', (data, isBinary) => {\n\
-           for (const c of wss.clients) if (c !== ws && c.readyState === 1) c.send(data, { binary: isBinary });\n\
-         }); });\n",
-    )
-    .expect("write js");
-    let mut cmd = Command::new("taskset");
-    cmd.arg("-c")
-        .arg("0")
-        .arg("node")
-        .arg(&js)
-        .env("NODE_PATH", dir.path().join("node_modules"));
-    let srv = Server::start(&mut cmd);
-    let node = fanout(&srv.addrs[0], None, "node ws", srv.child.id()).await;
-    for ((r, rp99, rns), (n, np99, nns)) in relay_results.iter().zip(node.iter()) {
-        println!(
-            "baseline ratio: delivered relay/node {:.2}x ({r:.0}/s vs {n:.0}/s); server CPU per delivery node/relay {:.2}x ({rns:.0} ns vs {nns:.0} ns); p99 {rp99:.2} ms vs {np99:.2} ms",
-            r / n,
-            nns / rns
-        );
-    }
-}
-
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("--serve") {
@@ -486,10 +373,10 @@ fn main() {
             replay(&auth).await;
         }
         if on("redis") {
-            redis_latency(&auth).await;
+            extra::redis_latency(&auth).await;
         }
         if on("baseline") {
-            baseline(&relay_results).await;
+            extra::baseline(&relay_results).await;
         }
     });
 }
