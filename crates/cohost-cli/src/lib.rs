@@ -6,6 +6,7 @@ pub mod approve;
 pub mod cmd;
 pub mod exit;
 pub mod fsutil;
+pub mod hostctx;
 pub mod multiplayer;
 pub mod providers;
 pub mod render;

@@ -36,6 +36,23 @@ enum Command {
     Share(cmd::share::ShareArgs),
     /// Join a shared session with an invite (headless).
     Join(cmd::join::JoinArgs),
+    /// Check everything: config, providers, credentials, hooks; with fixes.
+    Doctor(cmd::doctor::DoctorArgs),
+    /// Smoke-test a provider ("Reply exactly: OK"), cached per configuration.
+    Test(cmd::test_provider::TestArgs),
+    /// Run a provider's own login flow in this terminal.
+    Login(cmd::login::LoginArgs),
+    /// Read and change cohost's config (capability slots, providers).
+    Config(cmd::config::ConfigArgs),
+    /// Install, remove or inspect cohost's hooks in agent settings.
+    Hooks(cmd::hooks::HooksArgs),
+    /// Forward an agent hook's JSON to a running cohost (called by the hooks).
+    #[command(name = "hook-event", hide = true)]
+    HookEvent(cmd::hooks::HookEventArgs),
+    /// List stored sessions.
+    Sessions(cmd::sessions::SessionsArgs),
+    /// Serve the local settings and sessions API on 127.0.0.1.
+    Serve(cmd::serve::ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -71,6 +88,14 @@ fn main() -> ExitCode {
             Command::Relay(args) => cmd::relay::run(args).await,
             Command::Share(args) => cmd::share::run(args).await,
             Command::Join(args) => cmd::join::run(args).await,
+            Command::Doctor(args) => cmd::doctor::run(args).await,
+            Command::Test(args) => cmd::test_provider::run(args).await,
+            Command::Login(args) => cmd::login::run(args).await,
+            Command::Config(args) => cmd::config::run(args).await,
+            Command::Hooks(args) => cmd::hooks::run(args).await,
+            Command::HookEvent(args) => cmd::hooks::hook_event(args).await,
+            Command::Sessions(args) => cmd::sessions::run(args).await,
+            Command::Serve(args) => cmd::serve::run(args).await,
         }
     });
     // Agents' process groups die with us even on an error path.

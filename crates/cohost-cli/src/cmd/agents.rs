@@ -1,10 +1,11 @@
-//! `cohost agents`: what this build can drive.
+//! `cohost agents`: every provider cohost knows, with where it was found,
+//! its version, status and capabilities.
 
 use clap::Args;
-use serde::Serialize;
+use cohost_host::all_statuses;
 
 use crate::exit;
-use crate::providers;
+use crate::hostctx;
 
 /// Arguments of `cohost agents`.
 #[derive(Debug, Args)]
@@ -14,30 +15,15 @@ pub struct AgentsArgs {
     json: bool,
 }
 
-#[derive(Serialize)]
-struct Row {
-    #[serde(flatten)]
-    descriptor: cohost_core::ProviderDescriptor,
-    available: bool,
-}
-
 /// Run the command; returns the exit code.
 pub async fn run(args: AgentsArgs) -> u8 {
-    let registry = match providers::registry() {
-        Ok(r) => r,
+    let (host, cfg) = match hostctx::host_and_config() {
+        Ok(x) => x,
         Err(e) => return exit::report(&e, args.json),
     };
-    let rows: Vec<Row> = registry
-        .ids()
-        .into_iter()
-        .filter_map(|id| registry.get(&id).ok())
-        .map(|f| Row {
-            descriptor: f.descriptor(),
-            available: f.is_available(),
-        })
-        .collect();
+    let statuses = all_statuses(&host, &cfg).await;
     if args.json {
-        match serde_json::to_string_pretty(&rows) {
+        match serde_json::to_string_pretty(&statuses) {
             Ok(s) => println!("{s}"),
             Err(e) => {
                 eprintln!("cohost: cannot encode the agent list: {e}");
@@ -47,23 +33,56 @@ pub async fn run(args: AgentsArgs) -> u8 {
         return 0;
     }
     println!(
-        "{:<16} {:<19} {:<13} {:<9} CAPABILITIES",
-        "ID", "KIND", "TIER", "FOUND"
+        "{:<14} {:<19} {:<12} {:<11} {:<10} {:<12} CAPABILITIES",
+        "ID", "KIND", "VERSION", "SOURCE", "STATUS", "TIER"
     );
-    for r in &rows {
-        let d = &r.descriptor;
-        let tier = serde_json::to_value(d.capabilities.tier)
-            .ok()
-            .and_then(|v| v.as_str().map(String::from))
-            .unwrap_or_default();
+    for s in &statuses {
+        let kind = host
+            .registry
+            .get(&s.provider_id)
+            .map(|f| f.descriptor().kind.as_str())
+            .unwrap_or("-");
+        let version = s
+            .discovery
+            .as_ref()
+            .and_then(|d| d.version_display.clone())
+            .map(|v| v.split_whitespace().find(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit())).unwrap_or(&v).to_string())
+            .unwrap_or_else(|| "-".into());
+        let source = s
+            .discovery
+            .as_ref()
+            .map(|d| enum_name(&d.command_source))
+            .unwrap_or_else(|| "-".into());
+        let (tier, caps) = match &s.driver {
+            Some(c) => (enum_name(&c.tier), c.summary()),
+            None => ("no driver".into(), s.capabilities.join(" ")),
+        };
         println!(
-            "{:<16} {:<19} {:<13} {:<9} {}",
-            d.id,
-            d.kind.as_str(),
+            "{:<14} {:<19} {:<12} {:<11} {:<10} {:<12} {}",
+            s.provider_id,
+            kind,
+            truncate(&version, 12),
+            source,
+            enum_name(&s.status),
             tier,
-            if r.available { "yes" } else { "no" },
-            d.capabilities.summary()
+            caps
         );
     }
     0
+}
+
+/// The serde name of a unit enum value.
+pub fn enum_name<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_value(v)
+        .ok()
+        .and_then(|v| v.as_str().map(String::from))
+        .unwrap_or_else(|| "?".into())
+}
+
+fn truncate(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        s.chars().take(n - 1).chain(['…']).collect()
+    }
 }

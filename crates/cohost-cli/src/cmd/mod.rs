@@ -1,8 +1,15 @@
 //! One module per subcommand.
 
 pub mod agents;
+pub mod config;
+pub mod doctor;
 pub mod fake_llm;
+pub mod hooks;
 pub mod join;
+pub mod login;
 pub mod relay;
 pub mod run;
+pub mod serve;
+pub mod sessions;
 pub mod share;
+pub mod test_provider;

@@ -9,6 +9,8 @@ use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use cohost_host::{slots, Host, HostConfig, SessionRecord, SessionStore};
+
 use crate::approve::TerminalPrompt;
 use crate::exit;
 use crate::providers;
@@ -43,9 +45,12 @@ pub struct RunArgs {
     /// Tool-approval policy.
     #[arg(long, value_enum, default_value_t = Approve::Ask)]
     approve: Approve,
-    /// Resume the agent's native session id.
+    /// Resume a stored cohost session (see `cohost sessions`), or an agent's native session id.
     #[arg(long)]
     resume: Option<String>,
+    /// Use a capability slot's provider, mode and model (see `cohost config list`).
+    #[arg(long, conflicts_with = "agent")]
+    slot: Option<String>,
     /// Seconds an approval request waits for an answer before it is denied.
     #[arg(long, default_value_t = 120)]
     approval_timeout: u64,
@@ -77,6 +82,59 @@ fn read_prompt(words: &[String]) -> Result<String, CohostError> {
     Ok(text)
 }
 
+/// What `--resume` and `--slot` decided before the session starts.
+struct Plan {
+    provider: Option<String>,
+    cwd: Option<PathBuf>,
+    config: AdapterConfig,
+    record_id: Option<String>,
+    watermark: u64,
+}
+
+fn plan_session(
+    host: &Host,
+    cfg: &HostConfig,
+    store: &SessionStore,
+    args: &RunArgs,
+) -> Result<Plan, CohostError> {
+    let mut plan = Plan {
+        provider: args.agent.clone(),
+        cwd: None,
+        config: AdapterConfig::default(),
+        record_id: None,
+        watermark: 0,
+    };
+    if let Some(name) = &args.slot {
+        let resolved = slots::resolve_slot(host, cfg, name)?;
+        plan.provider = Some(resolved.provider_id);
+        plan.config = resolved.config;
+    }
+    if let Some(id) = &args.resume {
+        match store.get(id)? {
+            Some(rec) => {
+                if let Some(agent) = &plan.provider {
+                    if *agent != rec.provider {
+                        return Err(CohostError::new(
+                            ErrorCode::ConfigInvalid,
+                            format!("session {id} belongs to `{}`, not `{agent}`", rec.provider),
+                        )
+                        .with_fix(format!("drop --agent, or pass --agent {}", rec.provider)));
+                    }
+                }
+                plan.provider = Some(rec.provider.clone());
+                plan.cwd = Some(rec.cwd.clone());
+                plan.config.model = plan.config.model.take().or(rec.model.clone());
+                plan.config.resume = rec.native_session_id.clone();
+                plan.record_id = Some(rec.id.clone());
+                plan.watermark = rec.watermark;
+            }
+            // Not one of ours: hand it to the agent as its native id.
+            None => plan.config.resume = Some(id.clone()),
+        }
+    }
+    Ok(plan)
+}
+
 fn working_dir(cwd: Option<PathBuf>) -> Result<PathBuf, CohostError> {
     let dir = match cwd {
         Some(d) => d,
@@ -106,15 +164,16 @@ pub async fn run(args: RunArgs) -> u8 {
             return exit::USAGE;
         }
     };
-    let cwd = match working_dir(args.cwd.clone()) {
-        Ok(d) => d,
+    let (host, cfg) = match crate::hostctx::host_and_config() {
+        Ok(x) => x,
         Err(e) => return exit::report(&e, args.json),
     };
-    let registry = match providers::registry() {
-        Ok(r) => r,
+    let store = SessionStore::open(&host.paths.state_dir);
+    let mut plan = match plan_session(&host, &cfg, &store, &args) {
+        Ok(p) => p,
         Err(e) => return exit::report(&e, args.json),
     };
-    let (factory, fell_back) = match providers::choose(&registry, args.agent.as_deref()) {
+    let (factory, fell_back) = match providers::choose(&host.registry, plan.provider.as_deref()) {
         Ok(f) => f,
         Err(e) => return exit::report(&e, args.json),
     };
@@ -124,26 +183,42 @@ pub async fn run(args: RunArgs) -> u8 {
              Install one (see `cohost agents`) or pass --agent."
         );
     }
+    let cwd = match working_dir(args.cwd.clone().or(plan.cwd.take())) {
+        Ok(d) => d,
+        Err(e) => return exit::report(&e, args.json),
+    };
     let (mode, decisions): (ApprovalMode, Arc<dyn cohost_core::DecisionSource>) = match args.approve
     {
         Approve::All => (ApprovalMode::AutoApprove, Arc::new(Policy::AllowAll)),
         Approve::None => (ApprovalMode::DenyAll, Arc::new(Policy::DenyAll)),
         Approve::Ask => (ApprovalMode::Ask, Arc::new(TerminalPrompt::default())),
     };
-    let config = AdapterConfig {
-        cwd,
-        model: args.model.clone(),
-        approval: mode,
-        resume: args.resume.clone(),
-        ..AdapterConfig::default()
-    };
+    let mut config = plan.config.clone();
+    config.cwd = cwd.clone();
+    config.approval = mode;
+    if args.model.is_some() {
+        config.model = args.model.clone();
+    }
     let options = SessionOptions {
         approval_deadline: std::time::Duration::from_secs(args.approval_timeout),
         ..SessionOptions::default()
     };
+    let provider_id = factory.descriptor().id;
+    let model = config.model.clone();
     let mut session = HostSession::new(factory, config, decisions, options);
     if let Err(e) = session.start().await {
         return exit::report(&e, args.json);
+    }
+    let record_id = plan
+        .record_id
+        .clone()
+        .unwrap_or_else(|| format!("s-{}", cohost_core::ids::random_tag()));
+    let mut record = SessionRecord::new(record_id.clone(), provider_id, cwd);
+    record.model = model;
+    record.native_session_id = session.native_session_id().map(String::from);
+    record.watermark = plan.watermark;
+    if let Err(e) = store.upsert(record) {
+        tracing::warn!(error = %e, "could not record the session");
     }
 
     let control = session.control();
@@ -176,6 +251,16 @@ pub async fn run(args: RunArgs) -> u8 {
     };
     let outcome = session.prompt(PromptInput::text(prompt), &mut sink).await;
     ctrl_c.abort();
+    let native = session.native_session_id().map(String::from);
+    if let Err(e) = store.update(&record_id, |r| {
+        r.native_session_id = native.clone().or(r.native_session_id.take());
+        r.watermark += 1;
+    }) {
+        tracing::warn!(error = %e, "could not update the session record");
+    }
+    if !json {
+        eprintln!("cohost: session {record_id} (continue with: cohost run --resume {record_id} \"...\")");
+    }
     if let Err(e) = session.terminate().await {
         tracing::warn!(error = %e, "terminate failed");
     }

@@ -78,7 +78,9 @@ async fn remote_invites(relay: &str, secret: &str, ttl: u64) -> Result<Invites, 
     } else {
         format!("http://{relay}")
     };
-    let http = reqwest::Client::new();
+    let http = cohost_agents::http::client_builder()
+        .build()
+        .map_err(|e| format!("cannot start an HTTP client: {e}"))?;
     let room: serde_json::Value = http
         .post(format!("{base}/admin/rooms"))
         .bearer_auth(secret)

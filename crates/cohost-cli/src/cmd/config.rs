@@ -1,0 +1,104 @@
+//! `cohost config get|set|list|unset`: cohost's TOML config (slots,
+//! providers). Writes keep the user's formatting and comments, and a change
+//! that would make the config invalid is refused, not saved.
+
+use clap::{Args, Subcommand};
+use cohost_host::slots;
+
+use crate::exit;
+use crate::hostctx;
+
+/// Arguments of `cohost config`.
+#[derive(Debug, Args)]
+pub struct ConfigArgs {
+    #[command(subcommand)]
+    action: ConfigAction,
+}
+
+#[derive(Debug, Subcommand)]
+enum ConfigAction {
+    /// Print one value (dotted key, e.g. `slots.summary.provider`).
+    Get {
+        /// Key.
+        key: String,
+    },
+    /// Set one value; the config is validated before it is saved.
+    Set {
+        /// Key.
+        key: String,
+        /// Value (TOML literal or plain string).
+        value: String,
+    },
+    /// Remove one value.
+    Unset {
+        /// Key.
+        key: String,
+    },
+    /// Every value, plus the capability slots as resolved.
+    List,
+}
+
+/// Run the command.
+pub async fn run(args: ConfigArgs) -> u8 {
+    let (host, mut cfg) = match hostctx::host_and_config() {
+        Ok(x) => x,
+        Err(e) => return exit::report(&e, false),
+    };
+    match args.action {
+        ConfigAction::Get { key } => match cfg.get(&key) {
+            Some(v) => {
+                println!("{v}");
+                0
+            }
+            None => {
+                eprintln!("cohost: `{key}` is not set in {}", cfg.path().display());
+                1
+            }
+        },
+        ConfigAction::Set { key, value } => {
+            if let Err(e) = cfg.set(&key, &value) {
+                return exit::report(&e, false);
+            }
+            if let Err(e) = slots::validate_config(&host, &cfg) {
+                eprintln!("cohost: not saved: the change would make the config invalid");
+                return exit::report(&e, false);
+            }
+            match cfg.save() {
+                Ok(()) => 0,
+                Err(e) => exit::report(&e, false),
+            }
+        }
+        ConfigAction::Unset { key } => {
+            if !cfg.unset(&key) {
+                eprintln!("cohost: `{key}` was not set");
+                return 1;
+            }
+            match cfg.save() {
+                Ok(()) => 0,
+                Err(e) => exit::report(&e, false),
+            }
+        }
+        ConfigAction::List => {
+            for (k, v) in cfg.list() {
+                println!("{k} = {v}");
+            }
+            match slots::list_slots(&host, &cfg) {
+                Ok(views) => {
+                    println!("\n# capability slots");
+                    for v in views {
+                        println!(
+                            "{:<10} {} ({}){}{}",
+                            v.name,
+                            v.spec.provider,
+                            v.spec.mode.as_str(),
+                            v.spec.model.as_deref().map(|m| format!(" model {m}")).unwrap_or_default(),
+                            if v.configured { "" } else { "  [default]" }
+                        );
+                    }
+                    0
+                }
+                Err(e) => exit::report(&e, false),
+            }
+        }
+    }
+}

@@ -1,0 +1,23 @@
+//! Building the host-services context the local subcommands share.
+
+use cohost_core::CohostError;
+use cohost_host::{DiscoveryEnv, Host, HostConfig};
+
+/// The registry plus the process environment.
+pub fn host() -> Result<Host, CohostError> {
+    Ok(Host::new(crate::providers::registry()?, DiscoveryEnv::from_process()))
+}
+
+/// The host and its loaded config.
+pub fn host_and_config() -> Result<(Host, HostConfig), CohostError> {
+    let h = host()?;
+    let cfg = h.config()?;
+    Ok((h, cfg))
+}
+
+/// This executable's path, for hooks that call back into cohost.
+pub fn current_exe() -> String {
+    std::env::current_exe()
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| "cohost".into())
+}
