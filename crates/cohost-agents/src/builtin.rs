@@ -13,5 +13,6 @@ pub fn register_all(registry: &mut Registry) -> Result<(), CohostError> {
     registry.register(Arc::new(crate::gemini::GeminiFactory))?;
     registry.register(Arc::new(crate::claude::StreamJsonFactory::claude()))?;
     registry.register(Arc::new(crate::claude::StreamJsonFactory::qwen()))?;
+    crate::acp::register(registry)?;
     Ok(())
 }

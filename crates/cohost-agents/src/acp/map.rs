@@ -1,0 +1,311 @@
+//! Pure mappings from ACP values to cohost's: tool kinds, permission
+//! options, stop reasons, usage, errors, plans and tool output previews.
+
+use cohost_core::{
+    ApprovalOption, CohostError, EndReason, ErrorCode, ToolCallInfo, ToolKind, Usage,
+};
+use serde_json::Value;
+use std::collections::HashMap;
+
+use super::rpc::RpcError;
+use super::wire::{PermissionOption, PlanEntry, PromptResponse, ToolCall, ToolCallContent};
+use crate::process::classify_stderr;
+
+/// ACP tool kind → cohost kind (`switch_mode` and unknown kinds → other).
+pub fn tool_kind(kind: &str) -> ToolKind {
+    match kind {
+        "read" => ToolKind::Read,
+        "edit" => ToolKind::Edit,
+        "delete" => ToolKind::Delete,
+        "move" => ToolKind::Move,
+        "search" => ToolKind::Search,
+        "execute" => ToolKind::Execute,
+        "think" => ToolKind::Think,
+        "fetch" => ToolKind::Fetch,
+        _ => ToolKind::Other,
+    }
+}
+
+/// Option kind → the agent's option id (the first option of each kind).
+pub fn option_ids(options: &[PermissionOption]) -> HashMap<ApprovalOption, String> {
+    let mut map = HashMap::new();
+    for o in options {
+        let kind = match o.kind.as_str() {
+            "allow_once" => ApprovalOption::AllowOnce,
+            "allow_always" => ApprovalOption::AllowAlways,
+            "reject_once" => ApprovalOption::RejectOnce,
+            "reject_always" => ApprovalOption::RejectAlways,
+            _ => continue,
+        };
+        map.entry(kind).or_insert_with(|| o.option_id.clone());
+    }
+    map
+}
+
+/// Fold a tool call or update into what we know of the call. The name is the
+/// title (ACP has no separate tool name); the input is `rawInput`, else the
+/// title, so a decider always sees what will run.
+pub fn merge_call(call: &mut ToolCallInfo, tc: &ToolCall) {
+    if let Some(t) = tc.title.as_ref().filter(|t| !t.is_empty()) {
+        call.name = t.clone();
+    }
+    if let Some(k) = &tc.kind {
+        call.kind = tool_kind(k);
+    } else if call.kind == ToolKind::Other && !call.name.is_empty() {
+        call.kind = ToolKind::from_tool_name(&call.name);
+    }
+    match &tc.raw_input {
+        Some(v) if !v.is_null() && v.as_object().is_none_or(|o| !o.is_empty()) => {
+            call.input = v.clone();
+        }
+        _ => {
+            if call.input.is_null() && !call.name.is_empty() {
+                call.input = serde_json::json!({ "title": call.name });
+            }
+        }
+    }
+    if call.name.is_empty() {
+        call.name = "tool".into();
+    }
+}
+
+/// The text a finished tool produced: its content blocks and diffs, else
+/// its `rawOutput`.
+pub fn tool_output(tc: &ToolCall) -> String {
+    let mut parts = Vec::new();
+    for c in tc.content.iter().flatten() {
+        match c {
+            ToolCallContent::Content { content } => {
+                if let Some(t) = &content.text {
+                    parts.push(t.clone());
+                }
+            }
+            ToolCallContent::Diff { path, new_text } => {
+                parts.push(format!("{path}:\n{new_text}"));
+            }
+            ToolCallContent::Terminal {} | ToolCallContent::Unknown => {}
+        }
+    }
+    if parts.is_empty() {
+        match &tc.raw_output {
+            Some(Value::String(s)) => parts.push(s.clone()),
+            Some(v) if !v.is_null() => {
+                let text = ["output", "stdout", "content", "result"]
+                    .iter()
+                    .find_map(|k| v.get(k).and_then(Value::as_str));
+                parts.push(text.map_or_else(|| v.to_string(), str::to_string));
+            }
+            _ => {}
+        }
+    }
+    parts.join("\n")
+}
+
+/// One line per plan entry, `[x]` done, `[~]` in progress, `[ ]` pending.
+pub fn plan_text(entries: &[PlanEntry]) -> String {
+    let lines: Vec<String> = entries
+        .iter()
+        .map(|e| {
+            let mark = match e.status.as_deref() {
+                Some("completed") => "[x]",
+                Some("in_progress") => "[~]",
+                _ => "[ ]",
+            };
+            format!("{mark} {}", e.content)
+        })
+        .collect();
+    format!("plan:\n{}", lines.join("\n"))
+}
+
+/// Token usage from a prompt response: ACP's `usage`, else gemini's
+/// `_meta.quota.token_count`.
+pub fn usage(resp: &PromptResponse) -> Option<Usage> {
+    if let Some(u) = &resp.usage {
+        return Some(Usage {
+            input_tokens: u.input_tokens,
+            output_tokens: u.output_tokens,
+            reasoning_tokens: u.thought_tokens.unwrap_or(0),
+            cache_read_tokens: u.cached_read_tokens.unwrap_or(0),
+            cache_write_tokens: u.cached_write_tokens.unwrap_or(0),
+        });
+    }
+    let tc = resp.meta.as_ref()?.pointer("/quota/token_count")?;
+    let n = |k: &str| tc.get(k).and_then(Value::as_u64).unwrap_or(0);
+    let u = Usage {
+        input_tokens: n("input_tokens"),
+        output_tokens: n("output_tokens"),
+        ..Usage::default()
+    };
+    (!u.is_empty()).then_some(u)
+}
+
+/// `stopReason` → end reason, plus an error for `refusal`.
+pub fn stop_reason(provider: &str, reason: Option<&str>) -> (EndReason, Option<CohostError>) {
+    match reason {
+        Some("cancelled") => (EndReason::Interrupted, None),
+        Some("max_turn_requests") => (EndReason::MaxTurns, None),
+        Some("refusal") => (
+            EndReason::Error,
+            Some(
+                CohostError::new(
+                    ErrorCode::AuthBlockedByPolicy,
+                    format!("agent `{provider}`: the model refused to continue"),
+                )
+                .with_fix("rephrase the prompt or use another model"),
+            ),
+        ),
+        // end_turn, max_tokens (the answer is complete as far as it goes),
+        // and reasons newer than this driver.
+        _ => (EndReason::Completed, None),
+    }
+}
+
+fn fix_for(code: ErrorCode, provider: &str) -> String {
+    match code {
+        ErrorCode::AuthRequired => {
+            format!("log in with `{provider}`'s own CLI or set its API key, then retry")
+        }
+        ErrorCode::RateLimited => "wait a moment and retry".into(),
+        ErrorCode::ContextWindowExceeded => "start a new session".into(),
+        ErrorCode::ModelNotAvailable => "pick a model the provider serves (`--model`)".into(),
+        _ => "check the agent's model provider settings and retry".into(),
+    }
+}
+
+/// A failed `session/prompt`.
+pub fn prompt_error(provider: &str, e: &RpcError) -> CohostError {
+    let text = e.describe();
+    let code = classify_stderr(&text)
+        .or_else(|| auth_words(&text))
+        .or_else(|| status_code(e.code))
+        .unwrap_or(ErrorCode::NetworkError);
+    CohostError::new(code, format!("agent `{provider}`: {text}")).with_fix(fix_for(code, provider))
+}
+
+/// A failed handshake step.
+pub fn handshake_error(provider: &str, step: &str, e: &RpcError) -> CohostError {
+    let text = e.describe();
+    // ACP's "authentication required" is -32000.
+    let code = if e.code == -32000 || text.to_ascii_lowercase().contains("auth") {
+        ErrorCode::AuthRequired
+    } else if step == "session/load" {
+        ErrorCode::ConfigInvalid
+    } else {
+        classify_stderr(&text).unwrap_or(ErrorCode::SpawnFailed)
+    };
+    let fix = if code == ErrorCode::ConfigInvalid {
+        "check the session id, or start without --resume for a new session".to_string()
+    } else {
+        fix_for(code, provider)
+    };
+    CohostError::new(code, format!("agent `{provider}` refused {step}: {text}")).with_fix(fix)
+}
+
+/// Wordings the shared classifier misses (opencode relays OpenAI's
+/// "Incorrect API key provided").
+fn auth_words(text: &str) -> Option<ErrorCode> {
+    let t = text.to_ascii_lowercase();
+    (t.contains("api key")
+        && ["incorrect", "invalid", "not valid"]
+            .iter()
+            .any(|w| t.contains(w)))
+    .then_some(ErrorCode::AuthRequired)
+}
+
+/// Some agents put the HTTP status in the JSON-RPC code (gemini: 401).
+fn status_code(code: i64) -> Option<ErrorCode> {
+    Some(match code {
+        401 | 403 => ErrorCode::AuthRequired,
+        429 => ErrorCode::RateLimited,
+        404 => ErrorCode::ModelNotAvailable,
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::acp::wire::PermissionOption;
+
+    fn opt(id: &str, kind: &str) -> PermissionOption {
+        PermissionOption {
+            option_id: id.into(),
+            name: id.into(),
+            kind: kind.into(),
+        }
+    }
+
+    #[test]
+    fn option_ids_follow_kinds_not_ids() {
+        let m = option_ids(&[
+            opt("proceed_always", "allow_always"),
+            opt("proceed_once", "allow_once"),
+            opt("cancel", "reject_once"),
+            opt("weird", "something_new"),
+        ]);
+        assert_eq!(m[&ApprovalOption::AllowOnce], "proceed_once");
+        assert_eq!(m[&ApprovalOption::RejectOnce], "cancel");
+        assert!(!m.contains_key(&ApprovalOption::RejectAlways));
+        assert_eq!(m.len(), 3);
+    }
+
+    #[test]
+    fn stop_reasons() {
+        assert_eq!(stop_reason("x", Some("end_turn")).0, EndReason::Completed);
+        assert_eq!(
+            stop_reason("x", Some("cancelled")).0,
+            EndReason::Interrupted
+        );
+        assert_eq!(
+            stop_reason("x", Some("max_turn_requests")).0,
+            EndReason::MaxTurns
+        );
+        assert_eq!(stop_reason("x", Some("max_tokens")).0, EndReason::Completed);
+        let (r, e) = stop_reason("x", Some("refusal"));
+        assert_eq!(r, EndReason::Error);
+        assert!(e.is_some());
+        assert_eq!(stop_reason("x", Some("brand_new")).0, EndReason::Completed);
+    }
+
+    #[test]
+    fn errors_are_classified() {
+        let e = RpcError {
+            code: 401,
+            message: "{\"error\":{\"message\":\"API key not valid.\"}}".into(),
+            data: None,
+        };
+        assert_eq!(prompt_error("g", &e).code, ErrorCode::AuthRequired);
+        let e = RpcError {
+            code: -32603,
+            message: "Internal error".into(),
+            data: Some(Value::String("429 Too Many Requests".into())),
+        };
+        assert_eq!(prompt_error("g", &e).code, ErrorCode::RateLimited);
+        let e = RpcError {
+            code: -32000,
+            message: "Authentication required".into(),
+            data: None,
+        };
+        let h = handshake_error("g", "session/new", &e);
+        assert_eq!(h.code, ErrorCode::AuthRequired);
+        assert!(h.suggested_fix.is_some());
+    }
+
+    #[test]
+    fn kinds_map_one_to_one() {
+        for (k, want) in [
+            ("read", ToolKind::Read),
+            ("edit", ToolKind::Edit),
+            ("delete", ToolKind::Delete),
+            ("move", ToolKind::Move),
+            ("search", ToolKind::Search),
+            ("execute", ToolKind::Execute),
+            ("think", ToolKind::Think),
+            ("fetch", ToolKind::Fetch),
+            ("switch_mode", ToolKind::Other),
+            ("other", ToolKind::Other),
+        ] {
+            assert_eq!(tool_kind(k), want, "{k}");
+        }
+    }
+}

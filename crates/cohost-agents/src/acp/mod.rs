@@ -1,0 +1,291 @@
+//! The generic Agent Client Protocol (ACP) client driver and the six ACP
+//! providers built on it (`gemini-acp`, `qwen-acp`, `opencode-acp`,
+//! `copilot-acp`, `claude-acp`, `codex-acp`). Plugin manifests with
+//! `protocol = "acp"` reuse it through [`AcpFactory::new`].
+//!
+//! - [`rpc`]: JSON-RPC 2.0 framing, sans IO.
+//! - [`wire`]: ACP's message types, tolerant.
+//! - [`normalize`]: the client state machine (lines in → events and lines out).
+//! - [`map`]: kinds, options, stop reasons, usage, errors.
+//! - [`fs`]: cwd-confined file requests. `engine`: the IO shell.
+//! - [`providers`]: how each built-in agent is launched.
+//!
+//! Why our own JSON-RPC layer rather than the `agent-client-protocol` crate:
+//! that crate owns the byte streams and runs `!Send` futures on a `LocalSet`,
+//! which fits neither the shared process supervisor (line frames, bounded
+//! lines, process groups) nor a sans-IO core that golden transcripts replay.
+
+mod engine;
+pub mod fs;
+pub mod map;
+pub mod normalize;
+pub mod providers;
+pub mod rpc;
+pub mod wire;
+
+use async_trait::async_trait;
+use cohost_core::{
+    AdapterConfig, AdapterFactory, AgentAdapter, AgentEventStream, ApprovalSupport, Capabilities,
+    CohostError, ContextFile, ErrorCode, Health, InitInfo, InterruptStage, InterruptSupport,
+    PromptRequest, ProviderDescriptor, ProviderKind, Registry, StreamingGranularity, ToolDecision,
+};
+use futures::StreamExt;
+use serde_json::{json, Value};
+use std::path::Path;
+use std::time::Duration;
+
+pub use normalize::{AcpClient, ClientConfig, FsOp, Opened, Output, Stats};
+pub use providers::AcpSpec;
+
+use crate::process::{find_on_path, GroupSignal};
+use engine::Engine;
+
+/// The descriptor of an ACP provider.
+pub fn descriptor(spec: &AcpSpec) -> ProviderDescriptor {
+    ProviderDescriptor {
+        id: spec.id.clone(),
+        label: spec.label.clone(),
+        kind: ProviderKind::AgentCli,
+        capabilities: Capabilities {
+            streaming: StreamingGranularity::TokenDeltas,
+            reasoning: spec.reasoning,
+            approvals: ApprovalSupport::Blocking,
+            interrupt: InterruptSupport::Protocol,
+            resume: spec.resume,
+            usage: spec.usage,
+            context_files: true,
+            executes_tools: true,
+            tier: spec.tier,
+        },
+        install_hint: Some(spec.install_hint.clone()),
+    }
+}
+
+/// Register the six built-in ACP providers.
+pub fn register(registry: &mut Registry) -> Result<(), CohostError> {
+    for spec in providers::all() {
+        registry.register(std::sync::Arc::new(AcpFactory::new(spec)))?;
+    }
+    Ok(())
+}
+
+/// Makes adapters for one ACP provider.
+#[derive(Debug, Clone)]
+pub struct AcpFactory {
+    spec: AcpSpec,
+}
+
+impl AcpFactory {
+    /// A factory for `spec`.
+    pub fn new(spec: AcpSpec) -> Self {
+        AcpFactory { spec }
+    }
+
+    /// The launch spec.
+    pub fn spec(&self) -> &AcpSpec {
+        &self.spec
+    }
+}
+
+impl AdapterFactory for AcpFactory {
+    fn descriptor(&self) -> ProviderDescriptor {
+        descriptor(&self.spec)
+    }
+
+    fn create(&self) -> Box<dyn AgentAdapter> {
+        Box::new(AcpAdapter::new(self.spec.clone()))
+    }
+
+    fn is_available(&self) -> bool {
+        let path = std::env::var_os("PATH");
+        self.spec
+            .binaries
+            .iter()
+            .any(|b| find_on_path(b, path.as_deref()).is_some())
+    }
+}
+
+/// The adapter: one agent process, one ACP session, turns one after another.
+pub struct AcpAdapter {
+    spec: AcpSpec,
+    descriptor: ProviderDescriptor,
+    engine: Option<Engine>,
+}
+
+impl AcpAdapter {
+    /// An uninitialized adapter.
+    pub fn new(spec: AcpSpec) -> Self {
+        AcpAdapter {
+            descriptor: descriptor(&spec),
+            spec,
+            engine: None,
+        }
+    }
+
+    fn engine(&mut self) -> Result<&mut Engine, CohostError> {
+        let id = &self.spec.id;
+        self.engine.as_mut().ok_or_else(|| {
+            CohostError::new(
+                ErrorCode::ProcessCrashed,
+                format!("agent `{id}` is not running"),
+            )
+            .with_fix("start the session first")
+        })
+    }
+}
+
+/// Prompt content blocks: the text, then each file as an embedded resource
+/// (when the agent accepts them) or a `resource_link` (always accepted).
+pub fn prompt_blocks(text: &str, files: &[ContextFile], cwd: &Path, embedded: bool) -> Vec<Value> {
+    let mut blocks = vec![json!({"type": "text", "text": text})];
+    for f in files {
+        let path = if f.path.is_absolute() {
+            f.path.clone()
+        } else {
+            cwd.join(&f.path)
+        };
+        let uri = format!("file://{}", path.display());
+        let name = f
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| path.display().to_string());
+        blocks.push(match &f.content {
+            Some(c) if embedded => json!({
+                "type": "resource",
+                "resource": {"uri": uri, "text": c, "mimeType": "text/plain"}
+            }),
+            Some(c) => json!({
+                "type": "text",
+                "text": format!("<file path=\"{}\">\n{c}\n</file>", f.path.display())
+            }),
+            None => json!({"type": "resource_link", "uri": uri, "name": name}),
+        });
+    }
+    blocks
+}
+
+#[async_trait]
+impl AgentAdapter for AcpAdapter {
+    fn descriptor(&self) -> &ProviderDescriptor {
+        &self.descriptor
+    }
+
+    async fn initialize(&mut self, config: &AdapterConfig) -> Result<InitInfo, CohostError> {
+        let engine = Engine::start(&self.spec, config).await?;
+        if config.resume.is_some() && !engine.opened.resumed {
+            tracing::warn!(
+                provider = %self.spec.id,
+                "the agent does not support session/load; started a new session instead"
+            );
+        }
+        let info = InitInfo {
+            version: engine.opened.agent.version.clone(),
+            session_id: Some(engine.opened.session_id.clone()),
+        };
+        self.engine = Some(engine);
+        Ok(info)
+    }
+
+    async fn send_prompt(
+        &mut self,
+        prompt: PromptRequest,
+    ) -> Result<AgentEventStream, CohostError> {
+        let engine = self.engine()?;
+        if engine.shared.stdout_closed() || !engine.child.is_alive() {
+            return Err(
+                CohostError::new(ErrorCode::ProcessCrashed, engine.child.crash_report())
+                    .with_fix("cohost restarts the agent for the next prompt"),
+            );
+        }
+        let cwd = engine.cwd.clone();
+        let embedded = engine
+            .opened
+            .capabilities
+            .prompt_capabilities
+            .embedded_context;
+        let blocks = prompt_blocks(&prompt.text, &prompt.context_files, &cwd, embedded);
+        let (tx, rx) = futures::channel::mpsc::unbounded();
+        let mut out = Vec::new();
+        {
+            let mut client = engine.shared.client();
+            client.begin_turn(blocks, &mut out)?;
+            // The sender is in place before the prompt is written, so no
+            // update can arrive without a stream to go to.
+            *engine.shared.turn() = Some(tx);
+        }
+        for o in out {
+            match o {
+                Output::Event(ev) => engine::send_event(&engine.shared, ev),
+                Output::Write(line) => {
+                    if let Err(e) = engine.stdin.write_line(&line).await {
+                        engine.shared.turn().take();
+                        return Err(e);
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(rx.boxed())
+    }
+
+    async fn interrupt(&mut self, stage: InterruptStage) -> Result<(), CohostError> {
+        let engine = self.engine()?;
+        let signal = match stage {
+            InterruptStage::Cancel => {
+                let mut out = Vec::new();
+                engine.shared.client().cancel(&mut out);
+                for o in out {
+                    if let Output::Write(line) = o {
+                        engine.stdin.write_line(&line).await?;
+                    }
+                }
+                return Ok(());
+            }
+            InterruptStage::Signal => GroupSignal::Interrupt,
+            InterruptStage::Terminate => GroupSignal::Terminate,
+            InterruptStage::Kill => GroupSignal::Kill,
+        };
+        engine.child.signal(signal).map(|_| ())
+    }
+
+    async fn approve_tool(&mut self, decision: ToolDecision) -> Result<(), CohostError> {
+        let engine = self.engine()?;
+        let line = engine.shared.client().decide(&decision)?;
+        engine.stdin.write_line(&line).await
+    }
+
+    async fn health(&mut self) -> Health {
+        let Some(engine) = self.engine.as_mut() else {
+            return Health::default();
+        };
+        let gone = engine.shared.stdout_closed() || !engine.child.is_alive();
+        if gone {
+            // Let the reaper and stderr catch up so the report has the
+            // agent's last words and exit status.
+            engine.child.settle(Duration::from_millis(1500)).await;
+        }
+        let tail = engine.child.stderr_tail(5);
+        Health {
+            alive: !gone,
+            binary: Some(engine.binary.display().to_string()),
+            version: engine.opened.agent.version.clone(),
+            last_error: if gone {
+                Some(engine.child.crash_report())
+            } else if tail.is_empty() {
+                None
+            } else {
+                Some(tail)
+            },
+        }
+    }
+
+    async fn terminate(&mut self) -> Result<(), CohostError> {
+        if let Some(mut engine) = self.engine.take() {
+            engine.stdin.close().await;
+            // Some agents (codex-acp) ignore stdin EOF: the whole group goes.
+            engine.child.terminate(Duration::from_millis(500)).await;
+        }
+        Ok(())
+    }
+}

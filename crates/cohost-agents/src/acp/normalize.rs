@@ -1,0 +1,707 @@
+//! The ACP client as a pure state machine: agent stdout lines in, cohost
+//! events and lines to write out. No IO and no clock, so a golden transcript
+//! is a unit test. File-system requests are handed to the IO shell as
+//! [`Output::Fs`] because they touch the disk.
+//!
+//! Decisions worth knowing:
+//! - Our request ids are 0, 1, 2... in order (initialize, session/new or
+//!   session/load, then one per prompt), so captured transcripts replay.
+//! - A `tool_call` still `pending` is held back until it is clear whether the
+//!   agent asks for permission: a call that gets `session/request_permission`
+//!   is reported once, as `ApprovalRequested`; others as `ToolCall`.
+//! - `plan` updates become a `Status` event (one line per entry), not a
+//!   Think tool call: a plan is progress information, not a call.
+//! - Every request cohost does not implement (`terminal/*`, vendor methods
+//!   such as qwen's `craft/drainMidTurnQueue`) is answered at once with
+//!   -32601, so the agent never waits on us.
+//! - Session updates outside a turn (history replayed by `session/load`,
+//!   stragglers after a cancel) are dropped.
+
+use cohost_core::{
+    AgentEvent, ApprovalMode, ApprovalOption, CohostError, EndReason, ErrorCode, ToolCallInfo,
+    ToolDecision, ToolStatus, Usage,
+};
+use serde_json::{json, Value};
+use std::collections::{HashMap, HashSet};
+
+use super::map;
+use super::rpc::{self, Incoming};
+use super::wire::{
+    AgentCapabilities, AgentInfo, InitializeResult, PermissionRequest, PromptResponse,
+    ReadTextFile, SessionNotification, SessionUpdate, ToolCall, WriteTextFile,
+};
+
+/// What the client needs to know about the session it opens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientConfig {
+    /// Provider id, for messages.
+    pub provider_id: String,
+    /// The session's working directory (absolute).
+    pub cwd: String,
+    /// Approval policy.
+    pub approval: ApprovalMode,
+    /// Native session id to load.
+    pub resume: Option<String>,
+    /// Model, when the user chose one (reported in `Started`).
+    pub model: Option<String>,
+}
+
+/// A file-system request for the IO shell to perform and answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FsOp {
+    /// `fs/read_text_file`.
+    Read {
+        /// Path as the agent gave it.
+        path: String,
+        /// First line, 1-based.
+        line: Option<u64>,
+        /// Most lines.
+        limit: Option<u64>,
+    },
+    /// `fs/write_text_file`.
+    Write {
+        /// Path as the agent gave it.
+        path: String,
+        /// New contents.
+        content: String,
+    },
+}
+
+/// What the session looks like once open.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Opened {
+    /// Native session id.
+    pub session_id: String,
+    /// Whether `session/load` resumed it.
+    pub resumed: bool,
+    /// Agent name and version from `initialize`.
+    pub agent: AgentInfo,
+    /// Capabilities from `initialize`.
+    pub capabilities: AgentCapabilities,
+}
+
+/// What the client wants done.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Output {
+    /// An event for the running turn.
+    Event(AgentEvent),
+    /// A line to write to the agent's stdin.
+    Write(String),
+    /// The handshake finished; the session is open.
+    Opened(Opened),
+    /// The handshake failed.
+    Failed(CohostError),
+    /// Perform a file-system request and answer request `id`.
+    Fs {
+        /// The agent's request id.
+        id: Value,
+        /// What to do.
+        op: FsOp,
+    },
+}
+
+/// Counters of what the tolerant reader skipped.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Lines that were not JSON-RPC.
+    pub garbage: u64,
+    /// Update kinds cohost does not map.
+    pub unknown_updates: u64,
+    /// Updates or requests whose shape was wrong.
+    pub malformed: u64,
+    /// Agent requests answered with -32601.
+    pub unknown_requests: u64,
+    /// Responses to ids we never sent.
+    pub unmatched: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Start,
+    Handshake,
+    Idle,
+    Prompting,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pending {
+    Initialize,
+    NewSession,
+    LoadSession,
+    Prompt,
+}
+
+#[derive(Debug, Clone)]
+struct OpenPermission {
+    rpc_id: Value,
+    options: HashMap<ApprovalOption, String>,
+}
+
+/// The ACP client state machine.
+#[derive(Debug)]
+pub struct AcpClient {
+    cfg: ClientConfig,
+    phase: Phase,
+    next_id: u64,
+    pending: HashMap<u64, Pending>,
+    info: InitializeResult,
+    session_id: Option<String>,
+    model: Option<String>,
+    /// Tool calls seen, by id (merged from calls and updates).
+    calls: HashMap<String, ToolCallInfo>,
+    held: Vec<String>,
+    announced: HashSet<String>,
+    finished: HashSet<String>,
+    denied: HashSet<String>,
+    permissions: HashMap<String, OpenPermission>,
+    usage: Option<Usage>,
+    /// `session/cancel` was sent in this turn.
+    cancelled: bool,
+    stats: Stats,
+}
+
+impl AcpClient {
+    /// A client that has sent nothing yet.
+    pub fn new(cfg: ClientConfig) -> Self {
+        AcpClient {
+            model: cfg.model.clone(),
+            cfg,
+            phase: Phase::Start,
+            next_id: 0,
+            pending: HashMap::new(),
+            info: InitializeResult::default(),
+            session_id: None,
+            calls: HashMap::new(),
+            held: Vec::new(),
+            announced: HashSet::new(),
+            finished: HashSet::new(),
+            denied: HashSet::new(),
+            permissions: HashMap::new(),
+            usage: None,
+            cancelled: false,
+            stats: Stats::default(),
+        }
+    }
+
+    /// What the reader skipped so far.
+    pub fn stats(&self) -> Stats {
+        self.stats
+    }
+
+    /// The native session id, once open.
+    pub fn session_id(&self) -> Option<&str> {
+        self.session_id.as_deref()
+    }
+
+    /// Whether a turn is running.
+    pub fn in_turn(&self) -> bool {
+        self.phase == Phase::Prompting
+    }
+
+    fn request(&mut self, method: &str, params: Value, what: Pending) -> String {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.pending.insert(id, what);
+        rpc::request(id, method, params)
+    }
+
+    /// The `initialize` request. We offer file reads and writes (confined to
+    /// the cwd by the shell) and no terminals.
+    pub fn initialize(&mut self) -> String {
+        self.phase = Phase::Handshake;
+        let params = json!({
+            "protocolVersion": 1,
+            "clientCapabilities": {
+                "fs": {"readTextFile": true, "writeTextFile": true},
+                "terminal": false
+            },
+            "clientInfo": {"name": "cohost", "version": env!("CARGO_PKG_VERSION")}
+        });
+        self.request("initialize", params, Pending::Initialize)
+    }
+
+    /// Start a turn with these prompt content blocks.
+    pub fn begin_turn(
+        &mut self,
+        blocks: Vec<Value>,
+        out: &mut Vec<Output>,
+    ) -> Result<(), CohostError> {
+        let id = &self.cfg.provider_id;
+        let Some(session_id) = self.session_id.clone() else {
+            return Err(CohostError::new(
+                ErrorCode::IllegalTransition,
+                format!("agent `{id}` has no open session"),
+            )
+            .with_fix("start the session first"));
+        };
+        if self.phase != Phase::Idle {
+            return Err(CohostError::new(
+                ErrorCode::IllegalTransition,
+                format!("agent `{id}` is already running a turn"),
+            )
+            .with_fix("wait for the turn to end or interrupt it"));
+        }
+        self.phase = Phase::Prompting;
+        self.usage = None;
+        self.cancelled = false;
+        let line = self.request(
+            "session/prompt",
+            json!({"sessionId": session_id, "prompt": blocks}),
+            Pending::Prompt,
+        );
+        out.push(Output::Event(AgentEvent::Started {
+            session_id: Some(session_id),
+            model: self.model.clone(),
+        }));
+        out.push(Output::Write(line));
+        Ok(())
+    }
+
+    /// `session/cancel`, after answering every open permission request with
+    /// `cancelled` as the protocol requires. No-op outside a turn.
+    pub fn cancel(&mut self, out: &mut Vec<Output>) {
+        if self.phase != Phase::Prompting {
+            return;
+        }
+        for (_, p) in self.permissions.drain() {
+            out.push(Output::Write(rpc::response(
+                &p.rpc_id,
+                json!({"outcome": {"outcome": "cancelled"}}),
+            )));
+        }
+        self.cancelled = true;
+        let sid = self.session_id.clone().unwrap_or_default();
+        out.push(Output::Write(rpc::notification(
+            "session/cancel",
+            json!({"sessionId": sid}),
+        )));
+    }
+
+    /// Answer a pending permission request with the agent's own option id
+    /// for the chosen kind (or its nearest sibling when the agent does not
+    /// offer that kind).
+    pub fn decide(&mut self, decision: &ToolDecision) -> Result<String, CohostError> {
+        let Some(p) = self.permissions.remove(&decision.tool_id) else {
+            return Err(CohostError::new(
+                ErrorCode::IllegalTransition,
+                format!(
+                    "agent `{}` has no open approval for tool call `{}`",
+                    self.cfg.provider_id, decision.tool_id
+                ),
+            )
+            .with_fix("the turn may have ended or been interrupted; nothing to do"));
+        };
+        let allow = decision.option.is_allow();
+        if !allow {
+            self.denied.insert(decision.tool_id.clone());
+        }
+        Ok(answer_permission(&p, decision.option))
+    }
+
+    /// Feed one stdout line.
+    pub fn on_line(&mut self, line: &str, out: &mut Vec<Output>) {
+        if line.trim().is_empty() {
+            return;
+        }
+        match rpc::parse(line) {
+            Err(e) => {
+                self.stats.garbage += 1;
+                tracing::debug!(provider = %self.cfg.provider_id, error = %e, "non-JSON-RPC line from agent");
+            }
+            Ok(Incoming::Response { id, outcome }) => {
+                match id.and_then(|id| self.pending.remove(&id)) {
+                    Some(what) => self.on_response(what, outcome, out),
+                    None => self.stats.unmatched += 1,
+                }
+            }
+            Ok(Incoming::Request { id, method, params }) => {
+                self.on_request(id, &method, params, out)
+            }
+            Ok(Incoming::Notification { method, params }) => {
+                if method == "session/update" {
+                    self.on_update(params, out);
+                } else {
+                    self.stats.unknown_updates += 1;
+                }
+            }
+        }
+    }
+
+    /// An over-long line was dropped: a non-fatal error in the turn.
+    pub fn on_oversized(&mut self, bytes: usize, out: &mut Vec<Output>) {
+        self.stats.malformed += 1;
+        if self.phase == Phase::Prompting {
+            out.push(Output::Event(AgentEvent::Error(
+                crate::process::oversized_line_error(&self.cfg.provider_id, bytes),
+            )));
+        }
+    }
+
+    fn on_response(
+        &mut self,
+        what: Pending,
+        outcome: Result<Value, rpc::RpcError>,
+        out: &mut Vec<Output>,
+    ) {
+        match (what, outcome) {
+            (Pending::Initialize, Ok(v)) => {
+                self.info = serde_json::from_value(v).unwrap_or_default();
+                let cwd = self.cfg.cwd.clone();
+                let line = match self.cfg.resume.clone() {
+                    Some(sid) if self.info.agent_capabilities.load_session => self.request(
+                        "session/load",
+                        json!({"sessionId": sid, "cwd": cwd, "mcpServers": []}),
+                        Pending::LoadSession,
+                    ),
+                    _ => self.request(
+                        "session/new",
+                        json!({"cwd": cwd, "mcpServers": []}),
+                        Pending::NewSession,
+                    ),
+                };
+                out.push(Output::Write(line));
+            }
+            (Pending::NewSession, Ok(v)) => match v.get("sessionId").and_then(Value::as_str) {
+                Some(sid) => {
+                    if let Some(m) = v.pointer("/models/currentModelId").and_then(Value::as_str) {
+                        self.model = self.model.clone().or(Some(m.to_string()));
+                    }
+                    self.open(sid.to_string(), false, out);
+                }
+                None => out.push(Output::Failed(
+                    CohostError::new(
+                        ErrorCode::InvalidOutput,
+                        format!(
+                            "agent `{}` answered session/new without a sessionId",
+                            self.cfg.provider_id
+                        ),
+                    )
+                    .with_fix("the agent does not follow ACP; check its version"),
+                )),
+            },
+            (Pending::LoadSession, Ok(_)) => {
+                let sid = self.cfg.resume.clone().unwrap_or_default();
+                self.open(sid, true, out);
+            }
+            (Pending::Initialize | Pending::NewSession | Pending::LoadSession, Err(e)) => {
+                let step = match what {
+                    Pending::Initialize => "initialize",
+                    Pending::NewSession => "session/new",
+                    _ => "session/load",
+                };
+                out.push(Output::Failed(map::handshake_error(
+                    &self.cfg.provider_id,
+                    step,
+                    &e,
+                )));
+            }
+            (Pending::Prompt, Ok(v)) => {
+                let resp: PromptResponse = serde_json::from_value(v).unwrap_or_default();
+                let usage = map::usage(&resp);
+                let (mut reason, error) =
+                    map::stop_reason(&self.cfg.provider_id, resp.stop_reason.as_deref());
+                // Some agents (opencode 1.18) finish the answer after a cancel
+                // and say `end_turn`; for the user the turn was still interrupted.
+                if self.cancelled && reason == EndReason::Completed {
+                    reason = EndReason::Interrupted;
+                }
+                if let Some(e) = error {
+                    out.push(Output::Event(AgentEvent::Error(e)));
+                }
+                self.end_turn(reason, usage, out);
+            }
+            (Pending::Prompt, Err(e)) => {
+                out.push(Output::Event(AgentEvent::Error(map::prompt_error(
+                    &self.cfg.provider_id,
+                    &e,
+                ))));
+                self.end_turn(EndReason::Error, None, out);
+            }
+        }
+    }
+
+    fn open(&mut self, session_id: String, resumed: bool, out: &mut Vec<Output>) {
+        self.session_id = Some(session_id.clone());
+        self.phase = Phase::Idle;
+        out.push(Output::Opened(Opened {
+            session_id,
+            resumed,
+            agent: self.info.agent_info.clone().unwrap_or_default(),
+            capabilities: self.info.agent_capabilities.clone(),
+        }));
+    }
+
+    fn end_turn(&mut self, reason: EndReason, usage: Option<Usage>, out: &mut Vec<Output>) {
+        self.flush_held(None, out);
+        // Denied calls the agent never reported on still need an outcome.
+        let mut denied: Vec<String> = self
+            .denied
+            .iter()
+            .filter(|id| !self.finished.contains(*id))
+            .cloned()
+            .collect();
+        denied.sort();
+        for tool_id in denied {
+            out.push(Output::Event(AgentEvent::ToolExecuted {
+                tool_id,
+                status: ToolStatus::Denied,
+                output: String::new(),
+            }));
+        }
+        let usage = usage.or(self.usage);
+        if let Some(u) = usage {
+            out.push(Output::Event(AgentEvent::Usage(u)));
+        }
+        out.push(Output::Event(AgentEvent::Ended { reason, usage }));
+        self.phase = Phase::Idle;
+        self.calls.clear();
+        self.held.clear();
+        self.announced.clear();
+        self.finished.clear();
+        self.denied.clear();
+        self.permissions.clear();
+    }
+
+    fn on_request(&mut self, id: Value, method: &str, params: Value, out: &mut Vec<Output>) {
+        let bad_params = |out: &mut Vec<Output>, e: serde_json::Error| {
+            out.push(Output::Write(rpc::error_response(
+                &id,
+                rpc::INVALID_PARAMS,
+                &format!("invalid params for {method}: {e}"),
+            )));
+        };
+        match method {
+            "session/request_permission" => match serde_json::from_value(params) {
+                Ok(req) => self.on_permission(id, req, out),
+                Err(e) => {
+                    self.stats.malformed += 1;
+                    bad_params(out, e);
+                }
+            },
+            "fs/read_text_file" => match serde_json::from_value::<ReadTextFile>(params) {
+                Ok(r) => out.push(Output::Fs {
+                    id,
+                    op: FsOp::Read {
+                        path: r.path,
+                        line: r.line,
+                        limit: r.limit,
+                    },
+                }),
+                Err(e) => bad_params(out, e),
+            },
+            "fs/write_text_file" => match serde_json::from_value::<WriteTextFile>(params) {
+                Ok(w) => out.push(Output::Fs {
+                    id,
+                    op: FsOp::Write {
+                        path: w.path,
+                        content: w.content,
+                    },
+                }),
+                Err(e) => bad_params(out, e),
+            },
+            _ => {
+                self.stats.unknown_requests += 1;
+                out.push(Output::Write(rpc::error_response(
+                    &id,
+                    rpc::METHOD_NOT_FOUND,
+                    &format!("cohost does not implement {method}"),
+                )));
+            }
+        }
+    }
+
+    fn on_permission(&mut self, id: Value, req: PermissionRequest, out: &mut Vec<Output>) {
+        let p = OpenPermission {
+            rpc_id: id,
+            options: map::option_ids(&req.options),
+        };
+        if self.phase != Phase::Prompting {
+            out.push(Output::Write(rpc::response(
+                &p.rpc_id,
+                json!({"outcome": {"outcome": "cancelled"}}),
+            )));
+            return;
+        }
+        let tool_id = req.tool_call.tool_call_id.clone();
+        self.merge_call(&req.tool_call);
+        self.held.retain(|h| h != &tool_id);
+        self.flush_held(None, out);
+        let call = self.call_info(&tool_id);
+        self.announced.insert(tool_id.clone());
+        match self.cfg.approval {
+            ApprovalMode::Ask => {
+                let options = ApprovalOption::ALL
+                    .into_iter()
+                    .filter(|o| p.options.contains_key(o))
+                    .collect();
+                if let Some(old) = self.permissions.insert(tool_id, p) {
+                    out.push(Output::Write(answer_permission(
+                        &old,
+                        ApprovalOption::RejectOnce,
+                    )));
+                }
+                out.push(Output::Event(AgentEvent::ApprovalRequested {
+                    call,
+                    options,
+                }));
+            }
+            ApprovalMode::AutoApprove => {
+                out.push(Output::Event(AgentEvent::ToolCall(call)));
+                out.push(Output::Write(answer_permission(
+                    &p,
+                    ApprovalOption::AllowOnce,
+                )));
+            }
+            ApprovalMode::DenyAll => {
+                self.denied.insert(tool_id);
+                out.push(Output::Event(AgentEvent::ToolCall(call)));
+                out.push(Output::Write(answer_permission(
+                    &p,
+                    ApprovalOption::RejectOnce,
+                )));
+            }
+        }
+    }
+
+    fn on_update(&mut self, params: Value, out: &mut Vec<Output>) {
+        let n: SessionNotification = match serde_json::from_value(params) {
+            Ok(n) => n,
+            Err(e) => {
+                self.stats.malformed += 1;
+                tracing::debug!(provider = %self.cfg.provider_id, error = %e, "malformed session/update");
+                return;
+            }
+        };
+        if self.phase != Phase::Prompting {
+            return;
+        }
+        match n.update {
+            SessionUpdate::AgentMessageChunk { content } => {
+                if let Some(t) = content.text.filter(|t| !t.is_empty()) {
+                    self.flush_held(None, out);
+                    out.push(Output::Event(AgentEvent::TextDelta(t)));
+                }
+            }
+            SessionUpdate::AgentThoughtChunk { content } => {
+                if let Some(t) = content.text.filter(|t| !t.is_empty()) {
+                    self.flush_held(None, out);
+                    out.push(Output::Event(AgentEvent::ReasoningDelta(t)));
+                }
+            }
+            SessionUpdate::ToolCall(tc) | SessionUpdate::ToolCallUpdate(tc) => {
+                self.on_tool(tc, out)
+            }
+            SessionUpdate::Plan { entries } => {
+                self.flush_held(None, out);
+                out.push(Output::Event(AgentEvent::Status {
+                    message: map::plan_text(&entries),
+                    retry_after_ms: None,
+                }));
+            }
+            SessionUpdate::UsageUpdate(u) => {
+                if let Some(used) = u.used {
+                    let mut usage = self.usage.unwrap_or_default();
+                    usage.input_tokens = used;
+                    self.usage = Some(usage);
+                }
+            }
+            SessionUpdate::UserMessageChunk {} => {}
+            SessionUpdate::Unknown => self.stats.unknown_updates += 1,
+        }
+    }
+
+    fn on_tool(&mut self, tc: ToolCall, out: &mut Vec<Output>) {
+        if tc.tool_call_id.is_empty() {
+            self.stats.malformed += 1;
+            return;
+        }
+        let id = tc.tool_call_id.clone();
+        self.merge_call(&tc);
+        let status = tc.status.as_deref();
+        let terminal = matches!(status, Some("completed" | "failed"));
+        if !self.announced.contains(&id) {
+            if !self.held.contains(&id) {
+                self.held.push(id.clone());
+            }
+            if matches!(status, None | Some("pending")) {
+                // Wait: a permission request for it may follow.
+                return;
+            }
+            self.flush_held(Some(&id), out);
+        }
+        if terminal && self.finished.insert(id.clone()) {
+            let status = if self.denied.contains(&id) {
+                ToolStatus::Denied
+            } else if status == Some("failed") {
+                ToolStatus::Error
+            } else {
+                ToolStatus::Ok
+            };
+            out.push(Output::Event(AgentEvent::ToolExecuted {
+                tool_id: id,
+                status,
+                output: map::tool_output(&tc),
+            }));
+        }
+    }
+
+    fn merge_call(&mut self, tc: &ToolCall) {
+        let entry = self
+            .calls
+            .entry(tc.tool_call_id.clone())
+            .or_insert_with(|| ToolCallInfo {
+                tool_id: tc.tool_call_id.clone(),
+                name: String::new(),
+                kind: cohost_core::ToolKind::Other,
+                input: Value::Null,
+            });
+        map::merge_call(entry, tc);
+    }
+
+    fn call_info(&self, id: &str) -> ToolCallInfo {
+        self.calls.get(id).cloned().unwrap_or_else(|| ToolCallInfo {
+            tool_id: id.to_string(),
+            name: "tool".into(),
+            kind: cohost_core::ToolKind::Other,
+            input: Value::Null,
+        })
+    }
+
+    /// Announce held calls as plain `ToolCall`s: all of them, or those up to
+    /// and including `upto`.
+    fn flush_held(&mut self, upto: Option<&str>, out: &mut Vec<Output>) {
+        let take = match upto {
+            Some(id) => match self.held.iter().position(|h| h == id) {
+                Some(i) => i + 1,
+                None => return,
+            },
+            None => self.held.len(),
+        };
+        let ids: Vec<String> = self.held.drain(..take).collect();
+        for id in ids {
+            if self.announced.insert(id.clone()) {
+                out.push(Output::Event(AgentEvent::ToolCall(self.call_info(&id))));
+            }
+        }
+    }
+}
+
+/// The answer line for a permission request: the agent's option id for the
+/// wanted kind, its sibling kind when missing, else `cancelled`.
+fn answer_permission(p: &OpenPermission, want: ApprovalOption) -> String {
+    let sibling = match want {
+        ApprovalOption::AllowOnce => ApprovalOption::AllowAlways,
+        ApprovalOption::AllowAlways => ApprovalOption::AllowOnce,
+        ApprovalOption::RejectOnce => ApprovalOption::RejectAlways,
+        ApprovalOption::RejectAlways => ApprovalOption::RejectOnce,
+    };
+    let outcome = match p.options.get(&want).or_else(|| p.options.get(&sibling)) {
+        Some(option_id) => json!({"outcome": "selected", "optionId": option_id}),
+        None => json!({"outcome": "cancelled"}),
+    };
+    rpc::response(&p.rpc_id, json!({ "outcome": outcome }))
+}
+
+#[cfg(test)]
+#[path = "normalize_tests.rs"]
+mod tests;

@@ -1,0 +1,400 @@
+//! Malformed and adversarial input for the ACP client state machine.
+
+use super::*;
+use serde_json::Value;
+
+fn client(approval: ApprovalMode) -> AcpClient {
+    AcpClient::new(ClientConfig {
+        provider_id: "t".into(),
+        cwd: "/w".into(),
+        approval,
+        resume: None,
+        model: None,
+    })
+}
+
+/// A client with an open session (id "s1") and a running turn.
+fn in_turn(approval: ApprovalMode) -> (AcpClient, Vec<Output>) {
+    let mut c = client(approval);
+    let mut out = Vec::new();
+    c.initialize();
+    c.on_line(r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentCapabilities":{"loadSession":true}}}"#, &mut out);
+    c.on_line(
+        r#"{"jsonrpc":"2.0","id":1,"result":{"sessionId":"s1"}}"#,
+        &mut out,
+    );
+    assert!(matches!(out.last(), Some(Output::Opened(o)) if o.session_id == "s1"));
+    out.clear();
+    c.begin_turn(vec![json!({"type":"text","text":"hi"})], &mut out)
+        .unwrap();
+    out.clear();
+    (c, out)
+}
+
+fn update(u: Value) -> String {
+    json!({"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":u}})
+        .to_string()
+}
+
+fn writes(out: &[Output]) -> Vec<Value> {
+    out.iter()
+        .filter_map(|o| match o {
+            Output::Write(l) => Some(serde_json::from_str(l).unwrap()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn events(out: &[Output]) -> Vec<AgentEvent> {
+    out.iter()
+        .filter_map(|o| match o {
+            Output::Event(e) => Some(e.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn garbage_truncated_and_unknown_lines_are_skipped() {
+    let (mut c, mut out) = in_turn(ApprovalMode::Ask);
+    for line in [
+        "",
+        "starting agent...",
+        r#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chu"#,
+        "[1,2,3]",
+        r#"{"jsonrpc":"2.0","id":99,"result":{}}"#,
+        &update(json!({"sessionUpdate":"brand_new_kind","x":1})),
+        &update(json!({"sessionUpdate":"agent_message_chunk"})),
+        &update(json!({"sessionUpdate":"tool_call"})),
+        r#"{"jsonrpc":"2.0","method":"vendor/notice","params":{}}"#,
+    ] {
+        c.on_line(line, &mut out);
+    }
+    assert!(events(&out).is_empty(), "{out:?}");
+    let s = c.stats();
+    assert_eq!(s.garbage, 3);
+    assert_eq!(s.unmatched, 1);
+    assert_eq!(s.unknown_updates, 2);
+    assert_eq!(s.malformed, 2);
+    // The turn still works.
+    c.on_line(
+        &update(
+            json!({"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"ok"}}),
+        ),
+        &mut out,
+    );
+    c.on_line(
+        r#"{"jsonrpc":"2.0","id":2,"result":{"stopReason":"end_turn"}}"#,
+        &mut out,
+    );
+    let ev = events(&out);
+    assert_eq!(ev[0], AgentEvent::TextDelta("ok".into()));
+    assert!(matches!(
+        ev.last(),
+        Some(AgentEvent::Ended {
+            reason: EndReason::Completed,
+            ..
+        })
+    ));
+}
+
+#[test]
+fn huge_line_is_a_non_fatal_error() {
+    let (mut c, mut out) = in_turn(ApprovalMode::Ask);
+    c.on_oversized(64 << 20, &mut out);
+    let ev = events(&out);
+    assert!(matches!(&ev[..], [AgentEvent::Error(e)] if e.code == ErrorCode::InvalidOutput));
+    let big = "x".repeat(1 << 20);
+    out.clear();
+    c.on_line(
+        &update(
+            json!({"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":big}}),
+        ),
+        &mut out,
+    );
+    assert!(matches!(&events(&out)[..], [AgentEvent::TextDelta(t)] if t.len() == 1 << 20));
+}
+
+#[test]
+fn unknown_requests_are_refused_at_once_in_any_phase() {
+    let mut c = client(ApprovalMode::Ask);
+    let mut out = Vec::new();
+    c.initialize();
+    for (id, method) in [
+        (json!(1), "craft/drainMidTurnQueue"),
+        (json!("t"), "terminal/create"),
+    ] {
+        let line = json!({"jsonrpc":"2.0","id":id,"method":method,"params":{}}).to_string();
+        c.on_line(&line, &mut out);
+        let w = writes(&out);
+        let last = w.last().unwrap();
+        assert_eq!(last["id"], id);
+        assert_eq!(last["error"]["code"], -32601);
+    }
+    assert_eq!(c.stats().unknown_requests, 2);
+    // Bad params for a known method: -32602, not a hang.
+    out.clear();
+    c.on_line(
+        r#"{"jsonrpc":"2.0","id":5,"method":"fs/read_text_file","params":{"nope":1}}"#,
+        &mut out,
+    );
+    assert_eq!(writes(&out)[0]["error"]["code"], -32602);
+    out.clear();
+    c.on_line(
+        r#"{"jsonrpc":"2.0","id":6,"method":"session/request_permission","params":{"options":[]}}"#,
+        &mut out,
+    );
+    assert_eq!(writes(&out)[0]["error"]["code"], -32602);
+}
+
+#[test]
+fn fs_requests_go_to_the_shell() {
+    let (mut c, mut out) = in_turn(ApprovalMode::Ask);
+    c.on_line(r#"{"jsonrpc":"2.0","id":7,"method":"fs/write_text_file","params":{"sessionId":"s1","path":"/w/a.txt","content":"hi"}}"#, &mut out);
+    assert_eq!(
+        out,
+        [Output::Fs {
+            id: json!(7),
+            op: FsOp::Write {
+                path: "/w/a.txt".into(),
+                content: "hi".into()
+            }
+        }]
+    );
+}
+
+fn permission(id: u64, tool: &str) -> String {
+    json!({"jsonrpc":"2.0","id":id,"method":"session/request_permission","params":{
+        "sessionId":"s1",
+        "toolCall":{"toolCallId":tool,"title":"rm -rf x","kind":"execute","rawInput":{"command":"rm -rf x"}},
+        "options":[
+            {"optionId":"yes-always","name":"Always","kind":"allow_always"},
+            {"optionId":"yes","name":"Yes","kind":"allow_once"},
+            {"optionId":"no","name":"No","kind":"reject_once"}
+        ]}}).to_string()
+}
+
+#[test]
+fn approvals_map_option_kinds_to_the_agents_ids() {
+    let (mut c, mut out) = in_turn(ApprovalMode::Ask);
+    // A pending call is held until the permission request names it.
+    c.on_line(&update(json!({"sessionUpdate":"tool_call","toolCallId":"c1","title":"Shell","kind":"execute","status":"pending","rawInput":{}})), &mut out);
+    assert!(events(&out).is_empty());
+    c.on_line(&permission(40, "c1"), &mut out);
+    let ev = events(&out);
+    let [AgentEvent::ApprovalRequested { call, options }] = &ev[..] else {
+        panic!("{ev:?}")
+    };
+    assert_eq!(call.tool_id, "c1");
+    assert_eq!(call.kind, cohost_core::ToolKind::Execute);
+    assert_eq!(call.input["command"], "rm -rf x");
+    assert_eq!(
+        options,
+        &[
+            ApprovalOption::AllowOnce,
+            ApprovalOption::AllowAlways,
+            ApprovalOption::RejectOnce
+        ]
+    );
+    let d = |option| ToolDecision {
+        tool_id: "c1".into(),
+        option,
+        message: None,
+    };
+    let line: Value =
+        serde_json::from_str(&c.decide(&d(ApprovalOption::RejectAlways)).unwrap()).unwrap();
+    // No reject_always offered: its sibling reject_once is chosen.
+    assert_eq!(line["id"], 40);
+    assert_eq!(
+        line["result"]["outcome"],
+        json!({"outcome":"selected","optionId":"no"})
+    );
+    assert!(
+        c.decide(&d(ApprovalOption::AllowOnce)).is_err(),
+        "answered twice"
+    );
+    // The agent reports the call failed; it was denied.
+    out.clear();
+    c.on_line(
+        &update(json!({"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"failed"})),
+        &mut out,
+    );
+    assert!(matches!(
+        &events(&out)[..],
+        [AgentEvent::ToolExecuted {
+            status: ToolStatus::Denied,
+            ..
+        }]
+    ));
+}
+
+#[test]
+fn cancel_answers_open_permissions_as_cancelled() {
+    let (mut c, mut out) = in_turn(ApprovalMode::Ask);
+    c.on_line(&permission(41, "c2"), &mut out);
+    out.clear();
+    c.cancel(&mut out);
+    let w = writes(&out);
+    assert_eq!(w[0]["id"], 41);
+    assert_eq!(w[0]["result"]["outcome"]["outcome"], "cancelled");
+    assert_eq!(w[1]["method"], "session/cancel");
+    assert_eq!(w[1]["params"]["sessionId"], "s1");
+    out.clear();
+    c.on_line(
+        r#"{"jsonrpc":"2.0","id":2,"result":{"stopReason":"cancelled"}}"#,
+        &mut out,
+    );
+    assert!(matches!(
+        events(&out).last(),
+        Some(AgentEvent::Ended {
+            reason: EndReason::Interrupted,
+            ..
+        })
+    ));
+    // Outside a turn, a permission request is answered cancelled at once.
+    out.clear();
+    c.on_line(&permission(42, "c3"), &mut out);
+    assert_eq!(writes(&out)[0]["result"]["outcome"]["outcome"], "cancelled");
+    assert!(events(&out).is_empty());
+}
+
+#[test]
+fn policies_answer_without_asking() {
+    for (mode, want) in [
+        (ApprovalMode::AutoApprove, "yes"),
+        (ApprovalMode::DenyAll, "no"),
+    ] {
+        let (mut c, mut out) = in_turn(mode);
+        c.on_line(&permission(43, "c4"), &mut out);
+        assert_eq!(writes(&out)[0]["result"]["outcome"]["optionId"], want);
+        let ev = events(&out);
+        assert!(
+            matches!(&ev[..], [AgentEvent::ToolCall(call)] if call.tool_id == "c4"),
+            "{ev:?}"
+        );
+        out.clear();
+        c.on_line(
+            r#"{"jsonrpc":"2.0","id":2,"result":{"stopReason":"end_turn"}}"#,
+            &mut out,
+        );
+        let denied = events(&out).iter().any(|e| {
+            matches!(
+                e,
+                AgentEvent::ToolExecuted {
+                    status: ToolStatus::Denied,
+                    ..
+                }
+            )
+        });
+        assert_eq!(denied, mode == ApprovalMode::DenyAll);
+    }
+}
+
+#[test]
+fn resume_uses_session_load_only_when_offered() {
+    for (load, method) in [(true, "session/load"), (false, "session/new")] {
+        let mut c = AcpClient::new(ClientConfig {
+            provider_id: "t".into(),
+            cwd: "/w".into(),
+            approval: ApprovalMode::Ask,
+            resume: Some("old".into()),
+            model: None,
+        });
+        let mut out = Vec::new();
+        c.initialize();
+        let init =
+            json!({"jsonrpc":"2.0","id":0,"result":{"agentCapabilities":{"loadSession":load}}});
+        c.on_line(&init.to_string(), &mut out);
+        assert_eq!(writes(&out)[0]["method"], method);
+        // Replayed history during load is not part of any turn.
+        c.on_line(&update(json!({"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"old"}})), &mut out);
+        let answer = if load {
+            json!(null)
+        } else {
+            json!({"sessionId":"new"})
+        };
+        c.on_line(
+            &json!({"jsonrpc":"2.0","id":1,"result":answer}).to_string(),
+            &mut out,
+        );
+        let Some(Output::Opened(o)) = out.last() else {
+            panic!("{out:?}")
+        };
+        assert_eq!(o.resumed, load);
+        assert_eq!(o.session_id, if load { "old" } else { "new" });
+        assert!(events(&out).is_empty());
+    }
+}
+
+#[test]
+fn handshake_and_prompt_errors_are_classified() {
+    let mut c = client(ApprovalMode::Ask);
+    let mut out = Vec::new();
+    c.initialize();
+    c.on_line(
+        r#"{"jsonrpc":"2.0","id":0,"error":{"code":-32000,"message":"Authentication required"}}"#,
+        &mut out,
+    );
+    assert!(matches!(&out[..], [Output::Failed(e)] if e.code == ErrorCode::AuthRequired));
+    let (mut c, mut out) = in_turn(ApprovalMode::Ask);
+    c.on_line(r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"Internal error","data":{"details":"429 rate limit exceeded"}}}"#, &mut out);
+    let ev = events(&out);
+    assert!(
+        matches!(&ev[0], AgentEvent::Error(e) if e.code == ErrorCode::RateLimited),
+        "{ev:?}"
+    );
+    assert!(matches!(
+        ev.last(),
+        Some(AgentEvent::Ended {
+            reason: EndReason::Error,
+            ..
+        })
+    ));
+    assert!(
+        c.begin_turn(vec![], &mut out).is_ok(),
+        "idle again after an error"
+    );
+}
+
+#[test]
+fn plan_becomes_status_and_usage_is_reported() {
+    let (mut c, mut out) = in_turn(ApprovalMode::Ask);
+    c.on_line(&update(json!({"sessionUpdate":"plan","entries":[{"content":"read","status":"completed"},{"content":"edit","status":"pending"}]})), &mut out);
+    assert!(
+        matches!(&events(&out)[..], [AgentEvent::Status { message, .. }] if message == "plan:\n[x] read\n[ ] edit")
+    );
+    out.clear();
+    c.on_line(r#"{"jsonrpc":"2.0","id":2,"result":{"stopReason":"max_turn_requests","usage":{"inputTokens":5,"outputTokens":2,"thoughtTokens":1}}}"#, &mut out);
+    let ev = events(&out);
+    let want = Usage {
+        input_tokens: 5,
+        output_tokens: 2,
+        reasoning_tokens: 1,
+        ..Usage::default()
+    };
+    assert_eq!(
+        ev,
+        [
+            AgentEvent::Usage(want),
+            AgentEvent::Ended {
+                reason: EndReason::MaxTurns,
+                usage: Some(want)
+            }
+        ]
+    );
+}
+
+#[test]
+fn begin_turn_needs_an_idle_open_session() {
+    let mut c = client(ApprovalMode::Ask);
+    let mut out = Vec::new();
+    assert_eq!(
+        c.begin_turn(vec![], &mut out).unwrap_err().code,
+        ErrorCode::IllegalTransition
+    );
+    let (mut c, mut out) = in_turn(ApprovalMode::Ask);
+    assert_eq!(
+        c.begin_turn(vec![], &mut out).unwrap_err().code,
+        ErrorCode::IllegalTransition
+    );
+}

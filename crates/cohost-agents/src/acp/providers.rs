@@ -1,0 +1,180 @@
+//! The six built-in ACP providers: how to launch each and what it honestly
+//! supports (checked on the pinned versions in `tests/agents/versions.env`).
+
+use cohost_core::{ResumeSupport, SupportTier};
+
+/// How to launch one ACP agent. Owned data so plugin manifests can build one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AcpSpec {
+    /// Provider id (`gemini-acp`).
+    pub id: String,
+    /// Human label.
+    pub label: String,
+    /// Executable names to look for on PATH, preferred first.
+    pub binaries: Vec<String>,
+    /// Arguments that put the binary in ACP mode.
+    pub args: Vec<String>,
+    /// Arguments that select a model; `{model}` is replaced.
+    pub model_args: Vec<String>,
+    /// The vendor's own variable prefixes the child inherits.
+    pub env_prefixes: Vec<String>,
+    /// Non-secret variables the driver sets (the user's `env` wins).
+    pub env: Vec<(String, String)>,
+    /// Variables set only when cohost runs as root.
+    pub root_env: Vec<(String, String)>,
+    /// Variables that must be set (non-empty) for the agent to work.
+    pub required_env: Vec<String>,
+    /// What resume looks like for this agent.
+    pub resume: ResumeSupport,
+    /// Whether it streams reasoning.
+    pub reasoning: bool,
+    /// Whether it reports token usage.
+    pub usage: bool,
+    /// Support tier.
+    pub tier: SupportTier,
+    /// Install hint for PROVIDER_NOT_FOUND.
+    pub install_hint: String,
+}
+
+fn strs(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
+    v.iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+#[allow(clippy::too_many_arguments)]
+fn spec(
+    id: &str,
+    label: &str,
+    binary: &str,
+    args: &[&str],
+    model_args: &[&str],
+    prefixes: &[&str],
+    env: &[(&str, &str)],
+    resume: ResumeSupport,
+    install_hint: &str,
+) -> AcpSpec {
+    AcpSpec {
+        id: id.into(),
+        label: label.into(),
+        binaries: vec![binary.into()],
+        args: strs(args),
+        model_args: strs(model_args),
+        env_prefixes: strs(prefixes),
+        env: pairs(env),
+        root_env: Vec::new(),
+        required_env: Vec::new(),
+        resume,
+        reasoning: true,
+        usage: false,
+        tier: SupportTier::Structured,
+        install_hint: install_hint.into(),
+    }
+}
+
+/// Gemini CLI in ACP mode (`gemini --acp`).
+pub fn gemini() -> AcpSpec {
+    let mut s = spec(
+        "gemini-acp",
+        "Gemini CLI (ACP)",
+        "gemini",
+        &["--acp"],
+        &["--model", "{model}"],
+        &["GEMINI_", "GOOGLE_"],
+        // One process instead of a re-spawned child: signals reach the agent.
+        &[("GEMINI_CLI_NO_RELAUNCH", "true")],
+        ResumeSupport::NativeId,
+        "npm install -g @google/gemini-cli",
+    );
+    s.usage = true;
+    s
+}
+
+/// Qwen Code in ACP mode (`qwen --acp`).
+pub fn qwen() -> AcpSpec {
+    spec(
+        "qwen-acp",
+        "Qwen Code (ACP)",
+        "qwen",
+        &["--acp"],
+        &["--model", "{model}"],
+        &["QWEN_", "OPENAI_", "DASHSCOPE_"],
+        &[("QWEN_CODE_NO_RELAUNCH", "true")],
+        ResumeSupport::NativeId,
+        "npm install -g @qwen-code/qwen-code",
+    )
+}
+
+/// OpenCode's ACP server (`opencode acp`).
+pub fn opencode() -> AcpSpec {
+    spec(
+        "opencode-acp",
+        "OpenCode (ACP)",
+        "opencode",
+        &["acp"],
+        &[],
+        &["OPENCODE_"],
+        &[],
+        ResumeSupport::NativeId,
+        "npm install -g opencode-ai",
+    )
+}
+
+/// GitHub Copilot CLI in ACP mode (`copilot --acp`).
+pub fn copilot() -> AcpSpec {
+    spec(
+        "copilot-acp",
+        "GitHub Copilot CLI (ACP)",
+        "copilot",
+        &["--acp"],
+        &["--model", "{model}"],
+        &["COPILOT_", "GH_", "GITHUB_"],
+        // A self-update in the middle of a session would replace the binary under us.
+        &[("COPILOT_AUTO_UPDATE", "false")],
+        ResumeSupport::NativeId,
+        "npm install -g @github/copilot",
+    )
+}
+
+/// Zed's ACP bridge around Claude Code (`claude-code-acp`).
+pub fn claude() -> AcpSpec {
+    let mut s = spec(
+        "claude-acp",
+        "Claude Code (ACP)",
+        "claude-code-acp",
+        &[],
+        &[],
+        &["ANTHROPIC_", "CLAUDE_"],
+        &[],
+        ResumeSupport::NativeId,
+        "npm install -g @zed-industries/claude-code-acp",
+    );
+    // Its bundled Claude Code refuses to start as root without it.
+    s.root_env = pairs(&[("IS_SANDBOX", "1")]);
+    s
+}
+
+/// Zed's ACP bridge around Codex (`codex-acp`). Killed by process group:
+/// its native children outlive the npm wrapper otherwise.
+pub fn codex() -> AcpSpec {
+    spec(
+        "codex-acp",
+        "Codex (ACP)",
+        "codex-acp",
+        &[],
+        &["-c", "model=\"{model}\""],
+        &["OPENAI_", "CODEX_"],
+        &[],
+        ResumeSupport::NativeId,
+        "npm install -g @zed-industries/codex-acp",
+    )
+}
+
+/// All six, in registration order.
+pub fn all() -> Vec<AcpSpec> {
+    vec![gemini(), qwen(), opencode(), copilot(), claude(), codex()]
+}

@@ -1,0 +1,222 @@
+//! Plugin manifests (seed 000 section 12): custom agents declared in TOML,
+//! no Rust change needed.
+//!
+//! Manifests live in the user's config dir (`$XDG_CONFIG_HOME/cohost/agents/
+//! *.toml`, else `~/.config/cohost/agents/`) and the project's
+//! `.cohost/agents/*.toml`. `protocol = "acp"` reuses the ACP driver;
+//! `jsonl` maps JSON lines through declared field paths; `text` streams
+//! stdout lines as answer text. A bad manifest is reported and skipped; it
+//! never stops cohost.
+//!
+//! ```toml
+//! id = "my-agent"
+//! label = "My agent"
+//! binary = ["my-agent"]
+//! protocol = "jsonl"
+//! args = ["--json", "{prompt}"]
+//! required_env = ["MY_AGENT_API_KEY"]
+//! [jsonl]
+//! type = "type"
+//! text = { when = "delta", path = "text" }
+//! end = { when = "done", input_tokens = "usage.input", output_tokens = "usage.output" }
+//! ```
+
+pub mod jsonl;
+pub mod manifest;
+mod oneshot;
+
+use cohost_core::{
+    AdapterFactory, AgentAdapter, ApprovalSupport, Capabilities, InterruptSupport,
+    ProviderDescriptor, ProviderKind, ResumeSupport, StreamingGranularity, SupportTier,
+};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::acp::{AcpFactory, AcpSpec};
+use manifest::{Manifest, Protocol};
+pub use oneshot::OneShotAdapter;
+
+/// A manifest that could not be used: which file, which field, why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub struct PluginError {
+    /// The manifest file.
+    pub file: PathBuf,
+    /// The offending field (dotted for nested keys), when known.
+    pub field: Option<String>,
+    /// 1-based line of the problem, for syntax and type errors.
+    pub line: Option<usize>,
+    /// 1-based column.
+    pub column: Option<usize>,
+    /// What is wrong.
+    pub reason: String,
+}
+
+impl fmt::Display for PluginError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "plugin {}", self.file.display())?;
+        if let (Some(l), Some(c)) = (self.line, self.column) {
+            write!(f, ":{l}:{c}")?;
+        }
+        if let Some(field) = &self.field {
+            write!(f, ": field `{field}`")?;
+        }
+        write!(f, ": {}; this plugin was skipped", self.reason)
+    }
+}
+
+impl PluginError {
+    /// The same problem in cohost's error taxonomy, for users.
+    pub fn to_cohost(&self) -> cohost_core::CohostError {
+        cohost_core::CohostError::new(cohost_core::ErrorCode::ConfigInvalid, self.to_string())
+            .with_fix("fix the manifest (see the plugin section of the README) or remove it")
+    }
+}
+
+/// Where plugin manifests are looked for, in order: the user's config dir,
+/// then the project's `.cohost/agents` under `cwd`.
+pub fn default_plugin_dirs(cwd: &Path) -> Vec<PathBuf> {
+    let config = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .filter(|v| !v.is_empty())
+                .map(|h| PathBuf::from(h).join(".config"))
+        });
+    let mut dirs = Vec::new();
+    if let Some(c) = config {
+        dirs.push(c.join("cohost/agents"));
+    }
+    dirs.push(cwd.join(".cohost/agents"));
+    dirs
+}
+
+/// Load every `*.toml` manifest in `dirs` (missing dirs are fine). Returns
+/// the factories to register and the problems found; a problem in one file
+/// never affects another. A second manifest with an id already loaded is an
+/// error (built-in ids are refused when registering).
+pub fn load_plugins(dirs: &[PathBuf]) -> (Vec<Arc<dyn AdapterFactory>>, Vec<PluginError>) {
+    let mut factories: Vec<Arc<dyn AdapterFactory>> = Vec::new();
+    let mut errors = Vec::new();
+    let mut ids: Vec<String> = Vec::new();
+    for dir in dirs {
+        for file in manifest::manifest_files(dir) {
+            let text = match std::fs::read_to_string(&file) {
+                Ok(t) => t,
+                Err(e) => {
+                    errors.push(PluginError {
+                        file,
+                        field: None,
+                        line: None,
+                        column: None,
+                        reason: format!("could not read: {e}"),
+                    });
+                    continue;
+                }
+            };
+            match manifest::parse(&file, &text) {
+                Ok(m) if ids.contains(&m.id) => errors.push(PluginError {
+                    file,
+                    field: Some("id".into()),
+                    line: None,
+                    column: None,
+                    reason: format!("`{}` is already defined by another plugin", m.id),
+                }),
+                Ok(m) => {
+                    ids.push(m.id.clone());
+                    factories.push(factory(m));
+                }
+                Err(e) => errors.push(e),
+            }
+        }
+    }
+    (factories, errors)
+}
+
+fn factory(m: Manifest) -> Arc<dyn AdapterFactory> {
+    match m.protocol {
+        Protocol::Acp => Arc::new(AcpFactory::new(AcpSpec {
+            label: m.label.clone().unwrap_or_else(|| m.id.clone()),
+            id: m.id,
+            binaries: m.binary.to_vec(),
+            args: m.args,
+            model_args: m.model_args,
+            env_prefixes: m.env_prefixes,
+            env: m.env.into_iter().collect(),
+            root_env: Vec::new(),
+            required_env: m.required_env,
+            // Decided at runtime by the agent's `loadSession` capability.
+            resume: ResumeSupport::NativeId,
+            reasoning: true,
+            usage: false,
+            tier: SupportTier::Structured,
+            install_hint: "install the agent named in its plugin manifest".into(),
+        })),
+        Protocol::Jsonl | Protocol::Text => Arc::new(OneShotFactory { manifest: m }),
+    }
+}
+
+/// Factory of a `jsonl` / `text` plugin.
+#[derive(Debug, Clone)]
+pub struct OneShotFactory {
+    manifest: Manifest,
+}
+
+impl AdapterFactory for OneShotFactory {
+    fn descriptor(&self) -> ProviderDescriptor {
+        let m = &self.manifest;
+        let resumes =
+            !m.resume_args.is_empty() && m.jsonl.as_ref().is_some_and(|j| j.session_id.is_some());
+        ProviderDescriptor {
+            id: m.id.clone(),
+            label: m.label.clone().unwrap_or_else(|| m.id.clone()),
+            kind: ProviderKind::AgentCli,
+            capabilities: Capabilities {
+                streaming: StreamingGranularity::TokenDeltas,
+                reasoning: m.jsonl.as_ref().is_some_and(|j| j.reasoning.is_some()),
+                approvals: ApprovalSupport::None,
+                interrupt: InterruptSupport::Signal,
+                resume: if resumes {
+                    ResumeSupport::NativeId
+                } else {
+                    ResumeSupport::None
+                },
+                usage: m
+                    .jsonl
+                    .as_ref()
+                    .and_then(|j| j.end.as_ref())
+                    .is_some_and(|e| e.input_tokens.is_some() || e.output_tokens.is_some()),
+                context_files: false,
+                executes_tools: true,
+                // `text` scrapes plain stdout: degraded like a PTY driver.
+                tier: if m.protocol == Protocol::Text {
+                    SupportTier::Pty
+                } else {
+                    SupportTier::Structured
+                },
+            },
+            install_hint: Some(format!(
+                "install `{}` (plugin manifest)",
+                m.binary.to_vec().join("` or `")
+            )),
+        }
+    }
+
+    fn create(&self) -> Box<dyn AgentAdapter> {
+        Box::new(OneShotAdapter::new(
+            self.manifest.clone(),
+            self.descriptor(),
+        ))
+    }
+
+    fn is_available(&self) -> bool {
+        let path = std::env::var_os("PATH");
+        self.manifest.binary.to_vec().iter().any(|b| {
+            crate::process::find_on_path(b, path.as_deref()).is_some() || Path::new(b).is_file()
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,115 @@
+use super::*;
+
+fn write(dir: &Path, name: &str, text: &str) {
+    std::fs::write(dir.join(name), text).unwrap();
+}
+
+#[test]
+fn invalid_manifests_name_file_field_and_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(
+        d,
+        "a_bad_toml.toml",
+        "id = \"x\"\nbinary = [\"x\"\nprotocol = \"text\"\n",
+    );
+    write(d, "b_missing.toml", "id = \"nobin\"\nprotocol = \"text\"\n");
+    write(
+        d,
+        "c_protocol.toml",
+        "id = \"p\"\nbinary = \"p\"\nprotocol = \"grpc\"\n",
+    );
+    write(
+        d,
+        "d_unknown.toml",
+        "id = \"u\"\nbinary = \"u\"\nprotocol = \"text\"\nbianry = 1\n",
+    );
+    write(
+        d,
+        "e_secret.toml",
+        "id = \"s\"\nbinary = \"s\"\nprotocol = \"text\"\n[env]\nMY_API_KEY = \"sk-1\"\n",
+    );
+    write(
+        d,
+        "f_jsonl.toml",
+        "id = \"j\"\nbinary = \"j\"\nprotocol = \"jsonl\"\n",
+    );
+    write(
+        d,
+        "g_id.toml",
+        "id = \"Bad Id\"\nbinary = \"j\"\nprotocol = \"text\"\n",
+    );
+    write(
+        d,
+        "h_ok.toml",
+        "id = \"good\"\nbinary = \"sh\"\nprotocol = \"text\"\n",
+    );
+    write(
+        d,
+        "i_dup.toml",
+        "id = \"good\"\nbinary = \"sh\"\nprotocol = \"text\"\n",
+    );
+    write(d, "notes.txt", "not a manifest");
+    let (factories, errors) = load_plugins(&[d.to_path_buf(), d.join("missing-dir")]);
+    assert_eq!(factories.len(), 1);
+    assert_eq!(factories[0].descriptor().id, "good");
+    let by_file = |name: &str| {
+        errors
+            .iter()
+            .find(|e| e.file.ends_with(name))
+            .unwrap_or_else(|| panic!("no error for {name}: {errors:#?}"))
+    };
+    let e = by_file("a_bad_toml.toml");
+    assert!(e.line.is_some() && e.column.is_some(), "{e}");
+    let e = by_file("b_missing.toml");
+    assert_eq!(e.field.as_deref(), Some("binary"), "{e}");
+    assert!(e.reason.contains("missing"), "{e}");
+    let e = by_file("c_protocol.toml");
+    assert_eq!(e.field.as_deref(), Some("protocol"), "{e}");
+    assert_eq!(e.line, Some(3));
+    assert!(
+        e.reason.contains("grpc") || e.reason.contains("variant"),
+        "{e}"
+    );
+    assert_eq!(by_file("d_unknown.toml").field.as_deref(), Some("bianry"));
+    assert_eq!(
+        by_file("e_secret.toml").field.as_deref(),
+        Some("env.MY_API_KEY")
+    );
+    assert_eq!(by_file("f_jsonl.toml").field.as_deref(), Some("jsonl"));
+    assert_eq!(by_file("g_id.toml").field.as_deref(), Some("id"));
+    assert_eq!(by_file("i_dup.toml").field.as_deref(), Some("id"));
+    assert_eq!(errors.len(), 8, "{errors:#?}");
+    // Shown to users with file, position, field and reason.
+    let shown = by_file("c_protocol.toml").to_string();
+    assert!(
+        shown.contains("c_protocol.toml:3:") && shown.contains("`protocol`"),
+        "{shown}"
+    );
+    assert_eq!(
+        by_file("b_missing.toml").to_cohost().code,
+        cohost_core::ErrorCode::ConfigInvalid
+    );
+}
+
+#[test]
+fn default_dirs_are_user_then_project() {
+    let dirs = default_plugin_dirs(Path::new("/proj"));
+    assert_eq!(dirs.last().unwrap(), Path::new("/proj/.cohost/agents"));
+    assert!(dirs.len() == 2 && dirs[0].ends_with("cohost/agents"));
+}
+
+#[test]
+fn acp_manifest_builds_an_acp_provider() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "g.toml",
+        "id = \"my-gemini\"\nlabel = \"Mine\"\nbinary = [\"gemini\"]\nargs = [\"--acp\"]\nprotocol = \"acp\"\n[env]\nGEMINI_CLI_NO_RELAUNCH = \"true\"\n",
+    );
+    let (f, e) = load_plugins(&[dir.path().to_path_buf()]);
+    assert!(e.is_empty(), "{e:?}");
+    let d = f[0].descriptor();
+    assert_eq!((d.id.as_str(), d.label.as_str()), ("my-gemini", "Mine"));
+    assert_eq!(d.capabilities.approvals, ApprovalSupport::Blocking);
+}
