@@ -14,5 +14,13 @@ pub fn register_all(registry: &mut Registry) -> Result<(), CohostError> {
     registry.register(Arc::new(crate::claude::StreamJsonFactory::claude()))?;
     registry.register(Arc::new(crate::claude::StreamJsonFactory::qwen()))?;
     crate::acp::register(registry)?;
+    registry.register(Arc::new(crate::opencode::OpenCodeFactory))?;
+    registry.register(Arc::new(crate::copilot::CopilotFactory))?;
+    registry.register(Arc::new(crate::aider::AiderFactory))?;
+    registry.register(Arc::new(crate::continue_cli::ContinueFactory))?;
+    registry.register(Arc::new(crate::cursor::CursorFactory))?;
+    registry.register(Arc::new(crate::goose::GooseFactory))?;
+    registry.register(Arc::new(crate::agy::AgyFactory))?;
+    registry.register(Arc::new(crate::kiro::KiroFactory))?;
     Ok(())
 }

@@ -1,0 +1,271 @@
+//! Aider's plain-text output (`--no-pretty --stream`) → [`AgentEvent`]s.
+//!
+//! Aider has no structured mode, so this is a line classifier, checked
+//! against the pinned 0.86.2:
+//! - start-up noise (analytics notice, terminal detection, version, model,
+//!   git and repo-map lines, release-notes and git-setup questions aider
+//!   answers itself) is dropped until the first line that is none of them;
+//! - `Applied edit to FILE` → an `edit` tool call that ran; `Did not apply
+//!   edit to FILE (--dry-run)` → one that was denied; `Commit HASH MSG` →
+//!   a `git_commit` call that ran;
+//! - `Tokens: N sent, M received.` → usage;
+//! - `litellm.…Error` lines → an error (classified), the turn then ends in
+//!   error even though aider exits 0;
+//! - everything else is answer text, one chunk per line.
+
+use cohost_core::{
+    AgentEvent, CohostError, EndReason, ErrorCode, ToolCallInfo, ToolKind, ToolStatus, Usage,
+};
+use serde_json::json;
+
+use crate::gemini::turn::TurnNormalizer;
+use crate::opencode::oneshot::{exit_events, generic_fix};
+use crate::process::{classify_stderr, ExitInfo};
+
+/// Normalizes one `aider --message` turn.
+#[derive(Debug, Default)]
+pub struct AiderNormalizer {
+    started: bool,
+    ended: bool,
+    in_answer: bool,
+    error: Option<String>,
+    usage: Option<Usage>,
+    tools: usize,
+}
+
+const NOISE_PREFIXES: &[&str] = &[
+    "Analytics have been permanently disabled",
+    "Detected dumb terminal",
+    "Aider v",
+    "Model: ",
+    "Main model: ",
+    "Weak model: ",
+    "Editor model: ",
+    "Git repo: ",
+    "Repo-map: ",
+    "No git repo found",
+    "Added .aider",
+    "Git repository created",
+    "Update git name with",
+    "Update git email with",
+    "https://aider.chat/",
+    "Would you like to see what's new",
+    "Restored previous conversation history",
+    "Use /help",
+    "Warning: ",
+    "You can skip this check",
+    "Newer aider version",
+];
+
+impl AiderNormalizer {
+    /// A normalizer for a new turn.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn start(&mut self, out: &mut Vec<AgentEvent>) {
+        if !self.started {
+            self.started = true;
+            out.push(AgentEvent::Started {
+                session_id: None,
+                model: None,
+            });
+        }
+    }
+
+    fn tool(
+        &mut self,
+        name: &str,
+        kind: ToolKind,
+        input: serde_json::Value,
+        status: ToolStatus,
+        output: &str,
+        out: &mut Vec<AgentEvent>,
+    ) {
+        self.tools += 1;
+        let tool_id = format!("aider-{}", self.tools);
+        out.push(AgentEvent::ToolCall(ToolCallInfo {
+            tool_id: tool_id.clone(),
+            name: name.into(),
+            kind,
+            input,
+        }));
+        out.push(AgentEvent::ToolExecuted {
+            tool_id,
+            status,
+            output: output.into(),
+        });
+    }
+
+    fn classify(&mut self, line: &str, out: &mut Vec<AgentEvent>) {
+        let t = line.trim_end();
+        if let Some(file) = t.strip_prefix("Applied edit to ") {
+            self.tool(
+                "edit",
+                ToolKind::Edit,
+                json!({"path": file.trim()}),
+                ToolStatus::Ok,
+                t,
+                out,
+            );
+        } else if let Some(rest) = t.strip_prefix("Did not apply edit to ") {
+            let file = rest.split(" (").next().unwrap_or(rest).trim();
+            self.tool(
+                "edit",
+                ToolKind::Edit,
+                json!({"path": file}),
+                ToolStatus::Denied,
+                t,
+                out,
+            );
+        } else if let Some(rest) = t.strip_prefix("Commit ").filter(|r| is_hash_then_msg(r)) {
+            self.tool(
+                "git_commit",
+                ToolKind::Execute,
+                json!({"message": rest}),
+                ToolStatus::Ok,
+                t,
+                out,
+            );
+        } else if let Some(u) = parse_tokens(t) {
+            self.usage = Some(u);
+            out.push(AgentEvent::Usage(u));
+        } else if t.starts_with("litellm.") || t.contains("Error: OpenAIException") {
+            if self.error.is_none() {
+                self.error = Some(t.to_string());
+            }
+        } else if self.error.is_some() {
+            // The rest of an error report (wrapped message, advice, URL prompt).
+            if let Some(e) = self.error.as_mut() {
+                if e.len() < 600 {
+                    e.push(' ');
+                    e.push_str(t.trim());
+                }
+            }
+        } else {
+            out.push(AgentEvent::TextDelta(format!("{t}\n")));
+        }
+    }
+}
+
+/// litellm's exception class names, which aider prints verbatim.
+fn litellm_code(text: &str) -> Option<ErrorCode> {
+    let table = [
+        (
+            "ContextWindowExceededError",
+            ErrorCode::ContextWindowExceeded,
+        ),
+        ("AuthenticationError", ErrorCode::AuthRequired),
+        ("PermissionDeniedError", ErrorCode::AuthRequired),
+        ("RateLimitError", ErrorCode::RateLimited),
+        ("NotFoundError", ErrorCode::ModelNotAvailable),
+        ("APIConnectionError", ErrorCode::NetworkError),
+        ("Timeout", ErrorCode::Timeout),
+    ];
+    table
+        .iter()
+        .find(|(name, _)| text.contains(name))
+        .map(|(_, code)| *code)
+}
+
+fn is_hash_then_msg(rest: &str) -> bool {
+    let hash = rest.split(' ').next().unwrap_or("");
+    (7..=40).contains(&hash.len()) && hash.chars().all(|c| c.is_ascii_hexdigit())
+}
+
+/// `Tokens: 593 sent, 55 received.` (also `1.2k sent, 3 cache hit…`).
+fn parse_tokens(line: &str) -> Option<Usage> {
+    let rest = line.strip_prefix("Tokens: ")?;
+    let mut u = Usage::default();
+    for part in rest.split(',') {
+        let mut words = part.split_whitespace();
+        let n = parse_count(words.next()?)?;
+        match words.next()? {
+            "sent" => u.input_tokens = n,
+            "received." | "received" => u.output_tokens = n,
+            "cache" => match words.next() {
+                Some("write") | Some("write.") => u.cache_write_tokens = n,
+                Some("hit") | Some("hit.") => u.cache_read_tokens = n,
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+    Some(u)
+}
+
+fn parse_count(s: &str) -> Option<u64> {
+    if let Some(k) = s.strip_suffix('k') {
+        return k.parse::<f64>().ok().map(|v| (v * 1000.0).round() as u64);
+    }
+    s.replace(',', "").parse().ok()
+}
+
+fn fix_for(code: ErrorCode) -> &'static str {
+    match code {
+        ErrorCode::AuthRequired => {
+            "check OPENAI_API_KEY / the key aider uses for this model (--api-key)"
+        }
+        _ => generic_fix(code),
+    }
+}
+
+impl TurnNormalizer for AiderNormalizer {
+    fn on_line(&mut self, line: &str) -> Vec<AgentEvent> {
+        let mut out = Vec::new();
+        self.start(&mut out);
+        let t = line.trim_end();
+        if !self.in_answer {
+            if t.trim().is_empty() || NOISE_PREFIXES.iter().any(|p| t.starts_with(p)) {
+                return out;
+            }
+            self.in_answer = true;
+        }
+        self.classify(t, &mut out);
+        out
+    }
+
+    fn ended(&self) -> bool {
+        self.ended
+    }
+
+    fn on_exit(
+        &mut self,
+        exit: Option<ExitInfo>,
+        stderr: &str,
+        interrupted: bool,
+    ) -> Option<Vec<AgentEvent>> {
+        self.ended = true;
+        let mut out = Vec::new();
+        self.start(&mut out);
+        if interrupted {
+            out.append(&mut exit_events("aider", exit, stderr, true, fix_for)?);
+            return Some(out);
+        }
+        if let Some(e) = self.error.take() {
+            let code = litellm_code(&e)
+                .or_else(|| classify_stderr(&e))
+                .unwrap_or(ErrorCode::ProcessCrashed);
+            out.push(AgentEvent::Error(
+                CohostError::new(code, format!("aider: {e}")).with_fix(fix_for(code)),
+            ));
+            out.push(AgentEvent::Ended {
+                reason: EndReason::Error,
+                usage: self.usage,
+            });
+            return Some(out);
+        }
+        if exit.and_then(|e| e.code) == Some(0) {
+            out.push(AgentEvent::Ended {
+                reason: EndReason::Completed,
+                usage: self.usage,
+            });
+            return Some(out);
+        }
+        out.append(&mut exit_events("aider", exit, stderr, false, fix_for)?);
+        Some(out)
+    }
+}
+
+#[cfg(test)]
+mod tests;

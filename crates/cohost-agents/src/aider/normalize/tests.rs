@@ -1,0 +1,139 @@
+//! Golden transcripts of the real aider 0.86.2 (captured against
+//! cohost-fakellm) replayed through the line classifier, plus edits and
+//! malformed input.
+
+use super::*;
+use crate::opencode::oneshot::replay_fixture;
+
+fn replay(s: &str) -> Vec<AgentEvent> {
+    replay_fixture("aider", "0.86.2", s, AiderNormalizer::new())
+}
+
+fn text(ev: &[AgentEvent]) -> String {
+    ev.iter()
+        .filter_map(|e| match e {
+            AgentEvent::TextDelta(t) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn banner_is_dropped_answer_and_tokens_kept() {
+    let ev = replay("text");
+    let t = text(&ev);
+    assert!(
+        t.starts_with("Hello from fake-llm. You said: say hello"),
+        "{t:?}"
+    );
+    assert!(
+        !t.contains("Aider v") && !t.contains("Repo-map") && !t.contains("Tokens:"),
+        "{t:?}"
+    );
+    assert!(
+        matches!(ev.last(), Some(AgentEvent::Ended { reason: EndReason::Completed, usage: Some(u) })
+        if u.input_tokens == 593 && u.output_tokens == 55)
+    );
+}
+
+#[test]
+fn restored_history_notice_is_noise() {
+    let ev = replay("resume");
+    assert!(text(&ev).starts_with("Hello from fake-llm. You said: second turn"));
+}
+
+#[test]
+fn litellm_auth_error_is_auth_required_despite_exit_zero() {
+    let ev = replay("error_401");
+    assert!(
+        ev.iter().any(|e| matches!(e, AgentEvent::Error(err)
+        if err.code == ErrorCode::AuthRequired && err.message.contains("Incorrect"))),
+        "{ev:#?}"
+    );
+    assert!(matches!(
+        ev.last(),
+        Some(AgentEvent::Ended {
+            reason: EndReason::Error,
+            ..
+        })
+    ));
+    assert!(text(&ev).is_empty(), "the error report is not answer text");
+}
+
+#[test]
+fn edits_commits_and_dry_runs_are_tool_events() {
+    let mut n = AiderNormalizer::new();
+    let mut ev = Vec::new();
+    for l in [
+        "Aider v0.86.2",
+        "",
+        "hello.txt",
+        "```",
+        "hi",
+        "```",
+        "Applied edit to hello.txt",
+        "Commit 1a2b3c4 feat: add hello.txt",
+        "Did not apply edit to other.txt (--dry-run)",
+        "Commit to the plan",
+        "Tokens: 1.2k sent, 3 received.",
+    ] {
+        ev.extend(n.on_line(l));
+    }
+    let calls: Vec<(&str, ToolStatus)> = ev
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::ToolExecuted { status, output, .. } => Some((output.as_str(), *status)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            ("Applied edit to hello.txt", ToolStatus::Ok),
+            ("Commit 1a2b3c4 feat: add hello.txt", ToolStatus::Ok),
+            (
+                "Did not apply edit to other.txt (--dry-run)",
+                ToolStatus::Denied
+            )
+        ]
+    );
+    assert!(ev.iter().any(|e| matches!(e, AgentEvent::ToolCall(c) if c.kind == ToolKind::Edit && c.input["path"] == "other.txt")));
+    assert_eq!(text(&ev), "hello.txt\n```\nhi\n```\nCommit to the plan\n");
+    assert!(ev.contains(&AgentEvent::Usage(Usage {
+        input_tokens: 1200,
+        output_tokens: 3,
+        ..Usage::default()
+    })));
+}
+
+#[test]
+fn odd_lines_and_crashes() {
+    let mut n = AiderNormalizer::new();
+    let ev = n.on_line("Tokens: lots sent");
+    assert_eq!(text(&ev), "Tokens: lots sent\n");
+    let crash = Some(ExitInfo {
+        code: Some(1),
+        signal: None,
+    });
+    assert!(n
+        .on_exit(crash, "Traceback (most recent call last):", false)
+        .is_none());
+    let mut n = AiderNormalizer::new();
+    let tail = n
+        .on_exit(
+            Some(ExitInfo {
+                code: None,
+                signal: Some(2),
+            }),
+            "",
+            true,
+        )
+        .unwrap();
+    assert!(matches!(
+        tail.last(),
+        Some(AgentEvent::Ended {
+            reason: EndReason::Interrupted,
+            ..
+        })
+    ));
+}

@@ -1,0 +1,199 @@
+//! Continue CLI driver (provider id `continue`, binary `cn`):
+//! `cn -p --format json [--config FILE] PROMPT` per turn.
+//!
+//! Checked against the pinned `@continuedev/cli` 1.5.47 offline: the JSON
+//! mode prints one object at the end, so each turn is one chunk (streaming
+//! `whole messages`), with no tool events and no usage. Follow-up turns pass
+//! `--resume`, which continues the *last* session in Continue's global dir:
+//! there is no session id to resume by, so resume is `none` across cohost
+//! sessions. Headless `cn` runs its shell tool without asking, so only
+//! [`ApprovalMode::AutoApprove`] passes `--auto`; `Ask` and `DenyAll` pass
+//! `--readonly` (read-only tools; edits and commands are refused).
+//! Interrupt: SIGINT to the process group.
+//!
+//! The model comes from a Continue config file: `--config` in
+//! `extra_args` wins, else `$CONTINUE_GLOBAL_DIR/config.yaml` or
+//! `~/.continue/config.yaml` when present, else `cn`'s own default
+//! (a logged-in Continue Hub assistant).
+
+pub mod normalize;
+
+use cohost_core::{
+    AdapterConfig, AdapterFactory, AgentAdapter, ApprovalMode, ApprovalSupport, Capabilities,
+    InterruptSupport, ProviderDescriptor, ProviderKind, ResumeSupport, StreamingGranularity,
+    SupportTier,
+};
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+pub use normalize::ContinueNormalizer;
+
+use crate::opencode::oneshot::{CliDriver, OneShotAdapter, SessionArg};
+use crate::process::{find_on_path, EnvPolicy, Version, VersionRange};
+
+/// Where to get it.
+pub const INSTALL_HINT: &str = "npm install -g @continuedev/cli@1.5.47";
+
+/// Tested versions: 1.5.47 is pinned in `tests/agents/versions.env`.
+pub const TESTED: VersionRange = VersionRange {
+    min: Version::new(1, 5, 0),
+    max_exclusive: Version::new(2, 0, 0),
+};
+
+/// The descriptor.
+pub fn descriptor() -> ProviderDescriptor {
+    ProviderDescriptor {
+        id: "continue".into(),
+        label: "Continue CLI (cn -p --format json)".into(),
+        kind: ProviderKind::AgentCli,
+        capabilities: Capabilities {
+            streaming: StreamingGranularity::WholeMessages,
+            reasoning: false,
+            approvals: ApprovalSupport::Advisory,
+            interrupt: InterruptSupport::Signal,
+            resume: ResumeSupport::None,
+            usage: false,
+            context_files: true,
+            executes_tools: true,
+            tier: SupportTier::Structured,
+        },
+        install_hint: Some(INSTALL_HINT.into()),
+    }
+}
+
+/// The Continue config file to pass, when the user did not pass one.
+pub fn config_file(config: &AdapterConfig) -> Option<PathBuf> {
+    if config.extra_args.iter().any(|a| a == "--config") {
+        return None;
+    }
+    let var = |k: &str| {
+        config
+            .env
+            .get(k)
+            .cloned()
+            .or_else(|| std::env::var(k).ok())
+            .filter(|v| !v.is_empty())
+    };
+    let dir = var("CONTINUE_GLOBAL_DIR")
+        .map(PathBuf::from)
+        .or_else(|| var("HOME").map(|h| PathBuf::from(h).join(".continue")))?;
+    Some(dir.join("config.yaml")).filter(|p| p.is_file())
+}
+
+/// The arguments of one turn (pure apart from the config lookup).
+pub fn turn_args(prompt: &str, config: &AdapterConfig, follow_up: bool) -> Vec<OsString> {
+    let mut args: Vec<OsString> = vec!["-p".into(), "--format".into(), "json".into()];
+    if let Some(f) = config_file(config) {
+        args.push("--config".into());
+        args.push(f.into());
+    }
+    if follow_up || config.resume.is_some() {
+        args.push("--resume".into());
+    }
+    args.push(
+        if config.approval == ApprovalMode::AutoApprove {
+            "--auto"
+        } else {
+            "--readonly"
+        }
+        .into(),
+    );
+    args.extend(config.extra_args.iter().map(OsString::from));
+    args.push("--".into());
+    args.push(prompt.into());
+    args
+}
+
+#[derive(Debug, Default)]
+struct Driver {
+    turns: AtomicBool,
+}
+
+impl CliDriver for Driver {
+    type Normalizer = ContinueNormalizer;
+
+    fn descriptor(&self) -> ProviderDescriptor {
+        descriptor()
+    }
+    fn command(&self) -> &'static str {
+        "cn"
+    }
+    fn install_hint(&self) -> &'static str {
+        INSTALL_HINT
+    }
+    fn tested(&self) -> Option<VersionRange> {
+        Some(TESTED)
+    }
+    fn env(&self) -> EnvPolicy {
+        EnvPolicy::with_prefixes(["CONTINUE_", "NODE_"])
+    }
+    fn turn_args(
+        &self,
+        prompt: &str,
+        config: &AdapterConfig,
+        _session: Option<&SessionArg>,
+    ) -> Vec<OsString> {
+        let follow_up = self.turns.swap(true, Ordering::SeqCst);
+        turn_args(prompt, config, follow_up)
+    }
+    fn normalizer(&self, _config: &AdapterConfig, _session: Option<&str>) -> ContinueNormalizer {
+        ContinueNormalizer::new()
+    }
+    fn approval_fix(&self) -> &'static str {
+        "set the approval policy at launch (auto-approve passes `--auto`), or use `--allow`/`--exclude` in extra_args"
+    }
+}
+
+/// Makes Continue CLI adapters.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct ContinueFactory;
+
+impl AdapterFactory for ContinueFactory {
+    fn descriptor(&self) -> ProviderDescriptor {
+        descriptor()
+    }
+
+    fn create(&self) -> Box<dyn AgentAdapter> {
+        Box::new(OneShotAdapter::new(Driver::default()))
+    }
+
+    fn is_available(&self) -> bool {
+        find_on_path("cn", std::env::var_os("PATH").as_deref()).is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn readonly_unless_auto_approve_and_resume_on_follow_ups() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("config.yaml"), "name: x\n").unwrap();
+        let mut cfg = AdapterConfig::default();
+        cfg.env.insert(
+            "CONTINUE_GLOBAL_DIR".into(),
+            dir.path().display().to_string(),
+        );
+        let a: Vec<String> = turn_args("-q", &cfg, false)
+            .iter()
+            .map(|s| s.to_string_lossy().into_owned())
+            .collect();
+        assert!(a.contains(&"--readonly".to_string()) && !a.contains(&"--auto".to_string()));
+        assert!(!a.contains(&"--resume".to_string()));
+        assert!(a
+            .windows(2)
+            .any(|w| w[0] == "--config" && w[1].ends_with("config.yaml")));
+        assert_eq!(&a[a.len() - 2..], ["--", "-q"]);
+        cfg.approval = ApprovalMode::AutoApprove;
+        let b: Vec<String> = turn_args("q", &cfg, true)
+            .iter()
+            .map(|s| s.to_string_lossy().into_owned())
+            .collect();
+        assert!(b.contains(&"--auto".to_string()) && !b.contains(&"--readonly".to_string()));
+        assert!(b.contains(&"--resume".to_string()));
+        cfg.extra_args = vec!["--config".into(), "mine.yaml".into()];
+        assert!(config_file(&cfg).is_none());
+    }
+}

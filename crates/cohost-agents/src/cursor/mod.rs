@@ -1,0 +1,128 @@
+//! Cursor Agent driver (provider id `cursor`), **fixture-only**: built from
+//! Cursor's public CLI docs (cursor.com/docs/cli/reference/output-format,
+//! …/cli/reference/parameters) and hand-written fixtures, never run here (no
+//! registry ships the binary; the npm name `cursor-agent` is unrelated).
+//!
+//! `cursor-agent -p --output-format stream-json [--resume ID] [--model M]
+//! [--force] PROMPT` per turn. Whole assistant messages (no
+//! `--stream-partial-output`), tool calls started/completed, a terminal
+//! `result`. Print mode cannot ask: only
+//! [`ApprovalMode::AutoApprove`] passes `--force`; otherwise Cursor's
+//! configured permissions apply (advisory). SIGINT interrupts.
+
+pub mod normalize;
+
+use cohost_core::{
+    AdapterConfig, AdapterFactory, AgentAdapter, ApprovalMode, ApprovalSupport, Capabilities,
+    InterruptSupport, ProviderDescriptor, ProviderKind, ResumeSupport, StreamingGranularity,
+    SupportTier,
+};
+use std::ffi::OsString;
+
+pub use normalize::CursorNormalizer;
+
+use crate::opencode::oneshot::{CliDriver, OneShotAdapter, SessionArg};
+use crate::process::{find_on_path, EnvPolicy, VersionRange};
+
+/// Where to get it.
+pub const INSTALL_HINT: &str =
+    "curl https://cursor.com/install -fsS | bash  (then `cursor-agent login`)";
+
+/// The descriptor.
+pub fn descriptor() -> ProviderDescriptor {
+    ProviderDescriptor {
+        id: "cursor".into(),
+        label: "Cursor Agent (stream-json; fixture-only)".into(),
+        kind: ProviderKind::AgentCli,
+        capabilities: Capabilities {
+            streaming: StreamingGranularity::WholeMessages,
+            reasoning: false,
+            approvals: ApprovalSupport::Advisory,
+            interrupt: InterruptSupport::Signal,
+            resume: ResumeSupport::NativeId,
+            usage: false,
+            context_files: true,
+            executes_tools: true,
+            tier: SupportTier::FixtureOnly,
+        },
+        install_hint: Some(INSTALL_HINT.into()),
+    }
+}
+
+/// The arguments of one turn (pure).
+pub fn turn_args(prompt: &str, config: &AdapterConfig, session: Option<&str>) -> Vec<OsString> {
+    let mut args: Vec<OsString> = vec!["-p".into(), "--output-format".into(), "stream-json".into()];
+    if let Some(s) = session {
+        args.push("--resume".into());
+        args.push(s.into());
+    }
+    if let Some(m) = &config.model {
+        args.push("--model".into());
+        args.push(m.into());
+    }
+    if config.approval == ApprovalMode::AutoApprove {
+        args.push("--force".into());
+    }
+    args.extend(config.extra_args.iter().map(OsString::from));
+    args.push("--".into());
+    args.push(prompt.into());
+    args
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Driver;
+
+impl CliDriver for Driver {
+    type Normalizer = CursorNormalizer;
+
+    fn descriptor(&self) -> ProviderDescriptor {
+        descriptor()
+    }
+    fn command(&self) -> &'static str {
+        "cursor-agent"
+    }
+    fn install_hint(&self) -> &'static str {
+        INSTALL_HINT
+    }
+    fn tested(&self) -> Option<VersionRange> {
+        None
+    }
+    fn env(&self) -> EnvPolicy {
+        EnvPolicy::with_prefixes(["CURSOR_"])
+    }
+    fn turn_args(
+        &self,
+        prompt: &str,
+        config: &AdapterConfig,
+        session: Option<&SessionArg>,
+    ) -> Vec<OsString> {
+        turn_args(prompt, config, session.map(|s| s.id.as_str()))
+    }
+    fn normalizer(&self, _config: &AdapterConfig, _session: Option<&str>) -> CursorNormalizer {
+        CursorNormalizer::new()
+    }
+    fn approval_fix(&self) -> &'static str {
+        "set Cursor's permissions in ~/.cursor/cli-config.json, or auto-approve (passes --force)"
+    }
+}
+
+/// Makes Cursor Agent adapters.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct CursorFactory;
+
+impl AdapterFactory for CursorFactory {
+    fn descriptor(&self) -> ProviderDescriptor {
+        descriptor()
+    }
+
+    fn create(&self) -> Box<dyn AgentAdapter> {
+        Box::new(OneShotAdapter::new(Driver))
+    }
+
+    fn is_available(&self) -> bool {
+        find_on_path("cursor-agent", std::env::var_os("PATH").as_deref()).is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,146 @@
+//! Goose driver (provider id `goose`), **fixture-only**: built from goose's
+//! public CLI docs (block.github.io/goose/docs/guides/goose-cli-commands)
+//! and hand-written fixtures; never run here (no registry ships the real
+//! binary).
+//!
+//! `goose run --output-format stream-json --name NAME [--resume] --text
+//! PROMPT` per turn: cohost names the session (`cohost-<uuid>`) so later
+//! turns resume it by name. Approvals follow `GOOSE_MODE`, because `run`
+//! cannot ask: `auto` only under [`ApprovalMode::AutoApprove`], otherwise
+//! `chat` (no tools at all). SIGINT interrupts.
+
+pub mod normalize;
+
+use cohost_core::{
+    AdapterConfig, AdapterFactory, AgentAdapter, ApprovalMode, ApprovalSupport, Capabilities,
+    InterruptSupport, ProviderDescriptor, ProviderKind, ResumeSupport, StreamingGranularity,
+    SupportTier,
+};
+use std::ffi::OsString;
+
+pub use normalize::GooseNormalizer;
+
+use crate::opencode::oneshot::{random_uuid, CliDriver, OneShotAdapter, SessionArg};
+use crate::process::{find_on_path, EnvPolicy, VersionRange};
+
+/// Where to get it.
+pub const INSTALL_HINT: &str =
+    "curl -fsSL https://github.com/block/goose/releases/download/stable/download_cli.sh | bash";
+
+/// The descriptor.
+pub fn descriptor() -> ProviderDescriptor {
+    ProviderDescriptor {
+        id: "goose".into(),
+        label: "Goose (run stream-json; fixture-only)".into(),
+        kind: ProviderKind::AgentCli,
+        capabilities: Capabilities {
+            streaming: StreamingGranularity::WholeMessages,
+            reasoning: true,
+            approvals: ApprovalSupport::Advisory,
+            interrupt: InterruptSupport::Signal,
+            resume: ResumeSupport::NativeId,
+            usage: true,
+            context_files: false,
+            executes_tools: true,
+            tier: SupportTier::FixtureOnly,
+        },
+        install_hint: Some(INSTALL_HINT.into()),
+    }
+}
+
+/// `GOOSE_MODE` for a policy.
+pub fn goose_mode(mode: ApprovalMode) -> &'static str {
+    match mode {
+        ApprovalMode::AutoApprove => "auto",
+        ApprovalMode::Ask | ApprovalMode::DenyAll => "chat",
+    }
+}
+
+/// The arguments of one turn (pure).
+pub(crate) fn turn_args(
+    prompt: &str,
+    config: &AdapterConfig,
+    session: Option<&SessionArg>,
+) -> Vec<OsString> {
+    let mut args: Vec<OsString> =
+        vec!["run".into(), "--output-format".into(), "stream-json".into()];
+    if let Some(s) = session {
+        args.push("--name".into());
+        args.push(s.id.as_str().into());
+        if !s.fresh {
+            args.push("--resume".into());
+        }
+    }
+    if let Some(m) = &config.model {
+        args.push("--model".into());
+        args.push(m.into());
+    }
+    args.extend(config.extra_args.iter().map(OsString::from));
+    args.push("--text".into());
+    args.push(prompt.into());
+    args
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Driver;
+
+impl CliDriver for Driver {
+    type Normalizer = GooseNormalizer;
+
+    fn descriptor(&self) -> ProviderDescriptor {
+        descriptor()
+    }
+    fn command(&self) -> &'static str {
+        "goose"
+    }
+    fn install_hint(&self) -> &'static str {
+        INSTALL_HINT
+    }
+    fn tested(&self) -> Option<VersionRange> {
+        None
+    }
+    fn env(&self) -> EnvPolicy {
+        EnvPolicy::with_prefixes(["GOOSE_"])
+    }
+    fn policy_env(&self, config: &AdapterConfig) -> Vec<(&'static str, String)> {
+        vec![("GOOSE_MODE", goose_mode(config.approval).to_string())]
+    }
+    fn turn_args(
+        &self,
+        prompt: &str,
+        config: &AdapterConfig,
+        session: Option<&SessionArg>,
+    ) -> Vec<OsString> {
+        turn_args(prompt, config, session)
+    }
+    fn normalizer(&self, _config: &AdapterConfig, session: Option<&str>) -> GooseNormalizer {
+        GooseNormalizer::new(session.map(str::to_string))
+    }
+    fn fresh_session_id(&self) -> Option<String> {
+        Some(format!("cohost-{}", random_uuid()))
+    }
+    fn approval_fix(&self) -> &'static str {
+        "set the approval policy at launch (auto-approve sets GOOSE_MODE=auto)"
+    }
+}
+
+/// Makes Goose adapters.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct GooseFactory;
+
+impl AdapterFactory for GooseFactory {
+    fn descriptor(&self) -> ProviderDescriptor {
+        descriptor()
+    }
+
+    fn create(&self) -> Box<dyn AgentAdapter> {
+        Box::new(OneShotAdapter::new(Driver))
+    }
+
+    fn is_available(&self) -> bool {
+        find_on_path("goose", std::env::var_os("PATH").as_deref()).is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,212 @@
+//! The pure state machine from `goose run --output-format stream-json`
+//! NDJSON to [`AgentEvent`]s, written from goose's CLI docs
+//! (block.github.io/goose/docs/guides/goose-cli-commands, `run` options)
+//! and the event shapes of its `stream-json` writer: `message` (a goose
+//! `Message`: role + content items `text`, `thinking`, `toolRequest`,
+//! `toolResponse`), `notification`, `error`, and a terminal `complete`
+//! (`total_tokens`). Fixture-only: never run against the real binary here.
+
+use cohost_core::{
+    AgentEvent, CohostError, EndReason, ErrorCode, ToolCallInfo, ToolKind, ToolStatus, Usage,
+};
+use serde_json::Value;
+
+use crate::gemini::turn::TurnNormalizer;
+use crate::opencode::oneshot::{exit_events, generic_fix};
+use crate::process::{classify_stderr, ExitInfo};
+
+/// Normalizes one `goose run` turn.
+#[derive(Debug, Default)]
+pub struct GooseNormalizer {
+    session: Option<String>,
+    started: bool,
+    ended: bool,
+    errored: bool,
+    /// Lines that were not events cohost knows.
+    pub skipped_lines: usize,
+}
+
+impl GooseNormalizer {
+    /// A normalizer for a turn of the named goose session.
+    pub fn new(session: Option<String>) -> Self {
+        GooseNormalizer {
+            session,
+            ..Self::default()
+        }
+    }
+
+    fn start(&mut self, out: &mut Vec<AgentEvent>) {
+        if !self.started {
+            self.started = true;
+            out.push(AgentEvent::Started {
+                session_id: self.session.clone(),
+                model: None,
+            });
+        }
+    }
+
+    fn on_value(&mut self, v: &Value, out: &mut Vec<AgentEvent>) {
+        match v.get("type").and_then(Value::as_str).unwrap_or("") {
+            "message" => {
+                self.start(out);
+                let items = v.pointer("/message/content").and_then(Value::as_array);
+                for item in items.into_iter().flatten() {
+                    self.on_content(item, out);
+                }
+            }
+            "error" => {
+                self.start(out);
+                self.errored = true;
+                let msg = v
+                    .get("error")
+                    .and_then(Value::as_str)
+                    .unwrap_or("goose reported an error");
+                let code = classify_stderr(msg).unwrap_or(ErrorCode::ProcessCrashed);
+                out.push(AgentEvent::Error(
+                    CohostError::new(code, format!("goose: {msg}")).with_fix(generic_fix(code)),
+                ));
+            }
+            "complete" => {
+                self.start(out);
+                self.ended = true;
+                let usage = v
+                    .get("total_tokens")
+                    .and_then(Value::as_u64)
+                    .map(|t| Usage {
+                        // goose reports one total; cohost cannot split it honestly.
+                        output_tokens: t,
+                        ..Usage::default()
+                    });
+                out.push(AgentEvent::Ended {
+                    reason: if self.errored {
+                        EndReason::Error
+                    } else {
+                        EndReason::Completed
+                    },
+                    usage,
+                });
+            }
+            "notification" => self.start(out),
+            _ => self.skipped_lines += 1,
+        }
+    }
+
+    fn on_content(&mut self, item: &Value, out: &mut Vec<AgentEvent>) {
+        let s = |k: &str| item.get(k).and_then(Value::as_str);
+        match s("type").unwrap_or("") {
+            "text" => {
+                if let Some(t) = s("text").filter(|t| !t.is_empty()) {
+                    out.push(AgentEvent::TextDelta(t.to_string()));
+                }
+            }
+            "thinking" => {
+                if let Some(t) = s("thinking").filter(|t| !t.is_empty()) {
+                    out.push(AgentEvent::ReasoningDelta(t.to_string()));
+                }
+            }
+            "toolRequest" => {
+                let id = s("id").unwrap_or("goose-tool").to_string();
+                let call = item.pointer("/toolCall/value");
+                let name = call
+                    .and_then(|c| c.get("name"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("tool")
+                    .to_string();
+                out.push(AgentEvent::ToolCall(ToolCallInfo {
+                    tool_id: id,
+                    kind: tool_kind(&name),
+                    input: call
+                        .and_then(|c| c.get("arguments"))
+                        .cloned()
+                        .unwrap_or(Value::Null),
+                    name,
+                }));
+            }
+            "toolResponse" => {
+                let id = s("id").unwrap_or("goose-tool").to_string();
+                let result = item.get("toolResult");
+                let ok =
+                    result.and_then(|r| r.get("status")).and_then(Value::as_str) == Some("success");
+                let value = result.and_then(|r| r.get("value"));
+                let output = match value {
+                    Some(Value::Array(parts)) => parts
+                        .iter()
+                        .filter_map(|p| p.get("text").and_then(Value::as_str))
+                        .collect::<Vec<_>>()
+                        .join("\n"),
+                    Some(Value::String(e)) => e.clone(),
+                    Some(other) => other.to_string(),
+                    None => String::new(),
+                };
+                let denied = !ok && output.to_ascii_lowercase().contains("declined");
+                out.push(AgentEvent::ToolExecuted {
+                    tool_id: id,
+                    status: if ok {
+                        ToolStatus::Ok
+                    } else if denied {
+                        ToolStatus::Denied
+                    } else {
+                        ToolStatus::Error
+                    },
+                    output,
+                });
+            }
+            _ => {}
+        }
+    }
+}
+
+/// goose names tools `<extension>__<tool>` (`developer__shell`).
+fn tool_kind(name: &str) -> ToolKind {
+    let short = name.rsplit("__").next().unwrap_or(name);
+    match short {
+        "shell" => ToolKind::Execute,
+        "text_editor" => ToolKind::Edit,
+        other => ToolKind::from_tool_name(other),
+    }
+}
+
+impl TurnNormalizer for GooseNormalizer {
+    fn on_line(&mut self, line: &str) -> Vec<AgentEvent> {
+        let mut out = Vec::new();
+        let line = line.trim();
+        if line.is_empty() || self.ended {
+            return out;
+        }
+        match serde_json::from_str::<Value>(line) {
+            Ok(v) if v.is_object() => self.on_value(&v, &mut out),
+            _ => self.skipped_lines += 1,
+        }
+        out
+    }
+
+    fn ended(&self) -> bool {
+        self.ended
+    }
+
+    fn on_exit(
+        &mut self,
+        exit: Option<ExitInfo>,
+        stderr: &str,
+        interrupted: bool,
+    ) -> Option<Vec<AgentEvent>> {
+        self.ended = true;
+        let mut out = Vec::new();
+        self.start(&mut out);
+        if self.errored && !interrupted {
+            out.push(AgentEvent::Ended {
+                reason: EndReason::Error,
+                usage: None,
+            });
+            return Some(out);
+        }
+        out.append(&mut exit_events(
+            "goose",
+            exit,
+            stderr,
+            interrupted,
+            generic_fix,
+        )?);
+        Some(out)
+    }
+}

@@ -1,0 +1,162 @@
+//! Kiro's plain-text output → [`AgentEvent`]s: each stdout line, cleaned of
+//! escape sequences by the PTY tier's VT parser, is one chunk; the leading
+//! `> ` Kiro prints before an answer is dropped. Exit 0 completes the turn;
+//! a non-zero exit is an error turn when stderr names a known cause, else a
+//! crash.
+
+use cohost_core::{AgentEvent, CohostError, EndReason, ErrorCode};
+
+use crate::gemini::turn::TurnNormalizer;
+use crate::opencode::oneshot::{error_end, exit_events, generic_fix};
+use crate::process::ExitInfo;
+use crate::pty::TextCleaner;
+
+/// Normalizes one `kiro-cli chat --no-interactive` turn.
+#[derive(Default)]
+pub struct KiroNormalizer {
+    cleaner: TextCleaner,
+    started: bool,
+    ended: bool,
+    first_text: bool,
+}
+
+impl std::fmt::Debug for KiroNormalizer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KiroNormalizer")
+            .field("ended", &self.ended)
+            .finish()
+    }
+}
+
+impl KiroNormalizer {
+    /// A normalizer for a new turn.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn start(&mut self, out: &mut Vec<AgentEvent>) {
+        if !self.started {
+            self.started = true;
+            out.push(AgentEvent::Started {
+                session_id: None,
+                model: None,
+            });
+        }
+    }
+}
+
+fn fix_for(code: ErrorCode) -> &'static str {
+    match code {
+        ErrorCode::AuthRequired => "run `kiro-cli login`",
+        _ => generic_fix(code),
+    }
+}
+
+impl TurnNormalizer for KiroNormalizer {
+    fn on_line(&mut self, line: &str) -> Vec<AgentEvent> {
+        let mut out = Vec::new();
+        self.start(&mut out);
+        let mut text = self.cleaner.push(line.as_bytes());
+        if !self.first_text {
+            if text.trim().is_empty() {
+                return out; // Leading blank lines.
+            }
+            self.first_text = true;
+            if let Some(rest) = text.strip_prefix("> ") {
+                text = rest.to_string();
+            }
+        }
+        text.push('\n');
+        out.push(AgentEvent::TextDelta(text));
+        out
+    }
+
+    fn ended(&self) -> bool {
+        self.ended
+    }
+
+    fn on_exit(
+        &mut self,
+        exit: Option<ExitInfo>,
+        stderr: &str,
+        interrupted: bool,
+    ) -> Option<Vec<AgentEvent>> {
+        self.ended = true;
+        let mut out = Vec::new();
+        self.start(&mut out);
+        if !interrupted && exit.and_then(|e| e.code) == Some(0) {
+            out.push(AgentEvent::Ended {
+                reason: EndReason::Completed,
+                usage: None,
+            });
+            return Some(out);
+        }
+        let lower = stderr.to_ascii_lowercase();
+        if !interrupted && (lower.contains("not logged in") || lower.contains("kiro-cli login")) {
+            out.extend(error_end(
+                CohostError::new(ErrorCode::AuthRequired, "kiro-cli: not logged in")
+                    .with_fix(fix_for(ErrorCode::AuthRequired)),
+            ));
+            return Some(out);
+        }
+        out.append(&mut exit_events(
+            "kiro-cli",
+            exit,
+            stderr,
+            interrupted,
+            fix_for,
+        )?);
+        Some(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::opencode::oneshot::replay_fixture;
+
+    fn text(ev: &[AgentEvent]) -> String {
+        ev.iter()
+            .filter_map(|e| match e {
+                AgentEvent::TextDelta(t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn lines_are_cleaned_chunks_and_exit_zero_completes() {
+        let ev = replay_fixture("kiro", "docs", "text", KiroNormalizer::new());
+        assert_eq!(
+            text(&ev),
+            "Hello! I can help with that.\nThe file has 3 lines.\n"
+        );
+        assert!(matches!(
+            ev.last(),
+            Some(AgentEvent::Ended {
+                reason: EndReason::Completed,
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn not_logged_in_is_auth_required() {
+        let ev = replay_fixture("kiro", "docs", "not_logged_in", KiroNormalizer::new());
+        assert!(ev
+            .iter()
+            .any(|e| matches!(e, AgentEvent::Error(err) if err.code == ErrorCode::AuthRequired)));
+    }
+
+    #[test]
+    fn binary_garbage_does_not_panic_and_crash_is_a_crash() {
+        let mut n = KiroNormalizer::new();
+        let ev = n.on_line("\u{1b}[99999999999999999999m\u{1b}]8;;\u{7}x");
+        assert_eq!(text(&ev), "x\n");
+        let crash = Some(ExitInfo {
+            code: None,
+            signal: Some(6),
+        });
+        assert!(n.on_exit(crash, "thread 'main' panicked", false).is_none());
+    }
+}

@@ -1,0 +1,229 @@
+//! The pure state machine from `opencode run --format json` lines to
+//! [`AgentEvent`]s.
+//!
+//! opencode prints finished parts only: each `text` part becomes one
+//! `TextDelta`, each terminal `tool_use` part a `ToolCall` plus a
+//! `ToolExecuted`, each `step_finish` adds to the turn's usage. There is no
+//! closing line: the turn ends when the process exits 0 (see
+//! [`OpenCodeNormalizer::on_exit`]).
+
+use cohost_core::{
+    AgentEvent, CohostError, EndReason, ErrorCode, ToolCallInfo, ToolKind, ToolStatus, Usage,
+};
+
+use super::oneshot::{exit_events, generic_fix};
+use super::wire::{Envelope, ErrorEvent, RunEvent};
+use crate::gemini::turn::TurnNormalizer;
+use crate::process::{classify_stderr, ExitInfo};
+
+/// Normalizes one `opencode run` turn.
+#[derive(Debug, Default)]
+pub struct OpenCodeNormalizer {
+    started: bool,
+    ended: bool,
+    usage: Usage,
+    saw_usage: bool,
+    errored: bool,
+    /// Lines that were not JSON objects of a known shape (logged, skipped).
+    pub skipped_lines: usize,
+}
+
+impl OpenCodeNormalizer {
+    /// A normalizer for a new turn.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn start(&mut self, session: Option<&String>, out: &mut Vec<AgentEvent>) {
+        if !self.started {
+            self.started = true;
+            out.push(AgentEvent::Started {
+                session_id: session.cloned(),
+                model: None,
+            });
+        }
+    }
+
+    fn on_event(&mut self, ev: RunEvent, out: &mut Vec<AgentEvent>) {
+        match ev {
+            RunEvent::StepStart(e) => self.start(e.session_id.as_ref(), out),
+            RunEvent::Text(e) => {
+                self.start(e.session_id.as_ref(), out);
+                if let Some(t) = e.part.text.filter(|t| !t.is_empty()) {
+                    out.push(AgentEvent::TextDelta(t));
+                }
+            }
+            RunEvent::Reasoning(e) => {
+                self.start(e.session_id.as_ref(), out);
+                if let Some(t) = e.part.text.filter(|t| !t.is_empty()) {
+                    out.push(AgentEvent::ReasoningDelta(t));
+                }
+            }
+            RunEvent::ToolUse(e) => self.on_tool(e, out),
+            RunEvent::StepFinish(e) => {
+                self.start(e.session_id.as_ref(), out);
+                if let Some(t) = e.part.tokens {
+                    self.saw_usage = true;
+                    self.usage.input_tokens += t.input;
+                    self.usage.output_tokens += t.output;
+                    self.usage.reasoning_tokens += t.reasoning;
+                    self.usage.cache_read_tokens += t.cache.read;
+                    self.usage.cache_write_tokens += t.cache.write;
+                    out.push(AgentEvent::Usage(self.usage));
+                }
+            }
+            RunEvent::Error(e) => self.on_error(e, out),
+            RunEvent::Unknown => self.skipped_lines += 1,
+        }
+    }
+
+    fn on_tool(&mut self, e: Envelope, out: &mut Vec<AgentEvent>) {
+        self.start(e.session_id.as_ref(), out);
+        let part = e.part;
+        let name = part.tool.unwrap_or_else(|| "tool".into());
+        let tool_id = part
+            .call_id
+            .or(part.id)
+            .unwrap_or_else(|| format!("opencode-tool-{name}"));
+        let state = part.state.unwrap_or_default();
+        out.push(AgentEvent::ToolCall(ToolCallInfo {
+            tool_id: tool_id.clone(),
+            kind: tool_kind(&name),
+            name,
+            input: state.input,
+        }));
+        let (status, output) = match state.status.as_str() {
+            "completed" => (ToolStatus::Ok, state.output.unwrap_or_default()),
+            "error" => {
+                let err = state.error.unwrap_or_default();
+                // opencode's run mode auto-rejects `ask` permissions with this text.
+                let denied = err.contains("rejected permission") || err.contains("denied");
+                (
+                    if denied {
+                        ToolStatus::Denied
+                    } else {
+                        ToolStatus::Error
+                    },
+                    err,
+                )
+            }
+            // Run mode prints tools only when they settle; anything else is
+            // a newer format: report the call, not a result we do not have.
+            _ => return,
+        };
+        out.push(AgentEvent::ToolExecuted {
+            tool_id,
+            status,
+            output,
+        });
+    }
+
+    fn on_error(&mut self, e: ErrorEvent, out: &mut Vec<AgentEvent>) {
+        self.start(e.session_id.as_ref(), out);
+        let name = e.error.get("name").and_then(|v| v.as_str()).unwrap_or("");
+        let data = e.error.get("data");
+        let message = data
+            .and_then(|d| d.get("message"))
+            .and_then(|v| v.as_str())
+            .or_else(|| e.error.get("message").and_then(|v| v.as_str()))
+            .unwrap_or("unknown error");
+        let status = data
+            .and_then(|d| d.get("statusCode"))
+            .and_then(|v| v.as_u64());
+        let text = match status {
+            Some(s) => format!("{name} (HTTP {s}): {message}"),
+            None => format!("{name}: {message}"),
+        };
+        let code = if name == "ProviderAuthError" {
+            ErrorCode::AuthRequired
+        } else {
+            classify_stderr(&text).unwrap_or(ErrorCode::ProcessCrashed)
+        };
+        self.errored = true;
+        out.push(AgentEvent::Error(
+            CohostError::new(code, format!("opencode: {text}")).with_fix(fix_for(code)),
+        ));
+    }
+
+    fn final_usage(&self) -> Option<Usage> {
+        self.saw_usage.then_some(self.usage)
+    }
+}
+
+impl TurnNormalizer for OpenCodeNormalizer {
+    fn on_line(&mut self, line: &str) -> Vec<AgentEvent> {
+        let mut out = Vec::new();
+        let line = line.trim();
+        if line.is_empty() {
+            return out;
+        }
+        match serde_json::from_str::<RunEvent>(line) {
+            Ok(ev) => self.on_event(ev, &mut out),
+            Err(e) => {
+                // A non-JSON line (a warning printed to stdout) is noise,
+                // not a reason to end the turn.
+                tracing::debug!("opencode: skipped a line that is not an event: {e}");
+                self.skipped_lines += 1;
+            }
+        }
+        out
+    }
+
+    fn ended(&self) -> bool {
+        self.ended
+    }
+
+    fn on_exit(
+        &mut self,
+        exit: Option<ExitInfo>,
+        stderr: &str,
+        interrupted: bool,
+    ) -> Option<Vec<AgentEvent>> {
+        self.ended = true;
+        if interrupted {
+            return exit_events("opencode", exit, stderr, true, fix_for);
+        }
+        let mut out = Vec::new();
+        if !self.started {
+            self.start(None, &mut out);
+        }
+        if self.errored {
+            out.push(AgentEvent::Ended {
+                reason: EndReason::Error,
+                usage: self.final_usage(),
+            });
+        } else if exit.and_then(|e| e.code) == Some(0) {
+            out.push(AgentEvent::Ended {
+                reason: EndReason::Completed,
+                usage: self.final_usage(),
+            });
+        } else {
+            out.append(&mut exit_events("opencode", exit, stderr, false, fix_for)?);
+        }
+        Some(out)
+    }
+}
+
+fn tool_kind(name: &str) -> ToolKind {
+    match name {
+        "bash" => ToolKind::Execute,
+        "edit" | "write" | "patch" | "multiedit" => ToolKind::Edit,
+        "read" => ToolKind::Read,
+        "grep" | "glob" | "list" | "codesearch" => ToolKind::Search,
+        "webfetch" | "websearch" => ToolKind::Fetch,
+        "todowrite" | "todoread" | "task" => ToolKind::Think,
+        other => ToolKind::from_tool_name(other),
+    }
+}
+
+fn fix_for(code: ErrorCode) -> &'static str {
+    match code {
+        ErrorCode::AuthRequired => {
+            "check the provider's apiKey in opencode.json or run `opencode auth login`"
+        }
+        _ => generic_fix(code),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,352 @@
+//! A generic adapter for CLIs that run one process per turn and print a
+//! structured (or plain) stream on stdout: OpenCode `run`, Copilot `-p`,
+//! Continue `cn -p`, Aider `--message`, and the fixture-only drivers.
+//!
+//! Each driver supplies a [`CliDriver`] (command line, environment, a pure
+//! normalizer) and gets the whole port for free: binary discovery, version
+//! check, per-turn spawn on the shared supervisor (through
+//! `crate::gemini::turn::OneShot`), native-session bookkeeping, the signal
+//! ladder and crash reports. Approvals are launch-time policy only, because
+//! none of these modes can block on a host decision.
+
+use async_trait::async_trait;
+use cohost_core::{
+    AdapterConfig, AgentAdapter, AgentEvent, AgentEventStream, CohostError, EndReason, ErrorCode,
+    Health, InitInfo, InterruptStage, PromptRequest, ProviderDescriptor, ToolDecision,
+};
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use crate::gemini::turn::{OneShot, RunState, TurnNormalizer};
+use crate::process::{
+    classify_stderr, locate_binary, probe_version, EnvPolicy, ExitInfo, ProcessSpec, VersionRange,
+};
+
+const PROBE_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// What a one-shot CLI driver must say about itself.
+pub(crate) trait CliDriver: Send + Sync + 'static {
+    /// The pure normalizer of one turn's stdout.
+    type Normalizer: TurnNormalizer;
+    /// The static descriptor.
+    fn descriptor(&self) -> ProviderDescriptor;
+    /// The command looked up on PATH (`opencode`, `cn`).
+    fn command(&self) -> &'static str;
+    /// How to install it (for PROVIDER_NOT_FOUND).
+    fn install_hint(&self) -> &'static str;
+    /// Tested versions; `None` skips the `--version` probe (fixture-only
+    /// drivers, whose version output is undocumented).
+    fn tested(&self) -> Option<VersionRange>;
+    /// The child's environment before `AdapterConfig.env` is applied.
+    fn env(&self) -> EnvPolicy;
+    /// The arguments of one turn (pure).
+    fn turn_args(
+        &self,
+        prompt: &str,
+        config: &AdapterConfig,
+        session: Option<&SessionArg>,
+    ) -> Vec<OsString>;
+    /// A fresh normalizer for one turn; `session` is the id the turn runs
+    /// under when cohost chose or resumed it.
+    fn normalizer(&self, config: &AdapterConfig, session: Option<&str>) -> Self::Normalizer;
+    /// An id for a new session, for CLIs that let the caller choose it
+    /// (so the id is known before the turn ends).
+    fn fresh_session_id(&self) -> Option<String> {
+        None
+    }
+    /// Why approvals cannot be answered, and what to do instead.
+    fn approval_fix(&self) -> &'static str;
+    /// Variables that carry the approval policy (applied before
+    /// `AdapterConfig.env`, so the user's explicit values win).
+    fn policy_env(&self, _config: &AdapterConfig) -> Vec<(&'static str, String)> {
+        Vec::new()
+    }
+}
+
+/// The session a turn runs in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SessionArg {
+    /// Native id.
+    pub id: String,
+    /// `true`: a new session cohost named; `false`: resume an existing one.
+    pub fresh: bool,
+}
+
+/// The port over a [`CliDriver`].
+pub(crate) struct OneShotAdapter<D: CliDriver> {
+    driver: D,
+    descriptor: ProviderDescriptor,
+    config: AdapterConfig,
+    binary: Option<PathBuf>,
+    version: Option<String>,
+    state: Arc<Mutex<RunState>>,
+    turn: Option<OneShot>,
+    terminated: bool,
+}
+
+impl<D: CliDriver> OneShotAdapter<D> {
+    /// A fresh adapter.
+    pub(crate) fn new(driver: D) -> Self {
+        OneShotAdapter {
+            descriptor: driver.descriptor(),
+            driver,
+            config: AdapterConfig::default(),
+            binary: None,
+            version: None,
+            state: Arc::default(),
+            turn: None,
+            terminated: false,
+        }
+    }
+
+    fn env(&self) -> EnvPolicy {
+        let mut env = self.driver.env();
+        for (k, v) in self.driver.policy_env(&self.config) {
+            env.set(k, v);
+        }
+        env.extend(&self.config.env);
+        env
+    }
+}
+
+fn lock(s: &Mutex<RunState>) -> std::sync::MutexGuard<'_, RunState> {
+    s.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+#[async_trait]
+impl<D: CliDriver> AgentAdapter for OneShotAdapter<D> {
+    fn descriptor(&self) -> &ProviderDescriptor {
+        &self.descriptor
+    }
+
+    async fn initialize(&mut self, config: &AdapterConfig) -> Result<InitInfo, CohostError> {
+        self.config = config.clone();
+        let env = self.env();
+        let path = env.effective_path();
+        let id = self.descriptor.id.clone();
+        let binary = locate_binary(
+            &id,
+            self.driver.command(),
+            config.binary.as_deref(),
+            path.as_deref(),
+            self.driver.install_hint(),
+        )?;
+        if let Some(range) = self.driver.tested() {
+            let (version, _raw) = probe_version(&id, &binary, &env, PROBE_TIMEOUT).await?;
+            range.check(&id, version, self.driver.install_hint())?;
+            self.version = Some(version.to_string());
+        }
+        self.binary = Some(binary);
+        lock(&self.state).session_id = config.resume.clone();
+        Ok(InitInfo {
+            version: self.version.clone(),
+            session_id: config.resume.clone(),
+        })
+    }
+
+    async fn send_prompt(
+        &mut self,
+        prompt: PromptRequest,
+    ) -> Result<AgentEventStream, CohostError> {
+        let Some(binary) = self.binary.clone().filter(|_| !self.terminated) else {
+            return Err(CohostError::new(
+                ErrorCode::IllegalTransition,
+                format!("the {} adapter is not initialized", self.descriptor.id),
+            )
+            .with_fix("initialize the adapter first"));
+        };
+        // The previous process must be gone so the next one reads a
+        // complete session from disk.
+        if let Some(prev) = self.turn.take() {
+            prev.finish().await;
+        }
+        let mut text = prompt.text;
+        for f in &prompt.context_files {
+            // Every CLI here resolves `@path` mentions itself or at least
+            // shows the model the path.
+            text.push_str(&format!(" @{}", f.path.display()));
+        }
+        let session = match lock(&self.state).session_id.clone() {
+            Some(id) => Some(SessionArg { id, fresh: false }),
+            None => self
+                .driver
+                .fresh_session_id()
+                .map(|id| SessionArg { id, fresh: true }),
+        };
+        let mut spec = ProcessSpec::new(self.descriptor.id.clone(), binary);
+        spec.args = self.driver.turn_args(&text, &self.config, session.as_ref());
+        spec.cwd = Some(self.config.cwd.clone()).filter(|c| !c.as_os_str().is_empty());
+        spec.env = self.env();
+        lock(&self.state).last_error = None;
+        let norm = self
+            .driver
+            .normalizer(&self.config, session.as_ref().map(|s| s.id.as_str()));
+        let (turn, stream) = OneShot::spawn(spec, norm, self.state.clone())?;
+        self.turn = Some(turn);
+        Ok(stream)
+    }
+
+    async fn interrupt(&mut self, stage: InterruptStage) -> Result<(), CohostError> {
+        match &self.turn {
+            Some(t) => t.interrupt(stage),
+            None => Ok(()),
+        }
+    }
+
+    async fn approve_tool(&mut self, decision: ToolDecision) -> Result<(), CohostError> {
+        Err(CohostError::new(
+            ErrorCode::UnsupportedMode,
+            format!(
+                "{} cannot wait for an approval in this mode (tool call `{}`)",
+                self.descriptor.id, decision.tool_id
+            ),
+        )
+        .with_fix(self.driver.approval_fix()))
+    }
+
+    async fn health(&mut self) -> Health {
+        Health {
+            alive: !self.terminated && self.binary.is_some(),
+            binary: self.binary.as_ref().map(|b| b.display().to_string()),
+            version: self.version.clone(),
+            last_error: lock(&self.state).last_error.clone(),
+        }
+    }
+
+    async fn terminate(&mut self) -> Result<(), CohostError> {
+        self.terminated = true;
+        if let Some(t) = self.turn.take() {
+            t.kill().await;
+        }
+        Ok(())
+    }
+}
+
+/// The closing events for a process that exited without the driver's
+/// closing event: interrupted → `Ended(Interrupted)`; a non-zero exit whose
+/// stderr names a known cause → an error turn; anything else → `None`
+/// (a crash: the stream closes without `Ended`, `health()` has the tail).
+pub(crate) fn exit_events(
+    provider: &str,
+    exit: Option<ExitInfo>,
+    stderr: &str,
+    interrupted: bool,
+    fix_for: fn(ErrorCode) -> &'static str,
+) -> Option<Vec<AgentEvent>> {
+    if interrupted {
+        return Some(vec![AgentEvent::Ended {
+            reason: EndReason::Interrupted,
+            usage: None,
+        }]);
+    }
+    let code = exit.and_then(|e| e.code)?;
+    let class = classify_stderr(stderr)?;
+    let last = stderr
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("");
+    Some(error_end(
+        CohostError::new(
+            class,
+            format!("{provider} exited with code {code}: {}", last.trim()),
+        )
+        .with_fix(fix_for(class)),
+    ))
+}
+
+/// An error followed by `Ended(Error)`.
+pub(crate) fn error_end(err: CohostError) -> Vec<AgentEvent> {
+    vec![
+        AgentEvent::Error(err),
+        AgentEvent::Ended {
+            reason: EndReason::Error,
+            usage: None,
+        },
+    ]
+}
+
+/// A generic fix per error class for CLIs pointed at an OpenAI-style API.
+pub(crate) fn generic_fix(code: ErrorCode) -> &'static str {
+    match code {
+        ErrorCode::AuthRequired => "check the API key the agent uses (its own env or config)",
+        ErrorCode::AuthBlockedByPolicy => "ask your administrator, or use another account",
+        ErrorCode::RateLimited => "wait and retry",
+        ErrorCode::ContextWindowExceeded => "start a new session or shorten the prompt",
+        ErrorCode::ModelNotAvailable => "pick a model the provider serves (`--model`)",
+        _ => "check the agent's base URL / network access and retry",
+    }
+}
+
+/// Replay a golden transcript (`tests/fixtures/<agent>/<version>/<scenario>.jsonl`,
+/// header line first) through `norm`, then the exit the header records
+/// (`exit_code`, `signal`, `stderr`, `interrupted`), and compare with the
+/// `.events` snapshot beside it.
+#[cfg(test)]
+pub(crate) fn replay_fixture<N: TurnNormalizer>(
+    agent: &str,
+    version: &str,
+    scenario: &str,
+    mut norm: N,
+) -> Vec<AgentEvent> {
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(agent)
+        .join(version);
+    let text = std::fs::read_to_string(dir.join(format!("{scenario}.jsonl"))).unwrap();
+    let mut lines = text.lines();
+    let header: serde_json::Value = serde_json::from_str(lines.next().unwrap()).unwrap();
+    let h = &header["cohost_fixture"];
+    assert!(h["tool"].is_string() && h["version"] == version && h["command"].is_string());
+    let mut events: Vec<AgentEvent> = Vec::new();
+    for l in lines {
+        if !norm.ended() {
+            events.extend(norm.on_line(l));
+        }
+    }
+    if !norm.ended() {
+        let exit = ExitInfo {
+            code: h["exit_code"].as_i64().and_then(|c| i32::try_from(c).ok()),
+            signal: h["signal"].as_i64().and_then(|c| i32::try_from(c).ok()),
+        };
+        let stderr = h["stderr"].as_str().unwrap_or("");
+        let interrupted = h["interrupted"].as_bool().unwrap_or(false);
+        if let Some(tail) = norm.on_exit(Some(exit), stderr, interrupted) {
+            events.extend(tail);
+        }
+    }
+    crate::gemini::turn::check_snapshot(dir.join(format!("{scenario}.events")), &events);
+    events
+}
+
+/// A random RFC 4122 version-4 UUID, for CLIs that take a caller-chosen
+/// session id. Reads the kernel's CSPRNG; falls back to clock and pid
+/// (unique enough for a session name, which is not a secret).
+pub(crate) fn random_uuid() -> String {
+    use std::io::Read;
+    let mut b = [0u8; 16];
+    let filled = std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut b))
+        .is_ok();
+    if !filled {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        let mixed = nanos ^ (u128::from(std::process::id()) << 64);
+        b = mixed.to_le_bytes();
+    }
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    let h: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    format!(
+        "{}-{}-{}-{}-{}",
+        &h[0..8],
+        &h[8..12],
+        &h[12..16],
+        &h[16..20],
+        &h[20..32]
+    )
+}
