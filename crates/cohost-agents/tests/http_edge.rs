@@ -25,7 +25,9 @@ async fn canned(responses: Vec<String>) -> Canned {
     let log = seen.clone();
     tokio::spawn(async move {
         for resp in responses {
-            let Ok((mut sock, _)) = listener.accept().await else { return };
+            let Ok((mut sock, _)) = listener.accept().await else {
+                return;
+            };
             let mut buf = Vec::new();
             let mut chunk = [0u8; 4096];
             // Read the head and the body (Content-Length) before answering.
@@ -39,14 +41,20 @@ async fn canned(responses: Vec<String>) -> Canned {
                 if let Some(end) = text.find("\r\n\r\n") {
                     let len = text[..end]
                         .lines()
-                        .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse::<usize>().unwrap_or(0)))
+                        .find_map(|l| {
+                            l.to_ascii_lowercase()
+                                .strip_prefix("content-length:")
+                                .map(|v| v.trim().parse::<usize>().unwrap_or(0))
+                        })
                         .unwrap_or(0);
                     if buf.len() >= end + 4 + len {
                         break;
                     }
                 }
             }
-            log.lock().unwrap().push(String::from_utf8_lossy(&buf).to_string());
+            log.lock()
+                .unwrap()
+                .push(String::from_utf8_lossy(&buf).to_string());
             let _ = sock.write_all(resp.as_bytes()).await;
             let _ = sock.shutdown().await;
         }
@@ -67,7 +75,10 @@ fn config(home: &std::path::Path, vars: &[(&str, &str)]) -> AdapterConfig {
         ..AdapterConfig::default()
     };
     c.env.insert("HOME".into(), home.display().to_string());
-    c.env.insert("XDG_STATE_HOME".into(), home.join("state").display().to_string());
+    c.env.insert(
+        "XDG_STATE_HOME".into(),
+        home.join("state").display().to_string(),
+    );
     for (k, v) in vars {
         c.env.insert(k.to_string(), v.to_string());
     }
@@ -78,10 +89,23 @@ fn config(home: &std::path::Path, vars: &[(&str, &str)]) -> AdapterConfig {
 async fn key_echoed_in_error_body_is_redacted() {
     // A plain value with no vendor shape: only exact-value redaction can catch it.
     let key = "plain-value-key-0123456789abcdef";
-    let body = format!(r#"{{"error":{{"message":"Incorrect API key provided: {key}. Check it.","code":"invalid_api_key"}}}}"#);
-    let srv = canned(vec![http("401 Unauthorized", "content-type: application/json\r\n", &body)]).await;
+    let body = format!(
+        r#"{{"error":{{"message":"Incorrect API key provided: {key}. Check it.","code":"invalid_api_key"}}}}"#
+    );
+    let srv = canned(vec![http(
+        "401 Unauthorized",
+        "content-type: application/json\r\n",
+        &body,
+    )])
+    .await;
     let home = tempfile::tempdir().unwrap();
-    let f = OpenAiCompatible::new("acme", "ACME", format!("{}/v1", srv.base), Some("ACME_SECRET_KEY"), vec!["m".into()]);
+    let f = OpenAiCompatible::new(
+        "acme",
+        "ACME",
+        format!("{}/v1", srv.base),
+        Some("ACME_SECRET_KEY"),
+        vec!["m".into()],
+    );
     let mut s = HostSession::new(
         Arc::new(f),
         config(home.path(), &[("ACME_SECRET_KEY", key)]),
@@ -92,10 +116,19 @@ async fn key_echoed_in_error_body_is_redacted() {
     let (ev, out) = prompt(&mut s, "hi").await;
     let err = out.error.expect("auth error");
     assert_eq!(err.code, ErrorCode::AuthRequired);
-    assert!(err.message.contains("Incorrect API key provided"), "{}", err.message);
+    assert!(
+        err.message.contains("Incorrect API key provided"),
+        "{}",
+        err.message
+    );
     let all = serde_json::to_string(&ev).unwrap();
     assert!(!all.contains(key), "key leaked into events: {all}");
-    assert!(!s.health().await.last_error.unwrap_or_default().contains(key));
+    assert!(!s
+        .health()
+        .await
+        .last_error
+        .unwrap_or_default()
+        .contains(key));
     assert!(err.suggested_fix.unwrap().contains("ACME_SECRET_KEY"));
     // It was sent, as a bearer header.
     assert!(srv.seen.lock().unwrap()[0].contains(&format!("Bearer {key}")));
@@ -104,12 +137,26 @@ async fn key_echoed_in_error_body_is_redacted() {
 #[tokio::test]
 async fn missing_key_fails_start_naming_the_variable() {
     let home = tempfile::tempdir().unwrap();
-    let f = OpenAiCompatible::new("acme", "ACME", "http://127.0.0.1:9/v1", Some("COHOST_TEST_UNSET_KEY_7731"), vec!["m".into()]);
-    let mut s = HostSession::new(Arc::new(f), config(home.path(), &[]), Arc::new(Policy::DenyAll), Default::default());
+    let f = OpenAiCompatible::new(
+        "acme",
+        "ACME",
+        "http://127.0.0.1:9/v1",
+        Some("COHOST_TEST_UNSET_KEY_7731"),
+        vec!["m".into()],
+    );
+    let mut s = HostSession::new(
+        Arc::new(f),
+        config(home.path(), &[]),
+        Arc::new(Policy::DenyAll),
+        Default::default(),
+    );
     let err = s.start().await.unwrap_err();
     assert_eq!(err.code, ErrorCode::AuthRequired);
     assert!(err.message.contains("COHOST_TEST_UNSET_KEY_7731"));
-    assert!(err.suggested_fix.unwrap().contains("COHOST_TEST_UNSET_KEY_7731"));
+    assert!(err
+        .suggested_fix
+        .unwrap()
+        .contains("COHOST_TEST_UNSET_KEY_7731"));
     // The built-in direct APIs need theirs too (only checked when the
     // machine does not set it for real).
     if std::env::var_os("ANTHROPIC_API_KEY").is_none() {
@@ -134,17 +181,32 @@ event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
 
 #[tokio::test]
 async fn anthropic_529_overload_is_retried_and_max_tokens_noted() {
-    let overloaded = r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#;
+    let overloaded =
+        r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#;
     let srv = canned(vec![
-        http("529 Site Overloaded", "retry-after: 0\r\ncontent-type: application/json\r\n", overloaded),
-        http("200 OK", "content-type: text/event-stream\r\n", ANTHROPIC_OK),
+        http(
+            "529 Site Overloaded",
+            "retry-after: 0\r\ncontent-type: application/json\r\n",
+            overloaded,
+        ),
+        http(
+            "200 OK",
+            "content-type: text/event-stream\r\n",
+            ANTHROPIC_OK,
+        ),
     ])
     .await;
     let home = tempfile::tempdir().unwrap();
     let f = HttpFactory::new(providers::anthropic()).with_options(test_options());
     let mut s = HostSession::new(
         Arc::new(f),
-        config(home.path(), &[("ANTHROPIC_BASE_URL", &srv.base), ("ANTHROPIC_API_KEY", KEY)]),
+        config(
+            home.path(),
+            &[
+                ("ANTHROPIC_BASE_URL", &srv.base),
+                ("ANTHROPIC_API_KEY", KEY),
+            ],
+        ),
         Arc::new(Policy::DenyAll),
         Default::default(),
     );
@@ -155,7 +217,10 @@ async fn anthropic_529_overload_is_retried_and_max_tokens_noted() {
     let statuses: Vec<_> = ev
         .iter()
         .filter_map(|e| match &e.body {
-            EventBody::Status { message, retry_after_ms } => Some((message.clone(), *retry_after_ms)),
+            EventBody::Status {
+                message,
+                retry_after_ms,
+            } => Some((message.clone(), *retry_after_ms)),
             _ => None,
         })
         .collect();
@@ -173,18 +238,33 @@ async fn anthropic_mid_stream_error_event_is_fatal() {
     let stream = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":3}}}\n\n\
 event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"par\"}}\n\n\
 event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n";
-    let srv = canned(vec![http("200 OK", "content-type: text/event-stream\r\n", stream)]).await;
+    let srv = canned(vec![http(
+        "200 OK",
+        "content-type: text/event-stream\r\n",
+        stream,
+    )])
+    .await;
     let home = tempfile::tempdir().unwrap();
     let f = HttpFactory::new(providers::anthropic()).with_options(test_options());
     let mut s = HostSession::new(
         Arc::new(f),
-        config(home.path(), &[("ANTHROPIC_BASE_URL", &srv.base), ("ANTHROPIC_API_KEY", KEY)]),
+        config(
+            home.path(),
+            &[
+                ("ANTHROPIC_BASE_URL", &srv.base),
+                ("ANTHROPIC_API_KEY", KEY),
+            ],
+        ),
         Arc::new(Policy::DenyAll),
         Default::default(),
     );
     s.start().await.unwrap();
     let (ev, out) = prompt(&mut s, "hi").await;
-    assert_eq!(texts(&ev).concat(), "par", "text before the error is delivered");
+    assert_eq!(
+        texts(&ev).concat(),
+        "par",
+        "text before the error is delivered"
+    );
     assert_eq!(out.reason, EndReason::Error);
     assert_eq!(out.error.unwrap().code, ErrorCode::RateLimited);
 }

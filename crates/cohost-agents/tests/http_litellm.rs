@@ -16,16 +16,22 @@ use cohost_fakellm::{FakeLlm, FakeLlmConfig};
 use std::os::unix::process::CommandExt;
 use support::*;
 
+/// The proxy's master key (LiteLLM wants the `sk-` prefix).
+const MASTER_KEY: &str = "sk-cohost-litellm-test-0123456789";
+
 /// Where install-litellm.sh puts the launcher.
 fn litellm_bin() -> Option<PathBuf> {
     if let Ok(p) = std::env::var("COHOST_LITELLM_BIN") {
         return Some(PathBuf::from(p)).filter(|p| p.is_file());
     }
-    let dir = std::env::var("COHOST_AGENTS_DIR").map(PathBuf::from).ok().or_else(|| {
-        std::env::var("HOME")
-            .ok()
-            .map(|h| PathBuf::from(h).join(".cache/cohost-agents"))
-    })?;
+    let dir = std::env::var("COHOST_AGENTS_DIR")
+        .map(PathBuf::from)
+        .ok()
+        .or_else(|| {
+            std::env::var("HOME")
+                .ok()
+                .map(|h| PathBuf::from(h).join(".cache/cohost-agents"))
+        })?;
     let p = dir.join("bin/litellm");
     p.is_file().then_some(p)
 }
@@ -52,7 +58,10 @@ fn free_port() -> u16 {
 }
 
 async fn wait_ready(port: u16, proxy: &mut Proxy, log: &std::path::Path) {
-    let client = cohost_agents::http::client_builder().no_proxy().build().unwrap();
+    let client = cohost_agents::http::client_builder()
+        .no_proxy()
+        .build()
+        .unwrap();
     let t0 = Instant::now();
     loop {
         if let Ok(Some(status)) = proxy.0.try_wait() {
@@ -113,6 +122,9 @@ async fn litellm_gateway_text_and_tool() {
         .env("LITELLM_TELEMETRY", "False")
         .env("DISABLE_SCHEMA_UPDATE", "true")
         .env("LITELLM_LOG", "ERROR")
+        // Recent proxies refuse to start without a master key; it is the
+        // key the `litellm` provider sends as LITELLM_API_KEY.
+        .env("LITELLM_MASTER_KEY", MASTER_KEY)
         .env("NO_PROXY", "127.0.0.1,localhost")
         .stdin(Stdio::null())
         .stdout(Stdio::from(logf.try_clone().unwrap()))
@@ -121,25 +133,47 @@ async fn litellm_gateway_text_and_tool() {
     let mut proxy = Proxy(cmd.spawn().expect("litellm starts"));
     wait_ready(port, &mut proxy, &log).await;
 
-    let factory = std::sync::Arc::new(HttpFactory::new(providers::litellm()).with_options(test_options()));
+    let factory =
+        std::sync::Arc::new(HttpFactory::new(providers::litellm()).with_options(test_options()));
     let mut config = AdapterConfig {
         cwd: home.path().to_path_buf(),
         ..AdapterConfig::default()
     };
-    config.env.insert("HOME".into(), home.path().display().to_string());
-    config.env.insert("XDG_STATE_HOME".into(), home.path().join("state").display().to_string());
-    config.env.insert("LITELLM_BASE_URL".into(), format!("http://127.0.0.1:{port}"));
-    config.env.insert("LITELLM_API_KEY".into(), KEY.into());
+    config
+        .env
+        .insert("HOME".into(), home.path().display().to_string());
+    config.env.insert(
+        "XDG_STATE_HOME".into(),
+        home.path().join("state").display().to_string(),
+    );
+    config.env.insert(
+        "LITELLM_BASE_URL".into(),
+        format!("http://127.0.0.1:{port}"),
+    );
+    config
+        .env
+        .insert("LITELLM_API_KEY".into(), MASTER_KEY.into());
 
     // No model configured: the provider takes the first one the gateway lists.
-    let models = factory.list_models(&config).await.expect("gateway lists models");
+    let models = factory
+        .list_models(&config)
+        .await
+        .expect("gateway lists models");
     assert_eq!(models, vec!["fake-model".to_string()]);
-    let mut s = HostSession::new(factory, config, std::sync::Arc::new(Policy::DenyAll), Default::default());
+    let mut s = HostSession::new(
+        factory,
+        config,
+        std::sync::Arc::new(Policy::DenyAll),
+        Default::default(),
+    );
     s.start().await.expect("litellm session starts");
 
     let (ev, out) = prompt(&mut s, "hello through the gateway").await;
     assert_eq!(out.reason, EndReason::Completed, "{:?}", errors(&ev));
-    assert_eq!(texts(&ev).concat(), "Hello from fake-llm. You said: hello through the gateway");
+    assert_eq!(
+        texts(&ev).concat(),
+        "Hello from fake-llm. You said: hello through the gateway"
+    );
     assert!(texts(&ev).len() >= 2, "streamed through the proxy");
 
     let (ev, out) = prompt(&mut s, "[[tool]] list files").await;
@@ -153,10 +187,20 @@ async fn litellm_gateway_text_and_tool() {
     assert!(input["command"].is_string());
 
     // The fake server saw the proxied requests (LiteLLM's own client, not ours).
-    let proxied: Vec<_> = server.requests().into_iter().filter(|r| r.route == "openai.chat").collect();
+    let proxied: Vec<_> = server
+        .requests()
+        .into_iter()
+        .filter(|r| r.route == "openai.chat")
+        .collect();
     assert!(proxied.len() >= 2, "{proxied:#?}");
-    assert!(proxied[0].body.to_string().contains("hello through the gateway"));
-    assert_eq!(proxied[0].headers.get("authorization").map(String::as_str), Some(cohost_fakellm::REDACTED));
+    assert!(proxied[0]
+        .body
+        .to_string()
+        .contains("hello through the gateway"));
+    assert_eq!(
+        proxied[0].headers.get("authorization").map(String::as_str),
+        Some(cohost_fakellm::REDACTED)
+    );
     drop(proxy);
     server.shutdown().await;
 }

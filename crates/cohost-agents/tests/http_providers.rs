@@ -29,7 +29,10 @@ async fn check_text(case: Case) {
         .collect();
     assert_eq!(idx, (0..chunks.len() as u64).collect::<Vec<_>>());
     let usage = out.usage.expect("usage reported");
-    assert!(usage.output_tokens > 0 && usage.input_tokens > 0, "{usage:?}");
+    assert!(
+        usage.output_tokens > 0 && usage.input_tokens > 0,
+        "{usage:?}"
+    );
     assert!(ev.iter().any(|e| matches!(e.body, EventBody::Usage(_))));
     assert!(errors(&ev).is_empty(), "{:?}", errors(&ev));
     let sid = session_id(&ev).expect("stream_start carries the native id");
@@ -45,7 +48,10 @@ async fn check_reasoning(case: Case) {
     let (ev, out) = prompt(&mut s, "[[reasoning]] why is the sky blue").await;
     assert_eq!(out.reason, EndReason::Completed, "{:?}", errors(&ev));
     let r = reasoning(&ev).concat();
-    assert!(r.starts_with("Thinking about the request"), "reasoning: {r:?}");
+    assert!(
+        r.starts_with("Thinking about the request"),
+        "reasoning: {r:?}"
+    );
     assert!(texts(&ev).concat().starts_with("Hello from fake-llm"));
 }
 
@@ -57,7 +63,12 @@ async fn check_tool(case: Case) {
     let calls: Vec<_> = ev
         .iter()
         .filter_map(|e| match &e.body {
-            EventBody::ToolCall { tool_id, name, kind, input } => Some((tool_id.clone(), name.clone(), *kind, input.clone())),
+            EventBody::ToolCall {
+                tool_id,
+                name,
+                kind,
+                input,
+            } => Some((tool_id.clone(), name.clone(), *kind, input.clone())),
             _ => None,
         })
         .collect();
@@ -117,10 +128,21 @@ async fn check_http_errors(case: Case) {
 async fn check_rate_limit_retry(case: Case) {
     let script = Script {
         default: None,
-        steps: vec![ScriptStep::new(Scenario::RateLimited), ScriptStep::new(Scenario::Text)],
+        steps: vec![
+            ScriptStep::new(Scenario::RateLimited),
+            ScriptStep::new(Scenario::Text),
+        ],
         repeat: false,
     };
-    let w = World::with(case, FakeLlmConfig { script: Some(script), ..Default::default() }, test_options()).await;
+    let w = World::with(
+        case,
+        FakeLlmConfig {
+            script: Some(script),
+            ..Default::default()
+        },
+        test_options(),
+    )
+    .await;
     let mut s = w.session(w.config()).await;
     let t0 = Instant::now();
     let (ev, out) = prompt(&mut s, "hello after a wait").await;
@@ -134,7 +156,11 @@ async fn check_rate_limit_retry(case: Case) {
         .collect();
     // The fake sends Retry-After: 1 (second); it was honoured.
     assert_eq!(waits, vec![Some(1000)]);
-    assert!(t0.elapsed() >= Duration::from_millis(950), "waited {:?}", t0.elapsed());
+    assert!(
+        t0.elapsed() >= Duration::from_millis(950),
+        "waited {:?}",
+        t0.elapsed()
+    );
     assert_eq!(w.model_requests().len(), 2, "one retry");
     assert!(texts(&ev).concat().starts_with("Hello from fake-llm"));
 }
@@ -182,7 +208,13 @@ async fn check_malformed(case: Case) {
     let (ev, out) = prompt(&mut s, "[[malformed]]").await;
     assert_eq!(out.reason, EndReason::Error);
     assert_eq!(out.error.unwrap().code, ErrorCode::InvalidOutput);
-    assert!(errors(&ev).iter().all(|e| e.code == ErrorCode::InvalidOutput), "{:?}", errors(&ev));
+    assert!(
+        errors(&ev)
+            .iter()
+            .all(|e| e.code == ErrorCode::InvalidOutput),
+        "{:?}",
+        errors(&ev)
+    );
     // The session stays usable.
     let (_, out) = prompt(&mut s, "hello").await;
     assert_eq!(out.reason, EndReason::Completed);
@@ -207,7 +239,9 @@ async fn check_interrupt(case: Case) {
         EventBody::StreamEnd { .. } => *e.lock().unwrap() = Some(Instant::now()),
         _ => {}
     };
-    let out = s.prompt(cohost_core::PromptInput::text("[[slow]]"), &mut sink).await;
+    let out = s
+        .prompt(cohost_core::PromptInput::text("[[slow]]"), &mut sink)
+        .await;
     assert_eq!(out.reason, EndReason::Interrupted);
     let took = ended.lock().unwrap().unwrap() - asked.lock().unwrap().unwrap();
     assert!(took < Duration::from_millis(300), "interrupt took {took:?}");
@@ -226,7 +260,11 @@ async fn check_resume(case: Case) {
     let id = session_id(&ev).unwrap();
     s.terminate().await.unwrap();
     drop(s);
-    let file = w.home.path().join("state/cohost/transcripts").join(format!("{id}.json"));
+    let file = w
+        .home
+        .path()
+        .join("state/cohost/transcripts")
+        .join(format!("{id}.json"));
     assert!(file.is_file(), "transcript saved at {}", file.display());
     // A fresh adapter (as in a new process) continues the conversation.
     let mut config = w.config();
@@ -237,15 +275,28 @@ async fn check_resume(case: Case) {
     assert_eq!(session_id(&ev2).as_deref(), Some(id.as_str()));
     let reqs = w.model_requests();
     let body = reqs.last().unwrap().body.to_string();
-    assert!(body.contains("remember PINEAPPLE-42"), "prior user turn replayed: {body}");
-    assert!(body.contains("You said: remember PINEAPPLE-42"), "prior answer replayed: {body}");
+    assert!(
+        body.contains("remember PINEAPPLE-42"),
+        "prior user turn replayed: {body}"
+    );
+    assert!(
+        body.contains("You said: remember PINEAPPLE-42"),
+        "prior answer replayed: {body}"
+    );
     assert!(body.contains("what did I ask you to remember?"));
 }
 
 async fn check_models(case: Case) {
     let w = World::new(case).await;
-    let models = w.factory().list_models(&w.config()).await.expect("models listed");
-    assert!(models.iter().any(|m| m.starts_with("fake-model")), "{models:?}");
+    let models = w
+        .factory()
+        .list_models(&w.config())
+        .await
+        .expect("models listed");
+    assert!(
+        models.iter().any(|m| m.starts_with("fake-model")),
+        "{models:?}"
+    );
 }
 
 async fn check_connection_refused(case: Case) {
@@ -300,4 +351,13 @@ macro_rules! cases {
     )*};
 }
 
-cases!(Anthropic, OpenAiChat, OpenAiResponses, Gemini, Ollama, LmStudio, OpenRouter, Custom);
+cases!(
+    Anthropic,
+    OpenAiChat,
+    OpenAiResponses,
+    Gemini,
+    Ollama,
+    LmStudio,
+    OpenRouter,
+    Custom
+);

@@ -8,8 +8,7 @@ use std::time::Duration;
 
 use cohost_agents::http::{providers, HttpFactory, HttpOptions, OpenAiCompatible, ToolDef};
 use cohost_core::{
-    AdapterConfig, Event, EventBody, HostSession, Policy, PromptInput, SessionOptions,
-    TurnOutcome,
+    AdapterConfig, Event, EventBody, HostSession, Policy, PromptInput, SessionOptions, TurnOutcome,
 };
 use cohost_fakellm::{FakeLlm, FakeLlmConfig, FakeLlmHandle};
 use serde_json::json;
@@ -48,18 +47,27 @@ impl Case {
     pub fn env(self, base: &str) -> Vec<(&'static str, String)> {
         let v1 = format!("{base}/v1");
         match self {
-            Case::Anthropic => vec![("ANTHROPIC_BASE_URL", base.into()), ("ANTHROPIC_API_KEY", KEY.into())],
+            Case::Anthropic => vec![
+                ("ANTHROPIC_BASE_URL", base.into()),
+                ("ANTHROPIC_API_KEY", KEY.into()),
+            ],
             Case::OpenAiChat => vec![("OPENAI_BASE_URL", v1), ("OPENAI_API_KEY", KEY.into())],
             Case::OpenAiResponses => vec![
                 ("OPENAI_BASE_URL", v1),
                 ("OPENAI_API_KEY", KEY.into()),
                 ("COHOST_WIRE_API", "responses".into()),
             ],
-            Case::Gemini => vec![("GOOGLE_GEMINI_BASE_URL", base.into()), ("GEMINI_API_KEY", KEY.into())],
+            Case::Gemini => vec![
+                ("GOOGLE_GEMINI_BASE_URL", base.into()),
+                ("GEMINI_API_KEY", KEY.into()),
+            ],
             // OLLAMA_HOST in its bare host:port form, as users set it.
             Case::Ollama => vec![("OLLAMA_HOST", base.trim_start_matches("http://").into())],
             Case::LmStudio => vec![("LMSTUDIO_BASE_URL", v1)],
-            Case::OpenRouter => vec![("OPENROUTER_BASE_URL", v1), ("OPENROUTER_API_KEY", KEY.into())],
+            Case::OpenRouter => vec![
+                ("OPENROUTER_BASE_URL", v1),
+                ("OPENROUTER_API_KEY", KEY.into()),
+            ],
             Case::Custom => vec![("COHOST_TEST_CUSTOM_KEY", KEY.into())],
         }
     }
@@ -138,7 +146,8 @@ impl World {
             cwd: self.home.path().to_path_buf(),
             ..AdapterConfig::default()
         };
-        c.env.insert("HOME".into(), self.home.path().display().to_string());
+        c.env
+            .insert("HOME".into(), self.home.path().display().to_string());
         c.env.insert(
             "XDG_STATE_HOME".into(),
             self.home.path().join("state").display().to_string(),

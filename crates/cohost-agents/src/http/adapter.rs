@@ -11,6 +11,7 @@ use cohost_core::{
     ProviderKind, ToolDecision,
 };
 use serde_json::Value;
+use std::future::Future;
 use tokio::sync::{mpsc, watch};
 
 use super::decode::{Decoder, NdjsonDecoder, SseDecoder};
@@ -19,9 +20,7 @@ use super::errors::{self, Ctx};
 use super::normalize::{Normalizer, RequestCtx};
 use super::providers::{normalize_base, ProviderSpec, WireApi};
 use super::transcript::{self, Item, Transcript};
-use super::{
-    anthropic, gemini, ollama, openai_chat, openai_responses, HttpOptions, WIRE_API_ENV,
-};
+use super::{anthropic, gemini, ollama, openai_chat, openai_responses, HttpOptions, WIRE_API_ENV};
 
 /// Makes adapters for one HTTP provider.
 #[derive(Debug, Clone)]
@@ -164,9 +163,12 @@ struct Shared {
     last_error: Option<String>,
 }
 
+/// The running turn's cancel switch. The turn itself has no task: the
+/// event stream drives the request when the engine polls it, so events reach
+/// the engine without a cross-thread hand-off per event (which cost ~0.25 ms
+/// each on a loaded machine), and dropping the stream drops the connection.
 struct TurnCtl {
     cancel: watch::Sender<bool>,
-    task: tokio::task::JoinHandle<()>,
 }
 
 /// The adapter for one HTTP provider session.
@@ -240,7 +242,10 @@ async fn list(r: &Resolved, options: &HttpOptions) -> Result<Vec<String>, Cohost
         let v: Value = serde_json::from_str(&text).map_err(|e| {
             CohostError::new(
                 ErrorCode::InvalidOutput,
-                format!("`{}` answered the model list with invalid JSON: {e}", r.ctx.provider),
+                format!(
+                    "`{}` answered the model list with invalid JSON: {e}",
+                    r.ctx.provider
+                ),
             )
         })?;
         Ok(match r.wire {
@@ -254,7 +259,10 @@ async fn list(r: &Resolved, options: &HttpOptions) -> Result<Vec<String>, Cohost
         .map_err(|_| {
             CohostError::new(
                 ErrorCode::Timeout,
-                format!("`{}` did not list its models in time ({url})", r.ctx.provider),
+                format!(
+                    "`{}` did not list its models in time ({url})",
+                    r.ctx.provider
+                ),
             )
             .with_fix("check that the server is running")
         })?
@@ -272,7 +280,13 @@ fn new_session_id(provider: &str) -> String {
     h.write_u32(std::process::id());
     let safe: String = provider
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     format!("{safe}-{ms:x}-{:016x}", h.finish())
 }
@@ -281,7 +295,10 @@ impl HttpAdapter {
     fn resolve(&mut self, config: &AdapterConfig) -> Result<Resolved, CohostError> {
         let spec = &self.spec;
         let env = &config.env;
-        let wire = match env.get(WIRE_API_ENV).or(std::env::var(WIRE_API_ENV).ok().as_ref()) {
+        let wire = match env
+            .get(WIRE_API_ENV)
+            .or(std::env::var(WIRE_API_ENV).ok().as_ref())
+        {
             Some(w) if matches!(spec.wire, WireApi::OpenAiChat | WireApi::OpenAiResponses) => {
                 match WireApi::parse(w) {
                     Some(x @ (WireApi::OpenAiChat | WireApi::OpenAiResponses)) => x,
@@ -307,13 +324,20 @@ impl HttpAdapter {
                 ErrorCode::AuthRequired,
                 format!("`{}` needs an API key and {names} is not set", spec.id),
             )
-            .with_fix(format!("export {}=<your key>", spec.key_env.first().cloned().unwrap_or_default())));
+            .with_fix(format!(
+                "export {}=<your key>",
+                spec.key_env.first().cloned().unwrap_or_default()
+            )));
         }
         let ctx = Ctx {
             provider: spec.id.clone(),
             key_env: spec.key_env.first().cloned(),
             base_env: spec.base_url_env.first().cloned(),
-            model: config.model.clone().or(spec.default_model.clone()).unwrap_or_default(),
+            model: config
+                .model
+                .clone()
+                .or(spec.default_model.clone())
+                .unwrap_or_default(),
             key: key.clone(),
         };
         Ok(Resolved {
@@ -357,14 +381,21 @@ fn prompt_text(p: &PromptRequest, cwd: &std::path::Path) -> String {
         let content = match &f.content {
             Some(c) => c.clone(),
             None => {
-                let path = if f.path.is_absolute() { f.path.clone() } else { cwd.join(&f.path) };
+                let path = if f.path.is_absolute() {
+                    f.path.clone()
+                } else {
+                    cwd.join(&f.path)
+                };
                 match std::fs::read_to_string(&path) {
                     Ok(c) => c,
                     Err(e) => format!("(cohost could not read this file: {e})"),
                 }
             }
         };
-        text.push_str(&format!("\n\n<file path=\"{}\">\n{content}\n</file>", f.path.display()));
+        text.push_str(&format!(
+            "\n\n<file path=\"{}\">\n{content}\n</file>",
+            f.path.display()
+        ));
     }
     text
 }
@@ -402,15 +433,18 @@ impl AgentAdapter for HttpAdapter {
         })
     }
 
-    async fn send_prompt(&mut self, prompt: PromptRequest) -> Result<AgentEventStream, CohostError> {
-        let r = self.state.clone().ok_or_else(|| not_initialized(&self.spec.id))?;
-        if let Some(t) = &self.turn {
-            if !t.task.is_finished() {
-                return Err(CohostError::new(
-                    ErrorCode::IllegalTransition,
-                    "a turn is already running on this provider",
-                ));
-            }
+    async fn send_prompt(
+        &mut self,
+        prompt: PromptRequest,
+    ) -> Result<AgentEventStream, CohostError> {
+        let r = self
+            .state
+            .clone()
+            .ok_or_else(|| not_initialized(&self.spec.id))?;
+        if let Some(t) = self.turn.take() {
+            // The engine starts a turn only after the previous one ended;
+            // should a stale stream still be around, it stops here.
+            t.cancel.send_replace(true);
         }
         let mut transcript = lock(&self.shared).transcript.clone();
         transcript.push_user(&prompt_text(&prompt, &r.cwd));
@@ -453,7 +487,12 @@ impl AgentAdapter for HttpAdapter {
         headers.push(("content-type", "application/json".into()));
         headers.push((
             "accept",
-            if r.wire == WireApi::Ollama { "application/x-ndjson" } else { "text/event-stream" }.into(),
+            if r.wire == WireApi::Ollama {
+                "application/x-ndjson"
+            } else {
+                "text/event-stream"
+            }
+            .into(),
         ));
         let req = Request {
             client: r.client.clone(),
@@ -469,30 +508,44 @@ impl AgentAdapter for HttpAdapter {
             session_id: Some(transcript.id.clone()),
             model: Some(r.model.clone()),
         };
-        let task = tokio::spawn(async move {
+        let driver = async move {
             if tx.send(started).await.is_err() {
                 return;
             }
-            let outcome =
-                engine::run(req, decoder, normalizer, r.ctx.clone(), options, cancel_rx, tx.clone())
-                    .await;
+            let outcome = engine::run(
+                req,
+                decoder,
+                normalizer,
+                r.ctx.clone(),
+                options,
+                cancel_rx,
+                tx.clone(),
+            )
+            .await;
             finish_turn(outcome, transcript, &r, &shared, &tx).await;
+        };
+        self.turn = Some(TurnCtl { cancel: cancel_tx });
+        let mut driver = Some(Box::pin(driver));
+        let stream = futures::stream::poll_fn(move |cx| {
+            // Drive the request first (it fills the channel), then hand out
+            // the next event. The channel closes when the driver is done and
+            // its sender dropped, which ends the stream.
+            if let Some(d) = driver.as_mut() {
+                if d.as_mut().poll(cx).is_ready() {
+                    driver = None;
+                }
+            }
+            rx.poll_recv(cx)
         });
-        self.turn = Some(TurnCtl {
-            cancel: cancel_tx,
-            task,
-        });
-        let stream = futures::stream::poll_fn(move |cx| rx.poll_recv(cx));
         Ok(Box::pin(stream))
     }
 
     async fn interrupt(&mut self, stage: InterruptStage) -> Result<(), CohostError> {
         if let Some(t) = &self.turn {
-            // Every stage cancels; the gentlest already drops the connection.
+            // Every stage cancels; the gentlest already drops the connection
+            // (there is no process to signal).
+            let _stage = stage;
             t.cancel.send_replace(true);
-            if stage == InterruptStage::Kill {
-                t.task.abort();
-            }
         }
         Ok(())
     }
@@ -519,7 +572,6 @@ impl AgentAdapter for HttpAdapter {
     async fn terminate(&mut self) -> Result<(), CohostError> {
         if let Some(t) = self.turn.take() {
             t.cancel.send_replace(true);
-            t.task.abort();
         }
         self.state = None;
         Ok(())
@@ -529,7 +581,7 @@ impl AgentAdapter for HttpAdapter {
 impl Drop for HttpAdapter {
     fn drop(&mut self) {
         if let Some(t) = self.turn.take() {
-            t.task.abort();
+            t.cancel.send_replace(true);
         }
     }
 }
@@ -556,7 +608,13 @@ async fn finish_turn(
             if let Some(u) = finish.usage {
                 events.push(AgentEvent::Usage(u));
             }
-            (true, AgentEvent::Ended { reason: finish.reason, usage: finish.usage })
+            (
+                true,
+                AgentEvent::Ended {
+                    reason: finish.reason,
+                    usage: finish.usage,
+                },
+            )
         }
         Outcome::Interrupted((text, tool_calls)) => {
             // Keep a partial answer so the conversation reads as it happened;
@@ -565,16 +623,38 @@ async fn finish_turn(
             if partial {
                 transcript.items.push(Item::Assistant { text, tool_calls });
             }
-            (partial, AgentEvent::Ended { reason: EndReason::Interrupted, usage: None })
+            (
+                partial,
+                AgentEvent::Ended {
+                    reason: EndReason::Interrupted,
+                    usage: None,
+                },
+            )
         }
         Outcome::Failed(e) => {
             lock(shared).last_error = Some(e.message.clone());
             events.push(AgentEvent::Error(e));
-            (false, AgentEvent::Ended { reason: EndReason::Error, usage: None })
+            (
+                false,
+                AgentEvent::Ended {
+                    reason: EndReason::Error,
+                    usage: None,
+                },
+            )
         }
     };
     if keep {
-        if let Err(e) = transcript::save(&r.dir, &transcript) {
+        // fsync can take tens of ms: keep it off the async worker.
+        let (dir, copy) = (r.dir.clone(), transcript.clone());
+        let saved = tokio::task::spawn_blocking(move || transcript::save(&dir, &copy))
+            .await
+            .unwrap_or_else(|e| {
+                Err(CohostError::new(
+                    ErrorCode::ConfigInvalid,
+                    format!("saving the conversation failed: {e}"),
+                ))
+            });
+        if let Err(e) = saved {
             // The answer is still good; only resume in a new process is lost.
             events.push(AgentEvent::Error(e.retryable(false)));
         }

@@ -162,7 +162,8 @@ impl Normalizer for AnthropicNormalizer {
                     Some("input_json_delta") => {
                         let index = num(v, "/index");
                         if let Some((_, c)) = self.open.iter_mut().find(|(i, _)| *i == index) {
-                            c.args.push_str(text(d, "/partial_json").unwrap_or_default());
+                            c.args
+                                .push_str(text(d, "/partial_json").unwrap_or_default());
                         }
                     }
                     // signature_delta, citations_delta...: nothing to show.
@@ -185,9 +186,7 @@ impl Normalizer for AnthropicNormalizer {
                 }
             }
             "message_stop" => self.stopped = true,
-            "error" => {
-                return Err(errors::from_stream_error(&v.to_string(), &self.ctx))
-            }
+            "error" => return Err(errors::from_stream_error(&v.to_string(), &self.ctx)),
             // ping and event kinds newer than this module.
             _ => {}
         }
@@ -208,7 +207,10 @@ impl Normalizer for AnthropicNormalizer {
             Some("refusal") => Finish {
                 reason: EndReason::Completed,
                 usage,
-                note: Some(format!("`{}` declined to answer (refusal)", self.ctx.provider)),
+                note: Some(format!(
+                    "`{}` declined to answer (refusal)",
+                    self.ctx.provider
+                )),
             },
             _ => Finish::completed(usage),
         })

@@ -45,10 +45,7 @@ async fn cancelled(rx: &mut watch::Receiver<bool>) {
 /// stream): nothing more to do.
 struct Gone;
 
-async fn forward(
-    tx: &mpsc::Sender<AgentEvent>,
-    events: &mut Vec<AgentEvent>,
-) -> Result<(), Gone> {
+async fn forward(tx: &mpsc::Sender<AgentEvent>, events: &mut Vec<AgentEvent>) -> Result<(), Gone> {
     for ev in events.drain(..) {
         tx.send(ev).await.map_err(|_| Gone)?;
     }
@@ -198,7 +195,10 @@ pub(crate) async fn run(
         events.push(AgentEvent::Error(
             CohostError::new(
                 ErrorCode::InvalidOutput,
-                format!("`{}` sent an over-long stream line; it was cut", ctx.provider),
+                format!(
+                    "`{}` sent an over-long stream line; it was cut",
+                    ctx.provider
+                ),
             )
             .retryable(false),
         ));

@@ -95,7 +95,10 @@ pub fn is_rate_limit(status: u16, body: &VendorError) -> bool {
     status == 429
         || status == 529
         || status == 503
-        || contains_any(&body.kind, &["overloaded", "rate_limit", "resource_exhausted"])
+        || contains_any(
+            &body.kind,
+            &["overloaded", "rate_limit", "resource_exhausted"],
+        )
 }
 
 /// Whether retrying cannot help even though it is a 429 (OpenAI's "you are
@@ -115,7 +118,10 @@ pub fn from_status(status: u16, body_text: &str, ctx: &Ctx) -> CohostError {
     };
     let p = ctx.provider.as_str();
     let key_fix = match &ctx.key_env {
-        Some(k) => format!("check that {k} holds a valid key with access to `{}`", ctx.model),
+        Some(k) => format!(
+            "check that {k} holds a valid key with access to `{}`",
+            ctx.model
+        ),
         None => "check the credentials configured for this provider".to_string(),
     };
     let ctx_words = [
@@ -147,22 +153,32 @@ pub fn from_status(status: u16, body_text: &str, ctx: &Ctx) -> CohostError {
             "wait a little and send the prompt again"
         })
         .retryable(!quota)
-    } else if status == 413 || contains_any(&body.message, &ctx_words) || contains_any(&body.kind, &ctx_words) {
+    } else if status == 413
+        || contains_any(&body.message, &ctx_words)
+        || contains_any(&body.kind, &ctx_words)
+    {
         CohostError::new(
             ErrorCode::ContextWindowExceeded,
-            format!("the conversation no longer fits `{}`'s context window{said}", ctx.model),
+            format!(
+                "the conversation no longer fits `{}`'s context window{said}",
+                ctx.model
+            ),
         )
         .with_fix("start a new session, or use a model with a larger context window")
-    } else if status == 404
-        || contains_any(&body.kind, &["model_not_found", "not_found"])
-    {
-        let model_related = contains_any(&body.message, &["model"]) || contains_any(&body.kind, &["model"]);
+    } else if status == 404 || contains_any(&body.kind, &["model_not_found", "not_found"]) {
+        let model_related =
+            contains_any(&body.message, &["model"]) || contains_any(&body.kind, &["model"]);
         if model_related || status != 404 {
             CohostError::new(
                 ErrorCode::ModelNotAvailable,
-                format!("`{p}` does not offer model `{}` (HTTP {status}){said}", ctx.model),
+                format!(
+                    "`{p}` does not offer model `{}` (HTTP {status}){said}",
+                    ctx.model
+                ),
             )
-            .with_fix(format!("pick a model from `cohost models {p}`, or pass --model"))
+            .with_fix(format!(
+                "pick a model from `cohost models {p}`, or pass --model"
+            ))
         } else {
             CohostError::new(
                 ErrorCode::ConfigInvalid,
@@ -193,9 +209,15 @@ pub fn from_status(status: u16, body_text: &str, ctx: &Ctx) -> CohostError {
 /// A fatal error event inside a 200 stream (`event: error`, `{error:...}`).
 pub fn from_stream_error(data: &str, ctx: &Ctx) -> CohostError {
     let body = parse_body(&redact_key(data, ctx.key.as_deref()));
-    let status = if contains_any(&body.kind, &["overloaded", "rate_limit", "resource_exhausted"]) {
+    let status = if contains_any(
+        &body.kind,
+        &["overloaded", "rate_limit", "resource_exhausted"],
+    ) {
         429
-    } else if contains_any(&body.kind, &["authentication", "permission", "invalid_api_key"]) {
+    } else if contains_any(
+        &body.kind,
+        &["authentication", "permission", "invalid_api_key"],
+    ) {
         401
     } else if contains_any(&body.kind, &["not_found"]) {
         404
@@ -251,7 +273,10 @@ pub fn from_transport(err: &reqwest::Error, url: &str, ctx: &Ctx) -> CohostError
     };
     CohostError::new(
         ErrorCode::NetworkError,
-        format!("`{}` is unreachable at {url} ({hint}): {chain}", ctx.provider),
+        format!(
+            "`{}` is unreachable at {url} ({hint}): {chain}",
+            ctx.provider
+        ),
     )
     .with_fix(base_fix)
 }
@@ -272,14 +297,27 @@ mod tests {
 
     #[test]
     fn vendor_shapes() {
-        let a = parse_body(r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#);
-        assert_eq!((a.kind.as_str(), a.message.as_str()), ("overloaded_error", "Overloaded"));
-        let o = parse_body(r#"{"error":{"message":"x","type":"invalid_request_error","code":"model_not_found"}}"#);
+        let a = parse_body(
+            r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
+        );
+        assert_eq!(
+            (a.kind.as_str(), a.message.as_str()),
+            ("overloaded_error", "Overloaded")
+        );
+        let o = parse_body(
+            r#"{"error":{"message":"x","type":"invalid_request_error","code":"model_not_found"}}"#,
+        );
         assert_eq!(o.kind, "model_not_found");
         let g = parse_body(r#"{"error":{"code":429,"message":"q","status":"RESOURCE_EXHAUSTED"}}"#);
         assert_eq!(g.kind, "RESOURCE_EXHAUSTED");
-        assert_eq!(parse_body(r#"{"error":"model \"x\" not found"}"#).message, "model \"x\" not found");
-        assert_eq!(parse_body("<html>bad gateway</html>").message, "<html>bad gateway</html>");
+        assert_eq!(
+            parse_body(r#"{"error":"model \"x\" not found"}"#).message,
+            "model \"x\" not found"
+        );
+        assert_eq!(
+            parse_body("<html>bad gateway</html>").message,
+            "<html>bad gateway</html>"
+        );
     }
 
     #[test]
@@ -288,21 +326,53 @@ mod tests {
         assert_eq!(c(401, "{}"), ErrorCode::AuthRequired);
         assert_eq!(c(403, "{}"), ErrorCode::AuthRequired);
         assert_eq!(c(429, "{}"), ErrorCode::RateLimited);
-        assert_eq!(c(529, r#"{"type":"error","error":{"type":"overloaded_error"}}"#), ErrorCode::RateLimited);
+        assert_eq!(
+            c(
+                529,
+                r#"{"type":"error","error":{"type":"overloaded_error"}}"#
+            ),
+            ErrorCode::RateLimited
+        );
         assert_eq!(c(503, "unavailable"), ErrorCode::RateLimited);
-        assert_eq!(c(400, r#"{"error":{"message":"prompt is too long: 1 tokens > 2 maximum"}}"#), ErrorCode::ContextWindowExceeded);
-        assert_eq!(c(400, r#"{"error":{"code":"context_length_exceeded","message":"x"}}"#), ErrorCode::ContextWindowExceeded);
-        assert_eq!(c(404, r#"{"error":"model \"x\" not found, try pulling it first"}"#), ErrorCode::ModelNotAvailable);
+        assert_eq!(
+            c(
+                400,
+                r#"{"error":{"message":"prompt is too long: 1 tokens > 2 maximum"}}"#
+            ),
+            ErrorCode::ContextWindowExceeded
+        );
+        assert_eq!(
+            c(
+                400,
+                r#"{"error":{"code":"context_length_exceeded","message":"x"}}"#
+            ),
+            ErrorCode::ContextWindowExceeded
+        );
+        assert_eq!(
+            c(
+                404,
+                r#"{"error":"model \"x\" not found, try pulling it first"}"#
+            ),
+            ErrorCode::ModelNotAvailable
+        );
         assert_eq!(c(404, "no route"), ErrorCode::ConfigInvalid);
         assert_eq!(c(500, "{}"), ErrorCode::NetworkError);
         assert_eq!(c(400, "{}"), ErrorCode::ConfigInvalid);
-        let quota = from_status(429, r#"{"error":{"code":"insufficient_quota","message":"You exceeded your current quota"}}"#, &ctx());
+        let quota = from_status(
+            429,
+            r#"{"error":{"code":"insufficient_quota","message":"You exceeded your current quota"}}"#,
+            &ctx(),
+        );
         assert!(!quota.retryable);
     }
 
     #[test]
     fn key_is_redacted_and_fix_names_variable() {
-        let e = from_status(401, r#"{"error":{"message":"bad key plainvalue-1234"}}"#, &ctx());
+        let e = from_status(
+            401,
+            r#"{"error":{"message":"bad key plainvalue-1234"}}"#,
+            &ctx(),
+        );
         assert!(!e.message.contains("plainvalue-1234"), "{}", e.message);
         assert!(e.suggested_fix.unwrap().contains("OPENAI_API_KEY"));
     }
@@ -310,8 +380,14 @@ mod tests {
     #[test]
     fn retry_after_forms() {
         assert_eq!(retry_after(None, Some("2")), Some(Duration::from_secs(2)));
-        assert_eq!(retry_after(Some("150"), Some("2")), Some(Duration::from_millis(150)));
-        assert_eq!(retry_after(None, Some("Wed, 21 Oct 2015 07:28:00 GMT")), None);
+        assert_eq!(
+            retry_after(Some("150"), Some("2")),
+            Some(Duration::from_millis(150))
+        );
+        assert_eq!(
+            retry_after(None, Some("Wed, 21 Oct 2015 07:28:00 GMT")),
+            None
+        );
         assert_eq!(retry_after(None, Some("-1")), None);
     }
 }

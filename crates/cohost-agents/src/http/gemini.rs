@@ -6,7 +6,9 @@ use cohost_core::{AgentEvent, CohostError, EndReason, Usage};
 use serde_json::{json, Value};
 
 use super::errors::{self, Ctx};
-use super::normalize::{emit_call, max_tokens_note, num, push_part, text, Finish, Normalizer, RequestCtx};
+use super::normalize::{
+    emit_call, max_tokens_note, num, push_part, text, Finish, Normalizer, RequestCtx,
+};
 use super::transcript::{Item, ToolUse, Transcript};
 
 /// The request body for the conversation so far.
@@ -153,7 +155,10 @@ impl Normalizer for GeminiNormalizer {
         let note = match reason {
             "STOP" | "FINISH_REASON_UNSPECIFIED" => None,
             "MAX_TOKENS" => Some(max_tokens_note(&self.ctx.provider)),
-            other => Some(format!("`{}` ended the answer early ({other})", self.ctx.provider)),
+            other => Some(format!(
+                "`{}` ended the answer early ({other})",
+                self.ctx.provider
+            )),
         };
         Some(Finish {
             reason: EndReason::Completed,

@@ -98,7 +98,9 @@ impl Normalizer for OllamaNormalizer {
                 .unwrap_or_else(|| format!("call_{}_{}", self.calls.len() + 1, name));
             let input = match c.pointer("/function/arguments") {
                 // Some servers send the arguments as a JSON string.
-                Some(Value::String(s)) => serde_json::from_str(s).unwrap_or(Value::String(s.clone())),
+                Some(Value::String(s)) => {
+                    serde_json::from_str(s).unwrap_or(Value::String(s.clone()))
+                }
                 Some(a) => a.clone(),
                 None => json!({}),
             };

@@ -5,9 +5,7 @@ use cohost_core::{AgentEvent, CohostError, EndReason, Usage};
 use serde_json::{json, Value};
 
 use super::errors::{self, Ctx};
-use super::normalize::{
-    max_tokens_note, num, text, Finish, Normalizer, PendingCall, RequestCtx,
-};
+use super::normalize::{max_tokens_note, num, text, Finish, Normalizer, PendingCall, RequestCtx};
 use super::transcript::{Item, ToolUse, Transcript};
 
 /// The request body for the conversation so far.
@@ -24,8 +22,10 @@ pub fn request_body(t: &Transcript, ctx: &RequestCtx<'_>) -> Value {
                 if !tool_calls.is_empty() {
                     m["tool_calls"] = tool_calls
                         .iter()
-                        .map(|c| json!({"id": c.id, "type": "function",
-                            "function": {"name": c.name, "arguments": c.input.to_string()}}))
+                        .map(|c| {
+                            json!({"id": c.id, "type": "function",
+                            "function": {"name": c.name, "arguments": c.input.to_string()}})
+                        })
                         .collect();
                 }
                 m

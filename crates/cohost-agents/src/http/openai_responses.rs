@@ -5,9 +5,7 @@ use cohost_core::{AgentEvent, CohostError, EndReason, Usage};
 use serde_json::{json, Value};
 
 use super::errors::{self, Ctx};
-use super::normalize::{
-    max_tokens_note, num, text, Finish, Normalizer, PendingCall, RequestCtx,
-};
+use super::normalize::{max_tokens_note, num, text, Finish, Normalizer, PendingCall, RequestCtx};
 use super::transcript::{Item, ToolUse, Transcript};
 
 /// The request body for the conversation so far.
@@ -29,7 +27,9 @@ pub fn request_body(t: &Transcript, ctx: &RequestCtx<'_>) -> Value {
             }
             Item::ToolResult {
                 call_id, output, ..
-            } => input.push(json!({"type": "function_call_output", "call_id": call_id, "output": output})),
+            } => input.push(
+                json!({"type": "function_call_output", "call_id": call_id, "output": output}),
+            ),
         }
     }
     let mut body = json!({

@@ -108,7 +108,10 @@ impl ProviderSpec {
     fn hint(&self) -> String {
         match (self.key_env.first(), self.base_url_env.first()) {
             (Some(k), _) if self.key_required => format!("set {k}"),
-            (_, Some(b)) => format!("start the server or set {b} (default {})", self.default_base_url),
+            (_, Some(b)) => format!(
+                "start the server or set {b} (default {})",
+                self.default_base_url
+            ),
             _ => format!("serve the API at {}", self.default_base_url),
         }
     }
@@ -273,7 +276,10 @@ mod tests {
         assert_eq!(n("localhost:8080"), "http://localhost:8080");
         assert_eq!(n("http://10.0.0.2:11434/"), "http://10.0.0.2:11434");
         assert_eq!(n("https://ollama.example"), "https://ollama.example");
-        assert_eq!(normalize_base(WireApi::OpenAiChat, "http://x/v1/"), "http://x/v1");
+        assert_eq!(
+            normalize_base(WireApi::OpenAiChat, "http://x/v1/"),
+            "http://x/v1"
+        );
     }
 
     #[test]

@@ -134,13 +134,11 @@ pub fn transcripts_dir(env: &BTreeMap<String, String>) -> Result<PathBuf, Cohost
     let base = match (var("XDG_STATE_HOME"), var("HOME")) {
         (Some(state), _) => PathBuf::from(state),
         (None, Some(home)) => Path::new(&home).join(".local").join("state"),
-        (None, None) => {
-            return Err(CohostError::new(
-                ErrorCode::ConfigInvalid,
-                "cannot tell where to keep the conversation: neither XDG_STATE_HOME nor HOME is set",
-            )
-            .with_fix("set HOME (or XDG_STATE_HOME) for cohost"))
-        }
+        (None, None) => return Err(CohostError::new(
+            ErrorCode::ConfigInvalid,
+            "cannot tell where to keep the conversation: neither XDG_STATE_HOME nor HOME is set",
+        )
+        .with_fix("set HOME (or XDG_STATE_HOME) for cohost")),
     };
     Ok(base.join("cohost").join("transcripts"))
 }
@@ -199,7 +197,10 @@ pub fn save(dir: &Path, transcript: &Transcript) -> Result<(), CohostError> {
     let io_err = |what: &str, e: std::io::Error| {
         CohostError::new(
             ErrorCode::ConfigInvalid,
-            format!("cannot save the conversation ({what} in {}): {e}", dir.display()),
+            format!(
+                "cannot save the conversation ({what} in {}): {e}",
+                dir.display()
+            ),
         )
         .with_fix("make the state directory writable, or set XDG_STATE_HOME elsewhere")
     };
@@ -251,33 +252,51 @@ mod tests {
         let back = load(dir.path(), "anthropic-1").unwrap();
         assert_eq!(back, t);
         // The unanswered call got a result before the next user turn.
-        assert!(matches!(&back.items[2], Item::ToolResult { call_id, is_error: true, .. } if call_id == "c1"));
+        assert!(
+            matches!(&back.items[2], Item::ToolResult { call_id, is_error: true, .. } if call_id == "c1")
+        );
         let names: Vec<_> = std::fs::read_dir(dir.path())
             .unwrap()
             .map(|e| e.unwrap().file_name().into_string().unwrap())
             .collect();
-        assert_eq!(names, vec!["anthropic-1.json".to_string()], "no temp file left");
+        assert_eq!(
+            names,
+            vec!["anthropic-1.json".to_string()],
+            "no temp file left"
+        );
     }
 
     #[test]
     fn bad_ids_and_missing_files_are_config_errors() {
         let dir = tempfile::tempdir().unwrap();
         for id in ["../x", "", ".hidden", "a/b"] {
-            assert_eq!(load(dir.path(), id).unwrap_err().code, ErrorCode::ConfigInvalid);
+            assert_eq!(
+                load(dir.path(), id).unwrap_err().code,
+                ErrorCode::ConfigInvalid
+            );
         }
-        assert_eq!(load(dir.path(), "nope").unwrap_err().code, ErrorCode::ConfigInvalid);
+        assert_eq!(
+            load(dir.path(), "nope").unwrap_err().code,
+            ErrorCode::ConfigInvalid
+        );
     }
 
     #[test]
     fn dir_prefers_adapter_env() {
         let mut env = BTreeMap::new();
         env.insert("XDG_STATE_HOME".to_string(), "/s".to_string());
-        assert_eq!(transcripts_dir(&env).unwrap(), PathBuf::from("/s/cohost/transcripts"));
+        assert_eq!(
+            transcripts_dir(&env).unwrap(),
+            PathBuf::from("/s/cohost/transcripts")
+        );
         let mut env = BTreeMap::new();
         env.insert("HOME".to_string(), "/h".to_string());
         env.insert("XDG_STATE_HOME".to_string(), String::new());
         // An empty XDG_STATE_HOME counts as unset (per the XDG spec).
-        if std::env::var("XDG_STATE_HOME").map(|v| v.is_empty()).unwrap_or(true) {
+        if std::env::var("XDG_STATE_HOME")
+            .map(|v| v.is_empty())
+            .unwrap_or(true)
+        {
             assert_eq!(
                 transcripts_dir(&env).unwrap(),
                 PathBuf::from("/h/.local/state/cohost/transcripts")
