@@ -198,3 +198,76 @@ pub fn push_part(messages: &mut Vec<Value>, role: &str, field: &str, part: Value
     }
     messages.push(serde_json::json!({"role": role, field: [part]}));
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::http::{anthropic, errors::Ctx, gemini, ollama, openai_chat, openai_responses};
+
+    fn all() -> Vec<Box<dyn Normalizer>> {
+        let c = || Ctx {
+            provider: "t".into(),
+            ..Ctx::default()
+        };
+        vec![
+            Box::new(anthropic::AnthropicNormalizer::new(c())),
+            Box::new(openai_chat::ChatNormalizer::new(c())),
+            Box::new(openai_responses::ResponsesNormalizer::new(c())),
+            Box::new(gemini::GeminiNormalizer::new(c())),
+            Box::new(ollama::OllamaNormalizer::new(c())),
+        ]
+    }
+
+    /// Wrong types in every field the normalizers read: never a panic.
+    #[test]
+    fn hostile_frames_never_panic() {
+        let frames = [
+            "null",
+            "[]",
+            "5",
+            "\"x\"",
+            "{}",
+            r#"{"type":"content_block_delta","index":"x","delta":5}"#,
+            r#"{"type":"content_block_start","index":-1,"content_block":{"type":"tool_use","id":3}}"#,
+            r#"{"type":"content_block_stop","index":0}"#,
+            r#"{"type":"message_delta","usage":{"output_tokens":"many"}}"#,
+            r#"{"choices":"x","usage":[]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":[{"index":"a","function":7}]}}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":"x"}}]}"#,
+            r#"{"type":"response.output_item.done","item":{"type":"function_call","arguments":"{oops"}}"#,
+            r#"{"candidates":[{"content":{"parts":[{"functionCall":"x"},{"text":5}]}}]}"#,
+            r#"{"message":{"tool_calls":[{"function":{"arguments":"{bad"}}]},"done":"yes"}"#,
+            "[DONE]",
+            "not json at all",
+        ];
+        for mut n in all() {
+            let mut out = Vec::new();
+            for f in frames {
+                let frame = crate::http::decode::Frame {
+                    event: Some("content_block_delta".into()),
+                    data: f.into(),
+                };
+                let _ = feed(n.as_mut(), "t", &frame, &mut out);
+            }
+            let _ = n.assistant();
+            let _ = n.finish();
+        }
+    }
+
+    #[test]
+    fn bad_tool_arguments_are_reported_not_dropped() {
+        let mut calls = Vec::new();
+        let mut out = Vec::new();
+        PendingCall {
+            id: "c".into(),
+            name: "run".into(),
+            args: "{not json".into(),
+        }
+        .complete("t", &mut calls, &mut out);
+        assert!(matches!(&out[0], AgentEvent::Error(e) if e.code == ErrorCode::InvalidOutput));
+        assert!(
+            matches!(&out[1], AgentEvent::ToolCall(c) if c.input == Value::String("{not json".into()))
+        );
+        assert_eq!(calls.len(), 1);
+    }
+}

@@ -214,7 +214,12 @@ pub fn save(dir: &Path, transcript: &Transcript) -> Result<(), CohostError> {
     })?;
     let tmp = dir.join(format!(".{}.{}.tmp", transcript.id, std::process::id()));
     let write = || -> std::io::Result<()> {
-        let mut f = std::fs::File::create(&tmp)?;
+        let mut opts = std::fs::OpenOptions::new();
+        opts.write(true).create(true).truncate(true);
+        // Conversations can hold anything the user pasted: owner-only.
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
+        let mut f = opts.open(&tmp)?;
         f.write_all(&json)?;
         f.sync_all()?;
         std::fs::rename(&tmp, &path)?;
@@ -259,6 +264,15 @@ mod tests {
             .unwrap()
             .map(|e| e.unwrap().file_name().into_string().unwrap())
             .collect();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(dir.path().join("anthropic-1.json"))
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o600, "owner-only");
+        }
         assert_eq!(
             names,
             vec!["anthropic-1.json".to_string()],
