@@ -51,7 +51,10 @@ async fn deltas_stream_then_resume_in_a_new_session() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tools_are_denied_unless_auto_approve() {
-    for (mode, runs) in [(ApprovalMode::Ask, false), (ApprovalMode::AutoApprove, true)] {
+    for (mode, runs) in [
+        (ApprovalMode::Ask, false),
+        (ApprovalMode::AutoApprove, true),
+    ] {
         let Some(w) = world(AgentCli::Copilot, mode).await else {
             return;
         };

@@ -32,7 +32,9 @@ async fn text_turn_then_resume_in_a_new_session() {
     );
     let id = s.native_session_id().expect("session id").to_string();
     assert!(id.starts_with("ses_"), "{id}");
-    assert!(matches!(&ev.last().unwrap().body, EventBody::StreamEnd { usage: Some(u), .. } if u.output_tokens > 0));
+    assert!(
+        matches!(&ev.last().unwrap().body, EventBody::StreamEnd { usage: Some(u), .. } if u.output_tokens > 0)
+    );
     s.terminate().await.unwrap();
 
     let mut cfg = w.config.clone();
@@ -51,7 +53,10 @@ async fn text_turn_then_resume_in_a_new_session() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tools_are_denied_unless_auto_approve() {
-    for (mode, runs) in [(ApprovalMode::Ask, false), (ApprovalMode::AutoApprove, true)] {
+    for (mode, runs) in [
+        (ApprovalMode::Ask, false),
+        (ApprovalMode::AutoApprove, true),
+    ] {
         let Some(w) = world(AgentCli::OpenCode, mode).await else {
             return;
         };
@@ -67,7 +72,9 @@ async fn tools_are_denied_unless_auto_approve() {
             ToolStatus::Denied
         };
         assert_eq!(tool_statuses(&ev), [want], "{mode:?}");
-        assert!(ev.iter().any(|e| matches!(&e.body, EventBody::ToolCall { name, .. } if name == "bash")));
+        assert!(ev
+            .iter()
+            .any(|e| matches!(&e.body, EventBody::ToolCall { name, .. } if name == "bash")));
         // Advisory: opencode's run mode never waits for cohost.
         assert!(!ev
             .iter()
@@ -82,8 +89,13 @@ async fn interrupt_a_stalled_turn_then_prompt_again_and_errors_are_typed() {
         return;
     };
     let mut s = session(factory(), w.config.clone(), Policy::DenyAll).await;
-    let (out, ev, took) =
-        interrupt_mid_turn(&mut s, &w.bench, "wait [[scenario:stall]]", "scenario:stall").await;
+    let (out, ev, took) = interrupt_mid_turn(
+        &mut s,
+        &w.bench,
+        "wait [[scenario:stall]]",
+        "scenario:stall",
+    )
+    .await;
     eprintln!("opencode: stream_end {took:?} after the interrupt");
     assert_eq!(out.reason, EndReason::Interrupted, "{ev:#?}");
     assert_eq!(end_reason(&ev), Some(EndReason::Interrupted));

@@ -6,9 +6,10 @@
 //! `whole messages`), with no tool events and no usage. Follow-up turns pass
 //! `--resume`, which continues the *last* session in Continue's global dir:
 //! there is no session id to resume by, so resume is `none` across cohost
-//! sessions. Headless `cn` runs its shell tool without asking, so only
-//! [`ApprovalMode::AutoApprove`] passes `--auto`; `Ask` and `DenyAll` pass
-//! `--readonly` (read-only tools; edits and commands are refused).
+//! sessions. Headless `cn` runs its shell tool without asking (even with
+//! `--readonly`), so only [`ApprovalMode::AutoApprove`] passes `--auto`;
+//! `Ask` and `DenyAll` pass `--exclude` for Bash, Write, Edit and
+//! MultiEdit (the model is not offered them; read tools stay).
 //! Interrupt: SIGINT to the process group.
 //!
 //! The model comes from a Continue config file: `--config` in
@@ -62,6 +63,9 @@ pub fn descriptor() -> ProviderDescriptor {
     }
 }
 
+/// The tools that change the machine, excluded unless auto-approved.
+pub const MUTATING_TOOLS: [&str; 4] = ["Bash", "Write", "Edit", "MultiEdit"];
+
 /// The Continue config file to pass, when the user did not pass one.
 pub fn config_file(config: &AdapterConfig) -> Option<PathBuf> {
     if config.extra_args.iter().any(|a| a == "--config") {
@@ -91,14 +95,16 @@ pub fn turn_args(prompt: &str, config: &AdapterConfig, follow_up: bool) -> Vec<O
     if follow_up || config.resume.is_some() {
         args.push("--resume".into());
     }
-    args.push(
-        if config.approval == ApprovalMode::AutoApprove {
-            "--auto"
-        } else {
-            "--readonly"
+    if config.approval == ApprovalMode::AutoApprove {
+        args.push("--auto".into());
+    } else {
+        // `--readonly` does not stop the shell in print mode (checked on
+        // 1.5.47); excluding the mutating tools does.
+        for tool in MUTATING_TOOLS {
+            args.push("--exclude".into());
+            args.push(tool.into());
         }
-        .into(),
-    );
+    }
     args.extend(config.extra_args.iter().map(OsString::from));
     args.push("--".into());
     args.push(prompt.into());
@@ -168,7 +174,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn readonly_unless_auto_approve_and_resume_on_follow_ups() {
+    fn mutating_tools_excluded_unless_auto_approve_and_resume_on_follow_ups() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("config.yaml"), "name: x\n").unwrap();
         let mut cfg = AdapterConfig::default();
@@ -180,7 +186,8 @@ mod tests {
             .iter()
             .map(|s| s.to_string_lossy().into_owned())
             .collect();
-        assert!(a.contains(&"--readonly".to_string()) && !a.contains(&"--auto".to_string()));
+        assert!(!a.contains(&"--auto".to_string()));
+        assert!(a.windows(2).any(|w| w == ["--exclude", "Bash"]));
         assert!(!a.contains(&"--resume".to_string()));
         assert!(a
             .windows(2)
@@ -191,7 +198,7 @@ mod tests {
             .iter()
             .map(|s| s.to_string_lossy().into_owned())
             .collect();
-        assert!(b.contains(&"--auto".to_string()) && !b.contains(&"--readonly".to_string()));
+        assert!(b.contains(&"--auto".to_string()) && !b.contains(&"--exclude".to_string()));
         assert!(b.contains(&"--resume".to_string()));
         cfg.extra_args = vec!["--config".into(), "mine.yaml".into()];
         assert!(config_file(&cfg).is_none());

@@ -163,6 +163,20 @@ mod tests {
     }
 
     #[test]
+    fn tool_turns_show_only_the_final_answer() {
+        // cn's JSON mode reports no tool events: the shell ran, only the
+        // answer after it is visible.
+        let ev = replay_fixture(
+            "continue",
+            "1.5.47",
+            "tool_headless_default",
+            ContinueNormalizer::new(),
+        );
+        assert_eq!(ev[1], AgentEvent::TextDelta("Tool said:".into()));
+        assert_eq!(ev.len(), 3);
+    }
+
+    #[test]
     fn resumed_turn_answers() {
         let ev = replay_fixture("continue", "1.5.47", "resume", ContinueNormalizer::new());
         assert_eq!(
