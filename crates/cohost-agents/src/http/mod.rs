@@ -39,6 +39,7 @@ pub mod ollama;
 pub mod openai_chat;
 pub mod openai_responses;
 pub mod providers;
+mod session;
 pub mod transcript;
 
 use std::sync::Arc;
