@@ -7,10 +7,23 @@ use std::sync::Arc;
 pub const DEFAULT_PREFERENCE: &[&str] =
     &["claude", "codex", "gemini", "qwen", "opencode", "copilot"];
 
-/// Every built-in provider.
+/// Every built-in provider, plus the plugins declared in the user's and the
+/// project's manifest directories. A bad manifest is reported on stderr
+/// (file, field, reason) and skipped; it never stops cohost.
 pub fn registry() -> Result<Registry, CohostError> {
     let mut r = Registry::new();
     cohost_agents::builtin::register_all(&mut r)?;
+    let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
+    let (plugins, problems) =
+        cohost_agents::plugin::load_plugins(&cohost_agents::plugin::default_plugin_dirs(&cwd));
+    for p in problems {
+        eprintln!("cohost: warning: {p}");
+    }
+    for f in plugins {
+        if let Err(e) = r.register(f) {
+            eprintln!("cohost: warning: plugin skipped: {}", e.message);
+        }
+    }
     Ok(r)
 }
 

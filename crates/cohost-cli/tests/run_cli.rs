@@ -282,3 +282,26 @@ fn bad_config_names_file_line_and_fix() {
     assert!(msg.contains("config.toml") && msg.contains(":3"), "{msg}");
     assert!(err["suggested_fix"].as_str().is_some());
 }
+
+#[test]
+fn project_plugins_are_loaded_and_bad_ones_reported() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join(".cohost/agents");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("echoer.toml"),
+        "id = \"echoer\"\nbinary = \"/bin/echo\"\nprotocol = \"text\"\nargs = [\"echoed:\", \"{prompt}\"]\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("broken.toml"), "id = \"broken\"\nbinary = \"x\"\nprotocol = \"smoke-signals\"\n").unwrap();
+    let out = cohost(&home).args(["run", "--agent", "echoer", "--json", "hi there"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("broken.toml") && stderr.contains("protocol"), "{stderr}");
+    let text: String = events(&out)
+        .iter()
+        .filter(|e| e["type"] == "stream_chunk")
+        .map(|e| e["delta"].as_str().unwrap().to_string())
+        .collect();
+    assert!(text.contains("echoed: hi there"), "{text}");
+}
