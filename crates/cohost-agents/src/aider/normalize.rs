@@ -148,6 +148,22 @@ impl AiderNormalizer {
     }
 }
 
+/// Drop the yes/no questions aider asks and answers itself (no terminal),
+/// which it prints on the same line as what follows:
+/// `Create new file? (Y)es/(N)o [Yes]: Did not apply edit to …`.
+fn strip_questions(mut line: &str) -> &str {
+    while line.contains("(Y)es/(N)o") {
+        match line
+            .find("]: ")
+            .or_else(|| line.ends_with("]:").then(|| line.len() - 2))
+        {
+            Some(i) => line = line.get(i + 3..).unwrap_or(""),
+            None => break,
+        }
+    }
+    line
+}
+
 /// litellm's exception class names, which aider prints verbatim.
 fn litellm_code(text: &str) -> Option<ErrorCode> {
     let table = [
@@ -214,7 +230,10 @@ impl TurnNormalizer for AiderNormalizer {
     fn on_line(&mut self, line: &str) -> Vec<AgentEvent> {
         let mut out = Vec::new();
         self.start(&mut out);
-        let t = line.trim_end();
+        let t = strip_questions(line.trim_end());
+        if t.is_empty() {
+            return out;
+        }
         if !self.in_answer {
             if t.trim().is_empty() || NOISE_PREFIXES.iter().any(|p| t.starts_with(p)) {
                 return out;

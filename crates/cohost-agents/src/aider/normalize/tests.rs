@@ -73,7 +73,8 @@ fn edits_commits_and_dry_runs_are_tool_events() {
         "```",
         "Applied edit to hello.txt",
         "Commit 1a2b3c4 feat: add hello.txt",
-        "Did not apply edit to other.txt (--dry-run)",
+        "Create new file? (Y)es/(N)o [Yes]: Did not apply edit to other.txt (--dry-run)",
+        "Open URL for more info? (Y)es/(N)o/(D)on't ask again [Yes]: ",
         "Commit to the plan",
         "Tokens: 1.2k sent, 3 received.",
     ] {
