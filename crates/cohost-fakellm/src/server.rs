@@ -116,6 +116,14 @@ impl FakeLlm {
             .layer(DefaultBodyLimit::disable());
         let mut rx = shutdown_rx;
         let task = tokio::spawn(async move {
+            use axum::serve::ListenerExt;
+            // Streams are many small writes: without NODELAY a reused
+            // loopback connection can stall ~40 ms on Nagle + delayed ACK.
+            let listener = listener.tap_io(|tcp| {
+                if let Err(e) = tcp.set_nodelay(true) {
+                    tracing::debug!(error = %e, "could not set TCP_NODELAY");
+                }
+            });
             axum::serve(listener, app)
                 .with_graceful_shutdown(async move {
                     let _closed_or_set = rx.wait_for(|down| *down).await;
