@@ -92,6 +92,9 @@ pub struct MockOptions {
     pub fail_init: bool,
     /// Force a scenario regardless of prompt and model.
     pub force: Option<Scenario>,
+    /// Report the session id only in the turn's `Started`, not at
+    /// `initialize` (like agents that create their session lazily).
+    pub late_session_id: bool,
 }
 
 impl Default for MockOptions {
@@ -101,6 +104,7 @@ impl Default for MockOptions {
             slow_delay: Duration::from_millis(100),
             fail_init: false,
             force: None,
+            late_session_id: false,
         }
     }
 }
@@ -218,7 +222,11 @@ impl AgentAdapter for MockAdapter {
         );
         Ok(InitInfo {
             version: Some(env!("CARGO_PKG_VERSION").into()),
-            session_id: self.session_id.clone(),
+            session_id: if self.opts.late_session_id {
+                None
+            } else {
+                self.session_id.clone()
+            },
         })
     }
 

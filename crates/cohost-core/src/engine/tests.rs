@@ -485,3 +485,40 @@ async fn resume_id_is_kept_across_respawn() {
         matches!(&events[0].body, EventBody::StreamStart { session_id: Some(id), .. } if id == "mock-previous")
     );
 }
+
+fn started_id(events: &[Event]) -> Option<String> {
+    match &events[0].body {
+        EventBody::StreamStart { session_id, .. } => session_id.clone(),
+        _ => None,
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_id_announced_by_a_crashed_turn_is_not_adopted() {
+    let factory = Arc::new(MockFactory::new(MockOptions {
+        late_session_id: true,
+        ..fast()
+    }));
+    let mut s = session_with(factory, ApprovalMode::Ask, Arc::new(Policy::DenyAll)).await;
+    assert_eq!(s.native_session_id(), None);
+    let (_, crashed) = run(&mut s, "[mock:crash]").await;
+    let crashed_id = started_id(&crashed).unwrap();
+    assert_eq!(
+        s.native_session_id(),
+        None,
+        "a crashed turn's id is not resumable"
+    );
+    // The respawned agent starts fresh instead of resuming a session that never saved.
+    let (_, fresh) = run(&mut s, "hello").await;
+    let fresh_id = started_id(&fresh).unwrap();
+    assert_ne!(fresh_id, crashed_id);
+    assert_eq!(
+        s.native_session_id(),
+        Some(fresh_id.as_str()),
+        "completed turns adopt it"
+    );
+    // After a completed turn, a crash respawns into the same conversation.
+    run(&mut s, "[mock:crash]").await;
+    let (_, resumed) = run(&mut s, "again").await;
+    assert_eq!(started_id(&resumed), Some(fresh_id));
+}

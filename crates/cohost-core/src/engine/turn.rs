@@ -171,6 +171,10 @@ impl HostSession {
         let mut pending: Option<(ApprovalContext, BoxFuture<'static, Decision>)> = None;
         let mut ladder: Option<Ladder> = None;
         let mut last_usage: Option<Usage> = None;
+        // A native id announced mid-turn is adopted only when the turn ends:
+        // some agents (Gemini) persist a session only after a completed
+        // turn, so resuming an id from a crashed first turn would fail.
+        let mut announced_id: Option<String> = None;
         let deadline_ms = self.opts.approval_deadline.as_millis() as u64;
 
         loop {
@@ -273,7 +277,7 @@ impl HostSession {
                 Step::Agent(Some(ev)) => match ev {
                     AgentEvent::Started { session_id, model } => {
                         if session_id.is_some() {
-                            self.native_session_id = session_id.clone();
+                            announced_id = session_id.clone();
                         }
                         out.start(session_id, model);
                     }
@@ -348,6 +352,9 @@ impl HostSession {
                         out.emit(EventBody::Error(e));
                     }
                     AgentEvent::Ended { reason, usage } => {
+                        if announced_id.is_some() {
+                            self.native_session_id = announced_id.take();
+                        }
                         let usage = usage.or(last_usage);
                         if ladder.is_some() && reason != EndReason::Error {
                             return Finish::Ended(EndReason::Interrupted, usage, None);
