@@ -252,8 +252,16 @@ impl AgentAdapter for PtyAdapter {
                 .as_ref()
                 .map(PtyCore::banner_tail)
                 .unwrap_or_default();
+            let exited = !lock(&self.shared).alive;
             if let Some(mut c) = self.child.take() {
                 c.kill().await;
+            }
+            if exited {
+                return Err(CohostError::new(
+                    ErrorCode::ProcessCrashed,
+                    format!("`{id}` exited before showing its prompt; last output: {tail}"),
+                )
+                .with_fix("run the program by hand to see why it exits"));
             }
             return Err(CohostError::new(
                 ErrorCode::Timeout,

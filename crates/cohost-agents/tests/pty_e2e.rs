@@ -1,0 +1,242 @@
+//! End to end: the PTY tier drives a real interactive program (a small
+//! python REPL that paints a coloured banner, prompts with `toy> `, echoes in
+//! colour, streams a slow count and catches Ctrl-C) through
+//! `cohost_core::HostSession`.
+
+use cohost_agents::process::procfs;
+use cohost_agents::pty::PtyFactory;
+use cohost_core::{
+    AdapterConfig, EndReason, ErrorCode, Event, EventBody, HostSession, Policy, PromptInput,
+    SessionOptions, TurnOutcome,
+};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+const REPL: &str = r#"
+import sys, time
+print("\x1b[1;35mtoy repl\x1b[0m v1 \x1b]0;toy\x07", flush=True)
+while True:
+    try:
+        line = input("toy> ")
+    except EOFError:
+        break
+    except KeyboardInterrupt:
+        print("\n^C at the prompt", flush=True)
+        continue
+    if line == "slow":
+        try:
+            for i in range(200):
+                print(f"tick {i}", flush=True)
+                time.sleep(0.05)
+        except KeyboardInterrupt:
+            print("\x1b[31minterrupted\x1b[0m", flush=True)
+        continue
+    if line == "crash":
+        print("bye", flush=True)
+        sys.exit(3)
+    print(f"\x1b[32mecho:\x1b[0m {line}", flush=True)
+"#;
+
+static SEQ: AtomicU64 = AtomicU64::new(0);
+
+struct Toy {
+    _dir: tempfile::TempDir,
+    marker: String,
+    factory: Arc<PtyFactory>,
+    config: AdapterConfig,
+}
+
+fn toy() -> Toy {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("toy.py");
+    std::fs::write(&script, REPL).unwrap();
+    let marker = format!(
+        "pty-{}-{}",
+        std::process::id(),
+        SEQ.fetch_add(1, Ordering::SeqCst)
+    );
+    let mut env = BTreeMap::new();
+    env.insert("COHOST_TEST_MARKER".to_string(), marker.clone());
+    env.insert("HOME".to_string(), dir.path().display().to_string());
+    let factory = PtyFactory::new(
+        "toy",
+        "Toy REPL (pty)",
+        "python3",
+        vec![script.display().to_string()],
+        env,
+    )
+    .with_prompt("toy> ");
+    Toy {
+        config: AdapterConfig {
+            cwd: dir.path().to_path_buf(),
+            ..AdapterConfig::default()
+        },
+        _dir: dir,
+        marker,
+        factory: Arc::new(factory),
+    }
+}
+
+async fn session(t: &Toy) -> HostSession {
+    let mut s = HostSession::new(
+        t.factory.clone(),
+        t.config.clone(),
+        Arc::new(Policy::DenyAll),
+        SessionOptions::default(),
+    );
+    s.start().await.expect("the repl shows its prompt");
+    s
+}
+
+async fn run(s: &mut HostSession, prompt: &str) -> (TurnOutcome, Vec<Event>) {
+    let events: Arc<Mutex<Vec<Event>>> = Arc::default();
+    let e2 = events.clone();
+    let mut sink = move |e: Event| e2.lock().unwrap().push(e);
+    let out = tokio::time::timeout(
+        Duration::from_secs(30),
+        s.prompt(PromptInput::text(prompt), &mut sink),
+    )
+    .await
+    .expect("turn ends within 30 s");
+    let ev = events.lock().unwrap().clone();
+    (out, ev)
+}
+
+fn text(ev: &[Event]) -> String {
+    ev.iter()
+        .filter_map(|e| match &e.body {
+            EventBody::StreamChunk { delta, .. } => Some(delta.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn chunk_indexes(ev: &[Event]) -> Vec<u64> {
+    ev.iter()
+        .filter_map(|e| match &e.body {
+            EventBody::StreamChunk { chunk_index, .. } => Some(*chunk_index),
+            _ => None,
+        })
+        .collect()
+}
+
+async fn assert_gone(marker: &str) {
+    let deadline = Instant::now() + Duration::from_secs(3);
+    loop {
+        let left = procfs::live_with_env("COHOST_TEST_MARKER", marker);
+        if left.is_empty() {
+            return;
+        }
+        assert!(Instant::now() < deadline, "left behind: {left:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typed_prompts_come_back_as_clean_text() {
+    let t = toy();
+    let mut s = session(&t).await;
+    assert_eq!(
+        s.descriptor().capabilities.tier,
+        cohost_core::SupportTier::Pty
+    );
+    let (out, ev) = run(&mut s, "hello world").await;
+    assert_eq!(out.reason, EndReason::Completed, "{ev:#?}");
+    assert_eq!(
+        text(&ev),
+        "echo: hello world\n",
+        "no echo, no colour, no prompt"
+    );
+    let idx = chunk_indexes(&ev);
+    assert_eq!(idx, (0..idx.len() as u64).collect::<Vec<_>>());
+    let (out, ev) = run(&mut s, "second\nline").await;
+    assert_eq!(out.reason, EndReason::Completed);
+    assert_eq!(text(&ev), "echo: second line\n");
+    s.terminate().await.unwrap();
+    assert_gone(&t.marker).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_interrupts_the_job_and_the_program_survives() {
+    let t = toy();
+    let mut s = session(&t).await;
+    let control = s.control();
+    let pressed: Arc<Mutex<Option<Instant>>> = Arc::default();
+    let (p2, events) = (pressed.clone(), Arc::new(Mutex::new(Vec::new())));
+    let e2 = events.clone();
+    let mut sink = move |e: Event| {
+        let mut p = p2.lock().unwrap();
+        if matches!(&e.body, EventBody::StreamChunk { delta, .. } if delta.contains("tick 3"))
+            && p.is_none()
+        {
+            *p = Some(Instant::now());
+            control.interrupt();
+        }
+        e2.lock().unwrap().push(e);
+    };
+    let out = tokio::time::timeout(
+        Duration::from_secs(30),
+        s.prompt(PromptInput::text("slow"), &mut sink),
+    )
+    .await
+    .expect("ends");
+    let took = pressed.lock().unwrap().expect("ticks arrived").elapsed();
+    eprintln!("pty: stream_end {took:?} after the interrupt (Ctrl-C byte)");
+    assert_eq!(out.reason, EndReason::Interrupted);
+    assert!(took < Duration::from_secs(2), "{took:?}");
+    let ev = events.lock().unwrap().clone();
+    let t_all = text(&ev);
+    assert!(
+        t_all.contains("tick 0\n") && t_all.contains("interrupted\n"),
+        "{t_all:?}"
+    );
+    assert!(!t_all.contains("tick 199"));
+    // The same process answers the next prompt: Ctrl-C did not kill it.
+    let (out, ev) = run(&mut s, "still here?").await;
+    assert_eq!(out.reason, EndReason::Completed);
+    assert_eq!(text(&ev), "echo: still here?\n");
+    s.terminate().await.unwrap();
+    assert_gone(&t.marker).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crash_mid_turn_is_reported_and_the_session_respawns() {
+    let t = toy();
+    let mut s = session(&t).await;
+    let (out, ev) = run(&mut s, "crash").await;
+    assert_eq!(out.reason, EndReason::Error, "{ev:#?}");
+    assert_eq!(
+        out.error.as_ref().map(|e| e.code),
+        Some(ErrorCode::ProcessCrashed),
+        "{out:?}"
+    );
+    let (out, ev) = run(&mut s, "after respawn").await;
+    assert_eq!(out.reason, EndReason::Completed, "{ev:#?}");
+    assert_eq!(text(&ev), "echo: after respawn\n");
+    s.terminate().await.unwrap();
+    assert_gone(&t.marker).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_program_that_exits_before_its_prompt_fails_to_start_at_once() {
+    // The terminal closes, so initialize fails now instead of waiting out
+    // READY_TIMEOUT.
+    let dir = tempfile::tempdir().unwrap();
+    let f = PtyFactory::new("nope", "nope", "true", vec![], BTreeMap::new());
+    let mut s = HostSession::new(
+        Arc::new(f),
+        AdapterConfig {
+            cwd: dir.path().to_path_buf(),
+            ..AdapterConfig::default()
+        },
+        Arc::new(Policy::DenyAll),
+        SessionOptions::default(),
+    );
+    let t0 = Instant::now();
+    let err = s.start().await.expect_err("no prompt, no session");
+    assert!(t0.elapsed() < Duration::from_secs(10), "{:?}", t0.elapsed());
+    assert_eq!(err.code, ErrorCode::ProcessCrashed, "{err:?}");
+    assert!(err.message.contains("before showing its prompt"), "{err:?}");
+}
