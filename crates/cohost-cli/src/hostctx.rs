@@ -5,7 +5,10 @@ use cohost_host::{DiscoveryEnv, Host, HostConfig};
 
 /// The registry plus the process environment.
 pub fn host() -> Result<Host, CohostError> {
-    Ok(Host::new(crate::providers::registry()?, DiscoveryEnv::from_process()))
+    Ok(Host::new(
+        crate::providers::registry()?,
+        DiscoveryEnv::from_process(),
+    ))
 }
 
 /// The host and its loaded config.

@@ -205,25 +205,44 @@ fn agents_lists_the_mock() {
     let out = run(&["agents", "--json"]);
     assert_eq!(out.status.code(), Some(0));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let mock = v.as_array().unwrap().iter().find(|r| r["provider_id"] == "mock").unwrap();
+    let mock = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["provider_id"] == "mock")
+        .unwrap();
     assert_eq!(mock["kind"], "agent_cli");
     assert_eq!(mock["status"], "ready");
     assert_eq!(mock["driver"]["tier"], "builtin");
     // With an empty PATH every CLI is reported missing, with its source.
-    let claude = v.as_array().unwrap().iter().find(|r| r["provider_id"] == "claude").unwrap();
+    let claude = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["provider_id"] == "claude")
+        .unwrap();
     assert_eq!(claude["status"], "missing");
     assert_eq!(claude["discovery"]["command_source"], "missing");
     let table = run(&["agents"]);
     let table = String::from_utf8_lossy(&table.stdout);
-    assert!(table.contains("mock") && table.contains("STATUS"), "{table}");
+    assert!(
+        table.contains("mock") && table.contains("STATUS"),
+        "{table}"
+    );
 }
 
 #[test]
 fn runs_are_recorded_and_resumable() {
     let home = tempfile::tempdir().unwrap();
-    let first = cohost(&home).args(["run", "--agent", "mock", "--json", "hello"]).output().unwrap();
+    let first = cohost(&home)
+        .args(["run", "--agent", "mock", "--json", "hello"])
+        .output()
+        .unwrap();
     assert_eq!(first.status.code(), Some(0));
-    let native = events(&first)[0]["session_id"].as_str().unwrap().to_string();
+    let native = events(&first)[0]["session_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let list = cohost(&home).args(["sessions", "--json"]).output().unwrap();
     let list: serde_json::Value = serde_json::from_slice(&list.stdout).unwrap();
     let rec = &list.as_array().unwrap()[0];
@@ -233,8 +252,16 @@ fn runs_are_recorded_and_resumable() {
     let id = rec["id"].as_str().unwrap().to_string();
 
     // A second cohost process continues the same session by cohost id.
-    let second = cohost(&home).args(["run", "--resume", &id, "--json", "again"]).output().unwrap();
-    assert_eq!(second.status.code(), Some(0), "{}", String::from_utf8_lossy(&second.stderr));
+    let second = cohost(&home)
+        .args(["run", "--resume", &id, "--json", "again"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        second.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&second.stderr)
+    );
     assert_eq!(events(&second)[0]["session_id"], native.as_str());
     let list = cohost(&home).args(["sessions", "--json"]).output().unwrap();
     let list: serde_json::Value = serde_json::from_slice(&list.stdout).unwrap();
@@ -242,7 +269,10 @@ fn runs_are_recorded_and_resumable() {
     assert_eq!(list[0]["watermark"], 2);
 
     // A session belongs to its provider.
-    let wrong = cohost(&home).args(["run", "--resume", &id, "--agent", "claude", "x"]).output().unwrap();
+    let wrong = cohost(&home)
+        .args(["run", "--resume", &id, "--agent", "claude", "x"])
+        .output()
+        .unwrap();
     assert_eq!(wrong.status.code(), Some(3));
 }
 
@@ -253,18 +283,39 @@ fn slots_resolve_through_the_config() {
         .args(["config", "set", "slots.summary.provider", "mock"])
         .output()
         .unwrap();
-    assert_eq!(set.status.code(), Some(0), "{}", String::from_utf8_lossy(&set.stderr));
-    let out = cohost(&home).args(["run", "--slot", "summary", "--json", "hi"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        set.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&set.stderr)
+    );
+    let out = cohost(&home)
+        .args(["run", "--slot", "summary", "--json", "hi"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(events(&out)[0]["provider"], "mock");
     // An unknown provider in a slot is refused and not saved.
     let bad = cohost(&home)
         .args(["config", "set", "slots.summary.provider", "nope"])
         .output()
         .unwrap();
-    assert_eq!(bad.status.code(), Some(3), "{}", String::from_utf8_lossy(&bad.stderr));
+    assert_eq!(
+        bad.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&bad.stderr)
+    );
     assert!(String::from_utf8_lossy(&bad.stderr).contains("config.toml"));
-    let get = cohost(&home).args(["config", "get", "slots.summary.provider"]).output().unwrap();
+    let get = cohost(&home)
+        .args(["config", "get", "slots.summary.provider"])
+        .output()
+        .unwrap();
     assert_eq!(String::from_utf8_lossy(&get.stdout).trim(), "mock");
 }
 
@@ -273,8 +324,15 @@ fn bad_config_names_file_line_and_fix() {
     let home = tempfile::tempdir().unwrap();
     let dir = home.path().join(".config/cohost");
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("config.toml"), "[slots.summary]\nprovider = \"mock\"\nmode = [oops\n").unwrap();
-    let out = cohost(&home).args(["run", "--json", "hi"]).output().unwrap();
+    std::fs::write(
+        dir.join("config.toml"),
+        "[slots.summary]\nprovider = \"mock\"\nmode = [oops\n",
+    )
+    .unwrap();
+    let out = cohost(&home)
+        .args(["run", "--json", "hi"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(3));
     let err: serde_json::Value = serde_json::from_slice(&out.stderr).unwrap();
     assert_eq!(err["code"], "CONFIG_INVALID");
@@ -293,11 +351,21 @@ fn project_plugins_are_loaded_and_bad_ones_reported() {
         "id = \"echoer\"\nbinary = \"/bin/echo\"\nprotocol = \"text\"\nargs = [\"echoed:\", \"{prompt}\"]\n",
     )
     .unwrap();
-    std::fs::write(dir.join("broken.toml"), "id = \"broken\"\nbinary = \"x\"\nprotocol = \"smoke-signals\"\n").unwrap();
-    let out = cohost(&home).args(["run", "--agent", "echoer", "--json", "hi there"]).output().unwrap();
+    std::fs::write(
+        dir.join("broken.toml"),
+        "id = \"broken\"\nbinary = \"x\"\nprotocol = \"smoke-signals\"\n",
+    )
+    .unwrap();
+    let out = cohost(&home)
+        .args(["run", "--agent", "echoer", "--json", "hi there"])
+        .output()
+        .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
-    assert!(stderr.contains("broken.toml") && stderr.contains("protocol"), "{stderr}");
+    assert!(
+        stderr.contains("broken.toml") && stderr.contains("protocol"),
+        "{stderr}"
+    );
     let text: String = events(&out)
         .iter()
         .filter(|e| e["type"] == "stream_chunk")

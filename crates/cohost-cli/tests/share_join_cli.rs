@@ -30,7 +30,16 @@ fn co_driver_joins_suggests_and_sees_the_turn() {
     let home = tempfile::tempdir().unwrap();
     let mut host = Reaper(
         cohost(home.path())
-            .args(["share", "--agent", "mock", "--suggestions", "accept", "--approve", "none", "--json"])
+            .args([
+                "share",
+                "--agent",
+                "mock",
+                "--suggestions",
+                "accept",
+                "--approve",
+                "none",
+                "--json",
+            ])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -38,12 +47,16 @@ fn co_driver_joins_suggests_and_sees_the_turn() {
             .unwrap(),
     );
     let mut host_out = BufReader::new(host.0.stdout.take().unwrap()).lines();
-    let first: serde_json::Value = serde_json::from_str(&host_out.next().unwrap().unwrap()).unwrap();
+    let first: serde_json::Value =
+        serde_json::from_str(&host_out.next().unwrap().unwrap()).unwrap();
     assert_eq!(first["notice"], "invites");
     let co_invite = first["co_driver"].as_str().unwrap().to_string();
     let viewer_invite = first["viewer"].as_str().unwrap().to_string();
     assert!(co_invite.starts_with("cohost://127.0.0.1:"), "{co_invite}");
-    assert!(!co_invite.contains('?'), "the token never travels in a URL query");
+    assert!(
+        !co_invite.contains('?'),
+        "the token never travels in a URL query"
+    );
 
     // A viewer may not suggest: the relay refuses, the viewer says so.
     let viewer = cohost(home.path())
@@ -62,18 +75,36 @@ fn co_driver_joins_suggests_and_sees_the_turn() {
     assert!(refused.is_some(), "viewer suggestion must be refused");
 
     let out = cohost(home.path())
-        .args(["join", &co_invite, "--json", "--until-end", "--name", "ana", "--suggest", "hello [mock:text]"])
+        .args([
+            "join",
+            &co_invite,
+            "--json",
+            "--until-end",
+            "--name",
+            "ana",
+            "--suggest",
+            "hello [mock:text]",
+        ])
         .stdin(Stdio::null())
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let frames: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     let stream: Vec<&serde_json::Value> = frames
         .iter()
-        .filter(|f| f["frame"].as_str().is_some_and(|n| n.starts_with("ai.execution") || n.starts_with("ai.stream")))
+        .filter(|f| {
+            f["frame"]
+                .as_str()
+                .is_some_and(|n| n.starts_with("ai.execution") || n.starts_with("ai.stream"))
+        })
         .collect();
     assert_eq!(stream.first().unwrap()["frame"], "ai.execution.started");
     assert_eq!(stream.last().unwrap()["frame"], "ai.stream.end");
@@ -99,7 +130,10 @@ fn co_driver_joins_suggests_and_sees_the_turn() {
             assert_eq!(status.code(), Some(0));
             break;
         }
-        assert!(std::time::Instant::now() < deadline, "host did not exit on /quit");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "host did not exit on /quit"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
 }

@@ -46,7 +46,12 @@ pub async fn run(args: AgentsArgs) -> u8 {
             .discovery
             .as_ref()
             .and_then(|d| d.version_display.clone())
-            .map(|v| v.split_whitespace().find(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit())).unwrap_or(&v).to_string())
+            .map(|v| {
+                v.split_whitespace()
+                    .find(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()))
+                    .unwrap_or(&v)
+                    .to_string()
+            })
             .unwrap_or_else(|| "-".into());
         let source = s
             .discovery

@@ -91,7 +91,11 @@ pub async fn run(args: ConfigArgs) -> u8 {
                             v.name,
                             v.spec.provider,
                             v.spec.mode.as_str(),
-                            v.spec.model.as_deref().map(|m| format!(" model {m}")).unwrap_or_default(),
+                            v.spec
+                                .model
+                                .as_deref()
+                                .map(|m| format!(" model {m}"))
+                                .unwrap_or_default(),
                             if v.configured { "" } else { "  [default]" }
                         );
                     }

@@ -76,10 +76,18 @@ pub async fn run(args: DoctorArgs) -> u8 {
             StatusValue::Missing | StatusValue::Unknown | StatusValue::Installed => "·",
             _ => "✖",
         };
-        if matches!(s.status, StatusValue::NeedsAuth | StatusValue::Failed | StatusValue::Blocked) {
+        if matches!(
+            s.status,
+            StatusValue::NeedsAuth | StatusValue::Failed | StatusValue::Blocked
+        ) {
             problems += 1;
         }
-        println!("  {mark} {:<14} {:<10} {}", s.provider_id, enum_name(&s.status), s.message);
+        println!(
+            "  {mark} {:<14} {:<10} {}",
+            s.provider_id,
+            enum_name(&s.status),
+            s.message
+        );
         if let Some(f) = &s.suggested_fix {
             if s.status != StatusValue::Missing {
                 println!("      fix: {f}");
@@ -92,7 +100,11 @@ pub async fn run(args: DoctorArgs) -> u8 {
             Ok(s) => println!(
                 "  {:<8} {} ({})",
                 a.id(),
-                if s.installed { "installed" } else { "not installed" },
+                if s.installed {
+                    "installed"
+                } else {
+                    "not installed"
+                },
                 s.settings_file
             ),
             Err(e) => {
@@ -103,7 +115,11 @@ pub async fn run(args: DoctorArgs) -> u8 {
     }
     println!(
         "\n{}",
-        if problems == 0 { "No problems found.".to_string() } else { format!("{problems} problem(s) found; see the fixes above.") }
+        if problems == 0 {
+            "No problems found.".to_string()
+        } else {
+            format!("{problems} problem(s) found; see the fixes above.")
+        }
     );
     u8::from(problems > 0)
 }

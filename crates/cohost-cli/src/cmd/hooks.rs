@@ -53,10 +53,18 @@ pub async fn run(args: HooksArgs) -> u8 {
             println!(
                 "{}: {} ({}; {}){}",
                 agent.id(),
-                if s.installed { "installed" } else { "not installed" },
+                if s.installed {
+                    "installed"
+                } else {
+                    "not installed"
+                },
                 s.settings_file,
                 s.action,
-                if s.has_backup { "; original backed up" } else { "" }
+                if s.has_backup {
+                    "; original backed up"
+                } else {
+                    ""
+                }
             );
             0
         }

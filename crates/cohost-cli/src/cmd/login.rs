@@ -40,7 +40,10 @@ pub async fn run(args: LoginArgs) -> u8 {
             u8::try_from(s.code().unwrap_or(1)).unwrap_or(1)
         }
         Err(e) => {
-            eprintln!("cohost: error SPAWN_FAILED: cannot run {}: {e}", cmd.display);
+            eprintln!(
+                "cohost: error SPAWN_FAILED: cannot run {}: {e}",
+                cmd.display
+            );
             8
         }
     }

@@ -259,7 +259,9 @@ pub async fn run(args: RunArgs) -> u8 {
         tracing::warn!(error = %e, "could not update the session record");
     }
     if !json {
-        eprintln!("cohost: session {record_id} (continue with: cohost run --resume {record_id} \"...\")");
+        eprintln!(
+            "cohost: session {record_id} (continue with: cohost run --resume {record_id} \"...\")"
+        );
     }
     if let Err(e) = session.terminate().await {
         tracing::warn!(error = %e, "terminate failed");

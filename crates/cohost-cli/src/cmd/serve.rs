@@ -20,11 +20,14 @@ pub async fn run(args: ServeArgs) -> u8 {
         Ok(h) => h,
         Err(e) => return exit::report(&e, false),
     };
-    let (addr, task) = match cohost_host::serve(SocketAddr::from(([127, 0, 0, 1], args.port)), host).await {
-        Ok(x) => x,
-        Err(e) => return exit::report(&e, false),
-    };
-    println!("cohost API on http://{addr} (OpenAPI: http://{addr}/api/openapi.json); Ctrl+C to stop");
+    let (addr, task) =
+        match cohost_host::serve(SocketAddr::from(([127, 0, 0, 1], args.port)), host).await {
+            Ok(x) => x,
+            Err(e) => return exit::report(&e, false),
+        };
+    println!(
+        "cohost API on http://{addr} (OpenAPI: http://{addr}/api/openapi.json); Ctrl+C to stop"
+    );
     tokio::select! {
         _ = task => {}
         _ = tokio::signal::ctrl_c() => {}

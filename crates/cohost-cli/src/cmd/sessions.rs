@@ -27,14 +27,20 @@ pub async fn run(args: SessionsArgs) -> u8 {
     };
     list.sort_by_key(|r| std::cmp::Reverse(r.updated_at_ms));
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&list).unwrap_or_default());
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&list).unwrap_or_default()
+        );
         return 0;
     }
     if list.is_empty() {
         println!("No sessions yet. `cohost run` records one per run; resume with `cohost run --resume ID`.");
         return 0;
     }
-    println!("{:<18} {:<10} {:<6} {:<38} CWD", "ID", "PROVIDER", "TURNS", "NATIVE SESSION");
+    println!(
+        "{:<18} {:<10} {:<6} {:<38} CWD",
+        "ID", "PROVIDER", "TURNS", "NATIVE SESSION"
+    );
     for r in list {
         println!(
             "{:<18} {:<10} {:<6} {:<38} {}",

@@ -38,7 +38,11 @@ pub async fn run(args: TestArgs) -> u8 {
             result.provider_id,
             result.message,
             result.duration_ms,
-            if result.cached { ", cached; --force to rerun" } else { "" }
+            if result.cached {
+                ", cached; --force to rerun"
+            } else {
+                ""
+            }
         );
         if let Some(fix) = result.error.as_ref().and_then(|e| e.suggested_fix.as_ref()) {
             println!("  fix: {fix}");
