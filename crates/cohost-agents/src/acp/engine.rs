@@ -2,7 +2,7 @@
 //! pump stdout through the [`AcpClient`], route events to the running turn,
 //! write what the client asks, perform confined file requests.
 
-use cohost_core::{AdapterConfig, AgentEvent, CohostError, ErrorCode};
+use cohost_core::{AdapterConfig, AgentEvent, ApprovalMode, CohostError, ErrorCode};
 use futures::channel::mpsc as fmpsc;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -65,6 +65,13 @@ pub(crate) fn env_policy(spec: &AcpSpec, config: &AdapterConfig) -> EnvPolicy {
     if unsafe { libc::geteuid() } == 0 {
         for (k, v) in &spec.root_env {
             env.set(k, v);
+        }
+    }
+    if config.approval != ApprovalMode::AutoApprove {
+        for (k, v) in &spec.ask_env {
+            if !config.env.contains_key(k) && std::env::var_os(k).is_none() {
+                env.set(k, v);
+            }
         }
     }
     env.extend(config.env.iter());

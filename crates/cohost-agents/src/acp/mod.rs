@@ -16,6 +16,7 @@
 //! lines, process groups) nor a sans-IO core that golden transcripts replay.
 
 mod engine;
+pub mod escape;
 pub mod fs;
 pub mod map;
 pub mod normalize;
@@ -110,6 +111,9 @@ pub struct AcpAdapter {
     spec: AcpSpec,
     descriptor: ProviderDescriptor,
     engine: Option<Engine>,
+    config: AdapterConfig,
+    /// A `session/cancel` was sent since the last prompt.
+    cancelled: bool,
 }
 
 impl AcpAdapter {
@@ -119,7 +123,21 @@ impl AcpAdapter {
             descriptor: descriptor(&spec),
             spec,
             engine: None,
+            config: AdapterConfig::default(),
+            cancelled: false,
         }
+    }
+
+    /// Restart the agent on the same session (see [`AcpSpec::restart_after_cancel`]).
+    async fn restart(&mut self) -> Result<(), CohostError> {
+        let Some(old) = self.engine.take() else {
+            return Ok(());
+        };
+        let mut config = self.config.clone();
+        config.resume = Some(old.opened.session_id.clone());
+        stop(old).await;
+        self.engine = Some(Engine::start(&self.spec, &config).await?);
+        Ok(())
     }
 
     fn engine(&mut self) -> Result<&mut Engine, CohostError> {
@@ -172,6 +190,7 @@ impl AgentAdapter for AcpAdapter {
     }
 
     async fn initialize(&mut self, config: &AdapterConfig) -> Result<InitInfo, CohostError> {
+        self.config = config.clone();
         let engine = Engine::start(&self.spec, config).await?;
         if config.resume.is_some() && !engine.opened.resumed {
             tracing::warn!(
@@ -191,6 +210,9 @@ impl AgentAdapter for AcpAdapter {
         &mut self,
         prompt: PromptRequest,
     ) -> Result<AgentEventStream, CohostError> {
+        if std::mem::take(&mut self.cancelled) && self.spec.restart_after_cancel {
+            self.restart().await?;
+        }
         let engine = self.engine()?;
         if engine.shared.stdout_closed() || !engine.child.is_alive() {
             return Err(
@@ -230,9 +252,10 @@ impl AgentAdapter for AcpAdapter {
     }
 
     async fn interrupt(&mut self, stage: InterruptStage) -> Result<(), CohostError> {
-        let engine = self.engine()?;
         let signal = match stage {
             InterruptStage::Cancel => {
+                self.cancelled = true;
+                let engine = self.engine()?;
                 let mut out = Vec::new();
                 engine.shared.client().cancel(&mut out);
                 for o in out {
@@ -244,9 +267,13 @@ impl AgentAdapter for AcpAdapter {
             }
             InterruptStage::Signal => GroupSignal::Interrupt,
             InterruptStage::Terminate => GroupSignal::Terminate,
-            InterruptStage::Kill => GroupSignal::Kill,
+            InterruptStage::Kill => {
+                let engine = self.engine()?;
+                escape::kill_groups(&escape::escaped_groups(engine.child.pid()));
+                GroupSignal::Kill
+            }
         };
-        engine.child.signal(signal).map(|_| ())
+        self.engine()?.child.signal(signal).map(|_| ())
     }
 
     async fn approve_tool(&mut self, decision: ToolDecision) -> Result<(), CohostError> {
@@ -281,11 +308,19 @@ impl AgentAdapter for AcpAdapter {
     }
 
     async fn terminate(&mut self) -> Result<(), CohostError> {
-        if let Some(mut engine) = self.engine.take() {
-            engine.stdin.close().await;
-            // Some agents (codex-acp) ignore stdin EOF: the whole group goes.
-            engine.child.terminate(Duration::from_millis(500)).await;
+        if let Some(engine) = self.engine.take() {
+            stop(engine).await;
         }
         Ok(())
     }
+}
+
+/// Stop an agent and everything it started.
+async fn stop(mut engine: Engine) {
+    // Found before the agent dies: afterwards the parent links are gone.
+    let escaped = escape::escaped_groups(engine.child.pid());
+    engine.stdin.close().await;
+    // Some agents (codex-acp) ignore stdin EOF: the whole group goes.
+    engine.child.terminate(Duration::from_millis(500)).await;
+    escape::kill_groups(&escaped);
 }

@@ -157,6 +157,8 @@ pub struct AcpClient {
     usage: Option<Usage>,
     /// `session/cancel` was sent in this turn.
     cancelled: bool,
+    /// Shown once as a `Status` at the start of the next turn.
+    notice: Option<String>,
     stats: Stats,
 }
 
@@ -179,6 +181,7 @@ impl AcpClient {
             permissions: HashMap::new(),
             usage: None,
             cancelled: false,
+            notice: None,
             stats: Stats::default(),
         }
     }
@@ -253,6 +256,12 @@ impl AcpClient {
             session_id: Some(session_id),
             model: self.model.clone(),
         }));
+        if let Some(message) = self.notice.take() {
+            out.push(Output::Event(AgentEvent::Status {
+                message,
+                retry_after_ms: None,
+            }));
+        }
         out.push(Output::Write(line));
         Ok(())
     }
@@ -353,11 +362,19 @@ impl AcpClient {
                         json!({"sessionId": sid, "cwd": cwd, "mcpServers": []}),
                         Pending::LoadSession,
                     ),
-                    _ => self.request(
-                        "session/new",
-                        json!({"cwd": cwd, "mcpServers": []}),
-                        Pending::NewSession,
-                    ),
+                    resume => {
+                        if let Some(sid) = resume {
+                            self.notice = Some(format!(
+                                "agent `{}` cannot load sessions; session {sid} was not resumed, this is a new session",
+                                self.cfg.provider_id
+                            ));
+                        }
+                        self.request(
+                            "session/new",
+                            json!({"cwd": cwd, "mcpServers": []}),
+                            Pending::NewSession,
+                        )
+                    }
                 };
                 out.push(Output::Write(line));
             }
@@ -383,11 +400,28 @@ impl AcpClient {
                 let sid = self.cfg.resume.clone().unwrap_or_default();
                 self.open(sid, true, out);
             }
-            (Pending::Initialize | Pending::NewSession | Pending::LoadSession, Err(e)) => {
-                let step = match what {
-                    Pending::Initialize => "initialize",
-                    Pending::NewSession => "session/new",
-                    _ => "session/load",
+            (Pending::LoadSession, Err(e)) => {
+                // A session the agent cannot load (gemini 0.61 cannot find the
+                // ones it records) must not make the agent unusable, nor lose
+                // the conversation silently: open a new one and say so.
+                let sid = self.cfg.resume.clone().unwrap_or_default();
+                let why = e.describe();
+                tracing::warn!(provider = %self.cfg.provider_id, session = %sid, error = %why, "session/load failed");
+                self.notice = Some(format!(
+                    "could not resume session {sid} ({why}); this is a new session"
+                ));
+                let line = self.request(
+                    "session/new",
+                    json!({"cwd": self.cfg.cwd.clone(), "mcpServers": []}),
+                    Pending::NewSession,
+                );
+                out.push(Output::Write(line));
+            }
+            (Pending::Initialize | Pending::NewSession, Err(e)) => {
+                let step = if what == Pending::Initialize {
+                    "initialize"
+                } else {
+                    "session/new"
                 };
                 out.push(Output::Failed(map::handshake_error(
                     &self.cfg.provider_id,

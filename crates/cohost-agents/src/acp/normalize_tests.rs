@@ -323,7 +323,44 @@ fn resume_uses_session_load_only_when_offered() {
         assert_eq!(o.resumed, load);
         assert_eq!(o.session_id, if load { "old" } else { "new" });
         assert!(events(&out).is_empty());
+        out.clear();
+        c.begin_turn(vec![], &mut out).unwrap();
+        let notice = events(&out).iter().any(
+            |e| matches!(e, AgentEvent::Status { message, .. } if message.contains("not resumed")),
+        );
+        assert_eq!(notice, !load, "{out:?}");
     }
+}
+
+#[test]
+fn a_failed_load_falls_back_to_a_new_session_with_a_notice() {
+    let mut c = AcpClient::new(ClientConfig {
+        provider_id: "t".into(),
+        cwd: "/w".into(),
+        approval: ApprovalMode::Ask,
+        resume: Some("gone".into()),
+        model: None,
+    });
+    let mut out = Vec::new();
+    c.initialize();
+    c.on_line(
+        r#"{"jsonrpc":"2.0","id":0,"result":{"agentCapabilities":{"loadSession":true}}}"#,
+        &mut out,
+    );
+    c.on_line(r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Internal error","data":{"details":"No previous sessions found"}}}"#, &mut out);
+    assert_eq!(writes(&out).last().unwrap()["method"], "session/new");
+    c.on_line(
+        r#"{"jsonrpc":"2.0","id":2,"result":{"sessionId":"fresh"}}"#,
+        &mut out,
+    );
+    assert!(matches!(out.last(), Some(Output::Opened(o)) if o.session_id == "fresh" && !o.resumed));
+    out.clear();
+    c.begin_turn(vec![], &mut out).unwrap();
+    let ev = events(&out);
+    assert!(
+        matches!(&ev[1], AgentEvent::Status { message, .. } if message.contains("could not resume session gone")),
+        "{ev:?}"
+    );
 }
 
 #[test]

@@ -22,6 +22,14 @@ pub struct AcpSpec {
     pub env: Vec<(String, String)>,
     /// Variables set only when cohost runs as root.
     pub root_env: Vec<(String, String)>,
+    /// Variables that make the agent ask before running tools, set unless
+    /// the policy is auto-approve or the user set them (so approvals are
+    /// enforced even when the agent's own default is to allow).
+    pub ask_env: Vec<(String, String)>,
+    /// Restart the agent (and `session/load` the session) before the turn
+    /// after a cancel, for agents whose cancelled answer leaks into the next
+    /// turn.
+    pub restart_after_cancel: bool,
     /// Variables that must be set (non-empty) for the agent to work.
     pub required_env: Vec<String>,
     /// What resume looks like for this agent.
@@ -67,6 +75,8 @@ fn spec(
         env_prefixes: strs(prefixes),
         env: pairs(env),
         root_env: Vec::new(),
+        ask_env: Vec::new(),
+        restart_after_cancel: false,
         required_env: Vec::new(),
         resume,
         reasoning: true,
@@ -109,9 +119,10 @@ pub fn qwen() -> AcpSpec {
     )
 }
 
-/// OpenCode's ACP server (`opencode acp`).
+/// OpenCode's ACP server (`opencode acp`). Its default permissions allow
+/// shell and edits without asking, so cohost asks it to ask.
 pub fn opencode() -> AcpSpec {
-    spec(
+    let mut s = spec(
         "opencode-acp",
         "OpenCode (ACP)",
         "opencode",
@@ -121,7 +132,12 @@ pub fn opencode() -> AcpSpec {
         &[],
         ResumeSupport::NativeId,
         "npm install -g opencode-ai",
-    )
+    );
+    s.ask_env = pairs(&[(
+        "OPENCODE_PERMISSION",
+        r#"{"bash":"ask","edit":"ask","webfetch":"ask"}"#,
+    )]);
+    s
 }
 
 /// GitHub Copilot CLI in ACP mode (`copilot --acp`).
@@ -155,6 +171,9 @@ pub fn claude() -> AcpSpec {
     );
     // Its bundled Claude Code refuses to start as root without it.
     s.root_env = pairs(&[("IS_SANDBOX", "1")]);
+    // 0.16.2 answers `cancelled` at once, but its Claude Code keeps the old
+    // answer queued and streams it as the reply to the next prompt.
+    s.restart_after_cancel = true;
     s
 }
 

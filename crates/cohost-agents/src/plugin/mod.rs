@@ -145,6 +145,8 @@ fn factory(m: Manifest) -> Arc<dyn AdapterFactory> {
             env_prefixes: m.env_prefixes,
             env: m.env.into_iter().collect(),
             root_env: Vec::new(),
+            ask_env: Vec::new(),
+            restart_after_cancel: false,
             required_env: m.required_env,
             // Decided at runtime by the agent's `loadSession` capability.
             resume: ResumeSupport::NativeId,
