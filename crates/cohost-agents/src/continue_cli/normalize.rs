@@ -92,8 +92,8 @@ impl TurnNormalizer for ContinueNormalizer {
         // Failures print their JSON object on stderr, not stdout.
         let failure = stderr
             .lines()
-            .filter_map(|l| serde_json::from_str::<RunOutput>(l.trim()).ok())
-            .last();
+            .rev()
+            .find_map(|l| serde_json::from_str::<RunOutput>(l.trim()).ok());
         self.ended = true;
         if let (false, Some(r)) = (interrupted, failure) {
             self.ended = false;

@@ -182,14 +182,11 @@ async fn pump(
                 s.alive = false;
                 let closing = s.core.as_mut().and_then(PtyCore::on_exit);
                 let banner = s.core.as_ref().map(PtyCore::banner_tail);
-                if let Some(tx) = s.turn.take() {
-                    match closing {
-                        Some(events) => events.into_iter().for_each(|e| {
-                            let _ = tx.send(e);
-                        }),
-                        // Dropping the sender closes the stream without
-                        // `Ended`: the engine sees a crash.
-                        None => {}
+                // Without closing events, dropping the sender closes the
+                // stream without `Ended`: the engine sees a crash.
+                if let (Some(tx), Some(events)) = (s.turn.take(), closing) {
+                    for e in events {
+                        let _ = tx.send(e);
                     }
                 }
                 s.last_error = Some(format!(
