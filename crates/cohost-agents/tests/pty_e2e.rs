@@ -240,3 +240,88 @@ async fn a_program_that_exits_before_its_prompt_fails_to_start_at_once() {
     assert_eq!(err.code, ErrorCode::ProcessCrashed, "{err:?}");
     assert!(err.message.contains("before showing its prompt"), "{err:?}");
 }
+
+/// Aider's interactive mode (no `--message`) through the PTY tier: the
+/// degraded path for a CLI without a structured mode. Skips loudly when
+/// aider is not installed, unless `CI` is set.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn aider_interactive_through_the_pty() {
+    use cohost_testbench::{assert_no_leftovers, require_cli, AgentCli, Bench};
+    let Some(bin) = require_cli(AgentCli::Aider) else {
+        return;
+    };
+    let bench = Arc::new(Bench::start(AgentCli::Aider).await.expect("bench"));
+    let args = [
+        "--model",
+        "openai/fake-model",
+        "--no-pretty",
+        "--no-fancy-input",
+        "--no-check-update",
+        "--no-show-model-warnings",
+        "--no-show-release-notes",
+        "--analytics-disable",
+        "--no-git",
+        "--dry-run",
+    ]
+    .map(String::from)
+    .to_vec();
+    let factory =
+        PtyFactory::new("aider-pty", "Aider (pty)", bin, args, bench.env()).with_prompt("> ");
+    let mut s = HostSession::new(
+        Arc::new(factory),
+        AdapterConfig {
+            cwd: bench.cwd().to_path_buf(),
+            ..AdapterConfig::default()
+        },
+        Arc::new(Policy::DenyAll),
+        SessionOptions::default(),
+    );
+    s.start().await.expect("aider shows its prompt");
+    let (out, ev) = run(&mut s, "say hello").await;
+    assert_eq!(out.reason, EndReason::Completed, "{ev:#?}");
+    let t = text(&ev);
+    assert!(
+        t.contains("Hello from fake-llm. You said: say hello"),
+        "{t:?}"
+    );
+    let idx = chunk_indexes(&ev);
+    assert_eq!(idx, (0..idx.len() as u64).collect::<Vec<_>>());
+    let (out, ev) = run(&mut s, "what did I say first?").await;
+    assert_eq!(out.reason, EndReason::Completed, "{ev:#?}");
+    let body = bench
+        .model_requests()
+        .last()
+        .map(|r| r.body.to_string())
+        .unwrap_or_default();
+    assert!(body.contains("say hello"), "same process keeps the chat");
+
+    // Ctrl-C while aider waits on a stalled model stream.
+    let control = s.control();
+    let b2 = bench.clone();
+    let pressed: Arc<Mutex<Option<Instant>>> = Arc::default();
+    let p2 = pressed.clone();
+    let watcher = tokio::spawn(async move {
+        for _ in 0..600 {
+            if b2
+                .fake()
+                .requests()
+                .iter()
+                .any(|r| r.body.to_string().contains("scenario:stall"))
+            {
+                tokio::time::sleep(Duration::from_millis(300)).await;
+                *p2.lock().unwrap() = Some(Instant::now());
+                control.interrupt();
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    });
+    let (out, ev) = run(&mut s, "wait [[scenario:stall]]").await;
+    watcher.abort();
+    let took = pressed.lock().unwrap().expect("interrupt sent").elapsed();
+    eprintln!("aider (pty): stream_end {took:?} after the interrupt");
+    assert_eq!(out.reason, EndReason::Interrupted, "{ev:#?}");
+    assert!(took < Duration::from_secs(2), "{took:?}");
+    s.terminate().await.unwrap();
+    assert_no_leftovers(bench.marker()).await;
+}
