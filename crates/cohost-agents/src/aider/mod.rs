@@ -146,6 +146,9 @@ impl CliDriver for Driver {
     fn approval_fix(&self) -> &'static str {
         "set the approval policy at launch: auto-approve lets aider apply edits (--yes-always)"
     }
+    fn cancel_sigints(&self) -> u32 {
+        2
+    }
 }
 
 /// Makes Aider adapters.

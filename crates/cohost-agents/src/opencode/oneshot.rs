@@ -63,6 +63,11 @@ pub(crate) trait CliDriver: Send + Sync + 'static {
     fn policy_env(&self, _config: &AdapterConfig) -> Vec<(&'static str, String)> {
         Vec::new()
     }
+    /// SIGINTs the first ladder step sends (aider treats the first as
+    /// "press ^C again to exit" and only stops at the second).
+    fn cancel_sigints(&self) -> u32 {
+        1
+    }
 }
 
 /// The session a turn runs in.
@@ -189,10 +194,17 @@ impl<D: CliDriver> AgentAdapter for OneShotAdapter<D> {
     }
 
     async fn interrupt(&mut self, stage: InterruptStage) -> Result<(), CohostError> {
-        match &self.turn {
-            Some(t) => t.interrupt(stage),
-            None => Ok(()),
+        let Some(t) = &self.turn else {
+            return Ok(());
+        };
+        t.interrupt(stage)?;
+        if stage == InterruptStage::Cancel {
+            for _ in 1..self.driver.cancel_sigints() {
+                tokio::time::sleep(Duration::from_millis(150)).await;
+                t.interrupt(stage)?;
+            }
         }
+        Ok(())
     }
 
     async fn approve_tool(&mut self, decision: ToolDecision) -> Result<(), CohostError> {
