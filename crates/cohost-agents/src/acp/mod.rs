@@ -320,6 +320,9 @@ async fn stop(mut engine: Engine) {
     // Found before the agent dies: afterwards the parent links are gone.
     let escaped = escape::escaped_groups(engine.child.pid());
     engine.stdin.close().await;
+    // Most agents exit on stdin EOF after saving their session; give them a
+    // moment (claude-code-acp lost its last turn when signalled at once).
+    engine.child.wait_exit(Duration::from_millis(1000)).await;
     // Some agents (codex-acp) ignore stdin EOF: the whole group goes.
     engine.child.terminate(Duration::from_millis(500)).await;
     escape::kill_groups(&escaped);
