@@ -27,8 +27,7 @@ use std::collections::{HashMap, HashSet};
 use super::map;
 use super::rpc::{self, Incoming};
 use super::wire::{
-    AgentCapabilities, AgentInfo, InitializeResult, PermissionRequest, PromptResponse,
-    ReadTextFile, SessionNotification, SessionUpdate, ToolCall, WriteTextFile,
+    AgentCapabilities, AgentInfo, InitializeResult, PromptResponse, ReadTextFile, WriteTextFile,
 };
 
 /// What the client needs to know about the session it opens.
@@ -543,181 +542,6 @@ impl AcpClient {
             }
         }
     }
-
-    fn on_permission(&mut self, id: Value, req: PermissionRequest, out: &mut Vec<Output>) {
-        let p = OpenPermission {
-            rpc_id: id,
-            options: map::option_ids(&req.options),
-        };
-        if self.phase != Phase::Prompting {
-            out.push(Output::Write(rpc::response(
-                &p.rpc_id,
-                json!({"outcome": {"outcome": "cancelled"}}),
-            )));
-            return;
-        }
-        let tool_id = req.tool_call.tool_call_id.clone();
-        self.merge_call(&req.tool_call);
-        self.held.retain(|h| h != &tool_id);
-        self.flush_held(None, out);
-        let call = self.call_info(&tool_id);
-        self.announced.insert(tool_id.clone());
-        match self.cfg.approval {
-            ApprovalMode::Ask => {
-                let options = ApprovalOption::ALL
-                    .into_iter()
-                    .filter(|o| p.options.contains_key(o))
-                    .collect();
-                if let Some(old) = self.permissions.insert(tool_id, p) {
-                    out.push(Output::Write(answer_permission(
-                        &old,
-                        ApprovalOption::RejectOnce,
-                    )));
-                }
-                out.push(Output::Event(AgentEvent::ApprovalRequested {
-                    call,
-                    options,
-                }));
-            }
-            ApprovalMode::AutoApprove => {
-                out.push(Output::Event(AgentEvent::ToolCall(call)));
-                out.push(Output::Write(answer_permission(
-                    &p,
-                    ApprovalOption::AllowOnce,
-                )));
-            }
-            ApprovalMode::DenyAll => {
-                self.denied.insert(tool_id);
-                out.push(Output::Event(AgentEvent::ToolCall(call)));
-                out.push(Output::Write(answer_permission(
-                    &p,
-                    ApprovalOption::RejectOnce,
-                )));
-            }
-        }
-    }
-
-    fn on_update(&mut self, params: Value, out: &mut Vec<Output>) {
-        let n: SessionNotification = match serde_json::from_value(params) {
-            Ok(n) => n,
-            Err(e) => {
-                self.stats.malformed += 1;
-                tracing::debug!(provider = %self.cfg.provider_id, error = %e, "malformed session/update");
-                return;
-            }
-        };
-        if self.phase != Phase::Prompting {
-            return;
-        }
-        match n.update {
-            SessionUpdate::AgentMessageChunk { content } => {
-                if let Some(t) = content.text.filter(|t| !t.is_empty()) {
-                    self.flush_held(None, out);
-                    out.push(Output::Event(AgentEvent::TextDelta(t)));
-                }
-            }
-            SessionUpdate::AgentThoughtChunk { content } => {
-                if let Some(t) = content.text.filter(|t| !t.is_empty()) {
-                    self.flush_held(None, out);
-                    out.push(Output::Event(AgentEvent::ReasoningDelta(t)));
-                }
-            }
-            SessionUpdate::ToolCall(tc) | SessionUpdate::ToolCallUpdate(tc) => {
-                self.on_tool(tc, out)
-            }
-            SessionUpdate::Plan { entries } => {
-                self.flush_held(None, out);
-                out.push(Output::Event(AgentEvent::Status {
-                    message: map::plan_text(&entries),
-                    retry_after_ms: None,
-                }));
-            }
-            SessionUpdate::UsageUpdate(u) => {
-                if let Some(used) = u.used {
-                    let mut usage = self.usage.unwrap_or_default();
-                    usage.input_tokens = used;
-                    self.usage = Some(usage);
-                }
-            }
-            SessionUpdate::UserMessageChunk {} => {}
-            SessionUpdate::Unknown => self.stats.unknown_updates += 1,
-        }
-    }
-
-    fn on_tool(&mut self, tc: ToolCall, out: &mut Vec<Output>) {
-        if tc.tool_call_id.is_empty() {
-            self.stats.malformed += 1;
-            return;
-        }
-        let id = tc.tool_call_id.clone();
-        self.merge_call(&tc);
-        let status = tc.status.as_deref();
-        let terminal = matches!(status, Some("completed" | "failed"));
-        if !self.announced.contains(&id) {
-            if !self.held.contains(&id) {
-                self.held.push(id.clone());
-            }
-            if matches!(status, None | Some("pending")) {
-                // Wait: a permission request for it may follow.
-                return;
-            }
-            self.flush_held(Some(&id), out);
-        }
-        if terminal && self.finished.insert(id.clone()) {
-            let status = if self.denied.contains(&id) {
-                ToolStatus::Denied
-            } else if status == Some("failed") {
-                ToolStatus::Error
-            } else {
-                ToolStatus::Ok
-            };
-            out.push(Output::Event(AgentEvent::ToolExecuted {
-                tool_id: id,
-                status,
-                output: map::tool_output(&tc),
-            }));
-        }
-    }
-
-    fn merge_call(&mut self, tc: &ToolCall) {
-        let entry = self
-            .calls
-            .entry(tc.tool_call_id.clone())
-            .or_insert_with(|| ToolCallInfo {
-                tool_id: tc.tool_call_id.clone(),
-                name: String::new(),
-                kind: cohost_core::ToolKind::Other,
-                input: Value::Null,
-            });
-        map::merge_call(entry, tc);
-    }
-
-    fn call_info(&self, id: &str) -> ToolCallInfo {
-        self.calls.get(id).cloned().unwrap_or_else(|| ToolCallInfo {
-            tool_id: id.to_string(),
-            name: "tool".into(),
-            kind: cohost_core::ToolKind::Other,
-            input: Value::Null,
-        })
-    }
-
-    /// Announce held calls as plain `ToolCall`s: all of them, or those up to
-    /// and including `upto`.
-    fn flush_held(&mut self, upto: Option<&str>, out: &mut Vec<Output>) {
-        let take = match upto {
-            Some(id) => match self.held.iter().position(|h| h == id) {
-                Some(i) => i + 1,
-                None => return,
-            },
-            None => self.held.len(),
-        };
-        let ids: Vec<String> = self.held.drain(..take).collect();
-        for id in ids {
-            if self.announced.insert(id.clone()) {
-                out.push(Output::Event(AgentEvent::ToolCall(self.call_info(&id))));
-            }
-        }
-    }
 }
 
 /// The answer line for a permission request: the agent's option id for the
@@ -735,6 +559,9 @@ fn answer_permission(p: &OpenPermission, want: ApprovalOption) -> String {
     };
     rpc::response(&p.rpc_id, json!({ "outcome": outcome }))
 }
+
+#[path = "normalize_updates.rs"]
+mod updates;
 
 #[cfg(test)]
 #[path = "normalize_tests.rs"]
