@@ -12,7 +12,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::fs::FsRoot;
 use super::normalize::{AcpClient, ClientConfig, Opened, Output};
-use super::providers::AcpSpec;
+use super::providers::{self, AcpSpec};
 use crate::process::{
     classify_stderr, locate_binary, EnvPolicy, Frame, ProcessSpec, StdinWriter, Supervised,
 };
@@ -78,9 +78,15 @@ pub(crate) fn env_policy(spec: &AcpSpec, config: &AdapterConfig) -> EnvPolicy {
     env
 }
 
-/// The command line: ACP args, model args, then the user's extra args.
-pub(crate) fn args(spec: &AcpSpec, config: &AdapterConfig) -> Vec<String> {
+/// The command line: ACP args, approval-policy args, model args, then the
+/// user's extra args (last, so they win).
+pub(crate) fn args(spec: &AcpSpec, config: &AdapterConfig, sandbox_bwrap: bool) -> Vec<String> {
     let mut args = spec.args.clone();
+    args.extend(providers::policy_args(
+        &spec.id,
+        config.approval,
+        sandbox_bwrap,
+    ));
     if let Some(model) = &config.model {
         args.extend(spec.model_args.iter().map(|a| a.replace("{model}", model)));
     }
@@ -117,7 +123,8 @@ impl Engine {
             config.cwd.clone()
         };
         let cwd = std::fs::canonicalize(&cwd).unwrap_or(cwd);
-        let mut pspec = ProcessSpec::new(spec.id.clone(), &binary).args(args(spec, config));
+        let bwrap = providers::bwrap_available(&binary, path.as_deref());
+        let mut pspec = ProcessSpec::new(spec.id.clone(), &binary).args(args(spec, config, bwrap));
         pspec.env = env;
         pspec.cwd = Some(cwd.clone());
         let mut child = Supervised::spawn(pspec)?;

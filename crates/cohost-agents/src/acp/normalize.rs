@@ -438,6 +438,12 @@ impl AcpClient {
                 if self.cancelled && reason == EndReason::Completed {
                     reason = EndReason::Interrupted;
                 }
+                // codex-acp 0.16 offers no "deny and go on": its only reject
+                // option (`abort`) stops the turn, answered `cancelled`.
+                // Nobody interrupted; the turn ended on cohost's denial.
+                if !self.cancelled && reason == EndReason::Interrupted && !self.denied.is_empty() {
+                    reason = EndReason::Completed;
+                }
                 if let Some(e) = error {
                     out.push(Output::Event(AgentEvent::Error(e)));
                 }

@@ -435,3 +435,70 @@ fn begin_turn_needs_an_idle_open_session() {
         ErrorCode::IllegalTransition
     );
 }
+
+#[test]
+fn a_turn_the_agent_aborts_on_a_denial_completes() {
+    // codex-acp's only reject option aborts its turn (`cancelled`); cohost
+    // did not interrupt, so the turn completed (with the call denied).
+    for mode in [ApprovalMode::Ask, ApprovalMode::DenyAll] {
+        let (mut c, mut out) = in_turn(mode);
+        c.on_line(&permission(44, "c5"), &mut out);
+        if mode == ApprovalMode::Ask {
+            let d = ToolDecision {
+                tool_id: "c5".into(),
+                option: ApprovalOption::RejectOnce,
+                message: None,
+            };
+            c.decide(&d).unwrap();
+        }
+        out.clear();
+        c.on_line(
+            r#"{"jsonrpc":"2.0","id":2,"result":{"stopReason":"cancelled"}}"#,
+            &mut out,
+        );
+        let ev = events(&out);
+        assert!(
+            ev.iter().any(|e| matches!(e, AgentEvent::ToolExecuted { tool_id, status: ToolStatus::Denied, .. } if tool_id == "c5")),
+            "{ev:?}"
+        );
+        assert!(
+            matches!(
+                ev.last(),
+                Some(AgentEvent::Ended {
+                    reason: EndReason::Completed,
+                    ..
+                })
+            ),
+            "{mode:?}: {ev:?}"
+        );
+    }
+    // Without a denial, `cancelled` still means interrupted...
+    let (mut c, mut out) = in_turn(ApprovalMode::Ask);
+    c.on_line(
+        r#"{"jsonrpc":"2.0","id":2,"result":{"stopReason":"cancelled"}}"#,
+        &mut out,
+    );
+    assert!(matches!(
+        events(&out).last(),
+        Some(AgentEvent::Ended {
+            reason: EndReason::Interrupted,
+            ..
+        })
+    ));
+    // ...and so it does after a denial when the user also interrupted.
+    let (mut c, mut out) = in_turn(ApprovalMode::DenyAll);
+    c.on_line(&permission(45, "c6"), &mut out);
+    c.cancel(&mut out);
+    out.clear();
+    c.on_line(
+        r#"{"jsonrpc":"2.0","id":2,"result":{"stopReason":"cancelled"}}"#,
+        &mut out,
+    );
+    assert!(matches!(
+        events(&out).last(),
+        Some(AgentEvent::Ended {
+            reason: EndReason::Interrupted,
+            ..
+        })
+    ));
+}

@@ -1,7 +1,8 @@
 //! The six built-in ACP providers: how to launch each and what it honestly
 //! supports (checked on the pinned versions in `tests/agents/versions.env`).
 
-use cohost_core::{ResumeSupport, SupportTier};
+use cohost_core::{ApprovalMode, ResumeSupport, SupportTier};
+use std::path::Path;
 
 /// How to launch one ACP agent. Owned data so plugin manifests can build one.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -178,7 +179,8 @@ pub fn claude() -> AcpSpec {
 }
 
 /// Zed's ACP bridge around Codex (`codex-acp`). Killed by process group:
-/// its native children outlive the npm wrapper otherwise.
+/// its native children outlive the npm wrapper otherwise. Its approval
+/// policy and sandbox come from [`policy_args`].
 pub fn codex() -> AcpSpec {
     spec(
         "codex-acp",
@@ -196,4 +198,104 @@ pub fn codex() -> AcpSpec {
 /// All six, in registration order.
 pub fn all() -> Vec<AcpSpec> {
     vec![gemini(), qwen(), opencode(), copilot(), claude(), codex()]
+}
+
+/// Arguments that put a built-in agent under cohost's approval policy, for
+/// agents that take it on the command line rather than from `ask_env`.
+/// Placed before the user's extra arguments, so a user can override them.
+///
+/// codex-acp 0.16.0 starts in its `read-only` preset (approval
+/// `on-request`): commands run inside its sandbox without asking, so Ask
+/// was not enforced. `untrusted` makes it ask before every command outside
+/// its known-safe read-only list (`ls`, `cat`, `rg`, ...) and before every
+/// patch; `never` is auto-approve. None of its session modes (`read-only`,
+/// `auto`, `full-access`) asks for everything, hence `-c` overrides.
+///
+/// The sandbox: codex confines commands with bubblewrap. When `bwrap` is
+/// missing (`sandbox_bwrap` false) every sandboxed command fails, approved
+/// or not, so cohost then runs approved commands unconfined
+/// (`danger-full-access`): cohost's approval is the only gate, and the
+/// known-safe read-only commands run without asking, unconfined.
+/// With bubblewrap, approved commands stay confined to the workspace
+/// (`workspace-write`).
+pub fn policy_args(spec_id: &str, approval: ApprovalMode, sandbox_bwrap: bool) -> Vec<String> {
+    if spec_id != "codex-acp" {
+        return Vec::new();
+    }
+    let approval_policy = match approval {
+        ApprovalMode::AutoApprove => "never",
+        ApprovalMode::Ask | ApprovalMode::DenyAll => "untrusted",
+    };
+    let sandbox = if sandbox_bwrap {
+        "workspace-write"
+    } else {
+        "danger-full-access"
+    };
+    vec![
+        "-c".into(),
+        format!("approval_policy=\"{approval_policy}\""),
+        "-c".into(),
+        format!("sandbox_mode=\"{sandbox}\""),
+    ]
+}
+
+/// Whether codex's Linux sandbox can start: a `bwrap` on the child's PATH or
+/// the bundled `codex-resources/bwrap` next to the agent binary.
+pub fn bwrap_available(binary: &Path, path: Option<&std::ffi::OsStr>) -> bool {
+    let bundled = binary
+        .parent()
+        .map(|d| d.join("codex-resources/bwrap").is_file())
+        .unwrap_or(false);
+    bundled || crate::process::find_on_path("bwrap", path).is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codex_asks_unless_auto_approve() {
+        for mode in [ApprovalMode::Ask, ApprovalMode::DenyAll] {
+            let a = policy_args("codex-acp", mode, false);
+            assert_eq!(
+                a,
+                [
+                    "-c",
+                    "approval_policy=\"untrusted\"",
+                    "-c",
+                    "sandbox_mode=\"danger-full-access\""
+                ]
+            );
+        }
+        let a = policy_args("codex-acp", ApprovalMode::AutoApprove, true);
+        assert_eq!(a[1], "approval_policy=\"never\"");
+        assert_eq!(a[3], "sandbox_mode=\"workspace-write\"");
+        let a = policy_args("codex-acp", ApprovalMode::Ask, true);
+        assert_eq!(a[3], "sandbox_mode=\"workspace-write\"");
+    }
+
+    #[test]
+    fn other_agents_get_no_policy_args() {
+        for spec in all().iter().filter(|s| s.id != "codex-acp") {
+            assert!(policy_args(&spec.id, ApprovalMode::Ask, false).is_empty());
+        }
+    }
+
+    #[test]
+    fn bwrap_found_on_path_or_next_to_binary() {
+        let dir = std::env::temp_dir().join(format!("cohost-bwrap-{}", std::process::id()));
+        let res = dir.join("codex-resources");
+        std::fs::create_dir_all(&res).unwrap();
+        let bin = dir.join("codex-acp");
+        assert!(!bwrap_available(
+            &bin,
+            Some(std::ffi::OsStr::new("/nonexistent"))
+        ));
+        std::fs::write(res.join("bwrap"), "").unwrap();
+        assert!(bwrap_available(
+            &bin,
+            Some(std::ffi::OsStr::new("/nonexistent"))
+        ));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
