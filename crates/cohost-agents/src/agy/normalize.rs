@@ -11,8 +11,8 @@ use cohost_core::{
 };
 use serde_json::Value;
 
-use crate::gemini::turn::TurnNormalizer;
-use crate::opencode::oneshot::{exit_events, generic_fix};
+use crate::process::oneshot::TurnNormalizer;
+use crate::process::oneshot::{exit_events, generic_fix};
 use crate::process::{classify_stderr, ExitInfo};
 
 /// Normalizes one agy turn.
@@ -186,7 +186,7 @@ impl TurnNormalizer for AgyNormalizer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::opencode::oneshot::replay_fixture;
+    use crate::process::oneshot::replay_fixture;
 
     #[test]
     fn init_deltas_tools_usage_result() {

@@ -27,7 +27,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 pub use normalize::AiderNormalizer;
 
-use crate::opencode::oneshot::{CliDriver, OneShotAdapter, SessionArg};
+use crate::process::oneshot::{CliDriver, OneShotAdapter, SessionArg};
 use crate::process::{find_on_path, EnvPolicy, Version, VersionRange};
 
 /// Where to get it.

@@ -18,8 +18,8 @@ use cohost_core::{
 };
 use serde_json::json;
 
-use crate::gemini::turn::TurnNormalizer;
-use crate::opencode::oneshot::{exit_events, generic_fix};
+use crate::process::oneshot::TurnNormalizer;
+use crate::process::oneshot::{exit_events, generic_fix};
 use crate::process::{classify_stderr, ExitInfo};
 
 /// Normalizes one `aider --message` turn.

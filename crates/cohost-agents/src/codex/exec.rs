@@ -12,7 +12,7 @@ use std::collections::HashSet;
 use std::ffi::OsString;
 
 use super::errors::map_error;
-use crate::gemini::turn::{interrupted_end, TurnNormalizer};
+use crate::process::oneshot::{interrupted_end, TurnNormalizer};
 use crate::process::ExitInfo;
 
 /// Normalizer for one `codex exec --json` run.
@@ -259,7 +259,7 @@ mod tests {
         let text = std::fs::read_to_string(dir.join(format!("{scenario}.jsonl"))).unwrap();
         let body: String = text.lines().skip(1).map(|l| format!("{l}\n")).collect();
         let ev = replay(&body);
-        crate::gemini::turn::check_snapshot(dir.join(format!("{scenario}.events")), &ev);
+        crate::process::oneshot::check_snapshot(dir.join(format!("{scenario}.events")), &ev);
         ev
     }
 

@@ -24,7 +24,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::gemini::turn::{OneShot, RunState};
+use crate::process::oneshot::{lock_state, OneShot, RunState};
 use crate::process::{
     find_on_path, locate_binary, probe, probe_version, EnvPolicy, ProcessSpec, Version,
     VersionRange,
@@ -144,10 +144,6 @@ pub fn has_app_server(help: &str) -> bool {
         .any(|l| l.split_whitespace().next() == Some("app-server"))
 }
 
-fn lock(s: &Mutex<RunState>) -> std::sync::MutexGuard<'_, RunState> {
-    s.lock().unwrap_or_else(|p| p.into_inner())
-}
-
 #[async_trait]
 impl AgentAdapter for CodexAdapter {
     fn descriptor(&self) -> &ProviderDescriptor {
@@ -223,12 +219,12 @@ impl AgentAdapter for CodexAdapter {
                 if let Some(prev) = turn.take() {
                     prev.finish().await;
                 }
-                let thread = lock(state).resumable.clone();
+                let thread = lock_state(state).resumable.clone();
                 let mut spec = ProcessSpec::new("codex", binary.clone());
                 spec.args = exec::exec_args(&prompt.text, &self.config, thread.as_deref());
                 spec.cwd = Some(self.config.cwd.clone()).filter(|c| !c.as_os_str().is_empty());
                 spec.env = env;
-                lock(state).last_error = None;
+                lock_state(state).last_error = None;
                 let (t, stream) = OneShot::spawn(spec, exec::ExecNormalizer::new(), state.clone())?;
                 *turn = Some(t);
                 Ok(stream)
@@ -264,7 +260,7 @@ impl AgentAdapter for CodexAdapter {
         let (alive, last_error) = match &self.engine {
             Engine::AppServer(s) if s.alive() => (true, None),
             Engine::AppServer(s) => (false, Some(s.crash_report().await)),
-            Engine::Exec { state, .. } => (true, lock(state).last_error.clone()),
+            Engine::Exec { state, .. } => (true, lock_state(state).last_error.clone()),
             Engine::None => (false, None),
         };
         Health {

@@ -30,7 +30,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 pub use normalize::ContinueNormalizer;
 
-use crate::opencode::oneshot::{CliDriver, OneShotAdapter, SessionArg};
+use crate::process::oneshot::{CliDriver, OneShotAdapter, SessionArg};
 use crate::process::{find_on_path, EnvPolicy, Version, VersionRange};
 
 /// Where to get it.

@@ -10,8 +10,8 @@
 use cohost_core::{AgentEvent, CohostError, EndReason, ErrorCode};
 use serde::Deserialize;
 
-use crate::gemini::turn::TurnNormalizer;
-use crate::opencode::oneshot::{error_end, exit_events, generic_fix};
+use crate::process::oneshot::TurnNormalizer;
+use crate::process::oneshot::{error_end, exit_events, generic_fix};
 use crate::process::{classify_stderr, ExitInfo};
 
 /// The one object `cn --format json` prints.
@@ -143,7 +143,7 @@ impl ContinueNormalizer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::opencode::oneshot::replay_fixture;
+    use crate::process::oneshot::replay_fixture;
 
     #[test]
     fn success_object_is_one_chunk() {

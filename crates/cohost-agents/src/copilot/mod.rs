@@ -27,7 +27,7 @@ use std::ffi::OsString;
 
 pub use normalize::CopilotNormalizer;
 
-use crate::opencode::oneshot::{random_uuid, CliDriver, OneShotAdapter, SessionArg};
+use crate::process::oneshot::{random_uuid, CliDriver, OneShotAdapter, SessionArg};
 use crate::process::{find_on_path, EnvPolicy, Version, VersionRange};
 
 /// Where to get it.

@@ -14,8 +14,8 @@ use cohost_core::{
 use std::collections::HashSet;
 
 use super::wire::{CopilotEvent, RunResult, SessionError, ToolComplete};
-use crate::gemini::turn::TurnNormalizer;
-use crate::opencode::oneshot::{exit_events, generic_fix};
+use crate::process::oneshot::TurnNormalizer;
+use crate::process::oneshot::{exit_events, generic_fix};
 use crate::process::{classify_stderr, ExitInfo};
 
 /// Normalizes one `copilot -p` turn.

@@ -21,7 +21,7 @@ use std::ffi::OsString;
 
 pub use normalize::CursorNormalizer;
 
-use crate::opencode::oneshot::{CliDriver, OneShotAdapter, SessionArg};
+use crate::process::oneshot::{CliDriver, OneShotAdapter, SessionArg};
 use crate::process::{find_on_path, EnvPolicy, VersionRange};
 
 /// Where to get it.

@@ -12,8 +12,8 @@ use cohost_core::{
 };
 use serde_json::Value;
 
-use crate::gemini::turn::TurnNormalizer;
-use crate::opencode::oneshot::{error_end, exit_events, generic_fix};
+use crate::process::oneshot::TurnNormalizer;
+use crate::process::oneshot::{error_end, exit_events, generic_fix};
 use crate::process::{classify_stderr, ExitInfo};
 
 /// Normalizes one `cursor-agent -p` turn.

@@ -12,8 +12,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::normalize::GeminiNormalizer;
-use super::turn::{OneShot, RunState};
 use super::{descriptor, INSTALL_HINT, TESTED};
+use crate::process::oneshot::{lock_state, OneShot, RunState};
 use crate::process::{locate_binary, probe, probe_version, EnvPolicy, ProcessSpec};
 
 const PROBE_TIMEOUT: Duration = Duration::from_secs(20);
@@ -125,10 +125,6 @@ impl Default for GeminiAdapter {
     }
 }
 
-fn lock(s: &Mutex<RunState>) -> std::sync::MutexGuard<'_, RunState> {
-    s.lock().unwrap_or_else(|p| p.into_inner())
-}
-
 #[async_trait]
 impl AgentAdapter for GeminiAdapter {
     fn descriptor(&self) -> &ProviderDescriptor {
@@ -155,7 +151,7 @@ impl AgentAdapter for GeminiAdapter {
         }
         self.binary = Some(binary);
         self.version = Some(version.to_string());
-        let mut st = lock(&self.state);
+        let mut st = lock_state(&self.state);
         st.session_id = config.resume.clone();
         st.resumable = config.resume.clone();
         drop(st);
@@ -184,12 +180,12 @@ impl AgentAdapter for GeminiAdapter {
             // Gemini reads `@path` references itself.
             text.push_str(&format!(" @{}", f.path.display()));
         }
-        let session = lock(&self.state).resumable.clone();
+        let session = lock_state(&self.state).resumable.clone();
         let mut spec = ProcessSpec::new("gemini", binary);
         spec.args = turn_args(&text, &self.config, self.flags, session.as_deref());
         spec.cwd = Some(self.config.cwd.clone()).filter(|c| !c.as_os_str().is_empty());
         spec.env = self.env();
-        lock(&self.state).last_error = None;
+        lock_state(&self.state).last_error = None;
         let (turn, stream) = OneShot::spawn(spec, GeminiNormalizer::new(), self.state.clone())?;
         self.turn = Some(turn);
         Ok(stream)
@@ -218,7 +214,7 @@ impl AgentAdapter for GeminiAdapter {
             alive: !self.terminated && self.binary.is_some(),
             binary: self.binary.as_ref().map(|b| b.display().to_string()),
             version: self.version.clone(),
-            last_error: lock(&self.state).last_error.clone(),
+            last_error: lock_state(&self.state).last_error.clone(),
         }
     }
 

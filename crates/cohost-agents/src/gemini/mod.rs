@@ -11,7 +11,6 @@
 
 pub mod engine;
 pub mod normalize;
-pub(crate) mod turn;
 pub mod wire;
 
 use cohost_core::{

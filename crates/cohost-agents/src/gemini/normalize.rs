@@ -5,7 +5,7 @@ use cohost_core::{
     AgentEvent, CohostError, EndReason, ErrorCode, ToolCallInfo, ToolKind, ToolStatus, Usage,
 };
 
-use super::turn::{interrupted_end, TurnNormalizer};
+use crate::process::oneshot::{interrupted_end, TurnNormalizer};
 use super::wire::{Stats, StreamEvent};
 use crate::process::{classify_stderr, ExitInfo};
 

@@ -20,7 +20,7 @@ use std::ffi::OsString;
 
 pub use normalize::GooseNormalizer;
 
-use crate::opencode::oneshot::{random_uuid, CliDriver, OneShotAdapter, SessionArg};
+use crate::process::oneshot::{random_uuid, CliDriver, OneShotAdapter, SessionArg};
 use crate::process::{find_on_path, EnvPolicy, VersionRange};
 
 /// Where to get it.

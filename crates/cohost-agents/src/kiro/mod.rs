@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 pub use normalize::KiroNormalizer;
 
-use crate::opencode::oneshot::{CliDriver, OneShotAdapter, SessionArg};
+use crate::process::oneshot::{CliDriver, OneShotAdapter, SessionArg};
 use crate::process::{find_on_path, EnvPolicy, VersionRange};
 
 /// Where to get it.

@@ -6,8 +6,8 @@
 
 use cohost_core::{AgentEvent, CohostError, EndReason, ErrorCode};
 
-use crate::gemini::turn::TurnNormalizer;
-use crate::opencode::oneshot::{error_end, exit_events, generic_fix};
+use crate::process::oneshot::TurnNormalizer;
+use crate::process::oneshot::{error_end, exit_events, generic_fix};
 use crate::process::ExitInfo;
 use crate::pty::TextCleaner;
 
@@ -113,7 +113,7 @@ impl TurnNormalizer for KiroNormalizer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::opencode::oneshot::replay_fixture;
+    use crate::process::oneshot::replay_fixture;
 
     fn text(ev: &[AgentEvent]) -> String {
         ev.iter()

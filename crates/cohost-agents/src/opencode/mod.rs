@@ -11,12 +11,8 @@
 //! fetches are `ask` (= rejected, reported as `denied`), `DenyAll` sets them
 //! to `deny`, and only `AutoApprove` passes `--auto`. Blocking approvals
 //! and a protocol cancel come through opencode's ACP mode (`opencode-acp`).
-//!
-//! [`oneshot`] is the generic one-process-per-turn adapter shared by the
-//! Copilot, Continue, Aider and fixture-only drivers.
 
 pub mod normalize;
-pub(crate) mod oneshot;
 pub mod wire;
 
 use cohost_core::{
@@ -28,8 +24,8 @@ use std::ffi::OsString;
 
 pub use normalize::OpenCodeNormalizer;
 
+use crate::process::oneshot::{CliDriver, OneShotAdapter, SessionArg};
 use crate::process::{find_on_path, EnvPolicy, Version, VersionRange};
-use oneshot::{CliDriver, OneShotAdapter, SessionArg};
 
 /// Where to get it.
 pub const INSTALL_HINT: &str = "npm install -g opencode-ai@1.18.33";

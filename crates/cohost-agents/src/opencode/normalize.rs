@@ -11,9 +11,9 @@ use cohost_core::{
     AgentEvent, CohostError, EndReason, ErrorCode, ToolCallInfo, ToolKind, ToolStatus, Usage,
 };
 
-use super::oneshot::{exit_events, generic_fix};
 use super::wire::{Envelope, ErrorEvent, RunEvent};
-use crate::gemini::turn::TurnNormalizer;
+use crate::process::oneshot::TurnNormalizer;
+use crate::process::oneshot::{exit_events, generic_fix};
 use crate::process::{classify_stderr, ExitInfo};
 
 /// Normalizes one `opencode run` turn.

@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use super::jsonl::JsonlNormalizer;
 use super::manifest::{Manifest, Protocol};
+use crate::process::oneshot::ladder_signal;
 use crate::process::{locate_binary, EnvPolicy, Frame, GroupSignal, ProcessSpec, Supervised};
 
 /// How long `version_args` may take.
@@ -268,13 +269,7 @@ impl AgentAdapter for OneShotAdapter {
             return Ok(());
         };
         self.interrupted.store(true, Ordering::SeqCst);
-        let signal = match stage {
-            // No protocol cancel: the gentlest signal.
-            InterruptStage::Cancel | InterruptStage::Signal => GroupSignal::Interrupt,
-            InterruptStage::Terminate => GroupSignal::Terminate,
-            InterruptStage::Kill => GroupSignal::Kill,
-        };
-        child.signal(signal).map(|_| ())
+        child.signal(ladder_signal(stage)).map(|_| ())
     }
 
     async fn approve_tool(&mut self, decision: ToolDecision) -> Result<(), CohostError> {

@@ -16,12 +16,16 @@
 //! A driver owns one [`Supervised`], takes its stdout receiver into the turn
 //! stream, writes stdin through a cloneable [`StdinWriter`], and reports
 //! [`Supervised::crash_report`] as `health().last_error` when the child dies.
+//!
+//! `oneshot` builds the one-process-per-turn runner and adapter on top of
+//! this, shared by every driver whose CLI exits after each turn.
 
 mod child;
 mod env;
 mod framer;
 mod group;
 mod locate;
+pub(crate) mod oneshot;
 pub mod procfs;
 mod stderr;
 

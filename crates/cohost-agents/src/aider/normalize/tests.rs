@@ -3,7 +3,7 @@
 //! malformed input.
 
 use super::*;
-use crate::opencode::oneshot::replay_fixture;
+use crate::process::oneshot::replay_fixture;
 
 fn replay(s: &str) -> Vec<AgentEvent> {
     replay_fixture("aider", "0.86.2", s, AiderNormalizer::new())

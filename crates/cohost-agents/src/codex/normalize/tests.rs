@@ -2,7 +2,7 @@
 //! cohost-fakellm) replayed through the core, plus malformed input.
 
 use super::*;
-use crate::gemini::turn::check_snapshot;
+use crate::process::oneshot::check_snapshot;
 use cohost_core::{ToolKind, ToolStatus};
 use std::path::PathBuf;
 

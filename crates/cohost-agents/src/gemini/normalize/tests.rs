@@ -2,7 +2,7 @@
 //! cohost-fakellm) replayed through the normalizer, plus malformed input.
 
 use super::*;
-use crate::gemini::turn::check_snapshot;
+use crate::process::oneshot::check_snapshot;
 use std::path::PathBuf;
 
 fn replay(scenario: &str) -> (Vec<AgentEvent>, GeminiNormalizer) {
@@ -97,7 +97,7 @@ fn sigint_leaves_no_result_and_the_driver_closes_the_turn() {
     };
     assert_eq!(
         n.on_exit(Some(exit), "", true),
-        Some(super::super::turn::interrupted_end())
+        Some(crate::process::oneshot::interrupted_end())
     );
     // Without an interrupt, a silent exit is a crash (None = close without Ended).
     assert_eq!(n.on_exit(Some(exit), "", false), None);

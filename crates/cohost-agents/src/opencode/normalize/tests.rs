@@ -2,7 +2,7 @@
 //! cohost-fakellm) replayed through the normalizer, plus malformed input.
 
 use super::*;
-use crate::opencode::oneshot::replay_fixture;
+use crate::process::oneshot::replay_fixture;
 
 fn replay(scenario: &str) -> Vec<AgentEvent> {
     replay_fixture("opencode", "1.18.33", scenario, OpenCodeNormalizer::new())

@@ -5,8 +5,8 @@
 //! Each driver supplies a [`CliDriver`] (command line, environment, a pure
 //! normalizer) and gets the whole port for free: binary discovery, version
 //! check, per-turn spawn on the shared supervisor (through
-//! `crate::gemini::turn::OneShot`), native-session bookkeeping, the signal
-//! ladder and crash reports. Approvals are launch-time policy only, because
+//! [`super::OneShot`]), native-session bookkeeping, the signal ladder and
+//! crash reports. Approvals are launch-time policy only, because
 //! none of these modes can block on a host decision.
 
 use async_trait::async_trait;
@@ -19,7 +19,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::gemini::turn::{OneShot, RunState, TurnNormalizer};
+use super::turn::{lock_state, OneShot, RunState, TurnNormalizer};
 use crate::process::{
     classify_stderr, locate_binary, probe_version, EnvPolicy, ExitInfo, ProcessSpec, VersionRange,
 };
@@ -116,10 +116,6 @@ impl<D: CliDriver> OneShotAdapter<D> {
     }
 }
 
-fn lock(s: &Mutex<RunState>) -> std::sync::MutexGuard<'_, RunState> {
-    s.lock().unwrap_or_else(|p| p.into_inner())
-}
-
 #[async_trait]
 impl<D: CliDriver> AgentAdapter for OneShotAdapter<D> {
     fn descriptor(&self) -> &ProviderDescriptor {
@@ -144,7 +140,7 @@ impl<D: CliDriver> AgentAdapter for OneShotAdapter<D> {
             self.version = Some(version.to_string());
         }
         self.binary = Some(binary);
-        lock(&self.state).session_id = config.resume.clone();
+        lock_state(&self.state).session_id = config.resume.clone();
         Ok(InitInfo {
             version: self.version.clone(),
             session_id: config.resume.clone(),
@@ -173,7 +169,7 @@ impl<D: CliDriver> AgentAdapter for OneShotAdapter<D> {
             // shows the model the path.
             text.push_str(&format!(" @{}", f.path.display()));
         }
-        let session = match lock(&self.state).session_id.clone() {
+        let session = match lock_state(&self.state).session_id.clone() {
             Some(id) => Some(SessionArg { id, fresh: false }),
             None => self
                 .driver
@@ -184,7 +180,7 @@ impl<D: CliDriver> AgentAdapter for OneShotAdapter<D> {
         spec.args = self.driver.turn_args(&text, &self.config, session.as_ref());
         spec.cwd = Some(self.config.cwd.clone()).filter(|c| !c.as_os_str().is_empty());
         spec.env = self.env();
-        lock(&self.state).last_error = None;
+        lock_state(&self.state).last_error = None;
         let norm = self
             .driver
             .normalizer(&self.config, session.as_ref().map(|s| s.id.as_str()));
@@ -223,7 +219,7 @@ impl<D: CliDriver> AgentAdapter for OneShotAdapter<D> {
             alive: !self.terminated && self.binary.is_some(),
             binary: self.binary.as_ref().map(|b| b.display().to_string()),
             version: self.version.clone(),
-            last_error: lock(&self.state).last_error.clone(),
+            last_error: lock_state(&self.state).last_error.clone(),
         }
     }
 
@@ -329,7 +325,7 @@ pub(crate) fn replay_fixture<N: TurnNormalizer>(
             events.extend(tail);
         }
     }
-    crate::gemini::turn::check_snapshot(dir.join(format!("{scenario}.events")), &events);
+    super::turn::check_snapshot(dir.join(format!("{scenario}.events")), &events);
     events
 }
 

@@ -1,10 +1,9 @@
-//! The IO shell for CLIs that run one process per turn (`gemini -p`,
-//! `codex exec --json`): spawn, feed stdout lines to a pure normalizer,
-//! and decide what a process exit without a closing event means.
+//! The IO shell of one turn of a one-process-per-turn CLI: spawn, feed
+//! stdout lines to a pure normalizer, and decide what a process exit
+//! without a closing event means.
 //!
-//! Shared by the gemini driver and codex's exec fallback; it depends only on
-//! the process supervisor, so it can move into `process/` when a third
-//! one-shot driver needs it.
+//! Used directly by the gemini driver and codex's exec fallback, and
+//! through [`super::OneShotAdapter`] by the other one-shot drivers.
 
 use cohost_core::{AgentEvent, AgentEventStream, CohostError, EndReason, InterruptStage};
 use futures::StreamExt;
@@ -95,12 +94,12 @@ impl OneShot {
                         AgentEvent::Started {
                             session_id: Some(s),
                             ..
-                        } => lock(&state).session_id = Some(s.clone()),
+                        } => lock_state(&state).session_id = Some(s.clone()),
                         AgentEvent::Ended {
                             reason: EndReason::Completed,
                             ..
                         } => {
-                            let mut st = lock(&state);
+                            let mut st = lock_state(&state);
                             st.resumable = st.session_id.clone();
                         }
                         _ => {}
@@ -122,7 +121,7 @@ impl OneShot {
                         let _ = sender.send(ev);
                     }
                 }
-                None => lock(&state).last_error = Some(proc.crash_report()),
+                None => lock_state(&state).last_error = Some(proc.crash_report()),
             }
         });
         let stream = futures::stream::poll_fn(move |cx| rx.poll_recv(cx)).boxed();
@@ -139,17 +138,14 @@ impl OneShot {
     /// One ladder step. Without a protocol, Cancel is SIGINT too.
     pub(crate) fn interrupt(&self, stage: InterruptStage) -> Result<(), CohostError> {
         self.interrupted.store(true, Ordering::SeqCst);
-        let sig = match stage {
-            InterruptStage::Cancel | InterruptStage::Signal => GroupSignal::Interrupt,
-            InterruptStage::Terminate => GroupSignal::Terminate,
-            InterruptStage::Kill => GroupSignal::Kill,
-        };
-        signal_group(self.pgid, sig).map(|_| ()).map_err(|e| {
-            CohostError::new(
-                cohost_core::ErrorCode::ProcessCrashed,
-                format!("could not signal the agent: {e}"),
-            )
-        })
+        signal_group(self.pgid, ladder_signal(stage))
+            .map(|_| ())
+            .map_err(|e| {
+                CohostError::new(
+                    cohost_core::ErrorCode::ProcessCrashed,
+                    format!("could not signal the agent: {e}"),
+                )
+            })
     }
 
     /// Wait (bounded) until the previous turn's process is gone, so the
@@ -165,8 +161,20 @@ impl OneShot {
     }
 }
 
-fn lock(state: &Mutex<RunState>) -> std::sync::MutexGuard<'_, RunState> {
+/// Lock the state shared with a turn's reader task; a poisoned lock still
+/// holds usable bookkeeping, so take it rather than fail.
+pub(crate) fn lock_state(state: &Mutex<RunState>) -> std::sync::MutexGuard<'_, RunState> {
     state.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The signal for a ladder step of a CLI without a protocol cancel: Cancel
+/// is SIGINT too, the gentlest signal.
+pub(crate) fn ladder_signal(stage: InterruptStage) -> GroupSignal {
+    match stage {
+        InterruptStage::Cancel | InterruptStage::Signal => GroupSignal::Interrupt,
+        InterruptStage::Terminate => GroupSignal::Terminate,
+        InterruptStage::Kill => GroupSignal::Kill,
+    }
 }
 
 /// The usual end of a turn the user interrupted: no closing event from the

@@ -1,0 +1,25 @@
+//! The shared runner for CLIs that run one process per turn (`gemini -p`,
+//! `codex exec --json`, `opencode run`, `copilot -p`, `cn -p`, `aider
+//! --message`, and the fixture-only drivers).
+//!
+//! - [`turn`]: the IO shell of one turn ([`OneShot`]): spawn on the
+//!   supervisor, feed stdout lines to a pure [`TurnNormalizer`], decide what
+//!   an exit without a closing event means, and keep the [`RunState`] that
+//!   outlives a turn.
+//! - [`adapter`]: the whole port over a small [`CliDriver`]
+//!   ([`OneShotAdapter`]), plus the exit-to-events helpers the normalizers
+//!   share.
+
+pub(crate) mod adapter;
+pub(crate) mod turn;
+
+#[cfg(test)]
+pub(crate) use adapter::replay_fixture;
+pub(crate) use adapter::{
+    error_end, exit_events, generic_fix, random_uuid, CliDriver, OneShotAdapter, SessionArg,
+};
+#[cfg(test)]
+pub(crate) use turn::check_snapshot;
+pub(crate) use turn::{
+    interrupted_end, ladder_signal, lock_state, OneShot, RunState, TurnNormalizer,
+};
