@@ -13,15 +13,15 @@
 pub mod normalize;
 
 use cohost_core::{
-    AdapterConfig, AdapterFactory, AgentAdapter, ApprovalSupport, Capabilities, InterruptSupport,
-    ProviderDescriptor, ProviderKind, ResumeSupport, StreamingGranularity, SupportTier,
+    AdapterConfig, ApprovalSupport, Capabilities, InterruptSupport, ProviderDescriptor,
+    ProviderKind, ResumeSupport, StreamingGranularity, SupportTier,
 };
 use std::ffi::OsString;
 
 pub use normalize::AgyNormalizer;
 
-use crate::process::oneshot::{CliDriver, OneShotAdapter, SessionArg};
-use crate::process::{find_on_path, EnvPolicy, VersionRange};
+use crate::process::oneshot::{oneshot_factory, CliDriver, SessionArg};
+use crate::process::EnvPolicy;
 
 /// Where to get it.
 pub const INSTALL_HINT: &str =
@@ -68,23 +68,16 @@ pub fn turn_args(prompt: &str, config: &AdapterConfig, session: Option<&str>) ->
     args
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Default, Clone, Copy)]
 struct Driver;
 
 impl CliDriver for Driver {
     type Normalizer = AgyNormalizer;
+    const COMMAND: &'static str = "agy";
+    const INSTALL_HINT: &'static str = INSTALL_HINT;
 
     fn descriptor(&self) -> ProviderDescriptor {
         descriptor()
-    }
-    fn command(&self) -> &'static str {
-        "agy"
-    }
-    fn install_hint(&self) -> &'static str {
-        INSTALL_HINT
-    }
-    fn tested(&self) -> Option<VersionRange> {
-        None
     }
     fn env(&self) -> EnvPolicy {
         EnvPolicy::with_prefixes(["AGY_", "ANTIGRAVITY_"])
@@ -100,25 +93,11 @@ impl CliDriver for Driver {
     fn normalizer(&self, _config: &AdapterConfig, _session: Option<&str>) -> AgyNormalizer {
         AgyNormalizer::new()
     }
-    fn approval_fix(&self) -> &'static str {
-        "configure agy's own permissions before starting the session"
-    }
+    const APPROVAL_FIX: &'static str =
+        "configure agy's own permissions before starting the session";
 }
 
-/// Makes agy adapters.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct AgyFactory;
-
-impl AdapterFactory for AgyFactory {
-    fn descriptor(&self) -> ProviderDescriptor {
-        descriptor()
-    }
-
-    fn create(&self) -> Box<dyn AgentAdapter> {
-        Box::new(OneShotAdapter::new(Driver))
-    }
-
-    fn is_available(&self) -> bool {
-        find_on_path("agy", std::env::var_os("PATH").as_deref()).is_some()
-    }
-}
+oneshot_factory!(
+    /// Makes agy adapters.
+    AgyFactory => Driver
+);

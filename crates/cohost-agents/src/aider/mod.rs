@@ -18,17 +18,16 @@
 pub mod normalize;
 
 use cohost_core::{
-    AdapterConfig, AdapterFactory, AgentAdapter, ApprovalMode, ApprovalSupport, Capabilities,
-    InterruptSupport, ProviderDescriptor, ProviderKind, ResumeSupport, StreamingGranularity,
-    SupportTier,
+    AdapterConfig, ApprovalMode, ApprovalSupport, Capabilities, InterruptSupport,
+    ProviderDescriptor, ProviderKind, ResumeSupport, StreamingGranularity, SupportTier,
 };
 use std::ffi::OsString;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 pub use normalize::AiderNormalizer;
 
-use crate::process::oneshot::{CliDriver, OneShotAdapter, SessionArg};
-use crate::process::{find_on_path, EnvPolicy, Version, VersionRange};
+use crate::process::oneshot::{oneshot_factory, CliDriver, SessionArg};
+use crate::process::{EnvPolicy, Version, VersionRange};
 
 /// Where to get it.
 pub const INSTALL_HINT: &str = "python -m pip install aider-chat==0.86.2";
@@ -104,18 +103,14 @@ struct Driver {
 
 impl CliDriver for Driver {
     type Normalizer = AiderNormalizer;
+    const COMMAND: &'static str = "aider";
+    const INSTALL_HINT: &'static str = INSTALL_HINT;
+    const TESTED: Option<VersionRange> = Some(TESTED);
+    const APPROVAL_FIX: &'static str =
+        "set the approval policy at launch: auto-approve lets aider apply edits (--yes-always)";
 
     fn descriptor(&self) -> ProviderDescriptor {
         descriptor()
-    }
-    fn command(&self) -> &'static str {
-        "aider"
-    }
-    fn install_hint(&self) -> &'static str {
-        INSTALL_HINT
-    }
-    fn tested(&self) -> Option<VersionRange> {
-        Some(TESTED)
     }
     fn env(&self) -> EnvPolicy {
         let mut env = EnvPolicy::with_prefixes([
@@ -143,28 +138,12 @@ impl CliDriver for Driver {
     fn normalizer(&self, _config: &AdapterConfig, _session: Option<&str>) -> AiderNormalizer {
         AiderNormalizer::new()
     }
-    fn approval_fix(&self) -> &'static str {
-        "set the approval policy at launch: auto-approve lets aider apply edits (--yes-always)"
-    }
     fn cancel_sigints(&self) -> u32 {
         2
     }
 }
 
-/// Makes Aider adapters.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct AiderFactory;
-
-impl AdapterFactory for AiderFactory {
-    fn descriptor(&self) -> ProviderDescriptor {
-        descriptor()
-    }
-
-    fn create(&self) -> Box<dyn AgentAdapter> {
-        Box::new(OneShotAdapter::new(Driver::default()))
-    }
-
-    fn is_available(&self) -> bool {
-        find_on_path("aider", std::env::var_os("PATH").as_deref()).is_some()
-    }
-}
+oneshot_factory!(
+    /// Makes Aider adapters.
+    AiderFactory => Driver
+);

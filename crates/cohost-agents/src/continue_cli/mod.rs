@@ -20,9 +20,8 @@
 pub mod normalize;
 
 use cohost_core::{
-    AdapterConfig, AdapterFactory, AgentAdapter, ApprovalMode, ApprovalSupport, Capabilities,
-    InterruptSupport, ProviderDescriptor, ProviderKind, ResumeSupport, StreamingGranularity,
-    SupportTier,
+    AdapterConfig, ApprovalMode, ApprovalSupport, Capabilities, InterruptSupport,
+    ProviderDescriptor, ProviderKind, ResumeSupport, StreamingGranularity, SupportTier,
 };
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -30,8 +29,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 pub use normalize::ContinueNormalizer;
 
-use crate::process::oneshot::{CliDriver, OneShotAdapter, SessionArg};
-use crate::process::{find_on_path, EnvPolicy, Version, VersionRange};
+use crate::process::oneshot::{oneshot_factory, CliDriver, SessionArg};
+use crate::process::{EnvPolicy, Version, VersionRange};
 
 /// Where to get it.
 pub const INSTALL_HINT: &str = "npm install -g @continuedev/cli@1.5.47";
@@ -118,18 +117,12 @@ struct Driver {
 
 impl CliDriver for Driver {
     type Normalizer = ContinueNormalizer;
+    const COMMAND: &'static str = "cn";
+    const INSTALL_HINT: &'static str = INSTALL_HINT;
+    const TESTED: Option<VersionRange> = Some(TESTED);
 
     fn descriptor(&self) -> ProviderDescriptor {
         descriptor()
-    }
-    fn command(&self) -> &'static str {
-        "cn"
-    }
-    fn install_hint(&self) -> &'static str {
-        INSTALL_HINT
-    }
-    fn tested(&self) -> Option<VersionRange> {
-        Some(TESTED)
     }
     fn env(&self) -> EnvPolicy {
         EnvPolicy::with_prefixes(["CONTINUE_", "NODE_"])
@@ -146,28 +139,13 @@ impl CliDriver for Driver {
     fn normalizer(&self, _config: &AdapterConfig, _session: Option<&str>) -> ContinueNormalizer {
         ContinueNormalizer::new()
     }
-    fn approval_fix(&self) -> &'static str {
-        "set the approval policy at launch (auto-approve passes `--auto`), or use `--allow`/`--exclude` in extra_args"
-    }
+    const APPROVAL_FIX: &'static str = "set the approval policy at launch (auto-approve passes `--auto`), or use `--allow`/`--exclude` in extra_args";
 }
 
-/// Makes Continue CLI adapters.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct ContinueFactory;
-
-impl AdapterFactory for ContinueFactory {
-    fn descriptor(&self) -> ProviderDescriptor {
-        descriptor()
-    }
-
-    fn create(&self) -> Box<dyn AgentAdapter> {
-        Box::new(OneShotAdapter::new(Driver::default()))
-    }
-
-    fn is_available(&self) -> bool {
-        find_on_path("cn", std::env::var_os("PATH").as_deref()).is_some()
-    }
-}
+oneshot_factory!(
+    /// Makes Continue CLI adapters.
+    ContinueFactory => Driver
+);
 
 #[cfg(test)]
 mod tests {

@@ -19,16 +19,15 @@ pub mod normalize;
 pub mod wire;
 
 use cohost_core::{
-    AdapterConfig, AdapterFactory, AgentAdapter, ApprovalMode, ApprovalSupport, Capabilities,
-    InterruptSupport, ProviderDescriptor, ProviderKind, ResumeSupport, StreamingGranularity,
-    SupportTier,
+    AdapterConfig, ApprovalMode, ApprovalSupport, Capabilities, InterruptSupport,
+    ProviderDescriptor, ProviderKind, ResumeSupport, StreamingGranularity, SupportTier,
 };
 use std::ffi::OsString;
 
 pub use normalize::CopilotNormalizer;
 
-use crate::process::oneshot::{random_uuid, CliDriver, OneShotAdapter, SessionArg};
-use crate::process::{find_on_path, EnvPolicy, Version, VersionRange};
+use crate::process::oneshot::{oneshot_factory, random_uuid, CliDriver, SessionArg};
+use crate::process::{EnvPolicy, Version, VersionRange};
 
 /// Where to get it.
 pub const INSTALL_HINT: &str = "npm install -g @github/copilot@1.0.102";
@@ -91,23 +90,17 @@ pub(crate) fn turn_args(
     args
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Default, Clone, Copy)]
 struct Driver;
 
 impl CliDriver for Driver {
     type Normalizer = CopilotNormalizer;
+    const COMMAND: &'static str = "copilot";
+    const INSTALL_HINT: &'static str = INSTALL_HINT;
+    const TESTED: Option<VersionRange> = Some(TESTED);
 
     fn descriptor(&self) -> ProviderDescriptor {
         descriptor()
-    }
-    fn command(&self) -> &'static str {
-        "copilot"
-    }
-    fn install_hint(&self) -> &'static str {
-        INSTALL_HINT
-    }
-    fn tested(&self) -> Option<VersionRange> {
-        Some(TESTED)
     }
     fn env(&self) -> EnvPolicy {
         let mut env = EnvPolicy::with_prefixes(["COPILOT_", "GH_", "GITHUB_"]);
@@ -129,28 +122,13 @@ impl CliDriver for Driver {
     fn fresh_session_id(&self) -> Option<String> {
         Some(random_uuid())
     }
-    fn approval_fix(&self) -> &'static str {
-        "use the `copilot-acp` provider for blocking approvals"
-    }
+    const APPROVAL_FIX: &'static str = "use the `copilot-acp` provider for blocking approvals";
 }
 
-/// Makes Copilot CLI adapters.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct CopilotFactory;
-
-impl AdapterFactory for CopilotFactory {
-    fn descriptor(&self) -> ProviderDescriptor {
-        descriptor()
-    }
-
-    fn create(&self) -> Box<dyn AgentAdapter> {
-        Box::new(OneShotAdapter::new(Driver))
-    }
-
-    fn is_available(&self) -> bool {
-        find_on_path("copilot", std::env::var_os("PATH").as_deref()).is_some()
-    }
-}
+oneshot_factory!(
+    /// Makes Copilot CLI adapters.
+    CopilotFactory => Driver
+);
 
 #[cfg(test)]
 mod tests {

@@ -13,16 +13,15 @@
 pub mod normalize;
 
 use cohost_core::{
-    AdapterConfig, AdapterFactory, AgentAdapter, ApprovalMode, ApprovalSupport, Capabilities,
-    InterruptSupport, ProviderDescriptor, ProviderKind, ResumeSupport, StreamingGranularity,
-    SupportTier,
+    AdapterConfig, ApprovalMode, ApprovalSupport, Capabilities, InterruptSupport,
+    ProviderDescriptor, ProviderKind, ResumeSupport, StreamingGranularity, SupportTier,
 };
 use std::ffi::OsString;
 
 pub use normalize::CursorNormalizer;
 
-use crate::process::oneshot::{CliDriver, OneShotAdapter, SessionArg};
-use crate::process::{find_on_path, EnvPolicy, VersionRange};
+use crate::process::oneshot::{oneshot_factory, CliDriver, SessionArg};
+use crate::process::EnvPolicy;
 
 /// Where to get it.
 pub const INSTALL_HINT: &str =
@@ -69,23 +68,16 @@ pub fn turn_args(prompt: &str, config: &AdapterConfig, session: Option<&str>) ->
     args
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Default, Clone, Copy)]
 struct Driver;
 
 impl CliDriver for Driver {
     type Normalizer = CursorNormalizer;
+    const COMMAND: &'static str = "cursor-agent";
+    const INSTALL_HINT: &'static str = INSTALL_HINT;
 
     fn descriptor(&self) -> ProviderDescriptor {
         descriptor()
-    }
-    fn command(&self) -> &'static str {
-        "cursor-agent"
-    }
-    fn install_hint(&self) -> &'static str {
-        INSTALL_HINT
-    }
-    fn tested(&self) -> Option<VersionRange> {
-        None
     }
     fn env(&self) -> EnvPolicy {
         EnvPolicy::with_prefixes(["CURSOR_"])
@@ -101,28 +93,14 @@ impl CliDriver for Driver {
     fn normalizer(&self, _config: &AdapterConfig, _session: Option<&str>) -> CursorNormalizer {
         CursorNormalizer::new()
     }
-    fn approval_fix(&self) -> &'static str {
-        "set Cursor's permissions in ~/.cursor/cli-config.json, or auto-approve (passes --force)"
-    }
+    const APPROVAL_FIX: &'static str =
+        "set Cursor's permissions in ~/.cursor/cli-config.json, or auto-approve (passes --force)";
 }
 
-/// Makes Cursor Agent adapters.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct CursorFactory;
-
-impl AdapterFactory for CursorFactory {
-    fn descriptor(&self) -> ProviderDescriptor {
-        descriptor()
-    }
-
-    fn create(&self) -> Box<dyn AgentAdapter> {
-        Box::new(OneShotAdapter::new(Driver))
-    }
-
-    fn is_available(&self) -> bool {
-        find_on_path("cursor-agent", std::env::var_os("PATH").as_deref()).is_some()
-    }
-}
+oneshot_factory!(
+    /// Makes Cursor Agent adapters.
+    CursorFactory => Driver
+);
 
 #[cfg(test)]
 mod tests;

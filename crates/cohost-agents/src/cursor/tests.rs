@@ -1,8 +1,8 @@
 //! The Cursor driver on fixtures hand-written from Cursor's public docs.
 
 use super::*;
-use crate::process::oneshot::TurnNormalizer;
 use crate::process::oneshot::replay_fixture;
+use crate::process::oneshot::TurnNormalizer;
 use cohost_core::{AgentEvent, EndReason, ErrorCode, ToolKind, ToolStatus};
 
 fn replay(s: &str) -> Vec<AgentEvent> {

@@ -5,8 +5,8 @@ use cohost_core::{
     AgentEvent, CohostError, EndReason, ErrorCode, ToolCallInfo, ToolKind, ToolStatus, Usage,
 };
 
-use crate::process::oneshot::{interrupted_end, TurnNormalizer};
 use super::wire::{Stats, StreamEvent};
+use crate::process::oneshot::{interrupted_end, TurnNormalizer};
 use crate::process::{classify_stderr, ExitInfo};
 
 /// Normalizer state for one turn.

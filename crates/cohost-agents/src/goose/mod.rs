@@ -12,16 +12,15 @@
 pub mod normalize;
 
 use cohost_core::{
-    AdapterConfig, AdapterFactory, AgentAdapter, ApprovalMode, ApprovalSupport, Capabilities,
-    InterruptSupport, ProviderDescriptor, ProviderKind, ResumeSupport, StreamingGranularity,
-    SupportTier,
+    AdapterConfig, ApprovalMode, ApprovalSupport, Capabilities, InterruptSupport,
+    ProviderDescriptor, ProviderKind, ResumeSupport, StreamingGranularity, SupportTier,
 };
 use std::ffi::OsString;
 
 pub use normalize::GooseNormalizer;
 
-use crate::process::oneshot::{random_uuid, CliDriver, OneShotAdapter, SessionArg};
-use crate::process::{find_on_path, EnvPolicy, VersionRange};
+use crate::process::oneshot::{oneshot_factory, random_uuid, CliDriver, SessionArg};
+use crate::process::EnvPolicy;
 
 /// Where to get it.
 pub const INSTALL_HINT: &str =
@@ -81,23 +80,16 @@ pub(crate) fn turn_args(
     args
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Default, Clone, Copy)]
 struct Driver;
 
 impl CliDriver for Driver {
     type Normalizer = GooseNormalizer;
+    const COMMAND: &'static str = "goose";
+    const INSTALL_HINT: &'static str = INSTALL_HINT;
 
     fn descriptor(&self) -> ProviderDescriptor {
         descriptor()
-    }
-    fn command(&self) -> &'static str {
-        "goose"
-    }
-    fn install_hint(&self) -> &'static str {
-        INSTALL_HINT
-    }
-    fn tested(&self) -> Option<VersionRange> {
-        None
     }
     fn env(&self) -> EnvPolicy {
         EnvPolicy::with_prefixes(["GOOSE_"])
@@ -119,28 +111,14 @@ impl CliDriver for Driver {
     fn fresh_session_id(&self) -> Option<String> {
         Some(format!("cohost-{}", random_uuid()))
     }
-    fn approval_fix(&self) -> &'static str {
-        "set the approval policy at launch (auto-approve sets GOOSE_MODE=auto)"
-    }
+    const APPROVAL_FIX: &'static str =
+        "set the approval policy at launch (auto-approve sets GOOSE_MODE=auto)";
 }
 
-/// Makes Goose adapters.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct GooseFactory;
-
-impl AdapterFactory for GooseFactory {
-    fn descriptor(&self) -> ProviderDescriptor {
-        descriptor()
-    }
-
-    fn create(&self) -> Box<dyn AgentAdapter> {
-        Box::new(OneShotAdapter::new(Driver))
-    }
-
-    fn is_available(&self) -> bool {
-        find_on_path("goose", std::env::var_os("PATH").as_deref()).is_some()
-    }
-}
+oneshot_factory!(
+    /// Makes Goose adapters.
+    GooseFactory => Driver
+);
 
 #[cfg(test)]
 mod tests;

@@ -1,8 +1,8 @@
 //! The Goose driver on fixtures hand-written from goose's public docs.
 
 use super::*;
-use crate::process::oneshot::TurnNormalizer;
 use crate::process::oneshot::replay_fixture;
+use crate::process::oneshot::TurnNormalizer;
 use cohost_core::{AgentEvent, EndReason, ErrorCode, ToolKind, ToolStatus};
 
 #[test]

@@ -13,17 +13,16 @@
 pub mod normalize;
 
 use cohost_core::{
-    AdapterConfig, AdapterFactory, AgentAdapter, ApprovalMode, ApprovalSupport, Capabilities,
-    InterruptSupport, ProviderDescriptor, ProviderKind, ResumeSupport, StreamingGranularity,
-    SupportTier,
+    AdapterConfig, ApprovalMode, ApprovalSupport, Capabilities, InterruptSupport,
+    ProviderDescriptor, ProviderKind, ResumeSupport, StreamingGranularity, SupportTier,
 };
 use std::ffi::OsString;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 pub use normalize::KiroNormalizer;
 
-use crate::process::oneshot::{CliDriver, OneShotAdapter, SessionArg};
-use crate::process::{find_on_path, EnvPolicy, VersionRange};
+use crate::process::oneshot::{oneshot_factory, CliDriver, SessionArg};
+use crate::process::EnvPolicy;
 
 /// Where to get it.
 pub const INSTALL_HINT: &str = "curl -fsSL https://cli.kiro.dev/install | bash";
@@ -75,18 +74,11 @@ struct Driver {
 
 impl CliDriver for Driver {
     type Normalizer = KiroNormalizer;
+    const COMMAND: &'static str = "kiro-cli";
+    const INSTALL_HINT: &'static str = INSTALL_HINT;
 
     fn descriptor(&self) -> ProviderDescriptor {
         descriptor()
-    }
-    fn command(&self) -> &'static str {
-        "kiro-cli"
-    }
-    fn install_hint(&self) -> &'static str {
-        INSTALL_HINT
-    }
-    fn tested(&self) -> Option<VersionRange> {
-        None
     }
     fn env(&self) -> EnvPolicy {
         let mut env = EnvPolicy::with_prefixes(["KIRO_", "AWS_"]);
@@ -106,25 +98,10 @@ impl CliDriver for Driver {
     fn normalizer(&self, _config: &AdapterConfig, _session: Option<&str>) -> KiroNormalizer {
         KiroNormalizer::new()
     }
-    fn approval_fix(&self) -> &'static str {
-        "set the approval policy at launch (auto-approve passes --trust-all-tools), or --trust-tools in extra_args"
-    }
+    const APPROVAL_FIX: &'static str = "set the approval policy at launch (auto-approve passes --trust-all-tools), or --trust-tools in extra_args";
 }
 
-/// Makes Kiro CLI adapters.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct KiroFactory;
-
-impl AdapterFactory for KiroFactory {
-    fn descriptor(&self) -> ProviderDescriptor {
-        descriptor()
-    }
-
-    fn create(&self) -> Box<dyn AgentAdapter> {
-        Box::new(OneShotAdapter::new(Driver::default()))
-    }
-
-    fn is_available(&self) -> bool {
-        find_on_path("kiro-cli", std::env::var_os("PATH").as_deref()).is_some()
-    }
-}
+oneshot_factory!(
+    /// Makes Kiro CLI adapters.
+    KiroFactory => Driver
+);

@@ -16,16 +16,15 @@ pub mod normalize;
 pub mod wire;
 
 use cohost_core::{
-    AdapterConfig, AdapterFactory, AgentAdapter, ApprovalMode, ApprovalSupport, Capabilities,
-    InterruptSupport, ProviderDescriptor, ProviderKind, ResumeSupport, StreamingGranularity,
-    SupportTier,
+    AdapterConfig, ApprovalMode, ApprovalSupport, Capabilities, InterruptSupport,
+    ProviderDescriptor, ProviderKind, ResumeSupport, StreamingGranularity, SupportTier,
 };
 use std::ffi::OsString;
 
 pub use normalize::OpenCodeNormalizer;
 
-use crate::process::oneshot::{CliDriver, OneShotAdapter, SessionArg};
-use crate::process::{find_on_path, EnvPolicy, Version, VersionRange};
+use crate::process::oneshot::{oneshot_factory, CliDriver, SessionArg};
+use crate::process::{EnvPolicy, Version, VersionRange};
 
 /// Where to get it.
 pub const INSTALL_HINT: &str = "npm install -g opencode-ai@1.18.33";
@@ -103,23 +102,18 @@ pub(crate) fn turn_args(
     args
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Default, Clone, Copy)]
 struct Driver;
 
 impl CliDriver for Driver {
     type Normalizer = OpenCodeNormalizer;
+    const COMMAND: &'static str = "opencode";
+    const INSTALL_HINT: &'static str = INSTALL_HINT;
+    const TESTED: Option<VersionRange> = Some(TESTED);
+    const APPROVAL_FIX: &'static str = "use the `opencode-acp` provider for blocking approvals";
 
     fn descriptor(&self) -> ProviderDescriptor {
         descriptor()
-    }
-    fn command(&self) -> &'static str {
-        "opencode"
-    }
-    fn install_hint(&self) -> &'static str {
-        INSTALL_HINT
-    }
-    fn tested(&self) -> Option<VersionRange> {
-        Some(TESTED)
     }
     fn env(&self) -> EnvPolicy {
         EnvPolicy::with_prefixes(["OPENCODE_"])
@@ -135,9 +129,6 @@ impl CliDriver for Driver {
     fn normalizer(&self, _config: &AdapterConfig, _session: Option<&str>) -> OpenCodeNormalizer {
         OpenCodeNormalizer::new()
     }
-    fn approval_fix(&self) -> &'static str {
-        "use the `opencode-acp` provider for blocking approvals"
-    }
     fn policy_env(&self, config: &AdapterConfig) -> Vec<(&'static str, String)> {
         permission_env(config.approval)
             .map(|p| vec![("OPENCODE_PERMISSION", p.to_string())])
@@ -145,23 +136,10 @@ impl CliDriver for Driver {
     }
 }
 
-/// Makes OpenCode adapters.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct OpenCodeFactory;
-
-impl AdapterFactory for OpenCodeFactory {
-    fn descriptor(&self) -> ProviderDescriptor {
-        descriptor()
-    }
-
-    fn create(&self) -> Box<dyn AgentAdapter> {
-        Box::new(OneShotAdapter::new(Driver))
-    }
-
-    fn is_available(&self) -> bool {
-        find_on_path("opencode", std::env::var_os("PATH").as_deref()).is_some()
-    }
-}
+oneshot_factory!(
+    /// Makes OpenCode adapters.
+    OpenCodeFactory => Driver
+);
 
 #[cfg(test)]
 mod tests {

@@ -32,13 +32,16 @@ pub(crate) trait CliDriver: Send + Sync + 'static {
     type Normalizer: TurnNormalizer;
     /// The static descriptor.
     fn descriptor(&self) -> ProviderDescriptor;
-    /// The command looked up on PATH (`opencode`, `cn`).
-    fn command(&self) -> &'static str;
+    /// The command looked up on PATH (`opencode`, `cn`); also what the
+    /// factory's `is_available` looks for.
+    const COMMAND: &'static str;
     /// How to install it (for PROVIDER_NOT_FOUND).
-    fn install_hint(&self) -> &'static str;
+    const INSTALL_HINT: &'static str;
     /// Tested versions; `None` skips the `--version` probe (fixture-only
     /// drivers, whose version output is undocumented).
-    fn tested(&self) -> Option<VersionRange>;
+    const TESTED: Option<VersionRange> = None;
+    /// Why approvals cannot be answered, and what to do instead.
+    const APPROVAL_FIX: &'static str;
     /// The child's environment before `AdapterConfig.env` is applied.
     fn env(&self) -> EnvPolicy;
     /// The arguments of one turn (pure).
@@ -56,8 +59,6 @@ pub(crate) trait CliDriver: Send + Sync + 'static {
     fn fresh_session_id(&self) -> Option<String> {
         None
     }
-    /// Why approvals cannot be answered, and what to do instead.
-    fn approval_fix(&self) -> &'static str;
     /// Variables that carry the approval policy (applied before
     /// `AdapterConfig.env`, so the user's explicit values win).
     fn policy_env(&self, _config: &AdapterConfig) -> Vec<(&'static str, String)> {
@@ -129,14 +130,14 @@ impl<D: CliDriver> AgentAdapter for OneShotAdapter<D> {
         let id = self.descriptor.id.clone();
         let binary = locate_binary(
             &id,
-            self.driver.command(),
+            D::COMMAND,
             config.binary.as_deref(),
             path.as_deref(),
-            self.driver.install_hint(),
+            D::INSTALL_HINT,
         )?;
-        if let Some(range) = self.driver.tested() {
+        if let Some(range) = D::TESTED {
             let (version, _raw) = probe_version(&id, &binary, &env, PROBE_TIMEOUT).await?;
-            range.check(&id, version, self.driver.install_hint())?;
+            range.check(&id, version, D::INSTALL_HINT)?;
             self.version = Some(version.to_string());
         }
         self.binary = Some(binary);
@@ -211,7 +212,7 @@ impl<D: CliDriver> AgentAdapter for OneShotAdapter<D> {
                 self.descriptor.id, decision.tool_id
             ),
         )
-        .with_fix(self.driver.approval_fix()))
+        .with_fix(D::APPROVAL_FIX))
     }
 
     async fn health(&mut self) -> Health {

@@ -9,15 +9,16 @@
 //! - [`adapter`]: the whole port over a small [`CliDriver`]
 //!   ([`OneShotAdapter`]), plus the exit-to-events helpers the normalizers
 //!   share.
+//! - [`factory`]: `oneshot_factory!`, the public factory of each driver.
 
 pub(crate) mod adapter;
+pub(crate) mod factory;
 pub(crate) mod turn;
 
 #[cfg(test)]
 pub(crate) use adapter::replay_fixture;
-pub(crate) use adapter::{
-    error_end, exit_events, generic_fix, random_uuid, CliDriver, OneShotAdapter, SessionArg,
-};
+pub(crate) use adapter::{error_end, exit_events, generic_fix, random_uuid, CliDriver, SessionArg};
+pub(crate) use factory::oneshot_factory;
 #[cfg(test)]
 pub(crate) use turn::check_snapshot;
 pub(crate) use turn::{

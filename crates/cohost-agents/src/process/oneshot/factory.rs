@@ -1,0 +1,49 @@
+//! The factory every [`CliDriver`] gets: [`oneshot_factory!`] declares the
+//! driver's public unit-struct factory (its name and doc stay the driver's
+//! public API) and forwards to the generic functions here.
+
+use cohost_core::{AgentAdapter, ProviderDescriptor};
+
+use super::adapter::{CliDriver, OneShotAdapter};
+use crate::process::find_on_path;
+
+/// The descriptor a driver's factory reports.
+pub(crate) fn descriptor<D: CliDriver + Default>() -> ProviderDescriptor {
+    D::default().descriptor()
+}
+
+/// A fresh adapter over a fresh driver (drivers may keep per-session state,
+/// such as aider's "a turn has run" flag).
+pub(crate) fn create<D: CliDriver + Default>() -> Box<dyn AgentAdapter> {
+    Box::new(OneShotAdapter::new(D::default()))
+}
+
+/// Whether the driver's command is on the host's `PATH`.
+pub(crate) fn is_available<D: CliDriver>() -> bool {
+    find_on_path(D::COMMAND, std::env::var_os("PATH").as_deref()).is_some()
+}
+
+/// Declare `pub struct $name;` implementing `AdapterFactory` over the
+/// `CliDriver` type `$driver` (which must implement `Default`).
+macro_rules! oneshot_factory {
+    ($(#[$doc:meta])* $name:ident => $driver:ty) => {
+        $(#[$doc])*
+        #[derive(Debug, Default, Clone, Copy)]
+        pub struct $name;
+
+        impl cohost_core::AdapterFactory for $name {
+            fn descriptor(&self) -> cohost_core::ProviderDescriptor {
+                $crate::process::oneshot::factory::descriptor::<$driver>()
+            }
+
+            fn create(&self) -> Box<dyn cohost_core::AgentAdapter> {
+                $crate::process::oneshot::factory::create::<$driver>()
+            }
+
+            fn is_available(&self) -> bool {
+                $crate::process::oneshot::factory::is_available::<$driver>()
+            }
+        }
+    };
+}
+pub(crate) use oneshot_factory;
