@@ -103,6 +103,8 @@ async fn run(n: u64, timeout: Duration) -> u64 {
         }
     };
     let base = server.base_url();
+    // See tests/common: reqwest may be built without a crypto provider.
+    let _already = rustls::crypto::ring::default_provider().install_default();
     let client = reqwest::Client::builder()
         .pool_max_idle_per_host(n as usize)
         .build()

@@ -14,6 +14,10 @@ pub async fn server_with(config: FakeLlmConfig) -> FakeLlmHandle {
 }
 
 pub fn client() -> reqwest::Client {
+    // In a workspace build reqwest is compiled with `rustls-no-provider`
+    // (feature unification with cohost-agents), so a crypto provider must be
+    // installed before any client is built; alone it is a no-op.
+    let _already = rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::new()
 }
 
