@@ -9,7 +9,8 @@ use std::collections::{HashMap, HashSet};
 
 use crate::process::{signal_group, GroupSignal};
 
-/// `(pid, ppid, pgid)` of every process, from `/proc/*/stat`.
+/// `(pid, ppid, pgid)` of every live process (zombies left out: they have
+/// finished and only wait to be reaped), from `/proc/*/stat`.
 fn table() -> Vec<(u32, u32, i32)> {
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return Vec::new();
@@ -21,7 +22,9 @@ fn table() -> Vec<(u32, u32, i32)> {
             // The command name may hold spaces and parentheses: split after the last ')'.
             let rest = stat.get(stat.rfind(')')? + 1..)?;
             let mut f = rest.split_whitespace();
-            let _state = f.next()?;
+            if matches!(f.next()?, "Z" | "X") {
+                return None;
+            }
             let ppid = f.next()?.parse().ok()?;
             let pgid = f.next()?.parse().ok()?;
             Some((pid, ppid, pgid))
@@ -52,6 +55,35 @@ pub fn escaped_groups(leader: u32) -> Vec<i32> {
         }
     }
     groups.into_iter().collect()
+}
+
+/// Send `signal` to each group (already-gone groups are fine).
+pub fn signal_groups(groups: &[i32], signal: GroupSignal) {
+    for g in groups {
+        if let Err(e) = signal_group(*g, signal) {
+            tracing::debug!(group = g, error = %e, "signalling an agent group");
+        }
+    }
+}
+
+/// Whether any live process is still in one of `groups`.
+pub fn any_alive(groups: &[i32]) -> bool {
+    table().iter().any(|(_, _, g)| groups.contains(g))
+}
+
+/// Wait up to `timeout` for every process in `groups` to exit on its own.
+/// Returns whether they all did.
+pub async fn wait_groups_gone(groups: &[i32], timeout: std::time::Duration) -> bool {
+    let deadline = tokio::time::Instant::now() + timeout;
+    loop {
+        if !any_alive(groups) {
+            return true;
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return false;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
 }
 
 /// SIGKILL each group (already-gone groups are fine).
@@ -89,5 +121,35 @@ mod tests {
         assert_eq!(groups.len(), 1, "sleep runs in its own group");
         kill_groups(&groups);
         let _ = child.kill().await;
+    }
+
+    #[tokio::test]
+    async fn waits_for_a_group_to_finish_its_cleanup() {
+        // A process that takes 300 ms to exit after SIGTERM, like an agent
+        // flushing its session file: the wait sees it through, then ends.
+        let child = tokio::process::Command::new("sh")
+            .arg("-c")
+            .arg("trap 'sleep 0.3; exit 0' TERM; while :; do sleep 0.05; done")
+            .process_group(0)
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        let g = i32::try_from(child.id().unwrap()).unwrap();
+        // Let the shell install its trap.
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        assert!(any_alive(&[g]));
+        signal_groups(&[g], GroupSignal::Terminate);
+        let t = std::time::Instant::now();
+        let reaper = tokio::spawn(async move {
+            let mut child = child;
+            child.wait().await
+        });
+        assert!(wait_groups_gone(&[g], std::time::Duration::from_secs(5)).await);
+        let took = t.elapsed();
+        assert!(took >= std::time::Duration::from_millis(250), "{took:?}");
+        assert!(!any_alive(&[g]));
+        let _ = reaper.await;
+        // An empty or gone group is gone at once.
+        assert!(wait_groups_gone(&[g], std::time::Duration::ZERO).await);
     }
 }

@@ -315,15 +315,35 @@ impl AgentAdapter for AcpAdapter {
     }
 }
 
-/// Stop an agent and everything it started.
+/// How long an agent's processes may take to save their session and exit
+/// after SIGTERM. Claude Code's own shutdown allows its cleanup 2 s.
+const STOP_GRACE: Duration = Duration::from_secs(4);
+
+/// Stop an agent and everything it started, letting every process save its
+/// session first (`session/load` depends on it).
 async fn stop(mut engine: Engine) {
     // Found before the agent dies: afterwards the parent links are gone.
     let escaped = escape::escaped_groups(engine.child.pid());
+    let mut groups = escaped.clone();
+    if let Ok(own) = i32::try_from(engine.child.pid()) {
+        groups.push(own);
+    }
     engine.stdin.close().await;
-    // Most agents exit on stdin EOF after saving their session; give them a
-    // moment (claude-code-acp lost its last turn when signalled at once).
+    // Some agents exit on stdin EOF after saving their session.
     engine.child.wait_exit(Duration::from_millis(1000)).await;
-    // Some agents (codex-acp) ignore stdin EOF: the whole group goes.
-    engine.child.terminate(Duration::from_millis(500)).await;
+    // Others ignore EOF (codex-acp, claude-code-acp 0.16.2). SIGTERM every
+    // group, then wait for all their processes, not only the leader:
+    // claude-code-acp's node bridge dies at once, while its Claude Code
+    // child still drains its session-file write queue (flushed every
+    // 100 ms, and on SIGTERM). Killing the group as soon as the bridge
+    // exited lost that turn on a busy machine.
+    escape::signal_groups(&groups, GroupSignal::Terminate);
+    if !escape::wait_groups_gone(&groups, STOP_GRACE).await {
+        tracing::debug!(
+            pid = engine.child.pid(),
+            "agent outlived its stop grace; killing"
+        );
+    }
+    engine.child.terminate(Duration::from_millis(300)).await;
     escape::kill_groups(&escaped);
 }
