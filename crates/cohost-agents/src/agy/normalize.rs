@@ -11,8 +11,7 @@ use cohost_core::{
 };
 use serde_json::Value;
 
-use crate::process::oneshot::TurnNormalizer;
-use crate::process::oneshot::{exit_events, generic_fix};
+use crate::process::oneshot::{exit_events, generic_fix, object_line, TurnNormalizer};
 use crate::process::{classify_stderr, ExitInfo};
 
 /// Normalizes one agy turn.
@@ -148,13 +147,8 @@ impl AgyNormalizer {
 impl TurnNormalizer for AgyNormalizer {
     fn on_line(&mut self, line: &str) -> Vec<AgentEvent> {
         let mut out = Vec::new();
-        let line = line.trim();
-        if line.is_empty() || self.ended {
-            return out;
-        }
-        match serde_json::from_str::<Value>(line) {
-            Ok(v) if v.is_object() => self.on_value(&v, &mut out),
-            _ => self.skipped_lines += 1,
+        if let Some(v) = object_line(line, self.ended, &mut self.skipped_lines) {
+            self.on_value(&v, &mut out);
         }
         out
     }

@@ -10,8 +10,7 @@
 use cohost_core::{AgentEvent, CohostError, EndReason, ErrorCode};
 use serde::Deserialize;
 
-use crate::process::oneshot::TurnNormalizer;
-use crate::process::oneshot::{error_end, exit_events, generic_fix};
+use crate::process::oneshot::{error_end, exit_events, generic_fix, parse_line, TurnNormalizer};
 use crate::process::{classify_stderr, ExitInfo};
 
 /// The one object `cn --format json` prints.
@@ -65,15 +64,9 @@ fn fix_for(code: ErrorCode) -> &'static str {
 impl TurnNormalizer for ContinueNormalizer {
     fn on_line(&mut self, line: &str) -> Vec<AgentEvent> {
         let mut out = Vec::new();
-        let line = line.trim();
-        if line.is_empty() || self.ended {
-            return out;
+        if let Some(r) = parse_line::<RunOutput>(line, self.ended, &mut self.skipped_lines) {
+            self.on_result(r, &mut out);
         }
-        let Ok(r) = serde_json::from_str::<RunOutput>(line) else {
-            self.skipped_lines += 1;
-            return out;
-        };
-        self.on_result(r, &mut out);
         out
     }
 

@@ -9,16 +9,19 @@
 //! - [`adapter`]: the whole port over a small [`CliDriver`]
 //!   ([`OneShotAdapter`]), plus the exit-to-events helpers the normalizers
 //!   share.
+//! - [`lines`]: the line gate of the JSON-lines normalizers.
 //! - [`factory`]: `oneshot_factory!`, the public factory of each driver.
 
 pub(crate) mod adapter;
 pub(crate) mod factory;
+pub(crate) mod lines;
 pub(crate) mod turn;
 
 #[cfg(test)]
 pub(crate) use adapter::replay_fixture;
 pub(crate) use adapter::{error_end, exit_events, generic_fix, random_uuid, CliDriver, SessionArg};
 pub(crate) use factory::oneshot_factory;
+pub(crate) use lines::{object_line, parse_line};
 #[cfg(test)]
 pub(crate) use turn::check_snapshot;
 pub(crate) use turn::{
