@@ -291,7 +291,9 @@ async fn story(cli: AgentCli, spec: AcpSpec, expect: Expect) {
             "{id}: neither resumed nor said it did not: {ev:#?}"
         ),
     }
+    let t = Instant::now();
     s.terminate().await.unwrap();
+    eprintln!("{id}: terminate in {:?}", t.elapsed());
     assert_no_leftovers(bench.marker()).await;
 }
 

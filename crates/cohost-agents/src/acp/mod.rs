@@ -347,3 +347,7 @@ async fn stop(mut engine: Engine) {
     engine.child.terminate(Duration::from_millis(300)).await;
     escape::kill_groups(&escaped);
 }
+
+#[cfg(test)]
+#[path = "stop_tests.rs"]
+mod stop_tests;
