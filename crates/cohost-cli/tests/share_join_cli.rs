@@ -16,6 +16,21 @@ fn cohost(home: &std::path::Path) -> Command {
     c
 }
 
+/// Lines of a child's pipe, read on a thread so the test can wait with a deadline.
+fn lines_of(r: impl std::io::Read + Send + 'static) -> std::sync::mpsc::Receiver<String> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(r).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+const STEP: Duration = Duration::from_secs(30);
+
 /// Kills the child on drop so a failed assertion leaves nothing behind.
 struct Reaper(std::process::Child);
 impl Drop for Reaper {
@@ -46,9 +61,12 @@ fn co_driver_joins_suggests_and_sees_the_turn() {
             .spawn()
             .unwrap(),
     );
-    let mut host_out = BufReader::new(host.0.stdout.take().unwrap()).lines();
-    let first: serde_json::Value =
-        serde_json::from_str(&host_out.next().unwrap().unwrap()).unwrap();
+    // Keep draining the host's stdout so it never blocks on a full pipe.
+    let host_out = lines_of(host.0.stdout.take().unwrap());
+    let first = host_out
+        .recv_timeout(STEP)
+        .expect("the host prints its invites");
+    let first: serde_json::Value = serde_json::from_str(&first).unwrap();
     assert_eq!(first["notice"], "invites");
     let co_invite = first["co_driver"].as_str().unwrap().to_string();
     let viewer_invite = first["viewer"].as_str().unwrap().to_string();
@@ -66,36 +84,58 @@ fn co_driver_joins_suggests_and_sees_the_turn() {
         .spawn()
         .unwrap();
     let mut viewer = Reaper(viewer);
-    let mut verr = BufReader::new(viewer.0.stderr.take().unwrap()).lines();
-    let refused = verr
-        .by_ref()
-        .take(10)
-        .map_while(Result::ok)
-        .find(|l| l.contains("refused by the relay"));
-    assert!(refused.is_some(), "viewer suggestion must be refused");
-
-    let out = cohost(home.path())
-        .args([
-            "join",
-            &co_invite,
-            "--json",
-            "--until-end",
-            "--name",
-            "ana",
-            "--suggest",
-            "hello [mock:text]",
-        ])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let verr = lines_of(viewer.0.stderr.take().unwrap());
+    let mut seen = Vec::new();
+    let refused = loop {
+        match verr.recv_timeout(STEP) {
+            Ok(l) if l.contains("refused by the relay") => break true,
+            Ok(l) => seen.push(l),
+            Err(_) => break false,
+        }
+    };
+    assert!(
+        refused,
+        "viewer suggestion must be refused; viewer said: {seen:?}"
     );
-    let frames: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
-        .lines()
+
+    let mut join = Reaper(
+        cohost(home.path())
+            .args([
+                "join",
+                &co_invite,
+                "--json",
+                "--until-end",
+                "--name",
+                "ana",
+                "--suggest",
+                "hello [mock:text]",
+            ])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let join_out = lines_of(join.0.stdout.take().unwrap());
+    let join_err = lines_of(join.0.stderr.take().unwrap());
+    let deadline = std::time::Instant::now() + STEP;
+    let status = loop {
+        if let Some(status) = join.0.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let err: Vec<String> = join_err.try_iter().collect();
+            let out: Vec<String> = join_out.try_iter().collect();
+            let host: Vec<String> = host_out.try_iter().collect();
+            panic!("join did not finish a turn in time.\njoin stderr: {err:?}\njoin stdout: {out:?}\nhost: {host:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let stdout: Vec<String> = join_out.iter().collect();
+    let stderr: Vec<String> = join_err.try_iter().collect();
+    assert_eq!(status.code(), Some(0), "{stderr:?}");
+    let frames: Vec<serde_json::Value> = stdout
+        .iter()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     let stream: Vec<&serde_json::Value> = frames
