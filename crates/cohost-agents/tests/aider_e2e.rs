@@ -3,7 +3,6 @@
 //! answer in aider's whole-file edit format), in a scratch user. Skips
 //! loudly when aider is not installed, unless `CI` is set.
 
-#[path = "opencode_e2e_support.rs"]
 mod support;
 
 use cohost_agents::aider::AiderFactory;
@@ -12,7 +11,7 @@ use cohost_testbench::{AgentCli, FakeLlmConfig};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
-use support::*;
+use support::bench::*;
 
 fn factory() -> Arc<AiderFactory> {
     Arc::new(AiderFactory)

@@ -9,174 +9,47 @@ use cohost_core::{
     AdapterConfig, ApprovalMode, EndReason, ErrorCode, Event, EventBody, HostSession, Policy,
     PromptInput, SessionOptions, TurnOutcome,
 };
-use cohost_fakellm::{FakeLlm, FakeLlmConfig, FakeLlmHandle};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-const MARKER: &str = "COHOST_TEST_MARKER";
+mod support;
+
+use support::events::{approvals, chunk_indexes, run_within, text};
+use support::scratch::{agent_bin, finish, Env, MARKER};
 
 fn codex_bin() -> Option<PathBuf> {
-    let dir = std::env::var_os("COHOST_AGENTS_DIR")
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/cohost-agents"))
-        })?;
-    let bin = dir.join("bin/codex");
-    if bin.exists() {
-        return Some(bin);
-    }
-    if std::env::var_os("CI").is_some() {
-        panic!(
-            "codex is not installed at {}; run tests/agents/install.sh --only codex",
-            bin.display()
-        );
-    }
-    eprintln!(
-        "\n!!! SKIPPED: codex not installed at {} (run tests/agents/install.sh --only codex)\n",
-        bin.display()
-    );
-    None
+    agent_bin("codex")
 }
-
-struct Env {
-    _dir: tempfile::TempDir,
-    ws: PathBuf,
-    marker: String,
-    server: FakeLlmHandle,
-    config: AdapterConfig,
-}
-
-static SEQ: AtomicU64 = AtomicU64::new(0);
 
 async fn setup(bin: &Path, approval: ApprovalMode) -> Env {
-    let server = FakeLlm::start(FakeLlmConfig {
-        slow_delay: Duration::from_millis(100),
-        ..FakeLlmConfig::default()
-    })
-    .await
-    .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let (home, codex_home, ws) = (
-        dir.path().join("home"),
-        dir.path().join("codex"),
-        dir.path().join("ws"),
-    );
-    for d in [&home, &codex_home, &ws] {
-        std::fs::create_dir_all(d).unwrap();
-    }
+    let mut env = Env::start("codex", bin, approval).await;
+    let codex_home = env.dir.path().join("codex");
+    std::fs::create_dir_all(&codex_home).unwrap();
     // Retries off so 429/500 surface at once instead of after backoff.
     std::fs::write(
         codex_home.join("config.toml"),
         format!(
             "model = \"fake-model\"\nmodel_provider = \"fake\"\n[model_providers.fake]\nname = \"fake\"\nbase_url = \"{}/v1\"\nenv_key = \"FAKE_API_KEY\"\nwire_api = \"responses\"\nrequest_max_retries = 0\nstream_max_retries = 0\n[analytics]\nenabled = false\n",
-            server.base_url()
+            env.server.base_url()
         ),
     )
     .unwrap();
-    let marker = format!(
-        "codex-{}-{}",
-        std::process::id(),
-        SEQ.fetch_add(1, Ordering::SeqCst)
-    );
-    let mut config = AdapterConfig {
-        cwd: ws.clone(),
-        binary: Some(bin.to_path_buf()),
-        approval,
-        ..AdapterConfig::default()
-    };
-    for (k, v) in [
-        ("HOME", home.display().to_string()),
+    env.set_env([
         ("CODEX_HOME", codex_home.display().to_string()),
-        (
-            "XDG_CONFIG_HOME",
-            home.join(".config").display().to_string(),
-        ),
-        (
-            "XDG_DATA_HOME",
-            home.join(".local/share").display().to_string(),
-        ),
-        ("XDG_CACHE_HOME", home.join(".cache").display().to_string()),
-        (
-            "XDG_STATE_HOME",
-            home.join(".local/state").display().to_string(),
-        ),
-        ("TMPDIR", dir.path().display().to_string()),
         ("FAKE_API_KEY", "sk-fake-test".into()),
-        (MARKER, marker.clone()),
-    ] {
-        config.env.insert(k.into(), v);
-    }
-    Env {
-        _dir: dir,
-        ws,
-        marker,
-        server,
-        config,
-    }
+    ]);
+    env
 }
 
 fn session(env: &Env, policy: Policy) -> HostSession {
-    HostSession::new(
-        Arc::new(CodexFactory),
-        env.config.clone(),
-        Arc::new(policy),
-        SessionOptions::default(),
-    )
+    env.session(Arc::new(CodexFactory), policy)
 }
 
 type Events = Arc<Mutex<Vec<Event>>>;
 
 async fn run(s: &mut HostSession, prompt: &str) -> (TurnOutcome, Vec<Event>) {
-    let events: Events = Arc::default();
-    let sink_events = events.clone();
-    let mut sink = move |e: Event| sink_events.lock().unwrap().push(e);
-    let outcome = tokio::time::timeout(
-        Duration::from_secs(60),
-        s.prompt(PromptInput::text(prompt), &mut sink),
-    )
-    .await
-    .expect("turn finished within 60 s");
-    let ev = events.lock().unwrap().clone();
-    (outcome, ev)
-}
-
-fn text(ev: &[Event]) -> String {
-    ev.iter()
-        .filter_map(|e| match &e.body {
-            EventBody::StreamChunk { delta, .. } => Some(delta.as_str()),
-            _ => None,
-        })
-        .collect()
-}
-
-fn approvals(ev: &[Event]) -> usize {
-    ev.iter()
-        .filter(|e| matches!(e.body, EventBody::ToolApprovalRequested { .. }))
-        .count()
-}
-
-/// No process carrying this test's marker may outlive the session.
-async fn assert_no_agent_left(marker: &str) {
-    let deadline = Instant::now() + Duration::from_secs(3);
-    loop {
-        let left = procfs::live_with_env(MARKER, marker);
-        if left.is_empty() {
-            return;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "agent processes left behind: {left:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
-async fn finish(mut s: HostSession, env: Env) {
-    s.terminate().await.unwrap();
-    assert_no_agent_left(&env.marker).await;
-    env.server.shutdown().await;
+    run_within(s, prompt, Duration::from_secs(60)).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -187,13 +60,7 @@ async fn text_turn_streams_numbered_chunks_with_usage() {
     s.start().await.unwrap();
     let (out, ev) = run(&mut s, "say hello").await;
     assert_eq!(out.reason, EndReason::Completed, "{ev:#?}");
-    let idx: Vec<u64> = ev
-        .iter()
-        .filter_map(|e| match &e.body {
-            EventBody::StreamChunk { chunk_index, .. } => Some(*chunk_index),
-            _ => None,
-        })
-        .collect();
+    let idx = chunk_indexes(&ev);
     assert!(idx.len() >= 2, "{idx:?}");
     assert_eq!(idx, (0..idx.len() as u64).collect::<Vec<_>>());
     assert_eq!(text(&ev), "Hello from fake-llm. You said: say hello");

@@ -3,7 +3,6 @@
 //! user whose `~/.continue/config.yaml` names the fake model. Skips loudly
 //! when `cn` is not installed, unless `CI` is set.
 
-#[path = "opencode_e2e_support.rs"]
 mod support;
 
 use cohost_agents::continue_cli::ContinueFactory;
@@ -11,7 +10,7 @@ use cohost_core::{ApprovalMode, EndReason, ErrorCode, Policy};
 use cohost_testbench::AgentCli;
 use std::sync::Arc;
 use std::time::Duration;
-use support::*;
+use support::bench::*;
 
 fn factory() -> Arc<ContinueFactory> {
     Arc::new(ContinueFactory)

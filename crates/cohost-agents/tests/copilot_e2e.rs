@@ -3,7 +3,6 @@
 //! in a scratch user. Skips loudly when copilot is not installed, unless
 //! `CI` is set.
 
-#[path = "opencode_e2e_support.rs"]
 mod support;
 
 use cohost_agents::copilot::CopilotFactory;
@@ -11,7 +10,7 @@ use cohost_core::{ApprovalMode, EndReason, ErrorCode, EventBody, Policy, ToolSta
 use cohost_testbench::{AgentCli, FakeLlmConfig};
 use std::sync::Arc;
 use std::time::Duration;
-use support::*;
+use support::bench::*;
 
 fn factory() -> Arc<CopilotFactory> {
     Arc::new(CopilotFactory)

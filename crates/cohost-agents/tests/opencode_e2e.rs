@@ -2,7 +2,6 @@
 //! `cohost_core::HostSession`, offline against cohost-fakellm, in a scratch
 //! user. Skips loudly when opencode is not installed, unless `CI` is set.
 
-#[path = "opencode_e2e_support.rs"]
 mod support;
 
 use cohost_agents::opencode::OpenCodeFactory;
@@ -10,7 +9,7 @@ use cohost_core::{ApprovalMode, EndReason, ErrorCode, EventBody, Policy, ToolSta
 use cohost_testbench::AgentCli;
 use std::sync::Arc;
 use std::time::Duration;
-use support::*;
+use support::bench::*;
 
 fn factory() -> Arc<OpenCodeFactory> {
     Arc::new(OpenCodeFactory)

@@ -1,14 +1,16 @@
 //! Shared helpers of the end-to-end tests that drive the real pinned
 //! OpenCode, Copilot, Aider and Continue CLIs through
 //! `cohost_core::HostSession` against cohost-fakellm in a scratch user
-//! (`cohost-testbench`). Included with `#[path]` by each `*_e2e.rs`; as a test
-//! target of its own it has no tests.
-#![allow(dead_code)]
+//! (`cohost-testbench`).
 
 use cohost_core::{
     AdapterConfig, AdapterFactory, ApprovalMode, EndReason, Event, EventBody, HostSession, Policy,
     PromptInput, SessionOptions, ToolStatus, TurnOutcome,
 };
+// Re-exported for the `use support::bench::*` tests; unused by the others.
+#[allow(unused_imports)]
+pub use super::events::text;
+use super::events::{chunk_indexes, run_within};
 use cohost_testbench::{assert_no_leftovers, require_cli, AgentCli, Bench, FakeLlmConfig};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -59,40 +61,14 @@ pub async fn session(
     s
 }
 
-/// Run one prompt (bounded) and collect its events.
+/// Run one prompt (bounded: these CLIs start slowly) and collect its events.
 pub async fn run(s: &mut HostSession, prompt: &str) -> (TurnOutcome, Vec<Event>) {
-    let events: Arc<Mutex<Vec<Event>>> = Arc::default();
-    let sink_events = events.clone();
-    let mut sink = move |e: Event| sink_events.lock().unwrap().push(e);
-    let outcome = tokio::time::timeout(
-        Duration::from_secs(180),
-        s.prompt(PromptInput::text(prompt), &mut sink),
-    )
-    .await
-    .expect("turn finished within 180 s");
-    let ev = events.lock().unwrap().clone();
-    (outcome, ev)
-}
-
-/// The answer text.
-pub fn text(ev: &[Event]) -> String {
-    ev.iter()
-        .filter_map(|e| match &e.body {
-            EventBody::StreamChunk { delta, .. } => Some(delta.as_str()),
-            _ => None,
-        })
-        .collect()
+    run_within(s, prompt, Duration::from_secs(180)).await
 }
 
 /// Chunk indexes start at 0 and increase by 1; returns how many.
 pub fn assert_consecutive_chunks(ev: &[Event]) -> usize {
-    let idx: Vec<u64> = ev
-        .iter()
-        .filter_map(|e| match &e.body {
-            EventBody::StreamChunk { chunk_index, .. } => Some(*chunk_index),
-            _ => None,
-        })
-        .collect();
+    let idx = chunk_indexes(ev);
     assert_eq!(idx, (0..idx.len() as u64).collect::<Vec<_>>(), "{ev:#?}");
     idx.len()
 }
