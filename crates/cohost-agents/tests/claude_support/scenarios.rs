@@ -202,8 +202,7 @@ pub async fn resume(d: Dialect) {
         .fake
         .requests()
         .into_iter()
-        .filter(|r| r.scenario.is_some() && r.body.to_string().contains("which word?"))
-        .last()
+        .rfind(|r| r.scenario.is_some() && r.body.to_string().contains("which word?"))
         .expect("the resumed turn reached the model");
     assert!(
         last.body.to_string().contains("pineapple-7"),
