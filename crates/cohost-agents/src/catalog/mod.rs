@@ -158,3 +158,6 @@ pub fn server(id: &str) -> Option<&'static ServerEntry> {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod driver_argv;
