@@ -50,19 +50,18 @@ pub fn descriptor() -> ProviderDescriptor {
 
 /// The arguments of one turn (pure).
 pub fn turn_args(prompt: &str, config: &AdapterConfig, session: Option<&str>) -> Vec<OsString> {
-    let mut args: Vec<OsString> = vec![
-        "-p".into(),
-        prompt.into(),
-        "--output-format".into(),
-        "stream-json".into(),
-    ];
+    let flags = crate::catalog::flags("agy");
+    let mut args: Vec<OsString> = flags
+        .prompt_args(prompt)
+        .into_iter()
+        .map(OsString::from)
+        .collect();
+    args.extend(flags.stream_json_args().into_iter().map(OsString::from));
     if let Some(s) = session {
-        args.push("--conversation".into());
-        args.push(s.into());
+        args.extend(flags.resume_args(s).into_iter().map(OsString::from));
     }
     if let Some(m) = &config.model {
-        args.push("--model".into());
-        args.push(m.into());
+        args.extend(flags.model_args(m).into_iter().map(OsString::from));
     }
     args.extend(config.extra_args.iter().map(OsString::from));
     args

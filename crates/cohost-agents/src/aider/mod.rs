@@ -62,6 +62,7 @@ pub fn descriptor() -> ProviderDescriptor {
 
 /// The arguments of one turn (pure apart from the `.git` check).
 pub fn turn_args(prompt: &str, config: &AdapterConfig, follow_up: bool) -> Vec<OsString> {
+    let flags = crate::catalog::flags("aider");
     let mut args: Vec<OsString> = [
         "--no-pretty",
         "--stream",
@@ -75,14 +76,13 @@ pub fn turn_args(prompt: &str, config: &AdapterConfig, follow_up: bool) -> Vec<O
     .map(OsString::from)
     .collect();
     if let Some(m) = &config.model {
-        args.push("--model".into());
-        args.push(m.into());
+        args.extend(flags.model_args(m).into_iter().map(OsString::from));
     }
     if follow_up || config.resume.is_some() {
-        args.push("--restore-chat-history".into());
+        args.extend(flags.continue_args().into_iter().map(OsString::from));
     }
     if config.approval == ApprovalMode::AutoApprove {
-        args.push("--yes-always".into());
+        args.extend(flags.bypass_args().into_iter().map(OsString::from));
     } else {
         args.push("--dry-run".into());
         args.push("--no-auto-commits".into());
@@ -91,8 +91,7 @@ pub fn turn_args(prompt: &str, config: &AdapterConfig, follow_up: bool) -> Vec<O
         }
     }
     args.extend(config.extra_args.iter().map(OsString::from));
-    args.push("--message".into());
-    args.push(prompt.into());
+    args.extend(flags.prompt_args(prompt).into_iter().map(OsString::from));
     args
 }
 

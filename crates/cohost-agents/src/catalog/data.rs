@@ -12,7 +12,7 @@ const NO_AUTH: AuthSpec = AuthSpec {
     status_args: None,
 };
 
-const NO_FLAGS: FlagTable = FlagTable {
+pub(super) const NO_FLAGS: FlagTable = FlagTable {
     non_interactive: &[],
     query_prompt: PromptArg::Positional,
     terminal_prompt: PromptArg::Positional,
@@ -22,6 +22,7 @@ const NO_FLAGS: FlagTable = FlagTable {
     model: None,
     json_output: None,
     stream_json: None,
+    stream_session: None,
 };
 
 /// ACP wrappers take everything over JSON-RPC on stdin.
@@ -103,6 +104,14 @@ pub static CLIS: &[CliEntry] = &[
                 "--verbose",
                 "--include-partial-messages",
             ]),
+            stream_session: Some(&[
+                "--input-format",
+                "stream-json",
+                "--output-format",
+                "stream-json",
+                "--verbose",
+                "--include-partial-messages",
+            ]),
             ..NO_FLAGS
         },
         token_streaming: true,
@@ -124,7 +133,8 @@ pub static CLIS: &[CliEntry] = &[
             resume: Some(&["resume", "{id}"]),
             continue_latest: Some(&["resume", "--last"]),
             skip_permissions: Some(&["--dangerously-bypass-approvals-and-sandbox"]),
-            model: Some("--model"),
+            // `-m` is what the exec driver passes (proven by codex_e2e).
+            model: Some("-m"),
             json_output: Some(&["--json"]),
             stream_json: Some(&["--json"]),
             ..NO_FLAGS
@@ -159,12 +169,14 @@ pub static CLIS: &[CliEntry] = &[
             "GEMINI_CLI_HOME",
         ],
         flags: FlagTable {
-            query_prompt: PromptArg::Flag("-p"),
+            // `--prompt=TEXT`: a prompt starting with `-` stays a prompt.
+            query_prompt: PromptArg::Joined("--prompt"),
             terminal_prompt: PromptArg::InitialInput,
             // 0.61 `--resume` takes `latest` or an index; ids need `--session-id`.
             resume: Some(&["--resume", "{id}"]),
             continue_latest: Some(&["--resume", "latest"]),
-            skip_permissions: Some(&["--yolo"]),
+            // The driver's spelling; `--yolo` is the older alias.
+            skip_permissions: Some(&["--approval-mode", "yolo"]),
             model: Some("--model"),
             json_output: Some(&["--output-format", "json"]),
             stream_json: Some(&["--output-format", "stream-json"]),
@@ -192,11 +204,19 @@ pub static CLIS: &[CliEntry] = &[
             terminal_prompt: PromptArg::InitialInput,
             resume: Some(&["--resume", "{id}"]),
             continue_latest: Some(&["--continue"]),
-            skip_permissions: Some(&["--yolo"]),
-            model: Some("--model"),
+            // The driver's spellings (qwen_e2e); `--yolo`/`--model` are aliases.
+            skip_permissions: Some(&["--approval-mode", "yolo"]),
+            model: Some("-m"),
             json_output: Some(&["--output-format", "json"]),
             stream_json: Some(&[
                 "--output-format",
+                "stream-json",
+                "--include-partial-messages",
+            ]),
+            stream_session: Some(&[
+                "-o",
+                "stream-json",
+                "--input-format",
                 "stream-json",
                 "--include-partial-messages",
             ]),
@@ -224,10 +244,11 @@ pub static CLIS: &[CliEntry] = &[
         flags: FlagTable {
             non_interactive: &["run"],
             terminal_prompt: PromptArg::Flag("--prompt"),
-            resume: Some(&["--session", "{id}"]),
+            // Short forms, as the driver passes them (opencode_e2e).
+            resume: Some(&["-s", "{id}"]),
             continue_latest: Some(&["--continue"]),
             skip_permissions: Some(&["--auto"]),
-            model: Some("--model"),
+            model: Some("-m"),
             json_output: Some(&["--format", "json"]),
             stream_json: Some(&["--format", "json"]),
             ..NO_FLAGS
@@ -254,7 +275,7 @@ pub static CLIS: &[CliEntry] = &[
         env_prefixes: &["COPILOT_"],
         relevant_env: &["COPILOT_PROVIDER_BASE_URL", "COPILOT_MODEL", "COPILOT_HOME"],
         flags: FlagTable {
-            query_prompt: PromptArg::Flag("-p"),
+            query_prompt: PromptArg::Joined("--prompt"),
             terminal_prompt: PromptArg::InitialInput,
             resume: Some(&["--resume", "{id}"]),
             continue_latest: Some(&["--continue"]),
@@ -340,7 +361,8 @@ pub static CLIS: &[CliEntry] = &[
             skip_permissions: Some(&["--force"]),
             model: Some("--model"),
             json_output: Some(&["--output-format", "json"]),
-            stream_json: Some(&["--output-format", "stream-json", "--stream-partial-output"]),
+            // The driver does not pass `--stream-partial-output`.
+            stream_json: Some(&["--output-format", "stream-json"]),
             ..NO_FLAGS
         },
         token_streaming: true,
@@ -364,8 +386,9 @@ pub static CLIS: &[CliEntry] = &[
             non_interactive: &["run"],
             query_prompt: PromptArg::Flag("--text"),
             terminal_prompt: PromptArg::InitialInput,
-            resume: Some(&["--resume", "--name", "{id}"]),
+            resume: Some(&["--name", "{id}", "--resume"]),
             continue_latest: Some(&["--resume"]),
+            model: Some("--model"),
             json_output: Some(&["--output-format", "json"]),
             stream_json: Some(&["--output-format", "stream-json"]),
             ..NO_FLAGS

@@ -149,3 +149,150 @@ fn every_driver_argv_is_unchanged() {
         "a driver or case lacks its golden argv"
     );
 }
+
+/// Which of the table's output spellings a driver runs with.
+#[derive(Clone, Copy)]
+enum Output {
+    Json,
+    Stream,
+    Session,
+}
+
+fn contains_seq(argv: &[String], seq: &[String]) -> bool {
+    !seq.is_empty() && argv.windows(seq.len()).any(|w| w == seq)
+}
+
+/// The table entry `id`'s spellings are the ones on `driver`'s command line.
+fn assert_uses_table(driver: &str, id: &str, output: Output) {
+    let f = super::cli(id)
+        .unwrap_or_else(|| panic!("{id} missing from the catalog"))
+        .flags;
+    let plain = argv(driver, "plain");
+    let out = match output {
+        Output::Json => f.json_args(),
+        Output::Stream => f.stream_json_args(),
+        Output::Session => f.stream_session_args(),
+    };
+    assert!(
+        contains_seq(&plain, &out),
+        "{driver}: output {out:?} not in {plain:?}"
+    );
+    let mode = f.non_interactive_args();
+    assert!(
+        mode.is_empty() || plain.starts_with(&mode),
+        "{driver}: {mode:?}"
+    );
+    // A stream-json session takes its prompts on stdin.
+    if !matches!(output, Output::Session) {
+        let prompt = f.prompt_args("-hi");
+        assert!(contains_seq(&plain, &prompt), "{driver}: {prompt:?}");
+    }
+    let model = argv(driver, "model");
+    if f.model.is_some() {
+        assert!(
+            contains_seq(&model, &f.model_args("m1")),
+            "{driver}: {model:?}"
+        );
+    } else {
+        assert!(!model.iter().any(|a| a == "m1"), "{driver}: {model:?}");
+    }
+    let resume = argv(driver, "resume");
+    let resumed = contains_seq(&resume, &f.resume_args("S1"))
+        || (f.resume.is_none() && contains_seq(&resume, &f.continue_args()));
+    assert!(resumed, "{driver}: {resume:?}");
+    let bypass = f.bypass_args();
+    let auto = argv(driver, "auto");
+    if bypass.is_empty() {
+        assert_eq!(auto, plain, "{driver}: auto-approve is not a flag here");
+    } else {
+        assert!(contains_seq(&auto, &bypass), "{driver}: {auto:?}");
+        assert!(
+            !contains_seq(&plain, &bypass),
+            "{driver}: bypass without consent"
+        );
+    }
+}
+
+#[test]
+fn claude_uses_its_table_entry() {
+    assert_uses_table("claude", "claude", Output::Session);
+}
+
+#[test]
+fn qwen_uses_its_table_entry() {
+    assert_uses_table("qwen", "qwen", Output::Session);
+}
+
+#[test]
+fn codex_exec_uses_its_table_entry() {
+    // Auto-approve widens the sandbox instead (`-s workspace-write`).
+    let f = super::flags("codex");
+    let auto = argv("codex", "auto");
+    assert!(!contains_seq(&auto, &f.bypass_args()), "{auto:?}");
+    let plain = argv("codex", "plain");
+    assert!(plain.starts_with(&f.non_interactive_args()));
+    assert!(contains_seq(&plain, &f.json_args()));
+    assert!(contains_seq(&argv("codex", "model"), &f.model_args("m1")));
+    assert!(contains_seq(&argv("codex", "resume"), &f.resume_args("S1")));
+}
+
+#[test]
+fn gemini_uses_its_table_entry() {
+    assert_uses_table("gemini", "gemini", Output::Stream);
+}
+
+#[test]
+fn opencode_uses_its_table_entry() {
+    assert_uses_table("opencode", "opencode", Output::Json);
+}
+
+#[test]
+fn copilot_uses_its_table_entry() {
+    assert_uses_table("copilot", "copilot", Output::Json);
+}
+
+#[test]
+fn aider_uses_its_table_entry() {
+    // Aider prints plain text; it has no JSON output to check.
+    let f = super::flags("aider");
+    assert!(f.json_output.is_none() && f.stream_json.is_none());
+    let auto = argv("aider", "auto");
+    assert!(contains_seq(&auto, &f.bypass_args()));
+    assert!(contains_seq(&auto, &f.prompt_args("-hi")));
+    assert!(contains_seq(&argv("aider", "model"), &f.model_args("m1")));
+    assert!(contains_seq(&argv("aider", "resume"), &f.continue_args()));
+    assert!(!contains_seq(&argv("aider", "plain"), &f.bypass_args()));
+}
+
+#[test]
+fn continue_uses_its_table_entry() {
+    assert_uses_table("continue", "continue", Output::Json);
+}
+
+#[test]
+fn cursor_uses_its_table_entry() {
+    assert_uses_table("cursor", "cursor", Output::Stream);
+}
+
+#[test]
+fn goose_uses_its_table_entry() {
+    assert_uses_table("goose", "goose", Output::Stream);
+}
+
+#[test]
+fn kiro_uses_its_table_entry() {
+    // Kiro prints plain text; its mode flags stand in for the output check.
+    let f = super::flags("kiro");
+    assert!(f.json_output.is_none() && f.stream_json.is_none());
+    let plain = argv("kiro", "plain");
+    assert!(plain.starts_with(&f.non_interactive_args()) && !f.non_interactive.is_empty());
+    assert!(contains_seq(&argv("kiro", "auto"), &f.bypass_args()));
+    assert!(!contains_seq(&plain, &f.bypass_args()));
+    assert!(contains_seq(&argv("kiro", "model"), &f.model_args("m1")));
+    assert!(contains_seq(&argv("kiro", "resume"), &f.continue_args()));
+}
+
+#[test]
+fn agy_uses_its_table_entry() {
+    assert_uses_table("agy", "agy", Output::Stream);
+}

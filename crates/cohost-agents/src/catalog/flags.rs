@@ -11,6 +11,9 @@ pub enum PromptArg {
     Positional,
     /// The value of a flag (`-p PROMPT`, `--message PROMPT`).
     Flag(&'static str),
+    /// Joined to a flag with `=` (`--prompt=PROMPT`), so a prompt that starts
+    /// with `-` cannot parse as a flag.
+    Joined(&'static str),
     /// Typed into the terminal after spawn (PTY mode).
     InitialInput,
     /// Written to stdin (stream-json input modes).
@@ -39,6 +42,9 @@ pub struct FlagTable {
     pub json_output: Option<ArgTemplate>,
     /// Streaming JSON events.
     pub stream_json: Option<ArgTemplate>,
+    /// A long-lived session speaking stream-json both ways (prompts on
+    /// stdin, events on stdout), in the order the driver proved on the CLI.
+    pub stream_session: Option<ArgTemplate>,
 }
 
 /// What a caller wants from one non-interactive run.
@@ -62,6 +68,26 @@ fn fill(template: ArgTemplate, id: &str, out: &mut Vec<String>) {
     out.extend(template.iter().map(|a| a.replace("{id}", id)));
 }
 
+fn filled(template: Option<ArgTemplate>, id: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(t) = template {
+        fill(t, id, &mut out);
+    }
+    out
+}
+
+fn push_prompt(how: PromptArg, prompt: &str, out: &mut Vec<String>) {
+    match how {
+        PromptArg::Positional => out.push(prompt.to_string()),
+        PromptArg::Flag(flag) => {
+            out.push(flag.to_string());
+            out.push(prompt.to_string());
+        }
+        PromptArg::Joined(flag) => out.push(format!("{flag}={prompt}")),
+        PromptArg::InitialInput | PromptArg::Stdin => {}
+    }
+}
+
 impl FlagTable {
     /// Arguments (after the binary) for a non-interactive run. Order:
     /// mode, output format, model, permissions, resume, prompt — the order
@@ -78,14 +104,7 @@ impl FlagTable {
             fill(f, "", &mut out);
         }
         self.common_args(q, &mut out);
-        match self.query_prompt {
-            PromptArg::Positional => out.push(q.prompt.clone()),
-            PromptArg::Flag(flag) => {
-                out.push(flag.to_string());
-                out.push(q.prompt.clone());
-            }
-            PromptArg::InitialInput | PromptArg::Stdin => {}
-        }
+        push_prompt(self.query_prompt, &q.prompt, &mut out);
         out
     }
 
@@ -97,15 +116,62 @@ impl FlagTable {
         let mut initial = None;
         if !q.prompt.is_empty() {
             match self.terminal_prompt {
-                PromptArg::Positional => out.push(q.prompt.clone()),
-                PromptArg::Flag(flag) => {
-                    out.push(flag.to_string());
-                    out.push(q.prompt.clone());
-                }
                 PromptArg::InitialInput | PromptArg::Stdin => initial = Some(q.prompt.clone()),
+                how => push_prompt(how, &q.prompt, &mut out),
             }
         }
         (out, initial)
+    }
+
+    /// The non-interactive mode arguments (`-p`, `exec`, `run`).
+    pub fn non_interactive_args(&self) -> Vec<String> {
+        self.non_interactive.iter().map(|s| s.to_string()).collect()
+    }
+
+    /// The prompt as the non-interactive mode takes it; empty when it goes
+    /// by stdin or PTY.
+    pub fn prompt_args(&self, prompt: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        push_prompt(self.query_prompt, prompt, &mut out);
+        out
+    }
+
+    /// `--model MODEL`; empty when the CLI has no model flag.
+    pub fn model_args(&self, model: &str) -> Vec<String> {
+        self.model
+            .map(|f| vec![f.to_string(), model.to_string()])
+            .unwrap_or_default()
+    }
+
+    /// Resume the native session `id`; empty when the CLI cannot.
+    pub fn resume_args(&self, id: &str) -> Vec<String> {
+        filled(self.resume, id)
+    }
+
+    /// Continue the most recent session; empty when the CLI cannot.
+    pub fn continue_args(&self) -> Vec<String> {
+        filled(self.continue_latest, "")
+    }
+
+    /// The permission-bypass flag. Callers add it only when the user's
+    /// policy is auto-approve.
+    pub fn bypass_args(&self) -> Vec<String> {
+        filled(self.skip_permissions, "")
+    }
+
+    /// One JSON document (or JSONL) as output.
+    pub fn json_args(&self) -> Vec<String> {
+        filled(self.json_output, "")
+    }
+
+    /// Streaming JSON events as output.
+    pub fn stream_json_args(&self) -> Vec<String> {
+        filled(self.stream_json, "")
+    }
+
+    /// Stream-json in and out, for a long-lived session.
+    pub fn stream_session_args(&self) -> Vec<String> {
+        filled(self.stream_session, "")
     }
 
     fn common_args(&self, q: &QueryArgs, out: &mut Vec<String>) {

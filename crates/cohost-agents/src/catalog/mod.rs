@@ -143,6 +143,12 @@ pub fn cli(id: &str) -> Option<&'static CliEntry> {
     CLIS.iter().find(|e| e.id == id)
 }
 
+/// The flag table of a CLI; all-`None` for an unknown id (the drivers'
+/// golden-argv tests catch a driver whose id is missing).
+pub fn flags(id: &str) -> FlagTable {
+    cli(id).map_or(data::NO_FLAGS, |e| e.flags)
+}
+
 /// The API-key variables of an HTTP provider (empty when it needs none).
 pub fn api_key_env(id: &str) -> &'static [&'static str] {
     API_KEYS

@@ -84,7 +84,7 @@ fn flag_table_builds_seed_001_command_lines() {
     );
     assert_eq!(
         args("codex", &q),
-        ["exec", "--json", "--model", "m1", "resume", "S1", "hi"]
+        ["exec", "--json", "-m", "m1", "resume", "S1", "hi"]
     );
     assert_eq!(
         args("gemini", &q),
@@ -95,8 +95,7 @@ fn flag_table_builds_seed_001_command_lines() {
             "m1",
             "--resume",
             "S1",
-            "-p",
-            "hi"
+            "--prompt=hi"
         ]
     );
     let cont = QueryArgs {
@@ -122,11 +121,11 @@ fn flag_table_builds_seed_001_command_lines() {
         [
             "--output-format",
             "stream-json",
-            "--yolo",
+            "--approval-mode",
+            "yolo",
             "--resume",
             "latest",
-            "-p",
-            "hi"
+            "--prompt=hi"
         ]
     );
     // Gemini takes its terminal prompt as PTY input (seed 001).

@@ -82,26 +82,18 @@ pub const QWEN: Dialect = Dialect {
 impl Dialect {
     /// The command line (without the binary) for a session.
     pub fn args(&self, config: &AdapterConfig) -> Vec<String> {
+        let flags = crate::catalog::flags(self.id);
         let mut args: Vec<String> = Vec::new();
-        let mut push = |a: &str| args.push(a.to_string());
         match self.id {
             "qwen" => {
                 // Qwen's own default mode auto-approves "safe" tools; cohost
                 // must see every request unless the user chose auto-approve.
-                let mode = match config.approval {
-                    ApprovalMode::AutoApprove => "yolo",
-                    ApprovalMode::Ask | ApprovalMode::DenyAll => "default",
-                };
-                for a in [
-                    "-o",
-                    "stream-json",
-                    "--input-format",
-                    "stream-json",
-                    "--include-partial-messages",
-                    "--approval-mode",
-                    mode,
-                ] {
-                    push(a);
+                args.extend(flags.stream_session_args());
+                match config.approval {
+                    ApprovalMode::AutoApprove => args.extend(flags.bypass_args()),
+                    ApprovalMode::Ask | ApprovalMode::DenyAll => {
+                        args.extend(["--approval-mode".into(), "default".into()]);
+                    }
                 }
                 let has_auth_type = config
                     .extra_args
@@ -112,52 +104,33 @@ impl Dialect {
                 if !has_auth_type && key_configured {
                     // An OpenAI-compatible key is configured: use it rather
                     // than Qwen's interactive OAuth, which cannot run headless.
-                    push("--auth-type");
-                    push("openai");
+                    args.extend(["--auth-type".into(), "openai".into()]);
                 }
                 if let Some(m) = &config.model {
-                    push("-m");
-                    push(m);
+                    args.extend(flags.model_args(m));
                 }
                 if let Some(id) = &config.resume {
-                    push("--resume");
-                    push(id);
-                }
-                if let Some(s) = &config.system_prompt {
-                    push("--append-system-prompt");
-                    push(s);
+                    args.extend(flags.resume_args(id));
                 }
             }
             _ => {
-                for a in [
-                    "-p",
-                    "--input-format",
-                    "stream-json",
-                    "--output-format",
-                    "stream-json",
-                    "--verbose",
-                    "--include-partial-messages",
-                    "--permission-prompt-tool",
-                    "stdio",
-                ] {
-                    push(a);
-                }
+                args.extend(flags.non_interactive_args());
+                args.extend(flags.stream_session_args());
+                // Approvals come back over stdio as control requests.
+                args.extend(["--permission-prompt-tool".into(), "stdio".into()]);
                 if config.approval == ApprovalMode::AutoApprove {
-                    push("--dangerously-skip-permissions");
+                    args.extend(flags.bypass_args());
                 }
                 if let Some(m) = &config.model {
-                    push("--model");
-                    push(m);
+                    args.extend(flags.model_args(m));
                 }
                 if let Some(id) = &config.resume {
-                    push("--resume");
-                    push(id);
-                }
-                if let Some(s) = &config.system_prompt {
-                    push("--append-system-prompt");
-                    push(s);
+                    args.extend(flags.resume_args(id));
                 }
             }
+        }
+        if let Some(s) = &config.system_prompt {
+            args.extend(["--append-system-prompt".into(), s.clone()]);
         }
         args.extend(config.extra_args.iter().cloned());
         args

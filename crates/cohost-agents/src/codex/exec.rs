@@ -225,19 +225,22 @@ pub fn exec_args(prompt: &str, config: &AdapterConfig, thread: Option<&str>) -> 
         // may only read.
         ApprovalMode::Ask | ApprovalMode::DenyAll => "read-only",
     };
+    let flags = crate::catalog::flags("codex");
     let mut args: Vec<OsString> = config.extra_args.iter().map(OsString::from).collect();
+    args.extend(flags.non_interactive_args().into_iter().map(OsString::from));
+    args.extend(flags.json_args().into_iter().map(OsString::from));
+    // The sandbox, not the bypass flag: auto-approve still stays inside the
+    // workspace in exec mode.
     args.extend(
-        ["exec", "--json", "--skip-git-repo-check", "-s", sandbox]
+        ["--skip-git-repo-check", "-s", sandbox]
             .into_iter()
             .map(OsString::from),
     );
     if let Some(m) = &config.model {
-        args.push("-m".into());
-        args.push(m.into());
+        args.extend(flags.model_args(m).into_iter().map(OsString::from));
     }
     if let Some(t) = thread {
-        args.push("resume".into());
-        args.push(t.into());
+        args.extend(flags.resume_args(t).into_iter().map(OsString::from));
     }
     args.push("--".into());
     args.push(prompt.into());

@@ -86,16 +86,22 @@ pub fn config_file(config: &AdapterConfig) -> Option<PathBuf> {
 
 /// The arguments of one turn (pure apart from the config lookup).
 pub fn turn_args(prompt: &str, config: &AdapterConfig, follow_up: bool) -> Vec<OsString> {
-    let mut args: Vec<OsString> = vec!["-p".into(), "--format".into(), "json".into()];
+    let flags = crate::catalog::flags("continue");
+    let mut args: Vec<OsString> = flags
+        .non_interactive_args()
+        .into_iter()
+        .map(OsString::from)
+        .collect();
+    args.extend(flags.json_args().into_iter().map(OsString::from));
     if let Some(f) = config_file(config) {
         args.push("--config".into());
         args.push(f.into());
     }
     if follow_up || config.resume.is_some() {
-        args.push("--resume".into());
+        args.extend(flags.continue_args().into_iter().map(OsString::from));
     }
     if config.approval == ApprovalMode::AutoApprove {
-        args.push("--auto".into());
+        args.extend(flags.bypass_args().into_iter().map(OsString::from));
     } else {
         // `--readonly` does not stop the shell in print mode (checked on
         // 1.5.47); excluding the mutating tools does.
@@ -105,8 +111,9 @@ pub fn turn_args(prompt: &str, config: &AdapterConfig, follow_up: bool) -> Vec<O
         }
     }
     args.extend(config.extra_args.iter().map(OsString::from));
+    // `--` keeps a prompt that starts with `-` from parsing as a flag.
     args.push("--".into());
-    args.push(prompt.into());
+    args.extend(flags.prompt_args(prompt).into_iter().map(OsString::from));
     args
 }
 

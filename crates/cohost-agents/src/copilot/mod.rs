@@ -65,28 +65,25 @@ pub(crate) fn turn_args(
     config: &AdapterConfig,
     session: Option<&SessionArg>,
 ) -> Vec<OsString> {
-    let mut args: Vec<OsString> = vec!["--output-format".into(), "json".into()];
+    let flags = crate::catalog::flags("copilot");
+    let mut args: Vec<OsString> = flags.json_args().into_iter().map(OsString::from).collect();
     match session {
         Some(s) if s.fresh => {
             args.push("--session-id".into());
             args.push(s.id.as_str().into());
         }
-        Some(s) => {
-            args.push("--resume".into());
-            args.push(s.id.as_str().into());
-        }
+        Some(s) => args.extend(flags.resume_args(&s.id).into_iter().map(OsString::from)),
         None => {}
     }
     if let Some(m) = &config.model {
-        args.push("--model".into());
-        args.push(m.into());
+        args.extend(flags.model_args(m).into_iter().map(OsString::from));
     }
     if config.approval == ApprovalMode::AutoApprove {
-        args.push("--allow-all-tools".into());
+        args.extend(flags.bypass_args().into_iter().map(OsString::from));
     }
     args.extend(config.extra_args.iter().map(OsString::from));
     // `--prompt=` keeps a prompt that starts with `-` from parsing as a flag.
-    args.push(format!("--prompt={prompt}").into());
+    args.extend(flags.prompt_args(prompt).into_iter().map(OsString::from));
     args
 }
 

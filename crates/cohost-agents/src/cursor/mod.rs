@@ -50,21 +50,26 @@ pub fn descriptor() -> ProviderDescriptor {
 
 /// The arguments of one turn (pure).
 pub fn turn_args(prompt: &str, config: &AdapterConfig, session: Option<&str>) -> Vec<OsString> {
-    let mut args: Vec<OsString> = vec!["-p".into(), "--output-format".into(), "stream-json".into()];
+    let flags = crate::catalog::flags("cursor");
+    let mut args: Vec<OsString> = flags
+        .non_interactive_args()
+        .into_iter()
+        .map(OsString::from)
+        .collect();
+    args.extend(flags.stream_json_args().into_iter().map(OsString::from));
     if let Some(s) = session {
-        args.push("--resume".into());
-        args.push(s.into());
+        args.extend(flags.resume_args(s).into_iter().map(OsString::from));
     }
     if let Some(m) = &config.model {
-        args.push("--model".into());
-        args.push(m.into());
+        args.extend(flags.model_args(m).into_iter().map(OsString::from));
     }
     if config.approval == ApprovalMode::AutoApprove {
-        args.push("--force".into());
+        args.extend(flags.bypass_args().into_iter().map(OsString::from));
     }
     args.extend(config.extra_args.iter().map(OsString::from));
+    // `--` keeps a prompt that starts with `-` from parsing as a flag.
     args.push("--".into());
-    args.push(prompt.into());
+    args.extend(flags.prompt_args(prompt).into_iter().map(OsString::from));
     args
 }
 

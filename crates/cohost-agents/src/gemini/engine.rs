@@ -51,27 +51,27 @@ pub fn turn_args(
     flags: HelpFlags,
     session: Option<&str>,
 ) -> Vec<OsString> {
+    let table = crate::catalog::flags("gemini");
     // `--prompt=TEXT` keeps a prompt starting with `-` from parsing as a flag.
-    let mut args: Vec<OsString> = vec![
-        format!("--prompt={prompt}").into(),
-        "--output-format".into(),
-        "stream-json".into(),
-    ];
+    let mut args: Vec<OsString> = table
+        .prompt_args(prompt)
+        .into_iter()
+        .map(OsString::from)
+        .collect();
+    args.extend(table.stream_json_args().into_iter().map(OsString::from));
     if let (Some(s), true) = (session, flags.resume) {
-        args.push("--resume".into());
-        args.push(s.into());
+        args.extend(table.resume_args(s).into_iter().map(OsString::from));
     }
     if let Some(m) = &config.model {
-        args.push("--model".into());
-        args.push(m.into());
+        args.extend(table.model_args(m).into_iter().map(OsString::from));
     }
     // Only the user's policy may lift gemini's default (no shell/write tools
     // in headless mode). There is no blocking approval in this mode.
     if config.approval == ApprovalMode::AutoApprove {
         if flags.approval_mode {
-            args.push("--approval-mode".into());
-            args.push("yolo".into());
+            args.extend(table.bypass_args().into_iter().map(OsString::from));
         } else {
+            // Versions before `--approval-mode` only know `--yolo`.
             args.push("--yolo".into());
         }
     }

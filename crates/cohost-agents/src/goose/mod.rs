@@ -61,22 +61,27 @@ pub(crate) fn turn_args(
     config: &AdapterConfig,
     session: Option<&SessionArg>,
 ) -> Vec<OsString> {
-    let mut args: Vec<OsString> =
-        vec!["run".into(), "--output-format".into(), "stream-json".into()];
-    if let Some(s) = session {
-        args.push("--name".into());
-        args.push(s.id.as_str().into());
-        if !s.fresh {
-            args.push("--resume".into());
+    let flags = crate::catalog::flags("goose");
+    let mut args: Vec<OsString> = flags
+        .non_interactive_args()
+        .into_iter()
+        .map(OsString::from)
+        .collect();
+    args.extend(flags.stream_json_args().into_iter().map(OsString::from));
+    match session {
+        Some(s) if s.fresh => {
+            // A new session cohost named: `--name` alone starts it.
+            args.push("--name".into());
+            args.push(s.id.as_str().into());
         }
+        Some(s) => args.extend(flags.resume_args(&s.id).into_iter().map(OsString::from)),
+        None => {}
     }
     if let Some(m) = &config.model {
-        args.push("--model".into());
-        args.push(m.into());
+        args.extend(flags.model_args(m).into_iter().map(OsString::from));
     }
     args.extend(config.extra_args.iter().map(OsString::from));
-    args.push("--text".into());
-    args.push(prompt.into());
+    args.extend(flags.prompt_args(prompt).into_iter().map(OsString::from));
     args
 }
 

@@ -50,20 +50,25 @@ pub fn descriptor() -> ProviderDescriptor {
 
 /// The arguments of one turn (pure).
 pub fn turn_args(prompt: &str, config: &AdapterConfig, follow_up: bool) -> Vec<OsString> {
-    let mut args: Vec<OsString> = vec!["chat".into(), "--no-interactive".into()];
+    let flags = crate::catalog::flags("kiro");
+    let mut args: Vec<OsString> = flags
+        .non_interactive_args()
+        .into_iter()
+        .map(OsString::from)
+        .collect();
     if follow_up || config.resume.is_some() {
-        args.push("--resume".into());
+        args.extend(flags.continue_args().into_iter().map(OsString::from));
     }
     if let Some(m) = &config.model {
-        args.push("--model".into());
-        args.push(m.into());
+        args.extend(flags.model_args(m).into_iter().map(OsString::from));
     }
     if config.approval == ApprovalMode::AutoApprove {
-        args.push("--trust-all-tools".into());
+        args.extend(flags.bypass_args().into_iter().map(OsString::from));
     }
     args.extend(config.extra_args.iter().map(OsString::from));
+    // `--` keeps a prompt that starts with `-` from parsing as a flag.
     args.push("--".into());
-    args.push(prompt.into());
+    args.extend(flags.prompt_args(prompt).into_iter().map(OsString::from));
     args
 }
 

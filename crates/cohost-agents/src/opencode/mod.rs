@@ -78,22 +78,22 @@ pub(crate) fn turn_args(
     config: &AdapterConfig,
     session: Option<&SessionArg>,
 ) -> Vec<OsString> {
-    let mut args: Vec<OsString> = vec![
-        "run".into(),
-        "--format".into(),
-        "json".into(),
-        "--thinking".into(),
-    ];
+    let flags = crate::catalog::flags("opencode");
+    let mut args: Vec<OsString> = flags
+        .non_interactive_args()
+        .into_iter()
+        .map(OsString::from)
+        .collect();
+    args.extend(flags.json_args().into_iter().map(OsString::from));
+    args.push("--thinking".into());
     if let Some(s) = session {
-        args.push("-s".into());
-        args.push(s.id.as_str().into());
+        args.extend(flags.resume_args(&s.id).into_iter().map(OsString::from));
     }
     if let Some(m) = &config.model {
-        args.push("-m".into());
-        args.push(m.into());
+        args.extend(flags.model_args(m).into_iter().map(OsString::from));
     }
     if config.approval == ApprovalMode::AutoApprove {
-        args.push("--auto".into());
+        args.extend(flags.bypass_args().into_iter().map(OsString::from));
     }
     args.extend(config.extra_args.iter().map(OsString::from));
     // `--` keeps a prompt that starts with `-` from parsing as a flag.
