@@ -177,3 +177,133 @@ fn co_driver_joins_suggests_and_sees_the_turn() {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+/// A standalone `cohost relay`, a host sharing through it with the admin
+/// secret (rooms and invites over the admin HTTP API), and a co-driver.
+#[test]
+fn share_through_a_standalone_relay() {
+    let home = tempfile::tempdir().unwrap();
+    let secrets = home.path().join("relay-secrets.json");
+    let mut relay = Reaper(
+        cohost(home.path())
+            .args(["relay", "--port", "0", "--secrets"])
+            .arg(&secrets)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let relay_out = lines_of(relay.0.stdout.take().unwrap());
+    let listening = relay_out.recv_timeout(STEP).expect("relay starts");
+    let addr = listening
+        .strip_prefix("relay listening on ")
+        .expect("first line names the address")
+        .to_string();
+    let secret_line = relay_out
+        .recv_timeout(STEP)
+        .expect("relay prints its secret");
+    assert!(secret_line.contains("generated"), "{secret_line}");
+    let stored: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&secrets).unwrap()).unwrap();
+    let admin = stored["admin_secret"].as_str().unwrap().to_string();
+    assert!(secret_line.ends_with(&admin));
+
+    // A wrong admin secret is refused with a clear error.
+    let wrong = cohost(home.path())
+        .args([
+            "share",
+            "--agent",
+            "mock",
+            "--relay",
+            &addr,
+            "--admin-secret",
+            "nope",
+            "--json",
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_ne!(wrong.status.code(), Some(0));
+    assert!(
+        String::from_utf8_lossy(&wrong.stderr).contains("refused"),
+        "{}",
+        String::from_utf8_lossy(&wrong.stderr)
+    );
+
+    let mut host = Reaper(
+        cohost(home.path())
+            .args([
+                "share",
+                "--agent",
+                "mock",
+                "--suggestions",
+                "accept",
+                "--approve",
+                "none",
+                "--json",
+                "--relay",
+                &addr,
+            ])
+            .env("COHOST_RELAY_ADMIN_SECRET", &admin)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let host_out = lines_of(host.0.stdout.take().unwrap());
+    let first: serde_json::Value =
+        serde_json::from_str(&host_out.recv_timeout(STEP).expect("invites")).unwrap();
+    let co_invite = first["co_driver"].as_str().unwrap().to_string();
+    assert!(
+        co_invite.starts_with(&format!("cohost://{addr}/")),
+        "{co_invite}"
+    );
+
+    let mut join = Reaper(
+        cohost(home.path())
+            .args([
+                "join",
+                &co_invite,
+                "--json",
+                "--until-end",
+                "--suggest",
+                "via the relay [mock:text]",
+            ])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let join_out = lines_of(join.0.stdout.take().unwrap());
+    let deadline = std::time::Instant::now() + STEP;
+    let status = loop {
+        if let Some(s) = join.0.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "join did not see a whole turn"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(0));
+    let frames: Vec<serde_json::Value> = join_out
+        .iter()
+        .map(|l| serde_json::from_str(&l).unwrap())
+        .collect();
+    assert_eq!(
+        frames
+            .iter()
+            .filter(|f| f["frame"] == "ai.stream.end")
+            .count(),
+        1
+    );
+    let text: String = frames
+        .iter()
+        .filter(|f| f["payload"]["type"] == "stream_chunk")
+        .map(|f| f["payload"]["delta"].as_str().unwrap())
+        .collect();
+    assert!(text.contains("via the relay"), "{text}");
+}

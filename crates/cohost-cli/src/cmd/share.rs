@@ -73,6 +73,7 @@ pub struct Invites {
 }
 
 async fn remote_invites(relay: &str, secret: &str, ttl: u64) -> Result<Invites, String> {
+    use cohost_relay::admin::{CreateInvite, CreateRoom, InviteCreated, RoomCreated};
     let base = if relay.starts_with("http://") || relay.starts_with("https://") {
         relay.trim_end_matches('/').to_string()
     } else {
@@ -81,50 +82,50 @@ async fn remote_invites(relay: &str, secret: &str, ttl: u64) -> Result<Invites, 
     let http = cohost_agents::http::client_builder()
         .build()
         .map_err(|e| format!("cannot start an HTTP client: {e}"))?;
-    let room: serde_json::Value = http
+    let refused = |what: &str, e: reqwest::Error| match e.status() {
+        Some(s) if s.as_u16() == 401 || s.as_u16() == 403 => {
+            format!("the relay refused to {what}: {s} (check --admin-secret)")
+        }
+        Some(s) => format!("the relay refused to {what}: {s}"),
+        None => format!("cannot reach the relay at {base}: {e}"),
+    };
+    let room: RoomCreated = http
         .post(format!("{base}/admin/rooms"))
         .bearer_auth(secret)
-        .json(&json!({}))
+        .json(&CreateRoom { room: None })
         .send()
         .await
-        .map_err(|e| format!("cannot reach the relay at {base}: {e}"))?
-        .error_for_status()
-        .map_err(|e| format!("the relay refused to create a room: {e} (check --admin-secret)"))?
+        .and_then(reqwest::Response::error_for_status)
+        .map_err(|e| refused("create a room", e))?
         .json()
         .await
         .map_err(|e| format!("unexpected answer from the relay: {e}"))?;
-    let room = room["room"]
-        .as_str()
-        .ok_or("the relay did not name the room")?
-        .to_string();
-    let mut out = Vec::new();
+    let mut mint = Vec::new();
     for (role, name) in [
-        ("host", "host"),
-        ("co_driver", "co-driver"),
-        ("viewer", "viewer"),
+        (Role::Host, "host"),
+        (Role::CoDriver, "co-driver"),
+        (Role::Viewer, "viewer"),
     ] {
-        let v: serde_json::Value = http
-            .post(format!("{base}/admin/rooms/{room}/invites"))
+        let created: InviteCreated = http
+            .post(format!("{base}/admin/rooms/{}/invites", room.room))
             .bearer_auth(secret)
-            .json(&json!({"role": role, "ttl_secs": ttl, "name": name}))
+            .json(&CreateInvite {
+                role,
+                ttl_secs: ttl,
+                name: name.to_string(),
+            })
             .send()
             .await
-            .map_err(|e| format!("cannot reach the relay: {e}"))?
-            .error_for_status()
-            .map_err(|e| format!("the relay refused an invite: {e}"))?
+            .and_then(reqwest::Response::error_for_status)
+            .map_err(|e| refused("mint an invite", e))?
             .json()
             .await
             .map_err(|e| format!("unexpected answer from the relay: {e}"))?;
-        out.push(
-            v["invite"]
-                .as_str()
-                .ok_or("the relay returned no invite")?
-                .to_string(),
-        );
+        mint.push(created.invite);
     }
-    let viewer = out.pop().unwrap_or_default();
-    let co_driver = out.pop().unwrap_or_default();
-    let host = out.pop().unwrap_or_default();
+    let [host, co_driver, viewer]: [String; 3] = mint
+        .try_into()
+        .map_err(|_| "the relay returned too few invites".to_string())?;
     Ok(Invites {
         host,
         co_driver,
