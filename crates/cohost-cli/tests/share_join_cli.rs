@@ -40,6 +40,48 @@ impl Drop for Reaper {
     }
 }
 
+/// Runs `cohost join INVITE --json --until-end EXTRA...` to the end of one
+/// turn (bounded) and returns the frames it printed. On timeout, panics with
+/// what the joiner and the host said.
+fn join_one_turn(
+    home: &std::path::Path,
+    invite: &str,
+    extra: &[&str],
+    host_out: &std::sync::mpsc::Receiver<String>,
+) -> Vec<serde_json::Value> {
+    let mut join = Reaper(
+        cohost(home)
+            .args(["join", invite, "--json", "--until-end"])
+            .args(extra)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let join_out = lines_of(join.0.stdout.take().unwrap());
+    let join_err = lines_of(join.0.stderr.take().unwrap());
+    let deadline = std::time::Instant::now() + STEP;
+    let status = loop {
+        if let Some(status) = join.0.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let err: Vec<String> = join_err.try_iter().collect();
+            let out: Vec<String> = join_out.try_iter().collect();
+            let host: Vec<String> = host_out.try_iter().collect();
+            panic!("join did not finish a turn in time.\njoin stderr: {err:?}\njoin stdout: {out:?}\nhost: {host:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let stderr: Vec<String> = join_err.try_iter().collect();
+    assert_eq!(status.code(), Some(0), "{stderr:?}");
+    join_out
+        .iter()
+        .map(|l| serde_json::from_str(&l).unwrap())
+        .collect()
+}
+
 #[test]
 fn co_driver_joins_suggests_and_sees_the_turn() {
     let home = tempfile::tempdir().unwrap();
@@ -98,46 +140,12 @@ fn co_driver_joins_suggests_and_sees_the_turn() {
         "viewer suggestion must be refused; viewer said: {seen:?}"
     );
 
-    let mut join = Reaper(
-        cohost(home.path())
-            .args([
-                "join",
-                &co_invite,
-                "--json",
-                "--until-end",
-                "--name",
-                "ana",
-                "--suggest",
-                "hello [mock:text]",
-            ])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap(),
+    let frames = join_one_turn(
+        home.path(),
+        &co_invite,
+        &["--name", "ana", "--suggest", "hello [mock:text]"],
+        &host_out,
     );
-    let join_out = lines_of(join.0.stdout.take().unwrap());
-    let join_err = lines_of(join.0.stderr.take().unwrap());
-    let deadline = std::time::Instant::now() + STEP;
-    let status = loop {
-        if let Some(status) = join.0.try_wait().unwrap() {
-            break status;
-        }
-        if std::time::Instant::now() > deadline {
-            let err: Vec<String> = join_err.try_iter().collect();
-            let out: Vec<String> = join_out.try_iter().collect();
-            let host: Vec<String> = host_out.try_iter().collect();
-            panic!("join did not finish a turn in time.\njoin stderr: {err:?}\njoin stdout: {out:?}\nhost: {host:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let stdout: Vec<String> = join_out.iter().collect();
-    let stderr: Vec<String> = join_err.try_iter().collect();
-    assert_eq!(status.code(), Some(0), "{stderr:?}");
-    let frames: Vec<serde_json::Value> = stdout
-        .iter()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
     let stream: Vec<&serde_json::Value> = frames
         .iter()
         .filter(|f| {
@@ -260,39 +268,12 @@ fn share_through_a_standalone_relay() {
         "{co_invite}"
     );
 
-    let mut join = Reaper(
-        cohost(home.path())
-            .args([
-                "join",
-                &co_invite,
-                "--json",
-                "--until-end",
-                "--suggest",
-                "via the relay [mock:text]",
-            ])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
+    let frames = join_one_turn(
+        home.path(),
+        &co_invite,
+        &["--suggest", "via the relay [mock:text]"],
+        &host_out,
     );
-    let join_out = lines_of(join.0.stdout.take().unwrap());
-    let deadline = std::time::Instant::now() + STEP;
-    let status = loop {
-        if let Some(s) = join.0.try_wait().unwrap() {
-            break s;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "join did not see a whole turn"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    assert_eq!(status.code(), Some(0));
-    let frames: Vec<serde_json::Value> = join_out
-        .iter()
-        .map(|l| serde_json::from_str(&l).unwrap())
-        .collect();
     assert_eq!(
         frames
             .iter()
