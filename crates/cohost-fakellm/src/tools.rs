@@ -292,7 +292,10 @@ fn number(name: &str, schema: &Value) -> Value {
     let v = want
         .max(min.unwrap_or(f64::MIN))
         .min(max.unwrap_or(f64::MAX));
-    if schema_type(schema).as_deref() == Some("integer") {
+    // Whole values are written without a fraction even for "number": `1` is a
+    // valid JSON number, while `1.0` breaks CLIs that parse the field as an
+    // integer (Codex's shell `timeout_ms`, an i32 in its Rust structs).
+    if schema_type(schema).as_deref() == Some("integer") || v.fract() == 0.0 {
         json!(v as i64)
     } else {
         json!(v)
@@ -384,6 +387,8 @@ mod tests {
         let v = fill_schema(&schema);
         assert!(v["complexity_reasoning"].is_string());
         assert_eq!(v["complexity_score"], json!(10));
+        let n = number("timeout_ms", &json!({"type": "number"}));
+        assert_eq!(n.to_string(), "10000", "whole numbers carry no fraction");
     }
 
     #[test]
