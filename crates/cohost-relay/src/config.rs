@@ -40,11 +40,11 @@ pub struct Limits {
     pub ring_max_age: Duration,
     /// WebSocket read buffer per connection (small keeps idle sockets cheap).
     pub read_buffer_size: usize,
-    /// Bytes the WebSocket writer gathers before a write syscall (frames are still
-    /// flushed at the end of every batch). 0 = one write per frame: least memory
-    /// per idle socket; larger = fewer syscalls under heavy fan-out, but each busy
-    /// socket keeps a buffer of about this size.
-    pub write_buffer_size: usize,
+    /// Most bytes gathered into one write syscall. The frames queued for a
+    /// connection are written together (one syscall per batch, up to this size)
+    /// and the buffer is freed once drained, so idle sockets keep none of it.
+    /// 1 = one write per frame.
+    pub write_batch_bytes: usize,
     /// Rate of stream frames (`ai.execution.started`, `ai.stream.*`).
     pub rate_stream: Rate,
     /// Rate of `ai.request.suggest_prompt`.
@@ -69,7 +69,7 @@ impl Default for Limits {
             ring_max_frames: 65_536,
             ring_max_age: Duration::from_secs(600),
             read_buffer_size: 1024,
-            write_buffer_size: 0,
+            write_batch_bytes: 64 * 1024,
             rate_stream: Rate {
                 per_sec: 20_000.0,
                 burst: 40_000.0,

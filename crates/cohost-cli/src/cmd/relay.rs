@@ -33,11 +33,11 @@ pub struct RelayArgs {
     /// Where the admin and token secrets live (default: the cohost config dir).
     #[arg(long)]
     secrets: Option<PathBuf>,
-    /// Per-connection write buffer in bytes. 0 (default) keeps idle sockets
-    /// under 8 KiB each; 4096 roughly triples fan-out throughput for large
-    /// rooms at ~2 KiB more per socket (see the README's benchmarks).
-    #[arg(long, default_value_t = 0)]
-    write_buffer: usize,
+    /// Most bytes written to one socket in one syscall: the frames queued for
+    /// a participant go out together up to this size (the buffer is freed once
+    /// drained, so idle sockets keep none). 1 = one write per frame.
+    #[arg(long, default_value_t = 64 * 1024, value_parser = clap::value_parser!(u32).range(1..))]
+    write_batch: u32,
 }
 
 /// The relay's persistent secrets. Generated on first start.
@@ -101,7 +101,7 @@ pub async fn run(args: RelayArgs) -> u8 {
     };
     let mut config = RelayConfig {
         limits: cohost_relay::Limits {
-            write_buffer_size: args.write_buffer,
+            write_batch_bytes: args.write_batch as usize,
             ..cohost_relay::Limits::default()
         },
         bind: SocketAddr::new(args.bind, args.port),

@@ -6,7 +6,7 @@
 //! current-thread runtime); the load client runs pinned to core 1 (also one
 //! current-thread runtime). Sizes: `COHOST_BENCH_IDLE` (default 10000 sockets),
 //! `COHOST_BENCH_FANOUT` (default 1000 participants), `COHOST_BENCH_SECS` (3 per rate),
-//! `COHOST_BENCH_WRITE_BUFFER` (relay write buffer bytes, default 0).
+//! `COHOST_BENCH_WRITE_BATCH` (relay write batch bytes, default 65536; 1 = a write per frame).
 
 mod extra;
 mod load;
@@ -45,7 +45,7 @@ fn bench_config() -> RelayConfig {
         per_sec: 1e6,
         burst: 1e6,
     };
-    c.limits.write_buffer_size = env_num("COHOST_BENCH_WRITE_BUFFER", 0) as usize;
+    c.limits.write_batch_bytes = env_num("COHOST_BENCH_WRITE_BATCH", 64 * 1024) as usize;
     c
 }
 

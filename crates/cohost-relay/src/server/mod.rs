@@ -1,5 +1,6 @@
 //! The relay server: state, bind, handle.
 
+mod coalesce;
 mod outbox;
 mod room;
 mod ws;

@@ -3,16 +3,24 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
-use axum::extract::{Path, State};
-use axum::http::{header, HeaderMap, StatusCode, Uri};
+use axum::body::Body;
+use axum::extract::{Path, Request, State};
+use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use cohost_protocol::{
     is_valid_id, may_send, route, Claims, ErrorCode, Frame, FrameType, Resume, Route, SUBPROTOCOL,
     TOKEN_SUBPROTOCOL_PREFIX,
 };
-use futures::SinkExt;
+use futures::{SinkExt, StreamExt};
+use hyper::upgrade::{OnUpgrade, Upgraded};
+use hyper_util::rt::TokioIo;
+use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_tungstenite::tungstenite::protocol::{CloseFrame, Role, WebSocketConfig};
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::WebSocketStream;
 
+use super::coalesce::Coalesce;
 use super::outbox::CloseReason;
 use super::room::{Conn, Room};
 use super::{outbox::Outbox, RelayState};
@@ -32,21 +40,60 @@ fn query_has_token(q: &str) -> bool {
     })
 }
 
+/// The relay's WebSocket: tungstenite over the write-coalescing transport.
+pub(crate) type Socket = WebSocketStream<Coalesce<TokioIo<Upgraded>>>;
+
+/// The header checks of an RFC 6455 opening handshake; returns the client's key.
+fn handshake_key(req: &Request) -> Result<String, Response> {
+    let h = req.headers();
+    let has_token = |name: header::HeaderName, want: &str| {
+        h.get_all(name)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(','))
+            .any(|t| t.trim().eq_ignore_ascii_case(want))
+    };
+    let bad = |what: &str| {
+        reject(
+            StatusCode::BAD_REQUEST,
+            format!("not a WebSocket upgrade: {what}; connect with a WebSocket client"),
+        )
+    };
+    if req.method() != Method::GET {
+        return Err(bad("the method must be GET"));
+    }
+    if !has_token(header::CONNECTION, "upgrade") {
+        return Err(bad("`Connection: upgrade` is missing"));
+    }
+    if !has_token(header::UPGRADE, "websocket") {
+        return Err(bad("`Upgrade: websocket` is missing"));
+    }
+    if h.get(header::SEC_WEBSOCKET_VERSION).map(|v| v.as_bytes()) != Some(b"13") {
+        return Err(bad("`Sec-WebSocket-Version: 13` is missing"));
+    }
+    match h
+        .get(header::SEC_WEBSOCKET_KEY)
+        .and_then(|v| v.to_str().ok())
+    {
+        Some(k) if !k.trim().is_empty() => Ok(k.trim().to_string()),
+        _ => Err(bad("`Sec-WebSocket-Key` is missing")),
+    }
+}
+
 /// `GET /v1/rooms/{room}/ws`.
 pub(crate) async fn ws_handler(
     State(state): State<Arc<RelayState>>,
     Path(room): Path<String>,
-    uri: Uri,
-    headers: HeaderMap,
-    ws: Result<WebSocketUpgrade, axum::extract::ws::rejection::WebSocketUpgradeRejection>,
+    mut req: Request,
 ) -> Response {
-    if uri.query().is_some_and(query_has_token) {
+    if req.uri().query().is_some_and(query_has_token) {
         return reject(
             StatusCode::BAD_REQUEST,
             "room tokens are never accepted in the URL query (it ends up in logs and history); \
              send it as the Sec-WebSocket-Protocol entry `cohost.token.<jwt>` or as the first WebSocket message",
         );
     }
+    let headers = req.headers();
     if let Some(origin) = headers.get(header::ORIGIN) {
         let o = origin.to_str().unwrap_or("");
         if !state.config.allowed_origins.iter().any(|a| a == o) {
@@ -62,21 +109,19 @@ pub(crate) async fn ws_handler(
             "invalid room id: use 1..=64 characters of [A-Za-z0-9_-]",
         );
     }
-    let ws = match ws {
-        Ok(ws) => ws,
-        Err(e) => {
-            return reject(
-                StatusCode::BAD_REQUEST,
-                format!("not a WebSocket upgrade: {e}"),
-            )
-        }
+    let key = match handshake_key(&req) {
+        Ok(k) => k,
+        Err(resp) => return resp,
     };
-    let token = headers
+    let offered: Vec<String> = headers
         .get_all(header::SEC_WEBSOCKET_PROTOCOL)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(','))
-        .map(str::trim)
+        .map(|p| p.trim().to_string())
+        .collect();
+    let token = offered
+        .iter()
         .find_map(|p| p.strip_prefix(TOKEN_SUBPROTOCOL_PREFIX))
         .map(str::to_string);
     let claims = match token {
@@ -99,28 +144,57 @@ pub(crate) async fn ws_handler(
             "room is full; try again later or ask the host to raise the limit",
         );
     }
+    let Some(on_upgrade) = req.extensions_mut().remove::<OnUpgrade>() else {
+        return reject(
+            StatusCode::UPGRADE_REQUIRED,
+            "this connection cannot be upgraded (HTTP/1.1 with `Connection: upgrade` is required)",
+        );
+    };
     let l = &state.config.limits;
     let max_msg = l
         .max_frame_host
         .max(l.max_frame_co_driver)
         .max(l.max_frame_viewer)
         + 1024;
-    ws.protocols([SUBPROTOCOL])
+    let config = WebSocketConfig::default()
         .read_buffer_size(l.read_buffer_size)
-        .write_buffer_size(l.write_buffer_size)
-        .max_message_size(max_msg)
-        .max_frame_size(max_msg)
-        .on_upgrade(move |socket| run(state, r, claims, socket))
+        .write_buffer_size(0)
+        .max_message_size(Some(max_msg))
+        .max_frame_size(Some(max_msg));
+    let max_batch = l.write_batch_bytes;
+    tokio::spawn(async move {
+        let io = match on_upgrade.await {
+            Ok(io) => io,
+            Err(e) => {
+                tracing::debug!(error = %e, "websocket upgrade did not complete");
+                return;
+            }
+        };
+        let io = Coalesce::new(TokioIo::new(io), max_batch);
+        let socket = WebSocketStream::from_raw_socket(io, Role::Server, Some(config)).await;
+        run(state, r, claims, socket).await;
+    });
+    let mut resp = Response::new(Body::empty());
+    *resp.status_mut() = StatusCode::SWITCHING_PROTOCOLS;
+    let h = resp.headers_mut();
+    h.insert(header::CONNECTION, HeaderValue::from_static("upgrade"));
+    h.insert(header::UPGRADE, HeaderValue::from_static("websocket"));
+    if let Ok(v) = HeaderValue::from_str(&derive_accept_key(key.as_bytes())) {
+        h.insert(header::SEC_WEBSOCKET_ACCEPT, v);
+    }
+    if offered.iter().any(|p| p == SUBPROTOCOL) {
+        h.insert(
+            header::SEC_WEBSOCKET_PROTOCOL,
+            HeaderValue::from_static(SUBPROTOCOL),
+        );
+    }
+    resp
 }
 
 /// Waits for the first-message token when none came in the handshake.
-async fn first_frame_auth(
-    state: &RelayState,
-    room: &str,
-    socket: &mut WebSocket,
-) -> Option<Claims> {
+async fn first_frame_auth(state: &RelayState, room: &str, socket: &mut Socket) -> Option<Claims> {
     let deadline = state.config.limits.handshake_timeout;
-    let msg = tokio::time::timeout(deadline, socket.recv()).await;
+    let msg = tokio::time::timeout(deadline, socket.next()).await;
     let token = match msg {
         Ok(Some(Ok(Message::Text(t)))) => t.as_str().trim().to_string(),
         Ok(Some(Ok(Message::Binary(b)))) => String::from_utf8_lossy(&b).trim().to_string(),
@@ -149,19 +223,14 @@ async fn first_frame_auth(
     }
     let _closed = socket
         .send(Message::Close(Some(CloseFrame {
-            code: 4401,
+            code: CloseCode::from(4401),
             reason: "unauthorized".into(),
         })))
         .await;
     None
 }
 
-async fn run(
-    state: Arc<RelayState>,
-    room: Arc<Room>,
-    claims: Option<Claims>,
-    mut socket: WebSocket,
-) {
+async fn run(state: Arc<RelayState>, room: Arc<Room>, claims: Option<Claims>, mut socket: Socket) {
     let claims = match claims {
         Some(c) => c,
         None => match Box::pin(first_frame_auth(&state, &room.id, &mut socket)).await {
@@ -209,12 +278,12 @@ async fn run(
                         CloseReason::Shutdown => (1001, "relay shutting down"),
                     };
                     tracing::info!(conn = conn.id, room = %room.id, reason = text, "closing connection");
-                    let _closed = socket.send(Message::Close(Some(CloseFrame { code, reason: text.into() }))).await;
+                    let _closed = socket.send(Message::Close(Some(CloseFrame { code: CloseCode::from(code), reason: text.into() }))).await;
                     linger(&mut socket).await;
                     break;
                 }
             }
-            msg = socket.recv() => match msg {
+            msg = socket.next() => match msg {
                 Some(Ok(Message::Binary(b))) => on_frame(&state, &room, &conn, &mut limiter, b),
                 Some(Ok(Message::Text(_))) => conn.error(&room.id, ErrorCode::Malformed,
                     "text messages are not frames; send binary envelopes (see cohost-protocol::envelope)".into(), None),
@@ -232,9 +301,9 @@ async fn run(
 
 /// After sending Close, reads (and discards) until the peer's Close or a short
 /// timeout, so unread client data does not turn the close into a TCP reset.
-async fn linger(socket: &mut WebSocket) {
+async fn linger(socket: &mut Socket) {
     let drain = async {
-        while let Some(Ok(m)) = socket.recv().await {
+        while let Some(Ok(m)) = socket.next().await {
             if matches!(m, Message::Close(_)) {
                 break;
             }
