@@ -253,3 +253,43 @@ async fn room_capacity_is_enforced() {
     let (status, _) = try_connect(&h, &room, &t).await.err().expect("full");
     assert_eq!(status, 503);
 }
+
+/// A request to the WebSocket path that is not a valid RFC 6455 upgrade gets a
+/// 400 naming the missing piece (the relay does its own handshake).
+#[tokio::test]
+async fn plain_http_and_incomplete_upgrades_are_refused_with_the_reason() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let h = relay().await;
+    let room = h.create_room(Some("r")).unwrap();
+    let cases = [
+        ("", "`Connection: upgrade` is missing"),
+        (
+            "Connection: Upgrade\r\nUpgrade: websocket\r\n",
+            "`Sec-WebSocket-Version: 13` is missing",
+        ),
+        (
+            "Connection: keep-alive, Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n",
+            "`Sec-WebSocket-Key` is missing",
+        ),
+        (
+            "Connection: Upgrade\r\nUpgrade: h2c\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n",
+            "`Upgrade: websocket` is missing",
+        ),
+    ];
+    for (headers, want) in cases {
+        let mut s = tokio::net::TcpStream::connect(h.local_addr())
+            .await
+            .unwrap();
+        let req = format!(
+            "GET /v1/rooms/{room}/ws HTTP/1.1\r\nHost: {}\r\n{headers}Connection: close\r\n\r\n",
+            h.local_addr()
+        );
+        // `Connection: close` is appended as a second header line; the checks
+        // look at every Connection header, so the upgrade token is still seen.
+        s.write_all(req.as_bytes()).await.unwrap();
+        let mut out = String::new();
+        s.read_to_string(&mut out).await.unwrap();
+        assert!(out.starts_with("HTTP/1.1 400"), "{headers:?}: {out}");
+        assert!(out.contains(want), "{headers:?}: want {want:?} in {out}");
+    }
+}

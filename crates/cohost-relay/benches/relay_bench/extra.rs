@@ -114,11 +114,34 @@ pub async fn baseline(relay_results: &[(f64, f64, f64)]) {
         .env("NODE_PATH", dir.path().join("node_modules"));
     let srv = Server::start(&mut cmd);
     let node = fanout(&srv.addrs[0], None, "node ws", srv.child.id()).await;
-    for ((r, rp99, rns), (n, np99, nns)) in relay_results.iter().zip(node.iter()) {
+    drop(srv);
+    let raw = Server::relay(&["raw"]);
+    let floor = fanout(&raw.addrs[0], None, "machine floor", raw.child.id()).await;
+    drop(raw);
+    for (((r, rp99, rns), (n, np99, nns)), (f, fp99, fns)) in
+        relay_results.iter().zip(node.iter()).zip(floor.iter())
+    {
         println!(
-            "baseline ratio: delivered relay/node {:.2}x ({r:.0}/s vs {n:.0}/s); server CPU per delivery node/relay {:.2}x ({rns:.0} ns vs {nns:.0} ns); p99 {rp99:.2} ms vs {np99:.2} ms",
+            "baseline ratio: delivered relay/node {:.2}x ({r:.0}/s vs {n:.0}/s), relay/floor {:.2}x ({f:.0}/s); server CPU per delivery node/relay {:.2}x, relay/floor {:.2}x ({rns:.0} ns vs node {nns:.0} ns, floor {fns:.0} ns); p99 relay {rp99:.2} ms, node {np99:.2} ms, floor {fp99:.2} ms",
             r / n,
-            nns / rns
+            r / f,
+            nns / rns,
+            rns / fns,
         );
     }
+    // Throughput at equal latency: the most each delivered with p99 within the target.
+    let best = |v: &[(f64, f64, f64)]| {
+        v.iter()
+            .filter(|x| x.1 <= 25.0)
+            .map(|x| x.0)
+            .fold(0.0f64, f64::max)
+    };
+    let node_max = node.iter().map(|x| x.0).fold(0.0f64, f64::max);
+    println!(
+        "baseline at equal p99 (<= 25 ms): relay {:.0}/s, node {:.0}/s = {:.2}x; relay vs node's best at any latency ({node_max:.0}/s) = {:.2}x",
+        best(relay_results),
+        best(&node),
+        best(relay_results) / best(&node).max(1.0),
+        best(relay_results) / node_max.max(1.0),
+    );
 }

@@ -6,9 +6,12 @@
 //! current-thread runtime); the load client runs pinned to core 1 (also one
 //! current-thread runtime). Sizes: `COHOST_BENCH_IDLE` (default 10000 sockets),
 //! `COHOST_BENCH_FANOUT` (default 1000 participants), `COHOST_BENCH_SECS` (3 per rate),
+//! `COHOST_BENCH_RATES` (host frames/s, default `100,400,1000`),
+//! `COHOST_BENCH_LOG` (a tracing filter for the relay child, e.g. `cohost_relay=debug`),
 //! `COHOST_BENCH_WRITE_BATCH` (relay write batch bytes, default 65536; 1 = a write per frame).
 
 mod extra;
+mod floor;
 mod load;
 
 use std::io::{BufRead, BufReader};
@@ -51,10 +54,19 @@ fn bench_config() -> RelayConfig {
 
 /// Child mode: `--serve relay` or `--serve redis <url>`; prints `READY <addr>...`, exits on stdin EOF.
 fn serve(args: &[String]) {
+    if let Ok(filter) = std::env::var("COHOST_BENCH_LOG") {
+        tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
+            .with_writer(std::io::stderr)
+            .init();
+    }
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("runtime");
+    if args.first().map(String::as_str) == Some("raw") {
+        return rt.block_on(floor::serve());
+    }
     rt.block_on(async {
         let mut addrs = Vec::new();
         let mut handles = Vec::new();
@@ -214,7 +226,12 @@ async fn fanout(
     tokio::time::sleep(Duration::from_millis(500)).await;
     let base = Instant::now();
     let mut results = Vec::new();
-    for (run, fps) in [100.0f64, 400.0, 1000.0].into_iter().enumerate() {
+    let rates: Vec<f64> = std::env::var("COHOST_BENCH_RATES")
+        .unwrap_or_else(|_| "100,400,1000".into())
+        .split(',')
+        .filter_map(|r| r.trim().parse().ok())
+        .collect();
+    for (run, fps) in rates.into_iter().enumerate() {
         let total = (fps * secs) as u64;
         let warmup = (fps / 2.0) as u64;
         let tasks: Vec<_> = viewers
@@ -292,9 +309,17 @@ async fn replay(auth: &TokenAuthority) {
         host.send(Message::Binary(ping.bytes().clone()))
             .await
             .expect("ping");
-        while let Some(Ok(Message::Binary(b))) = host.next().await {
-            if cohost_protocol::Frame::decode(b).map(|f| f.kind()) == Ok(FrameType::RoomPong) {
-                break;
+        loop {
+            match tokio::time::timeout(Duration::from_secs(10), host.next()).await {
+                Ok(Some(Ok(Message::Binary(b)))) => {
+                    if cohost_protocol::Frame::decode(b).map(|f| f.kind())
+                        == Ok(FrameType::RoomPong)
+                    {
+                        break;
+                    }
+                }
+                Ok(Some(Ok(_))) => {}
+                end => panic!("replay run {i}: no pong after 1000 chunks: {end:?}"),
             }
         }
         let mut v = load::connect(
@@ -315,11 +340,19 @@ async fn replay(auth: &TokenAuthority) {
             .await
             .expect("resume");
         let mut got = 0;
+        let mut other = Vec::new();
         while got < 1000 {
-            if let Some(Ok(Message::Binary(b))) = v.next().await {
-                if cohost_protocol::Frame::decode(b).map(|f| f.kind()) == Ok(FrameType::StreamChunk)
-                {
-                    got += 1;
+            match tokio::time::timeout(Duration::from_secs(10), v.next()).await {
+                Ok(Some(Ok(Message::Binary(b)))) => match cohost_protocol::Frame::decode(b) {
+                    Ok(f) if f.kind() == FrameType::StreamChunk => got += 1,
+                    Ok(f) => other.push(f.kind().name().to_string()),
+                    Err(e) => other.push(format!("undecodable: {e}")),
+                },
+                Ok(Some(Ok(m))) => other.push(format!("{m:?}")),
+                end => {
+                    panic!(
+                    "replay run {i}: got {got} of 1000 chunks, then {end:?}; other frames: {other:?}"
+                )
                 }
             }
         }

@@ -51,8 +51,32 @@ impl RelayState {
             return Arc::new(Room::new(id, &self.config.limits));
         };
         m.entry(id.to_string())
-            .or_insert_with(|| Arc::new(Room::new(id, &self.config.limits)))
+            .or_insert_with(|| {
+                tracing::debug!(room = %id, "room created");
+                Arc::new(Room::new(id, &self.config.limits))
+            })
             .clone()
+    }
+
+    /// The room a new connection is joining, created if needed and held
+    /// against pruning until the returned guard is dropped (after the join).
+    pub(crate) fn arriving(&self, id: &str) -> room::Arriving {
+        if let Ok(m) = self.rooms.read() {
+            if let Some(r) = m.get(id) {
+                return room::Arriving::new(r.clone());
+            }
+        }
+        let Ok(mut m) = self.rooms.write() else {
+            return room::Arriving::new(Arc::new(Room::new(id, &self.config.limits)));
+        };
+        let r = m
+            .entry(id.to_string())
+            .or_insert_with(|| {
+                tracing::debug!(room = %id, "room created");
+                Arc::new(Room::new(id, &self.config.limits))
+            })
+            .clone();
+        room::Arriving::new(r)
     }
 
     pub(crate) fn existing_room(&self, id: &str) -> Option<Arc<Room>> {
@@ -61,7 +85,13 @@ impl RelayState {
 
     fn prune_idle_rooms(&self, now: Instant) {
         if let Ok(mut rooms) = self.rooms.write() {
-            rooms.retain(|_, r| !r.is_idle(now));
+            rooms.retain(|id, r| {
+                let idle = r.is_idle(now);
+                if idle {
+                    tracing::debug!(room = %id, "idle room pruned");
+                }
+                !idle
+            });
         }
     }
 

@@ -55,6 +55,41 @@ pub(crate) struct Room {
     presence: Mutex<BTreeMap<u64, Participant>>,
     ring: Mutex<Ring>,
     closed: std::sync::atomic::AtomicBool,
+    /// Connections between handshake and join: the room is not idle while any
+    /// is on its way in (else the janitor could drop it and the late joiner
+    /// would be alone in a room nobody else can reach).
+    arriving: std::sync::atomic::AtomicUsize,
+}
+
+/// A connection on its way into a room; keeps the room from being pruned
+/// until the join is done or abandoned.
+pub(crate) struct Arriving {
+    room: Arc<Room>,
+}
+
+impl Arriving {
+    /// Counts a connection as arriving. Call under the rooms map lock, so a
+    /// concurrent prune either sees it or has already removed the room.
+    pub(crate) fn new(room: Arc<Room>) -> Arriving {
+        room.arriving
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Arriving { room }
+    }
+}
+
+impl std::ops::Deref for Arriving {
+    type Target = Arc<Room>;
+    fn deref(&self) -> &Arc<Room> {
+        &self.room
+    }
+}
+
+impl Drop for Arriving {
+    fn drop(&mut self) {
+        self.room
+            .arriving
+            .fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -73,6 +108,7 @@ impl Room {
                 limits.ring_max_age,
             )),
             closed: std::sync::atomic::AtomicBool::new(false),
+            arriving: std::sync::atomic::AtomicUsize::new(0),
         }
     }
 
@@ -89,7 +125,9 @@ impl Room {
     pub(crate) fn is_idle(&self, now: Instant) -> bool {
         let mut ring = lock(&self.ring);
         ring.evict(now);
-        self.member_count() == 0 && ring.is_empty()
+        self.member_count() == 0
+            && ring.is_empty()
+            && self.arriving.load(std::sync::atomic::Ordering::SeqCst) == 0
     }
 
     pub(crate) fn members(&self) -> Vec<Arc<Conn>> {
@@ -231,5 +269,26 @@ impl Room {
         if let Ok(f) = Frame::control_frame(FrameType::RoomResync, &self.id, None, &r) {
             self.fanout(&f, None);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The janitor once pruned a room between a host's handshake and its join;
+    /// the host then streamed into a room no later participant could reach.
+    #[test]
+    fn a_room_with_an_arriving_connection_is_not_idle() {
+        let room = Arc::new(Room::new("r", &Limits::default()));
+        let now = Instant::now();
+        assert!(room.is_idle(now));
+        let arriving = Arriving::new(room.clone());
+        assert!(!room.is_idle(now), "a connection is on its way in");
+        let second = Arriving::new(room.clone());
+        drop(arriving);
+        assert!(!room.is_idle(now));
+        drop(second);
+        assert!(room.is_idle(now));
     }
 }

@@ -22,7 +22,7 @@ use tokio_tungstenite::WebSocketStream;
 
 use super::coalesce::Coalesce;
 use super::outbox::CloseReason;
-use super::room::{Conn, Room};
+use super::room::{Arriving, Conn, Room};
 use super::{outbox::Outbox, RelayState};
 use crate::limits::{max_frame, RateLimiter};
 
@@ -43,8 +43,9 @@ fn query_has_token(q: &str) -> bool {
 /// The relay's WebSocket: tungstenite over the write-coalescing transport.
 pub(crate) type Socket = WebSocketStream<Coalesce<TokioIo<Upgraded>>>;
 
-/// The header checks of an RFC 6455 opening handshake; returns the client's key.
-fn handshake_key(req: &Request) -> Result<String, Response> {
+/// The header checks of an RFC 6455 opening handshake: the client's key, or
+/// what is missing.
+fn handshake_key(req: &Request) -> Result<String, &'static str> {
     let h = req.headers();
     let has_token = |name: header::HeaderName, want: &str| {
         h.get_all(name)
@@ -53,30 +54,24 @@ fn handshake_key(req: &Request) -> Result<String, Response> {
             .flat_map(|v| v.split(','))
             .any(|t| t.trim().eq_ignore_ascii_case(want))
     };
-    let bad = |what: &str| {
-        reject(
-            StatusCode::BAD_REQUEST,
-            format!("not a WebSocket upgrade: {what}; connect with a WebSocket client"),
-        )
-    };
     if req.method() != Method::GET {
-        return Err(bad("the method must be GET"));
+        return Err("the method must be GET");
     }
     if !has_token(header::CONNECTION, "upgrade") {
-        return Err(bad("`Connection: upgrade` is missing"));
+        return Err("`Connection: upgrade` is missing");
     }
     if !has_token(header::UPGRADE, "websocket") {
-        return Err(bad("`Upgrade: websocket` is missing"));
+        return Err("`Upgrade: websocket` is missing");
     }
     if h.get(header::SEC_WEBSOCKET_VERSION).map(|v| v.as_bytes()) != Some(b"13") {
-        return Err(bad("`Sec-WebSocket-Version: 13` is missing"));
+        return Err("`Sec-WebSocket-Version: 13` is missing");
     }
     match h
         .get(header::SEC_WEBSOCKET_KEY)
         .and_then(|v| v.to_str().ok())
     {
         Some(k) if !k.trim().is_empty() => Ok(k.trim().to_string()),
-        _ => Err(bad("`Sec-WebSocket-Key` is missing")),
+        _ => Err("`Sec-WebSocket-Key` is missing"),
     }
 }
 
@@ -111,7 +106,12 @@ pub(crate) async fn ws_handler(
     }
     let key = match handshake_key(&req) {
         Ok(k) => k,
-        Err(resp) => return resp,
+        Err(what) => {
+            return reject(
+                StatusCode::BAD_REQUEST,
+                format!("not a WebSocket upgrade: {what}; connect with a WebSocket client"),
+            )
+        }
     };
     let offered: Vec<String> = headers
         .get_all(header::SEC_WEBSOCKET_PROTOCOL)
@@ -131,7 +131,7 @@ pub(crate) async fn ws_handler(
         },
         None => None,
     };
-    let r = state.room(&room);
+    let r = state.arriving(&room);
     if r.is_closed() {
         return reject(
             StatusCode::GONE,
@@ -230,7 +230,13 @@ async fn first_frame_auth(state: &RelayState, room: &str, socket: &mut Socket) -
     None
 }
 
-async fn run(state: Arc<RelayState>, room: Arc<Room>, claims: Option<Claims>, mut socket: Socket) {
+async fn run(
+    state: Arc<RelayState>,
+    arriving: Arriving,
+    claims: Option<Claims>,
+    mut socket: Socket,
+) {
+    let room: Arc<Room> = Arc::clone(&arriving);
     let claims = match claims {
         Some(c) => c,
         None => match Box::pin(first_frame_auth(&state, &room.id, &mut socket)).await {
@@ -245,7 +251,9 @@ async fn run(state: Arc<RelayState>, room: Arc<Room>, claims: Option<Claims>, mu
         name: claims.sub,
         outbox: Outbox::new(l.outbox_soft_bytes, l.outbox_hard_bytes),
     });
-    let Some(joined) = room.join(&conn, l.max_participants_per_room) else {
+    let joined = room.join(&conn, l.max_participants_per_room);
+    drop(arriving); // a member now (or turned away): either way no longer arriving
+    let Some(joined) = joined else {
         conn.error(&room.id, ErrorCode::RoomFull, "room is full".into(), None);
         conn.outbox.close(CloseReason::SlowConsumer);
         let _closed = socket.send(Message::Close(None)).await;
