@@ -24,7 +24,9 @@ async fn one_chunk_per_turn_and_follow_ups_continue_the_conversation() {
     let mut s = session(factory(), w.config.clone(), Policy::DenyAll).await;
     let (out, ev) = run(&mut s, "remember the word PAPAYA").await;
     assert_eq!(out.reason, EndReason::Completed, "{ev:#?}");
-    assert_eq!(assert_consecutive_chunks(&ev), 1, "whole message: {ev:#?}");
+    // `cn` prints the whole answer at once (one delta); the engine's stream
+    // sanitizer releases it up to the last word, then the held word at the end.
+    assert_eq!(assert_consecutive_chunks(&ev), 2, "whole message: {ev:#?}");
     assert_eq!(
         text(&ev),
         "Hello from fake-llm. You said: remember the word PAPAYA"

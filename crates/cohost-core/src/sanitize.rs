@@ -255,7 +255,15 @@ fn replace_home(input: &str, home: &str) -> String {
     out
 }
 
+mod stream;
+pub use stream::StreamSanitizer;
+
 static GLOBAL: OnceLock<Sanitizer> = OnceLock::new();
+
+/// The process-wide sanitizer (built on first use from the environment and `$HOME`).
+pub fn global() -> &'static Sanitizer {
+    GLOBAL.get_or_init(Sanitizer::from_process_env)
+}
 
 /// Build the process-wide sanitizer now (compiling its patterns takes a few
 /// milliseconds) so the first streamed delta does not pay for it.

@@ -96,6 +96,12 @@ async fn escaped_processes_fail_the_leftover_check_and_are_killed() {
         .env(MARKER_VAR, &m)
         .spawn()
         .expect("spawn setsid");
+    // Under load the exec may not have happened yet: wait until /proc shows it,
+    // so the check below tests detection, not scheduling.
+    let seen_by = std::time::Instant::now() + Duration::from_secs(5);
+    while leftover_processes(&m).is_empty() && std::time::Instant::now() < seen_by {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
     let check = tokio::spawn({
         let m = m.clone();
         async move { assert_no_leftovers(&m).await }

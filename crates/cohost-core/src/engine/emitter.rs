@@ -3,7 +3,7 @@
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::event::{EndReason, Event, EventBody, Usage};
-use crate::sanitize;
+use crate::sanitize::{self, StreamSanitizer};
 
 /// Receives the events of a turn. Any `FnMut(Event) + Send` closure is a sink.
 pub trait EventSink: Send {
@@ -27,6 +27,10 @@ pub(crate) struct TurnEmitter<'a> {
     started: bool,
     ended: bool,
     provider: String,
+    /// Deltas are sanitized as streams: a secret split across deltas is held
+    /// back until it is whole, so it cannot slip through in pieces.
+    text_guard: StreamSanitizer,
+    reasoning_guard: StreamSanitizer,
     sink: &'a mut dyn EventSink,
 }
 
@@ -53,6 +57,8 @@ impl<'a> TurnEmitter<'a> {
             started: false,
             ended: false,
             provider,
+            text_guard: StreamSanitizer::new(),
+            reasoning_guard: StreamSanitizer::new(),
             sink,
         }
     }
@@ -84,7 +90,17 @@ impl<'a> TurnEmitter<'a> {
 
     /// Emit any event, synthesizing `stream_start` first when the adapter
     /// did not announce the turn. Nothing is emitted after `stream_end`.
+    /// Text held back by the stream sanitizer goes out first, except before
+    /// side notes (`status`, `usage`) that do not end a run of text.
     pub fn emit(&mut self, body: EventBody) {
+        if !matches!(body, EventBody::Status { .. } | EventBody::Usage(_)) {
+            self.flush_text();
+            self.flush_reasoning();
+        }
+        self.emit_now(body);
+    }
+
+    fn emit_now(&mut self, body: EventBody) {
         if self.ended {
             return;
         }
@@ -93,30 +109,56 @@ impl<'a> TurnEmitter<'a> {
     }
 
     pub fn text(&mut self, delta: &str) {
+        self.flush_reasoning();
+        let clean = self.text_guard.push(sanitize::global(), delta);
+        self.text_chunk(clean);
+    }
+
+    pub fn reasoning(&mut self, delta: &str) {
+        self.flush_text();
+        let clean = self.reasoning_guard.push(sanitize::global(), delta);
+        self.reasoning_chunk(clean);
+    }
+
+    fn flush_text(&mut self) {
+        if self.text_guard.held() > 0 {
+            let clean = self.text_guard.finish(sanitize::global());
+            self.text_chunk(clean);
+        }
+    }
+
+    fn flush_reasoning(&mut self) {
+        if self.reasoning_guard.held() > 0 {
+            let clean = self.reasoning_guard.finish(sanitize::global());
+            self.reasoning_chunk(clean);
+        }
+    }
+
+    fn text_chunk(&mut self, delta: String) {
         if delta.is_empty() {
             return;
         }
         let chunk_index = self.text_index;
         self.text_index += 1;
         let stream_id = format!("{}:text", self.prompt_id);
-        self.emit(EventBody::StreamChunk {
+        self.emit_now(EventBody::StreamChunk {
             stream_id,
             chunk_index,
-            delta: sanitize::sanitize(delta),
+            delta,
         });
     }
 
-    pub fn reasoning(&mut self, delta: &str) {
+    fn reasoning_chunk(&mut self, delta: String) {
         if delta.is_empty() {
             return;
         }
         let chunk_index = self.reasoning_index;
         self.reasoning_index += 1;
         let stream_id = format!("{}:reasoning", self.prompt_id);
-        self.emit(EventBody::ReasoningChunk {
+        self.emit_now(EventBody::ReasoningChunk {
             stream_id,
             chunk_index,
-            delta: sanitize::sanitize(delta),
+            delta,
         });
     }
 
@@ -141,4 +183,100 @@ pub(crate) fn preview(s: &str, max: usize) -> String {
         cut -= 1;
     }
     format!("{}… [{} bytes more]", &clean[..cut], clean.len() - cut)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(f: impl FnOnce(&mut TurnEmitter<'_>)) -> Vec<Event> {
+        let mut events = Vec::new();
+        let mut sink = |e: Event| events.push(e);
+        let mut em = TurnEmitter::new("p1".into(), "c1".into(), "mock".into(), &mut sink);
+        f(&mut em);
+        drop(em);
+        events
+    }
+
+    fn deltas(events: &[Event]) -> Vec<(String, u64, String)> {
+        events
+            .iter()
+            .filter_map(|e| match &e.body {
+                EventBody::StreamChunk {
+                    stream_id,
+                    chunk_index,
+                    delta,
+                }
+                | EventBody::ReasoningChunk {
+                    stream_id,
+                    chunk_index,
+                    delta,
+                } => Some((stream_id.clone(), *chunk_index, delta.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_key_split_across_deltas_never_reaches_the_sink() {
+        let events = run(|em| {
+            em.text("your key is sk-ant-api03-AbCd");
+            em.text("EfGhIjKlMnOpQrStUv");
+            em.text("WxYz0123 and more");
+            em.end(EndReason::Completed, None);
+        });
+        let all: String = deltas(&events).into_iter().map(|d| d.2).collect();
+        assert!(!all.contains("EfGhIjKl"), "{all}");
+        assert!(!all.contains("AbCd"), "{all}");
+        assert_eq!(all, "your key is [REDACTED] and more");
+        // Chunk indexes stay dense although a delta produced nothing.
+        let idx: Vec<u64> = deltas(&events).iter().map(|d| d.1).collect();
+        assert_eq!(idx, (0..idx.len() as u64).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn held_text_goes_out_before_a_tool_call_and_the_end() {
+        let events = run(|em| {
+            em.reasoning("thinking ab");
+            em.text("Let me run it");
+            em.emit(EventBody::Status {
+                message: "waiting".into(),
+                retry_after_ms: None,
+            });
+            em.emit(EventBody::ToolCall {
+                tool_id: "t1".into(),
+                name: "shell".into(),
+                kind: crate::event::ToolKind::Execute,
+                input: serde_json::json!({}),
+            });
+            em.text("done");
+            em.end(EndReason::Completed, None);
+        });
+        let kinds: Vec<String> = events
+            .iter()
+            .map(|e| match &e.body {
+                EventBody::StreamChunk { delta, .. } => format!("text:{delta}"),
+                EventBody::ReasoningChunk { delta, .. } => format!("reasoning:{delta}"),
+                EventBody::ToolCall { .. } => "tool_call".into(),
+                EventBody::Status { .. } => "status".into(),
+                EventBody::StreamStart { .. } => "start".into(),
+                EventBody::StreamEnd { .. } => "end".into(),
+                other => format!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                "start",
+                "reasoning:thinking ",
+                "reasoning:ab",
+                "text:Let me run ",
+                "status",
+                "text:it",
+                "tool_call",
+                "text:done",
+                "end"
+            ]
+        );
+    }
 }
