@@ -6,7 +6,7 @@
 //! current-thread runtime); the load client runs pinned to core 1 (also one
 //! current-thread runtime). Sizes: `COHOST_BENCH_IDLE` (default 10000 sockets),
 //! `COHOST_BENCH_FANOUT` (default 1000 participants), `COHOST_BENCH_SECS` (3 per rate),
-//! `COHOST_BENCH_RATES` (host frames/s, default `100,400,1000`),
+//! `COHOST_BENCH_RATES` (host frames/s, default `100,400,700,1000`),
 //! `COHOST_BENCH_LOG` (a tracing filter for the relay child, e.g. `cohost_relay=debug`),
 //! `COHOST_BENCH_WRITE_BATCH` (relay write batch bytes, default 65536; 1 = a write per frame).
 
@@ -227,7 +227,7 @@ async fn fanout(
     let base = Instant::now();
     let mut results = Vec::new();
     let rates: Vec<f64> = std::env::var("COHOST_BENCH_RATES")
-        .unwrap_or_else(|_| "100,400,1000".into())
+        .unwrap_or_else(|_| "100,400,700,1000".into())
         .split(',')
         .filter_map(|r| r.trim().parse().ok())
         .collect();
