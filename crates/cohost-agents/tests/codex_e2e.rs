@@ -1,4 +1,5 @@
-//! End to end: the real pinned codex CLI (app-server engine) driven through
+//! End to end: the real pinned codex CLI (the app-server engine, and the
+//! `exec --json` fallback through a wrapper that hides app-server) driven through
 //! `cohost_core::HostSession` against cohost-fakellm, in a scratch HOME and
 //! CODEX_HOME. Skips with a loud notice when codex is not installed, unless
 //! `CI` is set (then it fails).
@@ -7,7 +8,7 @@ use cohost_agents::codex::CodexFactory;
 use cohost_agents::process::{procfs, signal_group, GroupSignal};
 use cohost_core::{
     AdapterConfig, ApprovalMode, EndReason, ErrorCode, Event, EventBody, HostSession, Policy,
-    PromptInput, SessionOptions, TurnOutcome,
+    PromptInput, SessionOptions, ToolStatus, TurnOutcome,
 };
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -284,4 +285,106 @@ async fn version_outside_the_tested_range_is_refused() {
         "names the tested range: {}",
         e.message
     );
+}
+
+/// A `codex` whose `--help` does not list `app-server`, like a release before
+/// it existed: the adapter must fall back to `codex exec --json`. Everything
+/// else is the real pinned codex.
+fn without_app_server(real: &Path, dir: &Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let p = dir.join("codex");
+    std::fs::write(
+        &p,
+        format!(
+            "#!/bin/sh\nif [ \"$1\" = \"--help\" ]; then\n  \"{real}\" --help | grep -v '^[[:space:]]*app-server'\n  exit 0\nfi\nexec \"{real}\" \"$@\"\n",
+            real = real.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    p
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn exec_fallback_streams_continues_runs_tools_and_types_errors() {
+    let Some(bin) = codex_bin() else { return };
+    let wrap = tempfile::tempdir().unwrap();
+    let env = setup(&without_app_server(&bin, wrap.path()), ApprovalMode::Ask).await;
+    let mut s = session(&env, Policy::DenyAll);
+    s.start().await.unwrap();
+
+    let (out, ev) = run(&mut s, "remember the word PAPAYA").await;
+    assert_eq!(out.reason, EndReason::Completed, "{ev:#?}");
+    assert_eq!(
+        text(&ev),
+        "Hello from fake-llm. You said: remember the word PAPAYA"
+    );
+    let idx = chunk_indexes(&ev);
+    assert_eq!(idx, (0..idx.len() as u64).collect::<Vec<_>>());
+    let id = s.native_session_id().expect("thread id").to_string();
+    assert!(
+        matches!(&ev[0].body, EventBody::StreamStart { session_id: Some(x), .. } if *x == id),
+        "{ev:#?}"
+    );
+    assert!(
+        matches!(&ev.last().unwrap().body, EventBody::StreamEnd { usage: Some(u), .. } if u.output_tokens > 0),
+        "{ev:#?}"
+    );
+
+    // The next turn is `codex exec resume <thread>`: the conversation goes on.
+    let (out, ev) = run(&mut s, "which word?").await;
+    assert_eq!(out.reason, EndReason::Completed, "{ev:#?}");
+    let last = env
+        .server
+        .requests()
+        .into_iter()
+        .rev()
+        .find(|r| r.path.ends_with("/responses"))
+        .unwrap();
+    let body = last.body.to_string();
+    assert!(
+        body.contains("PAPAYA") && body.contains("which word?"),
+        "the exec turn did not continue the thread"
+    );
+
+    // exec cannot ask, so under Ask the sandbox is read-only: the write
+    // fails. (codex 0.171.0 then reports no command item at all, see the
+    // `exec_tool_readonly` fixture; only the model's reply shows it.)
+    let (out, ev) = run(&mut s, "run [[scenario:tool]]").await;
+    assert_eq!(out.reason, EndReason::Completed, "{ev:#?}");
+    assert!(text(&ev).contains("Read-only file system"), "{ev:#?}");
+    assert!(!env.ws.join("cohost_tool_output.txt").exists());
+
+    let (out, _) = run(&mut s, "x [[scenario:401]]").await;
+    assert_eq!(out.reason, EndReason::Error);
+    assert_eq!(out.error.expect("error").code, ErrorCode::AuthRequired);
+    finish(s, env).await;
+
+    // Auto-approve grants the workspace: the command runs and is reported.
+    let env = setup(
+        &without_app_server(&bin, wrap.path()),
+        ApprovalMode::AutoApprove,
+    )
+    .await;
+    let mut s = session(&env, Policy::AllowAll);
+    s.start().await.unwrap();
+    let (out, ev) = run(&mut s, "run [[scenario:tool]]").await;
+    assert_eq!(out.reason, EndReason::Completed, "{ev:#?}");
+    assert!(
+        ev.iter()
+            .any(|e| matches!(&e.body, EventBody::ToolCall { .. })),
+        "{ev:#?}"
+    );
+    assert!(
+        ev.iter().any(|e| matches!(
+            &e.body,
+            EventBody::ToolExecuted {
+                status: ToolStatus::Ok,
+                ..
+            }
+        )),
+        "{ev:#?}"
+    );
+    assert!(env.ws.join("cohost_tool_output.txt").exists());
+    finish(s, env).await;
 }

@@ -373,3 +373,57 @@ fn project_plugins_are_loaded_and_bad_ones_reported() {
         .collect();
     assert!(text.contains("echoed: hi there"), "{text}");
 }
+
+/// `cohost fake-llm` starts, answers, and logs requests to `--request-log`.
+/// (Its `--log` once clashed with the global `--log` filter and panicked.)
+/// Only the banner's first line is read and the pipe is then closed, as
+/// `| head -1` would: the server must keep serving.
+#[test]
+fn fake_llm_serves_and_logs_requests() {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let home = tempfile::tempdir().unwrap();
+    let log = home.path().join("requests.jsonl");
+    let mut child = cohost(&home)
+        .args(["fake-llm", "--port", "0", "--request-log"])
+        .arg(&log)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let addr = first
+        .trim()
+        .strip_prefix("fake-llm listening on http://")
+        .unwrap_or_else(|| {
+            let _ = child.kill();
+            let mut err = String::new();
+            let _ = child.stderr.take().unwrap().read_to_string(&mut err);
+            panic!("unexpected first line {first:?}; stderr: {err}")
+        })
+        .to_string();
+    let mut s = std::net::TcpStream::connect(&addr).unwrap();
+    let req = format!("GET /v1/models HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    s.write_all(req.as_bytes()).unwrap();
+    // Read until the peer closes; a reset after the response still leaves
+    // what was read.
+    let mut raw = Vec::new();
+    let mut buf = [0u8; 4096];
+    while let Ok(n) = s.read(&mut buf) {
+        if n == 0 {
+            break;
+        }
+        raw.extend_from_slice(&buf[..n]);
+    }
+    let resp = String::from_utf8_lossy(&raw).into_owned();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let mut err = String::new();
+    let _ = child.stderr.take().unwrap().read_to_string(&mut err);
+    assert!(resp.starts_with("HTTP/1.1 200"), "{resp}; stderr: {err}");
+    assert!(resp.contains("fake-model"), "{resp}");
+    let logged = std::fs::read_to_string(&log).unwrap();
+    assert!(logged.contains("/v1/models"), "{logged}");
+}

@@ -297,6 +297,13 @@ mod tests {
                 ..
             }
         )));
+        // codex 0.171.0 reports no command_execution item for a command that
+        // failed in the read-only sandbox: only the model's reply shows it ran.
+        let ev = fixture("exec_tool_readonly");
+        assert!(!ev.iter().any(|e| matches!(e, AgentEvent::ToolCall(_))));
+        assert!(ev
+            .iter()
+            .any(|e| matches!(e, AgentEvent::TextDelta(t) if t.contains("Read-only file system"))));
         let ev = fixture("exec_error_401");
         assert!(ev
             .iter()

@@ -16,14 +16,15 @@ pub struct FakeLlmArgs {
     #[arg(long)]
     script: Option<PathBuf>,
     /// Append every request as one JSON line to this file (secrets redacted).
+    /// (Not `--log`: that is cohost's global log filter.)
     #[arg(long)]
-    log: Option<PathBuf>,
+    request_log: Option<PathBuf>,
 }
 
 /// Serve until Ctrl+C.
 pub async fn run(args: FakeLlmArgs) -> u8 {
     let mut config = FakeLlmConfig {
-        log_path: args.log,
+        log_path: args.request_log,
         ..FakeLlmConfig::default()
     };
     if let Some(path) = &args.script {
@@ -50,12 +51,16 @@ pub async fn run(args: FakeLlmArgs) -> u8 {
         }
     };
     let url = server.base_url();
-    println!("fake-llm listening on {url}");
-    println!("  Anthropic:  ANTHROPIC_BASE_URL={url}");
-    println!("  OpenAI:     OPENAI_BASE_URL={url}/v1");
-    println!("  Gemini:     GOOGLE_GEMINI_BASE_URL={url}");
-    println!("  Ollama:     OLLAMA_HOST={url}");
-    println!("Press Ctrl+C to stop.");
+    // A closed stdout (`cohost fake-llm | head -1`) must not take the server
+    // down: the banner is best effort.
+    let banner = format!(
+        "fake-llm listening on {url}\n  Anthropic:  ANTHROPIC_BASE_URL={url}\n  OpenAI:     OPENAI_BASE_URL={url}/v1\n  Gemini:     GOOGLE_GEMINI_BASE_URL={url}\n  Ollama:     OLLAMA_HOST={url}\nPress Ctrl+C to stop.\n"
+    );
+    {
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(banner.as_bytes()).and_then(|()| out.flush());
+    }
     tokio::select! {
         _ = server.wait() => {}
         _ = tokio::signal::ctrl_c() => {}
