@@ -86,14 +86,21 @@ async fn loopback_traffic_passes_the_network_check() {
 #[tokio::test]
 async fn a_non_loopback_peer_fails_the_network_check() {
     let bench = Bench::start(AgentCli::Qwen).await.expect("bench");
-    // A connected UDP socket names a peer without sending a packet.
+    // A connected UDP socket names a peer without sending a packet. The
+    // process holds it until killed, and the test waits for the sampler (every
+    // 50 ms) to see it: under CI load a fixed sleep was sometimes too short.
     let script = "import socket,time\n\
         s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM); s.connect(('192.0.2.7',9))\n\
-        time.sleep(0.5)\n";
-    let out = run_with_timeout(bench.command_for("python3", ["-c", script]), T)
-        .await
+        time.sleep(30)\n";
+    let mut child = bench
+        .command_for("python3", ["-c", script])
+        .spawn()
         .expect("python3 runs");
-    assert!(out.success(), "{}", out.describe());
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    while bench.outbound().is_empty() && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    child.kill().await.expect("kill python3");
     let outbound = bench.outbound();
     assert_eq!(outbound.len(), 1, "{outbound:?}");
     assert_eq!(outbound[0].remote.to_string(), "192.0.2.7:9");
