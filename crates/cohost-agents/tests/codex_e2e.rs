@@ -388,3 +388,43 @@ async fn exec_fallback_streams_continues_runs_tools_and_types_errors() {
     assert!(env.ws.join("cohost_tool_output.txt").exists());
     finish(s, env).await;
 }
+
+/// A file change (codex's `apply_patch`) asks through
+/// `item/fileChange/requestApproval`: allowed, the file appears; denied, it
+/// does not and the change is reported as denied.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn file_change_approval_allow_and_deny() {
+    let Some(bin) = codex_bin() else { return };
+    for (policy, expect_file) in [(Policy::AllowAll, true), (Policy::DenyAll, false)] {
+        let env = setup(&bin, ApprovalMode::Ask).await;
+        let mut s = session(&env, policy);
+        s.start().await.unwrap();
+        let (out, ev) = run(&mut s, "create the file [[scenario:write]]").await;
+        assert_eq!(out.reason, EndReason::Completed, "{policy:?}: {ev:#?}");
+        let asked: Vec<_> = ev
+            .iter()
+            .filter_map(|e| match &e.body {
+                EventBody::ToolApprovalRequested { kind, .. } => Some(*kind),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(asked, [cohost_core::ToolKind::Edit], "{policy:?}: {ev:#?}");
+        let file = env.ws.join("cohost_tool_output.txt");
+        assert_eq!(file.exists(), expect_file, "{policy:?}: {ev:#?}");
+        if expect_file {
+            assert_eq!(
+                std::fs::read_to_string(&file).unwrap().trim(),
+                "cohost-tool-ok"
+            );
+        } else {
+            assert!(ev.iter().any(|e| matches!(
+                e.body,
+                EventBody::ToolExecuted {
+                    status: ToolStatus::Denied,
+                    ..
+                }
+            )));
+        }
+        finish(s, env).await;
+    }
+}

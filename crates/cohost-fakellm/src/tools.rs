@@ -5,6 +5,9 @@ use serde_json::{json, Map, Value};
 
 /// The command a shell-like tool is asked to run.
 pub const TOOL_COMMAND: &str = "echo cohost-tool-ok > cohost_tool_output.txt";
+/// The write scenario's command when only a shell tool is offered: codex's
+/// file-edit path (it intercepts `apply_patch` and asks for a patch approval).
+pub const PATCH_COMMAND: &str = "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: cohost_tool_output.txt\n+cohost-tool-ok\n*** End Patch\nEOF\n";
 /// The file a tool call creates.
 pub const TOOL_FILE: &str = "cohost_tool_output.txt";
 /// The content a file-writing tool writes.
@@ -58,14 +61,20 @@ const SHELL_NAMES: &[&str] = &[
 ];
 const SHELL_HINTS: &[&str] = &["shell", "bash", "exec", "command", "terminal"];
 const WRITE_NAMES: &[&str] = &[
+    "apply_patch",
     "write",
     "write_file",
     "create_file",
     "writefile",
     "file_write",
     "edit_file",
+    "create",
 ];
-const WRITE_HINTS: &[&str] = &["write", "create", "edit", "patch"];
+// Not "create": codex offers `create_goal`, which writes no file.
+const WRITE_HINTS: &[&str] = &["write", "patch", "edit"];
+/// Names that match a hint but are not what the hint means (codex's
+/// `write_stdin` feeds a running process; it writes no file).
+const NOT_HINTED: &[&str] = &["stdin"];
 
 fn find_by(tools: &[ToolSpec], names: &[&str], hints: &[&str]) -> Option<usize> {
     let lower: Vec<String> = tools.iter().map(|t| t.name.to_ascii_lowercase()).collect();
@@ -73,9 +82,11 @@ fn find_by(tools: &[ToolSpec], names: &[&str], hints: &[&str]) -> Option<usize> 
         .iter()
         .find_map(|n| lower.iter().position(|l| l == n))
         .or_else(|| {
-            hints
-                .iter()
-                .find_map(|h| lower.iter().position(|l| l.contains(h)))
+            hints.iter().find_map(|h| {
+                lower
+                    .iter()
+                    .position(|l| l.contains(h) && !NOT_HINTED.iter().any(|x| l.contains(x)))
+            })
         })
 }
 
@@ -88,18 +99,24 @@ pub fn choose_tool(
 ) -> Option<ChosenCall> {
     let shell = || find_by(tools, SHELL_NAMES, SHELL_HINTS);
     let write = || find_by(tools, WRITE_NAMES, WRITE_HINTS);
+    let written = write();
     let idx = if prefer_write {
-        write().or_else(shell)
+        written.or_else(shell)
     } else {
         shell().or_else(write)
     };
     let tool = tools.get(idx.unwrap_or(0))?;
+    let command = if prefer_write && written.is_none() {
+        PATCH_COMMAND
+    } else {
+        TOOL_COMMAND
+    };
     let args = match tool.kind {
-        ToolKind::LocalShell => json!({"command": ["bash", "-lc", TOOL_COMMAND]}),
+        ToolKind::LocalShell => json!({"command": ["bash", "-lc", command]}),
         ToolKind::Custom => json!({"input": format!(
             "*** Begin Patch\n*** Add File: {TOOL_FILE}\n+{TOOL_CONTENT}\n*** End Patch\n"
         )}),
-        ToolKind::Function => fill_object(&tool.schema, &Filler { cwd }, 0),
+        ToolKind::Function => fill_object(&tool.schema, &Filler { cwd, command }, 0),
     };
     Some(ChosenCall {
         name: tool.name.clone(),
@@ -111,7 +128,10 @@ pub fn choose_tool(
 /// Produces a plausible JSON value for a structured-output schema
 /// (Gemini CLI's router wants `complexity_reasoning` and `complexity_score`).
 pub fn fill_schema(schema: &Value) -> Value {
-    let filler = Filler { cwd: None };
+    let filler = Filler {
+        cwd: None,
+        command: TOOL_COMMAND,
+    };
     match schema_type(schema).as_deref() {
         Some("object") | None => fill_object_all(schema, &filler, 0),
         _ => filler.value("", schema, 0),
@@ -120,6 +140,8 @@ pub fn fill_schema(schema: &Value) -> Value {
 
 struct Filler<'a> {
     cwd: Option<&'a str>,
+    /// What a command-like field gets.
+    command: &'a str,
 }
 
 fn schema_type(schema: &Value) -> Option<String> {
@@ -231,7 +253,7 @@ impl Filler<'_> {
             Some("array") => {
                 let items = schema.get("items").unwrap_or(&Value::Null);
                 if is_command(name) && schema_type(items).as_deref() == Some("string") {
-                    json!(["bash", "-lc", TOOL_COMMAND])
+                    json!(["bash", "-lc", self.command])
                 } else if items.is_null() {
                     json!([])
                 } else {
@@ -239,7 +261,10 @@ impl Filler<'_> {
                 }
             }
             Some("object") => {
-                let sub = Filler { cwd: self.cwd };
+                let sub = Filler {
+                    cwd: self.cwd,
+                    command: self.command,
+                };
                 if depth > 1 {
                     fill_object_all(schema, &sub, depth)
                 } else {
@@ -253,7 +278,7 @@ impl Filler<'_> {
     fn string(&self, name: &str) -> String {
         let n = name.to_ascii_lowercase();
         if is_command(&n) {
-            TOOL_COMMAND.into()
+            self.command.into()
         } else if n.contains("dir") || n == "cwd" || n == "workdir" {
             self.cwd.unwrap_or(".").into()
         } else if is_path(&n) {

@@ -99,6 +99,8 @@ async fn send(
         let wait = errors::retry_after(
             header("retry-after-ms").as_deref(),
             header("retry-after").as_deref(),
+            header("date").as_deref(),
+            std::time::SystemTime::now(),
         );
         let body = tokio::select! {
             _ = cancelled(cancel) => return Ok(None),

@@ -229,16 +229,32 @@ pub fn from_stream_error(data: &str, ctx: &Ctx) -> CohostError {
     from_status(status, data, ctx)
 }
 
-/// How long a 429 asks us to wait: `retry-after-ms`, else `Retry-After`
-/// seconds (HTTP-date values are not trusted: clocks differ), else none.
-pub fn retry_after(retry_after_ms: Option<&str>, retry_after: Option<&str>) -> Option<Duration> {
+/// How long a 429 asks us to wait: `retry-after-ms`, else `Retry-After` in
+/// seconds or as an HTTP-date, else none. A date is measured against the
+/// response's own `Date` header when it has one (the server's clock, so a
+/// skewed local clock does not matter), else against `now`; a date already
+/// past means no wait.
+pub fn retry_after(
+    retry_after_ms: Option<&str>,
+    retry_after: Option<&str>,
+    date: Option<&str>,
+    now: std::time::SystemTime,
+) -> Option<Duration> {
     if let Some(ms) = retry_after_ms.and_then(|v| v.trim().parse::<f64>().ok()) {
         if ms.is_finite() && ms >= 0.0 {
             return Some(Duration::from_millis(ms as u64));
         }
     }
-    let secs = retry_after.and_then(|v| v.trim().parse::<f64>().ok())?;
-    (secs.is_finite() && secs >= 0.0).then(|| Duration::from_millis((secs * 1000.0) as u64))
+    let value = retry_after?.trim();
+    if let Ok(secs) = value.parse::<f64>() {
+        return (secs.is_finite() && secs >= 0.0)
+            .then(|| Duration::from_millis((secs * 1000.0) as u64));
+    }
+    let at = httpdate::parse_http_date(value).ok()?;
+    let reference = date
+        .and_then(|d| httpdate::parse_http_date(d.trim()).ok())
+        .unwrap_or(now);
+    Some(at.duration_since(reference).unwrap_or(Duration::ZERO))
 }
 
 /// A transport error (no HTTP status) to a [`CohostError`].
@@ -379,15 +395,37 @@ mod tests {
 
     #[test]
     fn retry_after_forms() {
-        assert_eq!(retry_after(None, Some("2")), Some(Duration::from_secs(2)));
+        let now = std::time::SystemTime::now();
         assert_eq!(
-            retry_after(Some("150"), Some("2")),
+            retry_after(None, Some("2"), None, now),
+            Some(Duration::from_secs(2))
+        );
+        assert_eq!(
+            retry_after(Some("150"), Some("2"), None, now),
             Some(Duration::from_millis(150))
         );
+        assert_eq!(retry_after(None, Some("-1"), None, now), None);
+        assert_eq!(retry_after(None, Some("soon"), None, now), None);
+        // An HTTP-date is measured on the server's clock when `Date` is given,
+        // however wrong the local clock is.
         assert_eq!(
-            retry_after(None, Some("Wed, 21 Oct 2015 07:28:00 GMT")),
-            None
+            retry_after(
+                None,
+                Some("Wed, 21 Oct 2015 07:28:30 GMT"),
+                Some("Wed, 21 Oct 2015 07:28:00 GMT"),
+                now
+            ),
+            Some(Duration::from_secs(30))
         );
-        assert_eq!(retry_after(None, Some("-1")), None);
+        // Without `Date`, against the local clock; a past date means now.
+        let local = httpdate::parse_http_date("Wed, 21 Oct 2015 07:28:00 GMT").unwrap();
+        assert_eq!(
+            retry_after(None, Some("Wed, 21 Oct 2015 07:28:05 GMT"), None, local),
+            Some(Duration::from_secs(5))
+        );
+        assert_eq!(
+            retry_after(None, Some("Wed, 21 Oct 2015 07:28:00 GMT"), None, now),
+            Some(Duration::ZERO)
+        );
     }
 }
