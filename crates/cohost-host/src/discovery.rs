@@ -206,25 +206,39 @@ pub async fn discover_cli(
     if entry.version_args.is_empty() {
         return d;
     }
-    let mut policy = EnvPolicy::with_prefixes(entry.env_prefixes.iter().copied());
-    policy.extend(env.child_overlay().iter());
-    match probe(
-        entry.id,
-        &path,
-        entry.version_args,
-        &policy,
-        timeouts.version,
-    )
-    .await
-    {
-        Ok(out) => {
-            let first = out
-                .text
-                .lines()
-                .find(|l| !l.trim().is_empty())
-                .unwrap_or("");
+    let cache_file = env.paths().state_dir.join("versions.json");
+    let cache_key = crate::version_cache::key(&path);
+    let remembered = cache_key
+        .as_deref()
+        .and_then(|k| crate::version_cache::get(&cache_file, k));
+    let probed = match remembered {
+        Some(text) => Ok((text, true)),
+        None => {
+            let mut policy = EnvPolicy::with_prefixes(entry.env_prefixes.iter().copied());
+            policy.extend(env.child_overlay().iter());
+            probe(
+                entry.id,
+                &path,
+                entry.version_args,
+                &policy,
+                timeouts.version,
+            )
+            .await
+            .map(|out| {
+                if out.success && Version::find_in(&out.text).is_some() {
+                    if let Some(k) = &cache_key {
+                        crate::version_cache::put(&cache_file, k, &out.text);
+                    }
+                }
+                (out.text, out.success)
+            })
+        }
+    };
+    match probed {
+        Ok((text, success)) => {
+            let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
             d.version_display = Some(sanitize(first.trim()));
-            match Version::find_in(&out.text).filter(|_| out.success) {
+            match Version::find_in(&text).filter(|_| success) {
                 Some(v) => {
                     d.version = Some(v);
                     if let Some(range) = entry.tested_range() {

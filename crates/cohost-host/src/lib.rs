@@ -21,6 +21,7 @@ pub mod slots;
 pub mod smoke;
 pub mod status;
 pub mod store;
+mod version_cache;
 
 pub use config::{HostConfig, ProviderSettings};
 pub use discovery::{CommandSource, Discovery};

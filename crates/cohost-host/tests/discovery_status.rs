@@ -359,3 +359,42 @@ async fn statuses_never_leak_secrets_or_home() {
     assert_eq!(claude.status, StatusValue::Ready);
     assert!(claude.message.contains("$ANTHROPIC_API_KEY"));
 }
+
+/// A slow `--version` (node CLIs take seconds) runs once per binary: the
+/// answer is remembered until the file changes.
+#[tokio::test]
+async fn version_answers_are_remembered_until_the_binary_changes() {
+    let s = Scratch::new();
+    let host = s.host();
+    let claude = catalog::cli("claude").unwrap();
+    let count = s.dir.path().join("probes");
+    let script = |v: &str| {
+        format!(
+            "#!/bin/sh\nif [ \"$1\" = --version ]; then echo x >> '{}'; echo '{v} (Claude Code)'; exit 0; fi\nexit 1\n",
+            count.display()
+        )
+    };
+    let probes = || {
+        std::fs::read_to_string(&count)
+            .map(|t| t.lines().count())
+            .unwrap_or(0)
+    };
+    let bin = s.stub_on_path("claude", &script("2.1.332"));
+    for _ in 0..3 {
+        let d = discover_cli(claude, None, &host.env, &host.timeouts).await;
+        assert_eq!(d.version.map(|v| v.to_string()).as_deref(), Some("2.1.332"));
+    }
+    assert_eq!(probes(), 1, "probed once, then remembered");
+    // An upgrade (new file) is probed again.
+    std::fs::write(&bin, script("2.1.400")).unwrap();
+    let d = discover_cli(claude, None, &host.env, &host.timeouts).await;
+    assert_eq!(d.version.map(|v| v.to_string()).as_deref(), Some("2.1.400"));
+    assert_eq!(probes(), 2);
+    // A failing probe is never remembered.
+    std::fs::write(&bin, "#!/bin/sh\necho broken >> /dev/null\nexit 3\n").unwrap();
+    for _ in 0..2 {
+        let d = discover_cli(claude, None, &host.env, &host.timeouts).await;
+        assert!(d.version.is_none());
+        assert!(d.version_error.is_some());
+    }
+}
