@@ -117,6 +117,7 @@ async fn openapi_document_is_valid_and_complete() {
         [
             "/api/openapi.json",
             "/api/sessions",
+            "/api/sessions/{id}",
             "/api/sessions/{id}/approvals/{tool_id}",
             "/api/sessions/{id}/events",
             "/api/sessions/{id}/interrupt",
@@ -136,7 +137,11 @@ async fn openapi_document_is_valid_and_complete() {
             "http://{addr}{}",
             path.replace("{id}", "mock").replace("{tool_id}", "t")
         );
-        for (method, op) in [("GET", &item.get), ("POST", &item.post)] {
+        for (method, op) in [
+            ("GET", &item.get),
+            ("POST", &item.post),
+            ("DELETE", &item.delete),
+        ] {
             if op.is_none() || path.ends_with("/events") {
                 continue;
             }
@@ -372,4 +377,86 @@ async fn sse_client_receives_a_full_prompt_and_answers_an_approval() {
         .await
         .unwrap();
     assert_eq!(sessions[0]["watermark"], 2, "{sessions}");
+}
+
+/// DELETE ends a live session mid-turn: the turn stops, SSE subscribers see
+/// the stream close, the id no longer takes prompts, the store keeps it.
+#[tokio::test]
+async fn deleting_a_session_ends_it() {
+    let s = Scratch::new();
+    let addr = start(&s).await;
+    let c = client();
+    let cwd = s.dir.path().join("work");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let created: serde_json::Value = c
+        .post(format!("http://{addr}/api/sessions"))
+        .json(&serde_json::json!({"provider": "mock", "cwd": cwd}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let id = created["id"].as_str().unwrap().to_string();
+    let events = c
+        .get(format!("http://{addr}/api/sessions/{id}/events"))
+        .send()
+        .await
+        .unwrap();
+    c.post(format!("http://{addr}/api/sessions/{id}/prompt"))
+        .json(&serde_json::json!({"text": "count [mock:slow]"}))
+        .send()
+        .await
+        .unwrap();
+    let mut stream = events.bytes_stream();
+    let mut seen = String::new();
+    // Wait until the turn is streaming.
+    while !seen.contains("stream_chunk") {
+        let chunk = tokio::time::timeout(Duration::from_secs(10), stream.next())
+            .await
+            .expect("a chunk in time")
+            .expect("stream open")
+            .unwrap();
+        seen.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    let r = c
+        .delete(format!("http://{addr}/api/sessions/{id}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 204);
+    // The SSE stream ends (the interrupted turn's end, then close).
+    let closed = tokio::time::timeout(Duration::from_secs(10), async {
+        while let Some(Ok(chunk)) = stream.next().await {
+            seen.push_str(&String::from_utf8_lossy(&chunk));
+        }
+    })
+    .await;
+    assert!(closed.is_ok(), "the event stream stayed open: {seen}");
+    assert!(seen.contains("\"interrupted\""), "{seen}");
+    for r in [
+        c.post(format!("http://{addr}/api/sessions/{id}/prompt"))
+            .json(&serde_json::json!({"text": "again"}))
+            .send()
+            .await
+            .unwrap(),
+        c.delete(format!("http://{addr}/api/sessions/{id}"))
+            .send()
+            .await
+            .unwrap(),
+    ] {
+        assert_eq!(r.status().as_u16(), 404);
+    }
+    let listed = c
+        .get(format!("http://{addr}/api/sessions"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        listed.contains(&id),
+        "the store keeps the session: {listed}"
+    );
 }

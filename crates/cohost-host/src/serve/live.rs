@@ -39,6 +39,13 @@ impl DecisionSource for ApiDecisions {
 }
 
 impl ApiDecisions {
+    /// Deny everything still waiting (the session is ending).
+    pub fn abandon_all(&self) {
+        if let Ok(mut p) = self.pending.lock() {
+            p.clear(); // dropped senders resolve as "abandoned" denials
+        }
+    }
+
     /// Answer a pending approval; false when none waits under `tool_id`.
     pub fn answer(&self, tool_id: &str, option: ApprovalOption, message: Option<String>) -> bool {
         let tx = self.pending.lock().ok().and_then(|mut p| p.remove(tool_id));

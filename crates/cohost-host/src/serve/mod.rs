@@ -14,7 +14,7 @@ use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{delete, get, post};
 use axum::{Json, Router};
 use cohost_core::{AdapterConfig, ApprovalMode, ApprovalOption, CohostError, ErrorCode};
 use futures::StreamExt;
@@ -134,6 +134,7 @@ pub fn router(host: Host, port: u16) -> Router {
         .route("/api/settings/providers/{id}/test", post(test_provider))
         .route("/api/settings/providers/{id}/login", post(login))
         .route("/api/sessions", post(create_session).get(list_sessions))
+        .route("/api/sessions/{id}", delete(end_session))
         .route("/api/sessions/{id}/prompt", post(prompt))
         .route("/api/sessions/{id}/events", get(events))
         .route("/api/sessions/{id}/interrupt", post(interrupt))
@@ -317,6 +318,22 @@ async fn prompt(
 ) -> Result<StatusCode, ApiError> {
     live(&s, &id)?.prompt(b.text).await?;
     Ok(StatusCode::ACCEPTED)
+}
+
+/// Ends a session. Dropping the last handle closes its prompt queue, so its
+/// task terminates the adapter once the interrupted turn has ended; SSE
+/// subscribers see their stream close.
+async fn end_session(
+    State(s): State<Arc<AppState>>,
+    Path(id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    let live = live(&s, &id)?;
+    if let Ok(mut m) = s.sessions.lock() {
+        m.remove(&id);
+    }
+    live.interrupt();
+    live.decisions.abandon_all();
+    Ok(StatusCode::NO_CONTENT)
 }
 
 async fn interrupt(

@@ -87,6 +87,11 @@ pub fn openapi_document() -> Value {
                 "parameters": [id],
                 "responses": error_responses(json!({ "200": { "description": "SSE stream", "content": { "text/event-stream": { "schema": { "type": "string" } } } } }))
             }},
+            "/api/sessions/{id}": { "delete": {
+                "summary": "End a session: interrupt its turn, stop its agent (its process group exits), deny pending approvals. Its record stays in the session store for resume.",
+                "parameters": [id],
+                "responses": error_responses(json!({ "204": { "description": "ended" } }))
+            }},
             "/api/sessions/{id}/interrupt": { "post": {
                 "summary": "Run the interrupt ladder on the current turn",
                 "parameters": [id],
