@@ -115,6 +115,7 @@ async fn openapi_document_is_valid_and_complete() {
     assert_eq!(
         paths,
         [
+            "/api/hooks/events",
             "/api/openapi.json",
             "/api/sessions",
             "/api/sessions/{id}",
@@ -459,4 +460,49 @@ async fn deleting_a_session_ends_it() {
         listed.contains(&id),
         "the store keeps the session: {listed}"
     );
+}
+
+/// A hook's event (what `cohost hook-event` forwards) reaches SSE
+/// subscribers of `/api/hooks/events`, sanitized; late subscribers get it
+/// replayed.
+#[tokio::test]
+async fn hook_events_are_served_sanitized() {
+    let s = Scratch::new();
+    let addr = start(&s).await;
+    let socket = s.host().paths.hook_socket();
+    let payload = serde_json::json!({
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "curl -H 'x-api-key: sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWx' https://example.com"}
+    })
+    .to_string();
+    let outcome = cohost_host::hooks::hook_event(&socket, "claude", None, payload.as_bytes()).await;
+    assert_eq!(outcome, cohost_host::hooks::HookEventOutcome::Forwarded);
+    let resp = client()
+        .get(format!("http://{addr}/api/hooks/events"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.headers()["content-type"], "text/event-stream");
+    let mut stream = resp.bytes_stream();
+    let mut buf = String::new();
+    let data = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            let chunk = stream.next().await.expect("open").unwrap();
+            buf.push_str(&String::from_utf8_lossy(&chunk));
+            if let Some(line) = buf.lines().find_map(|l| l.strip_prefix("data:")) {
+                return line.trim().to_string();
+            }
+        }
+    })
+    .await
+    .expect("the hook event arrives");
+    let ev: serde_json::Value = serde_json::from_str(&data).unwrap();
+    assert_eq!(ev["agent"], "claude");
+    assert_eq!(ev["kind"], "PreToolUse");
+    assert_eq!(ev["seq"], 0);
+    assert!(buf.contains("event: PreToolUse"), "{buf}");
+    let cmd = ev["payload"]["tool_input"]["command"].as_str().unwrap();
+    assert!(!cmd.contains("AbCdEfGh"), "{cmd}");
+    assert!(cmd.contains("[REDACTED]"), "{cmd}");
 }

@@ -3,10 +3,12 @@
 //! status cards, smoke results, login commands, cohost events.
 
 mod guard;
+mod hook_feed;
 mod live;
 mod openapi;
 
 pub use guard::{allowed_hosts, check as check_local};
+pub use hook_feed::{FeedEvent, HookFeed};
 pub use live::{ApiDecisions, LiveSession};
 pub use openapi::openapi_document;
 
@@ -35,6 +37,7 @@ pub struct AppState {
     host: Host,
     store: SessionStore,
     sessions: Mutex<HashMap<String, Arc<LiveSession>>>,
+    hooks: Arc<HookFeed>,
 }
 
 /// An API error: a `CohostError` body with a fitting status code.
@@ -87,17 +90,13 @@ pub async fn serve(
         .local_addr()
         .map_err(|e| CohostError::new(ErrorCode::ConfigInvalid, e.to_string()))?;
     // Agents' hooks (`cohost hook-event`) report here while the API runs.
+    let hooks = Arc::new(HookFeed::default());
     match crate::hooks::listen_hook_events(&host.paths.hook_socket()) {
         Ok((mut rx, _)) => {
+            let feed = hooks.clone();
             tokio::spawn(async move {
                 while let Some(ev) = rx.recv().await {
-                    let kind = ev
-                        .payload
-                        .get("hook_event_name")
-                        .or_else(|| ev.payload.get("type"))
-                        .and_then(|v| v.as_str())
-                        .unwrap_or("event");
-                    tracing::info!(agent = %ev.agent, kind = %cohost_core::sanitize(kind), "hook event");
+                    feed.publish(ev);
                 }
             });
         }
@@ -105,7 +104,7 @@ pub async fn serve(
             tracing::warn!(error = %e, "hook-event socket unavailable; hooks will be ignored")
         }
     }
-    let app = router(host, bound.port());
+    let app = router_with(host, bound.port(), hooks);
     let task = tokio::spawn(async move {
         let svc = app.into_make_service_with_connect_info::<SocketAddr>();
         if let Err(e) = axum::serve(listener, svc).await {
@@ -117,11 +116,17 @@ pub async fn serve(
 
 /// The router (with the localhost guard) for a server bound on `port`.
 pub fn router(host: Host, port: u16) -> Router {
+    router_with(host, port, Arc::default())
+}
+
+/// The router, showing hook events from `hooks`.
+pub fn router_with(host: Host, port: u16, hooks: Arc<HookFeed>) -> Router {
     let store = SessionStore::open(&host.paths.state_dir);
     let state = Arc::new(AppState {
         host,
         store,
         sessions: Mutex::default(),
+        hooks,
     });
     Router::new()
         .route(
@@ -133,6 +138,7 @@ pub fn router(host: Host, port: u16) -> Router {
         .route("/api/settings/providers/{id}/status", get(provider_status))
         .route("/api/settings/providers/{id}/test", post(test_provider))
         .route("/api/settings/providers/{id}/login", post(login))
+        .route("/api/hooks/events", get(hook_events))
         .route("/api/sessions", post(create_session).get(list_sessions))
         .route("/api/sessions/{id}", delete(end_session))
         .route("/api/sessions/{id}/prompt", post(prompt))
@@ -390,6 +396,29 @@ async fn events(
         )
     });
     Ok(Sse::new(stream).keep_alive(KeepAlive::default()))
+}
+
+/// SSE of agents' hook events: the recent ones, then live.
+async fn hook_events(State(s): State<Arc<AppState>>) -> impl IntoResponse {
+    let (past, rx) = s.hooks.subscribe();
+    let live = futures::stream::unfold(rx, |mut rx| async move {
+        loop {
+            match rx.recv().await {
+                Ok(ev) => return Some((ev, rx)),
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
+            }
+        }
+    });
+    let stream = futures::stream::iter(past).chain(live).map(|ev| {
+        Ok::<_, std::convert::Infallible>(
+            SseEvent::default()
+                .event(ev.kind.clone())
+                .id(ev.seq.to_string())
+                .data(serde_json::to_string(&ev).unwrap_or_default()),
+        )
+    });
+    Sse::new(stream).keep_alive(KeepAlive::default())
 }
 
 /// A broadcast receiver as a stream; a lagging subscriber skips what it

@@ -87,6 +87,10 @@ pub fn openapi_document() -> Value {
                 "parameters": [id],
                 "responses": error_responses(json!({ "200": { "description": "SSE stream", "content": { "text/event-stream": { "schema": { "type": "string" } } } } }))
             }},
+            "/api/hooks/events": { "get": {
+                "summary": "SSE of agents' hook events (installed with `cohost hooks install`): the last 256, then live; each sanitized, with seq, ts, agent, kind and payload",
+                "responses": error_responses(json!({ "200": { "description": "SSE stream", "content": { "text/event-stream": { "schema": { "type": "string" } } } } }))
+            }},
             "/api/sessions/{id}": { "delete": {
                 "summary": "End a session: interrupt its turn, stop its agent (its process group exits), deny pending approvals. Its record stays in the session store for resume.",
                 "parameters": [id],

@@ -1,0 +1,90 @@
+//! Agents' hook events (`cohost hook-event`), kept for `GET /api/hooks/events`.
+//!
+//! Each event is sanitized once on arrival (hook payloads carry prompts,
+//! commands and paths), numbered, kept in a bounded replay buffer for late
+//! subscribers and broadcast to live ones.
+
+use std::collections::VecDeque;
+use std::sync::Mutex;
+
+use serde::Serialize;
+use tokio::sync::broadcast;
+
+use crate::hooks::HookEvent;
+
+/// Events replayed to a new subscriber.
+const REPLAY: usize = 256;
+
+/// One hook event as the API shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct FeedEvent {
+    /// Position in this server's feed, from 0.
+    pub seq: u64,
+    /// Milliseconds since the Unix epoch, when cohost received it.
+    pub ts: u64,
+    /// `claude`, `codex`, `gemini`.
+    pub agent: String,
+    /// The hook's event name (`PreToolUse`, `agent-turn-complete`...), or `event`.
+    pub kind: String,
+    /// The agent's JSON, sanitized.
+    pub payload: serde_json::Value,
+}
+
+/// The feed: replay buffer plus broadcast.
+pub struct HookFeed {
+    state: Mutex<(u64, VecDeque<FeedEvent>)>,
+    tx: broadcast::Sender<FeedEvent>,
+}
+
+impl Default for HookFeed {
+    fn default() -> Self {
+        HookFeed {
+            state: Mutex::new((0, VecDeque::new())),
+            tx: broadcast::channel(REPLAY).0,
+        }
+    }
+}
+
+impl HookFeed {
+    /// Records and broadcasts one event.
+    pub fn publish(&self, ev: HookEvent) {
+        let mut payload = ev.payload;
+        cohost_core::sanitize::sanitize_json(&mut payload);
+        let kind = payload
+            .get("hook_event_name")
+            .or_else(|| payload.get("type"))
+            .and_then(|v| v.as_str())
+            .unwrap_or("event")
+            .to_string();
+        let ts = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        let Ok(mut st) = self.state.lock() else {
+            return;
+        };
+        let fe = FeedEvent {
+            seq: st.0,
+            ts,
+            agent: cohost_core::sanitize(&ev.agent),
+            kind: cohost_core::sanitize(&kind),
+            payload,
+        };
+        tracing::info!(agent = %fe.agent, kind = %fe.kind, "hook event");
+        st.0 += 1;
+        if st.1.len() >= REPLAY {
+            st.1.pop_front();
+        }
+        st.1.push_back(fe.clone());
+        // Under the lock, so a subscriber's snapshot and receiver never
+        // miss or repeat an event.
+        let _ = self.tx.send(fe);
+    }
+
+    /// Past events and a receiver for the next ones.
+    pub fn subscribe(&self) -> (Vec<FeedEvent>, broadcast::Receiver<FeedEvent>) {
+        match self.state.lock() {
+            Ok(st) => (st.1.iter().cloned().collect(), self.tx.subscribe()),
+            Err(_) => (Vec::new(), self.tx.subscribe()),
+        }
+    }
+}
