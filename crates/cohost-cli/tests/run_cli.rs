@@ -427,3 +427,86 @@ fn fake_llm_serves_and_logs_requests() {
     let logged = std::fs::read_to_string(&log).unwrap();
     assert!(logged.contains("/v1/models"), "{logged}");
 }
+
+/// Starts `cohost fake-llm` on a free port; returns the child and its address.
+fn spawn_fake(home: &tempfile::TempDir) -> (std::process::Child, String) {
+    use std::io::{BufRead, BufReader};
+    let mut child = cohost(home)
+        .args(["fake-llm", "--port", "0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let addr = first
+        .trim()
+        .strip_prefix("fake-llm listening on http://")
+        .unwrap_or_else(|| panic!("unexpected first line {first:?}"))
+        .to_string();
+    (child, addr)
+}
+
+/// `--tools` offers tools to an API provider's model; the call comes back as
+/// a `tool_call` event. Agents that run their own tools refuse the flag.
+#[test]
+fn tools_file_reaches_an_api_provider_and_agents_refuse_it() {
+    let home = tempfile::tempdir().unwrap();
+    let tools = home.path().join("tools.json");
+    std::fs::write(
+        &tools,
+        r#"[{"name": "run_shell", "description": "Run a shell command",
+             "input_schema": {"type": "object", "required": ["command"],
+                              "properties": {"command": {"type": "string"}}}}]"#,
+    )
+    .unwrap();
+    let (mut fake, addr) = spawn_fake(&home);
+    let out = cohost(&home)
+        .env("OPENAI_BASE_URL", format!("http://{addr}/v1"))
+        .env("OPENAI_API_KEY", "sk-test-not-a-real-key-000000")
+        .args([
+            "run",
+            "--agent",
+            "openai",
+            "--model",
+            "fake-model",
+            "--json",
+            "--tools",
+        ])
+        .arg(&tools)
+        .arg("run it [[scenario:tool]]")
+        .output()
+        .unwrap();
+    let _ = fake.kill();
+    let _ = fake.wait();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let ev = events(&out);
+    let call = ev
+        .iter()
+        .find(|e| e["type"] == "tool_call")
+        .unwrap_or_else(|| panic!("no tool_call in {ev:#?}; stderr: {stderr}"));
+    assert_eq!(call["name"], "run_shell");
+    assert!(
+        call["input"]["command"]
+            .as_str()
+            .is_some_and(|c| !c.is_empty()),
+        "{call}"
+    );
+    assert_eq!(ev.last().unwrap()["type"], "stream_end", "{ev:#?}");
+
+    // The mock (an agent that runs its own tools) refuses it with a usage error.
+    let out = cohost(&home)
+        .args(["run", "--agent", "mock", "--tools"])
+        .arg(&tools)
+        .arg("hi")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("runs its own tools"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

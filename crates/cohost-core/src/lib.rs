@@ -31,6 +31,7 @@ pub use lifecycle::{IllegalTransition, Lifecycle, State};
 pub use port::{
     AdapterConfig, AdapterFactory, AgentAdapter, AgentEvent, AgentEventStream, ApprovalMode,
     ContextFile, Health, InitInfo, InterruptStage, PromptRequest, ToolCallInfo, ToolDecision,
+    ToolSpec,
 };
 pub use provider::{
     ApprovalSupport, Capabilities, InterruptSupport, ProviderDescriptor, ProviderKind,

@@ -48,6 +48,24 @@ pub struct AdapterConfig {
     pub resume: Option<String>,
     /// Appended system prompt, where supported.
     pub system_prompt: Option<String>,
+    /// Tools the caller offers the model. API providers send them with every
+    /// request and surface calls as `tool_call` events (they run nothing);
+    /// agent CLIs bring their own tools and refuse these.
+    #[serde(default)]
+    pub tools: Vec<ToolSpec>,
+}
+
+/// A tool offered to the model: a name, what it does, and the JSON schema of
+/// its arguments (an object schema).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolSpec {
+    /// Name the model calls it by.
+    pub name: String,
+    /// What it does, for the model.
+    #[serde(default)]
+    pub description: String,
+    /// JSON schema of the arguments.
+    pub input_schema: serde_json::Value,
 }
 
 /// A file attached to a prompt.

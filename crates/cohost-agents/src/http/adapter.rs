@@ -254,6 +254,15 @@ impl AgentAdapter for HttpAdapter {
     }
 
     async fn initialize(&mut self, config: &AdapterConfig) -> Result<InitInfo, CohostError> {
+        for t in &config.tools {
+            if !self.options.tools.iter().any(|d| d.name == t.name) {
+                self.options.tools.push(crate::http::normalize::ToolDef {
+                    name: t.name.clone(),
+                    description: t.description.clone(),
+                    parameters: t.input_schema.clone(),
+                });
+            }
+        }
         let mut r = self.resolve(config)?;
         let transcript = match &config.resume {
             Some(id) => transcript::load(&r.dir, id)?,

@@ -51,6 +51,11 @@ pub struct RunArgs {
     /// Use a capability slot's provider, mode and model (see `cohost config list`).
     #[arg(long, conflicts_with = "agent")]
     slot: Option<String>,
+    /// Tools to offer an API provider's model (a JSON array; the model's
+    /// calls come back as `tool_call` events, nothing runs). Agent CLIs use
+    /// their own tools and refuse this.
+    #[arg(long, value_name = "FILE")]
+    tools: Option<PathBuf>,
     /// Seconds an approval request waits for an answer before it is denied.
     #[arg(long, default_value_t = 120)]
     approval_timeout: u64,
@@ -198,6 +203,29 @@ pub async fn run(args: RunArgs) -> u8 {
     config.approval = mode;
     if args.model.is_some() {
         config.model = args.model.clone();
+    }
+    if let Some(path) = &args.tools {
+        let d = factory.descriptor();
+        // Agent CLIs (and the mock) bring their own tools.
+        if d.kind == cohost_core::ProviderKind::AgentCli {
+            let e = CohostError::new(
+                ErrorCode::ConfigInvalid,
+                format!(
+                    "`{}` runs its own tools; --tools is for API providers",
+                    d.id
+                ),
+            )
+            .with_fix("drop --tools, or pick an API provider (e.g. --agent anthropic)");
+            exit::report(&e, args.json);
+            return exit::USAGE;
+        }
+        match crate::tools::load(path) {
+            Ok(t) => config.tools = t,
+            Err(e) => {
+                exit::report(&e, args.json);
+                return exit::USAGE;
+            }
+        }
     }
     let options = SessionOptions {
         approval_deadline: std::time::Duration::from_secs(args.approval_timeout),

@@ -1,0 +1,147 @@
+//! `--tools FILE`: tools offered to an API provider's model.
+//!
+//! API providers run nothing; they surface the model's calls as `tool_call`
+//! events, which is only useful when the request offers tools. The file is a
+//! JSON array in whichever shape the user already has: Anthropic's
+//! (`name`, `description`, `input_schema`), OpenAI's function tools (bare or
+//! wrapped in `{"type": "function", "function": {...}}`, schema under
+//! `parameters`), or MCP's `inputSchema`.
+
+use std::path::Path;
+
+use cohost_core::{CohostError, ErrorCode, ToolSpec};
+use serde_json::Value;
+
+fn invalid(path: &Path, what: String) -> CohostError {
+    CohostError::new(
+        ErrorCode::ConfigInvalid,
+        format!("{}: {what}", path.display()),
+    )
+    .with_fix(
+        "give a JSON array of tools like [{\"name\": \"run_shell\", \"description\": \"…\", \
+         \"input_schema\": {\"type\": \"object\", \"properties\": {…}}}]",
+    )
+}
+
+fn valid_name(n: &str) -> bool {
+    (1..=64).contains(&n.len())
+        && n.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+/// Reads and checks a tools file.
+pub fn load(path: &Path) -> Result<Vec<ToolSpec>, CohostError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| invalid(path, format!("cannot read the tools file: {e}")))?;
+    parse(path, &text)
+}
+
+/// Parses the text of a tools file (`path` names it in errors).
+pub fn parse(path: &Path, text: &str) -> Result<Vec<ToolSpec>, CohostError> {
+    let v: Value = serde_json::from_str(text).map_err(|e| {
+        invalid(
+            path,
+            format!("not JSON (line {}, column {}): {e}", e.line(), e.column()),
+        )
+    })?;
+    let Value::Array(items) = v else {
+        return Err(invalid(path, "the top level must be an array".into()));
+    };
+    let mut out: Vec<ToolSpec> = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let t = item
+            .get("function")
+            .filter(|_| item.get("type") == Some(&Value::from("function")))
+            .unwrap_or(item);
+        let name = t.get("name").and_then(Value::as_str).unwrap_or_default();
+        if !valid_name(name) {
+            return Err(invalid(
+                path,
+                format!("tool {i}: `name` must be 1 to 64 of [A-Za-z0-9_-], got {name:?}"),
+            ));
+        }
+        if out.iter().any(|o| o.name == name) {
+            return Err(invalid(
+                path,
+                format!("tool {i}: `{name}` is defined twice"),
+            ));
+        }
+        let schema = ["input_schema", "parameters", "inputSchema"]
+            .iter()
+            .find_map(|k| t.get(*k))
+            .cloned()
+            .unwrap_or_else(|| serde_json::json!({"type": "object", "properties": {}}));
+        let is_object_schema = schema.is_object()
+            && schema
+                .get("type")
+                .is_none_or(|ty| ty == &Value::from("object"));
+        if !is_object_schema {
+            return Err(invalid(
+                path,
+                format!(
+                    "tool {i} (`{name}`): the argument schema must be a JSON schema of type object"
+                ),
+            ));
+        }
+        out.push(ToolSpec {
+            name: name.to_string(),
+            description: t
+                .get("description")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+            input_schema: schema,
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(text: &str) -> Result<Vec<ToolSpec>, CohostError> {
+        parse(Path::new("tools.json"), text)
+    }
+
+    #[test]
+    fn every_common_shape_is_accepted() {
+        let tools = p(r#"[
+            {"name": "a", "description": "A", "input_schema": {"type": "object", "properties": {"x": {"type": "string"}}}},
+            {"type": "function", "function": {"name": "b", "parameters": {"type": "object"}}},
+            {"name": "c", "parameters": {"properties": {}}},
+            {"name": "d", "inputSchema": {"type": "object"}},
+            {"name": "e"}
+        ]"#)
+        .unwrap();
+        let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["a", "b", "c", "d", "e"]);
+        assert_eq!(tools[0].description, "A");
+        assert_eq!(tools[0].input_schema["properties"]["x"]["type"], "string");
+        assert_eq!(tools[4].input_schema["type"], "object");
+    }
+
+    #[test]
+    fn bad_files_are_typed_errors_naming_the_file_and_entry() {
+        for (text, want) in [
+            ("{", "not JSON (line 1"),
+            ("{}", "must be an array"),
+            (r#"[{"name": "has space"}]"#, "tool 0: `name`"),
+            (
+                r#"[{"name": "a"}, {"name": "a"}]"#,
+                "tool 1: `a` is defined twice",
+            ),
+            (
+                r#"[{"name": "a", "input_schema": {"type": "string"}}]"#,
+                "type object",
+            ),
+            (r#"[{"name": "a", "parameters": 3}]"#, "type object"),
+        ] {
+            let e = p(text).unwrap_err();
+            assert_eq!(e.code, ErrorCode::ConfigInvalid);
+            assert!(e.message.starts_with("tools.json: "), "{}", e.message);
+            assert!(e.message.contains(want), "{text}: {}", e.message);
+            assert!(e.suggested_fix.is_some());
+        }
+    }
+}
