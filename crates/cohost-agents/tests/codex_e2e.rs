@@ -49,6 +49,18 @@ fn session(env: &Env, policy: Policy) -> HostSession {
 
 type Events = Arc<Mutex<Vec<Event>>>;
 
+/// The body of the last Responses API request codex sent to the fake.
+fn last_responses_body(env: &Env) -> String {
+    env.server
+        .requests()
+        .into_iter()
+        .rev()
+        .find(|r| r.path.ends_with("/responses"))
+        .expect("a /responses request")
+        .body
+        .to_string()
+}
+
 async fn run(s: &mut HostSession, prompt: &str) -> (TurnOutcome, Vec<Event>) {
     run_within(s, prompt, Duration::from_secs(60)).await
 }
@@ -164,14 +176,7 @@ async fn resume_in_a_new_session_by_thread_id() {
     let (out, ev) = run(&mut s2, "which word?").await;
     assert_eq!(out.reason, EndReason::Completed, "{ev:#?}");
     assert!(matches!(&ev[0].body, EventBody::StreamStart { session_id: Some(s), .. } if *s == id));
-    let last = env
-        .server
-        .requests()
-        .into_iter()
-        .rev()
-        .find(|r| r.path.ends_with("/responses"))
-        .unwrap();
-    let body = last.body.to_string();
+    let body = last_responses_body(&env);
     assert!(
         body.contains("PAPAYA") && body.contains("which word?"),
         "prior turn missing from the request"
@@ -334,14 +339,7 @@ async fn exec_fallback_streams_continues_runs_tools_and_types_errors() {
     // The next turn is `codex exec resume <thread>`: the conversation goes on.
     let (out, ev) = run(&mut s, "which word?").await;
     assert_eq!(out.reason, EndReason::Completed, "{ev:#?}");
-    let last = env
-        .server
-        .requests()
-        .into_iter()
-        .rev()
-        .find(|r| r.path.ends_with("/responses"))
-        .unwrap();
-    let body = last.body.to_string();
+    let body = last_responses_body(&env);
     assert!(
         body.contains("PAPAYA") && body.contains("which word?"),
         "the exec turn did not continue the thread"

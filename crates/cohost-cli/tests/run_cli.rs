@@ -380,30 +380,10 @@ fn project_plugins_are_loaded_and_bad_ones_reported() {
 /// `| head -1` would: the server must keep serving.
 #[test]
 fn fake_llm_serves_and_logs_requests() {
-    use std::io::{BufRead, BufReader, Read, Write};
+    use std::io::{Read, Write};
     let home = tempfile::tempdir().unwrap();
     let log = home.path().join("requests.jsonl");
-    let mut child = cohost(&home)
-        .args(["fake-llm", "--port", "0", "--request-log"])
-        .arg(&log)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut first = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut first)
-        .unwrap();
-    let addr = first
-        .trim()
-        .strip_prefix("fake-llm listening on http://")
-        .unwrap_or_else(|| {
-            let _ = child.kill();
-            let mut err = String::new();
-            let _ = child.stderr.take().unwrap().read_to_string(&mut err);
-            panic!("unexpected first line {first:?}; stderr: {err}")
-        })
-        .to_string();
+    let (mut child, addr) = spawn_fake(&home, &["--request-log", log.to_str().unwrap()]);
     let mut s = std::net::TcpStream::connect(&addr).unwrap();
     let req = format!("GET /v1/models HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
     s.write_all(req.as_bytes()).unwrap();
@@ -420,19 +400,19 @@ fn fake_llm_serves_and_logs_requests() {
     let resp = String::from_utf8_lossy(&raw).into_owned();
     child.kill().unwrap();
     child.wait().unwrap();
-    let mut err = String::new();
-    let _ = child.stderr.take().unwrap().read_to_string(&mut err);
-    assert!(resp.starts_with("HTTP/1.1 200"), "{resp}; stderr: {err}");
+    assert!(resp.starts_with("HTTP/1.1 200"), "{resp}");
     assert!(resp.contains("fake-model"), "{resp}");
     let logged = std::fs::read_to_string(&log).unwrap();
     assert!(logged.contains("/v1/models"), "{logged}");
 }
 
-/// Starts `cohost fake-llm` on a free port; returns the child and its address.
-fn spawn_fake(home: &tempfile::TempDir) -> (std::process::Child, String) {
+/// Starts `cohost fake-llm` on a free port; returns the child and its
+/// address. Only the banner's first line is read, then the pipe is closed.
+fn spawn_fake(home: &tempfile::TempDir, extra: &[&str]) -> (std::process::Child, String) {
     use std::io::{BufRead, BufReader};
     let mut child = cohost(home)
         .args(["fake-llm", "--port", "0"])
+        .args(extra)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -462,7 +442,7 @@ fn tools_file_reaches_an_api_provider_and_agents_refuse_it() {
                               "properties": {"command": {"type": "string"}}}}]"#,
     )
     .unwrap();
-    let (mut fake, addr) = spawn_fake(&home);
+    let (mut fake, addr) = spawn_fake(&home, &[]);
     let out = cohost(&home)
         .env("OPENAI_BASE_URL", format!("http://{addr}/v1"))
         .env("OPENAI_API_KEY", "sk-test-not-a-real-key-000000")

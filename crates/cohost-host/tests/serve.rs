@@ -31,6 +31,31 @@ async fn start(s: &Scratch) -> SocketAddr {
     addr
 }
 
+/// Creates a mock session working in a scratch dir; returns its id.
+async fn create_session(
+    c: &reqwest::Client,
+    addr: SocketAddr,
+    s: &Scratch,
+    approval: Option<&str>,
+) -> String {
+    let cwd = s.dir.path().join("work");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let mut body = serde_json::json!({"provider": "mock", "cwd": cwd});
+    if let Some(a) = approval {
+        body["approval"] = a.into();
+    }
+    let created: serde_json::Value = c
+        .post(format!("http://{addr}/api/sessions"))
+        .json(&body)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    created["id"].as_str().unwrap().to_string()
+}
+
 /// A raw request, so the test controls the Host and Origin headers exactly.
 async fn raw_status(addr: SocketAddr, host: &str, origin: Option<&str>) -> u16 {
     let mut sock = tokio::net::TcpStream::connect(addr).await.unwrap();
@@ -270,18 +295,7 @@ async fn sse_client_receives_a_full_prompt_and_answers_an_approval() {
     let s = Scratch::new();
     let addr = start(&s).await;
     let c = client();
-    let cwd = s.dir.path().join("work");
-    std::fs::create_dir_all(&cwd).unwrap();
-    let created: serde_json::Value = c
-        .post(format!("http://{addr}/api/sessions"))
-        .json(&serde_json::json!({"provider": "mock", "cwd": cwd, "approval": "ask"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let id = created["id"].as_str().unwrap().to_string();
+    let id = create_session(&c, addr, &s, Some("ask")).await;
 
     let events_resp = c
         .get(format!("http://{addr}/api/sessions/{id}/events"))
@@ -387,18 +401,7 @@ async fn deleting_a_session_ends_it() {
     let s = Scratch::new();
     let addr = start(&s).await;
     let c = client();
-    let cwd = s.dir.path().join("work");
-    std::fs::create_dir_all(&cwd).unwrap();
-    let created: serde_json::Value = c
-        .post(format!("http://{addr}/api/sessions"))
-        .json(&serde_json::json!({"provider": "mock", "cwd": cwd}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let id = created["id"].as_str().unwrap().to_string();
+    let id = create_session(&c, addr, &s, None).await;
     let events = c
         .get(format!("http://{addr}/api/sessions/{id}/events"))
         .send()
