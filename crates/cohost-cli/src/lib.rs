@@ -10,4 +10,3 @@ pub mod hostctx;
 pub mod multiplayer;
 pub mod providers;
 pub mod render;
-pub mod tools;

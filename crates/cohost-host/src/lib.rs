@@ -21,6 +21,7 @@ pub mod slots;
 pub mod smoke;
 pub mod status;
 pub mod store;
+pub mod tools;
 mod version_cache;
 
 pub use config::{HostConfig, ProviderSettings};

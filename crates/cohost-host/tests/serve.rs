@@ -509,3 +509,27 @@ async fn hook_events_are_served_sanitized() {
     assert!(!cmd.contains("AbCdEfGh"), "{cmd}");
     assert!(cmd.contains("[REDACTED]"), "{cmd}");
 }
+
+/// `tools` in a session request is for API providers: an agent (here the
+/// mock) refuses it with a typed 400.
+#[tokio::test]
+async fn tools_are_refused_for_agents() {
+    let s = Scratch::new();
+    let addr = start(&s).await;
+    let cwd = s.dir.path().join("work");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let r = client()
+        .post(format!("http://{addr}/api/sessions"))
+        .json(&serde_json::json!({"provider": "mock", "cwd": cwd,
+            "tools": [{"name": "run_shell", "input_schema": {"type": "object"}}]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 400);
+    let body: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(body["code"], "CONFIG_INVALID");
+    assert!(
+        body["message"].as_str().unwrap().contains("runs its own tools"),
+        "{body}"
+    );
+}

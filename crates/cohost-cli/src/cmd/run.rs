@@ -219,7 +219,7 @@ pub async fn run(args: RunArgs) -> u8 {
             exit::report(&e, args.json);
             return exit::USAGE;
         }
-        match crate::tools::load(path) {
+        match cohost_host::tools::load(path) {
             Ok(t) => config.tools = t,
             Err(e) => {
                 exit::report(&e, args.json);

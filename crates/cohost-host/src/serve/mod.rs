@@ -238,6 +238,9 @@ struct CreateBody {
     model: Option<String>,
     #[serde(default)]
     approval: ApprovalMode,
+    /// Tools for an API provider's model (same shapes as `cohost run --tools`).
+    #[serde(default)]
+    tools: Option<serde_json::Value>,
 }
 
 async fn create_session(
@@ -253,6 +256,21 @@ async fn create_session(
         .with_fix("pass an existing directory")
         .into());
     }
+    let tools = match &b.tools {
+        None => Vec::new(),
+        Some(_) if factory.descriptor().kind == cohost_core::ProviderKind::AgentCli => {
+            return Err(CohostError::new(
+                ErrorCode::ConfigInvalid,
+                format!(
+                    "`{}` runs its own tools; `tools` is for API providers",
+                    b.provider
+                ),
+            )
+            .with_fix("drop `tools`, or pick an API provider")
+            .into());
+        }
+        Some(v) => crate::tools::from_value("request body `tools`", v)?,
+    };
     let settings = s.host.config()?.provider(&b.provider);
     let config = AdapterConfig {
         cwd: b.cwd,
@@ -260,6 +278,7 @@ async fn create_session(
         binary: settings.binary,
         env: settings.env,
         approval: b.approval,
+        tools,
         ..Default::default()
     };
     let id = new_session_id();

@@ -131,7 +131,8 @@ pub fn openapi_document() -> Value {
                 "provider_id": { "type": "string" }, "model": { "type": "string", "nullable": true } } },
             "CreateSession": { "type": "object", "required": ["provider", "cwd"], "properties": {
                 "provider": { "type": "string" }, "cwd": { "type": "string" }, "model": { "type": "string" },
-                "approval": { "type": "string", "enum": ["ask", "auto_approve", "deny_all"] } } },
+                "approval": { "type": "string", "enum": ["ask", "auto_approve", "deny_all"] },
+                "tools": { "type": "array", "description": "API providers only: tools offered to the model (Anthropic, OpenAI or MCP shape); calls come back as tool_call events", "items": { "type": "object" } } } },
             "SessionCreated": { "type": "object", "properties": { "id": { "type": "string" }, "provider": { "type": "string" } } },
             "SessionRecord": { "type": "object", "properties": {
                 "id": { "type": "string" }, "provider": { "type": "string" }, "native_session_id": { "type": "string", "nullable": true },

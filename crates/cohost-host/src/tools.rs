@@ -1,4 +1,5 @@
-//! `--tools FILE`: tools offered to an API provider's model.
+//! Tools offered to an API provider's model (`cohost run --tools FILE`, the
+//! `tools` of `POST /api/sessions`).
 //!
 //! API providers run nothing; they surface the model's calls as `tool_call`
 //! events, which is only useful when the request offers tools. The file is a
@@ -12,12 +13,8 @@ use std::path::Path;
 use cohost_core::{CohostError, ErrorCode, ToolSpec};
 use serde_json::Value;
 
-fn invalid(path: &Path, what: String) -> CohostError {
-    CohostError::new(
-        ErrorCode::ConfigInvalid,
-        format!("{}: {what}", path.display()),
-    )
-    .with_fix(
+fn invalid(origin: &str, what: String) -> CohostError {
+    CohostError::new(ErrorCode::ConfigInvalid, format!("{origin}: {what}")).with_fix(
         "give a JSON array of tools like [{\"name\": \"run_shell\", \"description\": \"…\", \
          \"input_schema\": {\"type\": \"object\", \"properties\": {…}}}]",
     )
@@ -31,19 +28,26 @@ fn valid_name(n: &str) -> bool {
 
 /// Reads and checks a tools file.
 pub fn load(path: &Path) -> Result<Vec<ToolSpec>, CohostError> {
+    let origin = path.display().to_string();
     let text = std::fs::read_to_string(path)
-        .map_err(|e| invalid(path, format!("cannot read the tools file: {e}")))?;
-    parse(path, &text)
+        .map_err(|e| invalid(&origin, format!("cannot read the tools file: {e}")))?;
+    parse(&origin, &text)
 }
 
-/// Parses the text of a tools file (`path` names it in errors).
-pub fn parse(path: &Path, text: &str) -> Result<Vec<ToolSpec>, CohostError> {
+/// Parses the text of a tools file (`origin` names it in errors).
+pub fn parse(origin: &str, text: &str) -> Result<Vec<ToolSpec>, CohostError> {
     let v: Value = serde_json::from_str(text).map_err(|e| {
         invalid(
-            path,
+            origin,
             format!("not JSON (line {}, column {}): {e}", e.line(), e.column()),
         )
     })?;
+    from_value(origin, &v)
+}
+
+/// Checks tools given as JSON (`origin` names where they came from in errors).
+pub fn from_value(origin: &str, v: &Value) -> Result<Vec<ToolSpec>, CohostError> {
+    let path = origin;
     let Value::Array(items) = v else {
         return Err(invalid(path, "the top level must be an array".into()));
     };
@@ -101,7 +105,7 @@ mod tests {
     use super::*;
 
     fn p(text: &str) -> Result<Vec<ToolSpec>, CohostError> {
-        parse(Path::new("tools.json"), text)
+        parse("tools.json", text)
     }
 
     #[test]
