@@ -40,13 +40,13 @@ async fn resume_continues_the_conversation() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn api_errors_map_to_codes() {
-    // 429 is left out: Qwen 0.24.4 retries it with a 60 s delay and no
-    // setting to shorten that was found; its Status events are covered by
-    // the normalizer tests.
+    // Qwen 0.24.4 retries a 429 ten times from a 60 s delay unless its
+    // settings say `model.generationConfig.maxRetries: 0` (the rig writes it).
     sc::api_errors(
         QWEN,
         &[
             ("401", ErrorCode::AuthRequired),
+            ("429", ErrorCode::RateLimited),
             ("context", ErrorCode::ContextWindowExceeded),
         ],
     )

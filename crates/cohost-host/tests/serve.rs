@@ -529,7 +529,10 @@ async fn tools_are_refused_for_agents() {
     let body: serde_json::Value = r.json().await.unwrap();
     assert_eq!(body["code"], "CONFIG_INVALID");
     assert!(
-        body["message"].as_str().unwrap().contains("runs its own tools"),
+        body["message"]
+            .as_str()
+            .unwrap()
+            .contains("runs its own tools"),
         "{body}"
     );
 }

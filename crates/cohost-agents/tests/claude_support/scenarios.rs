@@ -228,6 +228,14 @@ pub async fn api_errors(d: Dialect, cases: &[(&str, ErrorCode)]) {
         let mut cfg = rig.config(ApprovalMode::Ask);
         // The user's own knob: no retries, so a 429 fails now, not in minutes.
         cfg.env.insert("CLAUDE_CODE_MAX_RETRIES".into(), "0".into());
+        // Qwen's equivalent lives in its settings (it starts from a 60 s delay).
+        let qwen = rig.home.path().join(".qwen");
+        std::fs::create_dir_all(&qwen).unwrap();
+        std::fs::write(
+            qwen.join("settings.json"),
+            r#"{"model": {"generationConfig": {"maxRetries": 0}}}"#,
+        )
+        .unwrap();
         let mut s = rig.session(cfg, Arc::new(Policy::DenyAll)).await;
         let (ev, out) = prompt(&mut s, &format!("[[scenario:{marker}]]")).await;
         assert_eq!(out.reason, EndReason::Error, "{marker}");
