@@ -299,8 +299,11 @@ async fn story(cli: AgentCli, spec: AcpSpec, expect: Expect) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn gemini_acp() {
-    // gemini 0.61.0 offers session/load but often cannot find the sessions
-    // it records ("No previous sessions found for this project").
+    // gemini 0.61.0 offers session/load, but its load re-initializes the chat
+    // file it is about to read (messages reset to the bare session context),
+    // then finds nothing resumable ("No previous sessions found for this
+    // project"), whether the first process got stdin EOF, SIGTERM or SIGINT.
+    // cohost must then say so (a status notice), which `story` checks.
     story(
         AgentCli::Gemini,
         providers::gemini(),
