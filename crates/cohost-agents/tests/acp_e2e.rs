@@ -347,6 +347,39 @@ async fn opencode_acp() {
     .await;
 }
 
+/// copilot 1.0.102 answers a provider 401 with the failure as answer text
+/// and `end_turn`; cohost reports AUTH_REQUIRED and ends the turn in error,
+/// and the session still takes the next prompt.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn copilot_acp_provider_401_is_auth_required() {
+    let Some(bench) = bench(AgentCli::Copilot).await else {
+        return;
+    };
+    let spec = providers::copilot();
+    let mut s = session(
+        &spec,
+        config(&bench, AgentCli::Copilot, ApprovalMode::Ask, None),
+        Policy::DenyAll,
+    );
+    s.start().await.unwrap();
+    let (out, ev) = run(&mut s, "[[401]] fail please").await;
+    assert_eq!(out.reason, EndReason::Error, "{ev:#?}");
+    let err = out.error.expect("an error");
+    assert_eq!(err.code, cohost_core::ErrorCode::AuthRequired, "{err:?}");
+    assert!(err
+        .suggested_fix
+        .is_some_and(|f| f.contains("COPILOT_PROVIDER")));
+    assert!(
+        !ev.iter()
+            .any(|e| matches!(&e.body, EventBody::StreamChunk { .. })),
+        "the failure is not shown as an answer: {ev:#?}"
+    );
+    let (out, ev) = run(&mut s, "say hello").await;
+    assert_eq!(out.reason, EndReason::Completed, "{ev:#?}");
+    s.terminate().await.unwrap();
+    assert_no_leftovers(bench.marker()).await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn copilot_acp() {
     story(

@@ -137,6 +137,7 @@ impl Engine {
             approval: config.approval,
             resume: config.resume.clone(),
             model: config.model.clone(),
+            text_errors: spec.text_errors,
         });
         let init = client.initialize();
         let shared = Arc::new(Shared {

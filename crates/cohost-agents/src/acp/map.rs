@@ -309,3 +309,91 @@ mod tests {
         }
     }
 }
+
+/// A provider failure that the agent reported as its answer text (see
+/// [`TextErrors`]), as a typed error; `None` for an ordinary answer.
+///
+/// [`TextErrors`]: super::providers::TextErrors
+pub fn text_error(
+    kind: super::providers::TextErrors,
+    provider: &str,
+    text: &str,
+) -> Option<CohostError> {
+    use super::providers::TextErrors;
+    match kind {
+        TextErrors::None => None,
+        TextErrors::Copilot => copilot_text_error(provider, text),
+    }
+}
+
+/// `Error: Authentication failed with provider at URL (HTTP 401).\n  Check …`:
+/// only this exact shape (copilot 1.0.102), so an answer that merely talks
+/// about errors is never taken for one.
+fn copilot_text_error(provider: &str, text: &str) -> Option<CohostError> {
+    let rest = text.strip_prefix("Error: ")?;
+    let (first, tail) = rest.split_once('\n').unwrap_or((rest, ""));
+    let open = first.rfind("(HTTP ")?;
+    let status: u16 = first[open + 6..]
+        .trim_end_matches(['.', ' '])
+        .strip_suffix(')')?
+        .parse()
+        .ok()?;
+    let code = match status {
+        401 | 403 => ErrorCode::AuthRequired,
+        429 => ErrorCode::RateLimited,
+        404 => ErrorCode::ModelNotAvailable,
+        _ => ErrorCode::Unknown,
+    };
+    let fix = tail.trim();
+    let mut e = CohostError::new(code, format!("{provider}: {}", first.trim()));
+    if !fix.is_empty() {
+        e = e.with_fix(fix);
+    }
+    Some(e)
+}
+
+#[cfg(test)]
+mod text_error_tests {
+    use super::super::providers::TextErrors;
+    use super::*;
+
+    #[test]
+    fn copilot_failure_text_is_typed_and_answers_are_not() {
+        let e = text_error(
+            TextErrors::Copilot,
+            "copilot-acp",
+            "Error: Authentication failed with provider at http://127.0.0.1:1/v1 (HTTP 401).\n  Check your COPILOT_PROVIDER_API_KEY.",
+        )
+        .unwrap();
+        assert_eq!(e.code, ErrorCode::AuthRequired);
+        assert!(e.message.contains("(HTTP 401)"), "{}", e.message);
+        assert_eq!(
+            e.suggested_fix.as_deref(),
+            Some("Check your COPILOT_PROVIDER_API_KEY.")
+        );
+        let rl = text_error(
+            TextErrors::Copilot,
+            "c",
+            "Error: Too many requests (HTTP 429).",
+        )
+        .unwrap();
+        assert_eq!(rl.code, ErrorCode::RateLimited);
+        for answer in [
+            "Here is how to fix `Error: ... (HTTP 401).`",
+            "Error: the build failed because of a typo",
+            "Error: something (HTTP four-oh-one).",
+            "",
+        ] {
+            assert!(
+                text_error(TextErrors::Copilot, "c", answer).is_none(),
+                "{answer}"
+            );
+        }
+        assert!(text_error(
+            TextErrors::None,
+            "c",
+            "Error: Authentication failed with provider at x (HTTP 401)."
+        )
+        .is_none());
+    }
+}

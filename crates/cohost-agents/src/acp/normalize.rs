@@ -43,6 +43,8 @@ pub struct ClientConfig {
     pub resume: Option<String>,
     /// Model, when the user chose one (reported in `Started`).
     pub model: Option<String>,
+    /// How the agent reports provider failures in answer text.
+    pub text_errors: super::providers::TextErrors,
 }
 
 /// A file-system request for the IO shell to perform and answer.
@@ -156,6 +158,10 @@ pub struct AcpClient {
     usage: Option<Usage>,
     /// `session/cancel` was sent in this turn.
     cancelled: bool,
+    /// Answer text arrived in this turn.
+    text_seen: bool,
+    /// The turn's answer text was a provider failure (reported as an error).
+    text_failed: bool,
     /// Shown once as a `Status` at the start of the next turn.
     notice: Option<String>,
     stats: Stats,
@@ -180,6 +186,8 @@ impl AcpClient {
             permissions: HashMap::new(),
             usage: None,
             cancelled: false,
+            text_seen: false,
+            text_failed: false,
             notice: None,
             stats: Stats::default(),
         }
@@ -444,6 +452,9 @@ impl AcpClient {
                 if !self.cancelled && reason == EndReason::Interrupted && !self.denied.is_empty() {
                     reason = EndReason::Completed;
                 }
+                if self.text_failed && reason == EndReason::Completed {
+                    reason = EndReason::Error;
+                }
                 if let Some(e) = error {
                     out.push(Output::Event(AgentEvent::Error(e)));
                 }
@@ -493,6 +504,8 @@ impl AcpClient {
         }
         out.push(Output::Event(AgentEvent::Ended { reason, usage }));
         self.phase = Phase::Idle;
+        self.text_seen = false;
+        self.text_failed = false;
         self.calls.clear();
         self.held.clear();
         self.announced.clear();

@@ -10,6 +10,7 @@ fn client(approval: ApprovalMode) -> AcpClient {
         approval,
         resume: None,
         model: None,
+        text_errors: Default::default(),
     })
 }
 
@@ -299,6 +300,7 @@ fn resume_uses_session_load_only_when_offered() {
             approval: ApprovalMode::Ask,
             resume: Some("old".into()),
             model: None,
+            text_errors: Default::default(),
         });
         let mut out = Vec::new();
         c.initialize();
@@ -340,6 +342,7 @@ fn a_failed_load_falls_back_to_a_new_session_with_a_notice() {
         approval: ApprovalMode::Ask,
         resume: Some("gone".into()),
         model: None,
+        text_errors: Default::default(),
     });
     let mut out = Vec::new();
     c.initialize();

@@ -83,6 +83,20 @@ impl AcpClient {
         match n.update {
             SessionUpdate::AgentMessageChunk { content } => {
                 if let Some(t) = content.text.filter(|t| !t.is_empty()) {
+                    if self.text_failed {
+                        return; // the rest of the failure message
+                    }
+                    if !self.text_seen {
+                        self.text_seen = true;
+                        if let Some(e) =
+                            map::text_error(self.cfg.text_errors, &self.cfg.provider_id, &t)
+                        {
+                            self.text_failed = true;
+                            self.flush_held(None, out);
+                            out.push(Output::Event(AgentEvent::Error(e)));
+                            return;
+                        }
+                    }
                     self.flush_held(None, out);
                     out.push(Output::Event(AgentEvent::TextDelta(t)));
                 }

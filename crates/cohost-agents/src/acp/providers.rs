@@ -4,6 +4,17 @@
 use cohost_core::{ApprovalMode, ResumeSupport, SupportTier};
 use std::path::Path;
 
+/// How an agent reports provider failures that it does not send as errors.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum TextErrors {
+    /// Failures arrive as errors (or not at all).
+    #[default]
+    None,
+    /// Copilot CLI: the turn's answer text is `Error: … (HTTP 401).` followed
+    /// by what to check, and the turn ends `end_turn`.
+    Copilot,
+}
+
 /// How to launch one ACP agent. Owned data so plugin manifests can build one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AcpSpec {
@@ -43,6 +54,8 @@ pub struct AcpSpec {
     pub tier: SupportTier,
     /// Install hint for PROVIDER_NOT_FOUND.
     pub install_hint: String,
+    /// How it reports provider failures in answer text, if it does.
+    pub text_errors: TextErrors,
 }
 
 fn strs(v: &[&str]) -> Vec<String> {
@@ -84,6 +97,7 @@ fn spec(
         usage: false,
         tier: SupportTier::Structured,
         install_hint: install_hint.into(),
+        text_errors: TextErrors::None,
     }
 }
 
@@ -143,7 +157,7 @@ pub fn opencode() -> AcpSpec {
 
 /// GitHub Copilot CLI in ACP mode (`copilot --acp`).
 pub fn copilot() -> AcpSpec {
-    spec(
+    let mut s = spec(
         "copilot-acp",
         "GitHub Copilot CLI (ACP)",
         "copilot",
@@ -154,7 +168,10 @@ pub fn copilot() -> AcpSpec {
         &[("COPILOT_AUTO_UPDATE", "false")],
         ResumeSupport::NativeId,
         "npm install -g @github/copilot",
-    )
+    );
+    // 1.0.102 reports a provider 401 as the answer text of a completed turn.
+    s.text_errors = TextErrors::Copilot;
+    s
 }
 
 /// Zed's ACP bridge around Claude Code (`claude-code-acp`).
