@@ -4,19 +4,18 @@
 //! (then it fails).
 
 use cohost_agents::gemini::GeminiFactory;
-use cohost_agents::process::{procfs, signal_group, GroupSignal};
 use cohost_core::{
-    AdapterConfig, ApprovalMode, EndReason, ErrorCode, Event, EventBody, HostSession, Policy,
-    PromptInput, SessionOptions, TurnOutcome,
+    ApprovalMode, EndReason, Event, EventBody, HostSession, Policy, SessionOptions, TurnOutcome,
 };
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
 mod support;
 
 use support::events::{approvals, chunk_indexes, run_within, text};
-use support::scratch::{agent_bin, finish, Env, MARKER};
+use support::scratch::{agent_bin, finish, Env};
+use support::steps;
 
 fn gemini_bin() -> Option<PathBuf> {
     agent_bin("gemini")
@@ -44,8 +43,6 @@ async fn setup(bin: &Path, approval: ApprovalMode) -> Env {
 fn session(env: &Env, policy: Policy) -> HostSession {
     env.session(Arc::new(GeminiFactory), policy)
 }
-
-type Events = Arc<Mutex<Vec<Event>>>;
 
 async fn run(s: &mut HostSession, prompt: &str) -> (TurnOutcome, Vec<Event>) {
     run_within(s, prompt, Duration::from_secs(60)).await
@@ -115,28 +112,7 @@ async fn interrupt_mid_stream_then_next_prompt() {
     let env = setup(&bin, ApprovalMode::Ask).await;
     let mut s = session(&env, Policy::DenyAll);
     s.start().await.unwrap();
-    let control = s.control();
-    let pressed: Arc<Mutex<Option<Instant>>> = Arc::default();
-    let (p2, events) = (pressed.clone(), Events::default());
-    let ev2 = events.clone();
-    let mut sink = move |e: Event| {
-        let mut p = p2.lock().unwrap();
-        if matches!(e.body, EventBody::StreamChunk { .. }) && p.is_none() {
-            *p = Some(Instant::now());
-            control.interrupt();
-        }
-        ev2.lock().unwrap().push(e);
-    };
-    let out = s
-        .prompt(PromptInput::text("count [[scenario:slow]]"), &mut sink)
-        .await;
-    let took = pressed.lock().unwrap().expect("a chunk arrived").elapsed();
-    eprintln!("gemini interrupt: stream_end {took:?} after the interrupt");
-    assert_eq!(out.reason, EndReason::Interrupted);
-    assert!(took < Duration::from_secs(2), "{took:?}");
-    let (out, ev) = run(&mut s, "say hello again").await;
-    assert_eq!(out.reason, EndReason::Completed, "{ev:#?}");
-    assert!(text(&ev).contains("say hello again"));
+    steps::interrupt_then_next_prompt(&mut s, "gemini").await;
     finish(s, env).await;
 }
 
@@ -183,49 +159,18 @@ async fn provider_errors_are_typed() {
     let env = setup(&bin, ApprovalMode::Ask).await;
     let mut s = session(&env, Policy::DenyAll);
     s.start().await.unwrap();
-    for (marker, code) in [
-        ("401", ErrorCode::AuthRequired),
-        ("429", ErrorCode::RateLimited),
-        ("context", ErrorCode::ContextWindowExceeded),
-    ] {
-        let t0 = Instant::now();
-        let (out, ev) = run(&mut s, &format!("x [[scenario:{marker}]]")).await;
-        assert_eq!(out.reason, EndReason::Error, "{marker}: {ev:#?}");
-        let e = out.error.expect("error");
-        assert_eq!(e.code, code, "{marker}: {e:?}");
-        assert!(e.suggested_fix.is_some());
-        assert!(
-            t0.elapsed() < Duration::from_secs(40),
-            "{marker} took {:?}",
-            t0.elapsed()
-        );
-    }
-    // The session survives provider errors.
-    let (out, _) = run(&mut s, "still there?").await;
-    assert_eq!(out.reason, EndReason::Completed);
+    steps::provider_errors_are_typed(&mut s, Duration::from_secs(40)).await;
     finish(s, env).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn missing_binary_is_provider_not_found() {
-    let dir = tempfile::tempdir().unwrap();
-    let config = AdapterConfig {
-        cwd: dir.path().to_path_buf(),
-        binary: Some(dir.path().join("no-such-gemini")),
-        ..AdapterConfig::default()
-    };
-    let mut s = HostSession::new(
+    steps::missing_binary(
         Arc::new(GeminiFactory),
-        config,
-        Arc::new(Policy::DenyAll),
-        SessionOptions::default(),
-    );
-    let e = s.start().await.unwrap_err();
-    assert_eq!(e.code, ErrorCode::ProviderNotFound);
-    assert!(e
-        .suggested_fix
-        .unwrap_or_default()
-        .contains("npm install -g @google/gemini-cli"));
+        "no-such-gemini",
+        "npm install -g @google/gemini-cli",
+    )
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -238,24 +183,7 @@ async fn killed_group_is_a_crash_then_respawn_works() {
     // the respawned adapter resumes it.
     let (out, _) = run(&mut s, "remember the word KIWI").await;
     assert_eq!(out.reason, EndReason::Completed);
-    let marker = env.marker.clone();
-    let killed = Arc::new(Mutex::new(false));
-    let k2 = killed.clone();
-    let mut sink = move |e: Event| {
-        let mut k = k2.lock().unwrap();
-        if matches!(e.body, EventBody::StreamChunk { .. }) && !*k {
-            *k = true;
-            for p in procfs::live_with_env(MARKER, &marker) {
-                let _ = signal_group(p.pgid, GroupSignal::Kill);
-            }
-        }
-    };
-    let out = s
-        .prompt(PromptInput::text("count [[scenario:slow]]"), &mut sink)
-        .await;
-    assert!(*killed.lock().unwrap());
-    assert_eq!(out.reason, EndReason::Error);
-    assert_eq!(out.error.map(|e| e.code), Some(ErrorCode::ProcessCrashed));
+    steps::killed_group_is_a_crash(&mut s, &env.marker).await;
     let (out, ev) = run(&mut s, "are you back?").await;
     assert_eq!(out.reason, EndReason::Completed, "{ev:#?}");
     // Gemini keeps the killed turn's unanswered prompt in the session and
@@ -278,27 +206,5 @@ async fn killed_group_is_a_crash_then_respawn_works() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn version_outside_the_tested_range_is_refused() {
-    use std::os::unix::fs::PermissionsExt;
-    let dir = tempfile::tempdir().unwrap();
-    let fake = dir.path().join("old-gemini");
-    std::fs::write(&fake, "#!/bin/sh\necho '0.40.0'\n").unwrap();
-    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let config = AdapterConfig {
-        cwd: dir.path().to_path_buf(),
-        binary: Some(fake),
-        ..AdapterConfig::default()
-    };
-    let mut s = HostSession::new(
-        Arc::new(GeminiFactory),
-        config,
-        Arc::new(Policy::DenyAll),
-        SessionOptions::default(),
-    );
-    let e = s.start().await.unwrap_err();
-    assert_eq!(e.code, ErrorCode::VersionUnsupported, "{e:?}");
-    assert!(
-        e.message.contains(">="),
-        "names the tested range: {}",
-        e.message
-    );
+    steps::old_version_is_refused(Arc::new(GeminiFactory), "old-gemini", "0.40.0").await;
 }

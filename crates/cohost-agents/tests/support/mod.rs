@@ -7,6 +7,8 @@
 //! - [`scratch`]: the codex/gemini setup: find the installed CLI (skip
 //!   loudly, or fail on CI), a scratch HOME and workspace, the fake model
 //!   server, a per-test process marker, the no-leftovers check.
+//! - [`steps`]: scenario steps the codex and gemini suites share
+//!   (interrupt, provider errors, crash, missing binary, old version).
 //! - [`bench`]: the same on top of `cohost-testbench`, for opencode,
 //!   copilot, aider and continue.
 #![allow(dead_code)]
@@ -14,3 +16,4 @@
 pub mod bench;
 pub mod events;
 pub mod scratch;
+pub mod steps;
