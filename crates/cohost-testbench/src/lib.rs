@@ -28,6 +28,7 @@
 mod bench;
 mod cli;
 pub mod config;
+pub mod drift;
 mod install;
 mod netwatch;
 mod process;
