@@ -2,7 +2,10 @@
 //! CLI and copies its stdout, line by line as it comes, to the file named by
 //! `COHOST_DRIFT_TRANSCRIPT` (one per scenario). The driver sees the same
 //! bytes, exit status and signals (SIGINT reaches the whole process group;
-//! `tee -i` ignores it so the copy is complete).
+//! `tee -i` ignores it so the copy is complete). tee writes its outputs in
+//! order, so the file comes first and the driver's copy (fd 3) second: a
+//! driver that kills the group as soon as it read the last line cannot beat
+//! the file to it.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -36,7 +39,7 @@ pub fn script(real: &Path, mask: Option<(&str, &str)>) -> String {
          \x20 --help | -h) exec \"$real\" \"$@\" ;;\n\
          esac\n\
          if [ -z \"${{{TRANSCRIPT_VAR}-}}\" ]; then exec \"$real\" \"$@\"; fi\n\
-         \"$real\" \"$@\" | tee -ia \"${TRANSCRIPT_VAR}\"\n"
+         \"$real\" \"$@\" | tee -ia \"${TRANSCRIPT_VAR}\" /dev/fd/3 3>&1 >/dev/null\n"
     )
 }
 
