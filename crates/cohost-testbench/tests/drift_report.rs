@@ -33,7 +33,12 @@ fn result(scenario: &str, status: Status, detail: &str) -> ScenarioResult {
 fn needs() -> BTreeSet<String> {
     let t: [&[&str]; 4] = [
         &["-p"],
-        &["--output-format", "stream-json", "--permission-prompt-tool", "stdio"],
+        &[
+            "--output-format",
+            "stream-json",
+            "--permission-prompt-tool",
+            "stdio",
+        ],
         &["--resume", "{id}"],
         &["--model"],
     ];
@@ -60,7 +65,11 @@ fn report_for(dir: &str, help: &str, ran: &str, deny: Status) -> CliReport {
     r.ran = Some(ran.into());
     r.scenarios = vec![
         result("text", Status::Pass, "3 chunks"),
-        result("tool_deny", deny, "the CLI ran without asking cohost for approval"),
+        result(
+            "tool_deny",
+            deny,
+            "the CLI ran without asking cohost for approval",
+        ),
         result("resume", Status::NotApplicable, "no session ids"),
     ];
     assess(&mut r, &goldens, &observed(dir, help));
@@ -94,11 +103,14 @@ fn a_newer_release_reports_new_kinds_gone_fields_flags_and_breaks() {
     assert_eq!(t.unknown_kinds.get("system/banner"), Some(&1), "{t:#?}");
     assert_eq!(t.unknown_kinds.len(), 1, "{t:#?}");
     // The permission request kept its kind and changed its fields.
-    assert_eq!(t.fields_gone["control_request"], [
-        "request.input",
-        "request.input.command",
-        "request.tool_name",
-    ]);
+    assert_eq!(
+        t.fields_gone["control_request"],
+        [
+            "request.input",
+            "request.input.command",
+            "request.tool_name",
+        ]
+    );
     assert_eq!(t.fields_new["control_request"], ["request.tool"]);
     assert_eq!(t.fields_new["result/success"], ["usage.cache_read"]);
     assert!(t.kinds_gone.is_empty(), "{t:#?}");
@@ -194,9 +206,25 @@ fn the_real_goldens_read_cleanly_and_agree_with_themselves() {
             ..Observed::default()
         };
         assess(&mut r, &goldens, &o);
-        assert!(r.transcript.unknown_kinds.is_empty(), "{agent}: {:?}", r.transcript);
-        assert!(r.transcript.fields_new.is_empty(), "{agent}: {:?}", r.transcript);
-        assert!(r.transcript.kinds_gone.is_empty(), "{agent}: {:?}", r.transcript);
-        assert!(r.transcript.fields_gone.is_empty(), "{agent}: {:?}", r.transcript);
+        assert!(
+            r.transcript.unknown_kinds.is_empty(),
+            "{agent}: {:?}",
+            r.transcript
+        );
+        assert!(
+            r.transcript.fields_new.is_empty(),
+            "{agent}: {:?}",
+            r.transcript
+        );
+        assert!(
+            r.transcript.kinds_gone.is_empty(),
+            "{agent}: {:?}",
+            r.transcript
+        );
+        assert!(
+            r.transcript.fields_gone.is_empty(),
+            "{agent}: {:?}",
+            r.transcript
+        );
     }
 }

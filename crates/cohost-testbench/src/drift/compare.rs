@@ -135,14 +135,16 @@ mod tests {
 
     #[test]
     fn identical_runs_differ_in_nothing() {
-        let g = shape("{\"type\":\"init\",\"session_id\":\"a\"}\n{\"type\":\"result\",\"stats\":{}}");
+        let g =
+            shape("{\"type\":\"init\",\"session_id\":\"a\"}\n{\"type\":\"result\",\"stats\":{}}");
         let d = compare_shapes("text", &g, Some(&g), &g);
         assert!(d.is_empty(), "{d:?}");
     }
 
     #[test]
     fn new_kinds_are_unknown_and_gone_kinds_are_named() {
-        let golden = shape("{\"type\":\"init\",\"session_id\":\"a\"}\n{\"type\":\"result\",\"stats\":{}}");
+        let golden =
+            shape("{\"type\":\"init\",\"session_id\":\"a\"}\n{\"type\":\"result\",\"stats\":{}}");
         let new = shape(
             "{\"type\":\"init\",\"sessionId\":\"a\"}\n{\"type\":\"banner\"}\n{\"type\":\"banner\"}",
         );
@@ -165,7 +167,10 @@ mod tests {
     fn goldens_are_picked_by_the_names_each_harness_used() {
         let goldens = vec![
             ("tool_decline".to_string(), shape("{\"type\":\"d\"}")),
-            ("interrupted_by_sigint".to_string(), shape("{\"type\":\"i\"}")),
+            (
+                "interrupted_by_sigint".to_string(),
+                shape("{\"type\":\"i\"}"),
+            ),
         ];
         assert!(pick_golden("tool_deny", &goldens).is_some_and(|s| s.kinds.contains_key("d")));
         assert!(pick_golden("interrupt", &goldens).is_some_and(|s| s.kinds.contains_key("i")));

@@ -1,8 +1,8 @@
 //! A CLI's `--help` as a set of flags, and what changed against the pinned
 //! version's help and against the flags cohost's flag table uses. Pure.
 
-use std::collections::BTreeSet;
 use serde::Serialize;
+use std::collections::BTreeSet;
 
 /// The flag a help word starts with: `-p`, `--output-format` (from
 /// `--output-format=<f>` or `--model,`), or `None` for `re-run`, `--`, `-1`.
@@ -135,6 +135,9 @@ mod tests {
         assert_eq!(d.table_missing, ["--output-format"]);
         assert!(d.breaks());
         let no_exec = HELP.replace("exec [args]", "run [args]");
-        assert_eq!(compare_flags(HELP, &no_exec, &needs).table_missing, ["exec"]);
+        assert_eq!(
+            compare_flags(HELP, &no_exec, &needs).table_missing,
+            ["exec"]
+        );
     }
 }

@@ -200,7 +200,13 @@ pub fn render(report: &DriftReport) -> String {
     for c in &report.clis {
         let details = details(c);
         if !details.is_empty() {
-            let _ = write!(out, "\n{} ({}, ran {}):\n{details}", c.cli, c.provider, c.ran.as_deref().unwrap_or("nothing"));
+            let _ = write!(
+                out,
+                "\n{} ({}, ran {}):\n{details}",
+                c.cli,
+                c.provider,
+                c.ran.as_deref().unwrap_or("nothing")
+            );
         }
     }
     let verdict = if report.breaks() {
@@ -228,7 +234,11 @@ fn details(c: &CliReport) -> String {
     }
     let f = &c.flags;
     if !f.table_missing.is_empty() {
-        let _ = writeln!(out, "  ! flags the table uses, gone: {}", list(&f.table_missing));
+        let _ = writeln!(
+            out,
+            "  ! flags the table uses, gone: {}",
+            list(&f.table_missing)
+        );
     }
     if !f.added.is_empty() {
         let _ = writeln!(out, "  flags added: {}", list(&f.added));
@@ -246,9 +256,16 @@ fn details(c: &CliReport) -> String {
         let _ = writeln!(out, "  new event kinds: {}", list(&kinds));
     }
     if !t.kinds_gone.is_empty() {
-        let _ = writeln!(out, "  kinds the goldens have, not seen: {}", list(&t.kinds_gone));
+        let _ = writeln!(
+            out,
+            "  kinds the goldens have, not seen: {}",
+            list(&t.kinds_gone)
+        );
     }
-    for (label, map) in [("fields gone", &t.fields_gone), ("fields new", &t.fields_new)] {
+    for (label, map) in [
+        ("fields gone", &t.fields_gone),
+        ("fields new", &t.fields_new),
+    ] {
         for (kind, fields) in map {
             let _ = writeln!(out, "  {label} on {kind}: {}", list(fields));
         }

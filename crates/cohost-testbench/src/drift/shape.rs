@@ -198,7 +198,9 @@ mod tests {
     #[test]
     fn merge_adds_counts_and_unites_fields() {
         let mut a = Shape::of_transcript(r#"{"type":"a","x":1}"#);
-        a.merge(&Shape::of_transcript("{\"type\":\"a\",\"y\":1}\n{\"type\":\"b\"}"));
+        a.merge(&Shape::of_transcript(
+            "{\"type\":\"a\",\"y\":1}\n{\"type\":\"b\"}",
+        ));
         assert_eq!(a.kinds["a"].count, 2);
         assert_eq!(a.kinds["a"].fields.len(), 3);
         assert_eq!(a.kinds["b"].count, 1);

@@ -53,9 +53,16 @@ fn needs(provider: &str) -> std::collections::BTreeSet<String> {
     }
     let mut templates: Vec<&[&str]> = vec![f.non_interactive];
     templates.extend(
-        [f.resume, f.continue_latest, f.skip_permissions, f.json_output, f.stream_json, f.stream_session]
-            .into_iter()
-            .flatten(),
+        [
+            f.resume,
+            f.continue_latest,
+            f.skip_permissions,
+            f.json_output,
+            f.stream_json,
+            f.stream_session,
+        ]
+        .into_iter()
+        .flatten(),
     );
     templates.extend(singles.iter().map(std::slice::from_ref));
     table_needs(templates)
@@ -70,7 +77,9 @@ async fn help_text(p: &Profile, bin: &Path, path_prefix: Option<&Path>) -> Resul
         if let Some(prefix) = path_prefix {
             cmd.env("PATH", format!("{}:{}", prefix.display(), bench.path_env()));
         }
-        let out = run_with_timeout(cmd, HELP_TIMEOUT).await.map_err(|e| e.to_string())?;
+        let out = run_with_timeout(cmd, HELP_TIMEOUT)
+            .await
+            .map_err(|e| e.to_string())?;
         all.push_str(&out.stdout);
         all.push_str(&out.stderr);
     }
@@ -90,7 +99,12 @@ struct Chosen {
     path_prefix: Option<PathBuf>,
 }
 
-async fn choose(spec: &Spec, cli: AgentCli, plan: &Plan, report: &mut CliReport) -> Result<Chosen, String> {
+async fn choose(
+    spec: &Spec,
+    cli: AgentCli,
+    plan: &Plan,
+    report: &mut CliReport,
+) -> Result<Chosen, String> {
     let pinned_bin = installed_bin(cli);
     let pinned = || {
         pinned_bin.clone().map(|real| Chosen {
@@ -112,11 +126,17 @@ async fn choose(spec: &Spec, cli: AgentCli, plan: &Plan, report: &mut CliReport)
         }
     };
     if wanted == spec.pinned {
-        report.notes.push("the newest release is the pinned version; ran the pinned install".into());
+        report
+            .notes
+            .push("the newest release is the pinned version; ran the pinned install".into());
         return pinned().ok_or_else(missing);
     }
     let dir = plan.scratch.join(format!("install-{}-{wanted}", spec.name));
-    eprintln!("drift: installing {}@{wanted} into {}", spec.name, dir.display());
+    eprintln!(
+        "drift: installing {}@{wanted} into {}",
+        spec.name,
+        dir.display()
+    );
     let real = releases::install(spec, &wanted, &dir, cli.binary()).await?;
     Ok(Chosen {
         real,
@@ -174,11 +194,14 @@ pub async fn check(spec: &Spec, plan: &Plan, registry: &Registry) -> CliReport {
             chosen.version, spec.pinned
         ));
     }
-    let work = plan.scratch.join(format!("run-{}-{}", spec.name, chosen.version));
+    let work = plan
+        .scratch
+        .join(format!("run-{}-{}", spec.name, chosen.version));
     let wrapper = match wrapper::write(
         &work.join("wrap"),
         &chosen.real,
-        mask.as_ref().map(|_| (chosen.version.as_str(), spec.pinned.as_str())),
+        mask.as_ref()
+            .map(|_| (chosen.version.as_str(), spec.pinned.as_str())),
     ) {
         Ok(w) => w,
         Err(e) => {
@@ -201,7 +224,10 @@ pub async fn check(spec: &Spec, plan: &Plan, registry: &Registry) -> CliReport {
         for s in &plan.scenarios {
             eprintln!("drift: {} {}: {s}…", spec.name, chosen.version);
             let r = scenarios::run(&ctx, s, &transcript_of(s)).await;
-            eprintln!("drift: {} {}: {s}: {:?} ({:.0} s) {}", spec.name, chosen.version, r.status, r.seconds, r.detail);
+            eprintln!(
+                "drift: {} {}: {s}: {:?} ({:.0} s) {}",
+                spec.name, chosen.version, r.status, r.seconds, r.detail
+            );
             if let Ok(mut v) = results.lock() {
                 v.push(r);
             }
@@ -230,25 +256,40 @@ pub async fn check(spec: &Spec, plan: &Plan, registry: &Registry) -> CliReport {
     let transcripts: Vec<(String, String)> = plan
         .scenarios
         .iter()
-        .filter_map(|s| std::fs::read_to_string(transcript_of(s)).ok().map(|t| (s.clone(), t)))
+        .filter_map(|s| {
+            std::fs::read_to_string(transcript_of(s))
+                .ok()
+                .map(|t| (s.clone(), t))
+        })
         .collect();
     let new_help = help_text(&p, &chosen.real, chosen.path_prefix.as_deref())
         .await
         .unwrap_or_else(|e| {
-            report.notes.push(format!("--help of the release under test: {e}"));
+            report
+                .notes
+                .push(format!("--help of the release under test: {e}"));
             String::new()
         });
     let pinned_help = match (chosen.path_prefix.is_some(), installed_bin(cli)) {
         (false, _) => new_help.clone(),
         (true, Some(bin)) => help_text(&p, &bin, None).await.unwrap_or_default(),
         (true, None) => {
-            report.notes.push("pinned version not installed: flags compared with nothing".into());
+            report
+                .notes
+                .push("pinned version not installed: flags compared with nothing".into());
             String::new()
         }
     };
-    let dir = golden::golden_dir(&golden::fixtures_root(), &spec.name, &spec.pinned, cli.is_acp_bridge());
+    let dir = golden::golden_dir(
+        &golden::fixtures_root(),
+        &spec.name,
+        &spec.pinned,
+        cli.is_acp_bridge(),
+    );
     let goldens = drift::load_goldens(&dir).unwrap_or_else(|e| {
-        report.notes.push(format!("cannot read goldens in {}: {e}", dir.display()));
+        report
+            .notes
+            .push(format!("cannot read goldens in {}: {e}", dir.display()));
         Vec::new()
     });
     let observed = Observed {

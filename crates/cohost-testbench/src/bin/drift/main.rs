@@ -73,7 +73,10 @@ async fn main() {
         args.scenarios.clone()
     };
     if let Some(bad) = scenarios.iter().find(|s| !SCENARIOS.contains(&s.as_str())) {
-        usage_error(&format!("unknown scenario {bad}; expected one of {}", SCENARIOS.join(", ")));
+        usage_error(&format!(
+            "unknown scenario {bad}; expected one of {}",
+            SCENARIOS.join(", ")
+        ));
     }
     let specs = match releases::specs().await {
         Ok(s) => s,
@@ -82,7 +85,10 @@ async fn main() {
     for name in args.only.iter().chain(at.iter().map(|(n, _)| n)) {
         if !specs.iter().any(|s| &s.name == name) {
             let names: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
-            usage_error(&format!("unknown CLI {name}; expected one of {}", names.join(", ")));
+            usage_error(&format!(
+                "unknown CLI {name}; expected one of {}",
+                names.join(", ")
+            ));
         }
     }
     let scratch = match tempfile::Builder::new().prefix("cohost-drift-").tempdir() {
@@ -106,7 +112,10 @@ async fn main() {
         clis: Vec::new(),
     };
     // One CLI at a time: they are heavy and the machine is shared.
-    for spec in specs.iter().filter(|s| args.only.is_empty() || args.only.contains(&s.name)) {
+    for spec in specs
+        .iter()
+        .filter(|s| args.only.is_empty() || args.only.contains(&s.name))
+    {
         report.clis.push(check::check(spec, &plan, &registry).await);
     }
     if args.json {

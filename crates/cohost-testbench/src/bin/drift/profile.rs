@@ -88,7 +88,11 @@ pub fn profile(cli: AgentCli) -> Profile {
         AgentCli::Codex => Profile {
             cli,
             provider: "codex",
-            help: &[&["--help"], &["exec", "--help"], &["exec", "resume", "--help"]],
+            help: &[
+                &["--help"],
+                &["exec", "--help"],
+                &["exec", "resume", "--help"],
+            ],
             ..BASE
         },
         AgentCli::Gemini => Profile {

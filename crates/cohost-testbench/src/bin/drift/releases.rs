@@ -51,13 +51,19 @@ async fn output(mut cmd: Command, limit: Duration, what: &str) -> Result<String,
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true);
-    let child = cmd.spawn().map_err(|e| format!("{what}: could not start: {e}"))?;
+    let child = cmd
+        .spawn()
+        .map_err(|e| format!("{what}: could not start: {e}"))?;
     match tokio::time::timeout(limit, child.wait_with_output()).await {
         Err(_) => Err(format!("{what}: no answer within {} s", limit.as_secs())),
         Ok(Err(e)) => Err(format!("{what}: {e}")),
         Ok(Ok(out)) if !out.status.success() => {
             let err = String::from_utf8_lossy(&out.stderr);
-            let last = err.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("");
+            let last = err
+                .lines()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("");
             Err(format!("{what}: exit {}: {last}", out.status))
         }
         Ok(Ok(out)) => Ok(String::from_utf8_lossy(&out.stdout).into_owned()),
@@ -67,7 +73,8 @@ async fn output(mut cmd: Command, limit: Duration, what: &str) -> Result<String,
 /// The pinned CLIs.
 pub async fn specs() -> Result<Vec<Spec>, String> {
     let mut cmd = Command::new("bash");
-    cmd.arg(agents_scripts().join("install.sh")).arg("--list-specs");
+    cmd.arg(agents_scripts().join("install.sh"))
+        .arg("--list-specs");
     let text = output(cmd, LOOKUP_TIMEOUT, "install.sh --list-specs").await?;
     Ok(parse_specs(&text))
 }
@@ -85,8 +92,14 @@ pub async fn newest(spec: &Spec) -> Result<String, String> {
     let text = if spec.kind == "pypi" {
         let python = std::env::var("COHOST_PYTHON").unwrap_or_else(|_| "python3".into());
         let mut cmd = Command::new(python);
-        cmd.args(["-m", "pip", "index", "versions", "--disable-pip-version-check"])
-            .arg(&spec.package);
+        cmd.args([
+            "-m",
+            "pip",
+            "index",
+            "versions",
+            "--disable-pip-version-check",
+        ])
+        .arg(&spec.package);
         let out = output(cmd, LOOKUP_TIMEOUT, &what).await?;
         return parse_pip_index(&out, &spec.package)
             .ok_or_else(|| format!("{what}: pip printed no version"));
@@ -104,7 +117,12 @@ pub async fn newest(spec: &Spec) -> Result<String, String> {
 
 /// Installs `spec.name` at `version` into `dir` (a scratch dir); returns the
 /// launcher `dir/bin/<cmd>`. The install log goes to `dir/install.log`.
-pub async fn install(spec: &Spec, version: &str, dir: &Path, cmd_name: &str) -> Result<PathBuf, String> {
+pub async fn install(
+    spec: &Spec,
+    version: &str,
+    dir: &Path,
+    cmd_name: &str,
+) -> Result<PathBuf, String> {
     let mut cmd = Command::new("nice");
     cmd.args(["-n", "10", "bash"])
         .arg(agents_scripts().join("install-version.sh"))
@@ -127,12 +145,18 @@ mod tests {
 
     #[test]
     fn specs_and_pip_output_parse() {
-        let s = parse_specs("claude npm @anthropic-ai/claude-code CLAUDE_CODE_VERSION 2.1.332\nbad line\n");
+        let s = parse_specs(
+            "claude npm @anthropic-ai/claude-code CLAUDE_CODE_VERSION 2.1.332\nbad line\n",
+        );
         assert_eq!(s.len(), 1);
         assert_eq!(s[0].package, "@anthropic-ai/claude-code");
         assert_eq!(s[0].pinned, "2.1.332");
-        let pip = "WARNING: experimental\naider-chat (0.86.2)\nAvailable versions: 0.86.2, 0.86.1\n";
-        assert_eq!(parse_pip_index(pip, "aider-chat").as_deref(), Some("0.86.2"));
+        let pip =
+            "WARNING: experimental\naider-chat (0.86.2)\nAvailable versions: 0.86.2, 0.86.1\n";
+        assert_eq!(
+            parse_pip_index(pip, "aider-chat").as_deref(),
+            Some("0.86.2")
+        );
         assert_eq!(parse_pip_index("nothing", "aider-chat"), None);
     }
 }

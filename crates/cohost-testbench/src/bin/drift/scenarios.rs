@@ -82,11 +82,18 @@ async fn world(ctx: &Ctx<'_>, approval: ApprovalMode, transcript: &Path) -> Resu
     })
 }
 
-async fn session(ctx: &Ctx<'_>, config: AdapterConfig, policy: Policy) -> Result<HostSession, String> {
+async fn session(
+    ctx: &Ctx<'_>,
+    config: AdapterConfig,
+    policy: Policy,
+) -> Result<HostSession, String> {
     let factory = ctx.registry.get(ctx.profile.provider).map_err(str_err)?;
     let mut s = HostSession::new(factory, config, Arc::new(policy), SessionOptions::default());
     match tokio::time::timeout(START_LIMIT, s.start()).await {
-        Err(_) => Err(format!("session did not start within {} s", START_LIMIT.as_secs())),
+        Err(_) => Err(format!(
+            "session did not start within {} s",
+            START_LIMIT.as_secs()
+        )),
         Ok(Err(e)) => Err(format!("session start: {e}")),
         Ok(Ok(())) => Ok(s),
     }
@@ -160,7 +167,12 @@ async fn text_turn(ctx: &Ctx<'_>, t: &Path) -> Check {
         return Err(format!("unexpected answer {answer:?}"));
     }
     finish(s, &w.bench).await?;
-    Ok(format!("{} chunks", ev.iter().filter(|e| matches!(e.body, EventBody::StreamChunk { .. })).count()))
+    Ok(format!(
+        "{} chunks",
+        ev.iter()
+            .filter(|e| matches!(e.body, EventBody::StreamChunk { .. }))
+            .count()
+    ))
 }
 
 fn tool_prompt(ctx: &Ctx<'_>, cwd: &Path) -> String {
@@ -187,7 +199,9 @@ async fn tool(ctx: &Ctx<'_>, t: &Path, allow: bool) -> Check {
     let ran = w.bench.cwd().join(TOOL_FILE).exists();
     let asked = approvals(&ev);
     if ran != allow {
-        return Err(format!("tool ran: {ran}, expected {allow} ({asked} approvals asked)"));
+        return Err(format!(
+            "tool ran: {ran}, expected {allow} ({asked} approvals asked)"
+        ));
     }
     if blocking && asked == 0 {
         return Err("the CLI ran without asking cohost for approval".into());
@@ -209,7 +223,11 @@ async fn interrupt(ctx: &Ctx<'_>, t: &Path) -> Check {
             let wanted = marker.clone();
             let watcher = tokio::spawn(async move {
                 loop {
-                    let seen = bench.fake().requests().iter().any(|r| r.body.to_string().contains(&wanted));
+                    let seen = bench
+                        .fake()
+                        .requests()
+                        .iter()
+                        .any(|r| r.body.to_string().contains(&wanted));
                     if seen {
                         // Let the agent start reading the (stalled) stream.
                         tokio::time::sleep(Duration::from_millis(300)).await;
@@ -228,7 +246,9 @@ async fn interrupt(ctx: &Ctx<'_>, t: &Path) -> Check {
     let chunk_press = matches!(ctx.profile.interrupt, Interrupt::Chunk);
     let p = pressed.clone();
     let mut sink = move |e: Event| {
-        if chunk_press && matches!(e.body, EventBody::StreamChunk { chunk_index, .. } if chunk_index >= 1) {
+        if chunk_press
+            && matches!(e.body, EventBody::StreamChunk { chunk_index, .. } if chunk_index >= 1)
+        {
             if let Ok(mut at) = p.lock() {
                 if at.is_none() {
                     *at = Some(Instant::now());
@@ -237,24 +257,43 @@ async fn interrupt(ctx: &Ctx<'_>, t: &Path) -> Check {
             }
         }
     };
-    let out = tokio::time::timeout(TURN_LIMIT, s.prompt(PromptInput::text(&prompt), &mut sink)).await;
+    let out =
+        tokio::time::timeout(TURN_LIMIT, s.prompt(PromptInput::text(&prompt), &mut sink)).await;
     let ended = Instant::now();
     if let Some(w) = watcher {
         w.abort();
     }
-    let out = out.map_err(|_| format!("the interrupted turn did not end within {} s", TURN_LIMIT.as_secs()))?;
-    let at = pressed.lock().ok().and_then(|p| *p).ok_or("the interrupt was never pressed (no chunk / no request)")?;
+    let out = out.map_err(|_| {
+        format!(
+            "the interrupted turn did not end within {} s",
+            TURN_LIMIT.as_secs()
+        )
+    })?;
+    let at = pressed
+        .lock()
+        .ok()
+        .and_then(|p| *p)
+        .ok_or("the interrupt was never pressed (no chunk / no request)")?;
     let took = ended.saturating_duration_since(at);
     if out.reason != EndReason::Interrupted {
-        return Err(format!("ended {:?}, not interrupted ({took:?} after the press)", out.reason));
+        return Err(format!(
+            "ended {:?}, not interrupted ({took:?} after the press)",
+            out.reason
+        ));
     }
     let (next, ev) = turn(&mut s, "say hello again").await?;
     completed("the prompt after the interrupt", &next)?;
     if !text(&ev).contains("say hello again") {
-        return Err(format!("after the interrupt: unexpected answer {:?}", text(&ev)));
+        return Err(format!(
+            "after the interrupt: unexpected answer {:?}",
+            text(&ev)
+        ));
     }
     finish(s, &w.bench).await?;
-    Ok(format!("stream_end {} ms after the interrupt", took.as_millis()))
+    Ok(format!(
+        "stream_end {} ms after the interrupt",
+        took.as_millis()
+    ))
 }
 
 async fn resume(ctx: &Ctx<'_>, t: &Path) -> Check {
@@ -265,7 +304,10 @@ async fn resume(ctx: &Ctx<'_>, t: &Path) -> Check {
     let how = match ctx.profile.resume {
         Resume::FollowUp => "follow-up in the same session",
         Resume::NewSession => {
-            let id = s.native_session_id().map(str::to_string).ok_or("no native session id to resume")?;
+            let id = s
+                .native_session_id()
+                .map(str::to_string)
+                .ok_or("no native session id to resume")?;
             finish(s, &w.bench).await?;
             let mut cfg = w.config.clone();
             cfg.resume = Some(id);
@@ -292,7 +334,10 @@ async fn provider_error(ctx: &Ctx<'_>, t: &Path) -> Check {
     let (out, _) = turn(&mut s, "x [[scenario:401]]").await?;
     let code = out.error.as_ref().map(|e| e.code);
     if out.reason != EndReason::Error || code != Some(ErrorCode::AuthRequired) {
-        return Err(format!("a 401 ended {:?} with {code:?}, expected AUTH_REQUIRED", out.reason));
+        return Err(format!(
+            "a 401 ended {:?} with {code:?}, expected AUTH_REQUIRED",
+            out.reason
+        ));
     }
     finish(s, &w.bench).await?;
     Ok("401 -> AUTH_REQUIRED".into())
@@ -301,9 +346,9 @@ async fn provider_error(ctx: &Ctx<'_>, t: &Path) -> Check {
 /// Why `scenario` does not apply to this CLI, if it does not.
 pub fn not_applicable(p: &Profile, scenario: &str) -> Option<&'static str> {
     match scenario {
-        "tool_deny" | "tool_allow" if p.tools == Tools::None => {
-            Some("no tool approvals (README matrix: aider edits are not tool calls cohost can gate)")
-        }
+        "tool_deny" | "tool_allow" if p.tools == Tools::None => Some(
+            "no tool approvals (README matrix: aider edits are not tool calls cohost can gate)",
+        ),
         _ => None,
     }
 }
