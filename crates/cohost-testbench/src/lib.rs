@@ -29,6 +29,7 @@ mod bench;
 mod cli;
 pub mod config;
 pub mod drift;
+pub mod events;
 mod install;
 mod netwatch;
 mod process;

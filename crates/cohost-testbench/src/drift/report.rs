@@ -168,7 +168,8 @@ pub fn render(report: &DriftReport) -> String {
             let mut r = vec![
                 c.cli.clone(),
                 c.pinned.clone(),
-                c.newest.clone().unwrap_or_else(|| "?".into()),
+                // `-`: not looked up (`--pinned`, `--at`, or the registry failed).
+                c.newest.clone().unwrap_or_else(|| "-".into()),
             ];
             r.extend(SCENARIOS.iter().map(|s| c.status(s).cell().to_string()));
             let unknown: usize = c.transcript.unknown_kinds.values().sum();

@@ -12,6 +12,7 @@ use cohost_core::{
     PromptInput, Registry, SessionOptions, TurnOutcome,
 };
 use cohost_testbench::drift::{ScenarioResult, Status};
+use cohost_testbench::events::{answer_text as text, approvals_asked as approvals, chunk_count};
 use cohost_testbench::{leftover_processes, Bench, FakeLlmConfig};
 
 use crate::profile::{Interrupt, Profile, Resume, Tools};
@@ -114,21 +115,6 @@ async fn turn(s: &mut HostSession, prompt: &str) -> Result<(TurnOutcome, Vec<Eve
     Ok((out, ev))
 }
 
-fn text(ev: &[Event]) -> String {
-    ev.iter()
-        .filter_map(|e| match &e.body {
-            EventBody::StreamChunk { delta, .. } => Some(delta.as_str()),
-            _ => None,
-        })
-        .collect()
-}
-
-fn approvals(ev: &[Event]) -> usize {
-    ev.iter()
-        .filter(|e| matches!(e.body, EventBody::ToolApprovalRequested { .. }))
-        .count()
-}
-
 fn completed(what: &str, out: &TurnOutcome) -> Result<(), String> {
     if out.reason == EndReason::Completed {
         return Ok(());
@@ -167,12 +153,7 @@ async fn text_turn(ctx: &Ctx<'_>, t: &Path) -> Check {
         return Err(format!("unexpected answer {answer:?}"));
     }
     finish(s, &w.bench).await?;
-    Ok(format!(
-        "{} chunks",
-        ev.iter()
-            .filter(|e| matches!(e.body, EventBody::StreamChunk { .. }))
-            .count()
-    ))
+    Ok(format!("{} chunks", chunk_count(&ev)))
 }
 
 fn tool_prompt(ctx: &Ctx<'_>, cwd: &Path) -> String {
