@@ -209,3 +209,42 @@ fn the_real_goldens_read_cleanly_and_agree_with_themselves() {
         assert!(r.transcript.is_empty(), "{agent}: {:#?}", r.transcript);
     }
 }
+
+#[test]
+fn a_baseline_hides_what_the_pinned_run_shows_too_and_survives_json() {
+    let mut newer = DriftReport {
+        mode: "newest".into(),
+        clis: vec![report_for("newer", "help-1.1.0.txt", "1.1.0", Status::Pass)],
+    };
+    // The pinned run of the same harness already lacks the old tool fields
+    // (a capture difference), but has no banner and no cache_read.
+    let mut pinned = report_for("pinned", "help-1.0.0.txt", "1.0.0", Status::Pass);
+    pinned.transcript.fields_gone.insert(
+        "control_request".into(),
+        vec![
+            "request.input".into(),
+            "request.input.command".into(),
+            "request.tool_name".into(),
+        ],
+    );
+    let base = DriftReport {
+        mode: "pinned".into(),
+        clis: vec![pinned],
+    };
+    let base: DriftReport = serde_json::from_str(&base.to_json()).unwrap();
+    let before = newer.clis[0].transcript.len();
+    newer.apply_baseline(&base);
+    let t = &newer.clis[0].transcript;
+    assert!(t.fields_gone.is_empty(), "{t:#?}");
+    assert_eq!(t.unknown_kinds.get("system/banner"), Some(&1));
+    assert_eq!(t.fields_new["result/success"], ["usage.cache_read"]);
+    assert_eq!(before - t.len(), 3);
+    assert!(
+        newer.clis[0]
+            .notes
+            .iter()
+            .any(|n| n.starts_with("3 transcript difference(s)")),
+        "{:?}",
+        newer.clis[0].notes
+    );
+}

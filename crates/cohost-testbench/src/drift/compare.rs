@@ -2,12 +2,12 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::shape::Shape;
 
 /// How one transcript (or several, merged) differs from the goldens.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TranscriptDiff {
     /// Kinds no golden of the pinned version has, with how often they came.
     /// Drivers read them as "unknown" (counted, ignored): new behaviour.
@@ -38,6 +38,50 @@ impl TranscriptDiff {
                 entry.dedup();
             }
         }
+    }
+
+    /// What is left of `self` once everything `base` also shows is taken
+    /// out: `base` is the pinned version's own drift run, so what remains is
+    /// what the release changed, not how the goldens' capture harnesses
+    /// differ from the drift scenarios.
+    pub fn minus(&self, base: &TranscriptDiff) -> TranscriptDiff {
+        let fields = |mine: &BTreeMap<String, Vec<String>>,
+                      theirs: &BTreeMap<String, Vec<String>>| {
+            mine.iter()
+                .filter_map(|(kind, fs)| {
+                    let left: Vec<String> = fs
+                        .iter()
+                        .filter(|f| !theirs.get(kind).is_some_and(|t| t.contains(f)))
+                        .cloned()
+                        .collect();
+                    (!left.is_empty()).then(|| (kind.clone(), left))
+                })
+                .collect()
+        };
+        TranscriptDiff {
+            unknown_kinds: self
+                .unknown_kinds
+                .iter()
+                .filter(|(k, _)| !base.unknown_kinds.contains_key(*k))
+                .map(|(k, n)| (k.clone(), *n))
+                .collect(),
+            kinds_gone: self
+                .kinds_gone
+                .iter()
+                .filter(|k| !base.kinds_gone.contains(k))
+                .cloned()
+                .collect(),
+            fields_gone: fields(&self.fields_gone, &base.fields_gone),
+            fields_new: fields(&self.fields_new, &base.fields_new),
+        }
+    }
+
+    /// How many entries (kinds, gone kinds, fields) the diff lists.
+    pub fn len(&self) -> usize {
+        self.unknown_kinds.len()
+            + self.kinds_gone.len()
+            + self.fields_gone.values().map(Vec::len).sum::<usize>()
+            + self.fields_new.values().map(Vec::len).sum::<usize>()
     }
 
     /// Whether nothing differs.

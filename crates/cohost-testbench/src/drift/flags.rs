@@ -1,7 +1,7 @@
 //! A CLI's `--help` as a set of flags, and what changed against the pinned
 //! version's help and against the flags cohost's flag table uses. Pure.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
 /// The flag a help word starts with: `-p`, `--output-format` (from
@@ -50,7 +50,7 @@ where
 }
 
 /// How a release's flags differ.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FlagDiff {
     /// In the new help, not in the pinned one.
     pub added: Vec<String>,

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::compare::TranscriptDiff;
 use super::flags::FlagDiff;
@@ -22,7 +22,7 @@ pub const SCENARIOS: [&str; 6] = [
 const HEADERS: [&str; 6] = ["text", "deny", "allow", "intr", "resume", "error"];
 
 /// How one scenario went.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     /// It did what cohost promises.
@@ -47,7 +47,7 @@ impl Status {
 }
 
 /// One scenario's result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ScenarioResult {
     /// One of [`SCENARIOS`].
     pub scenario: String,
@@ -60,7 +60,7 @@ pub struct ScenarioResult {
 }
 
 /// Everything drift found about one CLI.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CliReport {
     /// Agent name as in `install.sh --list` (`claude`, `codex-acp`).
     pub cli: String,
@@ -119,7 +119,7 @@ impl CliReport {
 }
 
 /// The whole run.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DriftReport {
     /// `pinned` or `newest`.
     pub mode: String,
@@ -131,6 +131,27 @@ impl DriftReport {
     /// Whether any CLI breaks (the drift command then exits non-zero).
     pub fn breaks(&self) -> bool {
         self.clis.iter().any(CliReport::breaks)
+    }
+
+    /// Takes out of every CLI's transcript diff what the baseline (a
+    /// `--pinned --json` run) shows for the same CLI, and says how much.
+    pub fn apply_baseline(&mut self, base: &DriftReport) {
+        for c in &mut self.clis {
+            let Some(b) = base.clis.iter().find(|b| b.cli == c.cli) else {
+                c.notes
+                    .push("not in the baseline: differences not filtered".into());
+                continue;
+            };
+            let kept = c.transcript.minus(&b.transcript);
+            let hidden = c.transcript.len().saturating_sub(kept.len());
+            if hidden > 0 {
+                c.notes.push(format!(
+                    "{hidden} transcript difference(s) the pinned {} run shows too are hidden (baseline)",
+                    b.ran.as_deref().unwrap_or(&b.pinned)
+                ));
+            }
+            c.transcript = kept;
+        }
     }
 
     /// Pretty JSON for machines.

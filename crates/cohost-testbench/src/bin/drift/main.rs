@@ -7,6 +7,7 @@
 //!
 //! ```text
 //! cargo run -p cohost-testbench --bin drift [-- --pinned | --only NAME | --json | --timeout-secs N]
+//!     [--at NAME=VERSION] [--scenarios LIST] [--baseline PINNED.json] [--json-out FILE] [--save DIR]
 //! ```
 //!
 //! Exit status: 0 all green, 1 a release breaks something, 2 bad usage.
@@ -37,6 +38,9 @@ struct Args {
     /// Print the report as JSON.
     #[arg(long)]
     json: bool,
+    /// Also write the JSON report to FILE (the table still goes to stdout).
+    #[arg(long, value_name = "FILE")]
+    json_out: Option<PathBuf>,
     /// Time bound per CLI, in seconds.
     #[arg(long, default_value_t = 900)]
     timeout_secs: u64,
@@ -46,6 +50,10 @@ struct Args {
     /// Only these scenarios (default: all six).
     #[arg(long, value_delimiter = ',')]
     scenarios: Vec<String>,
+    /// Hide transcript differences this earlier `--pinned --json` report
+    /// shows too (how the goldens' capture differs from the drift scenarios).
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<PathBuf>,
     /// Keep the captured transcripts as DIR/<cli>/<version>/<scenario>.jsonl.
     #[arg(long, value_name = "DIR")]
     save: Option<PathBuf>,
@@ -78,6 +86,16 @@ async fn main() {
             SCENARIOS.join(", ")
         ));
     }
+    let baseline: Option<DriftReport> = args.baseline.as_ref().map(|path| {
+        let text = std::fs::read_to_string(path)
+            .unwrap_or_else(|e| usage_error(&format!("--baseline {}: {e}", path.display())));
+        serde_json::from_str(&text).unwrap_or_else(|e| {
+            usage_error(&format!(
+                "--baseline {}: not a drift --json report: {e}",
+                path.display()
+            ))
+        })
+    });
     let specs = match releases::specs().await {
         Ok(s) => s,
         Err(e) => usage_error(&e),
@@ -117,6 +135,14 @@ async fn main() {
         .filter(|s| args.only.is_empty() || args.only.contains(&s.name))
     {
         report.clis.push(check::check(spec, &plan, &registry).await);
+    }
+    if let Some(base) = &baseline {
+        report.apply_baseline(base);
+    }
+    if let Some(path) = &args.json_out {
+        if let Err(e) = std::fs::write(path, report.to_json() + "\n") {
+            eprintln!("drift: cannot write {}: {e}", path.display());
+        }
     }
     if args.json {
         println!("{}", report.to_json());
