@@ -248,3 +248,23 @@ fn a_baseline_hides_what_the_pinned_run_shows_too_and_survives_json() {
         newer.clis[0].notes
     );
 }
+
+#[test]
+fn the_newest_column_says_what_ran_when_nothing_was_looked_up() {
+    let mut at = report_for("pinned", "help-1.0.0.txt", "0.9.0", Status::Pass);
+    at.newest = None;
+    let mut pinned = report_for("pinned", "help-1.0.0.txt", "1.0.0", Status::Pass);
+    pinned.newest = None;
+    let text = render(&DriftReport {
+        mode: "newest".into(),
+        clis: vec![at, pinned],
+    });
+    assert!(
+        text.contains("| democli | 1.0.0  | 0.9.0 (--at) |"),
+        "{text}"
+    );
+    assert!(
+        text.contains("| democli | 1.0.0  | -            |"),
+        "{text}"
+    );
+}

@@ -160,6 +160,16 @@ impl DriftReport {
     }
 }
 
+/// The newest release; for `--at` the version that ran instead; `-` when
+/// not looked up (`--pinned`, or the registry failed: see the errors).
+fn newest_cell(c: &CliReport) -> String {
+    match (&c.newest, &c.ran) {
+        (Some(n), _) => n.clone(),
+        (None, Some(ran)) if *ran != c.pinned => format!("{ran} (--at)"),
+        _ => "-".into(),
+    }
+}
+
 fn flag_cell(f: &FlagDiff) -> String {
     let mut cell = format!("+{} -{}", f.added.len(), f.removed.len());
     if !f.table_missing.is_empty() {
@@ -186,12 +196,7 @@ pub fn render(report: &DriftReport) -> String {
         .clis
         .iter()
         .map(|c| {
-            let mut r = vec![
-                c.cli.clone(),
-                c.pinned.clone(),
-                // `-`: not looked up (`--pinned`, `--at`, or the registry failed).
-                c.newest.clone().unwrap_or_else(|| "-".into()),
-            ];
+            let mut r = vec![c.cli.clone(), c.pinned.clone(), newest_cell(c)];
             r.extend(SCENARIOS.iter().map(|s| c.status(s).cell().to_string()));
             let unknown: usize = c.transcript.unknown_kinds.values().sum();
             r.push(format!(

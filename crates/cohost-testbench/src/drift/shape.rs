@@ -117,6 +117,21 @@ pub fn kind_of(v: &Value) -> String {
     "(object)".to_string()
 }
 
+/// An object key as it appears in a field path: keys that are data, not
+/// names (a model name such as `gemini-3.5-flash`, a uuid, a path) become
+/// `*`, so a CLI that reports another model does not look like a new field.
+fn path_key(key: &str) -> &str {
+    let data = key.is_empty()
+        || key
+            .chars()
+            .any(|c| c.is_ascii_digit() || matches!(c, '.' | '/' | ':' | ' ' | '@'));
+    if data {
+        "*"
+    } else {
+        key
+    }
+}
+
 fn collect_fields(v: &Value, prefix: &str, depth: usize, out: &mut BTreeSet<String>) {
     if depth >= MAX_DEPTH {
         return;
@@ -124,8 +139,9 @@ fn collect_fields(v: &Value, prefix: &str, depth: usize, out: &mut BTreeSet<Stri
     match v {
         Value::Object(map) => {
             for (k, child) in map {
+                let k = path_key(k);
                 let path = if prefix.is_empty() {
-                    k.clone()
+                    k.to_string()
                 } else {
                     format!("{prefix}.{k}")
                 };
@@ -193,6 +209,19 @@ mod tests {
         let s = Shape::of_transcript(r#"{"type":"a","xs":[{"k":1},{"j":{"deep":{"deeper":1}}}]}"#);
         let f: Vec<&String> = s.kinds["a"].fields.iter().collect();
         assert_eq!(f, ["type", "xs", "xs[].j", "xs[].j.deep", "xs[].k"]);
+    }
+
+    #[test]
+    fn keys_that_are_data_collapse_to_a_star() {
+        let a = Shape::of_transcript(
+            r#"{"type":"result","stats":{"models":{"gemini-3.5-flash":{"n":1}}},"input_tokens":1}"#,
+        );
+        let b = Shape::of_transcript(
+            r#"{"type":"result","stats":{"models":{"gemini-3.1-pro":{"n":2}}},"input_tokens":2}"#,
+        );
+        assert_eq!(a, b);
+        assert!(a.kinds["result"].fields.contains("stats.models.*"));
+        assert!(a.kinds["result"].fields.contains("input_tokens"));
     }
 
     #[test]
