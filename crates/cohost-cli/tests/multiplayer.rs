@@ -76,7 +76,13 @@ async fn co_driver_suggests_host_runs_everyone_sees_every_chunk() {
     session.start().await.unwrap();
     let (notice_tx, mut notices) = mpsc::unbounded_channel();
     let (input_tx, input_rx) = mpsc::unbounded_channel();
-    let bridge = HostBridge::new(session, host_client, SuggestionPolicy::Ask, None, notice_tx);
+    let bridge = HostBridge::new(
+        session.into(),
+        host_client,
+        SuggestionPolicy::Ask,
+        None,
+        notice_tx,
+    );
     let host = tokio::spawn(bridge.run(input_rx));
 
     // The viewer may not suggest: the relay refuses it and the host never hears of it.

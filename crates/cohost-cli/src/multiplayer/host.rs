@@ -8,8 +8,9 @@ use std::sync::{Arc, Mutex};
 
 use cohost_core::{
     ApprovalContext, Decision, DecisionOrigin, DecisionSource, EndReason, Event, EventBody,
-    HostSession, PromptInput,
+    PromptInput,
 };
+use cohost_host::OpenSession;
 use cohost_protocol::{Frame, FrameType};
 use cohost_relay::{ClientEvent, RelayClient};
 use futures::future::BoxFuture;
@@ -143,9 +144,9 @@ fn json<T: serde::Serialize>(v: &T) -> Vec<u8> {
     serde_json::to_vec(v).unwrap_or_default()
 }
 
-/// Drives a [`HostSession`] for a room.
+/// Drives an [`OpenSession`] for a room.
 pub struct HostBridge {
-    session: HostSession,
+    session: OpenSession,
     client: RelayClient,
     policy: SuggestionPolicy,
     approvals: Option<HostApprovals>,
@@ -160,7 +161,7 @@ impl HostBridge {
     /// [`HostApprovals`] the session decides with, if any, so approval
     /// requests reach the notices.
     pub fn new(
-        session: HostSession,
+        session: OpenSession,
         client: RelayClient,
         policy: SuggestionPolicy,
         approvals: Option<HostApprovals>,
@@ -186,7 +187,7 @@ impl HostBridge {
     }
 
     /// Run until `Quit`, the inputs close, or the room closes. Returns the session.
-    pub async fn run(mut self, mut inputs: mpsc::UnboundedReceiver<HostInput>) -> HostSession {
+    pub async fn run(mut self, mut inputs: mpsc::UnboundedReceiver<HostInput>) -> OpenSession {
         while !self.quit {
             if let Some((text, origin, correlation)) = self.queue.pop_front() {
                 self.run_turn(text, origin, correlation, &mut inputs).await;

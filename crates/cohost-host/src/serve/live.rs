@@ -4,15 +4,14 @@
 
 use cohost_core::approval::{ApprovalContext, Decision, DecisionSource};
 use cohost_core::{
-    AdapterConfig, ApprovalOption, CohostError, DecisionOrigin, ErrorCode, Event, HostSession,
-    PromptInput, SessionControl, SessionOptions,
+    ApprovalOption, CohostError, DecisionOrigin, ErrorCode, Event, PromptInput, SessionControl,
 };
 use futures::future::BoxFuture;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use tokio::sync::{broadcast, mpsc, oneshot};
 
-use crate::store::{SessionRecord, SessionStore};
+use crate::session::OpenSession;
 
 /// Events kept for late subscribers.
 const REPLAY_LIMIT: usize = 10_000;
@@ -77,30 +76,19 @@ pub struct LiveSession {
 }
 
 impl LiveSession {
-    /// Start the adapter and the task that runs prompts one at a time.
+    /// Start a prepared session and the task that runs its prompts one at
+    /// a time (the setup service keeps its record).
     pub async fn start(
-        id: String,
-        factory: Arc<dyn cohost_core::AdapterFactory>,
-        config: AdapterConfig,
-        store: SessionStore,
+        mut session: OpenSession,
+        decisions: ApiDecisions,
     ) -> Result<Arc<LiveSession>, CohostError> {
-        let decisions = ApiDecisions::default();
-        let provider = factory.descriptor().id;
-        let mut session = HostSession::new(
-            factory,
-            config.clone(),
-            Arc::new(decisions.clone()),
-            SessionOptions::default(),
-        );
         session.start().await?;
-        let mut rec = SessionRecord::new(&id, &provider, &config.cwd);
-        rec.model = config.model.clone();
-        rec.native_session_id = session.native_session_id().map(str::to_string);
-        store.upsert(rec)?;
+        let id = session.record_id().unwrap_or_default().to_string();
+        let provider = session.descriptor().id.clone();
         let (prompts, mut rx) = mpsc::channel::<String>(16);
         let (events, _) = broadcast::channel(1024);
         let live = Arc::new(LiveSession {
-            id: id.clone(),
+            id,
             provider,
             prompts,
             control: session.control(),
@@ -114,16 +102,6 @@ impl LiveSession {
                 let Some(live) = weak.upgrade() else { break };
                 let mut sink = |ev: Event| live.publish(ev);
                 session.prompt(PromptInput::text(text), &mut sink).await;
-                let native = session.native_session_id().map(str::to_string);
-                let stored = store.update(&live.id, |r| {
-                    r.watermark += 1;
-                    if native.is_some() {
-                        r.native_session_id = native.clone();
-                    }
-                });
-                if let Err(e) = stored {
-                    tracing::warn!(session = %live.id, error = %e, "could not update the session store");
-                }
             }
             // Best effort on shutdown: the process group is killed either way.
             let _ = session.terminate().await;

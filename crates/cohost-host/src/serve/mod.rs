@@ -18,7 +18,7 @@ use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, post};
 use axum::{Json, Router};
-use cohost_core::{AdapterConfig, ApprovalMode, ApprovalOption, CohostError, ErrorCode};
+use cohost_core::{ApprovalMode, ApprovalOption, CohostError, ErrorCode};
 use futures::StreamExt;
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -27,6 +27,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use crate::host::Host;
+use crate::session::{Approvals, ProviderChoice, Recording, SessionRequest, Tools};
 use crate::store::SessionStore;
 
 /// The default port of `cohost serve`.
@@ -247,42 +248,25 @@ async fn create_session(
     State(s): State<Arc<AppState>>,
     Json(b): Json<CreateBody>,
 ) -> Result<(StatusCode, Json<serde_json::Value>), ApiError> {
-    let factory = s.host.registry.get(&b.provider)?;
-    if !b.cwd.is_dir() {
-        return Err(CohostError::new(
-            ErrorCode::ConfigInvalid,
-            format!("cwd `{}` is not a directory", b.cwd.display()),
-        )
-        .with_fix("pass an existing directory")
-        .into());
+    let cfg = s.host.config()?;
+    let decisions = ApiDecisions::default();
+    let mut req = SessionRequest::new(
+        ProviderChoice::Id(b.provider.clone()),
+        Approvals::answered_by(b.approval, Arc::new(decisions.clone())),
+    );
+    req.cwd = Some(b.cwd);
+    req.model = b.model;
+    req.provider_settings = true;
+    req.recording = Recording::WithId(new_session_id());
+    if let Some(value) = b.tools {
+        req.tools = Tools::Json {
+            origin: "request body `tools`".into(),
+            value,
+        };
     }
-    let tools = match &b.tools {
-        None => Vec::new(),
-        Some(_) if factory.descriptor().kind == cohost_core::ProviderKind::AgentCli => {
-            return Err(CohostError::new(
-                ErrorCode::ConfigInvalid,
-                format!(
-                    "`{}` runs its own tools; `tools` is for API providers",
-                    b.provider
-                ),
-            )
-            .with_fix("drop `tools`, or pick an API provider")
-            .into());
-        }
-        Some(v) => crate::tools::from_value("request body `tools`", v)?,
-    };
-    let settings = s.host.config()?.provider(&b.provider);
-    let config = AdapterConfig {
-        cwd: b.cwd,
-        model: b.model.or(settings.model),
-        binary: settings.binary,
-        env: settings.env,
-        approval: b.approval,
-        tools,
-        ..Default::default()
-    };
-    let id = new_session_id();
-    let live = LiveSession::start(id.clone(), factory, config, s.store.clone()).await?;
+    let prepared = crate::session::prepare(&s.host, &cfg, req).map_err(CohostError::from)?;
+    let live = LiveSession::start(prepared, decisions).await?;
+    let id = live.id.clone();
     if let Ok(mut m) = s.sessions.lock() {
         m.insert(id.clone(), live);
     }
