@@ -43,6 +43,7 @@ pub async fn run(args: JoinArgs) -> CmdResult {
             };
             CohostError::new(code, e.to_string()).with_fix("ask the host for a fresh invite")
         })?;
+    let codec = participant::room_codec(&client);
     if let Some(text) = &args.suggest {
         match participant::suggest(&client, text, args.name.as_deref()).await {
             Ok(id) => eprintln!("suggested {id}; waiting for the host"),
@@ -67,8 +68,8 @@ pub async fn run(args: JoinArgs) -> CmdResult {
         match &ev {
             ClientEvent::Frame(f) => {
                 if args.json {
-                    let _ = writeln!(out, "{}", participant::frame_json(f));
-                } else if let Some(line) = participant::frame_line(f) {
+                    let _ = writeln!(out, "{}", participant::frame_json(&codec, f));
+                } else if let Some(line) = participant::frame_line(&codec, f) {
                     let _ = write!(out, "{line}");
                 }
             }
