@@ -5,6 +5,8 @@
 //! to documented exit codes (`exit.rs`): every command returns
 //! `Result<code, Failure>` and `main` reports a failure once.
 
+#![forbid(unsafe_code)]
+
 use cohost_cli::cmd;
 
 use clap::{Parser, Subcommand};

@@ -1,6 +1,10 @@
 //! A shared session end to end over real WebSockets: an embedded relay, a
 //! host running the mock agent, a co-driver and a viewer.
 
+// A test crate: a failed unwrap is a failed test with its line, and
+// nothing here is API.
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
+
 use std::sync::Arc;
 use std::time::Duration;
 

@@ -2,6 +2,10 @@
 //! mock agent through its embedded relay, a co-driver joins with the printed
 //! invite, suggests a prompt, and receives the whole turn.
 
+// A test crate: a failed unwrap is a failed test with its line, and
+// nothing here is API.
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
+
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::Duration;

@@ -30,7 +30,7 @@ pub(crate) struct Turn {
 
 impl Turn {
     /// The user's words to quote: the last non-empty text block.
-    pub fn prompt(&self) -> &str {
+    pub(crate) fn prompt(&self) -> &str {
         self.prompt_blocks
             .iter()
             .rev()
@@ -74,16 +74,16 @@ pub(crate) struct Plan {
 }
 
 impl Plan {
-    pub fn reasoning_text(&self) -> String {
+    pub(crate) fn reasoning_text(&self) -> String {
         self.reasoning.concat()
     }
-    pub fn full_text(&self) -> String {
+    pub(crate) fn full_text(&self) -> String {
         self.text.concat()
     }
-    pub fn reasoning_tokens(&self) -> u64 {
+    pub(crate) fn reasoning_tokens(&self) -> u64 {
         tokens(self.reasoning_text().len())
     }
-    pub fn output_tokens(&self) -> u64 {
+    pub(crate) fn output_tokens(&self) -> u64 {
         let args = self
             .tool
             .as_ref()
@@ -92,7 +92,7 @@ impl Plan {
         tokens(self.full_text().len() + self.reasoning_text().len() + args)
     }
     /// Tool arguments as the JSON string most wires carry.
-    pub fn tool_args_json(&self) -> String {
+    pub(crate) fn tool_args_json(&self) -> String {
         self.tool
             .as_ref()
             .map(|t| t.args.to_string())

@@ -59,6 +59,7 @@ pub struct FileLock {
 
 impl FileLock {
     /// Block until the lock on `path` (created if missing) is held.
+    #[allow(unsafe_code)]
     pub fn acquire(path: &Path) -> Result<FileLock, CohostError> {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| io_error("create directory", dir, e))?;
@@ -85,6 +86,7 @@ impl FileLock {
 }
 
 impl Drop for FileLock {
+    #[allow(unsafe_code)]
     fn drop(&mut self) {
         // SAFETY: as above; closing the fd would release it too.
         unsafe {

@@ -35,6 +35,8 @@
 //! # Invites
 //! `cohost://<host:port>/<room>#<jwt>` (`cohosts://` for TLS), see [`Invite`].
 
+#![forbid(unsafe_code)]
+
 pub mod claims;
 pub mod control;
 pub mod envelope;

@@ -26,7 +26,6 @@
 //!   signature inside it; the messages, the routing and both sides' code stay
 //!   as they are.
 
-#![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
 mod codec;

@@ -2,6 +2,9 @@
 //! (default port [`DEFAULT_PORT`]). Every response body is sanitized data:
 //! status cards, smoke results, login commands, cohost events.
 
+// guard.rs is issue 14's file: its `localhost_only` should become
+// `pub(super)` there; until then the lint is allowed for that module only.
+#[allow(unreachable_pub)]
 mod guard;
 mod hook_feed;
 mod live;
