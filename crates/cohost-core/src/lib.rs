@@ -21,6 +21,7 @@ pub mod registry;
 // its tests on every run (issue 14 owns this module and may replace them).
 #[allow(clippy::expect_used)]
 pub mod sanitize;
+pub mod sync;
 
 pub use approval::{ApprovalContext, Decision, DecisionSource, Policy};
 pub use engine::{

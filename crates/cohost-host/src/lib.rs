@@ -10,6 +10,7 @@
 // The only unsafe code is `fsutil`'s flock(2) calls, allowed there alone.
 #![deny(unsafe_code)]
 
+pub mod approvals;
 pub mod config;
 pub mod discovery;
 pub mod env;
@@ -27,6 +28,7 @@ pub mod store;
 pub mod tools;
 mod version_cache;
 
+pub use approvals::PendingApprovals;
 pub use config::{HostConfig, ProviderSettings};
 pub use discovery::{CommandSource, Discovery};
 pub use env::{DiscoveryEnv, HostPaths, Timeouts};

@@ -91,35 +91,6 @@ impl Message {
         }
     }
 
-    /// Whether frames of type `kind` carry an application message (and not
-    /// a relay control payload or nothing). Exhaustive, so a new frame type
-    /// must be placed here.
-    pub fn is_carried_by(kind: FrameType) -> bool {
-        match kind {
-            FrameType::SuggestPrompt
-            | FrameType::PromptSuggested
-            | FrameType::SuggestionDecided
-            | FrameType::ExecutionStarted
-            | FrameType::StreamChunk
-            | FrameType::StreamEnd
-            | FrameType::StreamInterrupted
-            | FrameType::ToolApprovalRequested
-            | FrameType::ToolApprovalDecided
-            | FrameType::ChatMessage => true,
-            FrameType::PresenceJoin
-            | FrameType::PresenceLeave
-            | FrameType::PresenceList
-            | FrameType::RoomResume
-            | FrameType::RoomResync
-            | FrameType::RoomGap
-            | FrameType::RoomError
-            | FrameType::RoomWelcome
-            | FrameType::RoomClose
-            | FrameType::RoomPing
-            | FrameType::RoomPong => false,
-        }
-    }
-
     /// The out-of-stream notice for an approval event, if it is one.
     pub fn approval_notice(event: &Event) -> Option<Message> {
         matches!(
@@ -155,7 +126,7 @@ impl Message {
                 source,
             })
         }
-        if !Message::is_carried_by(kind) {
+        if !kind.is_application() {
             return Ok(None);
         }
         Ok(Some(match kind {

@@ -101,7 +101,7 @@ impl RoomCodec {
     /// relay control and room frames, an error for a payload that does not
     /// decode (for the caller to show; nothing is dropped silently).
     pub fn decode(&self, frame: &Frame) -> Result<Option<Message>, ShareError> {
-        if !Message::is_carried_by(frame.kind()) {
+        if !frame.kind().is_application() {
             // Not an application frame: its payload is the relay's, not ours.
             return Ok(None);
         }

@@ -77,8 +77,7 @@ fn load_or_create(path: &PathBuf) -> Result<(Secrets, bool), String> {
                 jwt_secret: fsutil::random_secret().map_err(|e| e.to_string())?,
             };
             let bytes = serde_json::to_vec_pretty(&s).map_err(|e| e.to_string())?;
-            fsutil::write_private_atomic(path, &bytes)
-                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            cohost_host::fsutil::atomic_write_private(path, &bytes).map_err(|e| e.message)?;
             Ok((s, true))
         }
         Err(e) => Err(format!("cannot read {}: {e}", path.display())),

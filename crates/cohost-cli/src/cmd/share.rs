@@ -15,7 +15,7 @@ use tokio::sync::mpsc;
 use crate::cmd::run::Approve;
 use crate::exit::{self, CmdResult};
 use crate::multiplayer::host::{
-    HostApprovals, HostBridge, HostInput, HostNotice, SuggestionPolicy,
+    host_approvals, HostBridge, HostInput, HostNotice, SuggestionPolicy,
 };
 use crate::render::Human;
 
@@ -210,7 +210,7 @@ async fn invites(
 /// Run until the host quits.
 pub async fn run(args: ShareArgs) -> CmdResult {
     let (host, cfg) = crate::hostctx::host_and_config()?;
-    let approvals = HostApprovals::default();
+    let approvals = host_approvals();
     let provider = match &args.agent {
         Some(id) => ProviderChoice::Id(id.clone()),
         None => ProviderChoice::Default,

@@ -3,21 +3,17 @@
 //! suggestions queue for the host's decision; tool approvals stay with the
 //! host.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
-use std::sync::{Arc, Mutex};
+use std::collections::{HashMap, VecDeque};
 
-use cohost_core::{
-    ApprovalContext, Decision, DecisionOrigin, DecisionSource, EndReason, Event, PromptInput,
-};
-use cohost_host::OpenSession;
+use cohost_core::{ApprovalContext, Decision, DecisionOrigin, EndReason, Event, PromptInput};
+use cohost_host::{OpenSession, PendingApprovals};
 use cohost_protocol::{Frame, FrameType, StreamId};
 use cohost_relay::{ClientEvent, RelayClient};
 use cohost_share::{
     Chat, ExecutionStarted, Message, RoomCodec, ShareError, Suggestion, SuggestionDecision,
     TurnStream,
 };
-use futures::future::BoxFuture;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 
 /// What the host (a person or a test) tells the bridge.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,56 +70,18 @@ pub enum SuggestionPolicy {
 }
 
 /// Tool approvals answered by the host through [`HostInput::Approve`].
-#[derive(Clone, Default)]
-pub struct HostApprovals {
-    pending: Arc<Mutex<BTreeMap<String, oneshot::Sender<Decision>>>>,
-    notices: Arc<Mutex<Option<mpsc::UnboundedSender<HostNotice>>>>,
+pub fn host_approvals() -> PendingApprovals {
+    PendingApprovals::new("host went away")
 }
 
-impl HostApprovals {
-    fn lock_pending(
-        &self,
-    ) -> std::sync::MutexGuard<'_, BTreeMap<String, oneshot::Sender<Decision>>> {
-        self.pending.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// Resolve one pending approval; false when there is none to resolve.
-    pub fn answer(&self, tool_id: Option<&str>, allow: bool) -> bool {
-        let mut pending = self.lock_pending();
-        let key = match tool_id {
-            Some(id) => Some(id.to_string()),
-            None if pending.len() == 1 => pending.keys().next().cloned(),
-            None => None,
-        };
-        let Some(tx) = key.and_then(|k| pending.remove(&k)) else {
-            return false;
-        };
-        let d = if allow {
-            Decision::allow(DecisionOrigin::User)
-        } else {
-            Decision::deny(DecisionOrigin::User, "denied by the host")
-        };
-        tx.send(d).is_ok()
-    }
-}
-
-impl DecisionSource for HostApprovals {
-    fn decide(&self, request: ApprovalContext) -> BoxFuture<'static, Decision> {
-        let (tx, rx) = oneshot::channel();
-        self.lock_pending().insert(request.tool_id.clone(), tx);
-        if let Some(n) = self
-            .notices
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .as_ref()
-        {
-            let _ = n.send(HostNotice::ApprovalNeeded(request));
-        }
-        Box::pin(async move {
-            rx.await
-                .unwrap_or_else(|_| Decision::deny(DecisionOrigin::Cancelled, "host went away"))
-        })
-    }
+/// Answer the host's `/allow` or `/deny`; false when nothing was pending.
+fn answer(approvals: Option<&PendingApprovals>, tool_id: Option<&str>, allow: bool) -> bool {
+    let d = if allow {
+        Decision::allow(DecisionOrigin::User)
+    } else {
+        Decision::deny(DecisionOrigin::User, "denied by the host")
+    };
+    approvals.is_some_and(|a| a.answer(tool_id, d))
 }
 
 /// Send a built frame; a frame that could not be built or sent is told to
@@ -148,7 +106,7 @@ pub struct HostBridge {
     client: RelayClient,
     codec: RoomCodec,
     policy: SuggestionPolicy,
-    approvals: Option<HostApprovals>,
+    approvals: Option<PendingApprovals>,
     notices: mpsc::UnboundedSender<HostNotice>,
     pending: HashMap<String, Suggestion>,
     queue: VecDeque<(String, String, Option<String>)>,
@@ -157,17 +115,20 @@ pub struct HostBridge {
 
 impl HostBridge {
     /// A bridge for a started session connected as HOST. Pass the
-    /// [`HostApprovals`] the session decides with, if any, so approval
+    /// [`host_approvals`] the session decides with, if any, so approval
     /// requests reach the notices.
     pub fn new(
         session: OpenSession,
         client: RelayClient,
         policy: SuggestionPolicy,
-        approvals: Option<HostApprovals>,
+        approvals: Option<PendingApprovals>,
         notices: mpsc::UnboundedSender<HostNotice>,
     ) -> Self {
         if let Some(a) = &approvals {
-            *a.notices.lock().unwrap_or_else(|p| p.into_inner()) = Some(notices.clone());
+            let notices = notices.clone();
+            a.on_request(move |r| {
+                let _ = notices.send(HostNotice::ApprovalNeeded(r));
+            });
         }
         let codec = RoomCodec::new(client.room_id().clone());
         HostBridge {
@@ -216,11 +177,7 @@ impl HostBridge {
             HostInput::Accept(id) => self.decide_suggestion(&id, true).await,
             HostInput::Reject(id) => self.decide_suggestion(&id, false).await,
             HostInput::Approve { tool_id, allow } => {
-                let answered = self
-                    .approvals
-                    .as_ref()
-                    .is_some_and(|a| a.answer(tool_id.as_deref(), allow));
-                if !answered {
+                if !answer(self.approvals.as_ref(), tool_id.as_deref(), allow) {
                     self.notify(HostNotice::Room("no tool approval is pending".into()));
                 }
             }
@@ -344,7 +301,7 @@ impl HostBridge {
                     Some(i) = inputs.recv() => match i {
                         HostInput::Interrupt => { control.interrupt(); }
                         HostInput::Approve { tool_id, allow } => {
-                            if !approvals.as_ref().is_some_and(|a| a.answer(tool_id.as_deref(), allow)) {
+                            if !answer(approvals.as_ref(), tool_id.as_deref(), allow) {
                                 let _ = notices.send(HostNotice::Room("no tool approval is pending".into()));
                             }
                         }

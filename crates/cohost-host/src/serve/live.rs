@@ -2,64 +2,16 @@
 //! go to a replay buffer and a broadcast for SSE subscribers; approvals wait
 //! for `POST /api/sessions/{id}/approvals/{tool_id}`.
 
-use cohost_core::approval::{ApprovalContext, Decision, DecisionSource};
-use cohost_core::{
-    ApprovalOption, CohostError, DecisionOrigin, ErrorCode, Event, PromptInput, SessionControl,
-};
-use futures::future::BoxFuture;
-use std::collections::HashMap;
+use cohost_core::sync::lock;
+use cohost_core::{CohostError, ErrorCode, Event, PromptInput, SessionControl};
 use std::sync::{Arc, Mutex};
-use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio::sync::{broadcast, mpsc};
 
+use crate::approvals::PendingApprovals;
 use crate::session::OpenSession;
 
 /// Events kept for late subscribers.
 const REPLAY_LIMIT: usize = 10_000;
-
-/// Approvals pending on the API, by tool id.
-#[derive(Default, Clone)]
-pub struct ApiDecisions {
-    pending: Arc<Mutex<HashMap<String, oneshot::Sender<Decision>>>>,
-}
-
-impl DecisionSource for ApiDecisions {
-    fn decide(&self, request: ApprovalContext) -> BoxFuture<'static, Decision> {
-        let (tx, rx) = oneshot::channel();
-        if let Ok(mut p) = self.pending.lock() {
-            p.insert(request.tool_id.clone(), tx);
-        }
-        // The engine's deadline bounds the wait; a dropped sender is a deny.
-        Box::pin(async move {
-            rx.await.unwrap_or_else(|_| {
-                Decision::deny(DecisionOrigin::Cancelled, "the approval was abandoned")
-            })
-        })
-    }
-}
-
-impl ApiDecisions {
-    /// Deny everything still waiting (the session is ending).
-    pub fn abandon_all(&self) {
-        if let Ok(mut p) = self.pending.lock() {
-            p.clear(); // dropped senders resolve as "abandoned" denials
-        }
-    }
-
-    /// Answer a pending approval; false when none waits under `tool_id`.
-    pub fn answer(&self, tool_id: &str, option: ApprovalOption, message: Option<String>) -> bool {
-        let tx = self.pending.lock().ok().and_then(|mut p| p.remove(tool_id));
-        match tx {
-            Some(tx) => tx
-                .send(Decision {
-                    option,
-                    message,
-                    origin: DecisionOrigin::User,
-                })
-                .is_ok(),
-            None => false,
-        }
-    }
-}
 
 /// One session run by the server.
 pub struct LiveSession {
@@ -70,7 +22,7 @@ pub struct LiveSession {
     prompts: mpsc::Sender<String>,
     control: SessionControl,
     /// Pending approvals.
-    pub decisions: ApiDecisions,
+    pub decisions: PendingApprovals,
     log: Arc<Mutex<Vec<Event>>>,
     events: broadcast::Sender<Event>,
 }
@@ -80,7 +32,7 @@ impl LiveSession {
     /// a time (the setup service keeps its record).
     pub async fn start(
         mut session: OpenSession,
-        decisions: ApiDecisions,
+        decisions: PendingApprovals,
     ) -> Result<Arc<LiveSession>, CohostError> {
         session.start().await?;
         let id = session.record_id().unwrap_or_default().to_string();
@@ -112,21 +64,18 @@ impl LiveSession {
     fn publish(&self, ev: Event) {
         // Append and send under one lock so a subscriber's snapshot plus its
         // receiver see every event exactly once.
-        if let Ok(mut log) = self.log.lock() {
-            if log.len() >= REPLAY_LIMIT {
-                log.remove(0);
-            }
-            log.push(ev.clone());
-            let _ = self.events.send(ev);
+        let mut log = lock(&self.log);
+        if log.len() >= REPLAY_LIMIT {
+            log.remove(0);
         }
+        log.push(ev.clone());
+        let _ = self.events.send(ev);
     }
 
     /// Past events and a receiver for the next ones.
     pub fn subscribe(&self) -> (Vec<Event>, broadcast::Receiver<Event>) {
-        match self.log.lock() {
-            Ok(log) => (log.clone(), self.events.subscribe()),
-            Err(_) => (Vec::new(), self.events.subscribe()),
-        }
+        let log = lock(&self.log);
+        (log.clone(), self.events.subscribe())
     }
 
     /// Queue a prompt.

@@ -12,7 +12,7 @@ mod openapi;
 
 pub use guard::{allowed_hosts, check as check_local};
 pub use hook_feed::{FeedEvent, HookFeed};
-pub use live::{ApiDecisions, LiveSession};
+pub use live::LiveSession;
 pub use openapi::openapi_document;
 
 use axum::extract::{Path, Query, State};
@@ -21,7 +21,8 @@ use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, post};
 use axum::{Json, Router};
-use cohost_core::{ApprovalMode, ApprovalOption, CohostError, ErrorCode};
+use cohost_core::sync::lock;
+use cohost_core::{ApprovalMode, ApprovalOption, CohostError, Decision, DecisionOrigin, ErrorCode};
 use futures::StreamExt;
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -29,6 +30,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
+use crate::approvals::PendingApprovals;
 use crate::host::Host;
 use crate::session::{Approvals, ProviderChoice, Recording, SessionRequest, Tools};
 use crate::store::SessionStore;
@@ -252,7 +254,7 @@ async fn create_session(
     Json(b): Json<CreateBody>,
 ) -> Result<(StatusCode, Json<serde_json::Value>), ApiError> {
     let cfg = s.host.config()?;
-    let decisions = ApiDecisions::default();
+    let decisions = PendingApprovals::new("the approval was abandoned");
     let mut req = SessionRequest::new(
         ProviderChoice::Id(b.provider.clone()),
         Approvals::answered_by(b.approval, Arc::new(decisions.clone())),
@@ -270,9 +272,7 @@ async fn create_session(
     let prepared = crate::session::prepare(&s.host, &cfg, req).map_err(CohostError::from)?;
     let live = LiveSession::start(prepared, decisions).await?;
     let id = live.id.clone();
-    if let Ok(mut m) = s.sessions.lock() {
-        m.insert(id.clone(), live);
-    }
+    lock(&s.sessions).insert(id.clone(), live);
     Ok((
         StatusCode::CREATED,
         Json(serde_json::json!({ "id": id, "provider": b.provider })),
@@ -303,19 +303,15 @@ async fn list_sessions(
 }
 
 fn live(s: &AppState, id: &str) -> Result<Arc<LiveSession>, ApiError> {
-    s.sessions
-        .lock()
-        .ok()
-        .and_then(|m| m.get(id).cloned())
-        .ok_or_else(|| {
-            ApiError(
-                CohostError::new(
-                    ErrorCode::ProviderNotFound,
-                    format!("no running session `{id}`"),
-                )
-                .with_fix("create one with POST /api/sessions"),
+    lock(&s.sessions).get(id).cloned().ok_or_else(|| {
+        ApiError(
+            CohostError::new(
+                ErrorCode::ProviderNotFound,
+                format!("no running session `{id}`"),
             )
-        })
+            .with_fix("create one with POST /api/sessions"),
+        )
+    })
 }
 
 #[derive(Deserialize)]
@@ -340,9 +336,7 @@ async fn end_session(
     Path(id): Path<String>,
 ) -> Result<StatusCode, ApiError> {
     let live = live(&s, &id)?;
-    if let Ok(mut m) = s.sessions.lock() {
-        m.remove(&id);
-    }
+    lock(&s.sessions).remove(&id);
     live.interrupt();
     live.decisions.abandon_all();
     Ok(StatusCode::NO_CONTENT)
@@ -368,10 +362,12 @@ async fn approve(
     Path((id, tool_id)): Path<(String, String)>,
     Json(b): Json<ApprovalBody>,
 ) -> Result<Json<serde_json::Value>, ApiError> {
-    if live(&s, &id)?
-        .decisions
-        .answer(&tool_id, b.decision, b.message)
-    {
+    let decision = Decision {
+        option: b.decision,
+        message: b.message,
+        origin: DecisionOrigin::User,
+    };
+    if live(&s, &id)?.decisions.answer(Some(&tool_id), decision) {
         Ok(Json(
             serde_json::json!({ "tool_id": tool_id, "decision": b.decision }),
         ))
