@@ -6,9 +6,9 @@ use axum::response::Response;
 use bytes::Bytes;
 use serde_json::{json, Value};
 
-use crate::reply::{tokens, ApiError, Outcome, Plan, Turn};
+use crate::reply::{tokens, ApiError, Plan, Turn};
 use crate::server::Shared;
-use crate::stream::{json as json_resp, json_reply, sse_data, streaming, with_retry_after, SSE};
+use crate::stream::{json as json_resp, sse_data, with_retry_after};
 use crate::tools::{ToolKind, ToolSpec};
 
 type Routed = (&'static str, Response, Option<String>);
@@ -154,23 +154,17 @@ pub(crate) fn parse(model: &str, body: &Value) -> Turn {
 }
 
 fn generate(shared: &Shared, model: &str, body: &Value, stream: bool) -> (Response, String) {
-    let turn = parse(model, body);
-    let (outcome, scenario) = shared.decide(&turn);
-    let resp = match outcome {
-        Outcome::Error(e) => error(e, &turn),
-        Outcome::Reply(plan) if stream => {
-            let broken = Bytes::from_static(
+    shared.answer(
+        &parse(model, body),
+        stream,
+        error,
+        |plan| {
+            (
+                frames(plan),
                 b"data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"bro\n\n",
-            );
-            streaming(
-                frames(&plan),
-                plan.pace,
-                broken,
-                SSE,
-                shared.shutdown.clone(),
             )
-        }
-        Outcome::Reply(plan) => {
+        },
+        |plan| {
             let mut parts = Vec::new();
             if !plan.reasoning.is_empty() {
                 parts.push(json!({"text": plan.reasoning_text(), "thought": true}));
@@ -178,11 +172,10 @@ fn generate(shared: &Shared, model: &str, body: &Value, stream: bool) -> (Respon
             if !plan.text.is_empty() {
                 parts.push(json!({"text": plan.full_text()}));
             }
-            parts.extend(call_part(&plan));
-            json_reply(&chunk(&plan, parts, true), &plan, &shared.shutdown)
-        }
-    };
-    (resp, scenario)
+            parts.extend(call_part(plan));
+            chunk(plan, parts, true)
+        },
+    )
 }
 
 fn call_part(plan: &Plan) -> Option<Value> {

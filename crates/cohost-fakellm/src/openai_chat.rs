@@ -6,9 +6,9 @@ use axum::response::Response;
 use bytes::Bytes;
 use serde_json::{json, Value};
 
-use crate::reply::{text_of, tokens, ApiError, Outcome, Plan, Turn};
+use crate::reply::{text_of, tokens, ApiError, Plan, Turn};
 use crate::server::Shared;
-use crate::stream::{json as json_resp, json_reply, sse_data, streaming, with_retry_after, SSE};
+use crate::stream::{json as json_resp, sse_data, with_retry_after};
 use crate::tools::{ToolKind, ToolSpec};
 
 /// Text parts of a chat message's `content` (string or array of parts).
@@ -105,30 +105,23 @@ pub(crate) fn parse(body: &Value) -> Turn {
 
 /// `POST /v1/chat/completions`.
 pub(crate) fn completions(shared: &Shared, body: &Value) -> (Response, String) {
-    let turn = parse(body);
-    let (outcome, scenario) = shared.decide(&turn);
     let stream = body.get("stream").and_then(Value::as_bool).unwrap_or(false);
     let include_usage = body
         .pointer("/stream_options/include_usage")
         .and_then(Value::as_bool)
         .unwrap_or(false);
-    let resp = match outcome {
-        Outcome::Error(e) => openai_error(e, &turn),
-        Outcome::Reply(plan) if stream => {
-            let broken = Bytes::from_static(
+    shared.answer(
+        &parse(body),
+        stream,
+        openai_error,
+        |plan| {
+            (
+                frames(plan, include_usage),
                 b"data: {\"id\":\"chatcmpl-broken\",\"choices\":[{\"delta\":{\"content\":\"br\n\n",
-            );
-            streaming(
-                frames(&plan, include_usage),
-                plan.pace,
-                broken,
-                SSE,
-                shared.shutdown.clone(),
             )
-        }
-        Outcome::Reply(plan) => json_reply(&completion(&plan), &plan, &shared.shutdown),
-    };
-    (resp, scenario)
+        },
+        completion,
+    )
 }
 
 fn ids(plan: &Plan) -> (String, String) {

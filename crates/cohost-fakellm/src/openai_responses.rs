@@ -5,9 +5,9 @@ use bytes::Bytes;
 use serde_json::{json, Value};
 
 use crate::openai_chat::{content_blocks, created, openai_error};
-use crate::reply::{split, text_of, Outcome, Plan, Turn};
+use crate::reply::{split, text_of, Plan, Turn};
 use crate::server::Shared;
-use crate::stream::{json_reply, sse_event, streaming, SSE};
+use crate::stream::sse_event;
 use crate::tools::{ToolKind, ToolSpec};
 
 const OUTPUT_TYPES: &[&str] = &[
@@ -98,29 +98,14 @@ pub(crate) fn parse(body: &Value) -> Turn {
 
 /// `POST /v1/responses`.
 pub(crate) fn responses(shared: &Shared, body: &Value) -> (Response, String) {
-    let turn = parse(body);
-    let (outcome, scenario) = shared.decide(&turn);
     let stream = body.get("stream").and_then(Value::as_bool).unwrap_or(false);
-    let resp = match outcome {
-        Outcome::Error(e) => openai_error(e, &turn),
-        Outcome::Reply(plan) if stream => {
-            let broken =
-                Bytes::from_static(b"event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"del\n\n");
-            streaming(
-                Frames::build(&plan),
-                plan.pace,
-                broken,
-                SSE,
-                shared.shutdown.clone(),
-            )
-        }
-        Outcome::Reply(plan) => json_reply(
-            &response_object(&plan, "completed", items(&plan)),
-            &plan,
-            &shared.shutdown,
-        ),
-    };
-    (resp, scenario)
+    shared.answer(
+        &parse(body),
+        stream,
+        openai_error,
+        |plan| (Frames::build(plan), b"event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"del\n\n"),
+        |plan| response_object(plan, "completed", items(plan)),
+    )
 }
 
 struct Ids {

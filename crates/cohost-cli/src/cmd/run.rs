@@ -27,18 +27,35 @@ pub enum Approve {
     Ask,
 }
 
+/// Which agent runs a session, with which model, where (`run` and `share`).
+#[derive(Debug, Args)]
+pub struct AgentArgs {
+    /// Provider id (see `cohost agents`). Default: the first installed agent, else the mock.
+    #[arg(long, short = 'a')]
+    pub agent: Option<String>,
+    /// Model to ask for (provider-specific; for the mock, a scenario name).
+    #[arg(long, short = 'm')]
+    pub model: Option<String>,
+    /// Working directory for the agent (default: the current directory).
+    #[arg(long)]
+    pub cwd: Option<PathBuf>,
+}
+
+impl AgentArgs {
+    /// The provider named with `--agent`, else the default choice.
+    pub fn provider(&self) -> ProviderChoice {
+        match &self.agent {
+            Some(id) => ProviderChoice::Id(id.clone()),
+            None => ProviderChoice::Default,
+        }
+    }
+}
+
 /// Arguments of `cohost run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// Provider id (see `cohost agents`). Default: the first installed agent, else the mock.
-    #[arg(long, short = 'a')]
-    agent: Option<String>,
-    /// Model to ask for (provider-specific; for the mock, a scenario name).
-    #[arg(long, short = 'm')]
-    model: Option<String>,
-    /// Working directory for the agent (default: the current directory).
-    #[arg(long)]
-    cwd: Option<PathBuf>,
+    #[command(flatten)]
+    target: AgentArgs,
     /// Print the normalized events as NDJSON on stdout.
     #[arg(long)]
     pub json: bool,
@@ -101,17 +118,16 @@ impl Approve {
 
 /// The session `cohost run` asks the setup service for.
 fn request(args: &RunArgs) -> SessionRequest {
-    let provider = match (&args.slot, &args.agent) {
-        (Some(slot), _) => ProviderChoice::Slot(slot.clone()),
-        (None, Some(id)) => ProviderChoice::Id(id.clone()),
-        (None, None) => ProviderChoice::Default,
+    let provider = match &args.slot {
+        Some(slot) => ProviderChoice::Slot(slot.clone()),
+        None => args.target.provider(),
     };
     let mut req = SessionRequest::new(
         provider,
         args.approve.approvals(Arc::new(TerminalPrompt::default())),
     );
-    req.model = args.model.clone();
-    req.cwd = args.cwd.clone();
+    req.model = args.target.model.clone();
+    req.cwd = args.target.cwd.clone();
     req.resume = args.resume.clone();
     req.recording = Recording::New;
     if let Some(path) = &args.tools {

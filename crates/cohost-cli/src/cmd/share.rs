@@ -3,16 +3,15 @@
 
 use clap::{Args, ValueEnum};
 use cohost_core::{CohostError, ErrorCode};
-use cohost_host::session::{self, ProviderChoice, SessionRequest};
+use cohost_host::session::{self, SessionRequest};
 use cohost_protocol::{Invite, Role};
 use cohost_relay::{Relay, RelayClient, RelayConfig};
 use serde_json::json;
 use std::io::BufRead;
-use std::path::PathBuf;
 use std::sync::Arc;
 use tokio::sync::mpsc;
 
-use crate::cmd::run::Approve;
+use crate::cmd::run::{AgentArgs, Approve};
 use crate::exit::{self, CmdResult};
 use crate::multiplayer::host::{
     host_approvals, HostBridge, HostInput, HostNotice, SuggestionPolicy,
@@ -33,15 +32,8 @@ pub enum Suggestions {
 /// Arguments of `cohost share`.
 #[derive(Debug, Args)]
 pub struct ShareArgs {
-    /// Provider id (default: the first installed agent, else the mock).
-    #[arg(long, short = 'a')]
-    agent: Option<String>,
-    /// Model.
-    #[arg(long, short = 'm')]
-    model: Option<String>,
-    /// Working directory for the agent.
-    #[arg(long)]
-    cwd: Option<PathBuf>,
+    #[command(flatten)]
+    target: AgentArgs,
     /// Tool approvals: `ask` means the host answers with `/allow` or `/deny`.
     #[arg(long, value_enum, default_value_t = Approve::Ask)]
     approve: Approve,
@@ -211,16 +203,12 @@ async fn invites(
 pub async fn run(args: ShareArgs) -> CmdResult {
     let (host, cfg) = crate::hostctx::host_and_config()?;
     let approvals = host_approvals();
-    let provider = match &args.agent {
-        Some(id) => ProviderChoice::Id(id.clone()),
-        None => ProviderChoice::Default,
-    };
     let mut req = SessionRequest::new(
-        provider,
+        args.target.provider(),
         args.approve.approvals(Arc::new(approvals.clone())),
     );
-    req.model = args.model.clone();
-    req.cwd = args.cwd.clone();
+    req.model = args.target.model.clone();
+    req.cwd = args.target.cwd.clone();
     let mut session = session::prepare(&host, &cfg, req).map_err(CohostError::from)?;
     if session.fell_back() {
         eprintln!("cohost: no agent CLI found on PATH; sharing the built-in mock agent.");
