@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use crate::reply::{text_of, ApiError, Plan, Turn};
 use crate::server::Shared;
 use crate::stream::{json as json_resp, sse_event, with_retry_after};
-use crate::tools::{ToolKind, ToolSpec};
+use crate::tools::{tools_in, ToolSpec};
 
 /// Text of `system` given as a string or as an array of text blocks.
 fn system_text(v: Option<&Value>) -> String {
@@ -59,34 +59,8 @@ pub(crate) fn parse(body: &Value) -> Turn {
             .collect();
         (!results.is_empty()).then(|| results.join("\n"))
     });
-    let tools = body
-        .get("tools")
-        .and_then(Value::as_array)
-        .map(|ts| {
-            ts.iter()
-                .filter_map(|t| {
-                    Some(ToolSpec {
-                        name: t.get("name")?.as_str()?.to_string(),
-                        schema: t.get("input_schema").cloned().unwrap_or(Value::Null),
-                        kind: ToolKind::Function,
-                    })
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    Turn {
-        model: body
-            .get("model")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string(),
-        prompt_blocks,
-        tool_result,
-        tools,
-        json_schema: None,
-        system,
-        raw: body.to_string(),
-    }
+    let tools = tools_in(body, |t| ToolSpec::function(t, &["input_schema"]));
+    Turn::new(body, prompt_blocks, tool_result, tools, None, system)
 }
 
 /// `POST /v1/messages`.

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use crate::reply::{tokens, ApiError, Plan, Turn};
 use crate::server::Shared;
 use crate::stream::{json as json_resp, sse_data, with_retry_after};
-use crate::tools::{ToolKind, ToolSpec};
+use crate::tools::ToolSpec;
 
 type Routed = (&'static str, Response, Option<String>);
 
@@ -112,16 +112,7 @@ pub(crate) fn parse(model: &str, body: &Value) -> Turn {
             ts.iter()
                 .filter_map(|t| t.get("functionDeclarations").and_then(Value::as_array))
                 .flatten()
-                .filter_map(|d| {
-                    let schema = d
-                        .get("parametersJsonSchema")
-                        .or_else(|| d.get("parameters"));
-                    Some(ToolSpec {
-                        name: d.get("name")?.as_str()?.to_string(),
-                        schema: schema.cloned().unwrap_or(Value::Null),
-                        kind: ToolKind::Function,
-                    })
-                })
+                .filter_map(|d| ToolSpec::function(d, &["parametersJsonSchema", "parameters"]))
                 .collect()
         })
         .unwrap_or_default();
@@ -138,18 +129,14 @@ pub(crate) fn parse(model: &str, body: &Value) -> Turn {
         .and_then(Value::as_str)
         == Some("application/json");
     let json_schema = schema.cloned().or_else(|| wants_json.then(|| json!({})));
+    let system = body
+        .get("systemInstruction")
+        .map(parts_text)
+        .unwrap_or_default()
+        .join("\n");
     Turn {
         model: model.to_string(),
-        prompt_blocks,
-        tool_result,
-        tools,
-        json_schema,
-        system: body
-            .get("systemInstruction")
-            .map(parts_text)
-            .unwrap_or_default()
-            .join("\n"),
-        raw: body.to_string(),
+        ..Turn::new(body, prompt_blocks, tool_result, tools, json_schema, system)
     }
 }
 

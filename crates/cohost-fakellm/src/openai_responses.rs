@@ -8,7 +8,7 @@ use crate::openai_chat::{content_blocks, created, openai_error};
 use crate::reply::{split, text_of, Plan, Turn};
 use crate::server::Shared;
 use crate::stream::sse_event;
-use crate::tools::{ToolKind, ToolSpec};
+use crate::tools::{tools_in, ToolKind, ToolSpec};
 
 const OUTPUT_TYPES: &[&str] = &[
     "function_call_output",
@@ -72,28 +72,12 @@ pub(crate) fn parse(body: &Value) -> Turn {
         }
         _ => (Vec::new(), None),
     };
-    let tools = body
-        .get("tools")
-        .and_then(Value::as_array)
-        .map(|ts| ts.iter().filter_map(parse_tool).collect())
-        .unwrap_or_default();
+    let tools = tools_in(body, parse_tool);
     let json_schema = body
         .pointer("/text/format")
         .filter(|f| f.get("type").and_then(Value::as_str) == Some("json_schema"))
         .map(|f| f.get("schema").cloned().unwrap_or(json!({})));
-    Turn {
-        model: body
-            .get("model")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string(),
-        prompt_blocks,
-        tool_result,
-        tools,
-        json_schema,
-        system,
-        raw: body.to_string(),
-    }
+    Turn::new(body, prompt_blocks, tool_result, tools, json_schema, system)
 }
 
 /// `POST /v1/responses`.

@@ -29,6 +29,31 @@ pub(crate) struct Turn {
 }
 
 impl Turn {
+    /// A turn of request `body` (its `model` field and its raw text) with
+    /// what the wire format's parser found in it.
+    pub(crate) fn new(
+        body: &Value,
+        prompt_blocks: Vec<String>,
+        tool_result: Option<String>,
+        tools: Vec<ToolSpec>,
+        json_schema: Option<Value>,
+        system: String,
+    ) -> Turn {
+        Turn {
+            model: body
+                .get("model")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+            prompt_blocks,
+            tool_result,
+            tools,
+            json_schema,
+            system,
+            raw: body.to_string(),
+        }
+    }
+
     /// The user's words to quote: the last non-empty text block.
     pub(crate) fn prompt(&self) -> &str {
         self.prompt_blocks
