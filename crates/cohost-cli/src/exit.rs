@@ -1,7 +1,10 @@
-//! Exit codes and how errors are shown. The table is documented in the README.
+//! Exit codes and how a command's failure is shown. The table is documented
+//! in the README; it belongs to the binary, not to the domain.
 
-use cohost_core::{CohostError, EndReason};
+use cohost_core::{CohostError, EndReason, ErrorCode};
 
+/// Exit code for an internal error (a bug).
+pub const INTERNAL: u8 = 1;
 /// Exit code for a usage error (bad flags, empty prompt), as clap uses.
 pub const USAGE: u8 = 2;
 /// Exit code for an interrupted turn (128 + SIGINT, as shells expect).
@@ -9,23 +12,81 @@ pub const INTERRUPTED: u8 = 130;
 /// Exit code when the agent stopped at its turn limit.
 pub const MAX_TURNS: u8 = 9;
 
+/// The exit code of an error class. One code per class keeps scripts simple:
+/// they rarely care whether the key was missing or expired, only that the
+/// fix is "authenticate".
+pub fn for_code(code: ErrorCode) -> u8 {
+    use ErrorCode::*;
+    match code {
+        ConfigInvalid => 3,
+        ProviderNotFound | VersionUnsupported | ProviderNotEnabled | UnsupportedMode
+        | ModelNotAvailable => 4,
+        AuthRequired | AuthBlockedByPolicy | PermissionRequired | LocalOnlyRequired => 5,
+        RateLimited | ContextWindowExceeded => 6,
+        NetworkError | Timeout => 7,
+        SpawnFailed | ProcessCrashed | InvalidOutput | ToolExecutionFailed => 8,
+        Cancelled => INTERRUPTED,
+        IllegalTransition | Unknown => INTERNAL,
+        // A code added to the domain after this table: treat it as a bug
+        // until it gets its class here.
+        _ => INTERNAL,
+    }
+}
+
 /// The exit code for a turn's end.
 pub fn for_end(reason: EndReason, error: Option<&CohostError>) -> u8 {
     match reason {
         EndReason::Completed => 0,
         EndReason::Interrupted => INTERRUPTED,
         EndReason::MaxTurns => MAX_TURNS,
-        EndReason::Error => error.map(for_error).unwrap_or(1),
+        EndReason::Error => error.map(for_error).unwrap_or(INTERNAL),
     }
 }
 
 /// The exit code for an error's class.
 pub fn for_error(e: &CohostError) -> u8 {
-    u8::try_from(e.exit_code()).unwrap_or(1)
+    for_code(e.code)
 }
 
-/// Print an error for a human (or as one JSON line when `json`), return its code.
-pub fn report(e: &CohostError, json: bool) -> u8 {
+/// Why a command failed: the error to show once, and the exit code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    /// What to show.
+    pub error: CohostError,
+    /// The process exit code.
+    pub exit: u8,
+}
+
+impl Failure {
+    /// A usage error (exit 2) carrying `error`'s code and fix.
+    pub fn usage(error: CohostError) -> Failure {
+        Failure { error, exit: USAGE }
+    }
+}
+
+/// An internal failure (exit 1): something that should not happen did.
+pub fn internal(message: impl AsRef<str>) -> Failure {
+    Failure {
+        error: CohostError::new(ErrorCode::Unknown, message)
+            .with_fix("this is a bug in cohost; please report it with the command you ran"),
+        exit: INTERNAL,
+    }
+}
+
+impl From<CohostError> for Failure {
+    fn from(error: CohostError) -> Self {
+        let exit = for_error(&error);
+        Failure { error, exit }
+    }
+}
+
+/// What a command returns: `Ok(code)` when it ran (0, or a turn's end
+/// code, whose error the event stream has already shown), `Err` when it
+/// failed before or outside a turn (shown by [`report`]).
+pub type CmdResult = Result<u8, Failure>;
+
+/// Print an error for a human (or as one JSON line when `json`).
+pub fn show(e: &CohostError, json: bool) {
     if json {
         let mut v = serde_json::to_value(e).unwrap_or_default();
         if let Some(obj) = v.as_object_mut() {
@@ -38,5 +99,38 @@ pub fn report(e: &CohostError, json: bool) -> u8 {
             eprintln!("  fix: {fix}");
         }
     }
-    for_error(e)
+}
+
+/// Show a command's outcome once and return the process exit code.
+pub fn report(result: CmdResult, json: bool) -> u8 {
+    match result {
+        Ok(code) => code,
+        Err(f) => {
+            show(&f.error, json);
+            f.exit
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exit_codes_are_nonzero_and_stable() {
+        for code in ErrorCode::ALL {
+            assert_ne!(for_code(code), 0, "{code}");
+            assert_ne!(for_code(code), 2, "2 is reserved for usage errors: {code}");
+        }
+        assert_eq!(for_code(ErrorCode::AuthRequired), 5);
+        assert_eq!(for_code(ErrorCode::Cancelled), 130);
+    }
+
+    #[test]
+    fn failures_keep_their_class_unless_usage() {
+        let e = CohostError::new(ErrorCode::NetworkError, "down");
+        assert_eq!(Failure::from(e.clone()).exit, 7);
+        assert_eq!(Failure::usage(e).exit, USAGE);
+        assert_eq!(report(Ok(9), false), 9);
+    }
 }

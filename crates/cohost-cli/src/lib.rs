@@ -2,6 +2,8 @@
 //! multiplayer host/participant logic, kept in a library so integration
 //! tests can drive them in-process.
 
+#![forbid(unsafe_code)]
+
 pub mod approve;
 pub mod cmd;
 pub mod exit;

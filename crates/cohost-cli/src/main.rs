@@ -2,7 +2,10 @@
 //!
 //! This binary is the composition root: it builds the provider registry from
 //! the adapter crates, wires decision sources and renderers, and maps errors
-//! to documented exit codes.
+//! to documented exit codes (`exit.rs`): every command returns
+//! `Result<code, Failure>` and `main` reports a failure once.
+
+#![forbid(unsafe_code)]
 
 use cohost_cli::cmd;
 
@@ -55,6 +58,28 @@ enum Command {
     Serve(cmd::serve::ServeArgs),
 }
 
+impl Command {
+    /// Whether the command was asked for JSON output (errors follow suit).
+    fn json(&self) -> bool {
+        match self {
+            Command::Run(a) => a.json,
+            Command::Agents(a) => a.json,
+            Command::Share(a) => a.json,
+            Command::Join(a) => a.json,
+            Command::Doctor(a) => a.json,
+            Command::Test(a) => a.json,
+            Command::Sessions(a) => a.json,
+            Command::FakeLlm(_)
+            | Command::Relay(_)
+            | Command::Login(_)
+            | Command::Config(_)
+            | Command::Hooks(_)
+            | Command::HookEvent(_)
+            | Command::Serve(_) => false,
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     tracing_subscriber::fmt()
@@ -80,7 +105,8 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let code = runtime.block_on(async move {
+    let json = cli.command.json();
+    let result = runtime.block_on(async move {
         match cli.command {
             Command::Run(args) => cmd::run::run(args).await,
             Command::Agents(args) => cmd::agents::run(args).await,
@@ -100,5 +126,6 @@ fn main() -> ExitCode {
     });
     // Agents' process groups die with us even on an error path.
     cohost_agents::process::kill_all();
-    ExitCode::from(code)
+    // The one place a command's failure is shown (human, or JSON under --json).
+    ExitCode::from(cohost_cli::exit::report(result, json))
 }

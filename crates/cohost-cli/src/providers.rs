@@ -1,11 +1,7 @@
-//! The provider registry this binary ships, and the default-agent choice.
+//! The provider registry this binary ships (which provider a session runs
+//! is the setup service's choice, `cohost_host::session`).
 
-use cohost_core::{AdapterFactory, CohostError, Registry};
-use std::sync::Arc;
-
-/// Real agents tried, in order, when `--agent` is not given.
-pub const DEFAULT_PREFERENCE: &[&str] =
-    &["claude", "codex", "gemini", "qwen", "opencode", "copilot"];
+use cohost_core::{CohostError, Registry};
 
 /// Every built-in provider, plus the plugins declared in the user's and the
 /// project's manifest directories. A bad manifest is reported on stderr
@@ -25,19 +21,4 @@ pub fn registry() -> Result<Registry, CohostError> {
         }
     }
     Ok(r)
-}
-
-/// Which factory to use: the requested id, else the first installed real
-/// agent, else the mock (`true` in the second field means "fell back").
-pub fn choose(
-    registry: &Registry,
-    requested: Option<&str>,
-) -> Result<(Arc<dyn AdapterFactory>, bool), CohostError> {
-    if let Some(id) = requested {
-        return Ok((registry.get(id)?, false));
-    }
-    match registry.first_available(DEFAULT_PREFERENCE) {
-        Some(f) => Ok((f, false)),
-        None => Ok((registry.get("mock")?, true)),
-    }
 }

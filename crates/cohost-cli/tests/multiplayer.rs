@@ -1,6 +1,10 @@
 //! A shared session end to end over real WebSockets: an embedded relay, a
 //! host running the mock agent, a co-driver and a viewer.
 
+// A test crate: a failed unwrap is a failed test with its line, and
+// nothing here is API.
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
+
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -76,7 +80,13 @@ async fn co_driver_suggests_host_runs_everyone_sees_every_chunk() {
     session.start().await.unwrap();
     let (notice_tx, mut notices) = mpsc::unbounded_channel();
     let (input_tx, input_rx) = mpsc::unbounded_channel();
-    let bridge = HostBridge::new(session, host_client, SuggestionPolicy::Ask, None, notice_tx);
+    let bridge = HostBridge::new(
+        session.into(),
+        host_client,
+        SuggestionPolicy::Ask,
+        None,
+        notice_tx,
+    );
     let host = tokio::spawn(bridge.run(input_rx));
 
     // The viewer may not suggest: the relay refuses it and the host never hears of it.

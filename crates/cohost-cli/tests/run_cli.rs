@@ -1,5 +1,9 @@
 //! End-to-end tests of the `cohost` binary as a user runs it.
 
+// A test crate: a failed unwrap is a failed test with its line, and
+// nothing here is API.
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
+
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 

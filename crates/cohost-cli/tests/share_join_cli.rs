@@ -2,6 +2,10 @@
 //! mock agent through its embedded relay, a co-driver joins with the printed
 //! invite, suggests a prompt, and receives the whole turn.
 
+// A test crate: a failed unwrap is a failed test with its line, and
+// nothing here is API.
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
+
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -287,4 +291,74 @@ fn share_through_a_standalone_relay() {
         .map(|f| f["payload"]["delta"].as_str().unwrap())
         .collect();
     assert!(text.contains("via the relay"), "{text}");
+}
+
+/// Every command reports a failure once, through the binary's one reporter:
+/// as one JSON line under `--json`, with the documented exit code.
+#[test]
+fn share_join_and_relay_errors_are_reported_once_with_their_exit_code() {
+    let home = tempfile::tempdir().unwrap();
+    let out = cohost(home.path())
+        .args([
+            "share",
+            "--agent",
+            "mock",
+            "--relay",
+            "127.0.0.1:9",
+            "--json",
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "CONFIG_INVALID");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "one report: {stderr}");
+    let err: serde_json::Value = serde_json::from_str(lines[0]).unwrap();
+    assert_eq!(err["type"], "error");
+    assert_eq!(err["code"], "CONFIG_INVALID");
+    assert!(err["suggested_fix"]
+        .as_str()
+        .unwrap()
+        .contains("--admin-secret"));
+
+    let out = cohost(home.path())
+        .args(["join", "not-an-invite"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "a malformed invite is CONFIG_INVALID"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("cohost: error CONFIG_INVALID: "),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("fix: ask the host for a fresh invite"),
+        "{stderr}"
+    );
+
+    let secrets = home.path().join("secrets.json");
+    std::fs::write(&secrets, "not json").unwrap();
+    let out = cohost(home.path())
+        .args(["relay", "--port", "0", "--secrets"])
+        .arg(&secrets)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "CONFIG_INVALID");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr.matches("cohost: error CONFIG_INVALID").count(),
+        1,
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("delete it to generate new secrets"),
+        "{stderr}"
+    );
 }

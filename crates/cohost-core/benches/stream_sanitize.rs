@@ -4,6 +4,10 @@
 //!
 //! `cargo bench -p cohost-core --bench stream_sanitize`
 
+// A bench crate: a failed unwrap is a failed bench with its line, and
+// nothing here is API.
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
+
 use std::hint::black_box;
 use std::time::Instant;
 

@@ -59,10 +59,7 @@ pub enum ErrorCode {
     Unknown,
 }
 
-/// The exit-code class of an error, documented in the README.
-///
-/// One code per class keeps scripts simple: they rarely care whether the key
-/// was missing or expired, only that the fix is "authenticate".
+// Exit codes per class belong to the binary (`cohost-cli`'s `exit.rs`).
 impl ErrorCode {
     /// All codes, for documentation and exhaustive tests.
     pub const ALL: [ErrorCode; 20] = [
@@ -87,22 +84,6 @@ impl ErrorCode {
         ErrorCode::LocalOnlyRequired,
         ErrorCode::IllegalTransition,
     ];
-
-    /// The process exit code `cohost` uses when a command fails with this code.
-    pub fn exit_code(self) -> i32 {
-        use ErrorCode::*;
-        match self {
-            ConfigInvalid => 3,
-            ProviderNotFound | VersionUnsupported | ProviderNotEnabled | UnsupportedMode
-            | ModelNotAvailable => 4,
-            AuthRequired | AuthBlockedByPolicy | PermissionRequired | LocalOnlyRequired => 5,
-            RateLimited | ContextWindowExceeded => 6,
-            NetworkError | Timeout => 7,
-            SpawnFailed | ProcessCrashed | InvalidOutput | ToolExecutionFailed => 8,
-            Cancelled => 130,
-            IllegalTransition | Unknown => 1,
-        }
-    }
 
     /// Whether retrying the same request later can succeed without user action.
     pub fn default_retryable(self) -> bool {
@@ -188,11 +169,6 @@ impl CohostError {
         self.retryable = retryable;
         self
     }
-
-    /// The exit code for this error's class.
-    pub fn exit_code(&self) -> i32 {
-        self.code.exit_code()
-    }
 }
 
 #[cfg(test)]
@@ -213,20 +189,6 @@ mod tests {
     fn unknown_codes_degrade() {
         let code: ErrorCode = serde_json::from_str("\"SOMETHING_NEW\"").unwrap();
         assert_eq!(code, ErrorCode::Unknown);
-    }
-
-    #[test]
-    fn exit_codes_are_nonzero_and_stable() {
-        for code in ErrorCode::ALL {
-            assert_ne!(code.exit_code(), 0, "{code}");
-            assert_ne!(
-                code.exit_code(),
-                2,
-                "2 is reserved for usage errors: {code}"
-            );
-        }
-        assert_eq!(ErrorCode::AuthRequired.exit_code(), 5);
-        assert_eq!(ErrorCode::Cancelled.exit_code(), 130);
     }
 
     #[test]

@@ -111,12 +111,18 @@ impl From<IllegalTransition> for CohostError {
 #[derive(Debug, Clone)]
 pub struct Lifecycle {
     state: State,
+    /// Test-only fault injection: transitions into these states are refused
+    /// as illegal, so the engine's handling of a refused transition is tested.
+    #[cfg(test)]
+    refused: Vec<State>,
 }
 
 impl Default for Lifecycle {
     fn default() -> Self {
         Lifecycle {
             state: State::Uninitialized,
+            #[cfg(test)]
+            refused: Vec::new(),
         }
     }
 }
@@ -127,8 +133,28 @@ impl Lifecycle {
         self.state
     }
 
+    /// Refuse every later transition into `to` (tests of the engine's
+    /// error handling).
+    #[cfg(test)]
+    pub(crate) fn refuse(&mut self, to: State) {
+        self.refused.push(to);
+    }
+
+    /// Accept transitions into `to` again.
+    #[cfg(test)]
+    pub(crate) fn allow(&mut self, to: State) {
+        self.refused.retain(|s| *s != to);
+    }
+
     /// Move to `to`, or report the illegal transition and stay.
     pub fn transition(&mut self, to: State) -> Result<State, IllegalTransition> {
+        #[cfg(test)]
+        if self.refused.contains(&to) {
+            return Err(IllegalTransition {
+                from: self.state,
+                to,
+            });
+        }
         if self.state.can_transition_to(to) {
             let from = self.state;
             self.state = to;
@@ -181,7 +207,10 @@ mod tests {
         for from in State::ALL {
             for to in State::ALL {
                 let expected = LEGAL.contains(&(from, to));
-                let mut lc = Lifecycle { state: from };
+                let mut lc = Lifecycle {
+                    state: from,
+                    ..Lifecycle::default()
+                };
                 let result = lc.transition(to);
                 if expected {
                     legal_seen += 1;

@@ -7,6 +7,10 @@
 //! Each connection costs two file descriptors here (client and server side):
 //! the soft `nofile` limit must exceed 2 x N plus a margin (`ulimit -n 4096`).
 
+// A bench crate: a failed unwrap is a failed bench with its line, and
+// nothing here is API.
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
+
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -5,10 +5,10 @@ use axum::response::Response;
 use bytes::Bytes;
 use serde_json::{json, Value};
 
-use crate::reply::{text_of, ApiError, Outcome, Plan, Turn};
+use crate::reply::{text_of, ApiError, Plan, Turn};
 use crate::server::Shared;
-use crate::stream::{json as json_resp, json_reply, sse_event, streaming, with_retry_after, SSE};
-use crate::tools::{ToolKind, ToolSpec};
+use crate::stream::{json as json_resp, sse_event, with_retry_after};
+use crate::tools::{tools_in, ToolSpec};
 
 /// Text of `system` given as a string or as an array of text blocks.
 fn system_text(v: Option<&Value>) -> String {
@@ -59,58 +59,20 @@ pub(crate) fn parse(body: &Value) -> Turn {
             .collect();
         (!results.is_empty()).then(|| results.join("\n"))
     });
-    let tools = body
-        .get("tools")
-        .and_then(Value::as_array)
-        .map(|ts| {
-            ts.iter()
-                .filter_map(|t| {
-                    Some(ToolSpec {
-                        name: t.get("name")?.as_str()?.to_string(),
-                        schema: t.get("input_schema").cloned().unwrap_or(Value::Null),
-                        kind: ToolKind::Function,
-                    })
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    Turn {
-        model: body
-            .get("model")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string(),
-        prompt_blocks,
-        tool_result,
-        tools,
-        json_schema: None,
-        system,
-        raw: body.to_string(),
-    }
+    let tools = tools_in(body, |t| ToolSpec::function(t, &["input_schema"]));
+    Turn::new(body, prompt_blocks, tool_result, tools, None, system)
 }
 
 /// `POST /v1/messages`.
 pub(crate) fn messages(shared: &Shared, body: &Value) -> (Response, String) {
-    let turn = parse(body);
-    let (outcome, scenario) = shared.decide(&turn);
     let stream = body.get("stream").and_then(Value::as_bool).unwrap_or(false);
-    let resp = match outcome {
-        Outcome::Error(e) => error(e, &turn),
-        Outcome::Reply(plan) if stream => {
-            let broken = Bytes::from_static(
-                b"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_del\n\n",
-            );
-            streaming(
-                frames(&plan),
-                plan.pace,
-                broken,
-                SSE,
-                shared.shutdown.clone(),
-            )
-        }
-        Outcome::Reply(plan) => json_reply(&message(&plan), &plan, &shared.shutdown),
-    };
-    (resp, scenario)
+    shared.answer(
+        &parse(body),
+        stream,
+        error,
+        |plan| (frames(plan), b"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_del\n\n"),
+        message,
+    )
 }
 
 /// `POST /v1/messages/count_tokens`.

@@ -6,10 +6,10 @@ use axum::response::Response;
 use bytes::Bytes;
 use serde_json::{json, Value};
 
-use crate::reply::{tokens, ApiError, Outcome, Plan, Turn};
+use crate::reply::{tokens, ApiError, Plan, Turn};
 use crate::server::Shared;
-use crate::stream::{json as json_resp, json_reply, sse_data, streaming, with_retry_after, SSE};
-use crate::tools::{ToolKind, ToolSpec};
+use crate::stream::{json as json_resp, sse_data, with_retry_after};
+use crate::tools::ToolSpec;
 
 type Routed = (&'static str, Response, Option<String>);
 
@@ -112,16 +112,7 @@ pub(crate) fn parse(model: &str, body: &Value) -> Turn {
             ts.iter()
                 .filter_map(|t| t.get("functionDeclarations").and_then(Value::as_array))
                 .flatten()
-                .filter_map(|d| {
-                    let schema = d
-                        .get("parametersJsonSchema")
-                        .or_else(|| d.get("parameters"));
-                    Some(ToolSpec {
-                        name: d.get("name")?.as_str()?.to_string(),
-                        schema: schema.cloned().unwrap_or(Value::Null),
-                        kind: ToolKind::Function,
-                    })
-                })
+                .filter_map(|d| ToolSpec::function(d, &["parametersJsonSchema", "parameters"]))
                 .collect()
         })
         .unwrap_or_default();
@@ -138,39 +129,29 @@ pub(crate) fn parse(model: &str, body: &Value) -> Turn {
         .and_then(Value::as_str)
         == Some("application/json");
     let json_schema = schema.cloned().or_else(|| wants_json.then(|| json!({})));
+    let system = body
+        .get("systemInstruction")
+        .map(parts_text)
+        .unwrap_or_default()
+        .join("\n");
     Turn {
         model: model.to_string(),
-        prompt_blocks,
-        tool_result,
-        tools,
-        json_schema,
-        system: body
-            .get("systemInstruction")
-            .map(parts_text)
-            .unwrap_or_default()
-            .join("\n"),
-        raw: body.to_string(),
+        ..Turn::new(body, prompt_blocks, tool_result, tools, json_schema, system)
     }
 }
 
 fn generate(shared: &Shared, model: &str, body: &Value, stream: bool) -> (Response, String) {
-    let turn = parse(model, body);
-    let (outcome, scenario) = shared.decide(&turn);
-    let resp = match outcome {
-        Outcome::Error(e) => error(e, &turn),
-        Outcome::Reply(plan) if stream => {
-            let broken = Bytes::from_static(
+    shared.answer(
+        &parse(model, body),
+        stream,
+        error,
+        |plan| {
+            (
+                frames(plan),
                 b"data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"bro\n\n",
-            );
-            streaming(
-                frames(&plan),
-                plan.pace,
-                broken,
-                SSE,
-                shared.shutdown.clone(),
             )
-        }
-        Outcome::Reply(plan) => {
+        },
+        |plan| {
             let mut parts = Vec::new();
             if !plan.reasoning.is_empty() {
                 parts.push(json!({"text": plan.reasoning_text(), "thought": true}));
@@ -178,11 +159,10 @@ fn generate(shared: &Shared, model: &str, body: &Value, stream: bool) -> (Respon
             if !plan.text.is_empty() {
                 parts.push(json!({"text": plan.full_text()}));
             }
-            parts.extend(call_part(&plan));
-            json_reply(&chunk(&plan, parts, true), &plan, &shared.shutdown)
-        }
-    };
-    (resp, scenario)
+            parts.extend(call_part(plan));
+            chunk(plan, parts, true)
+        },
+    )
 }
 
 fn call_part(plan: &Plan) -> Option<Value> {

@@ -23,6 +23,8 @@
 //! # Ok(()) }
 //! ```
 
+#![forbid(unsafe_code)]
+
 mod anthropic;
 mod gemini;
 mod log;

@@ -6,10 +6,10 @@ use axum::response::Response;
 use bytes::Bytes;
 use serde_json::{json, Value};
 
-use crate::reply::{text_of, tokens, ApiError, Outcome, Plan, Turn};
+use crate::reply::{text_of, tokens, ApiError, Plan, Turn};
 use crate::server::Shared;
-use crate::stream::{json as json_resp, json_reply, sse_data, streaming, with_retry_after, SSE};
-use crate::tools::{ToolKind, ToolSpec};
+use crate::stream::{json as json_resp, sse_data, with_retry_after};
+use crate::tools::{tools_in, ToolSpec};
 
 /// Text parts of a chat message's `content` (string or array of parts).
 pub(crate) fn content_blocks(content: Option<&Value>) -> Vec<String> {
@@ -61,22 +61,9 @@ pub(crate) fn parse(body: &Value) -> Turn {
         .collect();
     let tool_result =
         (!trailing.is_empty()).then(|| trailing.into_iter().rev().collect::<Vec<_>>().join("\n"));
-    let tools = body
-        .get("tools")
-        .and_then(Value::as_array)
-        .map(|ts| {
-            ts.iter()
-                .filter_map(|t| {
-                    let f = t.get("function").unwrap_or(t);
-                    Some(ToolSpec {
-                        name: f.get("name")?.as_str()?.to_string(),
-                        schema: f.get("parameters").cloned().unwrap_or(Value::Null),
-                        kind: ToolKind::Function,
-                    })
-                })
-                .collect()
-        })
-        .unwrap_or_default();
+    let tools = tools_in(body, |t| {
+        ToolSpec::function(t.get("function").unwrap_or(t), &["parameters"])
+    });
     let json_schema =
         body.get("response_format")
             .and_then(|rf| match rf.get("type").and_then(Value::as_str) {
@@ -88,47 +75,28 @@ pub(crate) fn parse(body: &Value) -> Turn {
                 Some("json_object") => Some(json!({})),
                 _ => None,
             });
-    Turn {
-        model: body
-            .get("model")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string(),
-        prompt_blocks,
-        tool_result,
-        tools,
-        json_schema,
-        system,
-        raw: body.to_string(),
-    }
+    Turn::new(body, prompt_blocks, tool_result, tools, json_schema, system)
 }
 
 /// `POST /v1/chat/completions`.
 pub(crate) fn completions(shared: &Shared, body: &Value) -> (Response, String) {
-    let turn = parse(body);
-    let (outcome, scenario) = shared.decide(&turn);
     let stream = body.get("stream").and_then(Value::as_bool).unwrap_or(false);
     let include_usage = body
         .pointer("/stream_options/include_usage")
         .and_then(Value::as_bool)
         .unwrap_or(false);
-    let resp = match outcome {
-        Outcome::Error(e) => openai_error(e, &turn),
-        Outcome::Reply(plan) if stream => {
-            let broken = Bytes::from_static(
+    shared.answer(
+        &parse(body),
+        stream,
+        openai_error,
+        |plan| {
+            (
+                frames(plan, include_usage),
                 b"data: {\"id\":\"chatcmpl-broken\",\"choices\":[{\"delta\":{\"content\":\"br\n\n",
-            );
-            streaming(
-                frames(&plan, include_usage),
-                plan.pace,
-                broken,
-                SSE,
-                shared.shutdown.clone(),
             )
-        }
-        Outcome::Reply(plan) => json_reply(&completion(&plan), &plan, &shared.shutdown),
-    };
-    (resp, scenario)
+        },
+        completion,
+    )
 }
 
 fn ids(plan: &Plan) -> (String, String) {

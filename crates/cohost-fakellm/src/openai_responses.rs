@@ -5,10 +5,10 @@ use bytes::Bytes;
 use serde_json::{json, Value};
 
 use crate::openai_chat::{content_blocks, created, openai_error};
-use crate::reply::{split, text_of, Outcome, Plan, Turn};
+use crate::reply::{split, text_of, Plan, Turn};
 use crate::server::Shared;
-use crate::stream::{json_reply, sse_event, streaming, SSE};
-use crate::tools::{ToolKind, ToolSpec};
+use crate::stream::sse_event;
+use crate::tools::{tools_in, ToolKind, ToolSpec};
 
 const OUTPUT_TYPES: &[&str] = &[
     "function_call_output",
@@ -72,55 +72,24 @@ pub(crate) fn parse(body: &Value) -> Turn {
         }
         _ => (Vec::new(), None),
     };
-    let tools = body
-        .get("tools")
-        .and_then(Value::as_array)
-        .map(|ts| ts.iter().filter_map(parse_tool).collect())
-        .unwrap_or_default();
+    let tools = tools_in(body, parse_tool);
     let json_schema = body
         .pointer("/text/format")
         .filter(|f| f.get("type").and_then(Value::as_str) == Some("json_schema"))
         .map(|f| f.get("schema").cloned().unwrap_or(json!({})));
-    Turn {
-        model: body
-            .get("model")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string(),
-        prompt_blocks,
-        tool_result,
-        tools,
-        json_schema,
-        system,
-        raw: body.to_string(),
-    }
+    Turn::new(body, prompt_blocks, tool_result, tools, json_schema, system)
 }
 
 /// `POST /v1/responses`.
 pub(crate) fn responses(shared: &Shared, body: &Value) -> (Response, String) {
-    let turn = parse(body);
-    let (outcome, scenario) = shared.decide(&turn);
     let stream = body.get("stream").and_then(Value::as_bool).unwrap_or(false);
-    let resp = match outcome {
-        Outcome::Error(e) => openai_error(e, &turn),
-        Outcome::Reply(plan) if stream => {
-            let broken =
-                Bytes::from_static(b"event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"del\n\n");
-            streaming(
-                Frames::build(&plan),
-                plan.pace,
-                broken,
-                SSE,
-                shared.shutdown.clone(),
-            )
-        }
-        Outcome::Reply(plan) => json_reply(
-            &response_object(&plan, "completed", items(&plan)),
-            &plan,
-            &shared.shutdown,
-        ),
-    };
-    (resp, scenario)
+    shared.answer(
+        &parse(body),
+        stream,
+        openai_error,
+        |plan| (Frames::build(plan), b"event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"del\n\n"),
+        |plan| response_object(plan, "completed", items(plan)),
+    )
 }
 
 struct Ids {

@@ -29,8 +29,33 @@ pub(crate) struct Turn {
 }
 
 impl Turn {
+    /// A turn of request `body` (its `model` field and its raw text) with
+    /// what the wire format's parser found in it.
+    pub(crate) fn new(
+        body: &Value,
+        prompt_blocks: Vec<String>,
+        tool_result: Option<String>,
+        tools: Vec<ToolSpec>,
+        json_schema: Option<Value>,
+        system: String,
+    ) -> Turn {
+        Turn {
+            model: body
+                .get("model")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+            prompt_blocks,
+            tool_result,
+            tools,
+            json_schema,
+            system,
+            raw: body.to_string(),
+        }
+    }
+
     /// The user's words to quote: the last non-empty text block.
-    pub fn prompt(&self) -> &str {
+    pub(crate) fn prompt(&self) -> &str {
         self.prompt_blocks
             .iter()
             .rev()
@@ -74,16 +99,16 @@ pub(crate) struct Plan {
 }
 
 impl Plan {
-    pub fn reasoning_text(&self) -> String {
+    pub(crate) fn reasoning_text(&self) -> String {
         self.reasoning.concat()
     }
-    pub fn full_text(&self) -> String {
+    pub(crate) fn full_text(&self) -> String {
         self.text.concat()
     }
-    pub fn reasoning_tokens(&self) -> u64 {
+    pub(crate) fn reasoning_tokens(&self) -> u64 {
         tokens(self.reasoning_text().len())
     }
-    pub fn output_tokens(&self) -> u64 {
+    pub(crate) fn output_tokens(&self) -> u64 {
         let args = self
             .tool
             .as_ref()
@@ -92,7 +117,7 @@ impl Plan {
         tokens(self.full_text().len() + self.reasoning_text().len() + args)
     }
     /// Tool arguments as the JSON string most wires carry.
-    pub fn tool_args_json(&self) -> String {
+    pub(crate) fn tool_args_json(&self) -> String {
         self.tool
             .as_ref()
             .map(|t| t.args.to_string())

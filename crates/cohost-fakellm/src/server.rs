@@ -15,9 +15,9 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::log::{body_value, redact_headers, redact_query, LoggedRequest, RequestLog};
-use crate::reply::{decide, Knobs, Outcome, Turn};
+use crate::reply::{decide, ApiError, Knobs, Outcome, Plan, Turn};
 use crate::script::ScriptCursor;
-use crate::stream::json;
+use crate::stream::{json, json_reply, streaming, SSE};
 use crate::{
     anthropic, gemini, ollama, openai_chat, openai_responses, FakeLlmConfig, FakeLlmError,
 };
@@ -43,6 +43,35 @@ impl Shared {
     pub(crate) fn decide(&self, turn: &Turn) -> (Outcome, String) {
         let n = self.counter.fetch_add(1, Ordering::Relaxed) + 1;
         decide(turn, n, &self.knobs, &self.cursor)
+    }
+
+    /// Decide `turn` and answer it in one wire format: `error` renders a
+    /// scripted error, `streamed` gives the stream's frames plus the broken
+    /// frame a malformed stream ends with, `whole` the non-streaming body.
+    pub(crate) fn answer(
+        &self,
+        turn: &Turn,
+        stream: bool,
+        error: fn(ApiError, &Turn) -> Response,
+        streamed: impl FnOnce(&Plan) -> (Vec<Bytes>, &'static [u8]),
+        whole: impl FnOnce(&Plan) -> Value,
+    ) -> (Response, String) {
+        let (outcome, scenario) = self.decide(turn);
+        let resp = match outcome {
+            Outcome::Error(e) => error(e, turn),
+            Outcome::Reply(plan) if stream => {
+                let (frames, broken) = streamed(&plan);
+                streaming(
+                    frames,
+                    plan.pace,
+                    Bytes::from_static(broken),
+                    SSE,
+                    self.shutdown.clone(),
+                )
+            }
+            Outcome::Reply(plan) => json_reply(&whole(&plan), &plan, &self.shutdown),
+        };
+        (resp, scenario)
     }
 
     pub(crate) fn default_model(&self) -> &str {

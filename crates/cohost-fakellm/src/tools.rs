@@ -35,6 +35,27 @@ pub struct ToolSpec {
     pub kind: ToolKind,
 }
 
+impl ToolSpec {
+    /// A function tool named by `def[name_key]` with the schema under the
+    /// first of `schema_keys` that `def` has; `None` without a name.
+    pub(crate) fn function(def: &Value, schema_keys: &[&str]) -> Option<ToolSpec> {
+        let schema = schema_keys.iter().find_map(|k| def.get(*k));
+        Some(ToolSpec {
+            name: def.get("name")?.as_str()?.to_string(),
+            schema: schema.cloned().unwrap_or(Value::Null),
+            kind: ToolKind::Function,
+        })
+    }
+}
+
+/// The tools of a request body's `tools` array, read by `spec`.
+pub(crate) fn tools_in(body: &Value, spec: impl Fn(&Value) -> Option<ToolSpec>) -> Vec<ToolSpec> {
+    body.get("tools")
+        .and_then(Value::as_array)
+        .map(|ts| ts.iter().filter_map(spec).collect())
+        .unwrap_or_default()
+}
+
 /// The call the fake model makes.
 #[derive(Debug, Clone)]
 pub struct ChosenCall {

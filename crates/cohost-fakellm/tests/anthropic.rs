@@ -1,5 +1,9 @@
 //! Anthropic Messages API over real HTTP.
 
+// A test crate: a failed unwrap is a failed test with its line, and
+// nothing here is API.
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
+
 mod common;
 
 use common::*;

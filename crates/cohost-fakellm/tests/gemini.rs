@@ -1,5 +1,9 @@
 //! Gemini API over real HTTP, including Gemini CLI's router request.
 
+// A test crate: a failed unwrap is a failed test with its line, and
+// nothing here is API.
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
+
 mod common;
 
 use common::*;

@@ -1,6 +1,10 @@
 //! Server-wide behaviour: routing of unknown paths, the request log and its
 //! redaction, scripts, pacing (slow, stall), determinism, start-up errors.
 
+// A test crate: a failed unwrap is a failed test with its line, and
+// nothing here is API.
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
+
 mod common;
 
 use std::net::SocketAddr;

@@ -3,6 +3,7 @@
 use cohost_core::{CohostError, ErrorCode};
 use std::fs::{File, OpenOptions};
 use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::io::AsRawFd;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -21,6 +22,16 @@ pub fn io_error(what: &str, path: &Path, e: std::io::Error) -> CohostError {
 /// or the new content, never a torn file. The file mode of an existing
 /// target is kept (settings files may be private).
 pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), CohostError> {
+    write_atomic(path, bytes, false)
+}
+
+/// [`atomic_write`] for a file that holds secrets: created with mode 0600
+/// (from the first byte: the temp file is private too).
+pub fn atomic_write_private(path: &Path, bytes: &[u8]) -> Result<(), CohostError> {
+    write_atomic(path, bytes, true)
+}
+
+fn write_atomic(path: &Path, bytes: &[u8], private: bool) -> Result<(), CohostError> {
     let dir = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
@@ -35,10 +46,20 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), CohostError> {
     let seq = SEQ.fetch_add(1, Ordering::Relaxed);
     let tmp = dir.join(format!(".{name}.cohost-tmp.{}.{seq}", std::process::id()));
     let result = (|| {
-        let mut f = File::create(&tmp)?;
-        if let Ok(meta) = std::fs::metadata(path) {
-            f.set_permissions(meta.permissions())?;
-        }
+        let mut f = if private {
+            OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .mode(0o600)
+                .open(&tmp)?
+        } else {
+            let f = File::create(&tmp)?;
+            if let Ok(meta) = std::fs::metadata(path) {
+                f.set_permissions(meta.permissions())?;
+            }
+            f
+        };
         f.write_all(bytes)?;
         f.sync_all()?;
         std::fs::rename(&tmp, path)?;
@@ -59,6 +80,7 @@ pub struct FileLock {
 
 impl FileLock {
     /// Block until the lock on `path` (created if missing) is held.
+    #[allow(unsafe_code)]
     pub fn acquire(path: &Path) -> Result<FileLock, CohostError> {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| io_error("create directory", dir, e))?;
@@ -85,10 +107,34 @@ impl FileLock {
 }
 
 impl Drop for FileLock {
+    #[allow(unsafe_code)]
     fn drop(&mut self) {
         // SAFETY: as above; closing the fd would release it too.
         unsafe {
             libc::flock(self.file.as_raw_fd(), libc::LOCK_UN);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atomic_write_replaces_whole_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("sub/secret.json");
+        atomic_write_private(&p, b"one").unwrap();
+        atomic_write_private(&p, b"two").unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"two");
+        {
+            use std::os::unix::fs::PermissionsExt;
+            assert_eq!(
+                std::fs::metadata(&p).unwrap().permissions().mode() & 0o777,
+                0o600
+            );
+        }
+        let leftovers: Vec<_> = std::fs::read_dir(p.parent().unwrap()).unwrap().collect();
+        assert_eq!(leftovers.len(), 1, "no temp files left behind");
     }
 }

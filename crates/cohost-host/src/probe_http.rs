@@ -12,7 +12,7 @@ const MAX_BODY: usize = 1 << 20;
 /// Normalize an endpoint as users write it (`OLLAMA_HOST=0.0.0.0:11434`,
 /// `localhost`, `http://host:port/`) into `(host, port)`. `https` endpoints
 /// are not probed (`None`).
-pub fn host_port(endpoint: &str, default_port: u16) -> Option<(String, u16)> {
+pub(crate) fn host_port(endpoint: &str, default_port: u16) -> Option<(String, u16)> {
     let rest = endpoint.trim();
     if rest.starts_with("https://") {
         return None;
@@ -36,7 +36,12 @@ pub fn host_port(endpoint: &str, default_port: u16) -> Option<(String, u16)> {
 }
 
 /// `GET path` on `host:port` within `timeout`: the status code and body.
-pub async fn get(host: &str, port: u16, path: &str, timeout: Duration) -> Option<(u16, String)> {
+pub(crate) async fn get(
+    host: &str,
+    port: u16,
+    path: &str,
+    timeout: Duration,
+) -> Option<(u16, String)> {
     tokio::time::timeout(timeout, get_inner(host, port, path))
         .await
         .ok()

@@ -2,23 +2,21 @@
 //! session engine, cached by provider id + config fingerprint so `cohost
 //! agents` stays fast and repeated tests spend no quota.
 
-use cohost_core::approval::Policy;
 use cohost_core::sanitize::is_secret_name;
 use cohost_core::{
-    sanitize, AdapterConfig, ApprovalMode, CohostError, EndReason, ErrorCode, Event, EventBody,
-    HostSession, PromptInput, SessionOptions,
+    sanitize, CohostError, EndReason, ErrorCode, Event, EventBody, PromptInput, SessionOptions,
 };
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::config::HostConfig;
 use crate::discovery::{discover_cli, Discovery};
 use crate::fsutil::{atomic_write, FileLock};
 use crate::host::{Host, ProviderFacts};
+use crate::session::{Approvals, OpenSession, ProviderChoice, SessionRequest};
 
 /// What the smoke test asks.
 pub const SMOKE_PROMPT: &str = "Reply exactly: OK";
@@ -213,19 +211,24 @@ pub async fn test_provider(
             format!("no driver for `{id}` is registered in this build"),
         )
         .with_fix("run `cohost agents` to see which providers have drivers")),
-        (_, Ok(factory)) => {
+        (_, Ok(_)) => {
             let cwd = host.paths.state_dir.join("smoke").join(id);
             std::fs::create_dir_all(&cwd)
                 .map_err(|e| crate::fsutil::io_error("create", &cwd, e))?;
-            let config = AdapterConfig {
-                cwd,
-                model: settings.model.clone(),
-                binary: discovery.as_ref().and_then(|d| d.command.clone()),
-                env: settings.env.clone(),
-                approval: ApprovalMode::DenyAll,
+            let mut req =
+                SessionRequest::new(ProviderChoice::Id(id.to_string()), Approvals::deny_all());
+            req.cwd = Some(cwd);
+            req.provider_settings = true;
+            req.binary = discovery.as_ref().and_then(|d| d.command.clone());
+            req.options = SessionOptions {
+                approval_deadline: Duration::from_secs(5),
+                max_respawns: 0,
                 ..Default::default()
             };
-            Ok(run_once(factory, config, host.timeouts.smoke).await)
+            match crate::session::prepare(host, &cfg, req) {
+                Ok(session) => Ok(run_once(session, host.timeouts.smoke).await),
+                Err(e) => Err(e.into()),
+            }
         }
     };
     match run {
@@ -285,18 +288,8 @@ enum RunOutcome {
     TimedOut,
 }
 
-async fn run_once(
-    factory: Arc<dyn cohost_core::AdapterFactory>,
-    config: AdapterConfig,
-    limit: Duration,
-) -> RunOutcome {
+async fn run_once(mut session: OpenSession, limit: Duration) -> RunOutcome {
     let deadline = tokio::time::Instant::now() + limit;
-    let opts = SessionOptions {
-        approval_deadline: Duration::from_secs(5),
-        max_respawns: 0,
-        ..Default::default()
-    };
-    let mut session = HostSession::new(factory, config, Arc::new(Policy::DenyAll), opts);
     match tokio::time::timeout_at(deadline, session.start()).await {
         Err(_) => {
             let _ = session.terminate().await;

@@ -1,6 +1,10 @@
 //! The local API: localhost guard, OpenAPI document, settings endpoints, and
 //! a full prompt's events over SSE on the mock provider.
 
+// A test crate: a failed unwrap is a failed test with its line, and
+// nothing here is API.
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
+
 mod common;
 
 use cohost_core::mock::{MockFactory, MockOptions};

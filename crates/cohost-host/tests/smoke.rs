@@ -1,6 +1,10 @@
 //! Smoke tests through the real session engine on the mock provider, and
 //! the fingerprint cache.
 
+// A test crate: a failed unwrap is a failed test with its line, and
+// nothing here is API.
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
+
 mod common;
 
 use cohost_core::mock::{MockFactory, MockOptions};

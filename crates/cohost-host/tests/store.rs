@@ -1,5 +1,9 @@
 //! The session store under concurrent cohost processes.
 
+// A test crate: a failed unwrap is a failed test with its line, and
+// nothing here is API.
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
+
 use cohost_host::{SessionRecord, SessionStore};
 use std::path::Path;
 use std::process::Command;

@@ -24,6 +24,7 @@
 use bytes::{BufMut, Bytes, BytesMut};
 
 use crate::frames::FrameType;
+use crate::ids::{RoomId, StreamId};
 use crate::roles::Role;
 
 /// The only envelope version this crate reads and writes.
@@ -123,6 +124,49 @@ impl Frame {
         if kind.is_replayable() && stream.is_empty() {
             return Err(EnvelopeError::MissingStream(kind));
         }
+        Ok(Self::encode(
+            kind, room, stream, chunk, sender, role, payload,
+        ))
+    }
+
+    /// A frame of a stream: cannot fail, the ids are valid by type.
+    pub fn in_stream(
+        kind: FrameType,
+        room: &RoomId,
+        stream: &StreamId,
+        chunk: u64,
+        payload: &[u8],
+    ) -> Frame {
+        Self::encode(
+            kind,
+            room.as_str(),
+            stream.as_str(),
+            chunk,
+            0,
+            None,
+            payload,
+        )
+    }
+
+    /// A frame outside any stream (chunk 0). Fails only for the stream frame
+    /// types ([`FrameType::is_replayable`]), which need [`Frame::in_stream`].
+    pub fn in_room(kind: FrameType, room: &RoomId, payload: &[u8]) -> Result<Frame, EnvelopeError> {
+        if kind.is_replayable() {
+            return Err(EnvelopeError::MissingStream(kind));
+        }
+        Ok(Self::encode(kind, room.as_str(), "", 0, 0, None, payload))
+    }
+
+    /// Encodes already validated fields.
+    fn encode(
+        kind: FrameType,
+        room: &str,
+        stream: &str,
+        chunk: u64,
+        sender: u64,
+        role: Option<Role>,
+        payload: &[u8],
+    ) -> Frame {
         let mut b =
             BytesMut::with_capacity(FIXED_HEADER_LEN + room.len() + stream.len() + payload.len());
         b.put_u8(PROTOCOL_VERSION);
@@ -136,12 +180,12 @@ impl Frame {
         b.put_slice(room.as_bytes());
         b.put_slice(stream.as_bytes());
         b.put_slice(payload);
-        Ok(Frame {
+        Frame {
             bytes: b.freeze(),
             kind,
             room_len: room.len() as u8,
             stream_len: stream.len() as u8,
-        })
+        }
     }
 
     /// Decodes and validates one envelope. Never panics on any input.
@@ -293,6 +337,22 @@ impl std::fmt::Debug for Frame {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn typed_ids_build_the_same_frames() {
+        let room = RoomId::new("room-1").unwrap();
+        let stream = StreamId::new("st_55").unwrap();
+        let typed = Frame::in_stream(FrameType::StreamChunk, &room, &stream, 7, b"hello");
+        let built =
+            Frame::build(FrameType::StreamChunk, "room-1", Some("st_55"), 7, b"hello").unwrap();
+        assert_eq!(typed, built);
+        let chat = Frame::in_room(FrameType::ChatMessage, &room, b"hi").unwrap();
+        assert_eq!(chat.stream(), None);
+        assert_eq!(
+            Frame::in_room(FrameType::StreamEnd, &room, b""),
+            Err(EnvelopeError::MissingStream(FrameType::StreamEnd))
+        );
+    }
 
     #[test]
     fn build_decode_round_trip() {

@@ -93,6 +93,24 @@ impl FrameType {
         )
     }
 
+    /// Frames whose payload is an application message between host and
+    /// participants (opaque to the relay; defined by `cohost-share`).
+    pub fn is_application(self) -> bool {
+        matches!(
+            self,
+            FrameType::SuggestPrompt
+                | FrameType::PromptSuggested
+                | FrameType::SuggestionDecided
+                | FrameType::ExecutionStarted
+                | FrameType::StreamChunk
+                | FrameType::StreamEnd
+                | FrameType::StreamInterrupted
+                | FrameType::ToolApprovalRequested
+                | FrameType::ToolApprovalDecided
+                | FrameType::ChatMessage
+        )
+    }
+
     /// Frames whose payload is defined by this crate (`control` module, JSON) and
     /// may be decoded by the relay or the client library. All other payloads are
     /// opaque application bytes that the relay must never decode.
@@ -130,6 +148,12 @@ mod tests {
             assert_eq!(FrameType::from_name(t.name()), Some(*t));
         }
         assert_eq!(FrameType::from_code(0), None);
+        for t in FrameType::ALL {
+            assert!(
+                !(t.is_application() && t.is_control()),
+                "{t}: a payload has one owner"
+            );
+        }
         assert_eq!(FrameType::from_code(255), None);
     }
 }

@@ -35,10 +35,13 @@
 //! # Invites
 //! `cohost://<host:port>/<room>#<jwt>` (`cohosts://` for TLS), see [`Invite`].
 
+#![forbid(unsafe_code)]
+
 pub mod claims;
 pub mod control;
 pub mod envelope;
 pub mod frames;
+pub mod ids;
 pub mod invite;
 pub mod matrix;
 pub mod roles;
@@ -51,6 +54,7 @@ pub use envelope::{
     is_valid_id, EnvelopeError, Frame, FIXED_HEADER_LEN, MAX_ID_LEN, PROTOCOL_VERSION,
 };
 pub use frames::FrameType;
+pub use ids::{RoomId, StreamId};
 pub use invite::{ws_url, Invite, InviteError, SUBPROTOCOL, TOKEN_SUBPROTOCOL_PREFIX};
 pub use matrix::{may_send, route, Route};
 pub use roles::Role;

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use cohost_protocol::{
-    ErrorPayload, Frame, FrameType, Invite, Resume, Resync, Welcome, SUBPROTOCOL,
-    TOKEN_SUBPROTOCOL_PREFIX,
+    EnvelopeError, ErrorPayload, Frame, FrameType, Invite, Resume, Resync, RoomId, Welcome,
+    SUBPROTOCOL, TOKEN_SUBPROTOCOL_PREFIX,
 };
 use futures::{SinkExt, StreamExt};
 use tokio::net::TcpStream;
@@ -84,6 +84,9 @@ pub enum ClientError {
     /// The client task has stopped.
     #[error("the relay connection is closed; reconnect with a fresh invite")]
     Closed,
+    /// A frame could not be built (an invalid room or stream id).
+    #[error("cannot build the frame: {0}")]
+    Envelope(#[from] EnvelopeError),
 }
 
 /// What the client hands to the application.
@@ -119,7 +122,7 @@ enum Cmd {
 pub struct RelayClient {
     cmd: mpsc::Sender<Cmd>,
     events: mpsc::Receiver<ClientEvent>,
-    room: String,
+    room: RoomId,
 }
 
 async fn dial(cfg: &ClientConfig) -> Result<Ws, ClientError> {
@@ -158,10 +161,10 @@ impl RelayClient {
     /// Connects once (returning the relay's refusal if any), then keeps the
     /// connection alive in a background task.
     pub async fn connect(cfg: ClientConfig) -> Result<RelayClient, ClientError> {
+        let room = RoomId::new(&cfg.room)?;
         let ws = dial(&cfg).await?;
         let (cmd_tx, cmd_rx) = mpsc::channel(1024);
         let (ev_tx, ev_rx) = mpsc::channel(4096);
-        let room = cfg.room.clone();
         tokio::spawn(drive(cfg, ws, cmd_rx, ev_tx));
         Ok(RelayClient {
             cmd: cmd_tx,
@@ -178,6 +181,11 @@ impl RelayClient {
 
     /// The room id.
     pub fn room(&self) -> &str {
+        self.room.as_str()
+    }
+
+    /// The room id, validated when the client connected.
+    pub fn room_id(&self) -> &RoomId {
         &self.room
     }
 
@@ -197,8 +205,7 @@ impl RelayClient {
         chunk: u64,
         payload: &[u8],
     ) -> Result<(), ClientError> {
-        let f = Frame::build(kind, &self.room, stream, chunk, payload)
-            .map_err(|e| ClientError::Url(e.to_string()))?;
+        let f = Frame::build(kind, self.room.as_str(), stream, chunk, payload)?;
         self.send(&f).await
     }
 

@@ -17,6 +17,8 @@
 //! # Ok(()) }
 //! ```
 
+#![forbid(unsafe_code)]
+
 /// Log filter directives to append to any `EnvFilter` a relay runs under: the
 /// WebSocket library logs whole frames (payload bytes included) at TRACE, so its
 /// targets are capped. The relay's own logs carry header fields and sizes only.

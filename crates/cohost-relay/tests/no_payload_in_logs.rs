@@ -2,6 +2,10 @@
 //! an application payload. (The replay ring legitimately stores opaque payload
 //! bytes so it can re-send them verbatim; it never inspects them.)
 
+// A test crate: a failed unwrap is a failed test with its line, and
+// nothing here is API.
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
+
 mod common;
 
 use std::io::Write;

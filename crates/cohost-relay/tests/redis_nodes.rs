@@ -5,6 +5,10 @@
 //! on a free loopback port in a temp dir. Without redis-server: fails when `CI`
 //! is set, skips with a loud notice otherwise.
 
+// A test crate: a failed unwrap is a failed test with its line, and
+// nothing here is API.
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
+
 mod common;
 
 use std::collections::BTreeMap;

@@ -1,5 +1,9 @@
 //! Every way in that must be refused, each in its own test.
 
+// A test crate: a failed unwrap is a failed test with its line, and
+// nothing here is API.
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
+
 mod common;
 
 use std::time::Duration;

@@ -43,7 +43,7 @@ pub fn on_ci() -> bool {
 }
 
 /// The message for a missing CLI (shared by the panic and the skip notice).
-pub fn missing_message(cli: AgentCli) -> String {
+pub(crate) fn missing_message(cli: AgentCli) -> String {
     format!(
         "agent CLI `{cli}` is not installed at {}; install it with `{}` (or set COHOST_AGENTS_DIR)",
         bin_dir().join(cli.binary()).display(),

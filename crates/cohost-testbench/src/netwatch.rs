@@ -44,7 +44,7 @@ impl std::fmt::Display for Outbound {
 }
 
 /// One sample: non-local peers of every process `scanner` finds.
-pub fn sample(scanner: &mut MarkerScanner) -> Vec<Outbound> {
+pub(crate) fn sample(scanner: &mut MarkerScanner) -> Vec<Outbound> {
     let mut found = Vec::new();
     for pid in scanner.scan() {
         let inodes = procfs::socket_inodes(pid);

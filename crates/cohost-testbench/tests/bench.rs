@@ -1,6 +1,10 @@
 //! The bench's own guarantees, checked with ordinary tools (`env`, `sh`,
 //! `python3`) so they run on any machine, with or without the agent CLIs.
 
+// A test crate: a failed unwrap is a failed test with its line, and
+// nothing here is API.
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
+
 use std::collections::BTreeMap;
 use std::panic::AssertUnwindSafe;
 use std::time::Duration;

@@ -6,6 +6,10 @@
 //! Missing CLIs fail when `CI` is set and are skipped loudly otherwise;
 //! install them with `bash tests/agents/install.sh`.
 
+// A test crate: a failed unwrap is a failed test with its line, and
+// nothing here is API.
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
+
 mod common;
 
 use std::time::Duration;

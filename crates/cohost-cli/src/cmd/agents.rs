@@ -4,7 +4,7 @@
 use clap::Args;
 use cohost_host::all_statuses;
 
-use crate::exit;
+use crate::exit::{internal, CmdResult};
 use crate::hostctx;
 
 /// Arguments of `cohost agents`.
@@ -12,25 +12,18 @@ use crate::hostctx;
 pub struct AgentsArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
-    json: bool,
+    pub json: bool,
 }
 
-/// Run the command; returns the exit code.
-pub async fn run(args: AgentsArgs) -> u8 {
-    let (host, cfg) = match hostctx::host_and_config() {
-        Ok(x) => x,
-        Err(e) => return exit::report(&e, args.json),
-    };
+/// Run the command.
+pub async fn run(args: AgentsArgs) -> CmdResult {
+    let (host, cfg) = hostctx::host_and_config()?;
     let statuses = all_statuses(&host, &cfg).await;
     if args.json {
-        match serde_json::to_string_pretty(&statuses) {
-            Ok(s) => println!("{s}"),
-            Err(e) => {
-                eprintln!("cohost: cannot encode the agent list: {e}");
-                return 1;
-            }
-        }
-        return 0;
+        let text = serde_json::to_string_pretty(&statuses)
+            .map_err(|e| internal(format!("cannot encode the agent list: {e}")))?;
+        println!("{text}");
+        return Ok(0);
     }
     println!(
         "{:<14} {:<19} {:<12} {:<11} {:<10} {:<12} CAPABILITIES",
@@ -73,7 +66,7 @@ pub async fn run(args: AgentsArgs) -> u8 {
             caps
         );
     }
-    0
+    Ok(0)
 }
 
 /// The serde name of a unit enum value.

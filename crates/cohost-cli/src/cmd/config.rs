@@ -5,7 +5,7 @@
 use clap::{Args, Subcommand};
 use cohost_host::slots;
 
-use crate::exit;
+use crate::exit::CmdResult;
 use crate::hostctx;
 
 /// Arguments of `cohost config`.
@@ -39,12 +39,9 @@ enum ConfigAction {
 }
 
 /// Run the command.
-pub async fn run(args: ConfigArgs) -> u8 {
-    let (host, mut cfg) = match hostctx::host_and_config() {
-        Ok(x) => x,
-        Err(e) => return exit::report(&e, false),
-    };
-    match args.action {
+pub async fn run(args: ConfigArgs) -> CmdResult {
+    let (host, mut cfg) = hostctx::host_and_config()?;
+    Ok(match args.action {
         ConfigAction::Get { key } => match cfg.get(&key) {
             Some(v) => {
                 println!("{v}");
@@ -56,53 +53,43 @@ pub async fn run(args: ConfigArgs) -> u8 {
             }
         },
         ConfigAction::Set { key, value } => {
-            if let Err(e) = cfg.set(&key, &value) {
-                return exit::report(&e, false);
-            }
+            cfg.set(&key, &value)?;
             if let Err(e) = slots::validate_config(&host, &cfg) {
                 eprintln!("cohost: not saved: the change would make the config invalid");
-                return exit::report(&e, false);
+                return Err(e.into());
             }
-            match cfg.save() {
-                Ok(()) => 0,
-                Err(e) => exit::report(&e, false),
-            }
+            cfg.save()?;
+            0
         }
         ConfigAction::Unset { key } => {
             if !cfg.unset(&key) {
                 eprintln!("cohost: `{key}` was not set");
-                return 1;
+                return Ok(1);
             }
-            match cfg.save() {
-                Ok(()) => 0,
-                Err(e) => exit::report(&e, false),
-            }
+            cfg.save()?;
+            0
         }
         ConfigAction::List => {
             for (k, v) in cfg.list() {
                 println!("{k} = {v}");
             }
-            match slots::list_slots(&host, &cfg) {
-                Ok(views) => {
-                    println!("\n# capability slots");
-                    for v in views {
-                        println!(
-                            "{:<10} {} ({}){}{}",
-                            v.name,
-                            v.spec.provider,
-                            v.spec.mode.as_str(),
-                            v.spec
-                                .model
-                                .as_deref()
-                                .map(|m| format!(" model {m}"))
-                                .unwrap_or_default(),
-                            if v.configured { "" } else { "  [default]" }
-                        );
-                    }
-                    0
-                }
-                Err(e) => exit::report(&e, false),
+            let views = slots::list_slots(&host, &cfg)?;
+            println!("\n# capability slots");
+            for v in views {
+                println!(
+                    "{:<10} {} ({}){}{}",
+                    v.name,
+                    v.spec.provider,
+                    v.spec.mode.as_str(),
+                    v.spec
+                        .model
+                        .as_deref()
+                        .map(|m| format!(" model {m}"))
+                        .unwrap_or_default(),
+                    if v.configured { "" } else { "  [default]" }
+                );
             }
+            0
         }
-    }
+    })
 }

@@ -6,7 +6,7 @@ use cohost_host::{provider_status, slots, StatusValue};
 use std::io::Write;
 
 use crate::cmd::agents::enum_name;
-use crate::exit;
+use crate::exit::CmdResult;
 use crate::hostctx;
 
 /// Arguments of `cohost doctor`.
@@ -14,15 +14,12 @@ use crate::hostctx;
 pub struct DoctorArgs {
     /// Print JSON instead of a report.
     #[arg(long)]
-    json: bool,
+    pub json: bool,
 }
 
 /// Run the checks; exit 0 when nothing needs fixing, 1 otherwise.
-pub async fn run(args: DoctorArgs) -> u8 {
-    let (host, cfg) = match hostctx::host_and_config() {
-        Ok(x) => x,
-        Err(e) => return exit::report(&e, args.json),
-    };
+pub async fn run(args: DoctorArgs) -> CmdResult {
+    let (host, cfg) = hostctx::host_and_config()?;
     let mut problems = 0;
     let config_check = slots::validate_config(&host, &cfg);
     let ids = host.known_ids(&cfg);
@@ -55,7 +52,7 @@ pub async fn run(args: DoctorArgs) -> u8 {
             }).collect::<Vec<_>>(),
         });
         println!("{v}");
-        return u8::from(config_check.is_err());
+        return Ok(u8::from(config_check.is_err()));
     }
 
     println!("config: {}", host.paths.config_file.display());
@@ -121,5 +118,5 @@ pub async fn run(args: DoctorArgs) -> u8 {
             format!("{problems} problem(s) found; see the fixes above.")
         }
     );
-    u8::from(problems > 0)
+    Ok(u8::from(problems > 0))
 }

@@ -6,6 +6,10 @@ use cohost_fakellm::{load_script, FakeLlm, FakeLlmConfig};
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 
+use cohost_core::{CohostError, ErrorCode};
+
+use crate::exit::{CmdResult, Failure};
+
 /// Arguments of `cohost fake-llm`.
 #[derive(Debug, Args)]
 pub struct FakeLlmArgs {
@@ -22,34 +26,19 @@ pub struct FakeLlmArgs {
 }
 
 /// Serve until Ctrl+C.
-pub async fn run(args: FakeLlmArgs) -> u8 {
+pub async fn run(args: FakeLlmArgs) -> CmdResult {
     let mut config = FakeLlmConfig {
         log_path: args.request_log,
         ..FakeLlmConfig::default()
     };
     if let Some(path) = &args.script {
-        match load_script(path) {
-            Ok(s) => config.script = Some(s),
-            Err(e) => {
-                eprintln!(
-                    "cohost: error CONFIG_INVALID: {e}\n  fix: {}",
-                    e.suggested_fix()
-                );
-                return crate::exit::USAGE;
-            }
-        }
+        let script = load_script(path).map_err(|e| Failure::usage(config_invalid(&e)))?;
+        config.script = Some(script);
     }
     let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, args.port));
-    let server = match FakeLlm::start_on(addr, config).await {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!(
-                "cohost: error CONFIG_INVALID: {e}\n  fix: {}",
-                e.suggested_fix()
-            );
-            return 3;
-        }
-    };
+    let server = FakeLlm::start_on(addr, config)
+        .await
+        .map_err(|e| config_invalid(&e))?;
     let url = server.base_url();
     // A closed stdout (`cohost fake-llm | head -1`) must not take the server
     // down: the banner is best effort.
@@ -65,5 +54,10 @@ pub async fn run(args: FakeLlmArgs) -> u8 {
         _ = server.wait() => {}
         _ = tokio::signal::ctrl_c() => {}
     }
-    0
+    Ok(0)
+}
+
+/// The fake server's error as cohost's CONFIG_INVALID, its fix kept.
+fn config_invalid(e: &cohost_fakellm::FakeLlmError) -> CohostError {
+    CohostError::new(ErrorCode::ConfigInvalid, e.to_string()).with_fix(e.suggested_fix())
 }

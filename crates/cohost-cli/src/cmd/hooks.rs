@@ -3,7 +3,7 @@
 use clap::{Args, Subcommand};
 use cohost_host::hooks::{self, HookAgent, HookEventOutcome};
 
-use crate::exit;
+use crate::exit::CmdResult;
 use crate::hostctx;
 
 /// Arguments of `cohost hooks`.
@@ -33,43 +33,33 @@ enum HooksAction {
 }
 
 /// Run `cohost hooks`.
-pub async fn run(args: HooksArgs) -> u8 {
-    let host = match hostctx::host() {
-        Ok(h) => h,
-        Err(e) => return exit::report(&e, false),
-    };
+pub async fn run(args: HooksArgs) -> CmdResult {
+    let host = hostctx::host()?;
     let exe = hostctx::current_exe();
     let (id, op): (&str, fn(&cohost_host::Host, HookAgent, &str) -> _) = match &args.action {
         HooksAction::Install { id } => (id, hooks::install),
         HooksAction::Uninstall { id } => (id, hooks::uninstall),
         HooksAction::Status { id } => (id, hooks::status),
     };
-    let agent = match HookAgent::parse(id) {
-        Ok(a) => a,
-        Err(e) => return exit::report(&e, false),
-    };
-    match op(&host, agent, &exe) {
-        Ok(s) => {
-            println!(
-                "{}: {} ({}; {}){}",
-                agent.id(),
-                if s.installed {
-                    "installed"
-                } else {
-                    "not installed"
-                },
-                s.settings_file,
-                s.action,
-                if s.has_backup {
-                    "; original backed up"
-                } else {
-                    ""
-                }
-            );
-            0
+    let agent = HookAgent::parse(id)?;
+    let s = op(&host, agent, &exe)?;
+    println!(
+        "{}: {} ({}; {}){}",
+        agent.id(),
+        if s.installed {
+            "installed"
+        } else {
+            "not installed"
+        },
+        s.settings_file,
+        s.action,
+        if s.has_backup {
+            "; original backed up"
+        } else {
+            ""
         }
-        Err(e) => exit::report(&e, false),
-    }
+    );
+    Ok(0)
 }
 
 /// Arguments of `cohost hook-event` (called by the agents' hooks).
@@ -83,8 +73,10 @@ pub struct HookEventArgs {
 
 /// Forward the hook's JSON to a running cohost; always exits 0 quickly so
 /// the agent is never blocked.
-pub async fn hook_event(args: HookEventArgs) -> u8 {
-    let Ok(host) = hostctx::host() else { return 0 };
+pub async fn hook_event(args: HookEventArgs) -> CmdResult {
+    let Ok(host) = hostctx::host() else {
+        return Ok(0);
+    };
     let outcome = hooks::hook_event(
         &host.paths.hook_socket(),
         &args.agent,
@@ -95,5 +87,5 @@ pub async fn hook_event(args: HookEventArgs) -> u8 {
     if let HookEventOutcome::Dropped(why) = outcome {
         tracing::debug!(%why, "hook event dropped");
     }
-    0
+    Ok(0)
 }

@@ -4,6 +4,9 @@ use clap::Args;
 use cohost_relay::{ClientEvent, RelayClient};
 use std::io::Write;
 
+use cohost_core::{CohostError, ErrorCode};
+
+use crate::exit::CmdResult;
 use crate::multiplayer::participant;
 
 /// Arguments of `cohost join`.
@@ -13,7 +16,7 @@ pub struct JoinArgs {
     invite: String,
     /// Print every frame as one JSON line.
     #[arg(long)]
-    json: bool,
+    pub json: bool,
     /// Your display name.
     #[arg(long)]
     name: Option<String>,
@@ -29,19 +32,18 @@ pub struct JoinArgs {
 }
 
 /// Run until the room closes (or the first turn ends with --until-end).
-pub async fn run(args: JoinArgs) -> u8 {
-    let mut client = match RelayClient::connect_invite(&args.invite).await {
-        Ok(c) => c,
-        Err(e) => {
-            let (code, exit) = match e {
-                cohost_relay::ClientError::Refused { .. } => ("AUTH_REQUIRED", 5),
-                cohost_relay::ClientError::Url(_) => ("CONFIG_INVALID", 3),
-                _ => ("NETWORK_ERROR", 7),
+pub async fn run(args: JoinArgs) -> CmdResult {
+    let mut client = RelayClient::connect_invite(&args.invite)
+        .await
+        .map_err(|e| {
+            let code = match e {
+                cohost_relay::ClientError::Refused { .. } => ErrorCode::AuthRequired,
+                cohost_relay::ClientError::Url(_) => ErrorCode::ConfigInvalid,
+                _ => ErrorCode::NetworkError,
             };
-            eprintln!("cohost: error {code}: {e}\n  fix: ask the host for a fresh invite");
-            return exit;
-        }
-    };
+            CohostError::new(code, e.to_string()).with_fix("ask the host for a fresh invite")
+        })?;
+    let codec = participant::room_codec(&client);
     if let Some(text) = &args.suggest {
         match participant::suggest(&client, text, args.name.as_deref()).await {
             Ok(id) => eprintln!("suggested {id}; waiting for the host"),
@@ -58,16 +60,16 @@ pub async fn run(args: JoinArgs) -> u8 {
     loop {
         let ev = tokio::select! {
             ev = client.recv() => ev,
-            _ = &mut ctrl_c => { client.close().await; return 0; }
+            _ = &mut ctrl_c => { client.close().await; return Ok(0); }
         };
-        let Some(ev) = ev else { return 0 };
+        let Some(ev) = ev else { return Ok(0) };
         let end = participant::is_stream_end(&ev);
         let mut out = std::io::stdout().lock();
         match &ev {
             ClientEvent::Frame(f) => {
                 if args.json {
-                    let _ = writeln!(out, "{}", participant::frame_json(f));
-                } else if let Some(line) = participant::frame_line(f) {
+                    let _ = writeln!(out, "{}", participant::frame_json(&codec, f));
+                } else if let Some(line) = participant::frame_line(&codec, f) {
                     let _ = write!(out, "{line}");
                 }
             }
@@ -85,13 +87,13 @@ pub async fn run(args: JoinArgs) -> u8 {
             }
             ClientEvent::Closed { reason } => {
                 eprintln!("· room closed: {reason}");
-                return 0;
+                return Ok(0);
             }
         }
         let _ = out.flush();
         if end && args.until_end {
             client.close().await;
-            return 0;
+            return Ok(0);
         }
     }
 }

@@ -2,7 +2,9 @@
 
 use clap::Args;
 
-use crate::exit;
+use cohost_core::{CohostError, ErrorCode};
+
+use crate::exit::{self, CmdResult};
 use crate::hostctx;
 
 /// Arguments of `cohost login`.
@@ -16,35 +18,29 @@ pub struct LoginArgs {
 }
 
 /// Launch the login command with this terminal's stdio.
-pub async fn run(args: LoginArgs) -> u8 {
-    let host = match hostctx::host() {
-        Ok(h) => h,
-        Err(e) => return exit::report(&e, false),
-    };
-    let cmd = match cohost_host::login_command(&host, &args.id).await {
-        Ok(c) => c,
-        Err(e) => return exit::report(&e, false),
-    };
+pub async fn run(args: LoginArgs) -> CmdResult {
+    let host = hostctx::host()?;
+    let cmd = cohost_host::login_command(&host, &args.id).await?;
     eprintln!("{}\n$ {}", cmd.note, cmd.display);
     if args.print {
-        return 0;
+        return Ok(0);
     }
     let status = tokio::process::Command::new(&cmd.program)
         .args(&cmd.args)
         .status()
         .await;
     match status {
-        Ok(s) if s.success() => 0,
+        Ok(s) if s.success() => Ok(0),
         Ok(s) => {
+            // The login tool has shown its own error; pass its code on.
             eprintln!("cohost: the login command exited with {s}");
-            u8::try_from(s.code().unwrap_or(1)).unwrap_or(1)
+            Ok(u8::try_from(s.code().unwrap_or(1)).unwrap_or(exit::INTERNAL))
         }
-        Err(e) => {
-            eprintln!(
-                "cohost: error SPAWN_FAILED: cannot run {}: {e}",
-                cmd.display
-            );
-            8
-        }
+        Err(e) => Err(CohostError::new(
+            ErrorCode::SpawnFailed,
+            format!("cannot run {}: {e}", cmd.display),
+        )
+        .with_fix("check that the provider's CLI is installed (see `cohost agents`)")
+        .into()),
     }
 }

@@ -7,6 +7,9 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use cohost_core::{CohostError, ErrorCode};
+
+use crate::exit::CmdResult;
 use crate::fsutil;
 
 /// Default relay port.
@@ -74,8 +77,7 @@ fn load_or_create(path: &PathBuf) -> Result<(Secrets, bool), String> {
                 jwt_secret: fsutil::random_secret().map_err(|e| e.to_string())?,
             };
             let bytes = serde_json::to_vec_pretty(&s).map_err(|e| e.to_string())?;
-            fsutil::write_private_atomic(path, &bytes)
-                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            cohost_host::fsutil::atomic_write_private(path, &bytes).map_err(|e| e.message)?;
             Ok((s, true))
         }
         Err(e) => Err(format!("cannot read {}: {e}", path.display())),
@@ -83,22 +85,17 @@ fn load_or_create(path: &PathBuf) -> Result<(Secrets, bool), String> {
 }
 
 /// Run until Ctrl+C.
-pub async fn run(args: RelayArgs) -> u8 {
-    let Some(path) = args
+pub async fn run(args: RelayArgs) -> CmdResult {
+    let config_invalid = |e: String| CohostError::new(ErrorCode::ConfigInvalid, e);
+    let path = args
         .secrets
         .clone()
         .or_else(|| fsutil::config_dir().map(|d| d.join("relay-secrets.json")))
-    else {
-        eprintln!("cohost: error CONFIG_INVALID: no HOME or XDG_CONFIG_HOME to keep relay secrets in\n  fix: pass --secrets FILE");
-        return 3;
-    };
-    let (secrets, fresh) = match load_or_create(&path) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("cohost: error CONFIG_INVALID: {e}");
-            return 3;
-        }
-    };
+        .ok_or_else(|| {
+            config_invalid("no HOME or XDG_CONFIG_HOME to keep relay secrets in".into())
+                .with_fix("pass --secrets FILE")
+        })?;
+    let (secrets, fresh) = load_or_create(&path).map_err(config_invalid)?;
     let mut config = RelayConfig {
         limits: cohost_relay::Limits {
             write_batch_bytes: args.write_batch as usize,
@@ -112,23 +109,15 @@ pub async fn run(args: RelayArgs) -> u8 {
         ..RelayConfig::default()
     };
     if let Some(url) = &args.redis {
-        match RedisBroker::connect(url, "cohost").await {
-            Ok(b) => config.broker = Some(Arc::new(b)),
-            Err(e) => {
-                eprintln!(
-                    "cohost: error NETWORK_ERROR: {e}\n  fix: start redis-server or fix --redis"
-                );
-                return 7;
-            }
-        }
+        let broker = RedisBroker::connect(url, "cohost").await.map_err(|e| {
+            CohostError::new(ErrorCode::NetworkError, e.to_string())
+                .with_fix("start redis-server or fix --redis")
+        })?;
+        config.broker = Some(Arc::new(broker));
     }
-    let relay = match Relay::bind(config).await {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("cohost: error CONFIG_INVALID: {e}");
-            return 3;
-        }
-    };
+    let relay = Relay::bind(config)
+        .await
+        .map_err(|e| config_invalid(e.to_string()))?;
     println!("relay listening on {}", relay.local_addr());
     if fresh {
         println!(
@@ -145,5 +134,5 @@ pub async fn run(args: RelayArgs) -> u8 {
     );
     let _ = tokio::signal::ctrl_c().await;
     relay.shutdown().await;
-    0
+    Ok(0)
 }

@@ -2,18 +2,18 @@
 
 use clap::{Args, ValueEnum};
 use cohost_core::{
-    AdapterConfig, ApprovalMode, CohostError, ErrorCode, Event, HostSession, Policy, PromptInput,
-    SessionOptions,
+    ApprovalMode, CohostError, DecisionSource, ErrorCode, Event, PromptInput, SessionOptions,
 };
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use cohost_host::{slots, Host, HostConfig, SessionRecord, SessionStore};
+use cohost_host::session::{
+    self, Approvals, ProviderChoice, Recording, SessionRequest, SetupError, Tools,
+};
 
 use crate::approve::TerminalPrompt;
-use crate::exit;
-use crate::providers;
+use crate::exit::{self, CmdResult, Failure};
 use crate::render::Human;
 
 /// Who decides on tool calls.
@@ -27,21 +27,38 @@ pub enum Approve {
     Ask,
 }
 
+/// Which agent runs a session, with which model, where (`run` and `share`).
+#[derive(Debug, Args)]
+pub struct AgentArgs {
+    /// Provider id (see `cohost agents`). Default: the first installed agent, else the mock.
+    #[arg(long, short = 'a')]
+    pub agent: Option<String>,
+    /// Model to ask for (provider-specific; for the mock, a scenario name).
+    #[arg(long, short = 'm')]
+    pub model: Option<String>,
+    /// Working directory for the agent (default: the current directory).
+    #[arg(long)]
+    pub cwd: Option<PathBuf>,
+}
+
+impl AgentArgs {
+    /// The provider named with `--agent`, else the default choice.
+    pub fn provider(&self) -> ProviderChoice {
+        match &self.agent {
+            Some(id) => ProviderChoice::Id(id.clone()),
+            None => ProviderChoice::Default,
+        }
+    }
+}
+
 /// Arguments of `cohost run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// Provider id (see `cohost agents`). Default: the first installed agent, else the mock.
-    #[arg(long, short = 'a')]
-    agent: Option<String>,
-    /// Model to ask for (provider-specific; for the mock, a scenario name).
-    #[arg(long, short = 'm')]
-    model: Option<String>,
-    /// Working directory for the agent (default: the current directory).
-    #[arg(long)]
-    cwd: Option<PathBuf>,
+    #[command(flatten)]
+    target: AgentArgs,
     /// Print the normalized events as NDJSON on stdout.
     #[arg(long)]
-    json: bool,
+    pub json: bool,
     /// Tool-approval policy.
     #[arg(long, value_enum, default_value_t = Approve::Ask)]
     approve: Approve,
@@ -87,167 +104,58 @@ fn read_prompt(words: &[String]) -> Result<String, CohostError> {
     Ok(text)
 }
 
-/// What `--resume` and `--slot` decided before the session starts.
-struct Plan {
-    provider: Option<String>,
-    cwd: Option<PathBuf>,
-    config: AdapterConfig,
-    record_id: Option<String>,
-    watermark: u64,
+impl Approve {
+    /// The approval mode and who answers, with `ask` answering under `Ask`.
+    pub fn approvals(self, ask: Arc<dyn DecisionSource>) -> Approvals {
+        let mode = match self {
+            Approve::All => ApprovalMode::AutoApprove,
+            Approve::None => ApprovalMode::DenyAll,
+            Approve::Ask => ApprovalMode::Ask,
+        };
+        Approvals::policy(mode, ask)
+    }
 }
 
-fn plan_session(
-    host: &Host,
-    cfg: &HostConfig,
-    store: &SessionStore,
-    args: &RunArgs,
-) -> Result<Plan, CohostError> {
-    let mut plan = Plan {
-        provider: args.agent.clone(),
-        cwd: None,
-        config: AdapterConfig::default(),
-        record_id: None,
-        watermark: 0,
+/// The session `cohost run` asks the setup service for.
+fn request(args: &RunArgs) -> SessionRequest {
+    let provider = match &args.slot {
+        Some(slot) => ProviderChoice::Slot(slot.clone()),
+        None => args.target.provider(),
     };
-    if let Some(name) = &args.slot {
-        let resolved = slots::resolve_slot(host, cfg, name)?;
-        plan.provider = Some(resolved.provider_id);
-        plan.config = resolved.config;
+    let mut req = SessionRequest::new(
+        provider,
+        args.approve.approvals(Arc::new(TerminalPrompt::default())),
+    );
+    req.model = args.target.model.clone();
+    req.cwd = args.target.cwd.clone();
+    req.resume = args.resume.clone();
+    req.recording = Recording::New;
+    if let Some(path) = &args.tools {
+        req.tools = Tools::File(path.clone());
     }
-    if let Some(id) = &args.resume {
-        match store.get(id)? {
-            Some(rec) => {
-                if let Some(agent) = &plan.provider {
-                    if *agent != rec.provider {
-                        return Err(CohostError::new(
-                            ErrorCode::ConfigInvalid,
-                            format!("session {id} belongs to `{}`, not `{agent}`", rec.provider),
-                        )
-                        .with_fix(format!("drop --agent, or pass --agent {}", rec.provider)));
-                    }
-                }
-                plan.provider = Some(rec.provider.clone());
-                plan.cwd = Some(rec.cwd.clone());
-                plan.config.model = plan.config.model.take().or(rec.model.clone());
-                plan.config.resume = rec.native_session_id.clone();
-                plan.record_id = Some(rec.id.clone());
-                plan.watermark = rec.watermark;
-            }
-            // Not one of ours: hand it to the agent as its native id.
-            None => plan.config.resume = Some(id.clone()),
-        }
-    }
-    Ok(plan)
+    req.options = SessionOptions {
+        approval_deadline: std::time::Duration::from_secs(args.approval_timeout),
+        ..SessionOptions::default()
+    };
+    req
 }
 
-fn working_dir(cwd: Option<PathBuf>) -> Result<PathBuf, CohostError> {
-    let dir = match cwd {
-        Some(d) => d,
-        None => std::env::current_dir().map_err(|e| {
-            CohostError::new(
-                ErrorCode::ConfigInvalid,
-                format!("cannot read the current directory: {e}"),
-            )
-        })?,
-    };
-    if !dir.is_dir() {
-        return Err(CohostError::new(
-            ErrorCode::ConfigInvalid,
-            format!("--cwd {} is not a directory", dir.display()),
-        )
-        .with_fix("pass an existing directory"));
-    }
-    Ok(dir)
-}
-
-/// Run the command; returns the exit code.
-pub async fn run(args: RunArgs) -> u8 {
-    let prompt = match read_prompt(&args.prompt) {
-        Ok(p) => p,
-        Err(e) => {
-            exit::report(&e, args.json);
-            return exit::USAGE;
-        }
-    };
-    let (host, cfg) = match crate::hostctx::host_and_config() {
-        Ok(x) => x,
-        Err(e) => return exit::report(&e, args.json),
-    };
-    let store = SessionStore::open(&host.paths.state_dir);
-    let mut plan = match plan_session(&host, &cfg, &store, &args) {
-        Ok(p) => p,
-        Err(e) => return exit::report(&e, args.json),
-    };
-    let (factory, fell_back) = match providers::choose(&host.registry, plan.provider.as_deref()) {
-        Ok(f) => f,
-        Err(e) => return exit::report(&e, args.json),
-    };
-    if fell_back {
+/// Run the command: one turn; the exit code is the turn's end.
+pub async fn run(args: RunArgs) -> CmdResult {
+    let prompt = read_prompt(&args.prompt).map_err(Failure::usage)?;
+    let (host, cfg) = crate::hostctx::host_and_config()?;
+    let mut session = session::prepare(&host, &cfg, request(&args)).map_err(|e| match e {
+        SetupError::Tools(e) => Failure::usage(e),
+        SetupError::Other(e) => Failure::from(e),
+    })?;
+    if session.fell_back() {
         eprintln!(
             "cohost: no agent CLI found on PATH; using the built-in mock agent. \
              Install one (see `cohost agents`) or pass --agent."
         );
     }
-    let cwd = match working_dir(args.cwd.clone().or(plan.cwd.take())) {
-        Ok(d) => d,
-        Err(e) => return exit::report(&e, args.json),
-    };
-    let (mode, decisions): (ApprovalMode, Arc<dyn cohost_core::DecisionSource>) = match args.approve
-    {
-        Approve::All => (ApprovalMode::AutoApprove, Arc::new(Policy::AllowAll)),
-        Approve::None => (ApprovalMode::DenyAll, Arc::new(Policy::DenyAll)),
-        Approve::Ask => (ApprovalMode::Ask, Arc::new(TerminalPrompt::default())),
-    };
-    let mut config = plan.config.clone();
-    config.cwd = cwd.clone();
-    config.approval = mode;
-    if args.model.is_some() {
-        config.model = args.model.clone();
-    }
-    if let Some(path) = &args.tools {
-        let d = factory.descriptor();
-        // Agent CLIs (and the mock) bring their own tools.
-        if d.kind == cohost_core::ProviderKind::AgentCli {
-            let e = CohostError::new(
-                ErrorCode::ConfigInvalid,
-                format!(
-                    "`{}` runs its own tools; --tools is for API providers",
-                    d.id
-                ),
-            )
-            .with_fix("drop --tools, or pick an API provider (e.g. --agent anthropic)");
-            exit::report(&e, args.json);
-            return exit::USAGE;
-        }
-        match cohost_host::tools::load(path) {
-            Ok(t) => config.tools = t,
-            Err(e) => {
-                exit::report(&e, args.json);
-                return exit::USAGE;
-            }
-        }
-    }
-    let options = SessionOptions {
-        approval_deadline: std::time::Duration::from_secs(args.approval_timeout),
-        ..SessionOptions::default()
-    };
-    let provider_id = factory.descriptor().id;
-    let model = config.model.clone();
-    let mut session = HostSession::new(factory, config, decisions, options);
-    if let Err(e) = session.start().await {
-        return exit::report(&e, args.json);
-    }
-    let record_id = plan
-        .record_id
-        .clone()
-        .unwrap_or_else(|| format!("s-{}", cohost_core::ids::random_tag()));
-    let mut record = SessionRecord::new(record_id.clone(), provider_id, cwd);
-    record.model = model;
-    record.native_session_id = session.native_session_id().map(String::from);
-    record.watermark = plan.watermark;
-    if let Err(e) = store.upsert(record) {
-        tracing::warn!(error = %e, "could not record the session");
-    }
+    session.start().await?;
+    let record_id = session.record_id().unwrap_or_default().to_string();
 
     let control = session.control();
     let json = args.json;
@@ -279,13 +187,6 @@ pub async fn run(args: RunArgs) -> u8 {
     };
     let outcome = session.prompt(PromptInput::text(prompt), &mut sink).await;
     ctrl_c.abort();
-    let native = session.native_session_id().map(String::from);
-    if let Err(e) = store.update(&record_id, |r| {
-        r.native_session_id = native.clone().or(r.native_session_id.take());
-        r.watermark += 1;
-    }) {
-        tracing::warn!(error = %e, "could not update the session record");
-    }
     if !json {
         eprintln!(
             "cohost: session {record_id} (continue with: cohost run --resume {record_id} \"...\")"
@@ -294,7 +195,8 @@ pub async fn run(args: RunArgs) -> u8 {
     if let Err(e) = session.terminate().await {
         tracing::warn!(error = %e, "terminate failed");
     }
-    exit::for_end(outcome.reason, outcome.error.as_ref())
+    // The turn's own error is already in the event stream: exit with its code.
+    Ok(exit::for_end(outcome.reason, outcome.error.as_ref()))
 }
 
 #[cfg(test)]
@@ -313,7 +215,7 @@ mod tests {
 
     #[test]
     fn cwd_must_exist() {
-        let e = working_dir(Some("/definitely/not/here".into())).unwrap_err();
+        let e = session::working_dir(Some("/definitely/not/here".into())).unwrap_err();
         assert_eq!(e.code, ErrorCode::ConfigInvalid);
     }
 }

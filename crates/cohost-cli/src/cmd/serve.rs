@@ -3,7 +3,7 @@
 use clap::Args;
 use std::net::SocketAddr;
 
-use crate::exit;
+use crate::exit::CmdResult;
 use crate::hostctx;
 
 /// Arguments of `cohost serve`.
@@ -15,16 +15,10 @@ pub struct ServeArgs {
 }
 
 /// Serve until Ctrl+C.
-pub async fn run(args: ServeArgs) -> u8 {
-    let host = match hostctx::host() {
-        Ok(h) => h,
-        Err(e) => return exit::report(&e, false),
-    };
+pub async fn run(args: ServeArgs) -> CmdResult {
+    let host = hostctx::host()?;
     let (addr, task) =
-        match cohost_host::serve(SocketAddr::from(([127, 0, 0, 1], args.port)), host).await {
-            Ok(x) => x,
-            Err(e) => return exit::report(&e, false),
-        };
+        cohost_host::serve(SocketAddr::from(([127, 0, 0, 1], args.port)), host).await?;
     println!(
         "cohost API on http://{addr} (OpenAPI: http://{addr}/api/openapi.json); Ctrl+C to stop"
     );
@@ -32,5 +26,5 @@ pub async fn run(args: ServeArgs) -> u8 {
         _ = task => {}
         _ = tokio::signal::ctrl_c() => {}
     }
-    0
+    Ok(0)
 }

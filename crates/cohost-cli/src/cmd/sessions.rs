@@ -4,7 +4,7 @@
 use clap::Args;
 use cohost_host::SessionStore;
 
-use crate::exit;
+use crate::exit::CmdResult;
 use crate::hostctx;
 
 /// Arguments of `cohost sessions`.
@@ -12,30 +12,24 @@ use crate::hostctx;
 pub struct SessionsArgs {
     /// Print JSON.
     #[arg(long)]
-    json: bool,
+    pub json: bool,
 }
 
 /// List stored sessions, newest first.
-pub async fn run(args: SessionsArgs) -> u8 {
-    let host = match hostctx::host() {
-        Ok(h) => h,
-        Err(e) => return exit::report(&e, args.json),
-    };
-    let mut list = match SessionStore::open(&host.paths.state_dir).list() {
-        Ok(l) => l,
-        Err(e) => return exit::report(&e, args.json),
-    };
+pub async fn run(args: SessionsArgs) -> CmdResult {
+    let host = hostctx::host()?;
+    let mut list = SessionStore::open(&host.paths.state_dir).list()?;
     list.sort_by_key(|r| std::cmp::Reverse(r.updated_at_ms));
     if args.json {
         println!(
             "{}",
             serde_json::to_string_pretty(&list).unwrap_or_default()
         );
-        return 0;
+        return Ok(0);
     }
     if list.is_empty() {
         println!("No sessions yet. `cohost run` records one per run; resume with `cohost run --resume ID`.");
-        return 0;
+        return Ok(0);
     }
     println!(
         "{:<18} {:<10} {:<6} {:<38} CWD",
@@ -51,5 +45,5 @@ pub async fn run(args: SessionsArgs) -> u8 {
             cohost_core::sanitize(&r.cwd.display().to_string())
         );
     }
-    0
+    Ok(0)
 }

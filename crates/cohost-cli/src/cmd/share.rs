@@ -2,21 +2,20 @@
 //! credentials; the relay only routes frames.
 
 use clap::{Args, ValueEnum};
-use cohost_core::{AdapterConfig, ApprovalMode, HostSession, Policy, SessionOptions};
+use cohost_core::{CohostError, ErrorCode};
+use cohost_host::session::{self, SessionRequest};
 use cohost_protocol::{Invite, Role};
 use cohost_relay::{Relay, RelayClient, RelayConfig};
 use serde_json::json;
 use std::io::BufRead;
-use std::path::PathBuf;
 use std::sync::Arc;
 use tokio::sync::mpsc;
 
-use crate::cmd::run::Approve;
-use crate::exit;
+use crate::cmd::run::{AgentArgs, Approve};
+use crate::exit::{self, CmdResult};
 use crate::multiplayer::host::{
-    HostApprovals, HostBridge, HostInput, HostNotice, SuggestionPolicy,
+    host_approvals, HostBridge, HostInput, HostNotice, SuggestionPolicy,
 };
-use crate::providers;
 use crate::render::Human;
 
 /// What to do with co-driver suggestions.
@@ -33,15 +32,8 @@ pub enum Suggestions {
 /// Arguments of `cohost share`.
 #[derive(Debug, Args)]
 pub struct ShareArgs {
-    /// Provider id (default: the first installed agent, else the mock).
-    #[arg(long, short = 'a')]
-    agent: Option<String>,
-    /// Model.
-    #[arg(long, short = 'm')]
-    model: Option<String>,
-    /// Working directory for the agent.
-    #[arg(long)]
-    cwd: Option<PathBuf>,
+    #[command(flatten)]
+    target: AgentArgs,
     /// Tool approvals: `ask` means the host answers with `/allow` or `/deny`.
     #[arg(long, value_enum, default_value_t = Approve::Ask)]
     approve: Approve,
@@ -59,7 +51,7 @@ pub struct ShareArgs {
     ttl: u64,
     /// Print notices and events as NDJSON.
     #[arg(long)]
-    json: bool,
+    pub json: bool,
 }
 
 /// Invites for the three roles.
@@ -177,73 +169,60 @@ pub fn parse_input(line: &str) -> Option<HostInput> {
     })
 }
 
-/// Run until the host quits.
-pub async fn run(args: ShareArgs) -> u8 {
-    let registry = match providers::registry() {
-        Ok(r) => r,
-        Err(e) => return exit::report(&e, args.json),
-    };
-    let (factory, fell_back) = match providers::choose(&registry, args.agent.as_deref()) {
-        Ok(f) => f,
-        Err(e) => return exit::report(&e, args.json),
-    };
-    if fell_back {
-        eprintln!("cohost: no agent CLI found on PATH; sharing the built-in mock agent.");
-    }
-    let mut embedded = None;
-    let invites = match &args.relay {
+/// Invites for a new room: from the relay at `--relay`, else from an
+/// embedded relay (returned too, to shut it down at the end).
+async fn invites(
+    args: &ShareArgs,
+) -> Result<(Invites, Option<cohost_relay::RelayHandle>), CohostError> {
+    let network = |e: String| CohostError::new(ErrorCode::NetworkError, e);
+    match &args.relay {
         Some(url) => {
             let Some(secret) = args.admin_secret.as_deref() else {
-                eprintln!("cohost: error CONFIG_INVALID: --relay needs the relay's admin secret\n  fix: pass --admin-secret or set COHOST_RELAY_ADMIN_SECRET");
-                return 3;
+                return Err(CohostError::new(
+                    ErrorCode::ConfigInvalid,
+                    "--relay needs the relay's admin secret",
+                )
+                .with_fix("pass --admin-secret or set COHOST_RELAY_ADMIN_SECRET"));
             };
-            remote_invites(url, secret, args.ttl).await
+            let invites = remote_invites(url, secret, args.ttl)
+                .await
+                .map_err(network)?;
+            Ok((invites, None))
         }
-        None => match Relay::bind(RelayConfig::default()).await {
-            Ok(r) => {
-                let i = embedded_invites(&r, args.ttl);
-                embedded = Some(r);
-                i
-            }
-            Err(e) => Err(e.to_string()),
-        },
-    };
-    let invites = match invites {
-        Ok(i) => i,
-        Err(e) => {
-            eprintln!("cohost: error NETWORK_ERROR: {e}");
-            return 7;
+        None => {
+            let relay = Relay::bind(RelayConfig::default())
+                .await
+                .map_err(|e| network(e.to_string()))?;
+            let invites = embedded_invites(&relay, args.ttl).map_err(network)?;
+            Ok((invites, Some(relay)))
         }
-    };
-    let client = match RelayClient::connect_invite(&invites.host).await {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("cohost: error NETWORK_ERROR: cannot join the room as host: {e}");
-            return 7;
-        }
-    };
-    let approvals = HostApprovals::default();
-    let (mode, decisions): (ApprovalMode, Arc<dyn cohost_core::DecisionSource>) = match args.approve
-    {
-        Approve::All => (ApprovalMode::AutoApprove, Arc::new(Policy::AllowAll)),
-        Approve::None => (ApprovalMode::DenyAll, Arc::new(Policy::DenyAll)),
-        Approve::Ask => (ApprovalMode::Ask, Arc::new(approvals.clone())),
-    };
-    let cwd = args
-        .cwd
-        .clone()
-        .or_else(|| std::env::current_dir().ok())
-        .unwrap_or_else(|| PathBuf::from("."));
-    let config = AdapterConfig {
-        cwd,
-        model: args.model.clone(),
-        approval: mode,
-        ..AdapterConfig::default()
-    };
-    let mut session = HostSession::new(factory, config, decisions, SessionOptions::default());
-    if let Err(e) = session.start().await {
-        return exit::report(&e, args.json);
     }
+}
+
+/// Run until the host quits.
+pub async fn run(args: ShareArgs) -> CmdResult {
+    let (host, cfg) = crate::hostctx::host_and_config()?;
+    let approvals = host_approvals();
+    let mut req = SessionRequest::new(
+        args.target.provider(),
+        args.approve.approvals(Arc::new(approvals.clone())),
+    );
+    req.model = args.target.model.clone();
+    req.cwd = args.target.cwd.clone();
+    let mut session = session::prepare(&host, &cfg, req).map_err(CohostError::from)?;
+    if session.fell_back() {
+        eprintln!("cohost: no agent CLI found on PATH; sharing the built-in mock agent.");
+    }
+    let (invites, embedded) = invites(&args).await?;
+    let client = RelayClient::connect_invite(&invites.host)
+        .await
+        .map_err(|e| {
+            CohostError::new(
+                ErrorCode::NetworkError,
+                format!("cannot join the room as host: {e}"),
+            )
+        })?;
+    session.start().await?;
 
     if args.json {
         println!(
@@ -311,7 +290,7 @@ pub async fn run(args: ShareArgs) -> u8 {
     if let Some(r) = embedded {
         r.shutdown().await;
     }
-    0
+    Ok(0)
 }
 
 fn print_notice(human: &mut Human, n: HostNotice, json_mode: bool) {

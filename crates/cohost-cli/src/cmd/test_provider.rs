@@ -3,7 +3,7 @@
 
 use clap::Args;
 
-use crate::exit;
+use crate::exit::{self, CmdResult};
 use crate::hostctx;
 
 /// Arguments of `cohost test`.
@@ -16,19 +16,13 @@ pub struct TestArgs {
     force: bool,
     /// Print JSON.
     #[arg(long)]
-    json: bool,
+    pub json: bool,
 }
 
 /// Run the smoke test.
-pub async fn run(args: TestArgs) -> u8 {
-    let host = match hostctx::host() {
-        Ok(h) => h,
-        Err(e) => return exit::report(&e, args.json),
-    };
-    let result = match cohost_host::test_provider(&host, &args.id, args.force).await {
-        Ok(r) => r,
-        Err(e) => return exit::report(&e, args.json),
-    };
+pub async fn run(args: TestArgs) -> CmdResult {
+    let host = hostctx::host()?;
+    let result = cohost_host::test_provider(&host, &args.id, args.force).await?;
     if args.json {
         println!("{}", serde_json::to_string(&result).unwrap_or_default());
     } else {
@@ -48,9 +42,10 @@ pub async fn run(args: TestArgs) -> u8 {
             println!("  fix: {fix}");
         }
     }
-    match (&result.error, result.ok) {
+    // The failure is already shown as the test's result.
+    Ok(match (&result.error, result.ok) {
         (_, true) => 0,
         (Some(e), false) => exit::for_error(e),
-        (None, false) => 1,
-    }
+        (None, false) => exit::INTERNAL,
+    })
 }

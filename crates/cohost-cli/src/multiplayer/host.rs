@@ -3,19 +3,17 @@
 //! suggestions queue for the host's decision; tool approvals stay with the
 //! host.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
-use std::sync::{Arc, Mutex};
+use std::collections::{HashMap, VecDeque};
 
-use cohost_core::{
-    ApprovalContext, Decision, DecisionOrigin, DecisionSource, EndReason, Event, EventBody,
-    HostSession, PromptInput,
-};
-use cohost_protocol::{Frame, FrameType};
+use cohost_core::{ApprovalContext, Decision, DecisionOrigin, EndReason, Event, PromptInput};
+use cohost_host::{OpenSession, PendingApprovals};
+use cohost_protocol::{Frame, FrameType, StreamId};
 use cohost_relay::{ClientEvent, RelayClient};
-use futures::future::BoxFuture;
-use tokio::sync::{mpsc, oneshot};
-
-use super::payload::{Chat, ExecutionStarted, Suggestion, SuggestionDecision};
+use cohost_share::{
+    Chat, ExecutionStarted, Message, RoomCodec, ShareError, Suggestion, SuggestionDecision,
+    TurnStream,
+};
+use tokio::sync::mpsc;
 
 /// What the host (a person or a test) tells the bridge.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,83 +70,43 @@ pub enum SuggestionPolicy {
 }
 
 /// Tool approvals answered by the host through [`HostInput::Approve`].
-#[derive(Clone, Default)]
-pub struct HostApprovals {
-    pending: Arc<Mutex<BTreeMap<String, oneshot::Sender<Decision>>>>,
-    notices: Arc<Mutex<Option<mpsc::UnboundedSender<HostNotice>>>>,
+pub fn host_approvals() -> PendingApprovals {
+    PendingApprovals::new("host went away")
 }
 
-impl HostApprovals {
-    fn lock_pending(
-        &self,
-    ) -> std::sync::MutexGuard<'_, BTreeMap<String, oneshot::Sender<Decision>>> {
-        self.pending.lock().unwrap_or_else(|p| p.into_inner())
-    }
+/// Answer the host's `/allow` or `/deny`; false when nothing was pending.
+fn answer(approvals: Option<&PendingApprovals>, tool_id: Option<&str>, allow: bool) -> bool {
+    let d = if allow {
+        Decision::allow(DecisionOrigin::User)
+    } else {
+        Decision::deny(DecisionOrigin::User, "denied by the host")
+    };
+    approvals.is_some_and(|a| a.answer(tool_id, d))
+}
 
-    /// Resolve one pending approval; false when there is none to resolve.
-    pub fn answer(&self, tool_id: Option<&str>, allow: bool) -> bool {
-        let mut pending = self.lock_pending();
-        let key = match tool_id {
-            Some(id) => Some(id.to_string()),
-            None if pending.len() == 1 => pending.keys().next().cloned(),
-            None => None,
-        };
-        let Some(tx) = key.and_then(|k| pending.remove(&k)) else {
-            return false;
-        };
-        let d = if allow {
-            Decision::allow(DecisionOrigin::User)
-        } else {
-            Decision::deny(DecisionOrigin::User, "denied by the host")
-        };
-        tx.send(d).is_ok()
+/// Send a built frame; a frame that could not be built or sent is told to
+/// the host (never dropped silently).
+async fn deliver(
+    client: &RelayClient,
+    notices: &mpsc::UnboundedSender<HostNotice>,
+    frame: Result<Frame, ShareError>,
+) {
+    let sent = match frame {
+        Ok(f) => client.send(&f).await.map_err(|e| e.to_string()),
+        Err(e) => Err(e.to_string()),
+    };
+    if let Err(e) = sent {
+        let _ = notices.send(HostNotice::Room(format!("a frame was not sent: {e}")));
     }
 }
 
-impl DecisionSource for HostApprovals {
-    fn decide(&self, request: ApprovalContext) -> BoxFuture<'static, Decision> {
-        let (tx, rx) = oneshot::channel();
-        self.lock_pending().insert(request.tool_id.clone(), tx);
-        if let Some(n) = self
-            .notices
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .as_ref()
-        {
-            let _ = n.send(HostNotice::ApprovalNeeded(request));
-        }
-        Box::pin(async move {
-            rx.await
-                .unwrap_or_else(|_| Decision::deny(DecisionOrigin::Cancelled, "host went away"))
-        })
-    }
-}
-
-/// Publishes one turn as a relay stream.
-struct Publisher {
-    room: String,
-    stream: String,
-    next_chunk: u64,
-}
-
-impl Publisher {
-    fn frame(&mut self, kind: FrameType, payload: &[u8]) -> Option<Frame> {
-        let chunk = self.next_chunk;
-        self.next_chunk += 1;
-        Frame::build(kind, &self.room, Some(&self.stream), chunk, payload).ok()
-    }
-}
-
-fn json<T: serde::Serialize>(v: &T) -> Vec<u8> {
-    serde_json::to_vec(v).unwrap_or_default()
-}
-
-/// Drives a [`HostSession`] for a room.
+/// Drives an [`OpenSession`] for a room.
 pub struct HostBridge {
-    session: HostSession,
+    session: OpenSession,
     client: RelayClient,
+    codec: RoomCodec,
     policy: SuggestionPolicy,
-    approvals: Option<HostApprovals>,
+    approvals: Option<PendingApprovals>,
     notices: mpsc::UnboundedSender<HostNotice>,
     pending: HashMap<String, Suggestion>,
     queue: VecDeque<(String, String, Option<String>)>,
@@ -157,21 +115,26 @@ pub struct HostBridge {
 
 impl HostBridge {
     /// A bridge for a started session connected as HOST. Pass the
-    /// [`HostApprovals`] the session decides with, if any, so approval
+    /// [`host_approvals`] the session decides with, if any, so approval
     /// requests reach the notices.
     pub fn new(
-        session: HostSession,
+        session: OpenSession,
         client: RelayClient,
         policy: SuggestionPolicy,
-        approvals: Option<HostApprovals>,
+        approvals: Option<PendingApprovals>,
         notices: mpsc::UnboundedSender<HostNotice>,
     ) -> Self {
         if let Some(a) = &approvals {
-            *a.notices.lock().unwrap_or_else(|p| p.into_inner()) = Some(notices.clone());
+            let notices = notices.clone();
+            a.on_request(move |r| {
+                let _ = notices.send(HostNotice::ApprovalNeeded(r));
+            });
         }
+        let codec = RoomCodec::new(client.room_id().clone());
         HostBridge {
             session,
             client,
+            codec,
             policy,
             approvals,
             notices,
@@ -186,7 +149,7 @@ impl HostBridge {
     }
 
     /// Run until `Quit`, the inputs close, or the room closes. Returns the session.
-    pub async fn run(mut self, mut inputs: mpsc::UnboundedReceiver<HostInput>) -> HostSession {
+    pub async fn run(mut self, mut inputs: mpsc::UnboundedReceiver<HostInput>) -> OpenSession {
         while !self.quit {
             if let Some((text, origin, correlation)) = self.queue.pop_front() {
                 self.run_turn(text, origin, correlation, &mut inputs).await;
@@ -203,9 +166,7 @@ impl HostBridge {
                 },
             }
         }
-        if let Ok(f) = Frame::build(FrameType::RoomClose, self.client.room(), None, 0, b"") {
-            let _ = self.client.send(&f).await;
-        }
+        deliver(&self.client, &self.notices, self.codec.room_close()).await;
         self.client.close().await;
         self.session
     }
@@ -216,11 +177,7 @@ impl HostBridge {
             HostInput::Accept(id) => self.decide_suggestion(&id, true).await,
             HostInput::Reject(id) => self.decide_suggestion(&id, false).await,
             HostInput::Approve { tool_id, allow } => {
-                let answered = self
-                    .approvals
-                    .as_ref()
-                    .is_some_and(|a| a.answer(tool_id.as_deref(), allow));
-                if !answered {
+                if !answer(self.approvals.as_ref(), tool_id.as_deref(), allow) {
                     self.notify(HostNotice::Room("no tool approval is pending".into()));
                 }
             }
@@ -228,14 +185,12 @@ impl HostBridge {
                 self.session.control().interrupt();
             }
             HostInput::Chat(text) => {
-                let chat = Chat {
+                let chat = Message::Chat(Chat {
                     from: Some("host".into()),
                     text,
-                };
-                let _ = self
-                    .client
-                    .send_new(FrameType::ChatMessage, None, 0, &json(&chat))
-                    .await;
+                });
+                let frame = self.codec.room_frame(&chat);
+                deliver(&self.client, &self.notices, frame).await;
             }
             HostInput::Quit => self.quit = true,
         }
@@ -251,10 +206,10 @@ impl HostBridge {
             accepted: accept,
             prompt_id: None,
         };
-        let _ = self
-            .client
-            .send_new(FrameType::SuggestionDecided, None, 0, &json(&decision))
-            .await;
+        let frame = self
+            .codec
+            .room_frame(&Message::SuggestionDecided(decision.clone()));
+        deliver(&self.client, &self.notices, frame).await;
         self.notify(HostNotice::SuggestionDecided(decision));
         if accept {
             self.queue
@@ -264,11 +219,8 @@ impl HostBridge {
 
     async fn handle_relay(&mut self, ev: ClientEvent) {
         match ev {
-            ClientEvent::Frame(f) => match f.kind() {
-                FrameType::PromptSuggested => {
-                    let Ok(s) = serde_json::from_slice::<Suggestion>(&f.payload()) else {
-                        return;
-                    };
+            ClientEvent::Frame(f) => match (f.kind(), self.codec.decode(&f)) {
+                (FrameType::PromptSuggested, Ok(Some(Message::Suggestion(s)))) => {
                     self.pending.insert(s.suggestion_id.clone(), s.clone());
                     self.notify(HostNotice::Suggested(s.clone()));
                     match self.policy {
@@ -281,17 +233,16 @@ impl HostBridge {
                         }
                     }
                 }
-                FrameType::ChatMessage => {
-                    if let Ok(c) = serde_json::from_slice::<Chat>(&f.payload()) {
-                        self.notify(HostNotice::Chat(c));
-                    }
-                }
-                FrameType::PresenceJoin | FrameType::PresenceLeave => {
+                (_, Ok(Some(Message::Chat(c)))) => self.notify(HostNotice::Chat(c)),
+                (FrameType::PresenceJoin | FrameType::PresenceLeave, _) => {
                     self.notify(HostNotice::Room(format!(
                         "{} {}",
                         f.kind().name(),
                         String::from_utf8_lossy(&f.payload())
                     )));
+                }
+                (kind, Err(e)) => {
+                    self.notify(HostNotice::Room(format!("ignored a {kind} frame: {e}")))
                 }
                 _ => {}
             },
@@ -334,21 +285,23 @@ impl HostBridge {
         let mut outcome = None;
         {
             let client = &mut self.client;
+            let codec = &self.codec;
             let turn = self.session.prompt(input, &mut sink);
             tokio::pin!(turn);
-            let mut publisher: Option<Publisher> = None;
+            let mut stream: Option<TurnStream> = None;
             loop {
                 tokio::select! {
                     biased;
                     Some(e) = rx.recv() => {
-                        publish(client, &mut publisher, &e, &text, &provider, &origin).await;
+                        let started = Started { text: &text, provider: &provider, origin: &origin };
+                        publish(client, codec, &notices, &mut stream, &e, started).await;
                         let _ = notices.send(HostNotice::Event(e));
                     }
                     o = &mut turn, if outcome.is_none() => outcome = Some(o),
                     Some(i) = inputs.recv() => match i {
                         HostInput::Interrupt => { control.interrupt(); }
                         HostInput::Approve { tool_id, allow } => {
-                            if !approvals.as_ref().is_some_and(|a| a.answer(tool_id.as_deref(), allow)) {
+                            if !answer(approvals.as_ref(), tool_id.as_deref(), allow) {
                                 let _ = notices.send(HostNotice::Room("no tool approval is pending".into()));
                             }
                         }
@@ -375,52 +328,55 @@ impl HostBridge {
     }
 }
 
+/// What `ai.execution.started` says about a turn besides its ids.
+struct Started<'a> {
+    text: &'a str,
+    provider: &'a str,
+    origin: &'a str,
+}
+
+/// Publish one event of a turn: the turn's stream opens with
+/// `ai.execution.started` at its first event; approval events also go out as
+/// notices outside the stream.
 async fn publish(
     client: &RelayClient,
-    publisher: &mut Option<Publisher>,
+    codec: &RoomCodec,
+    notices: &mpsc::UnboundedSender<HostNotice>,
+    stream: &mut Option<TurnStream>,
     event: &Event,
-    text: &str,
-    provider: &str,
-    origin: &str,
+    started: Started<'_>,
 ) {
-    let p = publisher.get_or_insert_with(|| Publisher {
-        room: client.room().to_string(),
-        stream: event.prompt_id.clone(),
-        next_chunk: 0,
-    });
-    if p.next_chunk == 0 {
-        let started = ExecutionStarted {
+    let turn = match stream {
+        Some(t) => t,
+        None => match StreamId::new(&event.prompt_id) {
+            Ok(id) => stream.insert(codec.turn(id)),
+            Err(e) => {
+                let _ = notices.send(HostNotice::Room(format!(
+                    "turn {} is not shared: {e}",
+                    event.prompt_id
+                )));
+                return;
+            }
+        },
+    };
+    if turn.is_new() {
+        let msg = Message::ExecutionStarted(ExecutionStarted {
             prompt_id: event.prompt_id.clone(),
             correlation_id: event.correlation_id.clone(),
-            text: text.to_string(),
-            provider: provider.to_string(),
-            origin: origin.to_string(),
-        };
-        if let Some(f) = p.frame(FrameType::ExecutionStarted, &json(&started)) {
-            let _ = client.send(&f).await;
-        }
+            text: started.text.to_string(),
+            provider: started.provider.to_string(),
+            origin: started.origin.to_string(),
+        });
+        deliver(client, notices, turn.frame(&msg)).await;
     }
-    let body = json(event);
-    let kind = match &event.body {
-        EventBody::StreamEnd {
-            reason: EndReason::Interrupted,
-            ..
-        } => FrameType::StreamInterrupted,
-        EventBody::StreamEnd { .. } => FrameType::StreamEnd,
-        _ => FrameType::StreamChunk,
-    };
-    if let Some(f) = p.frame(kind, &body) {
-        let _ = client.send(&f).await;
-    }
-    // Approvals also go out as their own (non-replayable) frames for UIs that
-    // only show pending decisions.
-    let side = match &event.body {
-        EventBody::ToolApprovalRequested { .. } => Some(FrameType::ToolApprovalRequested),
-        EventBody::ToolApprovalDecided { .. } => Some(FrameType::ToolApprovalDecided),
-        _ => None,
-    };
-    if let Some(kind) = side {
-        let _ = client.send_new(kind, None, 0, &body).await;
+    deliver(
+        client,
+        notices,
+        turn.frame(&Message::TurnEvent(event.clone())),
+    )
+    .await;
+    if let Some(notice) = Message::approval_notice(event) {
+        deliver(client, notices, codec.room_frame(&notice)).await;
     }
 }
 

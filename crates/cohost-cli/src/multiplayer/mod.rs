@@ -1,6 +1,6 @@
 //! Multiplayer: the host bridge and the participant client, on top of the
-//! relay's client library. The payload shapes are in [`payload`].
+//! relay's client library. What they say to each other (the payload schema,
+//! its routing and codec) is the `cohost-share` crate, shared by both sides.
 
 pub mod host;
 pub mod participant;
-pub mod payload;

@@ -1,71 +1,91 @@
 //! The participant side: join a room with an invite, print what arrives,
-//! suggest prompts and chat. Headless (a TUI comes later).
+//! suggest prompts and chat. Headless (a TUI comes later). Frames are read
+//! through `cohost-share`'s typed messages, the same schema the host writes.
 
+use cohost_core::{EventBody, ToolStatus};
 use cohost_protocol::{Frame, FrameType};
 use cohost_relay::{ClientEvent, RelayClient};
+use cohost_share::{Chat, Message, RoomCodec, ShareError, Suggestion};
 use serde_json::{json, Value};
 
-use super::payload::{Chat, Suggestion};
+/// Why a participant's message was not sent.
+#[derive(Debug, thiserror::Error)]
+pub enum SendError {
+    /// The message could not be built.
+    #[error(transparent)]
+    Share(#[from] ShareError),
+    /// The relay connection is gone.
+    #[error(transparent)]
+    Relay(#[from] cohost_relay::ClientError),
+}
 
-/// One received frame as `cohost join --json` prints it.
-pub fn frame_json(f: &Frame) -> Value {
-    let payload = f.payload();
-    let parsed: Value = serde_json::from_slice(&payload)
-        .unwrap_or_else(|_| json!({ "opaque_bytes": payload.len() }));
+/// The application codec of the room `client` is in.
+pub fn room_codec(client: &RelayClient) -> RoomCodec {
+    RoomCodec::new(client.room_id().clone())
+}
+
+/// One received frame as `cohost join --json` prints it. The payload is
+/// shown as the host sent it (a newer host's unknown fields included), once
+/// the codec has opened it.
+pub fn frame_json(codec: &RoomCodec, f: &Frame) -> Value {
+    let payload = codec
+        .open(f)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
+        .unwrap_or_else(|| json!({ "opaque_bytes": f.payload_len() }));
     json!({
         "frame": f.kind().name(),
         "stream": f.stream(),
         "chunk": f.chunk(),
         "sender": f.sender(),
         "sender_role": f.role().map(|r| r.as_str()),
-        "payload": parsed,
+        "payload": payload,
     })
 }
 
+fn status_name(s: ToolStatus) -> &'static str {
+    match s {
+        ToolStatus::Ok => "ok",
+        ToolStatus::Error => "error",
+        ToolStatus::Denied => "denied",
+    }
+}
+
 /// A short human line for a frame, or `None` for frames not worth a line.
-pub fn frame_line(f: &Frame) -> Option<String> {
-    let v: Value = serde_json::from_slice(&f.payload()).unwrap_or(Value::Null);
-    Some(match f.kind() {
-        FrameType::ExecutionStarted => format!(
-            "\n▶ {} runs: {}",
-            v["provider"].as_str().unwrap_or("agent"),
-            v["text"].as_str().unwrap_or("")
-        ),
-        FrameType::StreamChunk => match v["type"].as_str() {
-            Some("stream_chunk") => return v["delta"].as_str().map(String::from),
-            Some("tool_call") | Some("tool_approval_requested") => {
-                format!(
-                    "\n[tool {}] {}",
-                    v["name"].as_str().unwrap_or("?"),
-                    v["input"]
-                )
+/// A payload that does not decode gets a line saying so.
+pub fn frame_line(codec: &RoomCodec, f: &Frame) -> Option<String> {
+    let msg = match codec.decode(f) {
+        Ok(m) => m,
+        Err(e) => return Some(format!("\n· unreadable frame: {e}")),
+    };
+    Some(match (f.kind(), msg) {
+        (_, Some(Message::ExecutionStarted(s))) => format!("\n▶ {} runs: {}", s.provider, s.text),
+        (FrameType::StreamChunk, Some(Message::TurnEvent(e))) => match e.body {
+            EventBody::StreamChunk { delta, .. } => return Some(delta),
+            EventBody::ToolCall { name, input, .. }
+            | EventBody::ToolApprovalRequested { name, input, .. } => {
+                format!("\n[tool {name}] {input}")
             }
-            Some("tool_executed") => format!("\n[tool {}]", v["status"].as_str().unwrap_or("?")),
-            Some("error") => format!(
-                "\n[error {}] {}",
-                v["code"].as_str().unwrap_or("?"),
-                v["message"].as_str().unwrap_or("")
-            ),
+            EventBody::ToolExecuted { status, .. } => format!("\n[tool {}]", status_name(status)),
+            EventBody::Error(e) => format!("\n[error {}] {}", e.code, e.message),
             _ => return None,
         },
-        FrameType::StreamEnd => "\n■ done".into(),
-        FrameType::StreamInterrupted => "\n■ interrupted".into(),
-        FrameType::SuggestionDecided => format!(
+        (FrameType::StreamEnd, _) => "\n■ done".into(),
+        (FrameType::StreamInterrupted, _) => "\n■ interrupted".into(),
+        (_, Some(Message::SuggestionDecided(d))) => format!(
             "suggestion {} {}",
-            v["suggestion_id"].as_str().unwrap_or("?"),
-            if v["accepted"] == true {
-                "accepted"
-            } else {
-                "rejected"
-            }
+            d.suggestion_id,
+            if d.accepted { "accepted" } else { "rejected" }
         ),
-        FrameType::ChatMessage => format!(
-            "<{}> {}",
-            v["from"].as_str().unwrap_or("someone"),
-            v["text"].as_str().unwrap_or("")
-        ),
-        FrameType::PresenceJoin => format!("+ joined: {}", String::from_utf8_lossy(&f.payload())),
-        FrameType::PresenceLeave => format!("- left: {}", String::from_utf8_lossy(&f.payload())),
+        (_, Some(Message::Chat(c))) => {
+            format!("<{}> {}", c.from.as_deref().unwrap_or("someone"), c.text)
+        }
+        (FrameType::PresenceJoin, None) => {
+            format!("+ joined: {}", String::from_utf8_lossy(&f.payload()))
+        }
+        (FrameType::PresenceLeave, None) => {
+            format!("- left: {}", String::from_utf8_lossy(&f.payload()))
+        }
         _ => return None,
     })
 }
@@ -75,37 +95,26 @@ pub async fn suggest(
     client: &RelayClient,
     text: &str,
     from: Option<&str>,
-) -> Result<String, cohost_relay::ClientError> {
+) -> Result<String, SendError> {
     let s = Suggestion {
         suggestion_id: super::host::new_suggestion_id(),
         text: text.to_string(),
         from: from.map(String::from),
     };
-    let body = serde_json::to_vec(&s).unwrap_or_default();
-    client
-        .send_new(FrameType::SuggestPrompt, None, 0, &body)
-        .await?;
-    Ok(s.suggestion_id)
+    let id = s.suggestion_id.clone();
+    let frame = room_codec(client).room_frame(&Message::Suggestion(s))?;
+    client.send(&frame).await?;
+    Ok(id)
 }
 
 /// Send a chat message.
-pub async fn chat(
-    client: &RelayClient,
-    text: &str,
-    from: Option<&str>,
-) -> Result<(), cohost_relay::ClientError> {
+pub async fn chat(client: &RelayClient, text: &str, from: Option<&str>) -> Result<(), SendError> {
     let c = Chat {
         from: from.map(String::from),
         text: text.to_string(),
     };
-    client
-        .send_new(
-            FrameType::ChatMessage,
-            None,
-            0,
-            &serde_json::to_vec(&c).unwrap_or_default(),
-        )
-        .await
+    let frame = room_codec(client).room_frame(&Message::Chat(c))?;
+    Ok(client.send(&frame).await?)
 }
 
 /// Whether a client event ends a turn's stream.

@@ -42,7 +42,7 @@ pub(crate) fn now_ms() -> u64 {
 }
 
 impl<'a> TurnEmitter<'a> {
-    pub fn new(
+    pub(super) fn new(
         prompt_id: String,
         correlation_id: String,
         provider: String,
@@ -76,7 +76,7 @@ impl<'a> TurnEmitter<'a> {
     }
 
     /// Emit `stream_start` once, before anything else.
-    pub fn start(&mut self, session_id: Option<String>, model: Option<String>) {
+    pub(super) fn start(&mut self, session_id: Option<String>, model: Option<String>) {
         if self.started {
             return;
         }
@@ -92,7 +92,7 @@ impl<'a> TurnEmitter<'a> {
     /// did not announce the turn. Nothing is emitted after `stream_end`.
     /// Text held back by the stream sanitizer goes out first, except before
     /// side notes (`status`, `usage`) that do not end a run of text.
-    pub fn emit(&mut self, body: EventBody) {
+    pub(super) fn emit(&mut self, body: EventBody) {
         if !matches!(body, EventBody::Status { .. } | EventBody::Usage(_)) {
             self.flush_text();
             self.flush_reasoning();
@@ -108,13 +108,13 @@ impl<'a> TurnEmitter<'a> {
         self.push(body);
     }
 
-    pub fn text(&mut self, delta: &str) {
+    pub(super) fn text(&mut self, delta: &str) {
         self.flush_reasoning();
         let clean = self.text_guard.push(sanitize::global(), delta);
         self.text_chunk(clean);
     }
 
-    pub fn reasoning(&mut self, delta: &str) {
+    pub(super) fn reasoning(&mut self, delta: &str) {
         self.flush_text();
         let clean = self.reasoning_guard.push(sanitize::global(), delta);
         self.reasoning_chunk(clean);
@@ -162,7 +162,7 @@ impl<'a> TurnEmitter<'a> {
         });
     }
 
-    pub fn end(&mut self, reason: EndReason, usage: Option<Usage>) {
+    pub(super) fn end(&mut self, reason: EndReason, usage: Option<Usage>) {
         if self.ended {
             return;
         }

@@ -189,7 +189,7 @@ impl HostSession {
 
     /// Initialize the adapter: UNINITIALIZED -> INITIALIZING -> READY | FAILED.
     pub async fn start(&mut self) -> Result<(), CohostError> {
-        self.lifecycle.transition(State::Initializing)?;
+        self.enter(State::Initializing)?;
         let mut adapter = self.factory.create();
         match adapter.initialize(&self.config).await {
             Ok(info) => {
@@ -197,13 +197,13 @@ impl HostSession {
                     self.native_session_id = info.session_id;
                 }
                 self.adapter = Some(adapter);
-                self.lifecycle.transition(State::Ready)?;
+                self.enter(State::Ready)?;
                 Ok(())
             }
             Err(e) => {
                 // Best effort: a half-started adapter must not leave processes.
                 let _ = adapter.terminate().await;
-                self.lifecycle.transition(State::Failed)?;
+                self.enter(State::Failed)?;
                 self.last_error = Some(e.clone());
                 Err(e)
             }
@@ -235,7 +235,7 @@ impl HostSession {
             match self.spawn_adapter().await {
                 Ok(adapter) => {
                     self.adapter = Some(adapter);
-                    self.lifecycle.transition(State::Ready)?;
+                    self.enter(State::Ready)?;
                     tracing::info!(provider = %self.descriptor.id, attempt = attempt + 1, "respawned");
                     return Ok(());
                 }
@@ -284,15 +284,33 @@ impl HostSession {
         if matches!(self.state(), State::Terminated | State::Terminating) {
             return Ok(());
         }
-        self.lifecycle.transition(State::Terminating)?;
+        self.enter(State::Terminating)?;
         let result = match self.adapter.take() {
             Some(mut a) => a.terminate().await,
             None => Ok(()),
         };
-        self.lifecycle.transition(State::Terminated)?;
+        self.enter(State::Terminated)?;
         result
+    }
+
+    /// Move the lifecycle to `to`. A refused transition is a bug in the
+    /// engine or an adapter: it is logged, kept as the session's last error
+    /// and returned as a typed `ILLEGAL_TRANSITION` for the caller to surface
+    /// (never ignored).
+    fn enter(&mut self, to: State) -> Result<(), CohostError> {
+        match self.lifecycle.transition(to) {
+            Ok(_) => Ok(()),
+            Err(illegal) => {
+                tracing::error!(provider = %self.descriptor.id, %illegal, "lifecycle");
+                let e = CohostError::from(illegal);
+                self.last_error = Some(e.clone());
+                Err(e)
+            }
+        }
     }
 }
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod transition_tests;

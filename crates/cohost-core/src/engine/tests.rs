@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 use tokio::time::Instant;
 
-fn fast() -> MockOptions {
+pub(super) fn fast() -> MockOptions {
     MockOptions {
         chunk_delay: Duration::ZERO,
         ..MockOptions::default()
@@ -32,11 +32,14 @@ async fn session_with(
     s
 }
 
-async fn mock_session(approval: ApprovalMode, decisions: SharedDecisionSource) -> HostSession {
+pub(super) async fn mock_session(
+    approval: ApprovalMode,
+    decisions: SharedDecisionSource,
+) -> HostSession {
     session_with(Arc::new(MockFactory::new(fast())), approval, decisions).await
 }
 
-async fn run(s: &mut HostSession, prompt: &str) -> (TurnOutcome, Vec<Event>) {
+pub(super) async fn run(s: &mut HostSession, prompt: &str) -> (TurnOutcome, Vec<Event>) {
     let mut events = Vec::new();
     let outcome = s
         .prompt(PromptInput::text(prompt), &mut |e: Event| events.push(e))
@@ -94,7 +97,7 @@ fn text_of(events: &[Event]) -> String {
         .collect()
 }
 
-fn end_of(events: &[Event]) -> (EndReason, Option<Usage>) {
+pub(super) fn end_of(events: &[Event]) -> (EndReason, Option<Usage>) {
     match &events.last().unwrap().body {
         EventBody::StreamEnd { reason, usage } => (*reason, *usage),
         other => panic!("not an end: {other:?}"),
@@ -135,7 +138,7 @@ async fn text_turn_streams_numbered_chunks_and_usage() {
     assert_ne!(events2[0].prompt_id, events[0].prompt_id);
 }
 
-fn tool_events(
+pub(super) fn tool_events(
     events: &[Event],
 ) -> (
     bool,

@@ -69,9 +69,9 @@ impl HostSession {
                 CohostError::new(ErrorCode::ProcessCrashed, "no agent is running"),
             );
         };
-        if let Err(e) = self.lifecycle.transition(State::Streaming) {
+        if let Err(e) = self.enter(State::Streaming) {
             self.adapter = Some(adapter);
-            return fail_turn(&mut out, e.into());
+            return fail_turn(&mut out, e);
         }
 
         let request = PromptRequest {
@@ -83,35 +83,27 @@ impl HostSession {
             Ok(s) => s,
             Err(e) => {
                 let crashed = matches!(e.code, ErrorCode::ProcessCrashed | ErrorCode::SpawnFailed);
-                let outcome = fail_turn(&mut out, e.clone());
-                if crashed {
+                let settled = if crashed {
                     let _ = adapter.terminate().await;
-                    self.mark_failed(e);
+                    self.mark_failed(e.clone())
                 } else {
-                    self.adapter = Some(adapter);
-                    let _ = self.lifecycle.transition(State::Ready);
+                    self.settle_ready(adapter).await
+                };
+                if let Err(bug) = settled {
+                    out.emit(EventBody::Error(bug));
                 }
-                return outcome;
+                return fail_turn(&mut out, e);
             }
         };
 
         let finish = self.read_turn(&mut adapter, stream, &mut out).await;
-        let outcome = |reason, usage, error| TurnOutcome {
-            prompt_id: prompt_id.clone(),
-            correlation_id: correlation_id.clone(),
-            reason,
-            error,
-            usage,
-        };
-        match finish {
+        let (reason, usage, error, settled) = match finish {
             Finish::Ended(reason, usage, error) => {
-                out.end(reason, usage);
-                self.adapter = Some(adapter);
-                let _ = self.lifecycle.transition(State::Ready);
                 if reason == EndReason::Completed {
                     self.respawns_in_a_row = 0;
                 }
-                outcome(reason, usage, error)
+                let settled = self.settle_ready(adapter).await;
+                (reason, usage, error, settled)
             }
             Finish::Crashed => {
                 let health = adapter.health().await;
@@ -127,38 +119,72 @@ impl HostSession {
                 )
                 .with_fix("cohost restarts the agent automatically for the next prompt");
                 out.emit(EventBody::Error(e.clone()));
-                out.end(EndReason::Error, None);
                 let _ = adapter.terminate().await;
-                self.mark_failed(e.clone());
-                outcome(EndReason::Error, None, Some(e))
+                let settled = self.mark_failed(e.clone());
+                (EndReason::Error, None, Some(e), settled)
             }
             Finish::Interrupted { adapter_dead } => {
-                out.end(EndReason::Interrupted, None);
                 let alive = !adapter_dead && adapter.health().await.alive;
-                if alive {
-                    self.adapter = Some(adapter);
-                    let _ = self.lifecycle.transition(State::Ready);
+                let settled = if alive {
+                    self.settle_ready(adapter).await
                 } else {
                     let _ = adapter.terminate().await;
                     drop(adapter);
                     // Interrupting -> Ready means "process reset": respawn now,
                     // outside the crash budget, so the next prompt just works.
                     match self.spawn_adapter().await {
-                        Ok(a) => {
-                            self.adapter = Some(a);
-                            let _ = self.lifecycle.transition(State::Ready);
-                        }
+                        Ok(a) => self.settle_ready(a).await,
                         Err(e) => self.mark_failed(e),
                     }
-                }
-                outcome(EndReason::Interrupted, None, None)
+                };
+                (EndReason::Interrupted, None, None, settled)
+            }
+        };
+        // A refused transition ends the turn in that error, after the
+        // turn's own events, so no front end misses it.
+        let (reason, error) = match settled {
+            Ok(()) => (reason, error),
+            Err(bug) => {
+                out.emit(EventBody::Error(bug.clone()));
+                (EndReason::Error, Some(bug))
+            }
+        };
+        out.end(reason, usage);
+        TurnOutcome {
+            prompt_id,
+            correlation_id,
+            reason,
+            error,
+            usage,
+        }
+    }
+
+    /// Keep `adapter` and go back to READY after a turn. If the state machine
+    /// refuses, the agent is stopped and the session marked FAILED (the next
+    /// prompt starts a fresh agent); the refusal is returned to be surfaced.
+    async fn settle_ready(
+        &mut self,
+        mut adapter: Box<dyn crate::port::AgentAdapter>,
+    ) -> Result<(), CohostError> {
+        match self.enter(State::Ready) {
+            Ok(()) => {
+                self.adapter = Some(adapter);
+                Ok(())
+            }
+            Err(bug) => {
+                let _ = adapter.terminate().await;
+                self.mark_failed(bug.clone())?;
+                Err(bug)
             }
         }
     }
 
-    fn mark_failed(&mut self, e: CohostError) {
-        let _ = self.lifecycle.transition(State::Failed);
+    /// FAILED, remembering `e` for the respawn and for [`HostSession::last_error`];
+    /// a refused transition is returned to be surfaced.
+    fn mark_failed(&mut self, e: CohostError) -> Result<(), CohostError> {
+        let entered = self.enter(State::Failed);
         self.last_error = Some(e);
+        entered
     }
 
     async fn read_turn(
@@ -224,7 +250,11 @@ impl HostSession {
             };
             match step {
                 Step::Interrupt => {
-                    let _ = self.lifecycle.transition(State::Interrupting);
+                    // The ladder runs even if the state machine refuses: a
+                    // user's stop request is always honoured.
+                    if let Err(bug) = self.enter(State::Interrupting) {
+                        out.emit(EventBody::Error(bug));
+                    }
                     // Pending approvals resolve as cancelled (a deny).
                     let mut cancelled: Vec<ApprovalContext> = queue.drain(..).collect();
                     if let Some((ctx, _)) = pending.take() {
@@ -249,7 +279,9 @@ impl HostSession {
                         self.deliver(adapter, out, &ctx, d).await;
                     }
                     if queue.is_empty() && self.state() == State::WaitingForApproval {
-                        let _ = self.lifecycle.transition(State::Streaming);
+                        if let Err(bug) = self.enter(State::Streaming) {
+                            out.emit(EventBody::Error(bug));
+                        }
                     }
                 }
                 Step::Agent(None) => {
@@ -318,7 +350,9 @@ impl HostSession {
                             self.deliver(adapter, out, &ctx, d).await;
                         } else {
                             if self.state() == State::Streaming {
-                                let _ = self.lifecycle.transition(State::WaitingForApproval);
+                                if let Err(bug) = self.enter(State::WaitingForApproval) {
+                                    out.emit(EventBody::Error(bug));
+                                }
                             }
                             queue.push_back(ctx);
                         }

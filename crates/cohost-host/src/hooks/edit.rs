@@ -54,7 +54,7 @@ fn entry_is_ours(v: &serde_json::Value, command: &str) -> bool {
 /// Add `{matcher:"*", hooks:[{type:"command", command}]}` under
 /// `hooks.<event>` for each event (Claude and Gemini share this shape).
 /// `Ok(None)` when every entry is already there.
-pub fn json_add_hooks(
+pub(super) fn json_add_hooks(
     text: &str,
     events: &[&str],
     command: &str,
@@ -108,7 +108,7 @@ pub fn json_add_hooks(
 
 /// Remove cohost's entries; drop event arrays and the `hooks` object when
 /// cohost's removal left them empty. `Ok(None)` when nothing was ours.
-pub fn json_remove_hooks(text: &str, command: &str) -> Result<Option<String>, EditError> {
+pub(super) fn json_remove_hooks(text: &str, command: &str) -> Result<Option<String>, EditError> {
     let root = parse_json(text)?;
     let Some(hooks) = root.object_value().and_then(|o| o.object_value("hooks")) else {
         return Ok(None);
@@ -142,7 +142,11 @@ pub fn json_remove_hooks(text: &str, command: &str) -> Result<Option<String>, Ed
 }
 
 /// Whether cohost's entry is under every event.
-pub fn json_has_hooks(text: &str, events: &[&str], command: &str) -> Result<bool, EditError> {
+pub(super) fn json_has_hooks(
+    text: &str,
+    events: &[&str],
+    command: &str,
+) -> Result<bool, EditError> {
     let root = parse_json(text)?;
     let value = root.to_serde_value().unwrap_or(serde_json::Value::Null);
     Ok(events.iter().all(|ev| {
@@ -172,7 +176,7 @@ fn notify_value(doc: &DocumentMut) -> Option<Vec<String>> {
 
 /// Set Codex's top-level `notify = [argv…]`. Codex allows one notifier, so
 /// someone else's is left alone and reported.
-pub fn toml_add_notify(text: &str, argv: &[String]) -> Result<Option<String>, EditError> {
+pub(super) fn toml_add_notify(text: &str, argv: &[String]) -> Result<Option<String>, EditError> {
     let mut doc = parse_toml(text)?;
     match doc.get("notify") {
         None => {}
@@ -190,7 +194,7 @@ pub fn toml_add_notify(text: &str, argv: &[String]) -> Result<Option<String>, Ed
 }
 
 /// Remove `notify` when it is cohost's.
-pub fn toml_remove_notify(text: &str, argv: &[String]) -> Result<Option<String>, EditError> {
+pub(super) fn toml_remove_notify(text: &str, argv: &[String]) -> Result<Option<String>, EditError> {
     let mut doc = parse_toml(text)?;
     if notify_value(&doc).as_deref() != Some(argv) {
         return Ok(None);
@@ -200,6 +204,6 @@ pub fn toml_remove_notify(text: &str, argv: &[String]) -> Result<Option<String>,
 }
 
 /// Whether `notify` is cohost's.
-pub fn toml_has_notify(text: &str, argv: &[String]) -> Result<bool, EditError> {
+pub(super) fn toml_has_notify(text: &str, argv: &[String]) -> Result<bool, EditError> {
     Ok(notify_value(&parse_toml(text)?).as_deref() == Some(argv))
 }

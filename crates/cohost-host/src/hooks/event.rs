@@ -10,7 +10,7 @@ use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::mpsc;
 
 /// Hard limit of the whole forward.
-pub const HOOK_TIMEOUT: Duration = Duration::from_millis(1000);
+pub(super) const HOOK_TIMEOUT: Duration = Duration::from_millis(1000);
 /// Largest payload forwarded.
 const MAX_PAYLOAD: usize = 1 << 20;
 

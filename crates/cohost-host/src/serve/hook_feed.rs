@@ -7,6 +7,8 @@
 use std::collections::VecDeque;
 use std::sync::Mutex;
 
+use cohost_core::sync::lock;
+
 use serde::Serialize;
 use tokio::sync::broadcast;
 
@@ -59,9 +61,7 @@ impl HookFeed {
         let ts = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_millis() as u64);
-        let Ok(mut st) = self.state.lock() else {
-            return;
-        };
+        let mut st = lock(&self.state);
         let fe = FeedEvent {
             seq: st.0,
             ts,
@@ -82,9 +82,7 @@ impl HookFeed {
 
     /// Past events and a receiver for the next ones.
     pub fn subscribe(&self) -> (Vec<FeedEvent>, broadcast::Receiver<FeedEvent>) {
-        match self.state.lock() {
-            Ok(st) => (st.1.iter().cloned().collect(), self.tx.subscribe()),
-            Err(_) => (Vec::new(), self.tx.subscribe()),
-        }
+        let st = lock(&self.state);
+        (st.1.iter().cloned().collect(), self.tx.subscribe())
     }
 }

@@ -2,65 +2,16 @@
 //! go to a replay buffer and a broadcast for SSE subscribers; approvals wait
 //! for `POST /api/sessions/{id}/approvals/{tool_id}`.
 
-use cohost_core::approval::{ApprovalContext, Decision, DecisionSource};
-use cohost_core::{
-    AdapterConfig, ApprovalOption, CohostError, DecisionOrigin, ErrorCode, Event, HostSession,
-    PromptInput, SessionControl, SessionOptions,
-};
-use futures::future::BoxFuture;
-use std::collections::HashMap;
+use cohost_core::sync::lock;
+use cohost_core::{CohostError, ErrorCode, Event, PromptInput, SessionControl};
 use std::sync::{Arc, Mutex};
-use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio::sync::{broadcast, mpsc};
 
-use crate::store::{SessionRecord, SessionStore};
+use crate::approvals::PendingApprovals;
+use crate::session::OpenSession;
 
 /// Events kept for late subscribers.
 const REPLAY_LIMIT: usize = 10_000;
-
-/// Approvals pending on the API, by tool id.
-#[derive(Default, Clone)]
-pub struct ApiDecisions {
-    pending: Arc<Mutex<HashMap<String, oneshot::Sender<Decision>>>>,
-}
-
-impl DecisionSource for ApiDecisions {
-    fn decide(&self, request: ApprovalContext) -> BoxFuture<'static, Decision> {
-        let (tx, rx) = oneshot::channel();
-        if let Ok(mut p) = self.pending.lock() {
-            p.insert(request.tool_id.clone(), tx);
-        }
-        // The engine's deadline bounds the wait; a dropped sender is a deny.
-        Box::pin(async move {
-            rx.await.unwrap_or_else(|_| {
-                Decision::deny(DecisionOrigin::Cancelled, "the approval was abandoned")
-            })
-        })
-    }
-}
-
-impl ApiDecisions {
-    /// Deny everything still waiting (the session is ending).
-    pub fn abandon_all(&self) {
-        if let Ok(mut p) = self.pending.lock() {
-            p.clear(); // dropped senders resolve as "abandoned" denials
-        }
-    }
-
-    /// Answer a pending approval; false when none waits under `tool_id`.
-    pub fn answer(&self, tool_id: &str, option: ApprovalOption, message: Option<String>) -> bool {
-        let tx = self.pending.lock().ok().and_then(|mut p| p.remove(tool_id));
-        match tx {
-            Some(tx) => tx
-                .send(Decision {
-                    option,
-                    message,
-                    origin: DecisionOrigin::User,
-                })
-                .is_ok(),
-            None => false,
-        }
-    }
-}
 
 /// One session run by the server.
 pub struct LiveSession {
@@ -71,36 +22,25 @@ pub struct LiveSession {
     prompts: mpsc::Sender<String>,
     control: SessionControl,
     /// Pending approvals.
-    pub decisions: ApiDecisions,
+    pub decisions: PendingApprovals,
     log: Arc<Mutex<Vec<Event>>>,
     events: broadcast::Sender<Event>,
 }
 
 impl LiveSession {
-    /// Start the adapter and the task that runs prompts one at a time.
+    /// Start a prepared session and the task that runs its prompts one at
+    /// a time (the setup service keeps its record).
     pub async fn start(
-        id: String,
-        factory: Arc<dyn cohost_core::AdapterFactory>,
-        config: AdapterConfig,
-        store: SessionStore,
+        mut session: OpenSession,
+        decisions: PendingApprovals,
     ) -> Result<Arc<LiveSession>, CohostError> {
-        let decisions = ApiDecisions::default();
-        let provider = factory.descriptor().id;
-        let mut session = HostSession::new(
-            factory,
-            config.clone(),
-            Arc::new(decisions.clone()),
-            SessionOptions::default(),
-        );
         session.start().await?;
-        let mut rec = SessionRecord::new(&id, &provider, &config.cwd);
-        rec.model = config.model.clone();
-        rec.native_session_id = session.native_session_id().map(str::to_string);
-        store.upsert(rec)?;
+        let id = session.record_id().unwrap_or_default().to_string();
+        let provider = session.descriptor().id.clone();
         let (prompts, mut rx) = mpsc::channel::<String>(16);
         let (events, _) = broadcast::channel(1024);
         let live = Arc::new(LiveSession {
-            id: id.clone(),
+            id,
             provider,
             prompts,
             control: session.control(),
@@ -114,16 +54,6 @@ impl LiveSession {
                 let Some(live) = weak.upgrade() else { break };
                 let mut sink = |ev: Event| live.publish(ev);
                 session.prompt(PromptInput::text(text), &mut sink).await;
-                let native = session.native_session_id().map(str::to_string);
-                let stored = store.update(&live.id, |r| {
-                    r.watermark += 1;
-                    if native.is_some() {
-                        r.native_session_id = native.clone();
-                    }
-                });
-                if let Err(e) = stored {
-                    tracing::warn!(session = %live.id, error = %e, "could not update the session store");
-                }
             }
             // Best effort on shutdown: the process group is killed either way.
             let _ = session.terminate().await;
@@ -134,21 +64,18 @@ impl LiveSession {
     fn publish(&self, ev: Event) {
         // Append and send under one lock so a subscriber's snapshot plus its
         // receiver see every event exactly once.
-        if let Ok(mut log) = self.log.lock() {
-            if log.len() >= REPLAY_LIMIT {
-                log.remove(0);
-            }
-            log.push(ev.clone());
-            let _ = self.events.send(ev);
+        let mut log = lock(&self.log);
+        if log.len() >= REPLAY_LIMIT {
+            log.remove(0);
         }
+        log.push(ev.clone());
+        let _ = self.events.send(ev);
     }
 
     /// Past events and a receiver for the next ones.
     pub fn subscribe(&self) -> (Vec<Event>, broadcast::Receiver<Event>) {
-        match self.log.lock() {
-            Ok(log) => (log.clone(), self.events.subscribe()),
-            Err(_) => (Vec::new(), self.events.subscribe()),
-        }
+        let log = lock(&self.log);
+        (log.clone(), self.events.subscribe())
     }
 
     /// Queue a prompt.

@@ -2,6 +2,9 @@
 //! (default port [`DEFAULT_PORT`]). Every response body is sanitized data:
 //! status cards, smoke results, login commands, cohost events.
 
+// guard.rs is issue 14's file: its `localhost_only` should become
+// `pub(super)` there; until then the lint is allowed for that module only.
+#[allow(unreachable_pub)]
 mod guard;
 mod hook_feed;
 mod live;
@@ -9,7 +12,7 @@ mod openapi;
 
 pub use guard::{allowed_hosts, check as check_local};
 pub use hook_feed::{FeedEvent, HookFeed};
-pub use live::{ApiDecisions, LiveSession};
+pub use live::LiveSession;
 pub use openapi::openapi_document;
 
 use axum::extract::{Path, Query, State};
@@ -18,7 +21,8 @@ use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, post};
 use axum::{Json, Router};
-use cohost_core::{AdapterConfig, ApprovalMode, ApprovalOption, CohostError, ErrorCode};
+use cohost_core::sync::lock;
+use cohost_core::{ApprovalMode, ApprovalOption, CohostError, Decision, DecisionOrigin, ErrorCode};
 use futures::StreamExt;
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -26,7 +30,9 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
+use crate::approvals::PendingApprovals;
 use crate::host::Host;
+use crate::session::{Approvals, ProviderChoice, Recording, SessionRequest, Tools};
 use crate::store::SessionStore;
 
 /// The default port of `cohost serve`.
@@ -247,45 +253,26 @@ async fn create_session(
     State(s): State<Arc<AppState>>,
     Json(b): Json<CreateBody>,
 ) -> Result<(StatusCode, Json<serde_json::Value>), ApiError> {
-    let factory = s.host.registry.get(&b.provider)?;
-    if !b.cwd.is_dir() {
-        return Err(CohostError::new(
-            ErrorCode::ConfigInvalid,
-            format!("cwd `{}` is not a directory", b.cwd.display()),
-        )
-        .with_fix("pass an existing directory")
-        .into());
+    let cfg = s.host.config()?;
+    let decisions = PendingApprovals::new("the approval was abandoned");
+    let mut req = SessionRequest::new(
+        ProviderChoice::Id(b.provider.clone()),
+        Approvals::answered_by(b.approval, Arc::new(decisions.clone())),
+    );
+    req.cwd = Some(b.cwd);
+    req.model = b.model;
+    req.provider_settings = true;
+    req.recording = Recording::WithId(new_session_id());
+    if let Some(value) = b.tools {
+        req.tools = Tools::Json {
+            origin: "request body `tools`".into(),
+            value,
+        };
     }
-    let tools = match &b.tools {
-        None => Vec::new(),
-        Some(_) if factory.descriptor().kind == cohost_core::ProviderKind::AgentCli => {
-            return Err(CohostError::new(
-                ErrorCode::ConfigInvalid,
-                format!(
-                    "`{}` runs its own tools; `tools` is for API providers",
-                    b.provider
-                ),
-            )
-            .with_fix("drop `tools`, or pick an API provider")
-            .into());
-        }
-        Some(v) => crate::tools::from_value("request body `tools`", v)?,
-    };
-    let settings = s.host.config()?.provider(&b.provider);
-    let config = AdapterConfig {
-        cwd: b.cwd,
-        model: b.model.or(settings.model),
-        binary: settings.binary,
-        env: settings.env,
-        approval: b.approval,
-        tools,
-        ..Default::default()
-    };
-    let id = new_session_id();
-    let live = LiveSession::start(id.clone(), factory, config, s.store.clone()).await?;
-    if let Ok(mut m) = s.sessions.lock() {
-        m.insert(id.clone(), live);
-    }
+    let prepared = crate::session::prepare(&s.host, &cfg, req).map_err(CohostError::from)?;
+    let live = LiveSession::start(prepared, decisions).await?;
+    let id = live.id.clone();
+    lock(&s.sessions).insert(id.clone(), live);
     Ok((
         StatusCode::CREATED,
         Json(serde_json::json!({ "id": id, "provider": b.provider })),
@@ -316,19 +303,15 @@ async fn list_sessions(
 }
 
 fn live(s: &AppState, id: &str) -> Result<Arc<LiveSession>, ApiError> {
-    s.sessions
-        .lock()
-        .ok()
-        .and_then(|m| m.get(id).cloned())
-        .ok_or_else(|| {
-            ApiError(
-                CohostError::new(
-                    ErrorCode::ProviderNotFound,
-                    format!("no running session `{id}`"),
-                )
-                .with_fix("create one with POST /api/sessions"),
+    lock(&s.sessions).get(id).cloned().ok_or_else(|| {
+        ApiError(
+            CohostError::new(
+                ErrorCode::ProviderNotFound,
+                format!("no running session `{id}`"),
             )
-        })
+            .with_fix("create one with POST /api/sessions"),
+        )
+    })
 }
 
 #[derive(Deserialize)]
@@ -353,9 +336,7 @@ async fn end_session(
     Path(id): Path<String>,
 ) -> Result<StatusCode, ApiError> {
     let live = live(&s, &id)?;
-    if let Ok(mut m) = s.sessions.lock() {
-        m.remove(&id);
-    }
+    lock(&s.sessions).remove(&id);
     live.interrupt();
     live.decisions.abandon_all();
     Ok(StatusCode::NO_CONTENT)
@@ -381,10 +362,12 @@ async fn approve(
     Path((id, tool_id)): Path<(String, String)>,
     Json(b): Json<ApprovalBody>,
 ) -> Result<Json<serde_json::Value>, ApiError> {
-    if live(&s, &id)?
-        .decisions
-        .answer(&tool_id, b.decision, b.message)
-    {
+    let decision = Decision {
+        option: b.decision,
+        message: b.message,
+        origin: DecisionOrigin::User,
+    };
+    if live(&s, &id)?.decisions.answer(Some(&tool_id), decision) {
         Ok(Json(
             serde_json::json!({ "tool_id": tool_id, "decision": b.decision }),
         ))

@@ -1,13 +1,7 @@
-//! The application payloads host and participants exchange through the relay.
+//! The payload schema: what each application frame carries, as JSON.
 //!
-//! The relay never reads these (it routes on the clear envelope only); they
-//! are JSON today and can be encrypted end to end later without touching the
-//! relay. One relay stream per turn (stream id = the turn's prompt id) carries
-//! `ai.execution.started` (chunk 0), then every cohost event of the turn as
-//! `ai.stream.chunk` (chunks 1..n, in order), then `ai.stream.end` or
-//! `ai.stream.interrupted` carrying the final `stream_end` event. A
-//! participant therefore sees exactly the host's normalized event stream, and
-//! the relay's replay covers all of it.
+//! Tolerant readers: unknown fields are ignored and optional ones default,
+//! so a newer host's payloads still decode here.
 
 use serde::{Deserialize, Serialize};
 

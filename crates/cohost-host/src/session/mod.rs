@@ -1,0 +1,359 @@
+//! The one session-setup service.
+//!
+//! `cohost run`, `cohost share`, `POST /api/sessions` of `cohost serve` and
+//! the smoke test open their sessions here, and so do the coming terminal UI,
+//! MCP and ACP front ends: the provider (by id, by capability slot, or the
+//! first installed agent), resuming a stored or native session, the working
+//! directory, the approval policy and who answers approvals, the tools policy
+//! (agent CLIs bring their own tools and refuse offered ones) and the session
+//! record are decided once, in [`prepare`]. Every front end then drives the
+//! resulting [`OpenSession`] and consumes the same engine event stream through
+//! [`OpenSession::prompt`].
+
+mod open;
+
+pub use open::OpenSession;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use cohost_core::{
+    AdapterConfig, AdapterFactory, ApprovalMode, CohostError, DecisionSource, ErrorCode,
+    HostSession, Policy, ProviderDescriptor, ProviderKind, SessionOptions, ToolSpec,
+};
+
+use crate::config::HostConfig;
+use crate::host::Host;
+use crate::slots;
+use crate::store::{SessionRecord, SessionStore};
+
+/// Real agents tried, in order, when no provider is named.
+pub const DEFAULT_PREFERENCE: &[&str] =
+    &["claude", "codex", "gemini", "qwen", "opencode", "copilot"];
+
+/// Which provider runs the session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProviderChoice {
+    /// The first installed agent of [`DEFAULT_PREFERENCE`], else the mock
+    /// ([`OpenSession::fell_back`] says so).
+    Default,
+    /// A registered provider id.
+    Id(String),
+    /// A capability slot's provider, mode and model (`[slots.NAME]`).
+    Slot(String),
+}
+
+/// The approval mode the agent runs in and who answers its requests.
+#[derive(Clone)]
+pub struct Approvals {
+    mode: ApprovalMode,
+    source: Arc<dyn DecisionSource>,
+}
+
+impl Approvals {
+    /// The command-line policy: `AutoApprove` and `DenyAll` answer every
+    /// request themselves, `Ask` hands requests to `ask`.
+    pub fn policy(mode: ApprovalMode, ask: Arc<dyn DecisionSource>) -> Approvals {
+        let source: Arc<dyn DecisionSource> = match mode {
+            ApprovalMode::AutoApprove => Arc::new(Policy::AllowAll),
+            ApprovalMode::DenyAll => Arc::new(Policy::DenyAll),
+            ApprovalMode::Ask => ask,
+        };
+        Approvals { mode, source }
+    }
+
+    /// Every request goes to `source`, whatever the mode (the settings API
+    /// answers over HTTP in every mode).
+    pub fn answered_by(mode: ApprovalMode, source: Arc<dyn DecisionSource>) -> Approvals {
+        Approvals { mode, source }
+    }
+
+    /// Deny every tool call (smoke tests).
+    pub fn deny_all() -> Approvals {
+        Approvals::policy(ApprovalMode::DenyAll, Arc::new(Policy::DenyAll))
+    }
+}
+
+/// Tools offered to an API provider's model.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub enum Tools {
+    /// None (the default, and the only choice for agent CLIs).
+    #[default]
+    None,
+    /// A tools file (`cohost run --tools FILE`).
+    File(PathBuf),
+    /// Tools given as JSON; `origin` names them in errors.
+    Json {
+        /// Where they came from, e.g. "request body `tools`".
+        origin: String,
+        /// The JSON array.
+        value: serde_json::Value,
+    },
+}
+
+/// Whether and under which id the session is kept in the session store.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Recording {
+    /// Not recorded (shared sessions, smoke tests).
+    #[default]
+    Off,
+    /// Recorded under a fresh `s-…` id (or the resumed record's id).
+    New,
+    /// Recorded under this id.
+    WithId(String),
+}
+
+/// Everything a front end asks for when it opens a session.
+#[derive(Clone)]
+pub struct SessionRequest {
+    /// The provider.
+    pub provider: ProviderChoice,
+    /// Model; beats the slot's, the resumed record's and the config's.
+    pub model: Option<String>,
+    /// Working directory; default: the resumed record's, else the current one.
+    pub cwd: Option<PathBuf>,
+    /// A stored cohost session id to resume, or else an agent's native id.
+    pub resume: Option<String>,
+    /// Approval mode and who answers.
+    pub approvals: Approvals,
+    /// Tools for an API provider's model.
+    pub tools: Tools,
+    /// Apply `[providers.ID]` from `config.toml` (binary, env, default model).
+    /// The settings API and the smoke test do; `run` and `share` take them
+    /// only through `--slot`.
+    pub provider_settings: bool,
+    /// An explicit binary (the smoke test passes the one discovery found).
+    pub binary: Option<PathBuf>,
+    /// Engine tunables.
+    pub options: SessionOptions,
+    /// The session record.
+    pub recording: Recording,
+}
+
+impl SessionRequest {
+    /// A request with defaults: no model, cwd, resume, tools or record.
+    pub fn new(provider: ProviderChoice, approvals: Approvals) -> SessionRequest {
+        SessionRequest {
+            provider,
+            model: None,
+            cwd: None,
+            resume: None,
+            approvals,
+            tools: Tools::None,
+            provider_settings: false,
+            binary: None,
+            options: SessionOptions::default(),
+            recording: Recording::Off,
+        }
+    }
+}
+
+/// Why a session could not be prepared.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SetupError {
+    /// The offered tools are invalid or the provider refuses them (a usage
+    /// error on the command line).
+    #[error(transparent)]
+    Tools(CohostError),
+    /// Anything else: unknown provider or slot, bad cwd, a resumed session of
+    /// another provider, an unreadable store or config.
+    #[error(transparent)]
+    Other(CohostError),
+}
+
+impl From<CohostError> for SetupError {
+    fn from(e: CohostError) -> Self {
+        SetupError::Other(e)
+    }
+}
+
+impl From<SetupError> for CohostError {
+    fn from(e: SetupError) -> Self {
+        match e {
+            SetupError::Tools(e) | SetupError::Other(e) => e,
+        }
+    }
+}
+
+/// What the slot and the resumed record decided.
+struct Plan {
+    provider: ProviderChoice,
+    cwd: Option<PathBuf>,
+    config: AdapterConfig,
+    record_id: Option<String>,
+    watermark: u64,
+}
+
+fn plan(
+    host: &Host,
+    cfg: &HostConfig,
+    store: &SessionStore,
+    req: &SessionRequest,
+) -> Result<Plan, CohostError> {
+    let mut plan = Plan {
+        provider: req.provider.clone(),
+        cwd: None,
+        config: AdapterConfig::default(),
+        record_id: None,
+        watermark: 0,
+    };
+    if let ProviderChoice::Slot(name) = &req.provider {
+        let resolved = slots::resolve_slot(host, cfg, name)?;
+        plan.provider = ProviderChoice::Id(resolved.provider_id);
+        plan.config = resolved.config;
+    }
+    let Some(id) = &req.resume else {
+        return Ok(plan);
+    };
+    match store.get(id)? {
+        Some(rec) => {
+            if let ProviderChoice::Id(agent) = &plan.provider {
+                if *agent != rec.provider {
+                    return Err(CohostError::new(
+                        ErrorCode::ConfigInvalid,
+                        format!("session {id} belongs to `{}`, not `{agent}`", rec.provider),
+                    )
+                    .with_fix(format!("drop --agent, or pass --agent {}", rec.provider)));
+                }
+            }
+            plan.provider = ProviderChoice::Id(rec.provider.clone());
+            plan.cwd = Some(rec.cwd.clone());
+            plan.config.model = plan.config.model.take().or(rec.model.clone());
+            plan.config.resume = rec.native_session_id.clone();
+            plan.record_id = Some(rec.id.clone());
+            plan.watermark = rec.watermark;
+        }
+        // Not one of ours: hand it to the agent as its native id.
+        None => plan.config.resume = Some(id.clone()),
+    }
+    Ok(plan)
+}
+
+/// The factory for `choice`; `true` when it fell back to the mock.
+pub fn choose(
+    host: &Host,
+    choice: &ProviderChoice,
+) -> Result<(Arc<dyn AdapterFactory>, bool), CohostError> {
+    match choice {
+        ProviderChoice::Id(id) => Ok((host.registry.get(id)?, false)),
+        // Resolved by `plan`; kept total for direct callers.
+        ProviderChoice::Slot(name) => {
+            let cfg = host.config()?;
+            let slot = slots::resolve_slot(host, &cfg, name)?;
+            Ok((host.registry.get(&slot.provider_id)?, false))
+        }
+        ProviderChoice::Default => match host.registry.first_available(DEFAULT_PREFERENCE) {
+            Some(f) => Ok((f, false)),
+            None => Ok((host.registry.get("mock")?, true)),
+        },
+    }
+}
+
+/// The directory the agent runs in: `cwd`, else the current one; it must exist.
+pub fn working_dir(cwd: Option<PathBuf>) -> Result<PathBuf, CohostError> {
+    let dir = match cwd {
+        Some(d) => d,
+        None => std::env::current_dir().map_err(|e| {
+            CohostError::new(
+                ErrorCode::ConfigInvalid,
+                format!("cannot read the current directory: {e}"),
+            )
+        })?,
+    };
+    if !dir.is_dir() {
+        return Err(CohostError::new(
+            ErrorCode::ConfigInvalid,
+            format!("the working directory {} is not a directory", dir.display()),
+        )
+        .with_fix("pass an existing directory"));
+    }
+    Ok(dir)
+}
+
+/// The tools policy, in one place: agent CLIs (and the mock) run their own
+/// tools and refuse offered ones; API providers get the checked list.
+pub fn offered_tools(d: &ProviderDescriptor, tools: &Tools) -> Result<Vec<ToolSpec>, SetupError> {
+    if *tools == Tools::None {
+        return Ok(Vec::new());
+    }
+    if d.kind == ProviderKind::AgentCli {
+        return Err(SetupError::Tools(
+            CohostError::new(
+                ErrorCode::ConfigInvalid,
+                format!(
+                    "`{}` runs its own tools; offered tools are for API providers",
+                    d.id
+                ),
+            )
+            .with_fix("offer no tools, or pick an API provider (e.g. --agent anthropic)"),
+        ));
+    }
+    match tools {
+        Tools::None => Ok(Vec::new()),
+        Tools::File(path) => crate::tools::load(path).map_err(SetupError::Tools),
+        Tools::Json { origin, value } => {
+            crate::tools::from_value(origin, value).map_err(SetupError::Tools)
+        }
+    }
+}
+
+/// Decide everything about a session and build it, not started yet: call
+/// [`OpenSession::start`] next (a front end can report the choice first).
+pub fn prepare(
+    host: &Host,
+    cfg: &HostConfig,
+    req: SessionRequest,
+) -> Result<OpenSession, SetupError> {
+    let store = SessionStore::open(&host.paths.state_dir);
+    let plan = plan(host, cfg, &store, &req)?;
+    let (factory, fell_back) = choose(host, &plan.provider)?;
+    let descriptor = factory.descriptor();
+    let cwd = working_dir(req.cwd.clone().or(plan.cwd))?;
+    let tools = offered_tools(&descriptor, &req.tools)?;
+    let mut config = plan.config;
+    if req.provider_settings {
+        let settings = cfg.provider(&descriptor.id);
+        config.model = config.model.or(settings.model);
+        config.binary = config.binary.or(settings.binary);
+        for (k, v) in settings.env {
+            config.env.entry(k).or_insert(v);
+        }
+    }
+    config.cwd = cwd.clone();
+    config.approval = req.approvals.mode;
+    config.tools = tools;
+    config.model = req.model.or(config.model);
+    config.binary = req.binary.or(config.binary);
+    let record = match req.recording {
+        Recording::Off => None,
+        Recording::New => {
+            let id = plan
+                .record_id
+                .unwrap_or_else(|| format!("s-{}", cohost_core::ids::random_tag()));
+            Some((id, plan.watermark))
+        }
+        Recording::WithId(id) => Some((id, plan.watermark)),
+    }
+    .map(|(id, watermark)| {
+        let mut rec = SessionRecord::new(id, descriptor.id.clone(), cwd);
+        rec.model = config.model.clone();
+        rec.watermark = watermark;
+        (store, rec)
+    });
+    let session = HostSession::new(factory, config, req.approvals.source, req.options);
+    Ok(OpenSession::new(session, record, fell_back))
+}
+
+/// [`prepare`] then [`OpenSession::start`].
+pub async fn open(
+    host: &Host,
+    cfg: &HostConfig,
+    req: SessionRequest,
+) -> Result<OpenSession, SetupError> {
+    let mut s = prepare(host, cfg, req)?;
+    s.start().await?;
+    Ok(s)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,110 @@
+//! A session opened by the setup service: the engine's [`HostSession`] plus
+//! its record in the session store, kept up to date after every turn.
+
+use cohost_core::{
+    CohostError, EventSink, HostSession, PromptInput, ProviderDescriptor, SessionControl, State,
+    TurnOutcome,
+};
+
+use crate::store::{SessionRecord, SessionStore};
+
+/// A prepared (then started) session. Every front end runs its turns through
+/// [`OpenSession::prompt`], so the events, the record bookkeeping and the
+/// lifecycle are the same whichever front end drives it.
+pub struct OpenSession {
+    session: HostSession,
+    record: Option<(SessionStore, SessionRecord)>,
+    fell_back: bool,
+}
+
+impl From<HostSession> for OpenSession {
+    /// An unrecorded session built by hand (tests, embedders).
+    fn from(session: HostSession) -> Self {
+        OpenSession::new(session, None, false)
+    }
+}
+
+impl OpenSession {
+    pub(super) fn new(
+        session: HostSession,
+        record: Option<(SessionStore, SessionRecord)>,
+        fell_back: bool,
+    ) -> OpenSession {
+        OpenSession {
+            session,
+            record,
+            fell_back,
+        }
+    }
+
+    /// Whether no provider was named and none is installed, so the built-in
+    /// mock runs (front ends say so).
+    pub fn fell_back(&self) -> bool {
+        self.fell_back
+    }
+
+    /// The cohost session id in the store, when recorded.
+    pub fn record_id(&self) -> Option<&str> {
+        self.record.as_ref().map(|(_, r)| r.id.as_str())
+    }
+
+    /// The provider's descriptor.
+    pub fn descriptor(&self) -> &ProviderDescriptor {
+        self.session.descriptor()
+    }
+
+    /// A handle to interrupt the running turn from elsewhere.
+    pub fn control(&self) -> SessionControl {
+        self.session.control()
+    }
+
+    /// The lifecycle state.
+    pub fn state(&self) -> State {
+        self.session.state()
+    }
+
+    /// The agent's native session id, once known.
+    pub fn native_session_id(&self) -> Option<&str> {
+        self.session.native_session_id()
+    }
+
+    /// Start the agent, then write the session record (a store that cannot
+    /// be written is logged: the session itself is usable).
+    pub async fn start(&mut self) -> Result<(), CohostError> {
+        self.session.start().await?;
+        if let Some((store, rec)) = &mut self.record {
+            rec.native_session_id = self.session.native_session_id().map(String::from);
+            match store.upsert(rec.clone()) {
+                Ok(stored) => *rec = stored,
+                Err(e) => tracing::warn!(error = %e, "could not record the session"),
+            }
+        }
+        Ok(())
+    }
+
+    /// Run one turn, every engine event into `sink`, then bring the record
+    /// up to date (native id, one more turn seen).
+    pub async fn prompt(&mut self, input: PromptInput, sink: &mut dyn EventSink) -> TurnOutcome {
+        let outcome = self.session.prompt(input, sink).await;
+        if let Some((store, rec)) = &mut self.record {
+            let native = self.session.native_session_id().map(String::from);
+            let updated = store.update(&rec.id, |r| {
+                r.native_session_id = native.or(r.native_session_id.take());
+                r.watermark += 1;
+            });
+            match updated {
+                Ok(Some(stored)) => *rec = stored,
+                Ok(None) => tracing::warn!(session = %rec.id, "the session record is gone"),
+                Err(e) => {
+                    tracing::warn!(session = %rec.id, error = %e, "could not update the session record")
+                }
+            }
+        }
+        outcome
+    }
+
+    /// Stop the agent. Idempotent.
+    pub async fn terminate(&mut self) -> Result<(), CohostError> {
+        self.session.terminate().await
+    }
+}

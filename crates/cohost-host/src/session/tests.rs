@@ -1,0 +1,151 @@
+use super::*;
+use cohost_core::mock::{MockFactory, MockOptions};
+use cohost_core::{Event, PromptInput, Registry};
+use std::time::Duration;
+
+use crate::env::DiscoveryEnv;
+
+fn host(home: &std::path::Path) -> Host {
+    let mut reg = Registry::new();
+    reg.register(Arc::new(MockFactory::new(MockOptions {
+        chunk_delay: Duration::ZERO,
+        ..MockOptions::default()
+    })))
+    .unwrap();
+    Host::new(
+        reg,
+        DiscoveryEnv {
+            home: Some(home.to_path_buf()),
+            ..DiscoveryEnv::default()
+        },
+    )
+}
+
+fn request(home: &std::path::Path) -> SessionRequest {
+    let mut req = SessionRequest::new(ProviderChoice::Default, Approvals::deny_all());
+    req.cwd = Some(home.to_path_buf());
+    req
+}
+
+async fn one_turn(s: &mut OpenSession) -> Vec<Event> {
+    let mut events = Vec::new();
+    let mut sink = |e: Event| events.push(e);
+    s.prompt(PromptInput::text("hi [mock:text]"), &mut sink)
+        .await;
+    events
+}
+
+#[tokio::test]
+async fn nothing_installed_falls_back_to_the_mock() {
+    let home = tempfile::tempdir().unwrap();
+    let h = host(home.path());
+    let cfg = h.config().unwrap();
+    let mut s = open(&h, &cfg, request(home.path())).await.unwrap();
+    assert!(s.fell_back());
+    assert_eq!(s.descriptor().id, "mock");
+    assert_eq!(s.record_id(), None, "recording is off by default");
+    s.terminate().await.unwrap();
+}
+
+#[tokio::test]
+async fn recorded_sessions_track_turns_and_resume_under_their_id() {
+    let home = tempfile::tempdir().unwrap();
+    let h = host(home.path());
+    let cfg = h.config().unwrap();
+    let store = SessionStore::open(&h.paths.state_dir);
+    let mut req = request(home.path());
+    req.recording = Recording::New;
+    let mut s = open(&h, &cfg, req).await.unwrap();
+    let id = s.record_id().unwrap().to_string();
+    assert!(id.starts_with("s-"), "{id}");
+    let events = one_turn(&mut s).await;
+    assert!(matches!(
+        events.last().unwrap().body,
+        cohost_core::EventBody::StreamEnd { .. }
+    ));
+    s.terminate().await.unwrap();
+    let rec = store.get(&id).unwrap().unwrap();
+    assert_eq!(rec.watermark, 1);
+    assert_eq!(rec.provider, "mock");
+    assert!(rec.native_session_id.is_some());
+
+    // Resuming by the cohost id continues the same record and native session.
+    let mut req = SessionRequest::new(ProviderChoice::Default, Approvals::deny_all());
+    req.resume = Some(id.clone());
+    req.recording = Recording::New;
+    let mut s = open(&h, &cfg, req).await.unwrap();
+    assert_eq!(s.record_id(), Some(id.as_str()));
+    assert!(!s.fell_back(), "the record names the provider");
+    assert_eq!(s.native_session_id(), rec.native_session_id.as_deref());
+    one_turn(&mut s).await;
+    s.terminate().await.unwrap();
+    assert_eq!(store.get(&id).unwrap().unwrap().watermark, 2);
+
+    // A record belongs to its provider.
+    let mut req = request(home.path());
+    req.provider = ProviderChoice::Id("other".into());
+    req.resume = Some(id.clone());
+    let e = CohostError::from(prepare(&h, &cfg, req).err().unwrap());
+    assert_eq!(e.code, ErrorCode::ConfigInvalid);
+    assert!(e.message.contains("belongs to `mock`"), "{}", e.message);
+}
+
+#[tokio::test]
+async fn agent_clis_refuse_offered_tools_as_a_tools_error() {
+    let home = tempfile::tempdir().unwrap();
+    let h = host(home.path());
+    let cfg = h.config().unwrap();
+    let mut req = request(home.path());
+    req.tools = Tools::Json {
+        origin: "test".into(),
+        value: serde_json::json!([{"name": "run_shell"}]),
+    };
+    match prepare(&h, &cfg, req).err().unwrap() {
+        SetupError::Tools(e) => assert!(e.message.contains("runs its own tools"), "{e}"),
+        other => panic!("expected a tools error, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_missing_cwd_and_an_unknown_provider_are_refused() {
+    let home = tempfile::tempdir().unwrap();
+    let h = host(home.path());
+    let cfg = h.config().unwrap();
+    let mut req = request(home.path());
+    req.cwd = Some(home.path().join("nope"));
+    let e = CohostError::from(prepare(&h, &cfg, req).err().unwrap());
+    assert_eq!(e.code, ErrorCode::ConfigInvalid);
+    let mut req = request(home.path());
+    req.provider = ProviderChoice::Id("nosuch".into());
+    let e = CohostError::from(prepare(&h, &cfg, req).err().unwrap());
+    assert_eq!(e.code, ErrorCode::ProviderNotFound);
+}
+
+#[tokio::test]
+async fn provider_settings_give_the_default_model_and_an_explicit_one_wins() {
+    let home = tempfile::tempdir().unwrap();
+    let h = host(home.path());
+    std::fs::create_dir_all(h.paths.config_file.parent().unwrap()).unwrap();
+    std::fs::write(&h.paths.config_file, "[providers.mock]\nmodel = \"text\"\n").unwrap();
+    let cfg = h.config().unwrap();
+    let mut req = request(home.path());
+    req.provider = ProviderChoice::Id("mock".into());
+    req.provider_settings = true;
+    req.recording = Recording::WithId("s-fixed".into());
+    let mut s = open(&h, &cfg, req.clone()).await.unwrap();
+    assert_eq!(s.record_id(), Some("s-fixed"));
+    s.terminate().await.unwrap();
+    let store = SessionStore::open(&h.paths.state_dir);
+    assert_eq!(
+        store.get("s-fixed").unwrap().unwrap().model.as_deref(),
+        Some("text")
+    );
+    req.model = Some("echo".into());
+    req.recording = Recording::WithId("s-other".into());
+    let mut s = open(&h, &cfg, req).await.unwrap();
+    s.terminate().await.unwrap();
+    assert_eq!(
+        store.get("s-other").unwrap().unwrap().model.as_deref(),
+        Some("echo")
+    );
+}

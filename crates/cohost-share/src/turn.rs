@@ -1,0 +1,156 @@
+//! Building and reading one room's application frames: room messages, and
+//! one numbered stream per turn.
+
+use std::sync::Arc;
+
+use cohost_protocol::{Frame, FrameType, RoomId, StreamId};
+
+use crate::codec::{Header, PayloadCodec, Plain};
+use crate::message::{Message, ShareError};
+
+/// Encodes and decodes the application frames of one room through its
+/// payload codec. Cheap to clone.
+#[derive(Clone)]
+pub struct RoomCodec {
+    room: RoomId,
+    codec: Arc<dyn PayloadCodec>,
+}
+
+impl std::fmt::Debug for RoomCodec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RoomCodec")
+            .field("room", &self.room)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RoomCodec {
+    /// Frames for `room`, payloads in the clear ([`Plain`]).
+    pub fn new(room: RoomId) -> RoomCodec {
+        RoomCodec::with_codec(room, Arc::new(Plain))
+    }
+
+    /// Frames for `room` through `codec` (end-to-end encryption).
+    pub fn with_codec(room: RoomId, codec: Arc<dyn PayloadCodec>) -> RoomCodec {
+        RoomCodec { room, codec }
+    }
+
+    /// The room.
+    pub fn room(&self) -> &RoomId {
+        &self.room
+    }
+
+    fn seal(&self, header: &Header<'_>, msg: &Message) -> Result<Vec<u8>, ShareError> {
+        self.codec
+            .seal(header, msg.to_json()?)
+            .map_err(|source| ShareError::Codec {
+                kind: header.kind,
+                source,
+            })
+    }
+
+    /// A message that travels outside any stream (suggestions, decisions,
+    /// approval notices, chat). A turn's messages need [`RoomCodec::turn`].
+    pub fn room_frame(&self, msg: &Message) -> Result<Frame, ShareError> {
+        let kind = msg.frame_type();
+        if kind.is_replayable() {
+            return Err(ShareError::Misrouted { kind });
+        }
+        let header = Header {
+            kind,
+            room: &self.room,
+            stream: None,
+            chunk: 0,
+        };
+        let payload = self.seal(&header, msg)?;
+        Ok(Frame::in_room(kind, &self.room, &payload)?)
+    }
+
+    /// The host closing the room (no payload).
+    pub fn room_close(&self) -> Result<Frame, ShareError> {
+        Ok(Frame::in_room(FrameType::RoomClose, &self.room, b"")?)
+    }
+
+    /// The stream of one turn; `stream` is the turn's prompt id.
+    pub fn turn(&self, stream: StreamId) -> TurnStream {
+        TurnStream {
+            codec: self.clone(),
+            stream,
+            next_chunk: 0,
+        }
+    }
+
+    /// The message bytes of a received frame, opened by the codec.
+    pub fn open(&self, frame: &Frame) -> Result<Vec<u8>, ShareError> {
+        let stream = frame.stream().map(StreamId::new).transpose()?;
+        let header = Header {
+            kind: frame.kind(),
+            room: &self.room,
+            stream: stream.as_ref(),
+            chunk: frame.chunk(),
+        };
+        self.codec
+            .open(&header, &frame.payload())
+            .map_err(|source| ShareError::Codec {
+                kind: header.kind,
+                source,
+            })
+    }
+
+    /// The application message a received frame carries: `Ok(None)` for
+    /// relay control and room frames, an error for a payload that does not
+    /// decode (for the caller to show; nothing is dropped silently).
+    pub fn decode(&self, frame: &Frame) -> Result<Option<Message>, ShareError> {
+        if !frame.kind().is_application() {
+            // Not an application frame: its payload is the relay's, not ours.
+            return Ok(None);
+        }
+        Message::from_json(frame.kind(), &self.open(frame)?)
+    }
+}
+
+/// One turn as a relay stream: `ai.execution.started` first (chunk 0), then
+/// the turn's events in order, numbered by this type alone.
+#[derive(Debug)]
+pub struct TurnStream {
+    codec: RoomCodec,
+    stream: StreamId,
+    next_chunk: u64,
+}
+
+impl TurnStream {
+    /// The stream id.
+    pub fn stream(&self) -> &StreamId {
+        &self.stream
+    }
+
+    /// Whether no frame has been built yet.
+    pub fn is_new(&self) -> bool {
+        self.next_chunk == 0
+    }
+
+    /// The next frame of the stream. A chunk index is used only by a frame
+    /// that was built, so the stream has no holes.
+    pub fn frame(&mut self, msg: &Message) -> Result<Frame, ShareError> {
+        let kind = msg.frame_type();
+        if !kind.is_replayable() {
+            return Err(ShareError::Misrouted { kind });
+        }
+        let header = Header {
+            kind,
+            room: &self.codec.room,
+            stream: Some(&self.stream),
+            chunk: self.next_chunk,
+        };
+        let payload = self.codec.seal(&header, msg)?;
+        let frame = Frame::in_stream(
+            kind,
+            &self.codec.room,
+            &self.stream,
+            self.next_chunk,
+            &payload,
+        );
+        self.next_chunk += 1;
+        Ok(frame)
+    }
+}
