@@ -20,6 +20,7 @@ pub async fn run(args: ServeArgs) -> u8 {
         Ok(h) => h,
         Err(e) => return exit::report(&e, false),
     };
+    let token_file = cohost_host::serve::api_token_file(&host.paths);
     let (addr, task) =
         match cohost_host::serve(SocketAddr::from(([127, 0, 0, 1], args.port)), host).await {
             Ok(x) => x,
@@ -27,6 +28,11 @@ pub async fn run(args: ServeArgs) -> u8 {
         };
     println!(
         "cohost API on http://{addr} (OpenAPI: http://{addr}/api/openapi.json); Ctrl+C to stop"
+    );
+    // The path, never the token: stdout may be logged.
+    println!(
+        "every request needs the bearer token in {} (owner-only)",
+        token_file.display()
     );
     tokio::select! {
         _ = task => {}
