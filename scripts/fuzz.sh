@@ -153,7 +153,7 @@ for t in "${targets[@]}"; do
   # -malloc_limit_mb: an allocation blow-up is a crash.
   if ! nice -n "$nice_level" cargo +nightly fuzz run -s "$sanitizer" "$t" "corpus/$t" -- \
     -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 \
-    -max_len=65536 -jobs="$jobs" -workers="$jobs" -print_final_stats=1 >"$log_file" 2>&1; then
+    -max_len=65536 -print_final_stats=1 "${parallel[@]}" >"$log_file" 2>&1; then
     status=FAILED
     failed+=("$t")
   fi

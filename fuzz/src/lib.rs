@@ -167,9 +167,10 @@ impl Turns {
         }
     }
 
-    /// A new turn begins.
-    pub fn next_turn(&mut self) {
-        self.active = true;
+    /// A new turn was asked for; `started` when the normalizer took it (a
+    /// refused prompt, e.g. before the session is open, starts nothing).
+    pub fn next_turn(&mut self, started: bool) {
+        self.active = started;
         self.pending = None;
     }
 
@@ -198,9 +199,10 @@ pub fn claude_session(dialect: cohost_agents::claude::Dialect, data: &[u8]) {
     let mut out = Vec::new();
     for line in text(payload).lines() {
         match host_action(line) {
-            Some(HostAction::Prompt(p)) => {
-                turns.next_turn();
+            // The engine runs one turn at a time.
+            Some(HostAction::Prompt(p)) if !n.in_turn() => {
                 let _ = n.begin_turn(p);
+                turns.next_turn(n.in_turn());
             }
             Some(HostAction::Interrupt) => {
                 let _ = n.interrupt();
@@ -214,6 +216,7 @@ pub fn claude_session(dialect: cohost_agents::claude::Dialect, data: &[u8]) {
                     });
                 }
             }
+            Some(HostAction::Prompt(_)) => {}
             None => {
                 if line.len() > 4096 && flags & 4 == 4 {
                     n.on_oversized(line.len(), &mut out);
@@ -256,12 +259,13 @@ pub fn codex_app_server(data: &[u8]) {
     turns.extend(emitted(core.start()));
     for line in text(payload).lines() {
         match host_action(line) {
-            Some(HostAction::Prompt(p)) => {
-                turns.next_turn();
-                if let Ok(a) = core.start_turn(p) {
+            Some(HostAction::Prompt(p)) if !core.in_turn() => match core.start_turn(p) {
+                Ok(a) => {
+                    turns.next_turn(true);
                     turns.extend(emitted(a));
                 }
-            }
+                Err(_) => turns.next_turn(false),
+            },
             Some(HostAction::Interrupt) => turns.extend(emitted(core.interrupt())),
             Some(HostAction::Decide(option)) => {
                 if let Some(id) = turns.pending.take() {
@@ -270,6 +274,7 @@ pub fn codex_app_server(data: &[u8]) {
                     }
                 }
             }
+            Some(HostAction::Prompt(_)) => {}
             None => turns.extend(emitted(core.on_line(line))),
         }
         let _ = (core.phase(), core.thread_id(), core.unknown_count());
@@ -304,12 +309,12 @@ pub fn acp_session(data: &[u8]) {
     let mut out = Vec::new();
     for line in text(payload).lines() {
         match host_action(line) {
-            Some(HostAction::Prompt(p)) => {
-                turns.next_turn();
-                let _ = c.begin_turn(
+            Some(HostAction::Prompt(p)) if !c.in_turn() => {
+                let begun = c.begin_turn(
                     vec![serde_json::json!({"type": "text", "text": p})],
                     &mut out,
                 );
+                turns.next_turn(begun.is_ok());
             }
             Some(HostAction::Interrupt) => c.cancel(&mut out),
             Some(HostAction::Decide(option)) => {
@@ -321,6 +326,7 @@ pub fn acp_session(data: &[u8]) {
                     });
                 }
             }
+            Some(HostAction::Prompt(_)) => {}
             None => {
                 if line.len() > 4096 && b(3) % 2 == 1 {
                     c.on_oversized(line.len(), &mut out);

@@ -38,3 +38,10 @@ fn key_blocks_split_anywhere_sanitize_like_the_whole() {
     );
     assert_split_invariant("tail -----BEGIN EC PRIVATE KEY-----");
 }
+
+/// fuzz crash-dba371b0 (minimized): a header line whose value starts like a
+/// quoted value.
+#[test]
+fn a_header_with_a_quote_streams_like_the_whole() {
+    assert_split_invariant("Authorization: : \"\n");
+}

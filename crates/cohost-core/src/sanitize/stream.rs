@@ -153,6 +153,12 @@ fn safe_cut(pending: &str) -> usize {
     {
         cut = m.start();
     }
+    // That may move the cut back into an earlier, complete header line,
+    // whose value also runs to the end of its line.
+    let cut_line = pending[..cut].rfind('\n').map_or(0, |i| i + 1);
+    if let Some(m) = header_opener().find(&pending[cut_line..cut]) {
+        cut = cut_line + m.start();
+    }
     if end - cut > MAX_HOLD {
         cut = end;
     }
