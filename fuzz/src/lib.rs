@@ -375,3 +375,26 @@ pub fn run_jsonl(map: cohost_agents::plugin::manifest::JsonlMapping, data: &[u8]
     );
     check_turn(&events);
 }
+
+/// An HTTP body decoder: no panic, and any split of the body into reads
+/// (from the control part) decodes exactly like the whole body, byte by byte
+/// included.
+pub fn decoder_splits(make: fn() -> cohost_agents::http::decode::Decoder, data: &[u8]) {
+    let decode = |parts: &[&[u8]]| {
+        let mut d = make();
+        let mut out = Vec::new();
+        for p in parts {
+            d.push(p, &mut out);
+        }
+        d.finish(&mut out);
+        (out, d.overflowed())
+    };
+    let (seed, body) = split_control(data);
+    let whole = decode(&[body]);
+    let split = decode(&chunks(body, &cuts(seed, body.len())));
+    assert_eq!(whole, split, "a split changed the frames");
+    if body.len() <= 512 {
+        let bytes: Vec<&[u8]> = body.chunks(1).collect();
+        assert_eq!(whole, decode(&bytes), "byte-wise reads changed the frames");
+    }
+}

@@ -3,12 +3,9 @@
 
 mod common;
 
-use cohost_core::mock::{MockFactory, MockOptions};
-use cohost_core::Registry;
 use common::{claude_script, Scratch};
 use futures::StreamExt;
 use std::net::SocketAddr;
-use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -35,17 +32,7 @@ fn client(s: &Scratch) -> reqwest::Client {
 }
 
 async fn start(s: &Scratch) -> SocketAddr {
-    let mut reg = Registry::new();
-    let mock = MockFactory::new(MockOptions {
-        chunk_delay: Duration::ZERO,
-        ..Default::default()
-    });
-    reg.register(Arc::new(mock)).unwrap();
-    let host = s.host_with(reg, |_| {});
-    let (addr, _task) = cohost_host::serve("127.0.0.1:0".parse().unwrap(), host)
-        .await
-        .unwrap();
-    addr
+    common::serve_mock(s).await
 }
 
 /// Creates a mock session working in a scratch dir; returns its id.

@@ -4,26 +4,12 @@
 
 mod common;
 
-use cohost_core::mock::{MockFactory, MockOptions};
-use cohost_core::Registry;
 use common::Scratch;
 use std::net::SocketAddr;
 use std::os::unix::fs::PermissionsExt;
-use std::sync::Arc;
-use std::time::Duration;
 
 async fn start(s: &Scratch) -> SocketAddr {
-    let mut reg = Registry::new();
-    reg.register(Arc::new(MockFactory::new(MockOptions {
-        chunk_delay: Duration::ZERO,
-        ..Default::default()
-    })))
-    .unwrap();
-    let (addr, _task) =
-        cohost_host::serve("127.0.0.1:0".parse().unwrap(), s.host_with(reg, |_| {}))
-            .await
-            .unwrap();
-    addr
+    common::serve_mock(s).await
 }
 
 fn http() -> reqwest::Client {
