@@ -10,7 +10,14 @@ use std::sync::OnceLock;
 fn path() -> &'static PathBuf {
     static P: OnceLock<PathBuf> = OnceLock::new();
     P.get_or_init(|| {
-        let dir = std::env::temp_dir().join(format!("cohost-fuzz-config-{}", std::process::id()));
+        // Memory-backed when there is one: the target writes a file per input.
+        let shm = std::path::Path::new("/dev/shm");
+        let base = if shm.is_dir() {
+            shm.to_path_buf()
+        } else {
+            std::env::temp_dir()
+        };
+        let dir = base.join(format!("cohost-fuzz-config-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         dir.join("config.toml")
     })
