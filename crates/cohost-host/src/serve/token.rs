@@ -17,7 +17,7 @@ use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use crate::env::HostPaths;
-use crate::fsutil::io_error;
+use crate::fsutil::{io_error, FileLock};
 
 /// The token's file name in the runtime directory.
 const TOKEN_FILE: &str = "api-token";
@@ -150,6 +150,8 @@ fn write_private(path: &Path, token: &ApiToken) -> Result<(), CohostError> {
 pub fn load_or_create(path: &Path) -> Result<ApiToken, CohostError> {
     let dir = path.parent().unwrap_or(Path::new("."));
     private_dir(dir)?;
+    // Two servers starting at once must not each write their own token.
+    let _lock = FileLock::acquire(&dir.join(format!(".{TOKEN_FILE}.lock")))?;
     if let Some(t) = existing(path)? {
         return Ok(t);
     }
@@ -203,5 +205,19 @@ mod tests {
         let t2 = load_or_create(&path).unwrap();
         assert_ne!(t2, t);
         assert_eq!(mode(&path), 0o600);
+    }
+
+    #[test]
+    fn servers_starting_together_agree_on_one_token() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run").join(TOKEN_FILE);
+        let tokens: Vec<ApiToken> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..8)
+                .map(|_| s.spawn(|| load_or_create(&path).unwrap()))
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        assert!(tokens.iter().all(|t| *t == tokens[0]), "different tokens");
+        assert_eq!(existing(&path).unwrap(), Some(tokens[0].clone()));
     }
 }
