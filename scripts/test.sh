@@ -32,3 +32,18 @@ log "cargo nextest run --workspace"
 cargo nextest run --workspace --profile ci "$@"
 log "doc tests"
 cargo test --workspace --doc --quiet
+
+# Fuzz smoke run (issue 14): every cargo-fuzz target in fuzz/ for a few
+# seconds (COHOST_FUZZ_SECONDS, default 3), building the fuzz crate with
+# nightly first. The long offline runs are `scripts/fuzz.sh 3600`.
+if [ "${COHOST_SKIP_FUZZ:-0}" != 1 ]; then
+  if cargo +nightly --version >/dev/null 2>&1; then
+    log "fuzz smoke run (scripts/fuzz.sh ${COHOST_FUZZ_SECONDS:-3})"
+    FUZZ_NICE=0 bash scripts/fuzz.sh "${COHOST_FUZZ_SECONDS:-3}"
+  elif [ "${CI:-}" = true ]; then
+    echo "test.sh: the fuzz smoke run needs the nightly toolchain: rustup toolchain install nightly" >&2
+    exit 1
+  else
+    log "SKIPPED: fuzz smoke run (no nightly toolchain)"
+  fi
+fi

@@ -7,32 +7,36 @@
 
 mod common;
 
-use cohost_core::mock::{MockFactory, MockOptions};
-use cohost_core::Registry;
 use common::{claude_script, Scratch};
 use futures::StreamExt;
 use std::net::SocketAddr;
-use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
+/// The token `cohost serve` wrote for the scratch user.
+fn token(s: &Scratch) -> String {
+    cohost_host::serve::read_api_token(&s.host().paths)
+        .unwrap()
+        .as_str()
+        .to_string()
+}
+
+/// A client sending the scratch user's token, as cohost's own clients do.
 /// reqwest is built without a default TLS provider in this workspace.
-fn client() -> reqwest::Client {
-    cohost_agents::http::client_builder().build().unwrap()
+fn client(s: &Scratch) -> reqwest::Client {
+    let mut headers = reqwest::header::HeaderMap::new();
+    headers.insert(
+        reqwest::header::AUTHORIZATION,
+        format!("Bearer {}", token(s)).parse().unwrap(),
+    );
+    cohost_agents::http::client_builder()
+        .default_headers(headers)
+        .build()
+        .unwrap()
 }
 
 async fn start(s: &Scratch) -> SocketAddr {
-    let mut reg = Registry::new();
-    let mock = MockFactory::new(MockOptions {
-        chunk_delay: Duration::ZERO,
-        ..Default::default()
-    });
-    reg.register(Arc::new(mock)).unwrap();
-    let host = s.host_with(reg, |_| {});
-    let (addr, _task) = cohost_host::serve("127.0.0.1:0".parse().unwrap(), host)
-        .await
-        .unwrap();
-    addr
+    common::serve_mock(s).await
 }
 
 /// Creates a mock session working in a scratch dir; returns its id.
@@ -60,14 +64,16 @@ async fn create_session(
     created["id"].as_str().unwrap().to_string()
 }
 
-/// A raw request, so the test controls the Host and Origin headers exactly.
-async fn raw_status(addr: SocketAddr, host: &str, origin: Option<&str>) -> u16 {
+/// A raw request with the scratch user's token, so the test controls the
+/// Host and Origin headers exactly.
+async fn raw_status(s: &Scratch, addr: SocketAddr, host: &str, origin: Option<&str>) -> u16 {
     let mut sock = tokio::net::TcpStream::connect(addr).await.unwrap();
     let origin = origin
         .map(|o| format!("Origin: {o}\r\n"))
         .unwrap_or_default();
+    let token = token(s);
     let req = format!(
-        "GET /api/openapi.json HTTP/1.1\r\nHost: {host}\r\n{origin}Connection: close\r\n\r\n"
+        "GET /api/openapi.json HTTP/1.1\r\nHost: {host}\r\n{origin}Authorization: Bearer {token}\r\nConnection: close\r\n\r\n"
     );
     sock.write_all(req.as_bytes()).await.unwrap();
     let mut buf = Vec::new();
@@ -82,11 +88,12 @@ async fn foreign_host_and_origin_are_refused() {
     let addr = start(&s).await;
     let port = addr.port();
     assert_eq!(
-        raw_status(addr, &format!("127.0.0.1:{port}"), None).await,
+        raw_status(&s, addr, &format!("127.0.0.1:{port}"), None).await,
         200
     );
     assert_eq!(
         raw_status(
+            &s,
             addr,
             &format!("localhost:{port}"),
             Some(&format!("http://localhost:{port}"))
@@ -96,17 +103,18 @@ async fn foreign_host_and_origin_are_refused() {
     );
     // DNS rebinding: the page's host name in Host.
     assert_eq!(
-        raw_status(addr, &format!("evil.example:{port}"), None).await,
+        raw_status(&s, addr, &format!("evil.example:{port}"), None).await,
         403
     );
     assert_eq!(
-        raw_status(addr, "127.0.0.1", None).await,
+        raw_status(&s, addr, "127.0.0.1", None).await,
         403,
         "port must match"
     );
     // A cross-site page calling localhost.
     assert_eq!(
         raw_status(
+            &s,
             addr,
             &format!("127.0.0.1:{port}"),
             Some("http://evil.example")
@@ -115,7 +123,7 @@ async fn foreign_host_and_origin_are_refused() {
         403
     );
     assert_eq!(
-        raw_status(addr, &format!("127.0.0.1:{port}"), Some("null")).await,
+        raw_status(&s, addr, &format!("127.0.0.1:{port}"), Some("null")).await,
         403
     );
     // And binding anything but loopback is refused.
@@ -129,7 +137,7 @@ async fn foreign_host_and_origin_are_refused() {
 async fn openapi_document_is_valid_and_complete() {
     let s = Scratch::new();
     let addr = start(&s).await;
-    let text = client()
+    let text = client(&s)
         .get(format!("http://{addr}/api/openapi.json"))
         .send()
         .await
@@ -160,7 +168,7 @@ async fn openapi_document_is_valid_and_complete() {
         ]
     );
     // Every documented operation is routed (a missing route is 404 with an empty body or 405).
-    let client = client();
+    let client = client(&s);
     for (path, item) in &doc.paths.paths {
         let item = item.as_item().unwrap();
         let url = format!(
@@ -193,7 +201,7 @@ async fn settings_endpoints() {
     let s = Scratch::new();
     s.stub_on_path("claude", &claude_script("2.1.332", 1));
     let addr = start(&s).await;
-    let c = client();
+    let c = client(&s);
     let get = |p: &str| c.get(format!("http://{addr}{p}")).send();
 
     let st: serde_json::Value = get("/api/settings/providers/claude/status")
@@ -298,7 +306,7 @@ async fn read_until(
 async fn sse_client_receives_a_full_prompt_and_answers_an_approval() {
     let s = Scratch::new();
     let addr = start(&s).await;
-    let c = client();
+    let c = client(&s);
     let id = create_session(&c, addr, &s, Some("ask")).await;
 
     let events_resp = c
@@ -404,7 +412,7 @@ async fn sse_client_receives_a_full_prompt_and_answers_an_approval() {
 async fn deleting_a_session_ends_it() {
     let s = Scratch::new();
     let addr = start(&s).await;
-    let c = client();
+    let c = client(&s);
     let id = create_session(&c, addr, &s, None).await;
     let events = c
         .get(format!("http://{addr}/api/sessions/{id}/events"))
@@ -485,7 +493,7 @@ async fn hook_events_are_served_sanitized() {
     .to_string();
     let outcome = cohost_host::hooks::hook_event(&socket, "claude", None, payload.as_bytes()).await;
     assert_eq!(outcome, cohost_host::hooks::HookEventOutcome::Forwarded);
-    let resp = client()
+    let resp = client(&s)
         .get(format!("http://{addr}/api/hooks/events"))
         .send()
         .await
@@ -522,7 +530,7 @@ async fn tools_are_refused_for_agents() {
     let addr = start(&s).await;
     let cwd = s.dir.path().join("work");
     std::fs::create_dir_all(&cwd).unwrap();
-    let r = client()
+    let r = client(&s)
         .post(format!("http://{addr}/api/sessions"))
         .json(&serde_json::json!({"provider": "mock", "cwd": cwd,
             "tools": [{"name": "run_shell", "input_schema": {"type": "object"}}]}))

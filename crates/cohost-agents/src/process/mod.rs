@@ -38,6 +38,9 @@ pub use group::{
 pub use locate::{
     find_on_path, locate_binary, probe, probe_version, ProbeOutput, Version, VersionRange,
 };
+/// For the fuzz targets in `fuzz/` only: the one-shot normalizers' line API.
+#[doc(hidden)]
+pub use oneshot::turn::TurnNormalizer;
 pub use stderr::{classify_stderr, StderrRing, DEFAULT_STDERR_BYTES};
 
 use cohost_core::{CohostError, ErrorCode};

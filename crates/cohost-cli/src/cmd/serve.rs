@@ -17,10 +17,16 @@ pub struct ServeArgs {
 /// Serve until Ctrl+C.
 pub async fn run(args: ServeArgs) -> CmdResult {
     let host = hostctx::host()?;
+    let token_file = cohost_host::serve::api_token_file(&host.paths);
     let (addr, task) =
         cohost_host::serve(SocketAddr::from(([127, 0, 0, 1], args.port)), host).await?;
     println!(
         "cohost API on http://{addr} (OpenAPI: http://{addr}/api/openapi.json); Ctrl+C to stop"
+    );
+    // The path, never the token: stdout may be logged.
+    println!(
+        "every request needs the bearer token in {} (owner-only)",
+        token_file.display()
     );
     tokio::select! {
         _ = task => {}

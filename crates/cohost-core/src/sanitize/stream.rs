@@ -86,22 +86,37 @@ fn is_opener(word: &str) -> bool {
             && is_secret_name(bare))
 }
 
+/// A private key block exactly as [`Sanitizer`] redacts it (keep the two
+/// patterns in step): BEGIN line to END line, or to the end of the text.
+fn private_key_block() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(
+            r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)",
+        )
+        .expect("static regex")
+    })
+}
+
 /// The last private key block (or a BEGIN line that may start one): its start,
-/// and its end once the END line is complete.
+/// and its end once the END line is complete. The block is the sanitizer's
+/// own match, so a malformed END line that the sanitizer does not accept
+/// does not end it here either (a split there would redact differently).
 fn key_block(pending: &str) -> Option<(usize, Option<usize>)> {
-    let begin = pending.rfind("-----BEGIN")?;
-    let after = &pending[begin + "-----BEGIN".len()..];
-    let Some(h) = after.find("-----") else {
-        return Some((begin, None)); // the BEGIN line is still arriving
-    };
-    if !after[..h].contains("PRIVATE KEY") {
-        return None; // a certificate or other public block
+    let last = private_key_block().find_iter(pending).last();
+    let searched_from = last.map_or(0, |m| m.end());
+    // A BEGIN line still arriving after the last block.
+    if let Some(b) = pending[searched_from..].rfind("-----BEGIN") {
+        let begin = searched_from + b;
+        if !pending[begin + "-----BEGIN".len()..].contains("-----") {
+            return Some((begin, None));
+        }
     }
-    let body = &after[h + 5..];
-    let end = body
-        .find("-----END")
-        .and_then(|e| body[e..].find("KEY-----").map(|k| e + k + "KEY-----".len()));
-    Some((begin, end.map(|e| pending.len() - body.len() + e)))
+    let m = last?;
+    let text = m.as_str();
+    let body = &text[text.find("KEY-----").map_or(0, |i| i + "KEY-----".len())..];
+    let closed = body.contains("-----END ") && body.ends_with("PRIVATE KEY-----");
+    Some((m.start(), closed.then_some(m.end())))
 }
 
 /// Where `pending` can be split so that no secret pattern spans the split.
@@ -137,6 +152,12 @@ fn safe_cut(pending: &str) -> usize {
         .find(|m| m.start() < cut && cut < m.end() + usize::from(m.end() == end))
     {
         cut = m.start();
+    }
+    // That may move the cut back into an earlier, complete header line,
+    // whose value also runs to the end of its line.
+    let cut_line = pending[..cut].rfind('\n').map_or(0, |i| i + 1);
+    if let Some(m) = header_opener().find(&pending[cut_line..cut]) {
+        cut = cut_line + m.start();
     }
     if end - cut > MAX_HOLD {
         cut = end;

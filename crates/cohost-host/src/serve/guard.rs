@@ -1,6 +1,8 @@
 //! Localhost-only guard (seed 002): loopback peers only, and a `Host` and
 //! `Origin` naming this server on loopback, so a web page cannot reach the
-//! API through DNS rebinding or a cross-site request.
+//! API through DNS rebinding or a cross-site request. Then the user's
+//! credential ([`require_token`]): every local user is a loopback peer, so
+//! only the bearer token from the owner-only token file lets a request in.
 
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{header, StatusCode};
@@ -8,6 +10,18 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use cohost_core::{CohostError, ErrorCode};
 use std::net::SocketAddr;
+use std::sync::Arc;
+
+use super::token::{bearer, ApiToken};
+
+/// What [`require_token`] accepts, and where the user finds it.
+#[derive(Debug)]
+pub struct Credential {
+    /// The accepted token.
+    pub token: ApiToken,
+    /// The owner-only file holding it (named in the 401's fix).
+    pub file: std::path::PathBuf,
+}
 
 /// The `Host` values accepted for a server on `port`.
 pub fn allowed_hosts(port: u16) -> [String; 3] {
@@ -72,6 +86,39 @@ pub async fn localhost_only(State(port): State<u16>, req: Request, next: Next) -
             (StatusCode::FORBIDDEN, axum::Json(e)).into_response()
         }
     }
+}
+
+/// The axum middleware refusing, with 401 and before any handler runs, a
+/// request without `Authorization: Bearer <the user's token>`.
+pub async fn require_token(
+    State(cred): State<Arc<Credential>>,
+    req: Request,
+    next: Next,
+) -> Response {
+    let ok = {
+        let header = req
+            .headers()
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok());
+        bearer(header).is_some_and(|t| cred.token.matches(t))
+    };
+    if ok {
+        return next.run(req).await;
+    }
+    let e = CohostError::new(
+        ErrorCode::AuthRequired,
+        "the local API needs your token, and the request has no valid one",
+    )
+    .with_fix(format!(
+        "send the token in `{}` (owner-only; `cohost serve` prints its path) as a bearer token in the Authorization header",
+        cred.file.display()
+    ));
+    let mut resp = (StatusCode::UNAUTHORIZED, axum::Json(e)).into_response();
+    resp.headers_mut().insert(
+        header::WWW_AUTHENTICATE,
+        header::HeaderValue::from_static("Bearer realm=\"cohost\""),
+    );
+    resp
 }
 
 #[cfg(test)]

@@ -9,11 +9,13 @@ mod guard;
 mod hook_feed;
 mod live;
 mod openapi;
+mod token;
 
-pub use guard::{allowed_hosts, check as check_local};
+pub use guard::{allowed_hosts, check as check_local, Credential};
 pub use hook_feed::{FeedEvent, HookFeed};
 pub use live::LiveSession;
 pub use openapi::openapi_document;
+pub use token::{api_token_file, read_api_token, ApiToken};
 
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
@@ -73,7 +75,9 @@ impl IntoResponse for ApiError {
 type ApiResult<T> = Result<Json<T>, ApiError>;
 
 /// Bind `addr` (must be loopback) and serve until the task is dropped.
-/// Returns the bound address (port 0 picks one).
+/// Returns the bound address (port 0 picks one). Every request needs the
+/// user's bearer token, read from (or first written to) the owner-only
+/// [`api_token_file`].
 pub async fn serve(
     addr: SocketAddr,
     host: Host,
@@ -95,6 +99,9 @@ pub async fn serve(
     let bound = listener
         .local_addr()
         .map_err(|e| CohostError::new(ErrorCode::ConfigInvalid, e.to_string()))?;
+    let file = api_token_file(&host.paths);
+    let token = token::load_or_create(&file)?;
+    let credential = Credential { token, file };
     // Agents' hooks (`cohost hook-event`) report here while the API runs.
     let hooks = Arc::new(HookFeed::default());
     match crate::hooks::listen_hook_events(&host.paths.hook_socket()) {
@@ -110,7 +117,7 @@ pub async fn serve(
             tracing::warn!(error = %e, "hook-event socket unavailable; hooks will be ignored")
         }
     }
-    let app = router_with(host, bound.port(), hooks);
+    let app = router_with(host, bound.port(), credential, hooks);
     let task = tokio::spawn(async move {
         let svc = app.into_make_service_with_connect_info::<SocketAddr>();
         if let Err(e) = axum::serve(listener, svc).await {
@@ -120,13 +127,14 @@ pub async fn serve(
     Ok((bound, task))
 }
 
-/// The router (with the localhost guard) for a server bound on `port`.
-pub fn router(host: Host, port: u16) -> Router {
-    router_with(host, port, Arc::default())
+/// The router (with the localhost guard and the token check) for a server
+/// bound on `port`.
+pub fn router(host: Host, port: u16, credential: Credential) -> Router {
+    router_with(host, port, credential, Arc::default())
 }
 
 /// The router, showing hook events from `hooks`.
-pub fn router_with(host: Host, port: u16, hooks: Arc<HookFeed>) -> Router {
+pub fn router_with(host: Host, port: u16, credential: Credential, hooks: Arc<HookFeed>) -> Router {
     let store = SessionStore::open(&host.paths.state_dir);
     let state = Arc::new(AppState {
         host,
@@ -152,6 +160,11 @@ pub fn router_with(host: Host, port: u16, hooks: Arc<HookFeed>) -> Router {
         .route("/api/sessions/{id}/interrupt", post(interrupt))
         .route("/api/sessions/{id}/approvals/{tool_id}", post(approve))
         .with_state(state)
+        // Layers run last-added first: the localhost guard, then the token.
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::new(credential),
+            guard::require_token,
+        ))
         .layer(axum::middleware::from_fn_with_state(
             port,
             guard::localhost_only,

@@ -18,7 +18,7 @@ fn ok(description: &str, schema: &str) -> Value {
 fn error_responses(mut base: Value) -> Value {
     let err = ok("error (code, message, suggested_fix)", "Error");
     if let Some(m) = base.as_object_mut() {
-        for code in ["400", "403", "404", "500"] {
+        for code in ["400", "401", "403", "404", "500"] {
             m.insert(code.into(), err.clone());
         }
     }
@@ -37,11 +37,12 @@ pub fn openapi_document() -> Value {
         "info": {
             "title": "cohost local API",
             "version": env!("CARGO_PKG_VERSION"),
-            "description": "Provider settings and agent sessions. Loopback only: requests from other hosts, with a foreign Host header or a foreign Origin get 403."
+            "description": "Provider settings and agent sessions. Loopback only: requests from other hosts, with a foreign Host header or a foreign Origin get 403. Every request needs the user's bearer token (`Authorization: Bearer <token>`), read from the owner-only file `cohost serve` prints at start (`$XDG_RUNTIME_DIR/cohost/api-token`, else `$XDG_STATE_HOME/cohost/run/api-token`); without it the answer is 401 and nothing runs."
         },
+        "security": [{ "bearerAuth": [] }],
         "servers": [{ "url": "http://127.0.0.1:4317" }],
         "paths": {
-            "/api/openapi.json": { "get": { "summary": "This document", "responses": { "200": { "description": "OpenAPI 3 document" } } } },
+            "/api/openapi.json": { "get": { "summary": "This document", "responses": { "200": { "description": "OpenAPI 3 document" }, "401": ok("no valid bearer token (code AUTH_REQUIRED)", "Error") } } },
             "/api/settings/providers": { "get": {
                 "summary": "Every known provider's status card, and the active provider",
                 "responses": error_responses(json!({ "200": ok("provider cards", "ProviderList") }))
@@ -107,7 +108,11 @@ pub fn openapi_document() -> Value {
                 "responses": error_responses(json!({ "200": { "description": "delivered" } }))
             }}
         },
-        "components": { "schemas": {
+        "components": {
+        "securitySchemes": {
+            "bearerAuth": { "type": "http", "scheme": "bearer", "description": "The 64-hex-digit token in the owner-only `api-token` file of the user running `cohost serve`" }
+        },
+        "schemas": {
             "Error": { "type": "object", "required": ["code", "message", "retryable"], "properties": {
                 "code": { "type": "string" }, "message": { "type": "string" }, "retryable": { "type": "boolean" }, "suggested_fix": { "type": "string" } } },
             "ProviderStatus": { "type": "object", "required": ["provider_id", "status", "message", "capabilities"], "properties": {

@@ -16,8 +16,9 @@ use crate::process::{
     oversized_line_error, signal_group, ExitInfo, Frame, GroupSignal, ProcessSpec, Supervised,
 };
 
-/// A pure line normalizer for one turn's output.
-pub(crate) trait TurnNormalizer: Send + 'static {
+/// A pure line normalizer for one turn's output. `pub` (hidden) only so the
+/// fuzz targets in `fuzz/` can drive the one-shot normalizers.
+pub trait TurnNormalizer: Send + 'static {
     /// Feed one stdout line.
     fn on_line(&mut self, line: &str) -> Vec<AgentEvent>;
     /// Whether `Ended` was emitted.

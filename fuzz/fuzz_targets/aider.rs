@@ -1,0 +1,8 @@
+//! aider's plain-text output, then the exit.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    cohost_fuzz::run_turn(cohost_agents::aider::AiderNormalizer::new(), data);
+});

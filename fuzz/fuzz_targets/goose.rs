@@ -1,0 +1,11 @@
+//! Goose JSON lines, then the exit.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    cohost_fuzz::run_turn(
+        cohost_agents::goose::GooseNormalizer::new(data.first().map(|_| "sess-1".to_string())),
+        data,
+    );
+});

@@ -1,0 +1,10 @@
+//! The SSE decoder: no panic, and any split of the body into reads
+//! decodes exactly like the whole body.
+#![no_main]
+
+use cohost_agents::http::decode::{Decoder, SseDecoder};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    cohost_fuzz::decoder_splits(|| Decoder::Sse(SseDecoder::new()), data);
+});
