@@ -248,7 +248,9 @@ fn decide(rule: &RuleGroups, caps: &Captures, text: &str) -> Option<(usize, usiz
                 raw
             };
             let next = text[v.end()..].chars().next();
+            let declared = names::is_declaration(&text[..all.start()]);
             let secret = names::is_secret_name(name)
+                && !(declared && !quoted)
                 && inner.chars().count() >= 4
                 && !names::is_placeholder(inner)
                 && (quoted || !names::is_code(inner, next))

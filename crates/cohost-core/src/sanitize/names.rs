@@ -30,8 +30,6 @@ const LAST: &[&str] = &[
     "sessionid",
     "creds",
     "pat",
-    "signature",
-    "sig",
     "accesskey",
     "authtoken",
     "accesstoken",
@@ -41,7 +39,15 @@ const LAST: &[&str] = &[
 ];
 
 /// Segments that make a name public whatever else it holds.
-const PUBLIC: &[&str] = &["public", "primary", "foreign", "sort", "partition"];
+const PUBLIC: &[&str] = &[
+    "public",
+    "primary",
+    "foreign",
+    "sort",
+    "partition",
+    // `Sec-WebSocket-Key` is a handshake nonce.
+    "socket",
+];
 
 /// Splits `aws_secret_access_key`, `X-Api-Key`, `apiKey`, `db.pass` into
 /// lower-case segments.
@@ -159,7 +165,7 @@ pub fn is_code(value: &str, next: Option<char>) -> bool {
     if value
         .chars()
         .next()
-        .is_some_and(|c| matches!(c, '&' | '*' | '(' | '@' | '#'))
+        .is_some_and(|c| matches!(c, '&' | '*' | '(' | '@' | '#' | '|' | '!' | '^'))
     {
         return true;
     }
@@ -168,6 +174,20 @@ pub fn is_code(value: &str, next: Option<char>) -> bool {
     }
     let lower = value.to_ascii_lowercase();
     CODE_WORDS.contains(&lower.as_str())
+}
+
+/// Whether the text before a name declares it in code (`let admin_secret =
+/// config`, `const NO_AUTH: AuthSpec = …`): then its value is code too.
+pub fn is_declaration(before: &str) -> bool {
+    let word = before
+        .trim_end()
+        .rsplit(|c: char| c.is_whitespace() || c == '(' || c == '{')
+        .next()
+        .unwrap_or("");
+    matches!(
+        word,
+        "let" | "mut" | "const" | "static" | "var" | "val" | "pub" | "fn" | "def" | "readonly"
+    )
 }
 
 /// Whether a value after a bare word (`password hunter2`) looks like a
