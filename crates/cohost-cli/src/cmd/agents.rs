@@ -24,17 +24,22 @@ pub async fn run(args: AgentsArgs) -> u8 {
     let statuses = all_statuses(&host, &cfg).await;
     if args.json {
         match serde_json::to_string_pretty(&statuses) {
-            Ok(s) => println!("{s}"),
+            Ok(s) => crate::say!("{s}"),
             Err(e) => {
-                eprintln!("cohost: cannot encode the agent list: {e}");
+                crate::say_err!("cohost: cannot encode the agent list: {e}");
                 return 1;
             }
         }
         return 0;
     }
-    println!(
+    crate::say!(
         "{:<14} {:<19} {:<12} {:<11} {:<10} {:<12} CAPABILITIES",
-        "ID", "KIND", "VERSION", "SOURCE", "STATUS", "TIER"
+        "ID",
+        "KIND",
+        "VERSION",
+        "SOURCE",
+        "STATUS",
+        "TIER"
     );
     for s in &statuses {
         let kind = host
@@ -62,7 +67,7 @@ pub async fn run(args: AgentsArgs) -> u8 {
             Some(c) => (enum_name(&c.tier), c.summary()),
             None => ("no driver".into(), s.capabilities.join(" ")),
         };
-        println!(
+        crate::say!(
             "{:<14} {:<19} {:<12} {:<11} {:<10} {:<12} {}",
             s.provider_id,
             kind,

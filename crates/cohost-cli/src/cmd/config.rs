@@ -47,11 +47,11 @@ pub async fn run(args: ConfigArgs) -> u8 {
     match args.action {
         ConfigAction::Get { key } => match cfg.get(&key) {
             Some(v) => {
-                println!("{v}");
+                crate::say!("{v}");
                 0
             }
             None => {
-                eprintln!("cohost: `{key}` is not set in {}", cfg.path().display());
+                crate::say_err!("cohost: `{key}` is not set in {}", cfg.path().display());
                 1
             }
         },
@@ -60,7 +60,7 @@ pub async fn run(args: ConfigArgs) -> u8 {
                 return exit::report(&e, false);
             }
             if let Err(e) = slots::validate_config(&host, &cfg) {
-                eprintln!("cohost: not saved: the change would make the config invalid");
+                crate::say_err!("cohost: not saved: the change would make the config invalid");
                 return exit::report(&e, false);
             }
             match cfg.save() {
@@ -70,7 +70,7 @@ pub async fn run(args: ConfigArgs) -> u8 {
         }
         ConfigAction::Unset { key } => {
             if !cfg.unset(&key) {
-                eprintln!("cohost: `{key}` was not set");
+                crate::say_err!("cohost: `{key}` was not set");
                 return 1;
             }
             match cfg.save() {
@@ -80,13 +80,13 @@ pub async fn run(args: ConfigArgs) -> u8 {
         }
         ConfigAction::List => {
             for (k, v) in cfg.list() {
-                println!("{k} = {v}");
+                crate::say!("{k} = {v}");
             }
             match slots::list_slots(&host, &cfg) {
                 Ok(views) => {
-                    println!("\n# capability slots");
+                    crate::say!("\n# capability slots");
                     for v in views {
-                        println!(
+                        crate::say!(
                             "{:<10} {} ({}){}{}",
                             v.name,
                             v.spec.provider,

@@ -25,7 +25,7 @@ pub async fn run(args: ServeArgs) -> u8 {
             Ok(x) => x,
             Err(e) => return exit::report(&e, false),
         };
-    println!(
+    crate::say!(
         "cohost API on http://{addr} (OpenAPI: http://{addr}/api/openapi.json); Ctrl+C to stop"
     );
     tokio::select! {
