@@ -139,8 +139,12 @@ impl Publisher {
     }
 }
 
+/// A payload for the room: every string in it sanitized before it is
+/// encrypted and sent (a prompt full of secrets, an echoed key).
 fn json<T: serde::Serialize>(v: &T) -> Vec<u8> {
-    serde_json::to_vec(v).unwrap_or_default()
+    let mut value = serde_json::to_value(v).unwrap_or_default();
+    cohost_core::sanitize::sanitize_json(&mut value);
+    serde_json::to_vec(&value).unwrap_or_default()
 }
 
 /// Drives a [`HostSession`] for a room.
@@ -266,9 +270,11 @@ impl HostBridge {
         match ev {
             ClientEvent::Frame(f) => match f.kind() {
                 FrameType::PromptSuggested => {
-                    let Ok(s) = serde_json::from_slice::<Suggestion>(&f.payload()) else {
+                    let Ok(mut s) = serde_json::from_slice::<Suggestion>(&f.payload()) else {
                         return;
                     };
+                    // The relay's stamp names the sender, not the payload.
+                    s.from = Some(super::participant::stamped_name(&f));
                     self.pending.insert(s.suggestion_id.clone(), s.clone());
                     self.notify(HostNotice::Suggested(s.clone()));
                     match self.policy {
@@ -282,7 +288,8 @@ impl HostBridge {
                     }
                 }
                 FrameType::ChatMessage => {
-                    if let Ok(c) = serde_json::from_slice::<Chat>(&f.payload()) {
+                    if let Ok(mut c) = serde_json::from_slice::<Chat>(&f.payload()) {
+                        c.from = Some(super::participant::stamped_name(&f));
                         self.notify(HostNotice::Chat(c));
                     }
                 }

@@ -1,6 +1,7 @@
 //! The participant side: join a room with an invite, print what arrives,
 //! suggest prompts and chat. Headless (a TUI comes later).
 
+use cohost_core::sanitize::inert_line;
 use cohost_protocol::{Frame, FrameType};
 use cohost_relay::{ClientEvent, RelayClient};
 use serde_json::{json, Value};
@@ -22,8 +23,28 @@ pub fn frame_json(f: &Frame) -> Value {
     })
 }
 
+/// Who sent a frame, from the relay's stamp (role and connection id), never
+/// from the payload: a participant cannot claim another's name or role.
+pub fn stamped_name(f: &Frame) -> String {
+    match f.role() {
+        Some(cohost_protocol::Role::Host) => "host".into(),
+        Some(r) => format!(
+            "{} #{}",
+            r.as_str().to_ascii_lowercase().replace('_', "-"),
+            f.sender()
+        ),
+        None => format!("unknown #{}", f.sender()),
+    }
+}
+
 /// A short human line for a frame, or `None` for frames not worth a line.
+/// Everything in it came from the room: terminal control sequences are
+/// removed so it is inert on screen.
 pub fn frame_line(f: &Frame) -> Option<String> {
+    raw_frame_line(f).map(|l| cohost_core::sanitize::strip_controls(&l).into_owned())
+}
+
+fn raw_frame_line(f: &Frame) -> Option<String> {
     let v: Value = serde_json::from_slice(&f.payload()).unwrap_or(Value::Null);
     Some(match f.kind() {
         FrameType::ExecutionStarted => format!(
@@ -59,13 +80,17 @@ pub fn frame_line(f: &Frame) -> Option<String> {
                 "rejected"
             }
         ),
-        FrameType::ChatMessage => format!(
-            "<{}> {}",
-            v["from"].as_str().unwrap_or("someone"),
-            v["text"].as_str().unwrap_or("")
+        FrameType::ChatMessage => {
+            format!("<{}> {}", stamped_name(f), v["text"].as_str().unwrap_or(""))
+        }
+        FrameType::PresenceJoin => format!(
+            "+ joined: {}",
+            inert_line(&String::from_utf8_lossy(&f.payload()))
         ),
-        FrameType::PresenceJoin => format!("+ joined: {}", String::from_utf8_lossy(&f.payload())),
-        FrameType::PresenceLeave => format!("- left: {}", String::from_utf8_lossy(&f.payload())),
+        FrameType::PresenceLeave => format!(
+            "- left: {}",
+            inert_line(&String::from_utf8_lossy(&f.payload()))
+        ),
         _ => return None,
     })
 }
