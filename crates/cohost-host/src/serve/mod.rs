@@ -405,7 +405,7 @@ async fn events(
     let (past, rx) = live(&s, &id)?.subscribe();
     let live_events = tokio_stream_from(rx);
     let stream = futures::stream::iter(past).chain(live_events).map(|ev| {
-        let data = serde_json::to_string(&ev).unwrap_or_default();
+        let data = clean_json(&ev);
         let kind = serde_json::to_value(&ev.body)
             .ok()
             .and_then(|v| v.get("type").and_then(|t| t.as_str()).map(str::to_string))
@@ -434,10 +434,19 @@ async fn hook_events(State(s): State<Arc<AppState>>) -> impl IntoResponse {
             SseEvent::default()
                 .event(ev.kind.clone())
                 .id(ev.seq.to_string())
-                .data(serde_json::to_string(&ev).unwrap_or_default()),
+                .data(clean_json(&ev)),
         )
     });
     Sse::new(stream).keep_alive(KeepAlive::default())
+}
+
+/// JSON for an SSE `data:` line with every string in it sanitized: the last
+/// gate before a subscriber, whatever the event carries (a prompt, a hook's
+/// payload).
+fn clean_json<T: serde::Serialize>(value: &T) -> String {
+    let mut v = serde_json::to_value(value).unwrap_or_default();
+    cohost_core::sanitize::sanitize_json(&mut v);
+    v.to_string()
 }
 
 /// A broadcast receiver as a stream; a lagging subscriber skips what it
