@@ -44,9 +44,11 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         }
         if p.is_dir() {
             walk(&p, out);
-        } else if ["rs", "md", "json", "jsonl", "ndjson", "txt", "toml", "sse", "lock"]
-            .iter()
-            .any(|x| name.ends_with(&format!(".{x}")))
+        } else if [
+            "rs", "md", "json", "jsonl", "ndjson", "txt", "toml", "sse", "lock",
+        ]
+        .iter()
+        .any(|x| name.ends_with(&format!(".{x}")))
         {
             out.push(p);
         }
@@ -77,12 +79,28 @@ fn generated() -> Vec<String> {
             ((v >> 12) & 0xfff) as u16,
             v >> 16 & 0xffff_ffff_ffff
         ));
-        lines.push(format!("\"session_id\": \"{:016x}{:016x}\"", next(), next()));
-        lines.push(format!("checksum = \"{:016x}{:016x}{:016x}{:016x}\"", next(), next(), next(), next()));
+        lines.push(format!(
+            "\"session_id\": \"{:016x}{:016x}\"",
+            next(),
+            next()
+        ));
+        lines.push(format!(
+            "checksum = \"{:016x}{:016x}{:016x}{:016x}\"",
+            next(),
+            next(),
+            next(),
+            next()
+        ));
         lines.push(format!("\"integrity\": \"sha512-{}\"", b64(&mut next, 86)));
     }
-    lines.push(format!("![chart](data:image/png;base64,{})", b64(&mut next, 4000)));
-    lines.push(format!("<img src=\"data:image/jpeg;base64,{}==\">", b64(&mut next, 2000)));
+    lines.push(format!(
+        "![chart](data:image/png;base64,{})",
+        b64(&mut next, 4000)
+    ));
+    lines.push(format!(
+        "<img src=\"data:image/jpeg;base64,{}==\">",
+        b64(&mut next, 2000)
+    ));
     lines
 }
 
@@ -127,6 +145,9 @@ fn prose_and_code_come_out_unchanged() {
         changed.len(),
         changed.len() as f64 * 100.0 / lines as f64
     );
-    assert!(scanned_files > 100 && lines > 20_000, "{scanned_files} files, {lines} lines");
+    assert!(
+        scanned_files > 100 && lines > 20_000,
+        "{scanned_files} files, {lines} lines"
+    );
     assert!(changed.is_empty(), "{}", changed.join("\n"));
 }

@@ -257,7 +257,6 @@ fn replace_home(input: &str, home: &str) -> String {
     out
 }
 
-
 // ---- stream.rs ----
 
 /// Most bytes held back for an open context (a header line, a quoted value).
@@ -397,4 +396,3 @@ fn safe_cut(pending: &str) -> usize {
     }
     cut
 }
-

@@ -198,7 +198,7 @@ pub(super) const RULES: &[Rule] = &[
     ),
     rule(
         "name = value / name: value / JSON field whose name means a secret",
-        r#"['"]?(?P<n>(?-u:\b)(?:[A-Za-z_][A-Za-z0-9_.\-]*?)?(?i:key|token|secret|pass|pwd|pw|cred|auth|cookie|sess|sig|pat)[A-Za-z0-9_.\-]*)['"]?[ \t]*[=:][ \t]*(?P<v>"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^\s'",;:=\\][^\s'",;\\]*)"#,
+        r#"['"]?(?P<n>(?-u:\b)(?:[A-Za-z_][A-Za-z0-9_.\-]*?)?(?i:key|token|secret|pass|pwd|pw|cred|auth|cookie|sess|sig|pat)[A-Za-z0-9_.\-]*)['"]?[ \t]*[=:][ \t]*(?P<v>"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^\s'",;:=\\`][^\s'",;\\`]*)"#,
         Assign,
     ),
 ];

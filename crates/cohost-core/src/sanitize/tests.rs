@@ -170,3 +170,12 @@ fn known_values_are_redacted_with_any_twelve_char_run() {
     );
     assert_eq!(san.sanitize("/home/u/sa.json"), "/home/u/sa.json");
 }
+
+#[test]
+fn a_value_quoted_in_backticks_is_still_a_value() {
+    let out = s().sanitize("unknown variant `DB_PASS=pg-pass-4242`, expected one of `a`");
+    assert_eq!(
+        out,
+        "unknown variant `DB_PASS=[REDACTED]`, expected one of `a`"
+    );
+}
