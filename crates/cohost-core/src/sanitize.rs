@@ -250,7 +250,7 @@ fn decide(rule: &RuleGroups, caps: &Captures, text: &str) -> Option<(usize, usiz
             let next = text[v.end()..].chars().next();
             let declared = names::is_declaration(&text[..all.start()]);
             let secret = names::is_secret_name(name)
-                && !(declared && !quoted)
+                && (quoted || !declared)
                 && inner.chars().count() >= 4
                 && !names::is_placeholder(inner)
                 && (quoted || !names::is_code(inner, next))

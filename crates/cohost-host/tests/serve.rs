@@ -536,3 +536,35 @@ async fn tools_are_refused_for_agents() {
         "{body}"
     );
 }
+
+/// A prompt full of secrets: nothing of the corpus reaches an SSE subscriber.
+#[tokio::test]
+async fn sse_carries_no_secret_of_the_corpus() {
+    use cohost_core::sanitize::corpus::SHAPES;
+    let s = Scratch::new();
+    let addr = start(&s).await;
+    let c = client();
+    let id = create_session(&c, addr, &s, None).await;
+    let events_resp = c
+        .get(format!("http://{addr}/api/sessions/{id}/events"))
+        .send()
+        .await
+        .unwrap();
+    let prompt: Vec<&str> = SHAPES.iter().map(|(_, t, _)| *t).collect();
+    let r = c
+        .post(format!("http://{addr}/api/sessions/{id}/prompt"))
+        .json(&serde_json::json!({"text": prompt.join("\n")}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 202);
+    let mut seen = String::new();
+    read_until(events_resp, 1, |ev| seen.push_str(&ev.to_string())).await;
+    assert!(seen.contains("[REDACTED]"), "the prompt did not come back: {seen}");
+    let leaked: Vec<&str> = SHAPES
+        .iter()
+        .filter(|(_, _, secret)| seen.contains(secret))
+        .map(|(label, _, _)| *label)
+        .collect();
+    assert!(leaked.is_empty(), "{leaked:?}");
+}
