@@ -560,7 +560,10 @@ async fn sse_carries_no_secret_of_the_corpus() {
     assert_eq!(r.status().as_u16(), 202);
     let mut seen = String::new();
     read_until(events_resp, 1, |ev| seen.push_str(&ev.to_string())).await;
-    assert!(seen.contains("[REDACTED]"), "the prompt did not come back: {seen}");
+    assert!(
+        seen.contains("[REDACTED]"),
+        "the prompt did not come back: {seen}"
+    );
     let leaked: Vec<&str> = SHAPES
         .iter()
         .filter(|(_, _, secret)| seen.contains(secret))
