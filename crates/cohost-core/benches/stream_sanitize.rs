@@ -36,17 +36,19 @@ fn deltas() -> Vec<String> {
     out
 }
 
-/// Median seconds of `rounds` runs of `f`.
-fn median(rounds: usize, mut f: impl FnMut()) -> f64 {
-    let mut times: Vec<f64> = (0..rounds)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed().as_secs_f64()
-        })
-        .collect();
-    times.sort_by(f64::total_cmp);
-    times[rounds / 2]
+/// Median seconds of `f` and of `g` over `rounds` rounds, run alternately so
+/// a machine's changing load weighs on both alike.
+fn medians(rounds: usize, mut f: impl FnMut(), mut g: impl FnMut()) -> (f64, f64) {
+    let time = |h: &mut dyn FnMut()| {
+        let t = Instant::now();
+        h();
+        t.elapsed().as_secs_f64()
+    };
+    let (mut a, mut b): (Vec<f64>, Vec<f64>) =
+        (0..rounds).map(|_| (time(&mut f), time(&mut g))).unzip();
+    a.sort_by(f64::total_cmp);
+    b.sort_by(f64::total_cmp);
+    (a[rounds / 2], b[rounds / 2])
 }
 
 fn main() {
@@ -62,29 +64,35 @@ fn main() {
     let bytes: usize = deltas.iter().map(String::len).sum();
     let joined: String = deltas.concat();
     let rounds = 21;
-    let new_stream = median(rounds, || {
-        let mut st = StreamSanitizer::new();
-        for d in &deltas {
-            black_box(st.push(&san, d));
-        }
-        black_box(st.finish(&san));
-    });
-    let old_stream = median(rounds, || {
-        let mut st = baseline::StreamSanitizer::new();
-        for d in &deltas {
-            black_box(st.push(&old, d));
-        }
-        black_box(st.finish(&old));
-    });
-    let new_whole = median(rounds, || {
-        black_box(san.sanitize(&joined));
-    });
-    let old_whole = median(rounds, || {
-        black_box(old.sanitize(&joined));
-    });
+    let (new_stream, old_stream) = medians(
+        rounds,
+        || {
+            let mut st = StreamSanitizer::new();
+            for d in &deltas {
+                black_box(st.push(&san, d));
+            }
+            black_box(st.finish(&san));
+        },
+        || {
+            let mut st = baseline::StreamSanitizer::new();
+            for d in &deltas {
+                black_box(st.push(&old, d));
+            }
+            black_box(st.finish(&old));
+        },
+    );
+    let (new_whole, old_whole) = medians(
+        rounds,
+        || {
+            black_box(san.sanitize(&joined));
+        },
+        || {
+            black_box(old.sanitize(&joined));
+        },
+    );
     let n = deltas.len() as f64;
     println!(
-        "stream_sanitize: {} deltas, {bytes} bytes (medians of {rounds})\n  \
+        "stream_sanitize: {} deltas, {bytes} bytes (medians of {rounds} alternating rounds)\n  \
          as a stream: today {:.0} ns/delta ({:.1} MB/s), baseline {:.0} ns/delta ({:.1} MB/s): today/baseline = {:.2}x\n  \
          whole text once: today {:.1} MB/s, baseline {:.1} MB/s: today/baseline = {:.2}x",
         deltas.len(),

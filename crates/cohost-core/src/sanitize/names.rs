@@ -82,6 +82,15 @@ fn segments(name: &str) -> Vec<String> {
 /// directory), `KEY_LEN`, `max_tokens`, `author`, `session_id` and a bare
 /// `key` are not.
 pub fn is_secret_name(name: &str) -> bool {
+    // Most words hold no secret fragment: say so without allocating.
+    const FRAGMENTS: &[&[u8]] = &[
+        b"key", b"token", b"secret", b"pass", b"pw", b"cred", b"auth", b"cookie", b"sess", b"pat",
+    ];
+    let bytes = name.as_bytes();
+    let has = |f: &[u8]| bytes.windows(f.len()).any(|w| w.eq_ignore_ascii_case(f));
+    if !FRAGMENTS.iter().any(|f| has(f)) {
+        return false;
+    }
     let segs = segments(name);
     if segs.is_empty() || segs.iter().any(|s| PUBLIC.contains(&s.as_str())) {
         return false;
@@ -132,7 +141,27 @@ pub fn is_placeholder(value: &str) -> bool {
         return true;
     }
     let lower = v.to_ascii_lowercase();
-    lower.starts_with("your") || lower.contains("your_") || lower.contains("your-")
+    // Words that stand for a value in docs: `SECRET=value`, `password=changeme`.
+    const WORDS: &[&str] = &[
+        "value",
+        "values",
+        "secret",
+        "password",
+        "token",
+        "changeme",
+        "example",
+        "placeholder",
+        "redacted",
+        "foo",
+        "bar",
+        "baz",
+        "none",
+        "null",
+    ];
+    WORDS.contains(&lower.as_str())
+        || lower.starts_with("your")
+        || lower.contains("your_")
+        || lower.contains("your-")
 }
 
 /// Words that follow a name in code, not in configuration.
