@@ -8,7 +8,7 @@ use std::time::Duration;
 use cohost_cli::multiplayer::host::{HostBridge, HostInput, HostNotice, SuggestionPolicy};
 use cohost_cli::multiplayer::participant;
 use cohost_core::mock::{MockFactory, MockOptions};
-use cohost_core::sanitize::corpus::SHAPES;
+use cohost_core::sanitize::corpus;
 use cohost_core::{AdapterConfig, HostSession, Policy, SessionOptions};
 use cohost_protocol::{Frame, Role};
 use cohost_relay::{ClientEvent, Relay, RelayClient, RelayConfig};
@@ -64,12 +64,8 @@ async fn room_payloads_hold_no_secret_and_chat_is_inert_and_stamped() {
     let host = tokio::spawn(bridge.run(input_rx));
 
     // The host runs a prompt full of secrets; the co-driver sees the turn.
-    let prompt: Vec<&str> = SHAPES.iter().map(|(_, t, _)| *t).collect();
     input_tx
-        .send(HostInput::Prompt(format!(
-            "{} [mock:text]",
-            prompt.join("\n")
-        )))
+        .send(HostInput::Prompt(format!("{} [mock:text]", corpus::text())))
         .unwrap();
     let mut seen = String::new();
     loop {
@@ -83,12 +79,11 @@ async fn room_payloads_hold_no_secret_and_chat_is_inert_and_stamped() {
         seen.contains("execution") || seen.contains("[REDACTED]"),
         "{seen}"
     );
-    let leaked: Vec<&str> = SHAPES
-        .iter()
-        .filter(|(_, _, secret)| seen.contains(secret))
-        .map(|(label, _, _)| *label)
-        .collect();
-    assert!(leaked.is_empty(), "the room received: {leaked:?}");
+    assert_eq!(
+        corpus::leaks(&seen),
+        Vec::<&str>::new(),
+        "the room received them"
+    );
 
     // A viewer's chat with escape sequences, claiming to be the host.
     let chat = "hi\x1b]0;pwned\x07\x1b[2J\x1b[31mred";

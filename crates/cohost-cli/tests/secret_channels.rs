@@ -16,9 +16,10 @@ const PROXY_KEY: &str = "proxyk3yvaluenotnamed0123";
 const OPENAI_KEY: &str = "sk-proj-Zq9Wx8Ec7Rv6Tb5Yn4Um3Ik2Ol1Pa0Sd";
 
 fn corpus_text() -> String {
-    let mut t: Vec<String> = SHAPES.iter().map(|(_, text, _)| text.to_string()).collect();
-    t.push(format!("smtp {SMTP_PASS} and proxy {PROXY_KEY}"));
-    t.join("\n")
+    format!(
+        "{}\nsmtp {SMTP_PASS} and proxy {PROXY_KEY}",
+        cohost_core::sanitize::corpus::text()
+    )
 }
 
 /// Every secret part, and what it is.

@@ -540,7 +540,7 @@ async fn tools_are_refused_for_agents() {
 /// A prompt full of secrets: nothing of the corpus reaches an SSE subscriber.
 #[tokio::test]
 async fn sse_carries_no_secret_of_the_corpus() {
-    use cohost_core::sanitize::corpus::SHAPES;
+    use cohost_core::sanitize::corpus;
     let s = Scratch::new();
     let addr = start(&s).await;
     let c = client();
@@ -550,10 +550,9 @@ async fn sse_carries_no_secret_of_the_corpus() {
         .send()
         .await
         .unwrap();
-    let prompt: Vec<&str> = SHAPES.iter().map(|(_, t, _)| *t).collect();
     let r = c
         .post(format!("http://{addr}/api/sessions/{id}/prompt"))
-        .json(&serde_json::json!({"text": prompt.join("\n")}))
+        .json(&serde_json::json!({"text": corpus::text()}))
         .send()
         .await
         .unwrap();
@@ -564,10 +563,36 @@ async fn sse_carries_no_secret_of_the_corpus() {
         seen.contains("[REDACTED]"),
         "the prompt did not come back: {seen}"
     );
-    let leaked: Vec<&str> = SHAPES
-        .iter()
-        .filter(|(_, _, secret)| seen.contains(secret))
-        .map(|(label, _, _)| *label)
-        .collect();
-    assert!(leaked.is_empty(), "{leaked:?}");
+    assert_eq!(corpus::leaks(&seen), Vec::<&str>::new());
+}
+
+/// Config values full of secrets do not come back from the settings API.
+#[tokio::test]
+async fn settings_responses_carry_no_secret_of_the_config() {
+    let s = Scratch::new();
+    s.write_config(
+        "[providers.ollama]\nendpoint = \"http://admin:p4ssw0rd-in-config@127.0.0.1:9/\"\n\n\
+         [providers.mock]\nmodel = \"ghp_abcdefghijklmnopqrstuvwxyz0123456789\"\n",
+    );
+    let addr = start(&s).await;
+    let c = client();
+    for path in [
+        "/api/settings/providers",
+        "/api/settings/providers/mock/status",
+    ] {
+        let body: String = c
+            .get(format!("http://{addr}{path}"))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert!(body.contains("mock"), "{path}: {body}");
+        assert!(!body.contains("p4ssw0rd-in-config"), "{path}: {body}");
+        assert!(
+            !body.contains("abcdefghijklmnopqrstuvwxyz0123"),
+            "{path}: {body}"
+        );
+    }
 }

@@ -91,3 +91,21 @@ pub const PLACEHOLDERS: &[&str] = &[
 pub fn rule_labels() -> Vec<&'static str> {
     super::rules::RULES.iter().map(|r| r.label).collect()
 }
+
+/// The whole corpus as one text, a shape a line, as a user might paste it.
+pub fn text() -> String {
+    SHAPES
+        .iter()
+        .map(|(_, t, _)| *t)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The labels of the shapes whose secret part appears in `output`.
+pub fn leaks(output: &str) -> Vec<&'static str> {
+    SHAPES
+        .iter()
+        .filter(|(_, _, secret)| output.contains(secret))
+        .map(|(label, _, _)| *label)
+        .collect()
+}

@@ -146,10 +146,38 @@ pub fn router_with(host: Host, port: u16, hooks: Arc<HookFeed>) -> Router {
         .route("/api/sessions/{id}/interrupt", post(interrupt))
         .route("/api/sessions/{id}/approvals/{tool_id}", post(approve))
         .with_state(state)
+        .layer(axum::middleware::map_response(clean_json_response))
         .layer(axum::middleware::from_fn_with_state(
             port,
             guard::localhost_only,
         ))
+}
+
+/// Every JSON response passes the sanitizer: the last gate before a client,
+/// whatever a handler put in it (a config value, a status message).
+async fn clean_json_response(resp: axum::response::Response) -> axum::response::Response {
+    use axum::http::header;
+    let is_json = resp
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    if !is_json {
+        return resp;
+    }
+    let (mut parts, body) = resp.into_parts();
+    let bytes = axum::body::to_bytes(body, 64 << 20)
+        .await
+        .unwrap_or_default();
+    let clean = match serde_json::from_slice::<serde_json::Value>(&bytes) {
+        Ok(mut v) => {
+            cohost_core::sanitize::sanitize_json(&mut v);
+            v.to_string().into_bytes()
+        }
+        Err(_) => cohost_core::sanitize::sanitize(&String::from_utf8_lossy(&bytes)).into_bytes(),
+    };
+    parts.headers.remove(header::CONTENT_LENGTH);
+    axum::response::Response::from_parts(parts, axum::body::Body::from(clean))
 }
 
 async fn list_providers(State(s): State<Arc<AppState>>) -> ApiResult<serde_json::Value> {
