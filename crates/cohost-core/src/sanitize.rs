@@ -75,6 +75,15 @@ fn compiled() -> &'static (Regex, Vec<RuleGroups>) {
     })
 }
 
+/// The private key block rule alone, for the pass that runs first.
+fn private_key_block() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        #[allow(clippy::expect_used)] // a static pattern, covered by every test
+        Regex::new(rules::RULES[0].pattern).expect("static private key pattern compiles")
+    })
+}
+
 impl Sanitizer {
     /// Build a sanitizer for an environment and home directory: the values
     /// of secret-named variables ([`is_secret_name`]) become known values.
@@ -129,10 +138,19 @@ impl Sanitizer {
     /// Remove every secret from `input` and shorten the home directory to `~`.
     pub fn sanitize<'a>(&self, input: &'a str) -> Cow<'a, str> {
         let mut text = Cow::Borrowed(input);
-        if let Some(out) = self.known.redact(&text, REDACTED) {
+        // Key blocks first: a token or known value glued to `-----BEGIN` must not swallow
+        // the header and leave the key material behind.
+        if text.contains("-----BEGIN") {
+            if let Cow::Owned(out) = private_key_block().replace_all(&text, REDACTED_KEY) {
+                text = Cow::Owned(out);
+            }
+        }
+        // Shapes before known values: a known value's redaction must not
+        // make a word boundary (`[REDACTED]Bearer`) a stream cannot foresee.
+        if let Some(out) = self.redact_shapes(&text) {
             text = Cow::Owned(out);
         }
-        if let Some(out) = self.redact_shapes(&text) {
+        if let Some(out) = self.known.redact(&text, REDACTED) {
             text = Cow::Owned(out);
         }
         if let Some(home) = &self.home {
@@ -247,13 +265,13 @@ fn decide(rule: &RuleGroups, caps: &Captures, text: &str) -> Option<(usize, usiz
             } else {
                 raw
             };
-            let next = text[v.end()..].chars().next();
+            let rest = &text[v.end()..];
             let declared = names::is_declaration(&text[..all.start()]);
             let secret = names::is_secret_name(name)
                 && (quoted || !declared)
                 && inner.chars().count() >= 4
                 && !names::is_placeholder(inner)
-                && (quoted || !names::is_code(inner, next))
+                && (quoted || !names::is_code(inner, rest))
                 && (!names::is_bare_word(name) || names::looks_random(inner));
             if !secret {
                 return None;

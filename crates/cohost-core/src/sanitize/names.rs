@@ -47,6 +47,8 @@ const PUBLIC: &[&str] = &[
     "partition",
     // `Sec-WebSocket-Key` is a handshake nonce.
     "socket",
+    // `DESKTOP_SESSION=ubuntu-wayland` names a desktop.
+    "desktop",
 ];
 
 /// Splits `aws_secret_access_key`, `X-Api-Key`, `apiKey`, `db.pass` into
@@ -186,9 +188,11 @@ const CODE_WORDS: &[&str] = &[
 ];
 
 /// Whether an unquoted value is code (`lexer.next_token()`, `&str`,
-/// `Option<String>`, `None`), given the character after it.
-pub fn is_code(value: &str, next: Option<char>) -> bool {
-    if matches!(next, Some(',' | ';' | ')' | '(')) {
+/// `Option<String>`, `None`, `os.environ["KEY"]`), given the text after it.
+pub fn is_code(value: &str, rest: &str) -> bool {
+    // An earlier redaction glued to the value is not an index.
+    let indexed = rest.starts_with('[') && !rest.starts_with(super::REDACTED);
+    if indexed || rest.starts_with([',', ';', ')', '(']) {
         return true;
     }
     if value
@@ -210,7 +214,7 @@ pub fn is_code(value: &str, next: Option<char>) -> bool {
 pub fn is_declaration(before: &str) -> bool {
     let word = before
         .trim_end()
-        .rsplit(|c: char| c.is_whitespace() || c == '(' || c == '{')
+        .rsplit(|c: char| !c.is_ascii_alphanumeric() && c != '_')
         .next()
         .unwrap_or("");
     matches!(
@@ -280,6 +284,7 @@ mod tests {
             "KEYBOARD_LAYOUT",
             "SSH_AUTH_SOCK",
             "DBUS_SESSION_BUS_ADDRESS",
+            "DESKTOP_SESSION",
             "bypass",
             "compass",
         ] {
@@ -304,10 +309,12 @@ mod tests {
             assert!(is_placeholder(v), "{v}");
         }
         assert!(!is_placeholder("hunter2hunter2"));
-        assert!(is_code("String", Some(',')));
-        assert!(is_code("lexer.next_token()", Some(';')));
-        assert!(is_code("&str", None));
-        assert!(is_code("None", None));
-        assert!(!is_code("s3cr3t-pass", None));
+        assert!(is_code("String", ","));
+        assert!(is_code("lexer.next_token()", ";"));
+        assert!(is_code("&str", ""));
+        assert!(is_code("None", ""));
+        assert!(is_code("os.environ", "[\"API_KEY\"]"));
+        assert!(!is_code("s3cr3t-pass", ""));
+        assert!(!is_code("s3cr3t-pass", "[REDACTED] (private key)"));
     }
 }

@@ -37,7 +37,8 @@ const fn rule(label: &'static str, pattern: &'static str, kind: Kind) -> Rule {
 use Kind::*;
 
 /// Every rule, in priority order (leftmost match wins; at one position the
-/// first rule listed wins).
+/// first rule listed wins). The first, private key blocks, also runs alone
+/// before the others.
 pub(super) const RULES: &[Rule] = &[
     rule(
         "PEM / OpenSSH / PGP private key block",
@@ -198,7 +199,7 @@ pub(super) const RULES: &[Rule] = &[
     ),
     rule(
         "name = value / name: value / JSON field whose name means a secret",
-        r#"['"]?(?P<n>(?-u:\b)(?:[A-Za-z_][A-Za-z0-9_.\-]*?)?(?i:key|token|secret|pass|pwd|pw|cred|auth|cookie|sess|sig|pat)[A-Za-z0-9_.\-]*)['"]?[ \t]*[=:][ \t]*(?P<v>"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^\s'",;:=\\`][^\s'",;\\`]*)"#,
+        r#"['"]?(?P<n>(?-u:\b)(?:[A-Za-z_][A-Za-z0-9_.\-]*?)?(?i:key|token|secret|pass|pwd|pw|cred|auth|cookie|sess|sig|pat)[A-Za-z0-9_.\-]*)['"]?[ \t]*[=:][ \t]*(?P<v>"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^\s'",;:=\\`\[][^\s'",;\\`\[]*)"#,
         Assign,
     ),
 ];

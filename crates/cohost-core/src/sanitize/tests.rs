@@ -179,3 +179,9 @@ fn a_value_quoted_in_backticks_is_still_a_value() {
         "unknown variant `DB_PASS=[REDACTED]`, expected one of `a`"
     );
 }
+
+#[test]
+fn a_token_glued_to_a_key_block_does_not_hide_the_key() {
+    let out = s().sanitize("sk-or-v1-0123456789abcdef0123456789abcdef-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXkt\n-----END OPENSSH PRIVATE KEY-----\n");
+    assert!(!out.contains("b3BlbnNzaC1rZXkt"), "{out}");
+}
