@@ -30,9 +30,9 @@ pub async fn run(args: TestArgs) -> u8 {
         Err(e) => return exit::report(&e, args.json),
     };
     if args.json {
-        println!("{}", serde_json::to_string(&result).unwrap_or_default());
+        crate::say!("{}", serde_json::to_string(&result).unwrap_or_default());
     } else {
-        println!(
+        crate::say!(
             "{} {}: {} ({} ms{})",
             if result.ok { "✔" } else { "✖" },
             result.provider_id,
@@ -45,7 +45,7 @@ pub async fn run(args: TestArgs) -> u8 {
             }
         );
         if let Some(fix) = result.error.as_ref().and_then(|e| e.suggested_fix.as_ref()) {
-            println!("  fix: {fix}");
+            crate::say!("  fix: {fix}");
         }
     }
     match (&result.error, result.ok) {
