@@ -73,11 +73,13 @@ impl StreamSanitizer {
 /// `name: "value"` or `NAME='value'`, closed or not yet.
 fn quoted_value() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
+    #[allow(clippy::expect_used)] // a static pattern, covered by every test
     RE.get_or_init(|| Regex::new(r#"\S*[:=]\s*(?:"[^"]*"?|'[^']*'?)"#).expect("static regex"))
 }
 
 fn header_opener() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
+    #[allow(clippy::expect_used)] // a static pattern, covered by every test
     RE.get_or_init(|| {
         Regex::new(
             // No word boundary: an earlier redaction (`[REDACTED]Cookie:`)
