@@ -119,9 +119,10 @@ pub async fn chat(
     text: &str,
     from: Option<&str>,
 ) -> Result<(), cohost_relay::ClientError> {
+    // Chat goes to everyone in the room: no secret pasted into it does.
     let c = Chat {
         from: from.map(String::from),
-        text: text.to_string(),
+        text: cohost_core::sanitize::sanitize(text),
     };
     client
         .send_new(
