@@ -12,3 +12,4 @@ pub mod hostctx;
 pub mod multiplayer;
 pub mod providers;
 pub mod render;
+pub mod secrets;

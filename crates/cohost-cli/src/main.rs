@@ -82,6 +82,9 @@ impl Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Before anything prints or logs: the sanitizer learns every secret
+    // value cohost knows (environment, config, credential files).
+    cohost_cli::secrets::install();
     tracing_subscriber::fmt()
         .with_env_filter(
             // The WebSocket library logs whole frames at TRACE: cap it so no
@@ -93,7 +96,7 @@ fn main() -> ExitCode {
             ))
             .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
         )
-        .with_writer(std::io::stderr)
+        .with_writer(|| cohost_cli::secrets::CleanStderr)
         .init();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

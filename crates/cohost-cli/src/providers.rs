@@ -13,11 +13,11 @@ pub fn registry() -> Result<Registry, CohostError> {
     let (plugins, problems) =
         cohost_agents::plugin::load_plugins(&cohost_agents::plugin::default_plugin_dirs(&cwd));
     for p in problems {
-        eprintln!("cohost: warning: {p}");
+        crate::say_err!("cohost: warning: {p}");
     }
     for f in plugins {
         if let Err(e) = r.register(f) {
-            eprintln!("cohost: warning: plugin skipped: {}", e.message);
+            crate::say_err!("cohost: warning: plugin skipped: {}", e.message);
         }
     }
     Ok(r)

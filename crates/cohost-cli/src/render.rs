@@ -1,7 +1,10 @@
 //! Human rendering of the event stream: answer text on stdout as it
 //! arrives; reasoning (dimmed), tool activity and errors on stderr, so
-//! `cohost run ... > answer.txt` captures only the answer.
+//! `cohost run ... > answer.txt` captures only the answer. What an agent or
+//! provider sent is inert on screen: terminal control sequences are removed
+//! before anything is written (only cohost's own styling is added).
 
+use cohost_core::sanitize::{inert_line, strip_controls};
 use cohost_core::{Event, EventBody, ToolStatus};
 use std::io::{IsTerminal, Write};
 
@@ -63,23 +66,31 @@ impl Human {
                     let _ = write!(err, "{}", self.style("2", "thinking: "));
                     self.in_reasoning = true;
                 }
-                let _ = write!(err, "{}", self.style("2", delta));
+                let _ = write!(err, "{}", self.style("2", &strip_controls(delta)));
                 let _ = err.flush();
             }
             EventBody::StreamChunk { delta, .. } => {
                 self.end_reasoning(&mut err);
-                let _ = write!(out, "{delta}");
+                let _ = write!(out, "{}", strip_controls(delta));
                 let _ = out.flush();
                 self.text_open = !delta.ends_with('\n');
             }
             EventBody::ToolCall { name, input, .. } => {
                 self.end_reasoning(&mut err);
                 self.end_text(&mut out);
+                let (name, input) = (
+                    inert_line(name),
+                    strip_controls(&input.to_string()).into_owned(),
+                );
                 let _ = writeln!(err, "{} {name} {input}", self.style("36", "▶ tool"));
             }
             EventBody::ToolApprovalRequested { name, input, .. } => {
                 self.end_reasoning(&mut err);
                 self.end_text(&mut out);
+                let (name, input) = (
+                    inert_line(name),
+                    strip_controls(&input.to_string()).into_owned(),
+                );
                 let _ = writeln!(
                     err,
                     "{} {name} {input}",
@@ -111,9 +122,10 @@ impl Human {
                     ToolStatus::Denied => ("✖ tool denied", "33"),
                 };
                 let first = output_preview.lines().next().unwrap_or("");
-                let _ = writeln!(err, "{} {first}", self.style(code, mark));
+                let _ = writeln!(err, "{} {}", self.style(code, mark), inert_line(first));
             }
             EventBody::Status { message, .. } => {
+                let message = strip_controls(message);
                 let _ = writeln!(err, "{}", self.style("2", &format!("… {message}")));
             }
             EventBody::Error(e) => {
@@ -124,10 +136,10 @@ impl Human {
                     "{} {}: {}",
                     self.style("31;1", "error"),
                     e.code,
-                    e.message
+                    strip_controls(&e.message)
                 );
                 if let Some(fix) = &e.suggested_fix {
-                    let _ = writeln!(err, "  fix: {fix}");
+                    let _ = writeln!(err, "  fix: {}", strip_controls(fix));
                 }
             }
             EventBody::StreamEnd { reason, .. } => {

@@ -1,128 +1,132 @@
 //! The sanitizer every user-visible string passes through.
 //!
 //! It removes credentials by shape (vendor key formats, bearer tokens, JWTs,
-//! passwords in URLs, `SECRET=value` pairs), by value (the values of secret
-//! looking variables in the environment), and shows the home directory as `~`.
-//! It favours precision on ordinary code: every pattern needs a vendor prefix
-//! or a secret-looking name plus enough entropy-like length.
+//! private key blocks, passwords in URLs, `SECRET=value` pairs and JSON
+//! fields), by value (secrets cohost knows: any run of 12 or more of their
+//! characters), and shows the home directory as `~`. It favours precision on
+//! ordinary code: every shape needs a vendor prefix or a secret-meaning name,
+//! and placeholders (`<your key>`, `${TOKEN}`) and code (`token: String,`)
+//! after a name stay as they are. The shapes are listed in the README's
+//! Trust section and in [`corpus`].
 
 use regex::{Captures, Regex};
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
+mod known;
+mod names;
+mod rules;
+mod terminal;
+
+pub use known::{MIN_VALUE, RUN};
+pub use names::is_secret_name;
+pub use terminal::{inert_line, strip_controls};
+
 /// Text that replaces a secret. Kept short and greppable.
 pub const REDACTED: &str = "[REDACTED]";
 
+/// What replaces a private key block.
+const REDACTED_KEY: &str = "[REDACTED] (private key)";
+
 /// A configured sanitizer. Most code calls the free function [`sanitize`],
-/// which uses one built from the process environment.
+/// which uses the process-wide one ([`install`], [`global`]).
 #[derive(Debug)]
 pub struct Sanitizer {
-    shapes: Vec<Regex>,
-    assignment: Regex,
-    quoted_assignment: Regex,
-    url_password: Regex,
-    url_query_secret: Regex,
-    header: Regex,
-    private_key: Regex,
-    /// Exact secret values from the environment, longest first.
-    env_values: Vec<String>,
+    /// Every shape as one regex; alternative `i` is group `a{i}`.
+    shapes: Regex,
+    /// Per rule: its kind and the indexes of its groups `a`, `v`, `n`.
+    groups: Vec<RuleGroups>,
+    known: known::KnownValues,
+    /// Values given to [`Sanitizer::with_known_values`], kept so more can be added.
+    known_list: Vec<String>,
     home: Option<String>,
 }
 
-/// Variable names whose values are secrets: the name contains one of these.
-const SECRET_NAME_PARTS: &[&str] = &[
-    "KEY",
-    "TOKEN",
-    "SECRET",
-    "PASSWORD",
-    "PASSWD",
-    "CREDENTIAL",
-    "AUTH",
-    "COOKIE",
-];
+#[derive(Debug, Clone, Copy)]
+struct RuleGroups {
+    kind: rules::Kind,
+    all: usize,
+    value: Option<usize>,
+    name: Option<usize>,
+}
 
-/// Whether an environment variable name looks like it holds a secret.
-pub fn is_secret_name(name: &str) -> bool {
-    let upper = name.to_ascii_uppercase();
-    SECRET_NAME_PARTS.iter().any(|p| upper.contains(p))
+/// The combined shape regex, compiled once per process.
+fn compiled() -> &'static (Regex, Vec<RuleGroups>) {
+    static RE: OnceLock<(Regex, Vec<RuleGroups>)> = OnceLock::new();
+    RE.get_or_init(|| {
+        #[allow(clippy::expect_used)] // static patterns, covered by every test
+        let re = regex::RegexBuilder::new(&rules::combined())
+            .size_limit(64 << 20)
+            .dfa_size_limit(32 << 20)
+            .build()
+            .expect("static secret patterns compile");
+        let idx = |name: String| re.capture_names().position(|n| n == Some(name.as_str()));
+        let groups = rules::RULES
+            .iter()
+            .enumerate()
+            .map(|(i, r)| RuleGroups {
+                kind: r.kind,
+                all: idx(format!("a{i}")).unwrap_or(0),
+                value: idx(format!("v{i}")),
+                name: idx(format!("n{i}")),
+            })
+            .collect();
+        (re, groups)
+    })
+}
+
+/// The private key block rule alone, for the pass that runs first.
+fn private_key_block() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        #[allow(clippy::expect_used)] // a static pattern, covered by every test
+        Regex::new(rules::RULES[0].pattern).expect("static private key pattern compiles")
+    })
 }
 
 impl Sanitizer {
-    /// Build a sanitizer for an environment and home directory.
+    /// Build a sanitizer for an environment and home directory: the values
+    /// of secret-named variables ([`is_secret_name`]) become known values.
     pub fn new<I, K, V>(env: I, home: Option<String>) -> Self
     where
         I: IntoIterator<Item = (K, V)>,
         K: AsRef<str>,
         V: AsRef<str>,
     {
-        // Vendor key shapes. Each has a distinctive prefix, so ordinary
-        // identifiers (`sk`, `key_value`, `ghost`) never match.
-        let shape_sources = [
-            r"\bsk-ant-[A-Za-z0-9_\-]{16,}",                          // Anthropic
-            r"\bsk-(?:proj|svcacct|admin|or-v1)-[A-Za-z0-9_\-]{16,}", // OpenAI project/service, OpenRouter
-            r"\bsk-[A-Za-z0-9_\-]{20,}", // OpenAI classic and other sk- keys
-            r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}", // Stripe
-            r"\bAIza[0-9A-Za-z_\-]{35}", // Google API key
-            r"\bya29\.[0-9A-Za-z_\-]{20,}", // Google OAuth access token
-            r"\bGOCSPX-[0-9A-Za-z_\-]{20,}", // Google OAuth client secret
-            r"\bgh[pousr]_[A-Za-z0-9]{30,}", // GitHub tokens
-            r"\bgithub_pat_[A-Za-z0-9_]{30,}", // GitHub fine-grained PAT
-            r"\bglpat-[A-Za-z0-9_\-]{20,}", // GitLab
-            r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b", // AWS access key ids
-            r"\bxox[abprs]-[A-Za-z0-9\-]{10,}", // Slack tokens
-            r"\bxapp-[0-9]-[A-Za-z0-9\-]{10,}", // Slack app token
-            r"https://hooks\.slack\.com/services/[A-Za-z0-9/]+", // Slack webhook
-            r"\bkey-[A-Za-z0-9]{20,}",   // generic key- (Mailgun style)
-            r"\bhf_[A-Za-z0-9]{30,}",    // Hugging Face
-            r"\bnpm_[A-Za-z0-9]{30,}",   // npm
-            r"\bgsk_[A-Za-z0-9]{30,}",   // Groq
-            r"\bxai-[A-Za-z0-9]{30,}",   // xAI
-            r"\bdop_v1_[a-f0-9]{40,}",   // DigitalOcean
-            r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}", // JWT
-            r"(?i)\bbearer\s+[A-Za-z0-9_\-\.=~+/]{16,}", // Bearer tokens
-            r"(?i)\bbasic\s+[A-Za-z0-9+/]{16,}={0,2}", // Basic auth header values
-        ];
-        let shapes = shape_sources
-            .iter()
-            .map(|s| Regex::new(s).expect("static regex"))
-            .collect();
-
-        let mut env_values: Vec<String> = env
+        let (shapes, groups) = compiled().clone();
+        let known_list: Vec<String> = env
             .into_iter()
-            .filter(|(k, v)| is_secret_name(k.as_ref()) && v.as_ref().len() >= 8)
+            .filter(|(k, v)| is_secret_name(k.as_ref()) && is_secret_value(v.as_ref()))
             .map(|(_, v)| v.as_ref().to_string())
             .collect();
-        env_values.sort_by_key(|v| std::cmp::Reverse(v.len()));
-        env_values.dedup();
-
         Sanitizer {
             shapes,
-            // UPPER_CASE names only: lowercase `token = next()` is code, not config.
-            assignment: Regex::new(
-                r"\b([A-Z][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|AUTH)[A-Z0-9_]*)(\s*[=:]\s*)([^\s'\x22]{4,}|'[^']{4,}'|\x22[^\x22]{4,}\x22)",
-            )
-            .expect("static regex"),
-            quoted_assignment: Regex::new(
-                r#"(?i)(["']?(?:api[_-]?key|apikey|secret|password|passwd|access[_-]?token|refresh[_-]?token|auth[_-]?token|client[_-]?secret)["']?\s*[:=]\s*)"([^"]{4,})""#,
-            )
-            .expect("static regex"),
-            url_password: Regex::new(r"([a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@]+:)([^\s@/]+)(@)")
-                .expect("static regex"),
-            url_query_secret: Regex::new(
-                r"(?i)([?&](?:key|api_key|apikey|token|access_token|secret|password|sig|signature)=)([^&\s#]{4,})",
-            )
-            .expect("static regex"),
-            header: Regex::new(
-                r"(?i)\b((?:x-api-key|x-goog-api-key|api-key|authorization|proxy-authorization|cookie|set-cookie)\s*:\s*)([^\r\n]{4,})",
-            )
-            .expect("static regex"),
-            private_key: Regex::new(
-                r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)",
-            )
-            .expect("static regex"),
-            env_values,
+            groups,
+            known: known::KnownValues::new(&known_list),
+            known_list,
             home: home.filter(|h| h.len() > 1 && h != "/"),
         }
+    }
+
+    /// Adds secret values cohost knows (configured provider keys, keys read
+    /// from credential files): each is redacted wherever it appears, and so
+    /// is any run of [`RUN`] or more of its characters. Values shorter than
+    /// [`MIN_VALUE`] characters are ignored.
+    pub fn with_known_values<I, S>(mut self, values: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        self.known_list.extend(
+            values
+                .into_iter()
+                .map(|v| v.as_ref().trim().to_string())
+                .filter(|v| is_secret_value(v)),
+        );
+        self.known_list.sort();
+        self.known_list.dedup();
+        self.known = known::KnownValues::new(&self.known_list);
+        self
     }
 
     /// Build from the current process environment and `$HOME`.
@@ -133,99 +137,151 @@ impl Sanitizer {
 
     /// Remove every secret from `input` and shorten the home directory to `~`.
     pub fn sanitize<'a>(&self, input: &'a str) -> Cow<'a, str> {
-        // Fast path: most strings (stream deltas) hold nothing to redact.
-        if !self.might_contain_secret(input) {
-            return Cow::Borrowed(input);
-        }
-        let mut out: String = input.to_string();
-        for value in &self.env_values {
-            if out.contains(value.as_str()) {
-                out = out.replace(value.as_str(), REDACTED);
+        let mut text = Cow::Borrowed(input);
+        // Key blocks first: a token or known value glued to `-----BEGIN` must not swallow
+        // the header and leave the key material behind.
+        if text.contains("-----BEGIN") {
+            if let Cow::Owned(out) = private_key_block().replace_all(&text, REDACTED_KEY) {
+                text = Cow::Owned(out);
             }
         }
-        out = self
-            .private_key
-            .replace_all(&out, "[REDACTED] (private key)")
-            .into_owned();
-        out = self
-            .header
-            .replace_all(&out, |c: &Captures| format!("{}{REDACTED}", &c[1]))
-            .into_owned();
-        out = self
-            .assignment
-            .replace_all(&out, |c: &Captures| format!("{}{}{REDACTED}", &c[1], &c[2]))
-            .into_owned();
-        out = self
-            .quoted_assignment
-            .replace_all(&out, |c: &Captures| format!("{}\"{REDACTED}\"", &c[1]))
-            .into_owned();
-        out = self
-            .url_password
-            .replace_all(&out, |c: &Captures| format!("{}{REDACTED}{}", &c[1], &c[3]))
-            .into_owned();
-        out = self
-            .url_query_secret
-            .replace_all(&out, |c: &Captures| format!("{}{REDACTED}", &c[1]))
-            .into_owned();
-        for re in &self.shapes {
-            if re.is_match(&out) {
-                out = re.replace_all(&out, REDACTED).into_owned();
-            }
+        // Shapes before known values: a known value's redaction must not
+        // make a word boundary (`[REDACTED]Bearer`) a stream cannot foresee.
+        if let Some(out) = self.redact_shapes(&text) {
+            text = Cow::Owned(out);
+        }
+        if let Some(out) = self.known.redact(&text, REDACTED) {
+            text = Cow::Owned(out);
         }
         if let Some(home) = &self.home {
-            out = replace_home(&out, home);
+            if text.contains(home.as_str()) {
+                text = Cow::Owned(replace_home(&text, home));
+            }
         }
-        Cow::Owned(out)
+        text
     }
 
-    fn might_contain_secret(&self, input: &str) -> bool {
-        // Secrets are at least 8 chars; short deltas are common in streams.
-        if let Some(home) = &self.home {
-            if input.contains(home.as_str()) {
-                return true;
+    /// One pass of the shape regex; `None` when nothing matched.
+    fn redact_shapes(&self, text: &str) -> Option<String> {
+        let mut out: Option<String> = None;
+        let mut copied = 0; // bytes of `text` already in `out`
+        let mut at = 0;
+        while at < text.len() {
+            let Some(caps) = self.shapes.captures_at(text, at) else {
+                break;
+            };
+            let Some(rule) = self.groups.iter().find(|g| caps.get(g.all).is_some()) else {
+                break;
+            };
+            let Some(all) = caps.get(rule.all) else {
+                break;
+            };
+            match decide(rule, &caps, text) {
+                Some((start, end, replacement)) => {
+                    let o = out.get_or_insert_with(|| String::with_capacity(text.len()));
+                    o.push_str(&text[copied..start]);
+                    o.push_str(replacement);
+                    copied = end;
+                    at = all.end().max(at + 1);
+                }
+                // Not a secret after all: look again inside its value, where
+                // a vendor key may still sit (`TOKEN=<sk-ant-…>`).
+                None => at = skip_point(rule, &caps, text, at),
             }
         }
-        if input.len() < 8 {
-            return false;
+        let mut o = out?;
+        o.push_str(&text[copied..]);
+        Some(o)
+    }
+
+    /// Bytes at the end of `ready` a stream holds back because a known value
+    /// with whitespace in it may continue past the cut.
+    pub(crate) fn known_hold(&self, ready: &str) -> usize {
+        self.known.hold(ready)
+    }
+}
+
+/// Whether a value is worth knowing: long enough, and not a path (a
+/// `GOOGLE_APPLICATION_CREDENTIALS` file name is not the secret).
+fn is_secret_value(v: &str) -> bool {
+    let v = v.trim();
+    v.chars().count() >= MIN_VALUE && !v.starts_with(['/', '~']) && !v.starts_with("./")
+}
+
+/// Where to search again after a match that is not a secret.
+fn skip_point(rule: &RuleGroups, caps: &Captures, text: &str, at: usize) -> usize {
+    let next = rule
+        .value
+        .and_then(|i| caps.get(i))
+        .map_or(at, |v| v.start())
+        .max(at + 1);
+    let mut next = next.min(text.len());
+    while !text.is_char_boundary(next) {
+        next += 1;
+    }
+    next
+}
+
+/// For a match: the span to replace and its replacement, or `None` when the
+/// match is not a secret.
+fn decide(rule: &RuleGroups, caps: &Captures, text: &str) -> Option<(usize, usize, &'static str)> {
+    let all = caps.get(rule.all)?;
+    let value = rule.value.and_then(|i| caps.get(i));
+    match rule.kind {
+        rules::Kind::Whole => Some((all.start(), all.end(), REDACTED)),
+        rules::Kind::PrivateKey => Some((all.start(), all.end(), REDACTED_KEY)),
+        rules::Kind::Value => {
+            let v = value?;
+            let bare = v
+                .as_str()
+                .trim_start_matches(|c: char| c.is_ascii_alphabetic());
+            let bare = bare.trim_start();
+            if names::is_placeholder(v.as_str())
+                || (!bare.is_empty() && names::is_placeholder(bare))
+            {
+                return None;
+            }
+            Some((v.start(), v.end(), REDACTED))
         }
-        // Cheap pre-filter: any secret we match contains one of these bytes
-        // sequences or an env value. Keeps the per-delta cost tiny.
-        const HINTS: &[&str] = &[
-            "sk-",
-            "sk_",
-            "rk_",
-            "pk_",
-            "AIza",
-            "ya29",
-            "GOCSPX",
-            "gh",
-            "glpat",
-            "AKIA",
-            "ASIA",
-            "AGPA",
-            "AIDA",
-            "AROA",
-            "xox",
-            "xapp",
-            "hooks.slack",
-            "key-",
-            "hf_",
-            "npm_",
-            "gsk_",
-            "xai-",
-            "dop_",
-            "eyJ",
-            "earer",
-            "EARER",
-            "asic",
-            "ASIC",
-            "://",
-            "=",
-            ":",
-            "PRIVATE",
-        ];
-        HINTS.iter().any(|h| input.contains(h))
-            || self.env_values.iter().any(|v| input.contains(v.as_str()))
+        rules::Kind::UrlPassword => {
+            let v = value?;
+            // `http://host:8080/a@b`: a port and a path, not a password.
+            let head = v.as_str().split('/').next().unwrap_or("");
+            if v.as_str().contains('/') && head.chars().all(|c| c.is_ascii_digit()) {
+                return None;
+            }
+            if names::is_placeholder(v.as_str()) {
+                return None;
+            }
+            Some((v.start(), v.end(), REDACTED))
+        }
+        rules::Kind::Assign => {
+            let name = rule.name.and_then(|i| caps.get(i))?.as_str();
+            let v = value?;
+            let raw = v.as_str();
+            let quoted = raw.starts_with(['"', '\'']);
+            let inner = if quoted && raw.len() >= 2 {
+                &raw[1..raw.len() - 1]
+            } else {
+                raw
+            };
+            let rest = &text[v.end()..];
+            let declared = names::is_declaration(&text[..all.start()]);
+            let secret = names::is_secret_name(name)
+                && (quoted || !declared)
+                && inner.chars().count() >= 4
+                && !names::is_placeholder(inner)
+                && (quoted || !names::is_code(inner, rest))
+                && (!names::is_bare_word(name) || names::looks_random(inner));
+            if !secret {
+                return None;
+            }
+            if quoted {
+                Some((v.start() + 1, v.end() - 1, REDACTED))
+            } else {
+                Some((v.start(), v.end(), REDACTED))
+            }
+        }
     }
 }
 
@@ -258,9 +314,20 @@ fn replace_home(input: &str, home: &str) -> String {
 mod stream;
 pub use stream::StreamSanitizer;
 
+#[doc(hidden)]
+pub mod corpus;
+
 static GLOBAL: OnceLock<Sanitizer> = OnceLock::new();
 
-/// The process-wide sanitizer (built on first use from the environment and `$HOME`).
+/// Installs the process-wide sanitizer. The binary (the composition root)
+/// calls this at start with the secret values it collected (environment,
+/// config, credential files); returns `false` when one was already in use.
+pub fn install(sanitizer: Sanitizer) -> bool {
+    GLOBAL.set(sanitizer).is_ok()
+}
+
+/// The process-wide sanitizer: the installed one, or one built on first use
+/// from the environment and `$HOME`.
 pub fn global() -> &'static Sanitizer {
     GLOBAL.get_or_init(Sanitizer::from_process_env)
 }
@@ -268,16 +335,12 @@ pub fn global() -> &'static Sanitizer {
 /// Build the process-wide sanitizer now (compiling its patterns takes a few
 /// milliseconds) so the first streamed delta does not pay for it.
 pub fn warm_up() {
-    let _ = GLOBAL.get_or_init(Sanitizer::from_process_env);
+    let _ = global();
 }
 
-/// Sanitize with the process-wide sanitizer (built on first use from the
-/// environment and `$HOME`).
+/// Sanitize with the process-wide sanitizer.
 pub fn sanitize(input: &str) -> String {
-    GLOBAL
-        .get_or_init(Sanitizer::from_process_env)
-        .sanitize(input)
-        .into_owned()
+    global().sanitize(input).into_owned()
 }
 
 /// Sanitize every string inside a JSON value (tool inputs, outputs).

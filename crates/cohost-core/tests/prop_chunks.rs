@@ -3,6 +3,8 @@
 //! start with `stream_start`, end with exactly one `stream_end`, and carry
 //! dense event ids.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
+
 use async_trait::async_trait;
 use cohost_core::approval::NeverAnswers;
 use cohost_core::port::{

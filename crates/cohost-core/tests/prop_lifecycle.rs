@@ -2,6 +2,8 @@
 //! transitions never panics, exactly the documented edges succeed, and a
 //! refused transition leaves the state where it was.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
+
 use cohost_core::{CohostError, ErrorCode, Lifecycle, State};
 use proptest::prelude::*;
 use State::*;

@@ -6,6 +6,11 @@
 //! sibling lock file for the whole read-modify-write, then replace the file
 //! atomically (temp + fsync + rename), so concurrent cohost processes never
 //! lose each other's records and readers never see a torn file.
+//!
+//! The store is the user's alone: the state dir is made owner-only (0700),
+//! the store and its lock file owner-only (0600), and cohost's own metadata
+//! in a record (model, provider) passes the sanitizer. What the agent needs
+//! to resume (its native id, the cwd) is kept as is.
 
 use cohost_core::{CohostError, ErrorCode};
 use serde::{Deserialize, Serialize};
@@ -81,6 +86,28 @@ fn now_ms() -> u64 {
         .map_or(0, |d| d.as_millis() as u64)
 }
 
+/// Makes `path` owner-only with `mode`, creating it (a directory, or an
+/// empty file created with that mode) when missing.
+fn private(path: &Path, mode: u32, dir: bool) -> Result<(), CohostError> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    if dir {
+        std::fs::create_dir_all(path).map_err(|e| io_error("create directory", path, e))?;
+    } else if !path.exists() {
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(mode)
+            .open(path)
+        {
+            Ok(_) => return Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(io_error("create", path, e)),
+        }
+    }
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+        .map_err(|e| io_error("restrict the permissions of", path, e))
+}
+
 impl SessionStore {
     /// The store in `state_dir` (`sessions.json`).
     pub fn open(state_dir: &Path) -> SessionStore {
@@ -101,6 +128,10 @@ impl SessionStore {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(FileFormat::default()),
             Err(e) => return Err(io_error("read", &self.file, e)),
         };
+        // Created empty (owner-only) just before its first write.
+        if text.trim().is_empty() {
+            return Ok(FileFormat::default());
+        }
         // A corrupt store is reported and left alone: overwriting it would
         // silently drop every binding.
         serde_json::from_str(&text).map_err(|e| {
@@ -166,9 +197,19 @@ impl SessionStore {
         &self,
         f: impl FnOnce(&mut BTreeMap<String, SessionRecord>) -> T,
     ) -> Result<T, CohostError> {
+        if let Some(dir) = self.file.parent() {
+            private(dir, 0o700, true)?;
+        }
         let _lock = FileLock::acquire(&self.lock)?;
+        private(&self.lock, 0o600, false)?;
+        // The new content inherits this mode (atomic_write keeps it).
+        private(&self.file, 0o600, false)?;
         let mut data = self.read()?;
         let out = f(&mut data.sessions);
+        for rec in data.sessions.values_mut() {
+            rec.model = rec.model.as_deref().map(cohost_core::sanitize::sanitize);
+            rec.provider = cohost_core::sanitize::sanitize(&rec.provider);
+        }
         data.version = 1;
         let text = serde_json::to_string_pretty(&data).map_err(|e| {
             CohostError::new(

@@ -2,6 +2,8 @@
 //! from the owner-only token file; without it (or with a wrong one) the
 //! answer is 401 in cohost's error shape and no handler runs.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
+
 mod common;
 
 use common::Scratch;

@@ -117,3 +117,27 @@ fn upsert_keeps_created_time_and_corrupt_store_is_not_overwritten() {
     assert!(e.message.contains("sessions.json"));
     assert_eq!(std::fs::read_to_string(store.path()).unwrap(), "{ not json");
 }
+
+#[test]
+fn the_store_is_owner_only_and_its_metadata_sanitized() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    std::fs::create_dir_all(&state).unwrap();
+    std::fs::set_permissions(&state, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let store = SessionStore::open(&state);
+    let mut rec = SessionRecord::new("s-1", "claude", "/work/project");
+    rec.model = Some("model?key=AbCdEf123456secret".into());
+    rec.native_session_id = Some("native-abc".into());
+    store.upsert(rec).unwrap();
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&state), 0o700);
+    assert_eq!(mode(store.path()), 0o600);
+    assert_eq!(mode(&state.join("sessions.lock")), 0o600);
+    let text = std::fs::read_to_string(store.path()).unwrap();
+    assert!(!text.contains("AbCdEf123456secret"), "{text}");
+    // What resuming needs is kept as it was.
+    let back = store.get("s-1").unwrap().unwrap();
+    assert_eq!(back.native_session_id.as_deref(), Some("native-abc"));
+    assert_eq!(back.cwd, std::path::PathBuf::from("/work/project"));
+}

@@ -100,19 +100,24 @@ impl Message {
         .then(|| Message::ApprovalNotice(event.clone()))
     }
 
-    /// The message's JSON.
+    /// The message's JSON, every string in it sanitized: this is the last
+    /// point before the payload is sealed and leaves for the room (a prompt
+    /// full of secrets, an echoed key), and the relay cannot help after that.
     pub(crate) fn to_json(&self) -> Result<Vec<u8>, ShareError> {
-        let json = match self {
-            Message::Suggestion(s) => serde_json::to_vec(s),
-            Message::SuggestionDecided(d) => serde_json::to_vec(d),
-            Message::ExecutionStarted(s) => serde_json::to_vec(s),
-            Message::TurnEvent(e) | Message::ApprovalNotice(e) => serde_json::to_vec(e),
-            Message::Chat(c) => serde_json::to_vec(c),
+        let value = match self {
+            Message::Suggestion(s) => serde_json::to_value(s),
+            Message::SuggestionDecided(d) => serde_json::to_value(d),
+            Message::ExecutionStarted(s) => serde_json::to_value(s),
+            Message::TurnEvent(e) | Message::ApprovalNotice(e) => serde_json::to_value(e),
+            Message::Chat(c) => serde_json::to_value(c),
         };
-        json.map_err(|source| ShareError::Encode {
+        let encode_error = |source| ShareError::Encode {
             kind: self.frame_type(),
             source,
-        })
+        };
+        let mut value = value.map_err(encode_error)?;
+        cohost_core::sanitize::sanitize_json(&mut value);
+        serde_json::to_vec(&value).map_err(encode_error)
     }
 
     /// The message a frame of type `kind` carries in `json`; `Ok(None)` for

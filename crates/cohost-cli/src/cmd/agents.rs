@@ -22,12 +22,17 @@ pub async fn run(args: AgentsArgs) -> CmdResult {
     if args.json {
         let text = serde_json::to_string_pretty(&statuses)
             .map_err(|e| internal(format!("cannot encode the agent list: {e}")))?;
-        println!("{text}");
+        crate::say!("{text}");
         return Ok(0);
     }
-    println!(
+    crate::say!(
         "{:<14} {:<19} {:<12} {:<11} {:<10} {:<12} CAPABILITIES",
-        "ID", "KIND", "VERSION", "SOURCE", "STATUS", "TIER"
+        "ID",
+        "KIND",
+        "VERSION",
+        "SOURCE",
+        "STATUS",
+        "TIER"
     );
     for s in &statuses {
         let kind = host
@@ -55,7 +60,7 @@ pub async fn run(args: AgentsArgs) -> CmdResult {
             Some(c) => (enum_name(&c.tier), c.summary()),
             None => ("no driver".into(), s.capabilities.join(" ")),
         };
-        println!(
+        crate::say!(
             "{:<14} {:<19} {:<12} {:<11} {:<10} {:<12} {}",
             s.provider_id,
             kind,

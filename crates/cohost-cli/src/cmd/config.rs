@@ -44,18 +44,18 @@ pub async fn run(args: ConfigArgs) -> CmdResult {
     Ok(match args.action {
         ConfigAction::Get { key } => match cfg.get(&key) {
             Some(v) => {
-                println!("{v}");
+                crate::say!("{v}");
                 0
             }
             None => {
-                eprintln!("cohost: `{key}` is not set in {}", cfg.path().display());
+                crate::say_err!("cohost: `{key}` is not set in {}", cfg.path().display());
                 1
             }
         },
         ConfigAction::Set { key, value } => {
             cfg.set(&key, &value)?;
             if let Err(e) = slots::validate_config(&host, &cfg) {
-                eprintln!("cohost: not saved: the change would make the config invalid");
+                crate::say_err!("cohost: not saved: the change would make the config invalid");
                 return Err(e.into());
             }
             cfg.save()?;
@@ -63,7 +63,7 @@ pub async fn run(args: ConfigArgs) -> CmdResult {
         }
         ConfigAction::Unset { key } => {
             if !cfg.unset(&key) {
-                eprintln!("cohost: `{key}` was not set");
+                crate::say_err!("cohost: `{key}` was not set");
                 return Ok(1);
             }
             cfg.save()?;
@@ -71,12 +71,12 @@ pub async fn run(args: ConfigArgs) -> CmdResult {
         }
         ConfigAction::List => {
             for (k, v) in cfg.list() {
-                println!("{k} = {v}");
+                crate::say!("{k} = {v}");
             }
             let views = slots::list_slots(&host, &cfg)?;
-            println!("\n# capability slots");
+            crate::say!("\n# capability slots");
             for v in views {
-                println!(
+                crate::say!(
                     "{:<10} {} ({}){}{}",
                     v.name,
                     v.spec.provider,

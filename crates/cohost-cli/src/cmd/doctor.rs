@@ -51,22 +51,22 @@ pub async fn run(args: DoctorArgs) -> CmdResult {
                 Err(e) => serde_json::json!({"agent": a.id(), "error": e}),
             }).collect::<Vec<_>>(),
         });
-        println!("{v}");
+        crate::say!("{v}");
         return Ok(u8::from(config_check.is_err()));
     }
 
-    println!("config: {}", host.paths.config_file.display());
+    crate::say!("config: {}", host.paths.config_file.display());
     match &config_check {
-        Ok(()) => println!("  ok"),
+        Ok(()) => crate::say!("  ok"),
         Err(e) => {
             problems += 1;
-            println!("  ✖ {}: {}", e.code, e.message);
+            crate::say!("  ✖ {}: {}", e.code, e.message);
             if let Some(f) = &e.suggested_fix {
-                println!("    fix: {f}");
+                crate::say!("    fix: {f}");
             }
         }
     }
-    println!("\nproviders:");
+    crate::say!("\nproviders:");
     for s in &statuses {
         let mark = match s.status {
             StatusValue::Ready => "✔",
@@ -79,7 +79,7 @@ pub async fn run(args: DoctorArgs) -> CmdResult {
         ) {
             problems += 1;
         }
-        println!(
+        crate::say!(
             "  {mark} {:<14} {:<10} {}",
             s.provider_id,
             enum_name(&s.status),
@@ -87,14 +87,14 @@ pub async fn run(args: DoctorArgs) -> CmdResult {
         );
         if let Some(f) = &s.suggested_fix {
             if s.status != StatusValue::Missing {
-                println!("      fix: {f}");
+                crate::say!("      fix: {f}");
             }
         }
     }
-    println!("\nhooks:");
+    crate::say!("\nhooks:");
     for (a, s) in &hook_states {
         match s {
-            Ok(s) => println!(
+            Ok(s) => crate::say!(
                 "  {:<8} {} ({})",
                 a.id(),
                 if s.installed {
@@ -106,11 +106,11 @@ pub async fn run(args: DoctorArgs) -> CmdResult {
             ),
             Err(e) => {
                 problems += 1;
-                println!("  {:<8} ✖ {}", a.id(), e.message);
+                crate::say!("  {:<8} ✖ {}", a.id(), e.message);
             }
         }
     }
-    println!(
+    crate::say!(
         "\n{}",
         if problems == 0 {
             "No problems found.".to_string()

@@ -20,11 +20,11 @@ pub async fn run(args: ServeArgs) -> CmdResult {
     let token_file = cohost_host::serve::api_token_file(&host.paths);
     let (addr, task) =
         cohost_host::serve(SocketAddr::from(([127, 0, 0, 1], args.port)), host).await?;
-    println!(
+    crate::say!(
         "cohost API on http://{addr} (OpenAPI: http://{addr}/api/openapi.json); Ctrl+C to stop"
     );
     // The path, never the token: stdout may be logged.
-    println!(
+    crate::say!(
         "every request needs the bearer token in {} (owner-only)",
         token_file.display()
     );

@@ -21,22 +21,25 @@ pub async fn run(args: SessionsArgs) -> CmdResult {
     let mut list = SessionStore::open(&host.paths.state_dir).list()?;
     list.sort_by_key(|r| std::cmp::Reverse(r.updated_at_ms));
     if args.json {
-        println!(
+        crate::say!(
             "{}",
             serde_json::to_string_pretty(&list).unwrap_or_default()
         );
         return Ok(0);
     }
     if list.is_empty() {
-        println!("No sessions yet. `cohost run` records one per run; resume with `cohost run --resume ID`.");
+        crate::say!("No sessions yet. `cohost run` records one per run; resume with `cohost run --resume ID`.");
         return Ok(0);
     }
-    println!(
+    crate::say!(
         "{:<18} {:<10} {:<6} {:<38} CWD",
-        "ID", "PROVIDER", "TURNS", "NATIVE SESSION"
+        "ID",
+        "PROVIDER",
+        "TURNS",
+        "NATIVE SESSION"
     );
     for r in list {
-        println!(
+        crate::say!(
             "{:<18} {:<10} {:<6} {:<38} {}",
             r.id,
             r.provider,

@@ -2,6 +2,7 @@
 //! credentials; the relay only routes frames.
 
 use clap::{Args, ValueEnum};
+use cohost_core::sanitize::{inert_line, strip_controls};
 use cohost_core::{CohostError, ErrorCode};
 use cohost_host::session::{self, SessionRequest};
 use cohost_protocol::{Invite, Role};
@@ -311,24 +312,31 @@ fn print_notice(human: &mut Human, n: HostNotice, json_mode: bool) {
     }
     match n {
         HostNotice::Event(e) => human.show(&e),
+        // Room text is inert on this terminal: no control sequences, and
+        // names on one line.
         HostNotice::Suggested(s) => eprintln!(
             "\n💡 suggestion {} from {}: {}\n   /accept {} or /reject {}",
-            s.suggestion_id,
-            s.from.as_deref().unwrap_or("a co-driver"),
-            s.text,
-            s.suggestion_id,
-            s.suggestion_id
+            inert_line(&s.suggestion_id),
+            inert_line(s.from.as_deref().unwrap_or("a co-driver")),
+            strip_controls(&s.text),
+            inert_line(&s.suggestion_id),
+            inert_line(&s.suggestion_id)
         ),
         HostNotice::SuggestionDecided(d) => eprintln!(
             "suggestion {} {}",
-            d.suggestion_id,
+            inert_line(&d.suggestion_id),
             if d.accepted { "accepted" } else { "rejected" }
         ),
         HostNotice::ApprovalNeeded(a) => {
-            eprintln!("   answer with /allow {} or /deny {}", a.tool_id, a.tool_id)
+            let id = inert_line(&a.tool_id);
+            eprintln!("   answer with /allow {id} or /deny {id}")
         }
-        HostNotice::Chat(c) => eprintln!("<{}> {}", c.from.as_deref().unwrap_or("someone"), c.text),
-        HostNotice::Room(m) => eprintln!("· {m}"),
+        HostNotice::Chat(c) => eprintln!(
+            "<{}> {}",
+            inert_line(c.from.as_deref().unwrap_or("someone")),
+            strip_controls(&c.text)
+        ),
+        HostNotice::Room(m) => eprintln!("· {}", strip_controls(&m)),
         HostNotice::TurnDone(_) => {}
     }
 }

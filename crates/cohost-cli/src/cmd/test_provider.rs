@@ -24,9 +24,9 @@ pub async fn run(args: TestArgs) -> CmdResult {
     let host = hostctx::host()?;
     let result = cohost_host::test_provider(&host, &args.id, args.force).await?;
     if args.json {
-        println!("{}", serde_json::to_string(&result).unwrap_or_default());
+        crate::say!("{}", serde_json::to_string(&result).unwrap_or_default());
     } else {
-        println!(
+        crate::say!(
             "{} {}: {} ({} ms{})",
             if result.ok { "✔" } else { "✖" },
             result.provider_id,
@@ -39,7 +39,7 @@ pub async fn run(args: TestArgs) -> CmdResult {
             }
         );
         if let Some(fix) = result.error.as_ref().and_then(|e| e.suggested_fix.as_ref()) {
-            println!("  fix: {fix}");
+            crate::say!("  fix: {fix}");
         }
     }
     // The failure is already shown as the test's result.

@@ -220,7 +220,9 @@ impl HostBridge {
     async fn handle_relay(&mut self, ev: ClientEvent) {
         match ev {
             ClientEvent::Frame(f) => match (f.kind(), self.codec.decode(&f)) {
-                (FrameType::PromptSuggested, Ok(Some(Message::Suggestion(s)))) => {
+                (FrameType::PromptSuggested, Ok(Some(Message::Suggestion(mut s)))) => {
+                    // The relay's stamp names the sender, not the payload.
+                    s.from = Some(super::participant::stamped_name(&f));
                     self.pending.insert(s.suggestion_id.clone(), s.clone());
                     self.notify(HostNotice::Suggested(s.clone()));
                     match self.policy {
@@ -233,7 +235,10 @@ impl HostBridge {
                         }
                     }
                 }
-                (_, Ok(Some(Message::Chat(c)))) => self.notify(HostNotice::Chat(c)),
+                (_, Ok(Some(Message::Chat(mut c)))) => {
+                    c.from = Some(super::participant::stamped_name(&f));
+                    self.notify(HostNotice::Chat(c))
+                }
                 (FrameType::PresenceJoin | FrameType::PresenceLeave, _) => {
                     self.notify(HostNotice::Room(format!(
                         "{} {}",

@@ -2,6 +2,7 @@
 //! suggest prompts and chat. Headless (a TUI comes later). Frames are read
 //! through `cohost-share`'s typed messages, the same schema the host writes.
 
+use cohost_core::sanitize::inert_line;
 use cohost_core::{EventBody, ToolStatus};
 use cohost_protocol::{Frame, FrameType};
 use cohost_relay::{ClientEvent, RelayClient};
@@ -51,9 +52,29 @@ fn status_name(s: ToolStatus) -> &'static str {
     }
 }
 
+/// Who sent a frame, from the relay's stamp (role and connection id), never
+/// from the payload: a participant cannot claim another's name or role.
+pub fn stamped_name(f: &Frame) -> String {
+    match f.role() {
+        Some(cohost_protocol::Role::Host) => "host".into(),
+        Some(r) => format!(
+            "{} #{}",
+            r.as_str().to_ascii_lowercase().replace('_', "-"),
+            f.sender()
+        ),
+        None => format!("unknown #{}", f.sender()),
+    }
+}
+
 /// A short human line for a frame, or `None` for frames not worth a line.
-/// A payload that does not decode gets a line saying so.
+/// A payload that does not decode gets a line saying so. Everything in it
+/// came from the room: terminal control sequences are removed so it is inert
+/// on screen.
 pub fn frame_line(codec: &RoomCodec, f: &Frame) -> Option<String> {
+    raw_frame_line(codec, f).map(|l| cohost_core::sanitize::strip_controls(&l).into_owned())
+}
+
+fn raw_frame_line(codec: &RoomCodec, f: &Frame) -> Option<String> {
     let msg = match codec.decode(f) {
         Ok(m) => m,
         Err(e) => return Some(format!("\n· unreadable frame: {e}")),
@@ -77,15 +98,15 @@ pub fn frame_line(codec: &RoomCodec, f: &Frame) -> Option<String> {
             d.suggestion_id,
             if d.accepted { "accepted" } else { "rejected" }
         ),
-        (_, Some(Message::Chat(c))) => {
-            format!("<{}> {}", c.from.as_deref().unwrap_or("someone"), c.text)
-        }
-        (FrameType::PresenceJoin, None) => {
-            format!("+ joined: {}", String::from_utf8_lossy(&f.payload()))
-        }
-        (FrameType::PresenceLeave, None) => {
-            format!("- left: {}", String::from_utf8_lossy(&f.payload()))
-        }
+        (_, Some(Message::Chat(c))) => format!("<{}> {}", stamped_name(f), c.text),
+        (FrameType::PresenceJoin, None) => format!(
+            "+ joined: {}",
+            inert_line(&String::from_utf8_lossy(&f.payload()))
+        ),
+        (FrameType::PresenceLeave, None) => format!(
+            "- left: {}",
+            inert_line(&String::from_utf8_lossy(&f.payload()))
+        ),
         _ => return None,
     })
 }
@@ -109,9 +130,10 @@ pub async fn suggest(
 
 /// Send a chat message.
 pub async fn chat(client: &RelayClient, text: &str, from: Option<&str>) -> Result<(), SendError> {
+    // Chat goes to everyone in the room: no secret pasted into it does.
     let c = Chat {
         from: from.map(String::from),
-        text: text.to_string(),
+        text: cohost_core::sanitize::sanitize(text),
     };
     let frame = room_codec(client).room_frame(&Message::Chat(c))?;
     Ok(client.send(&frame).await?)

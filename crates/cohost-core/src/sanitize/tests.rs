@@ -127,3 +127,61 @@ fn secret_names() {
     assert!(!is_secret_name("PATH"));
     assert!(!is_secret_name("HOME"));
 }
+
+#[test]
+fn the_whole_corpus_is_redacted() {
+    assert!(corpus::SHAPES.len() >= 40, "{}", corpus::SHAPES.len());
+    let san = s();
+    for (label, input, secret) in corpus::SHAPES {
+        let out = san.sanitize(input);
+        assert!(!out.contains(secret), "{label}: {input:?} -> {out:?}");
+        assert!(out.contains(REDACTED), "{label}: {out:?}");
+        // Sanitizing twice changes nothing more.
+        assert_eq!(san.sanitize(&out), out, "{label}");
+    }
+}
+
+#[test]
+fn placeholders_stay_intact() {
+    let san = s();
+    for input in corpus::PLACEHOLDERS {
+        assert_eq!(
+            san.sanitize(input),
+            *input,
+            "placeholder eaten in {input:?}"
+        );
+    }
+}
+
+#[test]
+fn known_values_are_redacted_with_any_twelve_char_run() {
+    let san = Sanitizer::new([("SMTP_PASS", "mail-Pa55word-Xy9")], None)
+        .with_known_values(["sk-provider-0123456789abcdefghijklmnop", "tiny"]);
+    let out = san.sanitize("smtp said mail-Pa55word-Xy9 is wrong");
+    assert_eq!(out, "smtp said [REDACTED] is wrong");
+    // A provider error body echoing 24 characters of a configured key.
+    let out = san.sanitize(r#"{"error":"invalid api key 0123456789abcdefghijklmn"}"#);
+    assert!(!out.contains("0123456789ab"), "{out}");
+    // Short values are not used; a PATH-like value is not a secret.
+    assert_eq!(san.sanitize("tiny tiny"), "tiny tiny");
+    let san = Sanitizer::new(
+        [("GOOGLE_APPLICATION_CREDENTIALS", "/home/u/sa.json")],
+        None,
+    );
+    assert_eq!(san.sanitize("/home/u/sa.json"), "/home/u/sa.json");
+}
+
+#[test]
+fn a_value_quoted_in_backticks_is_still_a_value() {
+    let out = s().sanitize("unknown variant `DB_PASS=pg-pass-4242`, expected one of `a`");
+    assert_eq!(
+        out,
+        "unknown variant `DB_PASS=[REDACTED]`, expected one of `a`"
+    );
+}
+
+#[test]
+fn a_token_glued_to_a_key_block_does_not_hide_the_key() {
+    let out = s().sanitize("sk-or-v1-0123456789abcdef0123456789abcdef-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXkt\n-----END OPENSSH PRIVATE KEY-----\n");
+    assert!(!out.contains("b3BlbnNzaC1rZXkt"), "{out}");
+}

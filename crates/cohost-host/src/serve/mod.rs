@@ -165,10 +165,38 @@ pub fn router_with(host: Host, port: u16, credential: Credential, hooks: Arc<Hoo
             Arc::new(credential),
             guard::require_token,
         ))
+        .layer(axum::middleware::map_response(clean_json_response))
         .layer(axum::middleware::from_fn_with_state(
             port,
             guard::localhost_only,
         ))
+}
+
+/// Every JSON response passes the sanitizer: the last gate before a client,
+/// whatever a handler put in it (a config value, a status message).
+async fn clean_json_response(resp: axum::response::Response) -> axum::response::Response {
+    use axum::http::header;
+    let is_json = resp
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    if !is_json {
+        return resp;
+    }
+    let (mut parts, body) = resp.into_parts();
+    let bytes = axum::body::to_bytes(body, 64 << 20)
+        .await
+        .unwrap_or_default();
+    let clean = match serde_json::from_slice::<serde_json::Value>(&bytes) {
+        Ok(mut v) => {
+            cohost_core::sanitize::sanitize_json(&mut v);
+            v.to_string().into_bytes()
+        }
+        Err(_) => cohost_core::sanitize::sanitize(&String::from_utf8_lossy(&bytes)).into_bytes(),
+    };
+    parts.headers.remove(header::CONTENT_LENGTH);
+    axum::response::Response::from_parts(parts, axum::body::Body::from(clean))
 }
 
 async fn list_providers(State(s): State<Arc<AppState>>) -> ApiResult<serde_json::Value> {
@@ -401,7 +429,7 @@ async fn events(
     let (past, rx) = live(&s, &id)?.subscribe();
     let live_events = tokio_stream_from(rx);
     let stream = futures::stream::iter(past).chain(live_events).map(|ev| {
-        let data = serde_json::to_string(&ev).unwrap_or_default();
+        let data = clean_json(&ev);
         let kind = serde_json::to_value(&ev.body)
             .ok()
             .and_then(|v| v.get("type").and_then(|t| t.as_str()).map(str::to_string))
@@ -430,10 +458,19 @@ async fn hook_events(State(s): State<Arc<AppState>>) -> impl IntoResponse {
             SseEvent::default()
                 .event(ev.kind.clone())
                 .id(ev.seq.to_string())
-                .data(serde_json::to_string(&ev).unwrap_or_default()),
+                .data(clean_json(&ev)),
         )
     });
     Sse::new(stream).keep_alive(KeepAlive::default())
+}
+
+/// JSON for an SSE `data:` line with every string in it sanitized: the last
+/// gate before a subscriber, whatever the event carries (a prompt, a hook's
+/// payload).
+fn clean_json<T: serde::Serialize>(value: &T) -> String {
+    let mut v = serde_json::to_value(value).unwrap_or_default();
+    cohost_core::sanitize::sanitize_json(&mut v);
+    v.to_string()
 }
 
 /// A broadcast receiver as a stream; a lagging subscriber skips what it

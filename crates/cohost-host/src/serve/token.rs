@@ -53,7 +53,7 @@ impl ApiToken {
 }
 
 /// The token in `Authorization: Bearer <token>`, if the header has that form.
-pub fn bearer(header: Option<&str>) -> Option<&str> {
+pub(crate) fn bearer(header: Option<&str>) -> Option<&str> {
     let h = header?.trim();
     let (scheme, rest) = h.split_once(' ')?;
     scheme
@@ -77,12 +77,18 @@ fn refused(path: &Path, why: &str) -> CohostError {
     ))
 }
 
+/// This process's effective uid.
+#[allow(unsafe_code)]
+fn effective_uid() -> u32 {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() }
+}
+
 /// Make `dir` an owner-only directory of this user (created if missing).
 fn private_dir(dir: &Path) -> Result<(), CohostError> {
     std::fs::create_dir_all(dir).map_err(|e| io_error("create directory", dir, e))?;
     let meta = std::fs::symlink_metadata(dir).map_err(|e| io_error("inspect", dir, e))?;
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    let me = unsafe { libc::geteuid() };
+    let me = effective_uid();
     if !meta.is_dir() || meta.uid() != me {
         return Err(refused(
             dir,
@@ -100,8 +106,7 @@ fn existing(path: &Path) -> Result<Option<ApiToken>, CohostError> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(io_error("inspect", path, e)),
     };
-    // SAFETY: as above.
-    let me = unsafe { libc::geteuid() };
+    let me = effective_uid();
     if !meta.is_file() || meta.uid() != me || meta.mode() & 0o077 != 0 {
         // Someone else's, a link, or readable by others: never trust it.
         return Ok(None);
@@ -147,7 +152,7 @@ fn write_private(path: &Path, token: &ApiToken) -> Result<(), CohostError> {
 
 /// The user's API token: the one in `path` when valid, else a new one
 /// written there. The directory is made owner-only (0700).
-pub fn load_or_create(path: &Path) -> Result<ApiToken, CohostError> {
+pub(crate) fn load_or_create(path: &Path) -> Result<ApiToken, CohostError> {
     let dir = path.parent().unwrap_or(Path::new("."));
     private_dir(dir)?;
     // Two servers starting at once must not each write their own token.

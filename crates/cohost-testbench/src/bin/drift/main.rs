@@ -12,6 +12,9 @@
 //!
 //! Exit status: 0 all green, 1 a release breaks something, 2 bad usage.
 
+// A binary: `pub` only marks what its modules share.
+#![allow(unreachable_pub)]
+
 mod check;
 mod profile;
 mod releases;

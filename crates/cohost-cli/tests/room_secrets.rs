@@ -1,0 +1,123 @@
+//! What the host sends to a room carries no secret (checked on what a
+//! participant receives, i.e. what the host encrypted), and what a
+//! participant sends is inert on screen and shown under the relay's stamp.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use cohost_cli::multiplayer::host::{HostBridge, HostInput, HostNotice, SuggestionPolicy};
+use cohost_cli::multiplayer::participant;
+use cohost_core::mock::{MockFactory, MockOptions};
+use cohost_core::sanitize::corpus;
+use cohost_core::{AdapterConfig, HostSession, Policy, SessionOptions};
+use cohost_protocol::{Frame, Role};
+use cohost_relay::{ClientEvent, Relay, RelayClient, RelayConfig};
+use tokio::sync::mpsc;
+use tokio::time::timeout;
+
+const T: Duration = Duration::from_secs(20);
+
+/// The next frame a client receives.
+async fn next_frame(c: &mut RelayClient) -> Frame {
+    loop {
+        match timeout(T, c.recv()).await.expect("a frame in time") {
+            Some(ClientEvent::Frame(f)) => return f,
+            Some(_) => continue,
+            None => panic!("client closed"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn room_payloads_hold_no_secret_and_chat_is_inert_and_stamped() {
+    let relay = Relay::bind(RelayConfig::default()).await.unwrap();
+    let room = relay.create_room(None).unwrap();
+    let invite = |role, name| {
+        relay
+            .mint_invite(&room, role, 600, name)
+            .unwrap()
+            .to_string()
+    };
+    let host_client = RelayClient::connect_invite(&invite(Role::Host, "host"))
+        .await
+        .unwrap();
+    let mut co = RelayClient::connect_invite(&invite(Role::CoDriver, "ana"))
+        .await
+        .unwrap();
+    let viewer = RelayClient::connect_invite(&invite(Role::Viewer, "vic"))
+        .await
+        .unwrap();
+    let factory = Arc::new(MockFactory::new(MockOptions {
+        chunk_delay: Duration::ZERO,
+        ..MockOptions::default()
+    }));
+    let mut session = HostSession::new(
+        factory,
+        AdapterConfig::default(),
+        Arc::new(Policy::AllowAll),
+        SessionOptions::default(),
+    );
+    session.start().await.unwrap();
+    let (notice_tx, mut notices) = mpsc::unbounded_channel();
+    let (input_tx, input_rx) = mpsc::unbounded_channel();
+    let bridge = HostBridge::new(
+        session.into(),
+        host_client,
+        SuggestionPolicy::Ask,
+        None,
+        notice_tx,
+    );
+    let host = tokio::spawn(bridge.run(input_rx));
+
+    // The host runs a prompt full of secrets; the co-driver sees the turn.
+    input_tx
+        .send(HostInput::Prompt(format!("{} [mock:text]", corpus::text())))
+        .unwrap();
+    let mut seen = String::new();
+    loop {
+        let f = next_frame(&mut co).await;
+        seen.push_str(&String::from_utf8_lossy(&f.payload()));
+        if matches!(f.kind(), cohost_protocol::FrameType::StreamEnd) {
+            break;
+        }
+    }
+    assert!(
+        seen.contains("execution") || seen.contains("[REDACTED]"),
+        "{seen}"
+    );
+    assert_eq!(
+        corpus::leaks(&seen),
+        Vec::<&str>::new(),
+        "the room received them"
+    );
+
+    // A viewer's chat with escape sequences, claiming to be the host.
+    let chat = "hi\x1b]0;pwned\x07\x1b[2J\x1b[31mred";
+    participant::chat(&viewer, chat, Some("host"))
+        .await
+        .unwrap();
+    let got = timeout(T, async {
+        loop {
+            if let Some(HostNotice::Chat(c)) = notices.recv().await {
+                return c;
+            }
+        }
+    })
+    .await
+    .unwrap();
+    let from = got.from.unwrap_or_default();
+    assert!(from.starts_with("viewer #"), "shown as {from:?}");
+    // What the co-driver's terminal shows of it.
+    let f = next_frame(&mut co).await;
+    let line = participant::frame_line(&participant::room_codec(&co), &f).unwrap();
+    assert!(line.starts_with("<viewer #"), "{line:?}");
+    assert!(line.ends_with("> hired"), "{line:?}");
+    assert!(!line.contains('\x1b') && !line.contains('\x07'), "{line:?}");
+
+    input_tx.send(HostInput::Quit).unwrap();
+    let mut session = timeout(T, host).await.unwrap().unwrap();
+    session.terminate().await.unwrap();
+    relay.shutdown().await;
+}
