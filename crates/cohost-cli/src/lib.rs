@@ -10,3 +10,4 @@ pub mod hostctx;
 pub mod multiplayer;
 pub mod providers;
 pub mod render;
+pub mod signals;

@@ -56,6 +56,12 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // The per-agent supervisor is this binary in a hidden mode; it must not
+    // parse flags, log or start a runtime.
+    if let Some(code) = cohost_agents::process::supervisor::run_helper_if_requested() {
+        return ExitCode::from(u8::try_from(code).unwrap_or(1));
+    }
+    cohost_agents::process::supervisor::use_current_exe();
     let cli = Cli::parse();
     tracing_subscriber::fmt()
         .with_env_filter(
@@ -100,5 +106,7 @@ fn main() -> ExitCode {
     });
     // Agents' process groups die with us even on an error path.
     cohost_agents::process::kill_all();
-    ExitCode::from(code)
+    // A blocking read (a prompt, stdin) must not keep cohost alive.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(200));
+    ExitCode::from(cohost_cli::signals::exit_code(code))
 }

@@ -162,6 +162,9 @@ fn working_dir(cwd: Option<PathBuf>) -> Result<PathBuf, CohostError> {
 
 /// Run the command; returns the exit code.
 pub async fn run(args: RunArgs) -> u8 {
+    if let Err(e) = crate::signals::listen() {
+        tracing::warn!(error = %e, "cannot listen for signals");
+    }
     let prompt = match read_prompt(&args.prompt) {
         Ok(p) => p,
         Err(e) => {
@@ -251,19 +254,19 @@ pub async fn run(args: RunArgs) -> u8 {
 
     let control = session.control();
     let json = args.json;
-    let ctrl_c = tokio::spawn(async move {
-        let mut presses = 0;
-        while tokio::signal::ctrl_c().await.is_ok() {
-            presses += 1;
-            if presses == 1 {
-                control.interrupt();
-                if !json {
-                    eprintln!("\ncohost: interrupting… (Ctrl+C again to quit)");
-                }
-            } else {
-                cohost_agents::process::kill_all();
-                std::process::exit(i32::from(exit::INTERRUPTED));
+    crate::signals::set_hook(move |stop| {
+        control.interrupt();
+        match stop {
+            crate::signals::Stop::Interrupt if !json => {
+                eprintln!("\ncohost: interrupting… (Ctrl+C again to quit)");
             }
+            crate::signals::Stop::Interrupt => {}
+            // A second Ctrl+C: the user wants out now.
+            crate::signals::Stop::Quit(sig) if sig == crate::signals::sigint() => {
+                crate::signals::force_exit(exit::INTERRUPTED)
+            }
+            // SIGTERM/HUP/QUIT: the ladder ends the turn, then run returns.
+            crate::signals::Stop::Quit(_) => {}
         }
     });
 
@@ -278,7 +281,6 @@ pub async fn run(args: RunArgs) -> u8 {
         }
     };
     let outcome = session.prompt(PromptInput::text(prompt), &mut sink).await;
-    ctrl_c.abort();
     let native = session.native_session_id().map(String::from);
     if let Err(e) = store.update(&record_id, |r| {
         r.native_session_id = native.clone().or(r.native_session_id.take());

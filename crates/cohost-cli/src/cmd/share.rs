@@ -179,6 +179,9 @@ pub fn parse_input(line: &str) -> Option<HostInput> {
 
 /// Run until the host quits.
 pub async fn run(args: ShareArgs) -> u8 {
+    if let Err(e) = crate::signals::listen() {
+        tracing::warn!(error = %e, "cannot listen for signals");
+    }
     let registry = match providers::registry() {
         Ok(r) => r,
         Err(e) => return exit::report(&e, args.json),
@@ -268,6 +271,11 @@ pub async fn run(args: ShareArgs) -> u8 {
         for line in std::io::stdin().lock().lines() {
             let Ok(line) = line else { break };
             if let Some(input) = parse_input(&line) {
+                if input == HostInput::Quit {
+                    // Stop a running turn too, and never take over 2 s.
+                    let _ = stdin_tx.send(HostInput::Interrupt);
+                    crate::signals::exit_within(crate::signals::QUIT_BUDGET, 0);
+                }
                 if stdin_tx.send(input).is_err() {
                     break;
                 }
@@ -275,20 +283,11 @@ pub async fn run(args: ShareArgs) -> u8 {
         }
     });
     let ctrl_tx = in_tx.clone();
-    tokio::spawn(async move {
-        let mut presses = 0;
-        while tokio::signal::ctrl_c().await.is_ok() {
-            presses += 1;
-            let input = if presses == 1 {
-                HostInput::Interrupt
-            } else {
-                HostInput::Quit
-            };
-            if ctrl_tx.send(input).is_err() || presses > 2 {
-                cohost_agents::process::kill_all();
-                std::process::exit(i32::from(exit::INTERRUPTED));
-            }
-        }
+    crate::signals::set_hook(move |stop| {
+        let _ = ctrl_tx.send(match stop {
+            crate::signals::Stop::Interrupt => HostInput::Interrupt,
+            crate::signals::Stop::Quit(_) => HostInput::Quit,
+        });
     });
 
     let (notice_tx, mut notice_rx) = mpsc::unbounded_channel();
@@ -307,6 +306,8 @@ pub async fn run(args: ShareArgs) -> u8 {
     let bridge = HostBridge::new(session, client, policy, Some(approvals), notice_tx);
     let mut session = bridge.run(in_rx).await;
     let _ = session.terminate().await;
+    // The session's approvals hold a notice sender: drop it so the printer ends.
+    drop(session);
     let _ = printer.await;
     if let Some(r) = embedded {
         r.shutdown().await;
