@@ -283,9 +283,15 @@ pub async fn run(args: ShareArgs) -> u8 {
         }
     });
     let ctrl_tx = in_tx.clone();
+    let quiet = args.json;
     crate::signals::set_hook(move |stop| {
         let _ = ctrl_tx.send(match stop {
-            crate::signals::Stop::Interrupt => HostInput::Interrupt,
+            crate::signals::Stop::Interrupt => {
+                if !quiet {
+                    eprintln!("\ncohost: interrupting… (Ctrl+C again to quit)");
+                }
+                HostInput::Interrupt
+            }
             crate::signals::Stop::Quit(_) => HostInput::Quit,
         });
     });
