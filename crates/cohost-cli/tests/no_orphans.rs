@@ -22,7 +22,8 @@ fn signal_ends_the_whole_tree(sig: i32, want_code: Option<i32>) {
     // INT/TERM/HUP, one in its own session), the foreground sleep, and the
     // supervisor: all carry the marker.
     assert!(
-        wait_for(Duration::from_secs(20), || live_marked(&rig.marker).len() >= 6),
+        wait_for(Duration::from_secs(20), || live_marked(&rig.marker).len()
+            >= 6),
         "the agent's tree never came up: {:?}",
         live_marked(&rig.marker)
     );
@@ -33,7 +34,10 @@ fn signal_ends_the_whole_tree(sig: i32, want_code: Option<i32>) {
     let took = sent.elapsed();
     if let Some(code) = want_code {
         assert_eq!(status.code(), Some(code), "exit code after signal {sig}");
-        assert!(took < Duration::from_secs(3), "signal {sig}: exit took {took:?}");
+        assert!(
+            took < Duration::from_secs(3),
+            "signal {sig}: exit took {took:?}"
+        );
     }
     no_marked_within(&rig.marker, Duration::from_secs(2));
 }
@@ -74,9 +78,8 @@ fn agent_exit_ends_the_turn_although_a_child_holds_stdout() {
         .trim()
         .parse()
         .unwrap();
-    let after_exit = Duration::from_nanos(
-        u64::try_from(ended.as_nanos().saturating_sub(exited_ns)).unwrap(),
-    );
+    let after_exit =
+        Duration::from_nanos(u64::try_from(ended.as_nanos().saturating_sub(exited_ns)).unwrap());
     assert!(
         after_exit < Duration::from_secs(2),
         "the turn ended {after_exit:?} after the agent exited"

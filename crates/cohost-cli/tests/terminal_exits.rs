@@ -153,7 +153,10 @@ fn idle_share_exits_on_the_second_ctrl_c() {
     signal(child.id(), libc::SIGINT);
     let sent = Instant::now();
     let status = exit_within(&mut child, Duration::from_secs(5));
-    assert!(status.is_some(), "share still runs 5 s after the second Ctrl+C");
+    assert!(
+        status.is_some(),
+        "share still runs 5 s after the second Ctrl+C"
+    );
     assert!(
         sent.elapsed() < Duration::from_millis(2500),
         "share took {:?} to quit",

@@ -20,13 +20,16 @@ pub struct TreeRig {
 }
 
 /// The agent: three background children (same group, ignoring INT/TERM/HUP,
-/// `setsid`), then either a long foreground sleep or, for the prompt `bg`,
-/// an exit that leaves a silent child holding stdout.
+/// `setsid`), then a long foreground sleep; for the prompt `quick` it exits
+/// at once, for `bg` it exits leaving one more silent child on stdout.
 const SCRIPT: &str = r#"#!/bin/sh
 sleep 300 &
 (trap '' INT TERM HUP; exec sleep 301) &
 setsid sleep 302 &
 echo "working on: $1"
+if [ "$1" = "quick" ]; then
+  exit 0
+fi
 if [ "$1" = "bg" ]; then
   sleep 303 &
   date +%s%N > "$(dirname "$0")/exited"
