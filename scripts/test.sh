@@ -32,3 +32,6 @@ log "cargo nextest run --workspace"
 cargo nextest run --workspace --profile ci "$@"
 log "doc tests"
 cargo test --workspace --doc --quiet
+# Issue 13's soak, 50 randomized cycles (no orphan, no hang; exits 1 otherwise).
+log "soak: 50 cycles of cohost run ended every way (cohost-cli/benches/soak)"
+cargo test -p cohost-cli --bench soak --quiet -- --cycles 50 --seconds 110 --serve-sessions 20
