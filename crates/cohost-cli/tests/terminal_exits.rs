@@ -108,42 +108,50 @@ fn has(buf: &Arc<Mutex<String>>, needle: &str) -> bool {
     buf.lock().unwrap().contains(needle)
 }
 
-#[test]
-fn share_exits_on_quit() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut child = share(&dir);
+/// `cohost share` started and past its banner: (child, stdout, stderr).
+fn started_share(
+    dir: &tempfile::TempDir,
+) -> (std::process::Child, Arc<Mutex<String>>, Arc<Mutex<String>>) {
+    let mut child = share(dir);
     let out = drain(child.stdout.take().unwrap());
-    let _err = drain(child.stderr.take().unwrap());
+    let err = drain(child.stderr.take().unwrap());
     assert!(
         wait_for(Duration::from_secs(20), || has(&out, "Sharing")),
         "share never started: {}",
-        out.lock().unwrap()
+        err.lock().unwrap()
     );
+    (child, out, err)
+}
+
+/// Wait for `child` to exit and check it took under 2.5 s since `sent`.
+fn quits_soon(child: &mut std::process::Child, sent: Instant, what: &str) -> Option<i32> {
+    let status = exit_within(child, Duration::from_secs(5));
+    assert!(status.is_some(), "share still runs 5 s after {what}");
+    assert!(
+        sent.elapsed() < Duration::from_millis(2500),
+        "share took {:?} to quit after {what}",
+        sent.elapsed()
+    );
+    status.and_then(|s| s.code())
+}
+
+#[test]
+fn share_exits_on_quit() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut child, _out, _err) = started_share(&dir);
     let mut stdin = child.stdin.take().unwrap();
     stdin.write_all(b"/quit\n").unwrap();
     stdin.flush().unwrap();
-    let sent = Instant::now();
-    let status = exit_within(&mut child, Duration::from_secs(5));
-    assert!(status.is_some(), "share still runs 5 s after /quit");
-    assert!(
-        sent.elapsed() < Duration::from_millis(2500),
-        "share took {:?} to quit",
-        sent.elapsed()
-    );
+    let code = quits_soon(&mut child, Instant::now(), "/quit");
+    assert_eq!(code, Some(0));
     drop(stdin);
 }
 
 #[test]
 fn idle_share_exits_on_the_second_ctrl_c() {
     let dir = tempfile::tempdir().unwrap();
-    let mut child = share(&dir);
-    let out = drain(child.stdout.take().unwrap());
-    let err = drain(child.stderr.take().unwrap());
+    let (mut child, _out, err) = started_share(&dir);
     let _stdin = child.stdin.take();
-    assert!(
-        wait_for(Duration::from_secs(20), || has(&out, "Sharing")),
-        "share never started"
-    );
     signal(child.id(), libc::SIGINT);
     assert!(
         wait_for(Duration::from_secs(5), || has(&err, "Ctrl+C again")),
@@ -151,16 +159,6 @@ fn idle_share_exits_on_the_second_ctrl_c() {
         err.lock().unwrap()
     );
     signal(child.id(), libc::SIGINT);
-    let sent = Instant::now();
-    let status = exit_within(&mut child, Duration::from_secs(5));
-    assert!(
-        status.is_some(),
-        "share still runs 5 s after the second Ctrl+C"
-    );
-    assert!(
-        sent.elapsed() < Duration::from_millis(2500),
-        "share took {:?} to quit",
-        sent.elapsed()
-    );
-    assert_eq!(status.and_then(|s| s.code()), Some(130));
+    let code = quits_soon(&mut child, Instant::now(), "the second Ctrl+C");
+    assert_eq!(code, Some(130));
 }

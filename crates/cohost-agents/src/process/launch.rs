@@ -25,6 +25,26 @@ pub(crate) struct Launched {
     pub tree_done: watch::Receiver<bool>,
 }
 
+type Pipes = (Option<ChildStdin>, Option<ChildStdout>, Option<ChildStderr>);
+
+impl Launched {
+    fn new(
+        pid: u32,
+        (stdin, stdout, stderr): Pipes,
+        exit: watch::Receiver<Option<ExitInfo>>,
+        tree_done: watch::Receiver<bool>,
+    ) -> Launched {
+        Launched {
+            pid,
+            stdin,
+            stdout,
+            stderr,
+            exit,
+            tree_done,
+        }
+    }
+}
+
 /// Why a supervised launch failed.
 pub(crate) enum Failure {
     /// The supervisor ran but the agent could not start (no such binary...).
@@ -83,7 +103,7 @@ pub(crate) fn direct(spec: &ProcessSpec) -> std::io::Result<Launched> {
     let pid = child.id().unwrap_or(0);
     let (exit_tx, exit) = watch::channel(None);
     let (tree_tx, tree_done) = watch::channel(false);
-    let (stdin, stdout, stderr) = (child.stdin.take(), child.stdout.take(), child.stderr.take());
+    let pipes = (child.stdin.take(), child.stdout.take(), child.stderr.take());
     tokio::spawn(async move {
         let info = match child.wait().await {
             Ok(status) => ExitInfo {
@@ -98,14 +118,7 @@ pub(crate) fn direct(spec: &ProcessSpec) -> std::io::Result<Launched> {
         let _ = exit_tx.send(Some(info));
         let _ = tree_tx.send(true);
     });
-    Ok(Launched {
-        pid,
-        stdin,
-        stdout,
-        stderr,
-        exit,
-        tree_done,
-    })
+    Ok(Launched::new(pid, pipes, exit, tree_done))
 }
 
 /// Spawn `sup __supervise PROGRAM ARGS...`; the agent inherits the
@@ -139,7 +152,7 @@ pub(crate) fn supervised(sup: &Path, spec: &ProcessSpec) -> Result<Launched, Fai
     supervisor::register(pid, &ours, supervisor_pid);
     let (exit_tx, exit) = watch::channel(None);
     let (tree_tx, tree_done) = watch::channel(false);
-    let (stdin, stdout, stderr) = (child.stdin.take(), child.stdout.take(), child.stderr.take());
+    let pipes = (child.stdin.take(), child.stdout.take(), child.stderr.take());
     // Lines are rare (one per agent exit): a plain thread reads them, so
     // bytes the start-up read buffered are not lost.
     let spawned = std::thread::Builder::new()
@@ -169,12 +182,5 @@ pub(crate) fn supervised(sup: &Path, spec: &ProcessSpec) -> Result<Launched, Fai
     tokio::spawn(async move {
         let _ = child.wait().await;
     });
-    Ok(Launched {
-        pid,
-        stdin,
-        stdout,
-        stderr,
-        exit,
-        tree_done,
-    })
+    Ok(Launched::new(pid, pipes, exit, tree_done))
 }

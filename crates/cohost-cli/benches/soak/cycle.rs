@@ -159,8 +159,11 @@ pub async fn run(rigs: &Rigs, agent: Agent, end: End) -> Outcome {
             }
         });
     }
-    let waits_for_stream =
-        !matches!(end, End::Normal) && !(agent == Agent::Mock && end == End::AgentKilled);
+    // The mock's `crash` dies by itself; a normal end is just awaited.
+    let waits_for_stream = !matches!(
+        (agent, end),
+        (_, End::Normal) | (Agent::Mock, End::AgentKilled)
+    );
     let mut early_exit = false;
     let began = wait_for(Duration::from_secs(60), || {
         if !waits_for_stream || streaming.load(Ordering::SeqCst) {

@@ -16,6 +16,10 @@ pub struct ServeArgs {
 
 /// Serve until Ctrl+C.
 pub async fn run(args: ServeArgs) -> u8 {
+    // SIGTERM/HUP/QUIT end the sessions' agents first; Ctrl+C stays below.
+    if let Err(e) = crate::signals::listen_terminations() {
+        tracing::warn!(error = %e, "cannot listen for signals");
+    }
     let host = match hostctx::host() {
         Ok(h) => h,
         Err(e) => return exit::report(&e, false),

@@ -2,6 +2,8 @@
 //! children try every way out of cohost's reach, and marker-based checks.
 
 #![allow(dead_code)]
+// Test support, shared with the soak bench: a failed setup may panic.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
