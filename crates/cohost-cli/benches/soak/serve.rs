@@ -13,6 +13,21 @@ fn fds(pid: u32) -> usize {
     std::fs::read_dir(format!("/proc/{pid}/fd")).map_or(0, |d| d.count())
 }
 
+/// What the open fds are, by kind (`socket`, `pipe`, `anon_inode:[eventpoll]`, a path).
+fn fd_kinds(pid: u32) -> std::collections::BTreeMap<String, usize> {
+    let mut kinds = std::collections::BTreeMap::new();
+    if let Ok(dir) = std::fs::read_dir(format!("/proc/{pid}/fd")) {
+        for e in dir.flatten() {
+            let target = std::fs::read_link(e.path())
+                .map(|t| t.display().to_string())
+                .unwrap_or_default();
+            let kind = target.split(":[").next().unwrap_or_default().to_string();
+            *kinds.entry(kind).or_insert(0) += 1;
+        }
+    }
+    kinds
+}
+
 fn rss_kib(pid: u32) -> u64 {
     std::fs::read_to_string(format!("/proc/{pid}/status"))
         .ok()
@@ -83,14 +98,27 @@ async fn session(http: &reqwest::Client, base: &str, rigs: &Rigs) -> Result<(), 
     Ok(())
 }
 
+/// The server, killed if the soak itself fails half-way.
+struct Server(std::process::Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if self.0.try_wait().ok().flatten().is_none() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
 pub async fn soak(rigs: &Rigs, n: usize) -> bool {
-    let mut child = match rigs.command(Agent::Tree, &["serve", "--port", "0"]).spawn() {
-        Ok(c) => c,
+    let mut server = match rigs.command(Agent::Tree, &["serve", "--port", "0"]).spawn() {
+        Ok(c) => Server(c),
         Err(e) => {
             println!("serve: cannot start: {e}");
             return false;
         }
     };
+    let child = &mut server.0;
     let pid = child.id();
     let mut line = String::new();
     if let Some(out) = child.stdout.take() {
@@ -105,25 +133,40 @@ pub async fn soak(rigs: &Rigs, n: usize) -> bool {
         let _ = child.kill();
         return false;
     };
-    let Ok(http) = cohost_agents::http::client_builder().build() else {
+    let client = || cohost_agents::http::client_builder().build().ok();
+    let mut errors = Vec::new();
+    // One warm-up session so lazily built state is in "before"; each phase
+    // has its own client, dropped before measuring, so pooled keep-alive
+    // connections are not counted as the server's.
+    let Some(http) = client() else {
         println!("serve: no HTTP client");
         return false;
     };
-    let mut errors = Vec::new();
-    // One warm-up session so lazily built state is in "before".
     if let Err(e) = session(&http, &addr, rigs).await {
         errors.push(e);
     }
+    drop(http);
+    wait_for(Duration::from_secs(3), || children(pid) == 0);
+    std::thread::sleep(Duration::from_millis(500));
     let (fd0, rss0) = (fds(pid), rss_kib(pid));
     let start = Instant::now();
+    let Some(http) = client() else {
+        return false;
+    };
     for _ in 0..n {
         if let Err(e) = session(&http, &addr, rigs).await {
             errors.push(e);
         }
     }
+    drop(http);
     // Sessions end asynchronously: give them a moment to let go.
-    wait_for(Duration::from_secs(3), || children(pid) == 0);
+    wait_for(Duration::from_secs(3), || {
+        children(pid) == 0 && fds(pid) <= fd0
+    });
     let (fd1, rss1, kids) = (fds(pid), rss_kib(pid), children(pid));
+    if fd1 > fd0 {
+        println!("serve: open fds after: {:?}", fd_kinds(pid));
+    }
     let left = live_with_env(MARK_VAR, &rigs.tree.marker).len();
     println!(
         "serve: {n} sessions in {:.1} s; fds {fd0} -> {fd1}; RSS {rss0} KiB -> {rss1} KiB; \
@@ -135,6 +178,6 @@ pub async fn soak(rigs: &Rigs, n: usize) -> bool {
         println!("  serve error: {e}");
     }
     signal(pid, libc::SIGTERM);
-    let _ = exit_within(&mut child, Duration::from_secs(5));
+    let _ = exit_within(child, Duration::from_secs(5));
     errors.is_empty() && kids == 0 && left == 0 && fd1 <= fd0 + 2
 }
