@@ -47,3 +47,6 @@ if [ "${COHOST_SKIP_FUZZ:-0}" != 1 ]; then
     log "SKIPPED: fuzz smoke run (no nightly toolchain)"
   fi
 fi
+# Issue 13's soak, 50 randomized cycles (no orphan, no hang; exits 1 otherwise).
+log "soak: 50 cycles of cohost run ended every way (cohost-cli/benches/soak)"
+cargo test -p cohost-cli --bench soak --quiet -- --cycles 50 --seconds 110 --serve-sessions 20

@@ -2,7 +2,8 @@
 
 use cohost_core::{ApprovalContext, ApprovalOption, Decision, DecisionOrigin, DecisionSource};
 use futures::future::BoxFuture;
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use tokio::sync::Mutex;
 
@@ -30,17 +31,21 @@ impl DecisionSource for TerminalPrompt {
                 request.kind,
                 compact(&request.input)
             );
-            // Reading stdin blocks; keep it off the async workers.
+            // Reading stdin blocks; keep it off the async workers, and let
+            // the deadline, an interrupt or the turn's end (all of which
+            // drop this future) stop the read too.
+            let cancel = CancelOnDrop::default();
+            let flag = cancel.0.clone();
             let answer = tokio::task::spawn_blocking(move || {
                 let mut err = std::io::stderr();
                 let _ = err.write_all(question.as_bytes());
                 let _ = err.flush();
-                let mut line = String::new();
-                std::io::stdin().lock().read_line(&mut line).map(|_| line)
+                read_line_unless(&flag)
             })
             .await;
+            drop(cancel);
             let option = match answer {
-                Ok(Ok(line)) => parse_answer(&line),
+                Ok(Some(line)) => parse_answer(&line),
                 _ => None,
             };
             match option {
@@ -53,6 +58,60 @@ impl DecisionSource for TerminalPrompt {
             }
         })
     }
+}
+
+/// Sets its flag when dropped: the prompt's future is gone, stop reading.
+#[derive(Default)]
+struct CancelOnDrop(Arc<AtomicBool>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+}
+
+/// How often a waiting read checks whether it was cancelled.
+const POLL_MS: libc::c_int = 50;
+
+/// One line from stdin, `None` on EOF, error or once `cancel` is set. The
+/// terminal is polled, never read blindly, so the thread returns within
+/// [`POLL_MS`] of a cancel instead of waiting for a key press (which would
+/// also keep the runtime, and so cohost, from exiting).
+#[allow(unsafe_code)]
+fn read_line_unless(cancel: &AtomicBool) -> Option<String> {
+    let mut line = Vec::new();
+    while !cancel.load(Ordering::SeqCst) {
+        let mut pfd = libc::pollfd {
+            fd: libc::STDIN_FILENO,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: poll reads and writes only `pfd`, one valid entry.
+        let ready = unsafe { libc::poll(&mut pfd, 1, POLL_MS) };
+        if ready < 0 {
+            if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return None;
+        }
+        if ready == 0 {
+            continue;
+        }
+        let mut buf = [0u8; 256];
+        // SAFETY: read writes at most `buf.len()` bytes into `buf`.
+        let n = unsafe { libc::read(libc::STDIN_FILENO, buf.as_mut_ptr().cast(), buf.len()) };
+        let Ok(n) = usize::try_from(n) else {
+            return None;
+        };
+        if n == 0 {
+            return (!line.is_empty()).then(|| String::from_utf8_lossy(&line).into_owned());
+        }
+        line.extend_from_slice(&buf[..n]);
+        if let Some(end) = line.iter().position(|b| *b == b'\n') {
+            return Some(String::from_utf8_lossy(&line[..end]).into_owned());
+        }
+    }
+    None
 }
 
 /// `y`/`yes` allow once, `a`/`always` allow always, `N`/`never` reject

@@ -81,6 +81,12 @@ impl Command {
 }
 
 fn main() -> ExitCode {
+    // The per-agent supervisor is this binary in a hidden mode; it must not
+    // parse flags, log or start a runtime.
+    if let Some(code) = cohost_agents::process::supervisor::run_helper_if_requested() {
+        return ExitCode::from(u8::try_from(code).unwrap_or(1));
+    }
+    cohost_agents::process::supervisor::use_current_exe();
     let cli = Cli::parse();
     // Before anything prints or logs: the sanitizer learns every secret
     // value cohost knows (environment, config, credential files).
@@ -129,6 +135,9 @@ fn main() -> ExitCode {
     });
     // Agents' process groups die with us even on an error path.
     cohost_agents::process::kill_all();
+    // A blocking read (a prompt, stdin) must not keep cohost alive.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(200));
     // The one place a command's failure is shown (human, or JSON under --json).
-    ExitCode::from(cohost_cli::exit::report(result, json))
+    let code = cohost_cli::exit::report(result, json);
+    ExitCode::from(cohost_cli::signals::exit_code(code))
 }

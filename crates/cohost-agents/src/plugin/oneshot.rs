@@ -260,6 +260,8 @@ impl AgentAdapter for OneShotAdapter {
             for ev in out.drain(..) {
                 let _ = tx.unbounded_send(ev);
             }
+            // The turn is over: what is left of its processes dies now.
+            child.kill_tree();
         });
         Ok(rx.boxed())
     }

@@ -4,9 +4,7 @@
 use cohost_core::{CohostError, ErrorCode};
 use std::ffi::OsString;
 use std::fmt;
-use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
-use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
@@ -16,7 +14,9 @@ use tokio::sync::{mpsc, watch};
 use super::env::EnvPolicy;
 use super::framer::{Frame, LineFramer, DEFAULT_MAX_LINE_BYTES};
 use super::group::{self, signal_group, GroupSignal};
+use super::launch;
 use super::stderr::{StderrRing, DEFAULT_STDERR_BYTES};
+use super::supervisor;
 
 /// How to start an agent process.
 #[derive(Debug, Clone)]
@@ -166,7 +166,8 @@ impl StdinWriter {
 
 /// A running agent process, leader of its own process group.
 ///
-/// Dropping it SIGKILLs the whole group, so no code path can leak an agent.
+/// Dropping it SIGKILLs the whole group (and, under a supervisor, every
+/// descendant), so no code path can leak an agent.
 pub struct Supervised {
     provider_id: Arc<str>,
     pid: u32,
@@ -176,6 +177,7 @@ pub struct Supervised {
     stderr: Arc<Mutex<StderrRing>>,
     exit: watch::Receiver<Option<ExitInfo>>,
     stderr_done: watch::Receiver<bool>,
+    tree_done: watch::Receiver<bool>,
     killed: bool,
 }
 
@@ -191,22 +193,14 @@ impl fmt::Debug for Supervised {
 
 impl Supervised {
     /// Spawn the process described by `spec`. Must run inside a tokio runtime.
+    ///
+    /// Under a supervisor program ([`super::supervisor::use_current_exe`])
+    /// the agent runs below its own supervisor, which kills the whole tree
+    /// when this handle goes or cohost dies; otherwise it is spawned
+    /// directly (see [`super::supervisor`] for what each guarantees).
     pub fn spawn(spec: ProcessSpec) -> Result<Supervised, CohostError> {
-        let mut cmd = tokio::process::Command::new(&spec.program);
-        cmd.args(&spec.args)
-            .env_clear()
-            .envs(spec.env.build_from_process())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            // Backstop if the runtime shuts down before our Drop runs.
-            .kill_on_drop(true);
-        if let Some(cwd) = &spec.cwd {
-            cmd.current_dir(cwd);
-        }
         let provider_id: Arc<str> = spec.provider_id.as_str().into();
-        let mut child = cmd.spawn().map_err(|e| {
+        let failed = |e: &dyn fmt::Display| {
             CohostError::new(
                 ErrorCode::SpawnFailed,
                 format!(
@@ -215,45 +209,59 @@ impl Supervised {
                 ),
             )
             .with_fix("check the binary path, its permissions and the working directory")
-        })?;
-        let pid = child.id().unwrap_or(0);
+        };
+        let launched = match supervisor::program() {
+            Some(sup) => match launch::supervised(sup, &spec) {
+                Ok(l) => l,
+                Err(launch::Failure::Agent(msg)) => return Err(failed(&msg)),
+                Err(launch::Failure::Supervisor(e)) => {
+                    tracing::warn!(error = %e, "agent supervisor unavailable; spawning directly");
+                    launch::direct(&spec).map_err(|e| failed(&e))?
+                }
+            },
+            None => launch::direct(&spec).map_err(|e| failed(&e))?,
+        };
+        let launch::Launched {
+            pid,
+            stdin,
+            stdout,
+            stderr: stderr_pipe,
+            exit: exit_rx,
+            tree_done,
+        } = launched;
         let pgid = i32::try_from(pid).unwrap_or(0);
         if pgid > 1 {
             group::register(pgid);
         }
 
         let stdin = StdinWriter {
-            inner: Arc::new(tokio::sync::Mutex::new(child.stdin.take())),
+            inner: Arc::new(tokio::sync::Mutex::new(stdin)),
             provider_id: provider_id.clone(),
         };
         let (tx, rx) = mpsc::channel(spec.channel_capacity.max(1));
-        if let Some(out) = child.stdout.take() {
-            tokio::spawn(read_stdout(out, LineFramer::new(spec.max_line_bytes), tx));
+        if let Some(out) = stdout {
+            tokio::spawn(read_stdout(
+                out,
+                LineFramer::new(spec.max_line_bytes),
+                tx,
+                exit_rx.clone(),
+            ));
         }
         let stderr = Arc::new(Mutex::new(StderrRing::new(spec.stderr_bytes)));
         let (stderr_done_tx, stderr_done) = watch::channel(false);
-        match child.stderr.take() {
+        match stderr_pipe {
             Some(err) => {
-                tokio::spawn(read_stderr(err, stderr.clone(), stderr_done_tx));
+                tokio::spawn(read_stderr(
+                    err,
+                    stderr.clone(),
+                    stderr_done_tx,
+                    exit_rx.clone(),
+                ));
             }
             None => {
                 let _ = stderr_done_tx.send(true);
             }
         }
-        let (exit_tx, exit_rx) = watch::channel(None);
-        tokio::spawn(async move {
-            let info = match child.wait().await {
-                Ok(status) => ExitInfo {
-                    code: status.code(),
-                    signal: status.signal(),
-                },
-                Err(_) => ExitInfo {
-                    code: None,
-                    signal: None,
-                },
-            };
-            let _ = exit_tx.send(Some(info));
-        });
 
         Ok(Supervised {
             provider_id,
@@ -264,6 +272,7 @@ impl Supervised {
             stderr,
             exit: exit_rx,
             stderr_done,
+            tree_done,
             killed: false,
         })
     }
@@ -336,10 +345,14 @@ impl Supervised {
         })
     }
 
-    /// SIGKILL the group and wait (bounded) for the leader to be reaped.
+    /// SIGKILL the group (and, under a supervisor, every descendant) and
+    /// wait (bounded) until the leader is reaped and the tree is gone.
     pub async fn kill(&mut self) -> Option<ExitInfo> {
         self.kill_now();
-        self.wait_exit(Duration::from_secs(2)).await
+        let info = self.wait_exit(Duration::from_secs(2)).await;
+        let mut tree = self.tree_done.clone();
+        let _ = tokio::time::timeout(Duration::from_secs(2), tree.wait_for(|d| *d)).await;
+        info
     }
 
     /// SIGTERM, wait up to `grace`, then SIGKILL the group.
@@ -356,11 +369,19 @@ impl Supervised {
     }
 
     fn kill_now(&mut self) {
+        self.kill_tree();
+        self.killed = true;
+    }
+
+    /// SIGKILL what is left of the agent: its group now, and under a
+    /// supervisor every descendant (`setsid` ones included) right after.
+    /// Does not wait; [`Supervised::kill`] does.
+    pub fn kill_tree(&self) {
         if self.pgid > 1 {
             let _ = signal_group(self.pgid, GroupSignal::Kill);
             group::deregister(self.pgid);
         }
-        self.killed = true;
+        supervisor::release(self.pid);
     }
 
     /// The sanitized stderr captured so far.
@@ -401,18 +422,56 @@ impl Drop for Supervised {
     }
 }
 
+/// After the leader exits, a descendant may still hold the pipe (a
+/// background shell command does): reading goes on while data comes, but
+/// a pause this long ends the stream.
+const AFTER_EXIT_IDLE: Duration = Duration::from_millis(300);
+/// ... and whatever comes, the stream ends this long after the exit.
+const AFTER_EXIT_MAX: Duration = Duration::from_secs(3);
+
+/// One read of a pipe whose writer is the agent's tree. `None` ends the
+/// stream: EOF, an error, or the leader's exit plus the grace above.
+async fn read_some(
+    pipe: &mut (impl AsyncRead + Unpin),
+    buf: &mut [u8],
+    exit: &mut watch::Receiver<Option<ExitInfo>>,
+    exited_at: &mut Option<tokio::time::Instant>,
+) -> Option<usize> {
+    loop {
+        let read = match *exited_at {
+            Some(at) => {
+                let left =
+                    (at + AFTER_EXIT_MAX).saturating_duration_since(tokio::time::Instant::now());
+                tokio::time::timeout(AFTER_EXIT_IDLE.min(left), pipe.read(buf))
+                    .await
+                    .ok()?
+            }
+            None => tokio::select! {
+                r = pipe.read(buf) => r,
+                _ = exit.wait_for(Option::is_some) => {
+                    // Also reached when the watcher is gone: same meaning.
+                    *exited_at = Some(tokio::time::Instant::now());
+                    continue;
+                }
+            },
+        };
+        return match read {
+            Ok(0) | Err(_) => None,
+            Ok(n) => Some(n),
+        };
+    }
+}
+
 async fn read_stdout(
     mut out: impl AsyncRead + Unpin,
     mut framer: LineFramer,
     tx: mpsc::Sender<Frame>,
+    mut exit: watch::Receiver<Option<ExitInfo>>,
 ) {
     let mut buf = vec![0u8; 64 * 1024];
     let mut frames = Vec::new();
-    loop {
-        let n = match out.read(&mut buf).await {
-            Ok(0) | Err(_) => break,
-            Ok(n) => n,
-        };
+    let mut exited_at = None;
+    while let Some(n) = read_some(&mut out, &mut buf, &mut exit, &mut exited_at).await {
         framer.push(&buf[..n], &mut frames);
         for f in frames.drain(..) {
             if tx.send(f).await.is_err() {
@@ -432,16 +491,13 @@ async fn read_stderr(
     mut err: impl AsyncRead + Unpin,
     ring: Arc<Mutex<StderrRing>>,
     done: watch::Sender<bool>,
+    mut exit: watch::Receiver<Option<ExitInfo>>,
 ) {
     let mut buf = vec![0u8; 8192];
-    loop {
-        match err.read(&mut buf).await {
-            Ok(0) | Err(_) => break,
-            Ok(n) => {
-                if let Ok(mut r) = ring.lock() {
-                    r.push(&buf[..n]);
-                }
-            }
+    let mut exited_at = None;
+    while let Some(n) = read_some(&mut err, &mut buf, &mut exit, &mut exited_at).await {
+        if let Ok(mut r) = ring.lock() {
+            r.push(&buf[..n]);
         }
     }
     let _ = done.send(true);

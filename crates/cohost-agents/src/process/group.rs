@@ -121,11 +121,14 @@ pub fn live_groups() -> Vec<i32> {
     LIVE.groups()
 }
 
-/// SIGKILL every live group. The binary calls this on exit (normal, error or
-/// signal) so no agent outlives cohost. Returns how many groups still
-/// existed.
+/// SIGKILL every live group, then release every agent supervisor and wait
+/// (at most a second) until each has killed its tree. The binary calls this
+/// on exit (normal, error or signal) so no agent outlives cohost. Returns
+/// how many groups still existed.
 pub fn kill_all() -> usize {
-    LIVE.kill_all()
+    let n = LIVE.kill_all();
+    super::supervisor::release_all(std::time::Duration::from_secs(1));
+    n
 }
 
 #[cfg(test)]

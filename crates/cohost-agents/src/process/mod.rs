@@ -11,6 +11,12 @@
 //! - exit is watched ([`ExitInfo`]); signals go to the whole group
 //!   ([`GroupSignal`]); the group is SIGKILLed on `terminate` and on `Drop`;
 //!   [`kill_all`] kills every group still alive (the binary calls it on exit).
+//! - [`supervisor`]: under the `cohost` binary each agent runs below a small
+//!   supervisor (cohost in a hidden mode, a child subreaper) that kills the
+//!   agent's whole tree, `setsid` descendants included, when the session
+//!   ends or cohost dies, even by SIGKILL.
+//! - a turn never waits on a pipe a descendant keeps open: once the leader
+//!   exits, stdout and stderr end after a short idle grace.
 //! - [`locate_binary`] and [`probe_version`] find the agent and check it.
 //!
 //! A driver owns one [`Supervised`], takes its stdout receiver into the turn
@@ -24,10 +30,12 @@ mod child;
 mod env;
 mod framer;
 mod group;
+mod launch;
 mod locate;
 pub(crate) mod oneshot;
 pub mod procfs;
 mod stderr;
+pub mod supervisor;
 
 pub use child::{ExitInfo, ProcessSpec, StdinWriter, Supervised};
 pub use env::{EnvPolicy, ALLOWED_NAMES, ALLOWED_PREFIXES};

@@ -237,3 +237,41 @@ async fn spawn_failure_is_typed() {
     let e = Supervised::spawn(ProcessSpec::new("test", "/nonexistent/agent")).unwrap_err();
     assert_eq!(e.code, cohost_core::ErrorCode::SpawnFailed);
 }
+
+#[tokio::test]
+async fn leader_exit_ends_the_streams_although_a_child_holds_them() {
+    // The background sleep inherits stdout and stderr and keeps both open
+    // for a minute; the turn must not wait for it.
+    let mut child =
+        Supervised::spawn(sh("sleep 60 & echo last words; echo oops >&2; exit 0")).unwrap();
+    let mut rx = child.take_stdout().unwrap();
+    let start = std::time::Instant::now();
+    let mut got = Vec::new();
+    while let Ok(Some(f)) = tokio::time::timeout(Duration::from_secs(10), rx.recv()).await {
+        got.push(f);
+    }
+    assert!(
+        start.elapsed() < Duration::from_secs(2),
+        "stdout stayed open {:?} after the leader exited",
+        start.elapsed()
+    );
+    assert_eq!(lines(&got), vec!["last words".to_string()]);
+    let info = child.settle(Duration::from_secs(2)).await;
+    assert_eq!(info.map(|i| i.code), Some(Some(0)));
+    assert!(
+        child.stderr_text().contains("oops"),
+        "stderr kept: {:?}",
+        child.stderr_text()
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(3),
+        "stderr stayed open too"
+    );
+    let pgid = child.pid() as i32;
+    drop(child);
+    assert!(
+        eventually(|| procfs::live_group_members(pgid).is_empty()).await,
+        "the background child must die with the handle: {:?}",
+        procfs::live_group_members(pgid)
+    );
+}

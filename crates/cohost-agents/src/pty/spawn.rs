@@ -69,9 +69,19 @@ impl PtyChild {
         if let Some(dir) = cwd {
             cmd.current_dir(dir);
         }
+        let parent = std::process::id();
         // SAFETY: only async-signal-safe calls between fork and exec.
         unsafe {
-            cmd.pre_exec(|| {
+            cmd.pre_exec(move || {
+                // The leader dies with cohost, even by SIGKILL (the rest of
+                // the session gets SIGHUP when the master closes).
+                #[cfg(target_os = "linux")]
+                {
+                    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+                    if u32::try_from(libc::getppid()).ok() != Some(parent) {
+                        libc::_exit(1);
+                    }
+                }
                 if libc::setsid() < 0 {
                     return Err(io::Error::last_os_error());
                 }

@@ -142,6 +142,9 @@ fn request(args: &RunArgs) -> SessionRequest {
 
 /// Run the command: one turn; the exit code is the turn's end.
 pub async fn run(args: RunArgs) -> CmdResult {
+    if let Err(e) = crate::signals::listen() {
+        tracing::warn!(error = %e, "cannot listen for signals");
+    }
     let prompt = read_prompt(&args.prompt).map_err(Failure::usage)?;
     let (host, cfg) = crate::hostctx::host_and_config()?;
     let mut session = session::prepare(&host, &cfg, request(&args)).map_err(|e| match e {
@@ -159,19 +162,19 @@ pub async fn run(args: RunArgs) -> CmdResult {
 
     let control = session.control();
     let json = args.json;
-    let ctrl_c = tokio::spawn(async move {
-        let mut presses = 0;
-        while tokio::signal::ctrl_c().await.is_ok() {
-            presses += 1;
-            if presses == 1 {
-                control.interrupt();
-                if !json {
-                    eprintln!("\ncohost: interrupting… (Ctrl+C again to quit)");
-                }
-            } else {
-                cohost_agents::process::kill_all();
-                std::process::exit(i32::from(exit::INTERRUPTED));
+    crate::signals::set_hook(move |stop| {
+        control.interrupt();
+        match stop {
+            crate::signals::Stop::Interrupt if !json => {
+                eprintln!("\ncohost: interrupting… (Ctrl+C again to quit)");
             }
+            crate::signals::Stop::Interrupt => {}
+            // A second Ctrl+C: the user wants out now.
+            crate::signals::Stop::Quit(sig) if sig == crate::signals::sigint() => {
+                crate::signals::force_exit(exit::INTERRUPTED)
+            }
+            // SIGTERM/HUP/QUIT: the ladder ends the turn, then run returns.
+            crate::signals::Stop::Quit(_) => {}
         }
     });
 
@@ -186,7 +189,6 @@ pub async fn run(args: RunArgs) -> CmdResult {
         }
     };
     let outcome = session.prompt(PromptInput::text(prompt), &mut sink).await;
-    ctrl_c.abort();
     if !json {
         eprintln!(
             "cohost: session {record_id} (continue with: cohost run --resume {record_id} \"...\")"

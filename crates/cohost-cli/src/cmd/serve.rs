@@ -16,6 +16,10 @@ pub struct ServeArgs {
 
 /// Serve until Ctrl+C.
 pub async fn run(args: ServeArgs) -> CmdResult {
+    // SIGTERM/HUP/QUIT end the sessions' agents first; Ctrl+C stays below.
+    if let Err(e) = crate::signals::listen_terminations() {
+        tracing::warn!(error = %e, "cannot listen for signals");
+    }
     let host = hostctx::host()?;
     let token_file = cohost_host::serve::api_token_file(&host.paths);
     let (addr, task) =

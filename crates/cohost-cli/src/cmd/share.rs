@@ -13,7 +13,7 @@ use std::sync::Arc;
 use tokio::sync::mpsc;
 
 use crate::cmd::run::{AgentArgs, Approve};
-use crate::exit::{self, CmdResult};
+use crate::exit::CmdResult;
 use crate::multiplayer::host::{
     host_approvals, HostBridge, HostInput, HostNotice, SuggestionPolicy,
 };
@@ -202,6 +202,9 @@ async fn invites(
 
 /// Run until the host quits.
 pub async fn run(args: ShareArgs) -> CmdResult {
+    if let Err(e) = crate::signals::listen() {
+        tracing::warn!(error = %e, "cannot listen for signals");
+    }
     let (host, cfg) = crate::hostctx::host_and_config()?;
     let approvals = host_approvals();
     let mut req = SessionRequest::new(
@@ -248,6 +251,11 @@ pub async fn run(args: ShareArgs) -> CmdResult {
         for line in std::io::stdin().lock().lines() {
             let Ok(line) = line else { break };
             if let Some(input) = parse_input(&line) {
+                if input == HostInput::Quit {
+                    // Stop a running turn too, and never take over 2 s.
+                    let _ = stdin_tx.send(HostInput::Interrupt);
+                    crate::signals::exit_within(crate::signals::QUIT_BUDGET, 0);
+                }
                 if stdin_tx.send(input).is_err() {
                     break;
                 }
@@ -255,20 +263,17 @@ pub async fn run(args: ShareArgs) -> CmdResult {
         }
     });
     let ctrl_tx = in_tx.clone();
-    tokio::spawn(async move {
-        let mut presses = 0;
-        while tokio::signal::ctrl_c().await.is_ok() {
-            presses += 1;
-            let input = if presses == 1 {
+    let quiet = args.json;
+    crate::signals::set_hook(move |stop| {
+        let _ = ctrl_tx.send(match stop {
+            crate::signals::Stop::Interrupt => {
+                if !quiet {
+                    eprintln!("\ncohost: interrupting… (Ctrl+C again to quit)");
+                }
                 HostInput::Interrupt
-            } else {
-                HostInput::Quit
-            };
-            if ctrl_tx.send(input).is_err() || presses > 2 {
-                cohost_agents::process::kill_all();
-                std::process::exit(i32::from(exit::INTERRUPTED));
             }
-        }
+            crate::signals::Stop::Quit(_) => HostInput::Quit,
+        });
     });
 
     let (notice_tx, mut notice_rx) = mpsc::unbounded_channel();
@@ -287,6 +292,8 @@ pub async fn run(args: ShareArgs) -> CmdResult {
     let bridge = HostBridge::new(session, client, policy, Some(approvals), notice_tx);
     let mut session = bridge.run(in_rx).await;
     let _ = session.terminate().await;
+    // The session's approvals hold a notice sender: drop it so the printer ends.
+    drop(session);
     let _ = printer.await;
     if let Some(r) = embedded {
         r.shutdown().await;

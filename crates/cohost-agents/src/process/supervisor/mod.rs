@@ -1,0 +1,223 @@
+//! Supervision that does not depend on cohost staying alive.
+//!
+//! With a supervisor program configured ([`use_current_exe`], done by the
+//! `cohost` binary), every agent runs under its own small supervisor: cohost
+//! re-executed in the hidden mode [`SUPERVISE_ARG`]. The supervisor holds
+//! one end of a socket pair whose other end only cohost holds; it is a
+//! child subreaper (Linux), so every process the agent starts stays its
+//! descendant even after `setsid` or a double fork; and when the socket
+//! closes, because cohost ended the session or died (SIGKILL included), it
+//! SIGKILLs the agent's group and then every descendant until none is left.
+//!
+//! Without a supervisor program (a library user, a test binary) the agent is
+//! spawned directly with `PR_SET_PDEATHSIG` (Linux): its leader dies with
+//! cohost, and its process group dies on every path cohost controls.
+//!
+//! The control protocol is lines on fd 3: the supervisor writes `P PID`
+//! (agent started) or `E MESSAGE` (it could not start), then `X c CODE` or
+//! `X s SIGNAL` when the agent leader exits; cohost writes nothing but a
+//! byte to ask for the tree kill, or closes its end.
+
+mod helper;
+pub(crate) mod tree;
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::io::{self, BufRead, BufReader};
+use std::net::Shutdown;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::net::UnixStream;
+use std::path::PathBuf;
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+/// The hidden subcommand the binary dispatches to [`run_helper`].
+pub const SUPERVISE_ARG: &str = "__supervise";
+/// The supervisor's end of the control socket.
+pub(crate) const CONTROL_FD: i32 = 3;
+/// How long a tree kill may keep hunting descendants.
+pub(crate) const KILL_BUDGET: Duration = Duration::from_secs(2);
+/// How long cohost waits for a supervisor to report the agent's pid.
+const START_TIMEOUT: Duration = Duration::from_secs(10);
+
+static PROGRAM: OnceLock<PathBuf> = OnceLock::new();
+
+/// Use this executable as the supervisor. Call it once at startup from a
+/// binary that dispatches [`SUPERVISE_ARG`] to [`run_helper`] before
+/// anything else. On Linux `/proc/self/exe` is used, which still works when
+/// the installed binary is replaced while cohost runs.
+pub fn use_current_exe() {
+    let exe = if cfg!(target_os = "linux") && std::path::Path::new("/proc/self/exe").exists() {
+        Some(PathBuf::from("/proc/self/exe"))
+    } else {
+        std::env::current_exe().ok()
+    };
+    if let Some(exe) = exe {
+        let _ = PROGRAM.set(exe);
+    }
+}
+
+/// The configured supervisor program, if any.
+pub fn program() -> Option<&'static PathBuf> {
+    PROGRAM.get()
+}
+
+/// If this process was started as a supervisor (`argv[1]` is
+/// [`SUPERVISE_ARG`]), run it and return its exit code.
+pub fn run_helper_if_requested() -> Option<i32> {
+    let mut args = std::env::args_os().skip(1);
+    if args.next()? != SUPERVISE_ARG {
+        return None;
+    }
+    let rest: Vec<OsString> = args.collect();
+    Some(helper::run(&rest))
+}
+
+/// What the supervisor said at start.
+pub(crate) enum Started {
+    /// The agent runs with this pid (also its process group).
+    Agent(u32),
+    /// The agent could not be started; the supervisor's message.
+    Failed(String),
+}
+
+/// Make the socket pair; returns (cohost's end, the supervisor's end).
+pub(crate) fn socket_pair() -> io::Result<(UnixStream, OwnedFd)> {
+    let (ours, theirs) = UnixStream::pair()?;
+    Ok((ours, OwnedFd::from(theirs)))
+}
+
+/// Put `fd` at [`CONTROL_FD`] in the child, inheritable. To be called from
+/// `pre_exec`: it only uses async-signal-safe calls.
+pub(crate) fn install_control_fd(fd: i32) -> io::Result<()> {
+    // SAFETY: dup2/fcntl on descriptors of the forked child.
+    unsafe {
+        if fd == CONTROL_FD {
+            // dup2 onto itself keeps FD_CLOEXEC; clear it by hand.
+            if libc::fcntl(fd, libc::F_SETFD, 0) < 0 {
+                return Err(io::Error::last_os_error());
+            }
+        } else if libc::dup2(fd, CONTROL_FD) < 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+/// Read the supervisor's first line (blocking, bounded).
+pub(crate) fn read_started(control: &UnixStream) -> io::Result<(Started, BufReader<UnixStream>)> {
+    let stream = control.try_clone()?;
+    stream.set_read_timeout(Some(START_TIMEOUT))?;
+    let mut reader = BufReader::new(stream);
+    let mut line = String::new();
+    reader.read_line(&mut line)?;
+    reader.get_ref().set_read_timeout(None)?;
+    let line = line.trim_end();
+    let started = match line.split_once(' ') {
+        Some(("P", pid)) => pid
+            .parse()
+            .map(Started::Agent)
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, line.to_string()))?,
+        Some(("E", msg)) => Started::Failed(msg.to_string()),
+        _ => {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "the supervisor ended before starting the agent",
+            ))
+        }
+    };
+    Ok((started, reader))
+}
+
+/// How the agent leader ended, from an `X` line.
+pub(crate) fn parse_exit(line: &str) -> Option<(Option<i32>, Option<i32>)> {
+    let mut f = line.split_whitespace();
+    if f.next()? != "X" {
+        return None;
+    }
+    match (f.next()?, f.next().and_then(|n| n.parse().ok())) {
+        ("c", Some(code)) => Some((Some(code), None)),
+        ("s", Some(sig)) => Some((None, Some(sig))),
+        _ => Some((None, None)),
+    }
+}
+
+/// A live supervisor, as the registry keeps it.
+struct Link {
+    control: UnixStream,
+    supervisor_pid: u32,
+}
+
+static LINKS: Mutex<BTreeMap<u32, Link>> = Mutex::new(BTreeMap::new());
+
+fn links() -> std::sync::MutexGuard<'static, BTreeMap<u32, Link>> {
+    // A panic while holding the lock cannot leave the map inconsistent.
+    LINKS.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Remember the supervisor of agent `agent_pid`.
+pub(crate) fn register(agent_pid: u32, control: &UnixStream, supervisor_pid: u32) {
+    if let Ok(control) = control.try_clone() {
+        links().insert(
+            agent_pid,
+            Link {
+                control,
+                supervisor_pid,
+            },
+        );
+    }
+}
+
+/// Ask the supervisor of `agent_pid` to kill its tree (and exit). Returns
+/// the supervisor's pid when there was one.
+pub(crate) fn release(agent_pid: u32) -> Option<u32> {
+    let link = links().remove(&agent_pid)?;
+    Some(shut(link))
+}
+
+fn shut(link: Link) -> u32 {
+    // Shutdown acts on the socket itself, so it reaches the supervisor even
+    // while other handles of our end are still open.
+    let _ = link.control.shutdown(Shutdown::Both);
+    link.supervisor_pid
+}
+
+/// Release every supervisor and wait (at most `wait`) until each has
+/// exited, i.e. finished killing its tree. Returns how many supervisors
+/// were released.
+pub fn release_all(wait: Duration) -> usize {
+    let all: Vec<Link> = std::mem::take(&mut *links()).into_values().collect();
+    let pids: Vec<u32> = all.into_iter().map(shut).collect();
+    wait_gone(&pids, wait);
+    pids.len()
+}
+
+/// Poll until none of `pids` runs (gone or a zombie), at most `wait`.
+pub(crate) fn wait_gone(pids: &[u32], wait: Duration) {
+    let start = Instant::now();
+    while pids
+        .iter()
+        .any(|p| tree::state_of(*p).is_some_and(|s| !matches!(s, 'Z' | 'X')))
+        && start.elapsed() < wait
+    {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// The raw fd of a stream, for `pre_exec`.
+pub(crate) fn raw(fd: &OwnedFd) -> i32 {
+    fd.as_raw_fd()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exit_lines() {
+        assert_eq!(parse_exit("X c 3"), Some((Some(3), None)));
+        assert_eq!(parse_exit("X s 9\n"), Some((None, Some(9))));
+        assert_eq!(parse_exit("X ?"), Some((None, None)));
+        assert_eq!(parse_exit("P 12"), None);
+    }
+}

@@ -1,0 +1,138 @@
+//! Shared by the no-orphan, prompt and share tests: a plugin agent whose
+//! children try every way out of cohost's reach, and marker-based checks.
+
+#![allow(dead_code)]
+// Test support, shared with the soak bench: a failed setup may panic.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+pub use cohost_agents::process::procfs::{live_with_env, ProcEntry};
+
+/// The marker variable the tree plugin's manifest sets.
+pub const MARK_VAR: &str = "COHOST_ORPHAN_MARK";
+
+/// A scratch dir holding `.cohost/agents/tree.toml` and its script.
+pub struct TreeRig {
+    pub dir: tempfile::TempDir,
+    pub marker: String,
+}
+
+/// The agent: three background children (same group, ignoring INT/TERM/HUP,
+/// `setsid`), then a long foreground sleep; for the prompt `quick` it exits
+/// at once, for `bg` it exits leaving one more silent child on stdout.
+const SCRIPT: &str = r#"#!/bin/sh
+sleep 300 &
+(trap '' INT TERM HUP; exec sleep 301) &
+setsid sleep 302 &
+echo "working on: $1"
+if [ "$1" = "quick" ]; then
+  exit 0
+fi
+if [ "$1" = "bg" ]; then
+  sleep 303 &
+  date +%s%N > "$(dirname "$0")/exited"
+  exit 0
+fi
+sleep 300
+"#;
+
+pub fn tree_plugin() -> TreeRig {
+    static N: AtomicU64 = AtomicU64::new(0);
+    let dir = tempfile::tempdir().unwrap();
+    let marker = format!(
+        "tree-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    );
+    let script = dir.path().join("agent.sh");
+    std::fs::write(&script, SCRIPT).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let agents = dir.path().join(".cohost/agents");
+    std::fs::create_dir_all(&agents).unwrap();
+    std::fs::write(
+        agents.join("tree.toml"),
+        format!(
+            "id = \"tree\"\nlabel = \"Tree\"\nbinary = [{:?}]\nprotocol = \"text\"\nenv = {{ {MARK_VAR} = {marker:?} }}\n",
+            script.display().to_string()
+        ),
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.path().join("home")).unwrap();
+    TreeRig { dir, marker }
+}
+
+/// `cohost` in `dir` with a scratch HOME and a PATH of system tools only.
+pub fn cohost(dir: &tempfile::TempDir) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_cohost"));
+    c.env_clear()
+        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+        .env("HOME", dir.path().join("home"))
+        .env("NO_COLOR", "1")
+        .current_dir(dir.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    c
+}
+
+/// Live processes carrying the tree plugin's marker.
+pub fn live_marked(marker: &str) -> Vec<ProcEntry> {
+    live_with_env(MARK_VAR, marker)
+}
+
+/// Poll `cond` every 20 ms for at most `limit`.
+pub fn wait_for(limit: Duration, mut cond: impl FnMut() -> bool) -> bool {
+    let start = Instant::now();
+    loop {
+        if cond() {
+            return true;
+        }
+        if start.elapsed() >= limit {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Wait for `child` to exit, at most `limit`; kills it on timeout.
+pub fn exit_within(child: &mut Child, limit: Duration) -> Option<ExitStatus> {
+    let mut status = None;
+    wait_for(limit, || {
+        status = child.try_wait().ok().flatten();
+        status.is_some()
+    });
+    if status.is_none() {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    status
+}
+
+/// Panic (after killing them) unless every marked process is gone within `limit`.
+pub fn no_marked_within(marker: &str, limit: Duration) {
+    if wait_for(limit, || live_marked(marker).is_empty()) {
+        return;
+    }
+    let left = live_marked(marker);
+    for p in &left {
+        signal(p.pid, libc::SIGKILL);
+    }
+    panic!("{} process(es) outlived cohost: {left:?}", left.len());
+}
+
+/// Send `sig` to `pid`.
+pub fn signal(pid: u32, sig: i32) {
+    let pid = i32::try_from(pid).unwrap();
+    // SAFETY: kill(2) with plain integers; pid > 0 names one process.
+    assert_eq!(unsafe { libc::kill(pid, sig) }, 0, "kill({pid}, {sig})");
+}
+
+/// Whether `path` exists (for readability in polls).
+pub fn exists(path: &Path) -> bool {
+    path.exists()
+}
