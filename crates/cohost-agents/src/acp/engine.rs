@@ -14,7 +14,7 @@ use super::fs::FsRoot;
 use super::normalize::{AcpClient, ClientConfig, Opened, Output};
 use super::providers::{self, AcpSpec};
 use crate::process::{
-    classify_stderr, locate_binary, EnvPolicy, Frame, ProcessSpec, StdinWriter, Supervised,
+    classify_stderr, locate_binary, lock, EnvPolicy, Frame, ProcessSpec, StdinWriter, Supervised,
 };
 
 /// How long the handshake (initialize + session/new or load) may take; a
@@ -26,11 +26,6 @@ pub(crate) struct Shared {
     client: Mutex<AcpClient>,
     turn: Mutex<Option<fmpsc::UnboundedSender<AgentEvent>>>,
     stdout_closed: AtomicBool,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // The guarded state stays consistent even if a holder panicked.
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 impl Shared {

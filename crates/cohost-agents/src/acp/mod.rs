@@ -3,7 +3,7 @@
 //! `copilot-acp`, `claude-acp`, `codex-acp`). Plugin manifests with
 //! `protocol = "acp"` reuse it through [`AcpFactory::new`].
 //!
-//! - [`rpc`]: JSON-RPC 2.0 framing, sans IO.
+//! - [`rpc`]: JSON-RPC 2.0 framing (the shared [`crate::jsonrpc`], ACP's spelling).
 //! - [`wire`]: ACP's message types, tolerant.
 //! - [`normalize`]: the client state machine (lines in → events and lines out).
 //! - [`map`]: kinds, options, stop reasons, usage, errors.
@@ -36,7 +36,7 @@ use std::path::Path;
 use std::time::Duration;
 
 pub use normalize::{AcpClient, ClientConfig, FsOp, Opened, Output, Stats};
-pub use providers::AcpSpec;
+pub use providers::{AcpSpec, CLAUDE_ACP_SPEC, CODEX_ACP_SPEC};
 
 use crate::process::{find_on_path, GroupSignal};
 use engine::Engine;

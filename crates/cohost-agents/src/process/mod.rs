@@ -11,7 +11,8 @@
 //! - exit is watched ([`ExitInfo`]); signals go to the whole group
 //!   ([`GroupSignal`]); the group is SIGKILLed on `terminate` and on `Drop`;
 //!   [`kill_all`] kills every group still alive (the binary calls it on exit).
-//! - [`locate_binary`] and [`probe_version`] find the agent and check it.
+//! - [`locate_binary`] and [`probe_version`] find the agent and check it;
+//!   [`locate_checked`] does both against a driver's spec.
 //!
 //! A driver owns one [`Supervised`], takes its stdout receiver into the turn
 //! stream, writes stdin through a cloneable [`StdinWriter`], and reports
@@ -24,6 +25,7 @@ mod child;
 mod env;
 mod framer;
 mod group;
+mod installed;
 mod locate;
 pub(crate) mod oneshot;
 pub mod procfs;
@@ -35,6 +37,8 @@ pub use framer::{Frame, LineFramer, DEFAULT_MAX_LINE_BYTES};
 pub use group::{
     deregister, kill_all, live_groups, register, signal_group, GroupRegistry, GroupSignal,
 };
+pub(crate) use installed::lock;
+pub use installed::{locate_checked, PROBE_TIMEOUT};
 pub use locate::{
     find_on_path, locate_binary, probe, probe_version, ProbeOutput, Version, VersionRange,
 };

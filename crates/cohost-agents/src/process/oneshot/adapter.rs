@@ -20,30 +20,53 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::turn::{lock_state, OneShot, RunState, TurnNormalizer};
+use crate::catalog::CliEntry;
 use crate::process::{
-    classify_stderr, locate_binary, probe_version, EnvPolicy, ExitInfo, ProcessSpec, VersionRange,
+    classify_stderr, locate_checked, probe, EnvPolicy, ExitInfo, ProcessSpec, PROBE_TIMEOUT,
 };
-
-const PROBE_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// What a one-shot CLI driver must say about itself.
 pub(crate) trait CliDriver: Send + Sync + 'static {
     /// The pure normalizer of one turn's stdout.
     type Normalizer: TurnNormalizer;
+    /// The driver's provider spec: id, command (its first binary, also what
+    /// the factory's `is_available` looks for), install hint, accepted
+    /// versions (`None` skips the `--version` probe: fixture-only drivers,
+    /// whose version output is undocumented), descriptor, flag table.
+    const SPEC: &'static CliEntry;
     /// The static descriptor.
-    fn descriptor(&self) -> ProviderDescriptor;
-    /// The command looked up on PATH (`opencode`, `cn`); also what the
-    /// factory's `is_available` looks for.
-    const COMMAND: &'static str;
-    /// How to install it (for PROVIDER_NOT_FOUND).
-    const INSTALL_HINT: &'static str;
-    /// Tested versions; `None` skips the `--version` probe (fixture-only
-    /// drivers, whose version output is undocumented).
-    const TESTED: Option<VersionRange> = None;
+    fn descriptor(&self) -> ProviderDescriptor {
+        Self::SPEC.descriptor()
+    }
     /// Why approvals cannot be answered, and what to do instead.
     const APPROVAL_FIX: &'static str;
-    /// The child's environment before `AdapterConfig.env` is applied.
-    fn env(&self) -> EnvPolicy;
+    /// Resume only a session one of whose turns completed (a CLI persists a
+    /// session only after a full turn); otherwise any session id seen.
+    const RESUME_COMPLETED_ONLY: bool = false;
+    /// Whether [`CliDriver::check_help`] needs `--help`'s output.
+    const PROBE_HELP: bool = false;
+    /// Check what the installed binary's `--help` says (`Some` when
+    /// [`CliDriver::PROBE_HELP`]) and adjust the descriptor to it.
+    fn check_help(
+        &self,
+        _help: Option<&str>,
+        _descriptor: &mut ProviderDescriptor,
+    ) -> Result<(), CohostError> {
+        Ok(())
+    }
+    /// The child's environment before `AdapterConfig.env` is applied: the
+    /// spec's vendor prefixes, plus what [`CliDriver::fixed_env`] sets.
+    fn env(&self) -> EnvPolicy {
+        let mut env = EnvPolicy::with_prefixes(Self::SPEC.env_prefixes.iter().copied());
+        for (k, v) in self.fixed_env() {
+            env.set(*k, *v);
+        }
+        env
+    }
+    /// Non-secret variables the driver always sets (`NO_COLOR=1`).
+    fn fixed_env(&self) -> &'static [(&'static str, &'static str)] {
+        &[]
+    }
     /// The arguments of one turn (pure).
     fn turn_args(
         &self,
@@ -126,22 +149,19 @@ impl<D: CliDriver> AgentAdapter for OneShotAdapter<D> {
     async fn initialize(&mut self, config: &AdapterConfig) -> Result<InitInfo, CohostError> {
         self.config = config.clone();
         let env = self.env();
-        let path = env.effective_path();
-        let id = self.descriptor.id.clone();
-        let binary = locate_binary(
-            &id,
-            D::COMMAND,
-            config.binary.as_deref(),
-            path.as_deref(),
-            D::INSTALL_HINT,
-        )?;
-        if let Some(range) = D::TESTED {
-            let (version, _raw) = probe_version(&id, &binary, &env, PROBE_TIMEOUT).await?;
-            range.check(&id, version, D::INSTALL_HINT)?;
-            self.version = Some(version.to_string());
-        }
+        let (binary, version) = locate_checked(D::SPEC, config.binary.as_deref(), &env).await?;
+        let help = match D::PROBE_HELP {
+            true => Some(probe(D::SPEC.id, &binary, &["--help"], &env, PROBE_TIMEOUT).await?),
+            false => None,
+        };
+        self.driver
+            .check_help(help.as_ref().map(|h| h.text.as_str()), &mut self.descriptor)?;
+        self.version = version.map(|v| v.to_string());
         self.binary = Some(binary);
-        lock_state(&self.state).session_id = config.resume.clone();
+        let mut st = lock_state(&self.state);
+        st.session_id = config.resume.clone();
+        st.resumable = config.resume.clone();
+        drop(st);
         Ok(InitInfo {
             version: self.version.clone(),
             session_id: config.resume.clone(),
@@ -170,7 +190,14 @@ impl<D: CliDriver> AgentAdapter for OneShotAdapter<D> {
             // shows the model the path.
             text.push_str(&format!(" @{}", f.path.display()));
         }
-        let session = match lock_state(&self.state).session_id.clone() {
+        let known = {
+            let st = lock_state(&self.state);
+            match D::RESUME_COMPLETED_ONLY {
+                true => st.resumable.clone(),
+                false => st.session_id.clone(),
+            }
+        };
+        let session = match known {
             Some(id) => Some(SessionArg { id, fresh: false }),
             None => self
                 .driver
