@@ -29,13 +29,13 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
-    pub fn client(&self) -> MutexGuard<'_, AcpClient> {
+    pub(crate) fn client(&self) -> MutexGuard<'_, AcpClient> {
         lock(&self.client)
     }
-    pub fn turn(&self) -> MutexGuard<'_, Option<fmpsc::UnboundedSender<AgentEvent>>> {
+    pub(crate) fn turn(&self) -> MutexGuard<'_, Option<fmpsc::UnboundedSender<AgentEvent>>> {
         lock(&self.turn)
     }
-    pub fn stdout_closed(&self) -> bool {
+    pub(crate) fn stdout_closed(&self) -> bool {
         self.stdout_closed.load(Ordering::SeqCst)
     }
 }
@@ -101,7 +101,10 @@ fn missing_env(spec: &AcpSpec, env: &EnvPolicy) -> Option<String> {
 
 impl Engine {
     /// Spawn the agent and open a session.
-    pub async fn start(spec: &AcpSpec, config: &AdapterConfig) -> Result<Engine, CohostError> {
+    pub(crate) async fn start(
+        spec: &AcpSpec,
+        config: &AdapterConfig,
+    ) -> Result<Engine, CohostError> {
         let env = env_policy(spec, config);
         if let Some(name) = missing_env(spec, &env) {
             return Err(CohostError::new(

@@ -22,9 +22,7 @@ use std::sync::Arc;
 pub use normalize::AgyNormalizer;
 
 use crate::catalog::{self, CliEntry, Evidence, FlagTable, MakeFactory, PromptArg};
-use crate::process::oneshot::{
-    build, oneshot_factory, resuming, turn_query, CliDriver, SessionArg,
-};
+use crate::process::oneshot::{oneshot_factory, resuming, CliDriver};
 
 /// Antigravity's provider spec.
 pub const SPEC: CliEntry = CliEntry {
@@ -65,10 +63,7 @@ pub const SPEC: CliEntry = CliEntry {
 
 /// The arguments of one turn (pure).
 pub fn turn_args(prompt: &str, config: &AdapterConfig, session: Option<&str>) -> Vec<OsString> {
-    let mut q = turn_query(prompt, config, resuming(session).as_ref());
-    q.stream = true;
-    q.prompt_first = true;
-    build(&SPEC, &q)
+    Driver.turn_args(prompt, config, resuming(session).as_ref(), false)
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -77,15 +72,9 @@ struct Driver;
 impl CliDriver for Driver {
     type Normalizer = AgyNormalizer;
     const SPEC: &'static CliEntry = &SPEC;
+    const STREAM: bool = true;
+    const PROMPT_FIRST: bool = true;
 
-    fn turn_args(
-        &self,
-        prompt: &str,
-        config: &AdapterConfig,
-        session: Option<&SessionArg>,
-    ) -> Vec<OsString> {
-        turn_args(prompt, config, session.map(|s| s.id.as_str()))
-    }
     fn normalizer(&self, _config: &AdapterConfig, _session: Option<&str>) -> AgyNormalizer {
         AgyNormalizer::new()
     }

@@ -14,7 +14,7 @@ use serde_json::Value;
 use crate::process::classify_stderr;
 #[cfg(test)]
 use crate::process::oneshot::TurnNormalizer;
-use crate::process::oneshot::{generic_fix, object_line, LineMap, TurnMarks};
+use crate::process::oneshot::{generic_fix, object_line, turn_marks, LineMap, TurnMarks};
 
 /// Normalizes one agy turn.
 #[derive(Debug, Default)]
@@ -141,12 +141,7 @@ impl AgyNormalizer {
 
 impl LineMap for AgyNormalizer {
     const NAME: &'static str = "agy";
-    fn marks(&self) -> &TurnMarks {
-        &self.turn
-    }
-    fn marks_mut(&mut self) -> &mut TurnMarks {
-        &mut self.turn
-    }
+    turn_marks!(turn);
     fn map_line(&mut self, line: &str, out: &mut Vec<AgentEvent>) {
         if let Some(v) = object_line(line, false, &mut self.skipped_lines) {
             self.on_value(&v, out);

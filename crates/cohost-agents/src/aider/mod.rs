@@ -22,13 +22,12 @@ use cohost_core::{
     ResumeSupport, StreamingGranularity, SupportTier,
 };
 use std::ffi::OsString;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 pub use normalize::AiderNormalizer;
 
-use crate::catalog::{self, AuthSpec, CliEntry, FlagTable, MakeFactory, PromptArg};
-use crate::process::oneshot::{build, oneshot_factory, turn_query, CliDriver, SessionArg};
+use crate::catalog::{self, AuthSpec, CliEntry, FlagTable, MakeFactory, PromptArg, QueryArgs};
+use crate::process::oneshot::{oneshot_factory, CliDriver};
 use crate::process::{Version, VersionRange};
 
 /// Aider's provider spec.
@@ -94,36 +93,16 @@ pub const SPEC: CliEntry = CliEntry {
 
 /// The arguments of one turn (pure apart from the `.git` check).
 pub fn turn_args(prompt: &str, config: &AdapterConfig, follow_up: bool) -> Vec<OsString> {
-    let mut q = turn_query(prompt, config, None);
-    q.driver_args = [
-        "--no-pretty",
-        "--stream",
-        "--no-fancy-input",
-        "--no-check-update",
-        "--no-show-model-warnings",
-        "--no-show-release-notes",
-        "--analytics-disable",
-    ]
-    .map(String::from)
-    .to_vec();
-    q.continue_latest = follow_up || config.resume.is_some();
-    if config.approval != ApprovalMode::AutoApprove {
-        q.driver_tail = vec!["--dry-run".into(), "--no-auto-commits".into()];
-        if !config.cwd.join(".git").exists() {
-            q.driver_tail.push("--no-git".into());
-        }
-    }
-    build(&SPEC, &q)
+    Driver.turn_args(prompt, config, None, follow_up)
 }
 
-#[derive(Debug, Default)]
-struct Driver {
-    turns: AtomicBool,
-}
+#[derive(Debug, Default, Clone, Copy)]
+struct Driver;
 
 impl CliDriver for Driver {
     type Normalizer = AiderNormalizer;
     const SPEC: &'static CliEntry = &SPEC;
+    const CONTINUE_LATEST: bool = true;
     const APPROVAL_FIX: &'static str =
         "set the approval policy at launch: auto-approve lets aider apply edits (--yes-always)";
 
@@ -133,14 +112,24 @@ impl CliDriver for Driver {
             ("AIDER_CHECK_UPDATE", "false"),
         ]
     }
-    fn turn_args(
-        &self,
-        prompt: &str,
-        config: &AdapterConfig,
-        _session: Option<&SessionArg>,
-    ) -> Vec<OsString> {
-        let follow_up = self.turns.swap(true, Ordering::SeqCst);
-        turn_args(prompt, config, follow_up)
+    fn adjust(&self, q: &mut QueryArgs, config: &AdapterConfig) {
+        q.driver_args = [
+            "--no-pretty",
+            "--stream",
+            "--no-fancy-input",
+            "--no-check-update",
+            "--no-show-model-warnings",
+            "--no-show-release-notes",
+            "--analytics-disable",
+        ]
+        .map(String::from)
+        .to_vec();
+        if config.approval != ApprovalMode::AutoApprove {
+            q.driver_tail = vec!["--dry-run".into(), "--no-auto-commits".into()];
+            if !config.cwd.join(".git").exists() {
+                q.driver_tail.push("--no-git".into());
+            }
+        }
     }
     fn normalizer(&self, _config: &AdapterConfig, _session: Option<&str>) -> AiderNormalizer {
         AiderNormalizer::new()

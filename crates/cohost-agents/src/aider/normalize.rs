@@ -20,7 +20,7 @@ use serde_json::json;
 
 #[cfg(test)]
 use crate::process::oneshot::TurnNormalizer;
-use crate::process::oneshot::{generic_fix, Closing, LineMap, TurnMarks};
+use crate::process::oneshot::{generic_fix, turn_marks, Closing, LineMap, TurnMarks};
 use crate::process::{classify_stderr, ExitInfo};
 
 /// Normalizes one `aider --message` turn.
@@ -222,12 +222,7 @@ fn fix_for(code: ErrorCode) -> &'static str {
 
 impl LineMap for AiderNormalizer {
     const NAME: &'static str = "aider";
-    fn marks(&self) -> &TurnMarks {
-        &self.turn
-    }
-    fn marks_mut(&mut self) -> &mut TurnMarks {
-        &mut self.turn
-    }
+    turn_marks!(turn);
     fn map_line(&mut self, line: &str, out: &mut Vec<AgentEvent>) {
         self.start(out);
         let t = strip_questions(line.trim_end());

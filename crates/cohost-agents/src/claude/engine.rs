@@ -39,15 +39,15 @@ pub(crate) struct Engine {
 }
 
 impl Shared {
-    pub fn lock_normalizer(&self) -> std::sync::MutexGuard<'_, Normalizer> {
+    pub(crate) fn lock_normalizer(&self) -> std::sync::MutexGuard<'_, Normalizer> {
         lock(&self.normalizer)
     }
-    pub fn lock_turn(
+    pub(crate) fn lock_turn(
         &self,
     ) -> std::sync::MutexGuard<'_, Option<fmpsc::UnboundedSender<AgentEvent>>> {
         lock(&self.turn)
     }
-    pub fn stdout_closed(&self) -> bool {
+    pub(crate) fn stdout_closed(&self) -> bool {
         self.stdout_closed.load(std::sync::atomic::Ordering::SeqCst)
     }
 }
@@ -104,7 +104,10 @@ pub(crate) async fn check_binary(
 
 impl Engine {
     /// Spawn the CLI, send `initialize` and wait for its answer.
-    pub async fn start(dialect: &Dialect, config: &AdapterConfig) -> Result<Engine, CohostError> {
+    pub(crate) async fn start(
+        dialect: &Dialect,
+        config: &AdapterConfig,
+    ) -> Result<Engine, CohostError> {
         let env = env_policy(dialect, config);
         let (binary, version) = check_binary(dialect, config, &env).await?;
         let mut spec = ProcessSpec::new(dialect.id, &binary).args(dialect.args(config));

@@ -25,13 +25,12 @@ use cohost_core::{
 };
 use std::ffi::OsString;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 pub use normalize::ContinueNormalizer;
 
-use crate::catalog::{self, AuthSpec, CliEntry, FlagTable, MakeFactory};
-use crate::process::oneshot::{build, oneshot_factory, turn_query, CliDriver, SessionArg};
+use crate::catalog::{self, AuthSpec, CliEntry, FlagTable, MakeFactory, QueryArgs};
+use crate::process::oneshot::{oneshot_factory, CliDriver};
 use crate::process::{Version, VersionRange};
 
 /// Continue CLI's provider spec.
@@ -104,40 +103,30 @@ pub fn config_file(config: &AdapterConfig) -> Option<PathBuf> {
 
 /// The arguments of one turn (pure apart from the config lookup).
 pub fn turn_args(prompt: &str, config: &AdapterConfig, follow_up: bool) -> Vec<OsString> {
-    let mut q = turn_query(prompt, config, None);
-    if let Some(f) = config_file(config) {
-        q.driver_args = vec!["--config".into(), f.display().to_string()];
-    }
-    q.continue_latest = follow_up || config.resume.is_some();
-    if config.approval != ApprovalMode::AutoApprove {
-        // `--readonly` does not stop the shell in print mode (checked on
-        // 1.5.47); excluding the mutating tools does.
-        for tool in MUTATING_TOOLS {
-            q.driver_tail
-                .extend(["--exclude".to_string(), tool.to_string()]);
-        }
-    }
-    q.end_of_options = true;
-    build(&SPEC, &q)
+    Driver.turn_args(prompt, config, None, follow_up)
 }
 
-#[derive(Debug, Default)]
-struct Driver {
-    turns: AtomicBool,
-}
+#[derive(Debug, Default, Clone, Copy)]
+struct Driver;
 
 impl CliDriver for Driver {
     type Normalizer = ContinueNormalizer;
     const SPEC: &'static CliEntry = &SPEC;
+    const CONTINUE_LATEST: bool = true;
+    const END_OF_OPTIONS: bool = true;
 
-    fn turn_args(
-        &self,
-        prompt: &str,
-        config: &AdapterConfig,
-        _session: Option<&SessionArg>,
-    ) -> Vec<OsString> {
-        let follow_up = self.turns.swap(true, Ordering::SeqCst);
-        turn_args(prompt, config, follow_up)
+    fn adjust(&self, q: &mut QueryArgs, config: &AdapterConfig) {
+        if let Some(f) = config_file(config) {
+            q.driver_args = vec!["--config".into(), f.display().to_string()];
+        }
+        if config.approval != ApprovalMode::AutoApprove {
+            // `--readonly` does not stop the shell in print mode (checked on
+            // 1.5.47); excluding the mutating tools does.
+            for tool in MUTATING_TOOLS {
+                q.driver_tail
+                    .extend(["--exclude".to_string(), tool.to_string()]);
+            }
+        }
     }
     fn normalizer(&self, _config: &AdapterConfig, _session: Option<&str>) -> ContinueNormalizer {
         ContinueNormalizer::new()

@@ -12,7 +12,9 @@ use serde::Deserialize;
 
 #[cfg(test)]
 use crate::process::oneshot::TurnNormalizer;
-use crate::process::oneshot::{error_end, generic_fix, parse_line, Closing, LineMap, TurnMarks};
+use crate::process::oneshot::{
+    error_end, generic_fix, parse_line, turn_marks, Closing, LineMap, TurnMarks,
+};
 use crate::process::{classify_stderr, ExitInfo};
 
 /// The one object `cn --format json` prints.
@@ -58,12 +60,7 @@ fn fix_for(code: ErrorCode) -> &'static str {
 
 impl LineMap for ContinueNormalizer {
     const NAME: &'static str = "continue";
-    fn marks(&self) -> &TurnMarks {
-        &self.turn
-    }
-    fn marks_mut(&mut self) -> &mut TurnMarks {
-        &mut self.turn
-    }
+    turn_marks!(turn);
     fn map_line(&mut self, line: &str, out: &mut Vec<AgentEvent>) {
         if let Some(r) = parse_line::<RunOutput>(line, false, &mut self.skipped_lines) {
             self.on_result(r, out);

@@ -22,16 +22,18 @@ use cohost_core::{
     AdapterConfig, AdapterFactory, ApprovalSupport, Capabilities, InterruptSupport, ResumeSupport,
     StreamingGranularity, SupportTier,
 };
-use std::ffi::OsString;
 use std::sync::Arc;
 
 pub use normalize::CopilotNormalizer;
 
 use crate::catalog::{self, AuthSpec, CliEntry, FlagTable, MakeFactory, PromptArg};
-use crate::process::oneshot::{
-    build, oneshot_factory, random_uuid, turn_query, CliDriver, SessionArg,
-};
+use crate::process::oneshot::{oneshot_factory, random_uuid, CliDriver};
 use crate::process::{Version, VersionRange};
+
+#[cfg(test)]
+use crate::process::oneshot::SessionArg;
+#[cfg(test)]
+use std::ffi::OsString;
 
 /// GitHub Copilot CLI's provider spec.
 pub const SPEC: CliEntry = CliEntry {
@@ -91,12 +93,13 @@ pub const SPEC: CliEntry = CliEntry {
 };
 
 /// The arguments of one turn (pure, for tests).
+#[cfg(test)]
 pub(crate) fn turn_args(
     prompt: &str,
     config: &AdapterConfig,
     session: Option<&SessionArg>,
 ) -> Vec<OsString> {
-    build(&SPEC, &turn_query(prompt, config, session))
+    Driver.turn_args(prompt, config, session, false)
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -109,14 +112,6 @@ impl CliDriver for Driver {
     fn fixed_env(&self) -> &'static [(&'static str, &'static str)] {
         // Otherwise it runs newer versions it finds in its caches.
         &[("COPILOT_AUTO_UPDATE", "false")]
-    }
-    fn turn_args(
-        &self,
-        prompt: &str,
-        config: &AdapterConfig,
-        session: Option<&SessionArg>,
-    ) -> Vec<OsString> {
-        turn_args(prompt, config, session)
     }
     fn normalizer(&self, _config: &AdapterConfig, session: Option<&str>) -> CopilotNormalizer {
         CopilotNormalizer::new(session.map(str::to_string))

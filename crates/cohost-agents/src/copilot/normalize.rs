@@ -16,7 +16,7 @@ use std::collections::HashSet;
 use super::wire::{CopilotEvent, RunResult, SessionError, ToolComplete};
 #[cfg(test)]
 use crate::process::oneshot::TurnNormalizer;
-use crate::process::oneshot::{generic_fix, Closing, LineMap, TurnMarks};
+use crate::process::oneshot::{generic_fix, parse_line, turn_marks, Closing, LineMap, TurnMarks};
 use crate::process::{classify_stderr, ExitInfo};
 
 /// Normalizes one `copilot -p` turn.
@@ -234,23 +234,10 @@ fn fix_for(code: ErrorCode) -> &'static str {
 
 impl LineMap for CopilotNormalizer {
     const NAME: &'static str = "copilot";
-    fn marks(&self) -> &TurnMarks {
-        &self.turn
-    }
-    fn marks_mut(&mut self) -> &mut TurnMarks {
-        &mut self.turn
-    }
+    turn_marks!(turn);
     fn map_line(&mut self, line: &str, out: &mut Vec<AgentEvent>) {
-        let line = line.trim();
-        if line.is_empty() {
-            return;
-        }
-        match serde_json::from_str::<CopilotEvent>(line) {
-            Ok(ev) => self.on_event(ev, out),
-            Err(e) => {
-                tracing::debug!("copilot: skipped a line that is not an event: {e}");
-                self.skipped_lines += 1;
-            }
+        if let Some(ev) = parse_line::<CopilotEvent>(line, false, &mut self.skipped_lines) {
+            self.on_event(ev, out);
         }
     }
     fn open(&mut self, out: &mut Vec<AgentEvent>) {

@@ -22,9 +22,7 @@ use std::sync::Arc;
 pub use normalize::CursorNormalizer;
 
 use crate::catalog::{self, AuthSpec, CliEntry, Evidence, FlagTable, MakeFactory};
-use crate::process::oneshot::{
-    build, oneshot_factory, resuming, turn_query, CliDriver, SessionArg,
-};
+use crate::process::oneshot::{oneshot_factory, resuming, CliDriver};
 
 /// Cursor Agent's provider spec.
 pub const SPEC: CliEntry = CliEntry {
@@ -72,10 +70,7 @@ pub const SPEC: CliEntry = CliEntry {
 
 /// The arguments of one turn (pure).
 pub fn turn_args(prompt: &str, config: &AdapterConfig, session: Option<&str>) -> Vec<OsString> {
-    let mut q = turn_query(prompt, config, resuming(session).as_ref());
-    q.stream = true;
-    q.end_of_options = true;
-    build(&SPEC, &q)
+    Driver.turn_args(prompt, config, resuming(session).as_ref(), false)
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -84,15 +79,9 @@ struct Driver;
 impl CliDriver for Driver {
     type Normalizer = CursorNormalizer;
     const SPEC: &'static CliEntry = &SPEC;
+    const STREAM: bool = true;
+    const END_OF_OPTIONS: bool = true;
 
-    fn turn_args(
-        &self,
-        prompt: &str,
-        config: &AdapterConfig,
-        session: Option<&SessionArg>,
-    ) -> Vec<OsString> {
-        turn_args(prompt, config, session.map(|s| s.id.as_str()))
-    }
     fn normalizer(&self, _config: &AdapterConfig, _session: Option<&str>) -> CursorNormalizer {
         CursorNormalizer::new()
     }

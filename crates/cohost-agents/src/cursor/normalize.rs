@@ -12,7 +12,9 @@ use cohost_core::{
 };
 use serde_json::Value;
 
-use crate::process::oneshot::{error_end, generic_fix, object_line, Closing, LineMap, TurnMarks};
+use crate::process::oneshot::{
+    error_end, generic_fix, object_line, turn_marks, Closing, LineMap, TurnMarks,
+};
 use crate::process::{classify_stderr, ExitInfo};
 
 /// Normalizes one `cursor-agent -p` turn.
@@ -178,12 +180,7 @@ fn fix_for(code: ErrorCode) -> &'static str {
 
 impl LineMap for CursorNormalizer {
     const NAME: &'static str = "cursor-agent";
-    fn marks(&self) -> &TurnMarks {
-        &self.turn
-    }
-    fn marks_mut(&mut self) -> &mut TurnMarks {
-        &mut self.turn
-    }
+    turn_marks!(turn);
     fn map_line(&mut self, line: &str, out: &mut Vec<AgentEvent>) {
         if let Some(v) = object_line(line, false, &mut self.skipped_lines) {
             self.on_value(&v, out);

@@ -9,9 +9,9 @@ use std::sync::Mutex;
 
 use super::normalize::GeminiNormalizer;
 use super::SPEC;
-use crate::catalog::CliEntry;
+use crate::catalog::{CliEntry, QueryArgs};
 use crate::process::lock;
-use crate::process::oneshot::{build, resuming, turn_query, CliDriver, SessionArg};
+use crate::process::oneshot::{resuming, CliDriver};
 
 /// What `--help` says this installed gemini can do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,18 +47,7 @@ pub fn turn_args(
     flags: HelpFlags,
     session: Option<&str>,
 ) -> Vec<OsString> {
-    let session = resuming(session.filter(|_| flags.resume));
-    let mut q = turn_query(prompt, config, session.as_ref());
-    q.stream = true;
-    q.prompt_first = true;
-    // Only the user's policy may lift gemini's default (no shell/write tools
-    // in headless mode). There is no blocking approval in this mode.
-    if q.skip_permissions && !flags.approval_mode {
-        // Versions before `--approval-mode` only know `--yolo`.
-        q.skip_permissions = false;
-        q.driver_tail.push("--yolo".into());
-    }
-    build(&SPEC, &q)
+    Driver::with(flags).turn_args(prompt, config, resuming(session).as_ref(), false)
 }
 
 /// The gemini driver: the flags its `--help` showed at start-up.
@@ -67,14 +56,20 @@ pub(crate) struct Driver {
     flags: Mutex<HelpFlags>,
 }
 
+impl Driver {
+    fn with(flags: HelpFlags) -> Driver {
+        Driver {
+            flags: Mutex::new(flags),
+        }
+    }
+}
+
 impl Default for Driver {
     fn default() -> Self {
-        Driver {
-            flags: Mutex::new(HelpFlags {
-                resume: true,
-                approval_mode: true,
-            }),
-        }
+        Driver::with(HelpFlags {
+            resume: true,
+            approval_mode: true,
+        })
     }
 }
 
@@ -85,6 +80,9 @@ impl CliDriver for Driver {
     // Gemini rejects `--resume` of a session whose first turn failed.
     const RESUME_COMPLETED_ONLY: bool = true;
     const PROBE_HELP: bool = true;
+    const STREAM: bool = true;
+    // `--prompt=TEXT` first, as the pinned gemini was driven.
+    const PROMPT_FIRST: bool = true;
 
     fn fixed_env(&self) -> &'static [(&'static str, &'static str)] {
         // One process, not a node parent relaunching a child: signals and
@@ -106,14 +104,18 @@ impl CliDriver for Driver {
         *lock(&self.flags) = flags;
         Ok(())
     }
-    fn turn_args(
-        &self,
-        prompt: &str,
-        config: &AdapterConfig,
-        session: Option<&SessionArg>,
-    ) -> Vec<OsString> {
+    fn adjust(&self, q: &mut QueryArgs, _config: &AdapterConfig) {
         let flags = *lock(&self.flags);
-        turn_args(prompt, config, flags, session.map(|s| s.id.as_str()))
+        if !flags.resume {
+            q.resume = None;
+        }
+        // Only the user's policy may lift gemini's default (no shell/write
+        // tools in headless mode). There is no blocking approval here.
+        if q.skip_permissions && !flags.approval_mode {
+            // Versions before `--approval-mode` only know `--yolo`.
+            q.skip_permissions = false;
+            q.driver_tail.push("--yolo".into());
+        }
     }
     fn normalizer(&self, _config: &AdapterConfig, _session: Option<&str>) -> GeminiNormalizer {
         GeminiNormalizer::new()

@@ -15,15 +15,17 @@ use cohost_core::{
     AdapterConfig, AdapterFactory, ApprovalMode, ApprovalSupport, Capabilities, InterruptSupport,
     ResumeSupport, StreamingGranularity, SupportTier,
 };
-use std::ffi::OsString;
 use std::sync::Arc;
 
 pub use normalize::GooseNormalizer;
 
 use crate::catalog::{self, AuthSpec, CliEntry, Evidence, FlagTable, MakeFactory, PromptArg};
-use crate::process::oneshot::{
-    build, oneshot_factory, random_uuid, turn_query, CliDriver, SessionArg,
-};
+use crate::process::oneshot::{oneshot_factory, random_uuid, CliDriver};
+
+#[cfg(test)]
+use crate::process::oneshot::SessionArg;
+#[cfg(test)]
+use std::ffi::OsString;
 
 /// Goose's provider spec.
 pub const SPEC: CliEntry = CliEntry {
@@ -82,14 +84,13 @@ pub fn goose_mode(mode: ApprovalMode) -> &'static str {
 }
 
 /// The arguments of one turn (pure).
+#[cfg(test)]
 pub(crate) fn turn_args(
     prompt: &str,
     config: &AdapterConfig,
     session: Option<&SessionArg>,
 ) -> Vec<OsString> {
-    let mut q = turn_query(prompt, config, session);
-    q.stream = true;
-    build(&SPEC, &q)
+    Driver.turn_args(prompt, config, session, false)
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -98,17 +99,10 @@ struct Driver;
 impl CliDriver for Driver {
     type Normalizer = GooseNormalizer;
     const SPEC: &'static CliEntry = &SPEC;
+    const STREAM: bool = true;
 
     fn policy_env(&self, config: &AdapterConfig) -> Vec<(&'static str, String)> {
         vec![("GOOSE_MODE", goose_mode(config.approval).to_string())]
-    }
-    fn turn_args(
-        &self,
-        prompt: &str,
-        config: &AdapterConfig,
-        session: Option<&SessionArg>,
-    ) -> Vec<OsString> {
-        turn_args(prompt, config, session)
     }
     fn normalizer(&self, _config: &AdapterConfig, session: Option<&str>) -> GooseNormalizer {
         GooseNormalizer::new(session.map(str::to_string))

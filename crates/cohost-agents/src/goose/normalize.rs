@@ -11,7 +11,7 @@ use cohost_core::{
 };
 use serde_json::Value;
 
-use crate::process::oneshot::{generic_fix, object_line, Closing, LineMap, TurnMarks};
+use crate::process::oneshot::{generic_fix, object_line, turn_marks, Closing, LineMap, TurnMarks};
 use crate::process::{classify_stderr, ExitInfo};
 
 /// Normalizes one `goose run` turn.
@@ -160,12 +160,7 @@ fn tool_kind(name: &str) -> ToolKind {
 
 impl LineMap for GooseNormalizer {
     const NAME: &'static str = "goose";
-    fn marks(&self) -> &TurnMarks {
-        &self.turn
-    }
-    fn marks_mut(&mut self) -> &mut TurnMarks {
-        &mut self.turn
-    }
+    turn_marks!(turn);
     fn map_line(&mut self, line: &str, out: &mut Vec<AgentEvent>) {
         if let Some(v) = object_line(line, false, &mut self.skipped_lines) {
             self.on_value(&v, out);

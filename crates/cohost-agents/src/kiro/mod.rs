@@ -17,13 +17,12 @@ use cohost_core::{
     StreamingGranularity, SupportTier,
 };
 use std::ffi::OsString;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 pub use normalize::KiroNormalizer;
 
 use crate::catalog::{self, AuthSpec, CliEntry, Evidence, FlagTable, MakeFactory, PromptArg};
-use crate::process::oneshot::{build, oneshot_factory, turn_query, CliDriver, SessionArg};
+use crate::process::oneshot::{oneshot_factory, CliDriver};
 
 /// Kiro CLI's provider spec.
 pub const SPEC: CliEntry = CliEntry {
@@ -66,33 +65,21 @@ pub const SPEC: CliEntry = CliEntry {
 
 /// The arguments of one turn (pure).
 pub fn turn_args(prompt: &str, config: &AdapterConfig, follow_up: bool) -> Vec<OsString> {
-    let mut q = turn_query(prompt, config, None);
-    q.continue_latest = follow_up || config.resume.is_some();
-    q.end_of_options = true;
-    build(&SPEC, &q)
+    Driver.turn_args(prompt, config, None, follow_up)
 }
 
-#[derive(Debug, Default)]
-struct Driver {
-    turns: AtomicBool,
-}
+#[derive(Debug, Default, Clone, Copy)]
+struct Driver;
 
 impl CliDriver for Driver {
     type Normalizer = KiroNormalizer;
     const SPEC: &'static CliEntry = &SPEC;
+    const CONTINUE_LATEST: bool = true;
+    const END_OF_OPTIONS: bool = true;
 
     fn fixed_env(&self) -> &'static [(&'static str, &'static str)] {
         // Plain text: no colours to strip in the first place.
         &[("NO_COLOR", "1")]
-    }
-    fn turn_args(
-        &self,
-        prompt: &str,
-        config: &AdapterConfig,
-        _session: Option<&SessionArg>,
-    ) -> Vec<OsString> {
-        let follow_up = self.turns.swap(true, Ordering::SeqCst);
-        turn_args(prompt, config, follow_up)
     }
     fn normalizer(&self, _config: &AdapterConfig, _session: Option<&str>) -> KiroNormalizer {
         KiroNormalizer::new()

@@ -8,7 +8,7 @@ use cohost_core::{AgentEvent, CohostError, EndReason, ErrorCode};
 
 #[cfg(test)]
 use crate::process::oneshot::TurnNormalizer;
-use crate::process::oneshot::{error_end, generic_fix, Closing, LineMap, TurnMarks};
+use crate::process::oneshot::{error_end, generic_fix, turn_marks, Closing, LineMap, TurnMarks};
 use crate::process::ExitInfo;
 use crate::pty::TextCleaner;
 
@@ -48,12 +48,7 @@ fn fix_for(code: ErrorCode) -> &'static str {
 
 impl LineMap for KiroNormalizer {
     const NAME: &'static str = "kiro-cli";
-    fn marks(&self) -> &TurnMarks {
-        &self.turn
-    }
-    fn marks_mut(&mut self) -> &mut TurnMarks {
-        &mut self.turn
-    }
+    turn_marks!(turn);
     fn map_line(&mut self, line: &str, out: &mut Vec<AgentEvent>) {
         self.start(out);
         let mut text = self.cleaner.push(line.as_bytes());

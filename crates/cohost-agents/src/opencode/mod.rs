@@ -19,14 +19,18 @@ use cohost_core::{
     AdapterConfig, AdapterFactory, ApprovalMode, ApprovalSupport, Capabilities, InterruptSupport,
     ResumeSupport, StreamingGranularity, SupportTier,
 };
-use std::ffi::OsString;
 use std::sync::Arc;
 
 pub use normalize::OpenCodeNormalizer;
 
-use crate::catalog::{self, AuthSpec, CliEntry, FlagTable, MakeFactory};
-use crate::process::oneshot::{build, oneshot_factory, turn_query, CliDriver, SessionArg};
+use crate::catalog::{self, AuthSpec, CliEntry, FlagTable, MakeFactory, QueryArgs};
+use crate::process::oneshot::{oneshot_factory, CliDriver};
 use crate::process::{Version, VersionRange};
+
+#[cfg(test)]
+use crate::process::oneshot::SessionArg;
+#[cfg(test)]
+use std::ffi::OsString;
 
 /// OpenCode's provider spec.
 pub const SPEC: CliEntry = CliEntry {
@@ -96,15 +100,13 @@ pub fn permission_env(mode: ApprovalMode) -> Option<&'static str> {
 }
 
 /// The arguments of one turn (pure, for tests).
+#[cfg(test)]
 pub(crate) fn turn_args(
     prompt: &str,
     config: &AdapterConfig,
     session: Option<&SessionArg>,
 ) -> Vec<OsString> {
-    let mut q = turn_query(prompt, config, session);
-    q.driver_args = vec!["--thinking".into()];
-    q.end_of_options = true;
-    build(&SPEC, &q)
+    Driver.turn_args(prompt, config, session, false)
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -113,15 +115,11 @@ struct Driver;
 impl CliDriver for Driver {
     type Normalizer = OpenCodeNormalizer;
     const SPEC: &'static CliEntry = &SPEC;
+    const END_OF_OPTIONS: bool = true;
     const APPROVAL_FIX: &'static str = "use the `opencode-acp` provider for blocking approvals";
 
-    fn turn_args(
-        &self,
-        prompt: &str,
-        config: &AdapterConfig,
-        session: Option<&SessionArg>,
-    ) -> Vec<OsString> {
-        turn_args(prompt, config, session)
+    fn adjust(&self, q: &mut QueryArgs, _config: &AdapterConfig) {
+        q.driver_args = vec!["--thinking".into()];
     }
     fn normalizer(&self, _config: &AdapterConfig, _session: Option<&str>) -> OpenCodeNormalizer {
         OpenCodeNormalizer::new()

@@ -14,7 +14,7 @@ use cohost_core::{
 use super::wire::{Envelope, ErrorEvent, RunEvent};
 #[cfg(test)]
 use crate::process::oneshot::TurnNormalizer;
-use crate::process::oneshot::{generic_fix, Closing, LineMap, TurnMarks};
+use crate::process::oneshot::{generic_fix, parse_line, turn_marks, Closing, LineMap, TurnMarks};
 use crate::process::{classify_stderr, ExitInfo};
 
 /// Normalizes one `opencode run` turn.
@@ -146,25 +146,10 @@ impl OpenCodeNormalizer {
 
 impl LineMap for OpenCodeNormalizer {
     const NAME: &'static str = "opencode";
-    fn marks(&self) -> &TurnMarks {
-        &self.turn
-    }
-    fn marks_mut(&mut self) -> &mut TurnMarks {
-        &mut self.turn
-    }
+    turn_marks!(turn);
     fn map_line(&mut self, line: &str, out: &mut Vec<AgentEvent>) {
-        let line = line.trim();
-        if line.is_empty() {
-            return;
-        }
-        match serde_json::from_str::<RunEvent>(line) {
-            Ok(ev) => self.on_event(ev, out),
-            Err(e) => {
-                // A non-JSON line (a warning printed to stdout) is noise,
-                // not a reason to end the turn.
-                tracing::debug!("opencode: skipped a line that is not an event: {e}");
-                self.skipped_lines += 1;
-            }
+        if let Some(ev) = parse_line::<RunEvent>(line, false, &mut self.skipped_lines) {
+            self.on_event(ev, out);
         }
     }
     /// An interrupted turn closes without an opening `Started`.

@@ -38,3 +38,32 @@ pub async fn locate_checked(
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
+
+/// `health()` of a long-lived agent process: gone when its stdout closed or
+/// it exited (then, after letting the reaper and stderr catch up so the
+/// report has its last words and exit status, the crash report), else alive
+/// with its recent stderr, if any.
+pub(crate) async fn session_health(
+    child: &super::Supervised,
+    stdout_closed: bool,
+    binary: &Path,
+    version: Option<String>,
+) -> cohost_core::Health {
+    let gone = stdout_closed || !child.is_alive();
+    if gone {
+        child.settle(Duration::from_millis(1500)).await;
+    }
+    let tail = child.stderr_tail(5);
+    cohost_core::Health {
+        alive: !gone,
+        binary: Some(binary.display().to_string()),
+        version,
+        last_error: if gone {
+            Some(child.crash_report())
+        } else if tail.is_empty() {
+            None
+        } else {
+            Some(tail)
+        },
+    }
+}

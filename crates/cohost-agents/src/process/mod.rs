@@ -37,8 +37,8 @@ pub use framer::{Frame, LineFramer, DEFAULT_MAX_LINE_BYTES};
 pub use group::{
     deregister, kill_all, live_groups, register, signal_group, GroupRegistry, GroupSignal,
 };
-pub(crate) use installed::lock;
 pub use installed::{locate_checked, PROBE_TIMEOUT};
+pub(crate) use installed::{lock, session_health};
 pub use locate::{
     find_on_path, locate_binary, probe, probe_version, ProbeOutput, Version, VersionRange,
 };

@@ -19,8 +19,9 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use super::argv::{build, turn_query};
 use super::turn::{lock_state, OneShot, RunState, TurnNormalizer};
-use crate::catalog::CliEntry;
+use crate::catalog::{CliEntry, QueryArgs};
 use crate::process::{
     classify_stderr, locate_checked, probe, EnvPolicy, ExitInfo, ProcessSpec, PROBE_TIMEOUT,
 };
@@ -67,13 +68,40 @@ pub(crate) trait CliDriver: Send + Sync + 'static {
     fn fixed_env(&self) -> &'static [(&'static str, &'static str)] {
         &[]
     }
-    /// The arguments of one turn (pure).
+    /// Ask the flag table for streaming output rather than one document.
+    const STREAM: bool = false;
+    /// The prompt goes right after the mode instead of last.
+    const PROMPT_FIRST: bool = false;
+    /// `--` before a trailing prompt (a prompt starting with `-` stays one).
+    const END_OF_OPTIONS: bool = false;
+    /// The CLI has no by-id resume: continue its latest session on every
+    /// turn after the first, and when cohost resumes.
+    const CONTINUE_LATEST: bool = false;
+    /// The per-driver hook: change what this CLI needs in the turn's query
+    /// (driver-only flags, an extra policy flag). Pure apart from file
+    /// checks.
+    fn adjust(&self, _q: &mut QueryArgs, _config: &AdapterConfig) {}
+    /// The arguments of one turn, built through the spec's flag table;
+    /// `follow_up` when an earlier turn ran in this session.
     fn turn_args(
         &self,
         prompt: &str,
         config: &AdapterConfig,
         session: Option<&SessionArg>,
-    ) -> Vec<OsString>;
+        follow_up: bool,
+    ) -> Vec<OsString> {
+        let mut q = turn_query(prompt, config, session);
+        q.stream = Self::STREAM;
+        q.prompt_first = Self::PROMPT_FIRST;
+        q.end_of_options = Self::END_OF_OPTIONS;
+        if Self::CONTINUE_LATEST {
+            q.resume = None;
+            q.fresh_session = None;
+            q.continue_latest = follow_up || config.resume.is_some();
+        }
+        self.adjust(&mut q, config);
+        build(Self::SPEC, &q)
+    }
     /// A fresh normalizer for one turn; `session` is the id the turn runs
     /// under when cohost chose or resumed it.
     fn normalizer(&self, config: &AdapterConfig, session: Option<&str>) -> Self::Normalizer;
@@ -112,6 +140,8 @@ pub(crate) struct OneShotAdapter<D: CliDriver> {
     version: Option<String>,
     state: Arc<Mutex<RunState>>,
     turn: Option<OneShot>,
+    /// Turns started in this session.
+    turns: u64,
     terminated: bool,
 }
 
@@ -126,6 +156,7 @@ impl<D: CliDriver> OneShotAdapter<D> {
             version: None,
             state: Arc::default(),
             turn: None,
+            turns: 0,
             terminated: false,
         }
     }
@@ -205,7 +236,10 @@ impl<D: CliDriver> AgentAdapter for OneShotAdapter<D> {
                 .map(|id| SessionArg { id, fresh: true }),
         };
         let mut spec = ProcessSpec::new(self.descriptor.id.clone(), binary);
-        spec.args = self.driver.turn_args(&text, &self.config, session.as_ref());
+        spec.args = self
+            .driver
+            .turn_args(&text, &self.config, session.as_ref(), self.turns > 0);
+        self.turns += 1;
         spec.cwd = Some(self.config.cwd.clone()).filter(|c| !c.as_os_str().is_empty());
         spec.env = self.env();
         lock_state(&self.state).last_error = None;

@@ -49,6 +49,20 @@ pub(crate) enum Closing {
     },
 }
 
+/// `marks`/`marks_mut` of a [`LineMap`] over the normalizer's
+/// [`TurnMarks`] field `$field`.
+macro_rules! turn_marks {
+    ($field:ident) => {
+        fn marks(&self) -> &$crate::process::oneshot::TurnMarks {
+            &self.$field
+        }
+        fn marks_mut(&mut self) -> &mut $crate::process::oneshot::TurnMarks {
+            &mut self.$field
+        }
+    };
+}
+pub(crate) use turn_marks;
+
 /// What a one-shot driver's normalizer supplies.
 pub(crate) trait LineMap: Send + 'static {
     /// The name in exit messages (`cursor-agent`).
