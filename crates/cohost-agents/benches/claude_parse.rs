@@ -6,7 +6,8 @@
 //!    arrived (so queueing does not hide latency).
 //! 2. Throughput: the normalizer over the captured Claude transcripts, in
 //!    MB/s, against a baseline of `serde_json::from_str::<Value>` on the same
-//!    lines.
+//!    lines, and against Node's bare `JSON.parse` plus a switch on `type`
+//!    (median of three alternating runs; skipped when `node` is missing).
 //!
 //! `cargo bench -p cohost-agents --bench claude_parse`
 
@@ -104,6 +105,53 @@ fn throughput(lines: &[String], rounds: usize) -> (f64, f64) {
     (ours, base)
 }
 
+/// Node's `JSON.parse` plus a switch on `type` over the same lines, in MB/s;
+/// `None` when `node` cannot run.
+fn node_throughput(lines: &[String], rounds: usize) -> Option<f64> {
+    let dir = tempfile::tempdir().ok()?;
+    let file = dir.path().join("lines.jsonl");
+    std::fs::write(&file, lines.join("\n")).ok()?;
+    let script = r#"
+const fs = require('fs');
+const lines = fs.readFileSync(process.argv[1], 'utf8').split('\n');
+const rounds = Number(process.argv[2]);
+let bytes = 0; for (const l of lines) bytes += Buffer.byteLength(l) + 1;
+let sink = 0;
+const t0 = process.hrtime.bigint();
+for (let r = 0; r < rounds; r++) {
+  for (const l of lines) {
+    const v = JSON.parse(l);
+    switch (v.type) {
+      case 'stream_event': sink += 1; break;
+      case 'assistant': sink += 2; break;
+      case 'user': sink += 3; break;
+      case 'result': sink += 4; break;
+      default: sink += 5;
+    }
+  }
+}
+const s = Number(process.hrtime.bigint() - t0) / 1e9;
+if (sink === 0) process.exit(1);
+console.log((bytes * rounds / s / 1e6).toFixed(3));
+"#;
+    let out = std::process::Command::new("node")
+        .arg("-e")
+        .arg(script)
+        .arg(&file)
+        .arg(rounds.to_string())
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    String::from_utf8_lossy(&out.stdout).trim().parse().ok()
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
 fn main() {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -125,4 +173,22 @@ fn main() {
         lines.len(),
         ours / base
     );
+    // Alternate the two so machine load hits both alike.
+    let (mut mine, mut node) = (Vec::new(), Vec::new());
+    for _ in 0..3 {
+        mine.push(throughput(&lines, 200).0);
+        match node_throughput(&lines, 200) {
+            Some(n) => node.push(n),
+            None => break,
+        }
+    }
+    if node.len() == 3 {
+        let (m, n) = (median(mine), median(node));
+        println!(
+            "vs Node JSON.parse + type switch (median of 3 alternating runs): {m:.1} vs {n:.1} MB/s; ratio {:.2}",
+            m / n
+        );
+    } else {
+        println!("vs Node JSON.parse: SKIPPED (node not found or failed)");
+    }
 }

@@ -1,5 +1,7 @@
-//! Registration of the built-in providers. Each driver family adds its
-//! factories here; the binary calls [`register_all`].
+//! Registration of the built-in providers: the mock, the HTTP providers,
+//! every CLI driver in the provider list ([`crate::catalog::CLIS`], each
+//! spec names its factory) and the ACP family. The binary calls
+//! [`register_all`].
 
 use cohost_core::{CohostError, Registry};
 use std::sync::Arc;
@@ -7,20 +9,14 @@ use std::sync::Arc;
 /// Register every built-in provider (the mock included) into `registry`.
 pub fn register_all(registry: &mut Registry) -> Result<(), CohostError> {
     registry.register(Arc::new(cohost_core::mock::MockFactory::default()))?;
-    // Driver families register below, one line each.
     crate::http::register(registry)?;
-    registry.register(Arc::new(crate::codex::CodexFactory))?;
-    registry.register(Arc::new(crate::gemini::GeminiFactory))?;
-    registry.register(Arc::new(crate::claude::StreamJsonFactory::claude()))?;
-    registry.register(Arc::new(crate::claude::StreamJsonFactory::qwen()))?;
+    for spec in crate::catalog::CLIS {
+        if let Some(make) = spec.factory {
+            registry.register((make.0)())?;
+        }
+    }
+    // The ACP family registers its six providers (two of them, the Zed
+    // wrappers, have specs in the list without a factory).
     crate::acp::register(registry)?;
-    registry.register(Arc::new(crate::opencode::OpenCodeFactory))?;
-    registry.register(Arc::new(crate::copilot::CopilotFactory))?;
-    registry.register(Arc::new(crate::aider::AiderFactory))?;
-    registry.register(Arc::new(crate::continue_cli::ContinueFactory))?;
-    registry.register(Arc::new(crate::cursor::CursorFactory))?;
-    registry.register(Arc::new(crate::goose::GooseFactory))?;
-    registry.register(Arc::new(crate::agy::AgyFactory))?;
-    registry.register(Arc::new(crate::kiro::KiroFactory))?;
     Ok(())
 }

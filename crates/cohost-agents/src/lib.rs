@@ -14,6 +14,7 @@ pub mod cursor;
 pub mod gemini;
 pub mod goose;
 pub mod http;
+pub mod jsonrpc;
 pub mod kiro;
 pub mod opencode;
 pub mod plugin;

@@ -14,7 +14,7 @@ use super::fs::FsRoot;
 use super::normalize::{AcpClient, ClientConfig, Opened, Output};
 use super::providers::{self, AcpSpec};
 use crate::process::{
-    classify_stderr, locate_binary, EnvPolicy, Frame, ProcessSpec, StdinWriter, Supervised,
+    classify_stderr, locate_binary, lock, EnvPolicy, Frame, ProcessSpec, StdinWriter, Supervised,
 };
 
 /// How long the handshake (initialize + session/new or load) may take; a
@@ -28,19 +28,14 @@ pub(crate) struct Shared {
     stdout_closed: AtomicBool,
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // The guarded state stays consistent even if a holder panicked.
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
 impl Shared {
-    pub fn client(&self) -> MutexGuard<'_, AcpClient> {
+    pub(crate) fn client(&self) -> MutexGuard<'_, AcpClient> {
         lock(&self.client)
     }
-    pub fn turn(&self) -> MutexGuard<'_, Option<fmpsc::UnboundedSender<AgentEvent>>> {
+    pub(crate) fn turn(&self) -> MutexGuard<'_, Option<fmpsc::UnboundedSender<AgentEvent>>> {
         lock(&self.turn)
     }
-    pub fn stdout_closed(&self) -> bool {
+    pub(crate) fn stdout_closed(&self) -> bool {
         self.stdout_closed.load(Ordering::SeqCst)
     }
 }
@@ -106,7 +101,10 @@ fn missing_env(spec: &AcpSpec, env: &EnvPolicy) -> Option<String> {
 
 impl Engine {
     /// Spawn the agent and open a session.
-    pub async fn start(spec: &AcpSpec, config: &AdapterConfig) -> Result<Engine, CohostError> {
+    pub(crate) async fn start(
+        spec: &AcpSpec,
+        config: &AdapterConfig,
+    ) -> Result<Engine, CohostError> {
         let env = env_policy(spec, config);
         if let Some(name) = missing_env(spec, &env) {
             return Err(CohostError::new(

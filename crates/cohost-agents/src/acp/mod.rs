@@ -3,7 +3,7 @@
 //! `copilot-acp`, `claude-acp`, `codex-acp`). Plugin manifests with
 //! `protocol = "acp"` reuse it through [`AcpFactory::new`].
 //!
-//! - [`rpc`]: JSON-RPC 2.0 framing, sans IO.
+//! - [`rpc`]: JSON-RPC 2.0 framing (the shared [`crate::jsonrpc`], ACP's spelling).
 //! - [`wire`]: ACP's message types, tolerant.
 //! - [`normalize`]: the client state machine (lines in → events and lines out).
 //! - [`map`]: kinds, options, stop reasons, usage, errors.
@@ -36,7 +36,7 @@ use std::path::Path;
 use std::time::Duration;
 
 pub use normalize::{AcpClient, ClientConfig, FsOp, Opened, Output, Stats};
-pub use providers::AcpSpec;
+pub use providers::{AcpSpec, CLAUDE_ACP_SPEC, CODEX_ACP_SPEC};
 
 use crate::process::{find_on_path, GroupSignal};
 use engine::Engine;
@@ -286,25 +286,13 @@ impl AgentAdapter for AcpAdapter {
         let Some(engine) = self.engine.as_mut() else {
             return Health::default();
         };
-        let gone = engine.shared.stdout_closed() || !engine.child.is_alive();
-        if gone {
-            // Let the reaper and stderr catch up so the report has the
-            // agent's last words and exit status.
-            engine.child.settle(Duration::from_millis(1500)).await;
-        }
-        let tail = engine.child.stderr_tail(5);
-        Health {
-            alive: !gone,
-            binary: Some(engine.binary.display().to_string()),
-            version: engine.opened.agent.version.clone(),
-            last_error: if gone {
-                Some(engine.child.crash_report())
-            } else if tail.is_empty() {
-                None
-            } else {
-                Some(tail)
-            },
-        }
+        crate::process::session_health(
+            &engine.child,
+            engine.shared.stdout_closed(),
+            &engine.binary,
+            engine.opened.agent.version.clone(),
+        )
+        .await
     }
 
     async fn terminate(&mut self) -> Result<(), CohostError> {

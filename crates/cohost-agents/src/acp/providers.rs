@@ -1,8 +1,78 @@
 //! The six built-in ACP providers: how to launch each and what it honestly
 //! supports (checked on the pinned versions in `tests/agents/versions.env`).
 
-use cohost_core::{ApprovalMode, ResumeSupport, SupportTier};
+use cohost_core::{
+    ApprovalMode, ApprovalSupport, Capabilities, InterruptSupport, ResumeSupport,
+    StreamingGranularity, SupportTier,
+};
 use std::path::Path;
+
+use crate::catalog::{self, CliEntry, PromptArg};
+
+/// What every built-in ACP agent does (see [`super::descriptor`]).
+const ACP_CAPABILITIES: Capabilities = Capabilities {
+    streaming: StreamingGranularity::TokenDeltas,
+    reasoning: true,
+    approvals: ApprovalSupport::Blocking,
+    interrupt: InterruptSupport::Protocol,
+    resume: ResumeSupport::NativeId,
+    usage: false,
+    context_files: true,
+    executes_tools: true,
+    tier: SupportTier::Structured,
+};
+
+/// ACP wrappers take everything over JSON-RPC on stdin.
+const ACP_FLAGS: catalog::FlagTable = catalog::FlagTable {
+    query_prompt: PromptArg::Stdin,
+    terminal_prompt: PromptArg::Stdin,
+    ..catalog::NO_FLAGS
+};
+
+/// Zed's ACP bridge around Claude Code: its provider spec. Registered by
+/// [`super::register`] with the other ACP providers.
+pub const CLAUDE_ACP_SPEC: CliEntry = CliEntry {
+    id: "claude-acp",
+    label: "Claude Code (ACP)",
+    binaries: &["claude-code-acp"],
+    // No `--version`; ACP `initialize` reports it.
+    version_args: &[],
+    pin_key: Some("CLAUDE_CODE_ACP_VERSION"),
+    auth: crate::claude::CLAUDE_AUTH,
+    login_args: Some(&["auth", "login"]),
+    login_binary: Some("claude"),
+    install_hint: "npm install -g @zed-industries/claude-code-acp",
+    env_prefixes: &["ANTHROPIC_", "CLAUDE_"],
+    relevant_env: &[
+        "ANTHROPIC_BASE_URL",
+        "ANTHROPIC_API_KEY",
+        "CLAUDE_CODE_EXECUTABLE",
+    ],
+    flags: ACP_FLAGS,
+    token_streaming: true,
+    capabilities: ACP_CAPABILITIES,
+    ..catalog::BASE
+};
+
+/// Zed's ACP bridge around Codex: its provider spec. Registered by
+/// [`super::register`] with the other ACP providers.
+pub const CODEX_ACP_SPEC: CliEntry = CliEntry {
+    id: "codex-acp",
+    label: "Codex (ACP)",
+    binaries: &["codex-acp"],
+    version_args: &[],
+    pin_key: Some("CODEX_ACP_VERSION"),
+    auth: crate::codex::CODEX_AUTH,
+    login_args: Some(&["login"]),
+    login_binary: Some("codex"),
+    install_hint: "npm install -g @zed-industries/codex-acp",
+    env_prefixes: &["OPENAI_", "CODEX_"],
+    relevant_env: &["OPENAI_BASE_URL", "OPENAI_API_KEY", "CODEX_HOME"],
+    flags: ACP_FLAGS,
+    token_streaming: true,
+    capabilities: ACP_CAPABILITIES,
+    ..catalog::BASE
+};
 
 /// How an agent reports provider failures that it does not send as errors.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -68,25 +138,24 @@ fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
         .collect()
 }
 
-#[allow(clippy::too_many_arguments)]
+/// An ACP provider over the CLI `cli` (its binary, vendor prefixes and
+/// install hint).
 fn spec(
     id: &str,
     label: &str,
-    binary: &str,
+    cli: &CliEntry,
     args: &[&str],
     model_args: &[&str],
-    prefixes: &[&str],
     env: &[(&str, &str)],
     resume: ResumeSupport,
-    install_hint: &str,
 ) -> AcpSpec {
     AcpSpec {
         id: id.into(),
         label: label.into(),
-        binaries: vec![binary.into()],
+        binaries: vec![cli.command().into()],
         args: strs(args),
         model_args: strs(model_args),
-        env_prefixes: strs(prefixes),
+        env_prefixes: strs(cli.env_prefixes),
         env: pairs(env),
         root_env: Vec::new(),
         ask_env: Vec::new(),
@@ -96,7 +165,7 @@ fn spec(
         reasoning: true,
         usage: false,
         tier: SupportTier::Structured,
-        install_hint: install_hint.into(),
+        install_hint: cli.install_hint.into(),
         text_errors: TextErrors::None,
     }
 }
@@ -106,14 +175,12 @@ pub fn gemini() -> AcpSpec {
     let mut s = spec(
         "gemini-acp",
         "Gemini CLI (ACP)",
-        "gemini",
+        &crate::gemini::SPEC,
         &["--acp"],
         &["--model", "{model}"],
-        &["GEMINI_", "GOOGLE_"],
         // One process instead of a re-spawned child: signals reach the agent.
         &[("GEMINI_CLI_NO_RELAUNCH", "true")],
         ResumeSupport::NativeId,
-        "npm install -g @google/gemini-cli",
     );
     s.usage = true;
     s
@@ -124,13 +191,11 @@ pub fn qwen() -> AcpSpec {
     spec(
         "qwen-acp",
         "Qwen Code (ACP)",
-        "qwen",
+        &crate::claude::QWEN_SPEC,
         &["--acp"],
         &["--model", "{model}"],
-        &["QWEN_", "OPENAI_", "DASHSCOPE_"],
         &[("QWEN_CODE_NO_RELAUNCH", "true")],
         ResumeSupport::NativeId,
-        "npm install -g @qwen-code/qwen-code",
     )
 }
 
@@ -140,13 +205,11 @@ pub fn opencode() -> AcpSpec {
     let mut s = spec(
         "opencode-acp",
         "OpenCode (ACP)",
-        "opencode",
+        &crate::opencode::SPEC,
         &["acp"],
         &[],
-        &["OPENCODE_"],
         &[],
         ResumeSupport::NativeId,
-        "npm install -g opencode-ai",
     );
     s.ask_env = pairs(&[(
         "OPENCODE_PERMISSION",
@@ -160,14 +223,12 @@ pub fn copilot() -> AcpSpec {
     let mut s = spec(
         "copilot-acp",
         "GitHub Copilot CLI (ACP)",
-        "copilot",
+        &crate::copilot::SPEC,
         &["--acp"],
         &["--model", "{model}"],
-        &["COPILOT_", "GH_", "GITHUB_"],
         // A self-update in the middle of a session would replace the binary under us.
         &[("COPILOT_AUTO_UPDATE", "false")],
         ResumeSupport::NativeId,
-        "npm install -g @github/copilot",
     );
     // 1.0.102 reports a provider 401 as the answer text of a completed turn.
     s.text_errors = TextErrors::Copilot;
@@ -177,15 +238,13 @@ pub fn copilot() -> AcpSpec {
 /// Zed's ACP bridge around Claude Code (`claude-code-acp`).
 pub fn claude() -> AcpSpec {
     let mut s = spec(
-        "claude-acp",
-        "Claude Code (ACP)",
-        "claude-code-acp",
+        CLAUDE_ACP_SPEC.id,
+        CLAUDE_ACP_SPEC.label,
+        &CLAUDE_ACP_SPEC,
         &[],
         &[],
-        &["ANTHROPIC_", "CLAUDE_"],
         &[],
         ResumeSupport::NativeId,
-        "npm install -g @zed-industries/claude-code-acp",
     );
     // Its bundled Claude Code refuses to start as root without it.
     s.root_env = pairs(&[("IS_SANDBOX", "1")]);
@@ -200,15 +259,13 @@ pub fn claude() -> AcpSpec {
 /// policy and sandbox come from [`policy_args`].
 pub fn codex() -> AcpSpec {
     spec(
-        "codex-acp",
-        "Codex (ACP)",
-        "codex-acp",
+        CODEX_ACP_SPEC.id,
+        CODEX_ACP_SPEC.label,
+        &CODEX_ACP_SPEC,
         &[],
         &["-c", "model=\"{model}\""],
-        &["OPENAI_", "CODEX_"],
         &[],
         ResumeSupport::NativeId,
-        "npm install -g @zed-industries/codex-acp",
     )
 }
 

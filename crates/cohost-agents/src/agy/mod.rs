@@ -13,58 +13,57 @@
 pub mod normalize;
 
 use cohost_core::{
-    AdapterConfig, ApprovalSupport, Capabilities, InterruptSupport, ProviderDescriptor,
-    ProviderKind, ResumeSupport, StreamingGranularity, SupportTier,
+    AdapterConfig, AdapterFactory, ApprovalSupport, Capabilities, InterruptSupport, ResumeSupport,
+    StreamingGranularity, SupportTier,
 };
 use std::ffi::OsString;
+use std::sync::Arc;
 
 pub use normalize::AgyNormalizer;
 
-use crate::process::oneshot::{oneshot_factory, CliDriver, SessionArg};
-use crate::process::EnvPolicy;
+use crate::catalog::{self, CliEntry, Evidence, FlagTable, MakeFactory, PromptArg};
+use crate::process::oneshot::{oneshot_factory, resuming, CliDriver};
 
-/// Where to get it.
-pub const INSTALL_HINT: &str =
-    "install Google Antigravity and put its `agy` CLI on PATH (antigravity.google)";
-
-/// The descriptor.
-pub fn descriptor() -> ProviderDescriptor {
-    ProviderDescriptor {
-        id: "agy".into(),
-        label: "Antigravity agy (stream-json; fixture-only)".into(),
-        kind: ProviderKind::AgentCli,
-        capabilities: Capabilities {
-            streaming: StreamingGranularity::TokenDeltas,
-            reasoning: true,
-            approvals: ApprovalSupport::Advisory,
-            interrupt: InterruptSupport::Signal,
-            resume: ResumeSupport::NativeId,
-            usage: true,
-            context_files: false,
-            executes_tools: true,
-            tier: SupportTier::FixtureOnly,
-        },
-        install_hint: Some(INSTALL_HINT.into()),
-    }
-}
+/// Antigravity's provider spec.
+pub const SPEC: CliEntry = CliEntry {
+    id: "agy",
+    label: "Antigravity agy",
+    mode: "stream-json; fixture-only",
+    binaries: &["agy"],
+    // Signs in with a Google account from its own TUI.
+    login_args: Some(&[]),
+    install_hint: "install Google Antigravity and put its `agy` CLI on PATH (antigravity.google)",
+    env_prefixes: &["AGY_", "ANTIGRAVITY_"],
+    flags: FlagTable {
+        query_prompt: PromptArg::Flag("-p"),
+        terminal_prompt: PromptArg::InitialInput,
+        resume: Some(&["--conversation", "{id}"]),
+        model: Some("--model"),
+        stream_json: Some(&["--output-format", "stream-json"]),
+        ..catalog::NO_FLAGS
+    },
+    token_streaming: true,
+    evidence: Evidence::FixtureOnly,
+    capabilities: Capabilities {
+        streaming: StreamingGranularity::TokenDeltas,
+        reasoning: true,
+        approvals: ApprovalSupport::Advisory,
+        interrupt: InterruptSupport::Signal,
+        resume: ResumeSupport::NativeId,
+        usage: true,
+        context_files: false,
+        executes_tools: true,
+        tier: SupportTier::FixtureOnly,
+    },
+    factory: Some(MakeFactory(|| {
+        Arc::new(AgyFactory) as Arc<dyn AdapterFactory>
+    })),
+    ..catalog::BASE
+};
 
 /// The arguments of one turn (pure).
 pub fn turn_args(prompt: &str, config: &AdapterConfig, session: Option<&str>) -> Vec<OsString> {
-    let flags = crate::catalog::flags("agy");
-    let mut args: Vec<OsString> = flags
-        .prompt_args(prompt)
-        .into_iter()
-        .map(OsString::from)
-        .collect();
-    args.extend(flags.stream_json_args().into_iter().map(OsString::from));
-    if let Some(s) = session {
-        args.extend(flags.resume_args(s).into_iter().map(OsString::from));
-    }
-    if let Some(m) = &config.model {
-        args.extend(flags.model_args(m).into_iter().map(OsString::from));
-    }
-    args.extend(config.extra_args.iter().map(OsString::from));
-    args
+    Driver.turn_args(prompt, config, resuming(session).as_ref(), false)
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -72,23 +71,10 @@ struct Driver;
 
 impl CliDriver for Driver {
     type Normalizer = AgyNormalizer;
-    const COMMAND: &'static str = "agy";
-    const INSTALL_HINT: &'static str = INSTALL_HINT;
+    const SPEC: &'static CliEntry = &SPEC;
+    const STREAM: bool = true;
+    const PROMPT_FIRST: bool = true;
 
-    fn descriptor(&self) -> ProviderDescriptor {
-        descriptor()
-    }
-    fn env(&self) -> EnvPolicy {
-        EnvPolicy::with_prefixes(["AGY_", "ANTIGRAVITY_"])
-    }
-    fn turn_args(
-        &self,
-        prompt: &str,
-        config: &AdapterConfig,
-        session: Option<&SessionArg>,
-    ) -> Vec<OsString> {
-        turn_args(prompt, config, session.map(|s| s.id.as_str()))
-    }
     fn normalizer(&self, _config: &AdapterConfig, _session: Option<&str>) -> AgyNormalizer {
         AgyNormalizer::new()
     }

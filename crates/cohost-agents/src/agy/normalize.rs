@@ -11,14 +11,15 @@ use cohost_core::{
 };
 use serde_json::Value;
 
-use crate::process::oneshot::{exit_events, generic_fix, object_line, TurnNormalizer};
-use crate::process::{classify_stderr, ExitInfo};
+use crate::process::classify_stderr;
+#[cfg(test)]
+use crate::process::oneshot::TurnNormalizer;
+use crate::process::oneshot::{generic_fix, object_line, turn_marks, LineMap, TurnMarks};
 
 /// Normalizes one agy turn.
 #[derive(Debug, Default)]
 pub struct AgyNormalizer {
-    started: bool,
-    ended: bool,
+    turn: TurnMarks,
     usage: Option<Usage>,
     /// Lines that were not events cohost knows.
     pub skipped_lines: usize,
@@ -36,13 +37,7 @@ impl AgyNormalizer {
         model: Option<String>,
         out: &mut Vec<AgentEvent>,
     ) {
-        if !self.started {
-            self.started = true;
-            out.push(AgentEvent::Started {
-                session_id: conversation,
-                model,
-            });
-        }
+        self.turn.start(conversation, model, out);
     }
 
     fn on_value(&mut self, v: &Value, out: &mut Vec<AgentEvent>) {
@@ -56,7 +51,7 @@ impl AgyNormalizer {
             }
             "result" => {
                 self.start(None, None, out);
-                self.ended = true;
+                self.turn.ended = true;
                 let status = s("status").unwrap_or_default();
                 if matches!(status.as_str(), "SUCCESS" | "OK") {
                     out.push(AgentEvent::Ended {
@@ -144,36 +139,13 @@ impl AgyNormalizer {
     }
 }
 
-impl TurnNormalizer for AgyNormalizer {
-    fn on_line(&mut self, line: &str) -> Vec<AgentEvent> {
-        let mut out = Vec::new();
-        if let Some(v) = object_line(line, self.ended, &mut self.skipped_lines) {
-            self.on_value(&v, &mut out);
+impl LineMap for AgyNormalizer {
+    const NAME: &'static str = "agy";
+    turn_marks!(turn);
+    fn map_line(&mut self, line: &str, out: &mut Vec<AgentEvent>) {
+        if let Some(v) = object_line(line, false, &mut self.skipped_lines) {
+            self.on_value(&v, out);
         }
-        out
-    }
-
-    fn ended(&self) -> bool {
-        self.ended
-    }
-
-    fn on_exit(
-        &mut self,
-        exit: Option<ExitInfo>,
-        stderr: &str,
-        interrupted: bool,
-    ) -> Option<Vec<AgentEvent>> {
-        self.ended = true;
-        let mut out = Vec::new();
-        self.start(None, None, &mut out);
-        out.append(&mut exit_events(
-            "agy",
-            exit,
-            stderr,
-            interrupted,
-            generic_fix,
-        )?);
-        Some(out)
     }
 }
 

@@ -18,121 +18,118 @@
 pub mod normalize;
 
 use cohost_core::{
-    AdapterConfig, ApprovalMode, ApprovalSupport, Capabilities, InterruptSupport,
-    ProviderDescriptor, ProviderKind, ResumeSupport, StreamingGranularity, SupportTier,
+    AdapterConfig, AdapterFactory, ApprovalMode, ApprovalSupport, Capabilities, InterruptSupport,
+    ResumeSupport, StreamingGranularity, SupportTier,
 };
 use std::ffi::OsString;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 pub use normalize::AiderNormalizer;
 
-use crate::process::oneshot::{oneshot_factory, CliDriver, SessionArg};
-use crate::process::{EnvPolicy, Version, VersionRange};
+use crate::catalog::{self, AuthSpec, CliEntry, FlagTable, MakeFactory, PromptArg, QueryArgs};
+use crate::process::oneshot::{oneshot_factory, CliDriver};
+use crate::process::{Version, VersionRange};
 
-/// Where to get it.
-pub const INSTALL_HINT: &str = "python -m pip install aider-chat==0.86.2";
-
-/// Tested versions: 0.86.2 is pinned in `tests/agents/versions.env`.
-pub const TESTED: VersionRange = VersionRange {
-    min: Version::new(0, 86, 0),
-    max_exclusive: Version::new(0, 87, 0),
+/// Aider's provider spec.
+pub const SPEC: CliEntry = CliEntry {
+    id: "aider",
+    label: "Aider",
+    mode: "plain text, --message per turn",
+    binaries: &["aider"],
+    pin_key: Some("AIDER_VERSION"),
+    auth: AuthSpec {
+        env_vars: &[
+            "OPENAI_API_KEY",
+            "ANTHROPIC_API_KEY",
+            "GEMINI_API_KEY",
+            "OPENROUTER_API_KEY",
+            "DEEPSEEK_API_KEY",
+        ],
+        credential_files: &[],
+        status_args: None,
+    },
+    install_hint: "pipx install aider-chat",
+    env_prefixes: &[
+        "AIDER_",
+        "OPENAI_",
+        "ANTHROPIC_",
+        "GEMINI_",
+        "OPENROUTER_",
+        "OLLAMA_",
+        "LITELLM_",
+    ],
+    relevant_env: &["OPENAI_API_BASE", "OPENAI_API_KEY", "AIDER_MODEL"],
+    flags: FlagTable {
+        query_prompt: PromptArg::Flag("--message"),
+        terminal_prompt: PromptArg::InitialInput,
+        continue_latest: Some(&["--restore-chat-history"]),
+        skip_permissions: Some(&["--yes-always"]),
+        model: Some("--model"),
+        ..catalog::NO_FLAGS
+    },
+    token_streaming: true,
+    capabilities: Capabilities {
+        // Line by line as aider streams; not token deltas.
+        streaming: StreamingGranularity::TokenDeltas,
+        reasoning: false,
+        approvals: ApprovalSupport::Advisory,
+        interrupt: InterruptSupport::Signal,
+        resume: ResumeSupport::None,
+        usage: true,
+        context_files: false,
+        executes_tools: true,
+        tier: SupportTier::Structured,
+    },
+    // 0.86.2 is pinned in `tests/agents/versions.env`.
+    accepted: Some(VersionRange {
+        min: Version::new(0, 86, 0),
+        max_exclusive: Version::new(0, 87, 0),
+    }),
+    factory: Some(MakeFactory(|| {
+        Arc::new(AiderFactory) as Arc<dyn AdapterFactory>
+    })),
+    ..catalog::BASE
 };
-
-/// The descriptor.
-pub fn descriptor() -> ProviderDescriptor {
-    ProviderDescriptor {
-        id: "aider".into(),
-        label: "Aider (plain text, --message per turn)".into(),
-        kind: ProviderKind::AgentCli,
-        capabilities: Capabilities {
-            // Line by line as aider streams; not token deltas.
-            streaming: StreamingGranularity::TokenDeltas,
-            reasoning: false,
-            approvals: ApprovalSupport::Advisory,
-            interrupt: InterruptSupport::Signal,
-            resume: ResumeSupport::None,
-            usage: true,
-            context_files: false,
-            executes_tools: true,
-            tier: SupportTier::Structured,
-        },
-        install_hint: Some(INSTALL_HINT.into()),
-    }
-}
 
 /// The arguments of one turn (pure apart from the `.git` check).
 pub fn turn_args(prompt: &str, config: &AdapterConfig, follow_up: bool) -> Vec<OsString> {
-    let flags = crate::catalog::flags("aider");
-    let mut args: Vec<OsString> = [
-        "--no-pretty",
-        "--stream",
-        "--no-fancy-input",
-        "--no-check-update",
-        "--no-show-model-warnings",
-        "--no-show-release-notes",
-        "--analytics-disable",
-    ]
-    .iter()
-    .map(OsString::from)
-    .collect();
-    if let Some(m) = &config.model {
-        args.extend(flags.model_args(m).into_iter().map(OsString::from));
-    }
-    if follow_up || config.resume.is_some() {
-        args.extend(flags.continue_args().into_iter().map(OsString::from));
-    }
-    if config.approval == ApprovalMode::AutoApprove {
-        args.extend(flags.bypass_args().into_iter().map(OsString::from));
-    } else {
-        args.push("--dry-run".into());
-        args.push("--no-auto-commits".into());
-        if !config.cwd.join(".git").exists() {
-            args.push("--no-git".into());
-        }
-    }
-    args.extend(config.extra_args.iter().map(OsString::from));
-    args.extend(flags.prompt_args(prompt).into_iter().map(OsString::from));
-    args
+    Driver.turn_args(prompt, config, None, follow_up)
 }
 
-#[derive(Debug, Default)]
-struct Driver {
-    turns: AtomicBool,
-}
+#[derive(Debug, Default, Clone, Copy)]
+struct Driver;
 
 impl CliDriver for Driver {
     type Normalizer = AiderNormalizer;
-    const COMMAND: &'static str = "aider";
-    const INSTALL_HINT: &'static str = INSTALL_HINT;
-    const TESTED: Option<VersionRange> = Some(TESTED);
+    const SPEC: &'static CliEntry = &SPEC;
+    const CONTINUE_LATEST: bool = true;
     const APPROVAL_FIX: &'static str =
         "set the approval policy at launch: auto-approve lets aider apply edits (--yes-always)";
 
-    fn descriptor(&self) -> ProviderDescriptor {
-        descriptor()
+    fn fixed_env(&self) -> &'static [(&'static str, &'static str)] {
+        &[
+            ("AIDER_ANALYTICS", "false"),
+            ("AIDER_CHECK_UPDATE", "false"),
+        ]
     }
-    fn env(&self) -> EnvPolicy {
-        let mut env = EnvPolicy::with_prefixes([
-            "AIDER_",
-            "OPENAI_",
-            "ANTHROPIC_",
-            "GEMINI_",
-            "OPENROUTER_",
-            "OLLAMA_",
-            "LITELLM_",
-        ]);
-        env.set("AIDER_ANALYTICS", "false");
-        env.set("AIDER_CHECK_UPDATE", "false");
-        env
-    }
-    fn turn_args(
-        &self,
-        prompt: &str,
-        config: &AdapterConfig,
-        _session: Option<&SessionArg>,
-    ) -> Vec<OsString> {
-        let follow_up = self.turns.swap(true, Ordering::SeqCst);
-        turn_args(prompt, config, follow_up)
+    fn adjust(&self, q: &mut QueryArgs, config: &AdapterConfig) {
+        q.driver_args = [
+            "--no-pretty",
+            "--stream",
+            "--no-fancy-input",
+            "--no-check-update",
+            "--no-show-model-warnings",
+            "--no-show-release-notes",
+            "--analytics-disable",
+        ]
+        .map(String::from)
+        .to_vec();
+        if config.approval != ApprovalMode::AutoApprove {
+            q.driver_tail = vec!["--dry-run".into(), "--no-auto-commits".into()];
+            if !config.cwd.join(".git").exists() {
+                q.driver_tail.push("--no-git".into());
+            }
+        }
     }
     fn normalizer(&self, _config: &AdapterConfig, _session: Option<&str>) -> AiderNormalizer {
         AiderNormalizer::new()

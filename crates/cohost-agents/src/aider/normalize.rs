@@ -18,15 +18,15 @@ use cohost_core::{
 };
 use serde_json::json;
 
+#[cfg(test)]
 use crate::process::oneshot::TurnNormalizer;
-use crate::process::oneshot::{exit_events, generic_fix};
+use crate::process::oneshot::{generic_fix, turn_marks, Closing, LineMap, TurnMarks};
 use crate::process::{classify_stderr, ExitInfo};
 
 /// Normalizes one `aider --message` turn.
 #[derive(Debug, Default)]
 pub struct AiderNormalizer {
-    started: bool,
-    ended: bool,
+    turn: TurnMarks,
     in_answer: bool,
     error: Option<String>,
     usage: Option<Usage>,
@@ -64,13 +64,7 @@ impl AiderNormalizer {
     }
 
     fn start(&mut self, out: &mut Vec<AgentEvent>) {
-        if !self.started {
-            self.started = true;
-            out.push(AgentEvent::Started {
-                session_id: None,
-                model: None,
-            });
-        }
+        self.turn.start(None, None, out);
     }
 
     fn tool(
@@ -226,40 +220,35 @@ fn fix_for(code: ErrorCode) -> &'static str {
     }
 }
 
-impl TurnNormalizer for AiderNormalizer {
-    fn on_line(&mut self, line: &str) -> Vec<AgentEvent> {
-        let mut out = Vec::new();
-        self.start(&mut out);
+impl LineMap for AiderNormalizer {
+    const NAME: &'static str = "aider";
+    turn_marks!(turn);
+    fn map_line(&mut self, line: &str, out: &mut Vec<AgentEvent>) {
+        self.start(out);
         let t = strip_questions(line.trim_end());
         if t.is_empty() {
-            return out;
+            return;
         }
         if !self.in_answer {
             if t.trim().is_empty() || NOISE_PREFIXES.iter().any(|p| t.starts_with(p)) {
-                return out;
+                return;
             }
             self.in_answer = true;
         }
-        self.classify(t, &mut out);
-        out
+        self.classify(t, out);
     }
-
-    fn ended(&self) -> bool {
-        self.ended
+    fn fix_for(code: ErrorCode) -> &'static str {
+        fix_for(code)
     }
-
-    fn on_exit(
+    fn close(
         &mut self,
         exit: Option<ExitInfo>,
-        stderr: &str,
+        _stderr: &str,
         interrupted: bool,
-    ) -> Option<Vec<AgentEvent>> {
-        self.ended = true;
-        let mut out = Vec::new();
-        self.start(&mut out);
+        out: &mut Vec<AgentEvent>,
+    ) -> Closing {
         if interrupted {
-            out.append(&mut exit_events("aider", exit, stderr, true, fix_for)?);
-            return Some(out);
+            return Closing::Usual { interrupted };
         }
         if let Some(e) = self.error.take() {
             let code = litellm_code(&e)
@@ -272,17 +261,16 @@ impl TurnNormalizer for AiderNormalizer {
                 reason: EndReason::Error,
                 usage: self.usage,
             });
-            return Some(out);
+            return Closing::Closed;
         }
         if exit.and_then(|e| e.code) == Some(0) {
             out.push(AgentEvent::Ended {
                 reason: EndReason::Completed,
                 usage: self.usage,
             });
-            return Some(out);
+            return Closing::Closed;
         }
-        out.append(&mut exit_events("aider", exit, stderr, false, fix_for)?);
-        Some(out)
+        Closing::Usual { interrupted: false }
     }
 }
 

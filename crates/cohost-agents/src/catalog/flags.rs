@@ -1,5 +1,6 @@
 //! The per-CLI flag table of seed 001, as one typed value per CLI, and the
-//! one function that turns it into a command line.
+//! one function that turns it into a command line ([`FlagTable::query_args`],
+//! which every one-shot driver builds its argv with).
 
 /// Arguments with `{id}` standing for a session id, e.g. `["--resume", "{id}"]`.
 pub type ArgTemplate = &'static [&'static str];
@@ -45,7 +46,24 @@ pub struct FlagTable {
     /// A long-lived session speaking stream-json both ways (prompts on
     /// stdin, events on stdout), in the order the driver proved on the CLI.
     pub stream_session: Option<ArgTemplate>,
+    /// Start a new session under a caller-chosen id (`--session-id {id}`).
+    pub fresh_session: Option<ArgTemplate>,
 }
+
+/// A CLI with no known flags; specs override what their CLI has.
+pub const NO_FLAGS: FlagTable = FlagTable {
+    non_interactive: &[],
+    query_prompt: PromptArg::Positional,
+    terminal_prompt: PromptArg::Positional,
+    resume: None,
+    continue_latest: None,
+    skip_permissions: None,
+    model: None,
+    json_output: None,
+    stream_json: None,
+    stream_session: None,
+    fresh_session: None,
+};
 
 /// What a caller wants from one non-interactive run.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -62,6 +80,22 @@ pub struct QueryArgs {
     pub skip_permissions: bool,
     /// Prefer streaming JSON over one JSON document.
     pub stream: bool,
+    /// A new session under this caller-chosen id (when the CLI can; loses
+    /// to `resume`).
+    pub fresh_session: Option<String>,
+    /// The driver's own arguments before the mode (global options).
+    pub leading: Vec<String>,
+    /// The driver's own arguments right after the output format.
+    pub driver_args: Vec<String>,
+    /// The driver's own arguments after model, permissions and session.
+    pub driver_tail: Vec<String>,
+    /// The user's extra arguments, last before the prompt.
+    pub extra_args: Vec<String>,
+    /// Put the prompt right after the mode instead of last.
+    pub prompt_first: bool,
+    /// Put `--` before a trailing prompt, so a prompt that starts with `-`
+    /// cannot parse as a flag.
+    pub end_of_options: bool,
 }
 
 fn fill(template: ArgTemplate, id: &str, out: &mut Vec<String>) {
@@ -90,11 +124,17 @@ fn push_prompt(how: PromptArg, prompt: &str, out: &mut Vec<String>) {
 
 impl FlagTable {
     /// Arguments (after the binary) for a non-interactive run. Order:
-    /// mode, output format, model, permissions, resume, prompt — the order
-    /// every CLI here accepts (codex needs `resume ID` right before the
-    /// prompt). A prompt passed by stdin or PTY is not in the arguments.
+    /// leading driver args, mode, (prompt when `prompt_first`), output
+    /// format, driver args, model, permissions, session, driver tail, extra
+    /// args, (`--`), prompt — the order every CLI here accepts (codex needs
+    /// `resume ID` right before the prompt). A prompt passed by stdin or PTY
+    /// is not in the arguments.
     pub fn query_args(&self, q: &QueryArgs) -> Vec<String> {
-        let mut out: Vec<String> = self.non_interactive.iter().map(|s| s.to_string()).collect();
+        let mut out = q.leading.clone();
+        out.extend(self.non_interactive.iter().map(|s| s.to_string()));
+        if q.prompt_first {
+            push_prompt(self.query_prompt, &q.prompt, &mut out);
+        }
         let format = if q.stream {
             self.stream_json.or(self.json_output)
         } else {
@@ -103,8 +143,16 @@ impl FlagTable {
         if let Some(f) = format {
             fill(f, "", &mut out);
         }
+        out.extend(q.driver_args.iter().cloned());
         self.common_args(q, &mut out);
-        push_prompt(self.query_prompt, &q.prompt, &mut out);
+        out.extend(q.driver_tail.iter().cloned());
+        out.extend(q.extra_args.iter().cloned());
+        if !q.prompt_first {
+            if q.end_of_options {
+                out.push("--".into());
+            }
+            push_prompt(self.query_prompt, &q.prompt, &mut out);
+        }
         out
     }
 
@@ -187,6 +235,11 @@ impl FlagTable {
         match (q.resume.as_deref(), self.resume, self.continue_latest) {
             (Some(id), Some(t), _) => fill(t, id, out),
             (None, _, Some(t)) if q.continue_latest => fill(t, "", out),
+            (None, _, _) => {
+                if let (Some(id), Some(t)) = (q.fresh_session.as_deref(), self.fresh_session) {
+                    fill(t, id, out);
+                }
+            }
             _ => {}
         }
     }

@@ -1,21 +1,37 @@
-//! Vendor data about every known agent CLI and local model server: binary
-//! names, install locations, version probes, tested versions, how to detect
-//! credentials, how to log in, and the per-CLI flag table of seed 001.
+//! The provider list and the spec type every CLI driver declares.
 //!
-//! This is data, not behaviour: discovery, status and hooks (in
-//! `cohost-host`) and the drivers read it, so a fact about a vendor lives in
-//! exactly one place. Facts marked "fixture-only" come from public docs and
-//! were never run on a test machine.
+//! Each driver owns one static [`CliEntry`] (its provider spec: id, label,
+//! binaries, install hint, credentials, tested versions, flag table,
+//! environment prefixes, capabilities, factory) next to its code, e.g.
+//! `crate::cursor::SPEC`; [`CLIS`] is the one list of them. Discovery,
+//! status and login (in `cohost-host`), `cohost agents`, the registry
+//! ([`crate::builtin`]) and the golden-argv tests all read that list, so a
+//! fact about a vendor lives in exactly one place. Facts marked
+//! "fixture-only" come from public docs and were never run on a test
+//! machine.
 
 mod data;
 mod flags;
 mod pins;
 
 pub use data::{API_KEYS, CLIS, SERVERS};
-pub use flags::{ArgTemplate, FlagTable, PromptArg, QueryArgs};
+pub use flags::{ArgTemplate, FlagTable, PromptArg, QueryArgs, NO_FLAGS};
 pub use pins::{pinned_version, PINS_FILE};
 
+use cohost_core::{AdapterFactory, Capabilities, ProviderDescriptor, ProviderKind};
+use std::sync::Arc;
+
 use crate::process::{Version, VersionRange};
+
+/// A provider spec: the same type as a catalog entry.
+pub type ProviderSpec = CliEntry;
+
+/// No credential detection at all.
+pub const NO_AUTH: AuthSpec = AuthSpec {
+    env_vars: &[],
+    credential_files: &[],
+    status_args: None,
+};
 
 /// How a credential is looked for, without spending model quota.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,8 +61,8 @@ pub enum Evidence {
     FixtureOnly,
 }
 
-/// One known agent CLI.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// One known agent CLI: its provider spec.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CliEntry {
     /// Provider id users type (`claude`, `cursor`...).
     pub id: &'static str,
@@ -87,7 +103,75 @@ pub struct CliEntry {
     pub models: &'static [&'static str],
     /// How sure we are.
     pub evidence: Evidence,
+    /// What the driver's descriptor says about how cohost drives it,
+    /// appended to the label in parentheses (`stream-json; fixture-only`).
+    pub mode: &'static str,
+    /// What the driver can do with the tested versions.
+    pub capabilities: Capabilities,
+    /// The versions the driver runs; it refuses others at start-up. `None`:
+    /// no version probe (fixture-only tools, ACP wrappers). Always contains
+    /// [`CliEntry::tested_range`] (checked by a test).
+    pub accepted: Option<VersionRange>,
+    /// Makes the driver's factory; `None` when a driver family registers
+    /// the provider itself (the ACP wrappers, through `crate::acp`).
+    pub factory: Option<MakeFactory>,
 }
+
+/// A function making a driver's factory, for the registry.
+#[derive(Clone, Copy)]
+pub struct MakeFactory(pub fn() -> Arc<dyn AdapterFactory>);
+
+impl std::fmt::Debug for MakeFactory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("MakeFactory")
+    }
+}
+
+impl PartialEq for MakeFactory {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::fn_addr_eq(self.0, other.0)
+    }
+}
+
+impl Eq for MakeFactory {}
+
+/// The default capabilities of an entry: nothing claimed.
+const NO_CAPABILITIES: Capabilities = Capabilities {
+    streaming: cohost_core::StreamingGranularity::WholeMessages,
+    reasoning: false,
+    approvals: cohost_core::ApprovalSupport::Advisory,
+    interrupt: cohost_core::InterruptSupport::Signal,
+    resume: cohost_core::ResumeSupport::None,
+    usage: false,
+    context_files: false,
+    executes_tools: true,
+    tier: cohost_core::SupportTier::FixtureOnly,
+};
+
+/// The defaults every spec starts from (`..catalog::BASE`).
+pub const BASE: CliEntry = CliEntry {
+    id: "",
+    label: "",
+    binaries: &[],
+    vendor_dirs: &[],
+    version_args: &["--version"],
+    pin_key: None,
+    auth: NO_AUTH,
+    login_args: None,
+    login_binary: None,
+    install_hint: "",
+    env_prefixes: &[],
+    relevant_env: &[],
+    flags: NO_FLAGS,
+    token_streaming: false,
+    api_provider: None,
+    models: &[],
+    evidence: Evidence::Tested,
+    mode: "",
+    capabilities: NO_CAPABILITIES,
+    accepted: None,
+    factory: None,
+};
 
 impl CliEntry {
     /// The tested version range: from the pinned version up to (not
@@ -104,6 +188,37 @@ impl CliEntry {
             min: pinned,
             max_exclusive,
         })
+    }
+
+    /// The command looked up on `PATH` (the preferred binary).
+    pub fn command(&self) -> &'static str {
+        self.binaries.first().copied().unwrap_or(self.id)
+    }
+
+    /// The fix for a missing or unsupported binary: the install command and
+    /// the pinned version cohost was tested with.
+    pub fn install_fix(&self) -> String {
+        match self.pin_key.and_then(pinned_version) {
+            Some(v) => format!("{} (tested with {v})", self.install_hint),
+            None => self.install_hint.to_string(),
+        }
+    }
+
+    /// The driver's descriptor: label (with [`CliEntry::mode`]),
+    /// capabilities and install hint from this spec.
+    pub fn descriptor(&self) -> ProviderDescriptor {
+        let label = if self.mode.is_empty() {
+            self.label.to_string()
+        } else {
+            format!("{} ({})", self.label, self.mode)
+        };
+        ProviderDescriptor {
+            id: self.id.to_string(),
+            label,
+            kind: ProviderKind::AgentCli,
+            capabilities: self.capabilities.clone(),
+            install_hint: Some(self.install_hint.to_string()),
+        }
     }
 
     /// The login command line (binary name first), when the tool has one.
@@ -146,7 +261,7 @@ pub fn cli(id: &str) -> Option<&'static CliEntry> {
 /// The flag table of a CLI; all-`None` for an unknown id (the drivers'
 /// golden-argv tests catch a driver whose id is missing).
 pub fn flags(id: &str) -> FlagTable {
-    cli(id).map_or(data::NO_FLAGS, |e| e.flags)
+    cli(id).map_or(NO_FLAGS, |e| e.flags)
 }
 
 /// The API-key variables of an HTTP provider (empty when it needs none).

@@ -149,3 +149,79 @@ fn login_commands() {
     assert_eq!(cli("gemini").unwrap().login_command().unwrap(), ["gemini"]);
     assert!(cli("aider").unwrap().login_command().is_none());
 }
+
+/// Every spec in the one provider list is consistent with itself, with the
+/// pins, and with the driver the registry builds from it.
+#[test]
+fn every_spec_is_consistent() {
+    let mut registry = cohost_core::Registry::new();
+    crate::builtin::register_all(&mut registry).unwrap();
+    for e in CLIS {
+        let id = e.id;
+        assert!(cohost_core::ProviderKind::AgentCli == e.descriptor().kind);
+        assert!(
+            e.binaries.iter().all(|b| !b.is_empty() && !b.contains('/')),
+            "{id}: binaries are names looked up on PATH"
+        );
+        assert!(
+            e.env_prefixes.iter().all(|p| p.ends_with('_')),
+            "{id}: env prefixes end in `_`"
+        );
+        assert!(
+            e.relevant_env
+                .iter()
+                .chain(e.auth.env_vars)
+                .all(|v| !v.is_empty()
+                    && v.chars()
+                        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')),
+            "{id}: variable names"
+        );
+        // The accepted range holds the pinned version and the tested range.
+        match (e.accepted, e.tested_range()) {
+            (Some(accepted), Some(tested)) => {
+                assert!(
+                    accepted.contains(tested.min),
+                    "{id}: pin outside {accepted}"
+                );
+                assert!(
+                    accepted.min <= tested.min && tested.max_exclusive <= accepted.max_exclusive,
+                    "{id}: tested {tested} not within accepted {accepted}"
+                );
+            }
+            (Some(_), None) => panic!("{id}: accepts versions but none is pinned"),
+            (None, _) => assert!(
+                e.evidence == Evidence::FixtureOnly || e.version_args.is_empty(),
+                "{id}: a tested CLI with a version probe needs an accepted range"
+            ),
+        }
+        assert_eq!(
+            e.evidence == Evidence::FixtureOnly,
+            e.capabilities.tier == cohost_core::SupportTier::FixtureOnly,
+            "{id}: evidence and tier agree"
+        );
+        if e.flags.fresh_session.is_some() || e.flags.resume.is_some() {
+            assert_ne!(
+                e.capabilities.resume,
+                cohost_core::ResumeSupport::None,
+                "{id}: resumes by id but says it cannot"
+            );
+        }
+        assert!(e.install_fix().contains(e.install_hint), "{id}");
+        // The registered driver is the one this spec describes.
+        let registered = registry
+            .get(id)
+            .unwrap_or_else(|_| panic!("{id}: in the list but not registered"))
+            .descriptor();
+        match e.factory {
+            Some(make) => {
+                assert_eq!(registered, e.descriptor(), "{id}: descriptor");
+                assert_eq!((make.0)().descriptor(), registered, "{id}: factory");
+            }
+            None => {
+                // Registered by its family (ACP): the facts that are in both.
+                assert_eq!(registered.label, e.label, "{id}: label");
+                assert_eq!(registered.install_hint.as_deref(), Some(e.install_hint));
+            }
+        }
+    }
+}

@@ -4,23 +4,19 @@
 
 use cohost_core::{AdapterConfig, ApprovalMode};
 
-use crate::process::{Version, VersionRange};
+use super::spec::{QWEN_SPEC, SPEC};
+use crate::catalog::CliEntry;
 
 /// One member of the Claude stream-json family.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Dialect {
-    /// Provider id (`claude`, `qwen`).
+    /// The provider spec (label, install hint, env prefixes, accepted
+    /// versions, flag table).
+    pub spec: &'static CliEntry,
+    /// Provider id (`claude`, `qwen`), the spec's.
     pub id: &'static str,
-    /// Human label.
-    pub label: &'static str,
-    /// Command looked up on PATH.
+    /// Command looked up on PATH, the spec's.
     pub command: &'static str,
-    /// How to install it.
-    pub install_hint: &'static str,
-    /// The vendor's environment prefixes passed to the child.
-    pub env_prefixes: &'static [&'static str],
-    /// Versions the driver was tested with.
-    pub tested: VersionRange,
     /// Whether `can_use_tool` arrives after the message's `message_stop`
     /// (Qwen) rather than before it (Claude). Decides how long a tool call
     /// is held back to see whether it needs approval.
@@ -35,17 +31,9 @@ pub struct Dialect {
 
 /// Claude Code: `@anthropic-ai/claude-code`, tested with 2.1.332.
 pub const CLAUDE: Dialect = Dialect {
-    id: "claude",
-    label: "Claude Code",
-    command: "claude",
-    install_hint: "install Claude Code: `npm install -g @anthropic-ai/claude-code` (tested with 2.1.332), or `tests/agents/install.sh --only claude`",
-    env_prefixes: &["ANTHROPIC_", "CLAUDE_"],
-    // Same major as the pinned 2.1.332: the stream-json and control protocol
-    // have been stable across 2.x; a 3.0 may change them.
-    tested: VersionRange {
-        min: Version::new(2, 0, 0),
-        max_exclusive: Version::new(3, 0, 0),
-    },
+    spec: &SPEC,
+    id: SPEC.id,
+    command: SPEC.binaries[0],
     approval_after_message_stop: false,
     // 2.1.332 hides `--permission-prompt-tool` but names it in the help of
     // `--permission-prompts`; older versions list it as a flag.
@@ -60,16 +48,9 @@ pub const CLAUDE: Dialect = Dialect {
 
 /// Qwen Code: `@qwen-code/qwen-code`, tested with 0.24.4.
 pub const QWEN: Dialect = Dialect {
-    id: "qwen",
-    label: "Qwen Code",
-    command: "qwen",
-    install_hint: "install Qwen Code: `npm install -g @qwen-code/qwen-code` (tested with 0.24.4), or `tests/agents/install.sh --only qwen`",
-    env_prefixes: &["QWEN_", "OPENAI_", "DASHSCOPE_"],
-    // 0.x: minor versions may break the protocol, so only 0.24.
-    tested: VersionRange {
-        min: Version::new(0, 24, 0),
-        max_exclusive: Version::new(0, 25, 0),
-    },
+    spec: &QWEN_SPEC,
+    id: QWEN_SPEC.id,
+    command: QWEN_SPEC.binaries[0],
     approval_after_message_stop: true,
     required_help: &[
         "--input-format",
@@ -82,7 +63,7 @@ pub const QWEN: Dialect = Dialect {
 impl Dialect {
     /// The command line (without the binary) for a session.
     pub fn args(&self, config: &AdapterConfig) -> Vec<String> {
-        let flags = crate::catalog::flags(self.id);
+        let flags = self.spec.flags;
         let mut args: Vec<String> = Vec::new();
         match self.id {
             "qwen" => {

@@ -12,12 +12,10 @@ use tokio::sync::{mpsc, oneshot};
 use super::dialect::Dialect;
 use super::normalize::{Normalizer, NormalizerConfig, Output};
 use crate::process::{
-    locate_binary, probe, probe_version, EnvPolicy, Frame, ProcessSpec, StdinWriter, Supervised,
+    locate_checked, lock, probe, EnvPolicy, Frame, ProcessSpec, StdinWriter, Supervised,
+    PROBE_TIMEOUT,
 };
 
-/// How long `--version`/`--help` may take (a cold native binary on a busy
-/// machine needs a few seconds).
-const PROBE_TIMEOUT: Duration = Duration::from_secs(20);
 /// How long the CLI may take to answer `initialize`.
 const INIT_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -40,21 +38,16 @@ pub(crate) struct Engine {
     pub session_id: Option<String>,
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    // The guarded state stays consistent even if a holder panicked.
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
 impl Shared {
-    pub fn lock_normalizer(&self) -> std::sync::MutexGuard<'_, Normalizer> {
+    pub(crate) fn lock_normalizer(&self) -> std::sync::MutexGuard<'_, Normalizer> {
         lock(&self.normalizer)
     }
-    pub fn lock_turn(
+    pub(crate) fn lock_turn(
         &self,
     ) -> std::sync::MutexGuard<'_, Option<fmpsc::UnboundedSender<AgentEvent>>> {
         lock(&self.turn)
     }
-    pub fn stdout_closed(&self) -> bool {
+    pub(crate) fn stdout_closed(&self) -> bool {
         self.stdout_closed.load(std::sync::atomic::Ordering::SeqCst)
     }
 }
@@ -62,7 +55,7 @@ impl Shared {
 /// The environment policy for a session: vendor prefixes, driver variables,
 /// then the user's `AdapterConfig.env` (which wins).
 pub(crate) fn env_policy(dialect: &Dialect, config: &AdapterConfig) -> EnvPolicy {
-    let mut env = EnvPolicy::with_prefixes(dialect.env_prefixes.iter().copied());
+    let mut env = EnvPolicy::with_prefixes(dialect.spec.env_prefixes.iter().copied());
     // SAFETY: geteuid has no preconditions and cannot fail.
     let root = unsafe { libc::geteuid() } == 0;
     for (k, v) in dialect.driver_env(config, root) {
@@ -78,18 +71,8 @@ pub(crate) async fn check_binary(
     config: &AdapterConfig,
     env: &EnvPolicy,
 ) -> Result<(PathBuf, String), CohostError> {
-    let path = env.effective_path();
-    let binary = locate_binary(
-        dialect.id,
-        dialect.command,
-        config.binary.as_deref(),
-        path.as_deref(),
-        dialect.install_hint,
-    )?;
-    let (version, _raw) = probe_version(dialect.id, &binary, env, PROBE_TIMEOUT).await?;
-    dialect
-        .tested
-        .check(dialect.id, version, dialect.install_hint)?;
+    let (binary, version) = locate_checked(dialect.spec, config.binary.as_deref(), env).await?;
+    let version = version.map(|v| v.to_string()).unwrap_or_default();
     let help = probe(dialect.id, &binary, &["--help"], env, PROBE_TIMEOUT).await?;
     let missing: Vec<&str> = dialect
         .required_help
@@ -108,15 +91,23 @@ pub(crate) async fn check_binary(
         )
         .with_fix(format!(
             "install a version in {} ({})",
-            dialect.tested, dialect.install_hint
+            dialect
+                .spec
+                .accepted
+                .map(|r| r.to_string())
+                .unwrap_or_default(),
+            dialect.spec.install_fix()
         )));
     }
-    Ok((binary, version.to_string()))
+    Ok((binary, version))
 }
 
 impl Engine {
     /// Spawn the CLI, send `initialize` and wait for its answer.
-    pub async fn start(dialect: &Dialect, config: &AdapterConfig) -> Result<Engine, CohostError> {
+    pub(crate) async fn start(
+        dialect: &Dialect,
+        config: &AdapterConfig,
+    ) -> Result<Engine, CohostError> {
         let env = env_policy(dialect, config);
         let (binary, version) = check_binary(dialect, config, &env).await?;
         let mut spec = ProcessSpec::new(dialect.id, &binary).args(dialect.args(config));

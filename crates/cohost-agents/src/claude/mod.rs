@@ -5,49 +5,32 @@
 //! - [`wire`]: the vendors' message types, tolerant.
 //! - [`normalize`]: the pure state machine (lines in → events and lines out).
 //! - [`dialect`]: the differences between the two CLIs, in one place.
+//! - `spec`: their provider specs ([`SPEC`], [`QWEN_SPEC`]).
 //! - `engine`: binary checks, spawn through [`crate::process`], the IO loop.
 
 pub mod dialect;
 mod engine;
 pub mod normalize;
+mod spec;
 pub mod wire;
 
 use async_trait::async_trait;
 use cohost_core::{
-    AdapterConfig, AdapterFactory, AgentAdapter, AgentEventStream, ApprovalSupport, Capabilities,
-    CohostError, ContextFile, ErrorCode, Health, InitInfo, InterruptStage, InterruptSupport,
-    PromptRequest, ProviderDescriptor, ProviderKind, ResumeSupport, StreamingGranularity,
-    SupportTier, ToolDecision,
+    AdapterConfig, AdapterFactory, AgentAdapter, AgentEventStream, CohostError, ContextFile,
+    ErrorCode, Health, InitInfo, InterruptStage, PromptRequest, ProviderDescriptor, ToolDecision,
 };
 use futures::StreamExt;
 use std::time::Duration;
 
 pub use dialect::{Dialect, CLAUDE, QWEN};
 use engine::Engine;
+pub use spec::{CLAUDE_AUTH, QWEN_SPEC, SPEC};
 
 use crate::process::{find_on_path, GroupSignal};
 
-/// The descriptor of a family member. Capabilities are what the tested
-/// versions do; `initialize` refuses versions outside the tested range or
-/// lacking the flags, so the descriptor stays honest.
+/// The descriptor of a family member, from its spec.
 pub fn descriptor(dialect: &Dialect) -> ProviderDescriptor {
-    ProviderDescriptor {
-        id: dialect.id.to_string(),
-        label: dialect.label.to_string(),
-        kind: ProviderKind::AgentCli,
-        capabilities: Capabilities {
-            streaming: StreamingGranularity::TokenDeltas,
-            reasoning: true,
-            approvals: ApprovalSupport::Blocking,
-            interrupt: InterruptSupport::Protocol,
-            resume: ResumeSupport::NativeId,
-            usage: true,
-            context_files: true,
-            executes_tools: true,
-            tier: SupportTier::Structured,
-        },
-        install_hint: Some(dialect.install_hint.to_string()),
-    }
+    dialect.spec.descriptor()
 }
 
 /// Makes adapters for one family member.
@@ -200,25 +183,13 @@ impl AgentAdapter for StreamJsonAdapter {
         let Some(engine) = self.engine.as_mut() else {
             return Health::default();
         };
-        let gone = engine.shared.stdout_closed() || !engine.child.is_alive();
-        if gone {
-            // Give the reaper and stderr a moment so the report has the
-            // agent's last words and exit status.
-            engine.child.settle(Duration::from_millis(1500)).await;
-        }
-        let tail = engine.child.stderr_tail(5);
-        Health {
-            alive: !gone,
-            binary: Some(engine.binary.display().to_string()),
-            version: Some(engine.version.clone()),
-            last_error: if gone {
-                Some(engine.child.crash_report())
-            } else if tail.is_empty() {
-                None
-            } else {
-                Some(tail)
-            },
-        }
+        crate::process::session_health(
+            &engine.child,
+            engine.shared.stdout_closed(),
+            &engine.binary,
+            Some(engine.version.clone()),
+        )
+        .await
     }
 
     async fn terminate(&mut self) -> Result<(), CohostError> {

@@ -17,14 +17,16 @@
 
 use cohost_core::{
     AgentEvent, ApprovalOption, CohostError, EndReason, ErrorCode, ToolCallInfo, ToolDecision,
-    ToolKind, ToolStatus, Usage,
+    ToolKind, ToolStatus,
 };
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
 use super::dialect::Dialect;
 use super::wire::{self, out, ContentBlock, ControlRequestBody, Delta, Line, StreamEvent};
-use crate::process::classify_stderr;
+mod results;
+
+use results::{classify_result, looks_denied, result_error, text_of, to_usage};
 
 /// What the normalizer wants done.
 #[derive(Debug, Clone, PartialEq)]
@@ -580,100 +582,4 @@ impl Normalizer {
         self.in_turn = false;
         self.approvals.clear();
     }
-}
-
-fn to_usage(u: &wire::WireUsage) -> Usage {
-    Usage {
-        input_tokens: u.input_tokens,
-        output_tokens: u.output_tokens,
-        reasoning_tokens: u
-            .output_tokens_details
-            .as_ref()
-            .map_or(0, |d| d.thinking_tokens),
-        cache_read_tokens: u.cache_read_input_tokens,
-        cache_write_tokens: u.cache_creation_input_tokens,
-    }
-}
-
-/// Text of a tool result or error: a string, `{message}`, or text blocks.
-fn text_of(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        Value::Array(items) => items
-            .iter()
-            .map(|i| match i {
-                Value::String(s) => s.clone(),
-                other => other
-                    .get("text")
-                    .and_then(Value::as_str)
-                    .map(str::to_string)
-                    .unwrap_or_default(),
-            })
-            .filter(|s| !s.is_empty())
-            .collect::<Vec<_>>()
-            .join("\n"),
-        Value::Object(o) => o
-            .get("message")
-            .and_then(Value::as_str)
-            .map(str::to_string)
-            .unwrap_or_else(|| v.to_string()),
-        Value::Null => String::new(),
-        other => other.to_string(),
-    }
-}
-
-fn looks_denied(output: &str) -> bool {
-    let t = output.to_ascii_lowercase();
-    (t.contains("permission") && (t.contains("denied") || t.contains("rejected")))
-        || t.contains("the user doesn't want to proceed")
-}
-
-/// The error a failed `result` stands for.
-fn classify_result(provider: &str, r: &wire::ResultMsg) -> CohostError {
-    let mut text = r.result.clone().unwrap_or_default();
-    if let Some(e) = &r.error {
-        text.push(' ');
-        text.push_str(&text_of(e));
-    }
-    for e in &r.errors {
-        text.push(' ');
-        text.push_str(&text_of(e));
-    }
-    let text = text.trim().to_string();
-    let code = match (r.api_error_status, r.terminal_reason.as_deref()) {
-        (_, Some("prompt_too_long")) => ErrorCode::ContextWindowExceeded,
-        (Some(401) | Some(403), _) => ErrorCode::AuthRequired,
-        (Some(429) | Some(529), _) => ErrorCode::RateLimited,
-        (Some(404), _) => ErrorCode::ModelNotAvailable,
-        (Some(413), _) => ErrorCode::ContextWindowExceeded,
-        _ => classify_stderr(&text).unwrap_or(match r.api_error_status {
-            Some(s) if s >= 500 => ErrorCode::NetworkError,
-            _ if text.to_ascii_lowercase().contains("malformed") => ErrorCode::InvalidOutput,
-            _ if r.subtype == "error_during_execution" => ErrorCode::ToolExecutionFailed,
-            _ => ErrorCode::Unknown,
-        }),
-    };
-    let detail = if text.is_empty() {
-        r.subtype.clone()
-    } else {
-        text
-    };
-    result_error(provider, code, &detail)
-}
-
-fn result_error(provider: &str, code: ErrorCode, detail: &str) -> CohostError {
-    let fix = match code {
-        ErrorCode::AuthRequired => {
-            "check the API key (ANTHROPIC_API_KEY / OPENAI_API_KEY) or log in with the agent itself"
-        }
-        ErrorCode::RateLimited => "wait and retry, or use a key with a higher rate limit",
-        ErrorCode::ContextWindowExceeded => "start a new session or attach fewer/smaller files",
-        ErrorCode::ModelNotAvailable => "pick a model this key can use (`--model`)",
-        ErrorCode::NetworkError => "check the network and the API base URL, then retry",
-        ErrorCode::InvalidOutput => {
-            "the model API sent a broken response; retry, and check any proxy in between"
-        }
-        _ => "see the agent's message above; run the agent directly to diagnose",
-    };
-    CohostError::new(code, format!("agent `{provider}`: {detail}")).with_fix(fix)
 }

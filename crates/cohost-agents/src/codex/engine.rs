@@ -4,13 +4,13 @@
 
 use cohost_core::{AgentEvent, AgentEventStream, CohostError, ErrorCode, InterruptStage};
 use futures::StreamExt;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::{mpsc, Notify};
 
 use super::normalize::{Action, AppServerCore, CoreConfig, Phase};
 use crate::process::{
-    oversized_line_error, Frame, GroupSignal, ProcessSpec, StdinWriter, Supervised,
+    lock, oversized_line_error, Frame, GroupSignal, ProcessSpec, StdinWriter, Supervised,
 };
 
 /// How long the handshake may take (first start of codex creates its home).
@@ -28,10 +28,6 @@ pub(crate) struct AppServer {
     stdin: StdinWriter,
     shared: Arc<Mutex<Shared>>,
     changed: Arc<Notify>,
-}
-
-fn lock(shared: &Mutex<Shared>) -> MutexGuard<'_, Shared> {
-    shared.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 impl AppServer {

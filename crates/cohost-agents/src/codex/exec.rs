@@ -12,7 +12,8 @@ use std::collections::HashSet;
 use std::ffi::OsString;
 
 use super::errors::map_error;
-use crate::process::oneshot::{interrupted_end, TurnNormalizer};
+use crate::catalog::QueryArgs;
+use crate::process::oneshot::{build, interrupted_end, TurnNormalizer};
 use crate::process::ExitInfo;
 
 /// Normalizer for one `codex exec --json` run.
@@ -225,26 +226,20 @@ pub fn exec_args(prompt: &str, config: &AdapterConfig, thread: Option<&str>) -> 
         // may only read.
         ApprovalMode::Ask | ApprovalMode::DenyAll => "read-only",
     };
-    let flags = crate::catalog::flags("codex");
-    let mut args: Vec<OsString> = config.extra_args.iter().map(OsString::from).collect();
-    args.extend(flags.non_interactive_args().into_iter().map(OsString::from));
-    args.extend(flags.json_args().into_iter().map(OsString::from));
-    // The sandbox, not the bypass flag: auto-approve still stays inside the
-    // workspace in exec mode.
-    args.extend(
-        ["--skip-git-repo-check", "-s", sandbox]
-            .into_iter()
-            .map(OsString::from),
-    );
-    if let Some(m) = &config.model {
-        args.extend(flags.model_args(m).into_iter().map(OsString::from));
-    }
-    if let Some(t) = thread {
-        args.extend(flags.resume_args(t).into_iter().map(OsString::from));
-    }
-    args.push("--".into());
-    args.push(prompt.into());
-    args
+    let q = QueryArgs {
+        prompt: prompt.to_string(),
+        model: config.model.clone(),
+        resume: thread.map(str::to_string),
+        // Global options (`-c key=value`) go before `exec`.
+        leading: config.extra_args.clone(),
+        // The sandbox, not the bypass flag: auto-approve still stays inside
+        // the workspace in exec mode.
+        driver_args: vec!["--skip-git-repo-check".into(), "-s".into(), sandbox.into()],
+        end_of_options: true,
+        stream: true,
+        ..QueryArgs::default()
+    };
+    build(&super::SPEC, &q)
 }
 
 #[cfg(test)]

@@ -17,54 +17,82 @@ use async_trait::async_trait;
 use cohost_core::{
     AdapterConfig, AdapterFactory, AgentAdapter, AgentEventStream, ApprovalSupport, Capabilities,
     CohostError, ErrorCode, Health, InitInfo, InterruptStage, InterruptSupport, PromptRequest,
-    ProviderDescriptor, ProviderKind, ResumeSupport, StreamingGranularity, SupportTier,
-    ToolDecision,
+    ProviderDescriptor, ResumeSupport, StreamingGranularity, SupportTier, ToolDecision,
 };
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
+use crate::catalog::{self, AuthSpec, CliEntry, FlagTable, MakeFactory};
 use crate::process::oneshot::{lock_state, OneShot, RunState};
 use crate::process::{
-    find_on_path, locate_binary, probe, probe_version, EnvPolicy, ProcessSpec, Version,
-    VersionRange,
+    find_on_path, locate_checked, probe, EnvPolicy, ProcessSpec, Version, VersionRange,
+    PROBE_TIMEOUT,
 };
 use engine::AppServer;
 use normalize::CoreConfig;
 
-/// Where to get it.
-pub const INSTALL_HINT: &str = "npm install -g @openai/codex@0.171.0";
-
-/// Versions cohost accepts: tested with 0.171.0 (pinned in
-/// `tests/agents/versions.env`); the app-server schema is versioned by
-/// method names, and the engine falls back to `exec` when `app-server` is
-/// missing, so later 0.x releases are accepted.
-pub const TESTED: VersionRange = VersionRange {
-    min: Version::new(0, 171, 0),
-    max_exclusive: Version::new(1, 0, 0),
+/// Codex's credentials, shared with the `codex-acp` wrapper.
+pub const CODEX_AUTH: AuthSpec = AuthSpec {
+    env_vars: &["OPENAI_API_KEY", "CODEX_API_KEY"],
+    credential_files: &[".codex/auth.json"],
+    // "Not logged in" and exit 1 when logged out.
+    status_args: Some(&["login", "status"]),
 };
 
-const PROBE_TIMEOUT: Duration = Duration::from_secs(20);
+/// Codex CLI's provider spec (the app-server engine's descriptor).
+pub const SPEC: CliEntry = CliEntry {
+    id: "codex",
+    label: "Codex CLI",
+    mode: "app-server",
+    binaries: &["codex"],
+    pin_key: Some("CODEX_VERSION"),
+    auth: CODEX_AUTH,
+    login_args: Some(&["login"]),
+    install_hint: "npm install -g @openai/codex",
+    env_prefixes: &["CODEX_", "OPENAI_"],
+    relevant_env: &["OPENAI_BASE_URL", "OPENAI_API_KEY", "CODEX_HOME"],
+    flags: FlagTable {
+        non_interactive: &["exec"],
+        resume: Some(&["resume", "{id}"]),
+        continue_latest: Some(&["resume", "--last"]),
+        skip_permissions: Some(&["--dangerously-bypass-approvals-and-sandbox"]),
+        // `-m` is what the exec driver passes (proven by codex_e2e).
+        model: Some("-m"),
+        json_output: Some(&["--json"]),
+        stream_json: Some(&["--json"]),
+        ..catalog::NO_FLAGS
+    },
+    // `codex exec --json` has whole items, no text deltas.
+    token_streaming: false,
+    api_provider: Some("openai"),
+    capabilities: Capabilities {
+        streaming: StreamingGranularity::TokenDeltas,
+        reasoning: true,
+        approvals: ApprovalSupport::Blocking,
+        interrupt: InterruptSupport::Protocol,
+        resume: ResumeSupport::NativeId,
+        usage: true,
+        context_files: false,
+        executes_tools: true,
+        tier: SupportTier::Structured,
+    },
+    // Tested with 0.171.0 (pinned in `tests/agents/versions.env`); the
+    // app-server schema is versioned by method names, and the engine falls
+    // back to `exec` when `app-server` is missing, so later 0.x releases are
+    // accepted.
+    accepted: Some(VersionRange {
+        min: Version::new(0, 171, 0),
+        max_exclusive: Version::new(1, 0, 0),
+    }),
+    factory: Some(MakeFactory(|| {
+        Arc::new(CodexFactory) as Arc<dyn AdapterFactory>
+    })),
+    ..catalog::BASE
+};
 
 /// The descriptor for the app-server engine.
 pub fn descriptor() -> ProviderDescriptor {
-    ProviderDescriptor {
-        id: "codex".into(),
-        label: "Codex CLI (app-server)".into(),
-        kind: ProviderKind::AgentCli,
-        capabilities: Capabilities {
-            streaming: StreamingGranularity::TokenDeltas,
-            reasoning: true,
-            approvals: ApprovalSupport::Blocking,
-            interrupt: InterruptSupport::Protocol,
-            resume: ResumeSupport::NativeId,
-            usage: true,
-            context_files: false,
-            executes_tools: true,
-            tier: SupportTier::Structured,
-        },
-        install_hint: Some(INSTALL_HINT.into()),
-    }
+    SPEC.descriptor()
 }
 
 fn exec_descriptor() -> ProviderDescriptor {
@@ -90,7 +118,7 @@ impl AdapterFactory for CodexFactory {
     }
 
     fn is_available(&self) -> bool {
-        find_on_path("codex", std::env::var_os("PATH").as_deref()).is_some()
+        find_on_path(SPEC.command(), std::env::var_os("PATH").as_deref()).is_some()
     }
 }
 
@@ -126,7 +154,7 @@ impl CodexAdapter {
     }
 
     fn env(&self) -> EnvPolicy {
-        let mut env = EnvPolicy::with_prefixes(["CODEX_", "OPENAI_"]);
+        let mut env = EnvPolicy::with_prefixes(SPEC.env_prefixes.iter().copied());
         env.extend(&self.config.env);
         env
     }
@@ -153,17 +181,8 @@ impl AgentAdapter for CodexAdapter {
     async fn initialize(&mut self, config: &AdapterConfig) -> Result<InitInfo, CohostError> {
         self.config = config.clone();
         let env = self.env();
-        let path = env.effective_path();
-        let binary = locate_binary(
-            "codex",
-            "codex",
-            config.binary.as_deref(),
-            path.as_deref(),
-            INSTALL_HINT,
-        )?;
-        let (version, _) = probe_version("codex", &binary, &env, PROBE_TIMEOUT).await?;
-        TESTED.check("codex", version, INSTALL_HINT)?;
-        self.version = Some(version.to_string());
+        let (binary, version) = locate_checked(&SPEC, config.binary.as_deref(), &env).await?;
+        self.version = version.map(|v| v.to_string());
         self.binary = Some(binary.display().to_string());
         let help = probe("codex", &binary, &["--help"], &env, PROBE_TIMEOUT).await?;
         if !has_app_server(&help.text) {

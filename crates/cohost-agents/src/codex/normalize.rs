@@ -231,7 +231,12 @@ impl AppServerCore {
     /// Feed one stdout line.
     pub fn on_line(&mut self, line: &str) -> Vec<Action> {
         match Incoming::parse(line) {
-            Ok(Incoming::Response { id, result }) => self.on_response(id, result),
+            Ok(Incoming::Response {
+                id: Some(id),
+                outcome,
+            }) => self.on_response(id, outcome),
+            // An id that is not a number cannot be one of ours.
+            Ok(Incoming::Response { id: None, .. }) => Vec::new(),
             Ok(Incoming::Request { id, method, params }) => self.on_request(id, &method, params),
             Ok(Incoming::Notification { method, params }) => self.on_notification(&method, params),
             Err(e) => {

@@ -2,93 +2,16 @@
 //! them. Checked against the schema of 0.171.0
 //! (`tests/agents/schemas/codex-0.171.0/`).
 //!
-//! Server messages carry no `"jsonrpc"` field; we accept it when present and
-//! never require it. Only the fields cohost uses are typed; everything else
+//! The JSON-RPC framing is the shared [`crate::jsonrpc`] module: server
+//! messages carry no `"jsonrpc"` field (accepted when present, never
+//! required) and ours carry none either ([`crate::jsonrpc::Framing::Bare`]). Only the fields cohost uses are typed; everything else
 //! is ignored, and unknown item types land in [`ThreadItem::Unknown`].
 
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
-/// One line from the app-server, classified by JSON-RPC shape.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Incoming {
-    /// A reply to one of our requests.
-    Response {
-        /// Our request id.
-        id: u64,
-        /// `result` on success, `Err(error object)` otherwise.
-        result: Result<Value, RpcError>,
-    },
-    /// A request the server wants answered (approvals...).
-    Request {
-        /// The server's id, echoed back verbatim (number or string).
-        id: Value,
-        /// Method.
-        method: String,
-        /// Params (`null` when absent).
-        params: Value,
-    },
-    /// A notification.
-    Notification {
-        /// Method.
-        method: String,
-        /// Params (`null` when absent).
-        params: Value,
-    },
-}
-
-/// A JSON-RPC error object.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct RpcError {
-    /// Code.
-    #[serde(default)]
-    pub code: i64,
-    /// Message.
-    #[serde(default)]
-    pub message: String,
-}
-
-/// Why a line is not a JSON-RPC message.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum WireError {
-    /// Not JSON at all (or truncated).
-    #[error("not JSON: {0}")]
-    NotJson(String),
-    /// JSON, but neither request, response nor notification.
-    #[error("not a JSON-RPC message")]
-    NotRpc,
-}
-
-impl Incoming {
-    /// Classify one line.
-    pub fn parse(line: &str) -> Result<Incoming, WireError> {
-        let v: Value = serde_json::from_str(line).map_err(|e| WireError::NotJson(e.to_string()))?;
-        let Value::Object(mut obj) = v else {
-            return Err(WireError::NotRpc);
-        };
-        let params = obj.remove("params").unwrap_or(Value::Null);
-        match (obj.remove("id"), obj.remove("method")) {
-            (Some(id), Some(Value::String(method))) => Ok(Incoming::Request { id, method, params }),
-            (None, Some(Value::String(method))) => Ok(Incoming::Notification { method, params }),
-            (Some(id), None) => {
-                // Our ids are numbers; a server may echo them as strings.
-                let id = id
-                    .as_u64()
-                    .or_else(|| id.as_str().and_then(|s| s.parse().ok()))
-                    .ok_or(WireError::NotRpc)?;
-                let result = match obj.remove("error") {
-                    Some(e) => Err(serde_json::from_value(e).unwrap_or(RpcError {
-                        code: 0,
-                        message: "unreadable error".into(),
-                    })),
-                    None => Ok(obj.remove("result").unwrap_or(Value::Null)),
-                };
-                Ok(Incoming::Response { id, result })
-            }
-            _ => Err(WireError::NotRpc),
-        }
-    }
-}
+use crate::jsonrpc::Framing;
+pub use crate::jsonrpc::{Incoming, ParseError as WireError, RpcError};
 
 /// `item/agentMessage/delta`, `item/reasoning/textDelta`, `item/reasoning/summaryTextDelta`.
 #[derive(Debug, Clone, Deserialize)]
@@ -295,62 +218,28 @@ pub struct TokenBreakdown {
 
 /// A request line (`id` + `method` + `params`).
 pub fn request(id: u64, method: &str, params: Value) -> String {
-    json!({"id": id, "method": method, "params": params}).to_string()
+    Framing::Bare.request(id, method, params)
 }
 
 /// A notification line.
 pub fn notification(method: &str) -> String {
-    json!({"method": method}).to_string()
+    Framing::Bare.notification(method, Value::Null)
 }
 
 /// A success reply to a server request.
 pub fn reply(id: &Value, result: Value) -> String {
-    json!({"id": id, "result": result}).to_string()
+    Framing::Bare.response(id, result)
 }
 
 /// An error reply to a server request.
 pub fn reply_error(id: &Value, code: i64, message: &str) -> String {
-    json!({"id": id, "error": {"code": code, "message": message}}).to_string()
+    Framing::Bare.error_response(id, code, message)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn classifies_with_and_without_jsonrpc_field() {
-        let r = Incoming::parse(r#"{"jsonrpc":"2.0","id":3,"result":{"a":1}}"#).unwrap();
-        assert_eq!(
-            r,
-            Incoming::Response {
-                id: 3,
-                result: Ok(json!({"a":1}))
-            }
-        );
-        let n = Incoming::parse(r#"{"method":"turn/started","params":{}}"#).unwrap();
-        assert!(matches!(n, Incoming::Notification { method, .. } if method == "turn/started"));
-        let q =
-            Incoming::parse(r#"{"method":"x/requestApproval","id":"abc","params":{}}"#).unwrap();
-        assert!(matches!(q, Incoming::Request { id, .. } if id == json!("abc")));
-        let e = Incoming::parse(r#"{"id":"7","error":{"code":-1,"message":"no"}}"#).unwrap();
-        assert!(matches!(
-            e,
-            Incoming::Response {
-                id: 7,
-                result: Err(_)
-            }
-        ));
-    }
-
-    #[test]
-    fn rejects_non_rpc() {
-        assert!(matches!(
-            Incoming::parse("{\"id\":"),
-            Err(WireError::NotJson(_))
-        ));
-        assert_eq!(Incoming::parse("[1,2]"), Err(WireError::NotRpc));
-        assert_eq!(Incoming::parse("{\"x\":1}"), Err(WireError::NotRpc));
-    }
+    use serde_json::json;
 
     #[test]
     fn unknown_item_types_are_tolerated() {

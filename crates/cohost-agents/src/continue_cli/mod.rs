@@ -20,47 +20,64 @@
 pub mod normalize;
 
 use cohost_core::{
-    AdapterConfig, ApprovalMode, ApprovalSupport, Capabilities, InterruptSupport,
-    ProviderDescriptor, ProviderKind, ResumeSupport, StreamingGranularity, SupportTier,
+    AdapterConfig, AdapterFactory, ApprovalMode, ApprovalSupport, Capabilities, InterruptSupport,
+    ResumeSupport, StreamingGranularity, SupportTier,
 };
 use std::ffi::OsString;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 pub use normalize::ContinueNormalizer;
 
-use crate::process::oneshot::{oneshot_factory, CliDriver, SessionArg};
-use crate::process::{EnvPolicy, Version, VersionRange};
+use crate::catalog::{self, AuthSpec, CliEntry, FlagTable, MakeFactory, QueryArgs};
+use crate::process::oneshot::{oneshot_factory, CliDriver};
+use crate::process::{Version, VersionRange};
 
-/// Where to get it.
-pub const INSTALL_HINT: &str = "npm install -g @continuedev/cli@1.5.47";
-
-/// Tested versions: 1.5.47 is pinned in `tests/agents/versions.env`.
-pub const TESTED: VersionRange = VersionRange {
-    min: Version::new(1, 5, 0),
-    max_exclusive: Version::new(2, 0, 0),
+/// Continue CLI's provider spec.
+pub const SPEC: CliEntry = CliEntry {
+    id: "continue",
+    label: "Continue CLI",
+    mode: "cn -p --format json",
+    binaries: &["cn"],
+    pin_key: Some("CONTINUE_CLI_VERSION"),
+    auth: AuthSpec {
+        env_vars: &["CONTINUE_API_KEY"],
+        credential_files: &[".continue/auth.json"],
+        status_args: None,
+    },
+    login_args: Some(&["login"]),
+    install_hint: "npm install -g @continuedev/cli",
+    env_prefixes: &["CONTINUE_", "NODE_"],
+    relevant_env: &["CONTINUE_GLOBAL_DIR"],
+    flags: FlagTable {
+        non_interactive: &["-p"],
+        // `--resume` resumes the last session; there is no by-id resume.
+        continue_latest: Some(&["--resume"]),
+        skip_permissions: Some(&["--auto"]),
+        json_output: Some(&["--format", "json"]),
+        ..catalog::NO_FLAGS
+    },
+    capabilities: Capabilities {
+        streaming: StreamingGranularity::WholeMessages,
+        reasoning: false,
+        approvals: ApprovalSupport::Advisory,
+        interrupt: InterruptSupport::Signal,
+        resume: ResumeSupport::None,
+        usage: false,
+        context_files: true,
+        executes_tools: true,
+        tier: SupportTier::Structured,
+    },
+    // 1.5.47 is pinned in `tests/agents/versions.env`.
+    accepted: Some(VersionRange {
+        min: Version::new(1, 5, 0),
+        max_exclusive: Version::new(2, 0, 0),
+    }),
+    factory: Some(MakeFactory(|| {
+        Arc::new(ContinueFactory) as Arc<dyn AdapterFactory>
+    })),
+    ..catalog::BASE
 };
-
-/// The descriptor.
-pub fn descriptor() -> ProviderDescriptor {
-    ProviderDescriptor {
-        id: "continue".into(),
-        label: "Continue CLI (cn -p --format json)".into(),
-        kind: ProviderKind::AgentCli,
-        capabilities: Capabilities {
-            streaming: StreamingGranularity::WholeMessages,
-            reasoning: false,
-            approvals: ApprovalSupport::Advisory,
-            interrupt: InterruptSupport::Signal,
-            resume: ResumeSupport::None,
-            usage: false,
-            context_files: true,
-            executes_tools: true,
-            tier: SupportTier::Structured,
-        },
-        install_hint: Some(INSTALL_HINT.into()),
-    }
-}
 
 /// The tools that change the machine, excluded unless auto-approved.
 pub const MUTATING_TOOLS: [&str; 4] = ["Bash", "Write", "Edit", "MultiEdit"];
@@ -86,62 +103,30 @@ pub fn config_file(config: &AdapterConfig) -> Option<PathBuf> {
 
 /// The arguments of one turn (pure apart from the config lookup).
 pub fn turn_args(prompt: &str, config: &AdapterConfig, follow_up: bool) -> Vec<OsString> {
-    let flags = crate::catalog::flags("continue");
-    let mut args: Vec<OsString> = flags
-        .non_interactive_args()
-        .into_iter()
-        .map(OsString::from)
-        .collect();
-    args.extend(flags.json_args().into_iter().map(OsString::from));
-    if let Some(f) = config_file(config) {
-        args.push("--config".into());
-        args.push(f.into());
-    }
-    if follow_up || config.resume.is_some() {
-        args.extend(flags.continue_args().into_iter().map(OsString::from));
-    }
-    if config.approval == ApprovalMode::AutoApprove {
-        args.extend(flags.bypass_args().into_iter().map(OsString::from));
-    } else {
-        // `--readonly` does not stop the shell in print mode (checked on
-        // 1.5.47); excluding the mutating tools does.
-        for tool in MUTATING_TOOLS {
-            args.push("--exclude".into());
-            args.push(tool.into());
-        }
-    }
-    args.extend(config.extra_args.iter().map(OsString::from));
-    // `--` keeps a prompt that starts with `-` from parsing as a flag.
-    args.push("--".into());
-    args.extend(flags.prompt_args(prompt).into_iter().map(OsString::from));
-    args
+    Driver.turn_args(prompt, config, None, follow_up)
 }
 
-#[derive(Debug, Default)]
-struct Driver {
-    turns: AtomicBool,
-}
+#[derive(Debug, Default, Clone, Copy)]
+struct Driver;
 
 impl CliDriver for Driver {
     type Normalizer = ContinueNormalizer;
-    const COMMAND: &'static str = "cn";
-    const INSTALL_HINT: &'static str = INSTALL_HINT;
-    const TESTED: Option<VersionRange> = Some(TESTED);
+    const SPEC: &'static CliEntry = &SPEC;
+    const CONTINUE_LATEST: bool = true;
+    const END_OF_OPTIONS: bool = true;
 
-    fn descriptor(&self) -> ProviderDescriptor {
-        descriptor()
-    }
-    fn env(&self) -> EnvPolicy {
-        EnvPolicy::with_prefixes(["CONTINUE_", "NODE_"])
-    }
-    fn turn_args(
-        &self,
-        prompt: &str,
-        config: &AdapterConfig,
-        _session: Option<&SessionArg>,
-    ) -> Vec<OsString> {
-        let follow_up = self.turns.swap(true, Ordering::SeqCst);
-        turn_args(prompt, config, follow_up)
+    fn adjust(&self, q: &mut QueryArgs, config: &AdapterConfig) {
+        if let Some(f) = config_file(config) {
+            q.driver_args = vec!["--config".into(), f.display().to_string()];
+        }
+        if config.approval != ApprovalMode::AutoApprove {
+            // `--readonly` does not stop the shell in print mode (checked on
+            // 1.5.47); excluding the mutating tools does.
+            for tool in MUTATING_TOOLS {
+                q.driver_tail
+                    .extend(["--exclude".to_string(), tool.to_string()]);
+            }
+        }
     }
     fn normalizer(&self, _config: &AdapterConfig, _session: Option<&str>) -> ContinueNormalizer {
         ContinueNormalizer::new()

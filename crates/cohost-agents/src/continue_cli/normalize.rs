@@ -10,7 +10,11 @@
 use cohost_core::{AgentEvent, CohostError, EndReason, ErrorCode};
 use serde::Deserialize;
 
-use crate::process::oneshot::{error_end, exit_events, generic_fix, parse_line, TurnNormalizer};
+#[cfg(test)]
+use crate::process::oneshot::TurnNormalizer;
+use crate::process::oneshot::{
+    error_end, generic_fix, parse_line, turn_marks, Closing, LineMap, TurnMarks,
+};
 use crate::process::{classify_stderr, ExitInfo};
 
 /// The one object `cn --format json` prints.
@@ -29,8 +33,7 @@ pub struct RunOutput {
 /// Normalizes one `cn -p` turn.
 #[derive(Debug, Default)]
 pub struct ContinueNormalizer {
-    started: bool,
-    ended: bool,
+    turn: TurnMarks,
     /// Lines that were not the result object.
     pub skipped_lines: usize,
 }
@@ -42,13 +45,7 @@ impl ContinueNormalizer {
     }
 
     fn start(&mut self, out: &mut Vec<AgentEvent>) {
-        if !self.started {
-            self.started = true;
-            out.push(AgentEvent::Started {
-                session_id: None,
-                model: None,
-            });
-        }
+        self.turn.start(None, None, out);
     }
 }
 
@@ -61,54 +58,43 @@ fn fix_for(code: ErrorCode) -> &'static str {
     }
 }
 
-impl TurnNormalizer for ContinueNormalizer {
-    fn on_line(&mut self, line: &str) -> Vec<AgentEvent> {
-        let mut out = Vec::new();
-        if let Some(r) = parse_line::<RunOutput>(line, self.ended, &mut self.skipped_lines) {
-            self.on_result(r, &mut out);
+impl LineMap for ContinueNormalizer {
+    const NAME: &'static str = "continue";
+    turn_marks!(turn);
+    fn map_line(&mut self, line: &str, out: &mut Vec<AgentEvent>) {
+        if let Some(r) = parse_line::<RunOutput>(line, false, &mut self.skipped_lines) {
+            self.on_result(r, out);
         }
-        out
     }
-
-    fn ended(&self) -> bool {
-        self.ended
+    fn fix_for(code: ErrorCode) -> &'static str {
+        fix_for(code)
     }
-
-    fn on_exit(
+    fn close(
         &mut self,
-        exit: Option<ExitInfo>,
+        _exit: Option<ExitInfo>,
         stderr: &str,
         interrupted: bool,
-    ) -> Option<Vec<AgentEvent>> {
-        let mut out = Vec::new();
-        self.start(&mut out);
+        out: &mut Vec<AgentEvent>,
+    ) -> Closing {
         // Failures print their JSON object on stderr, not stdout.
         let failure = stderr
             .lines()
             .rev()
             .find_map(|l| serde_json::from_str::<RunOutput>(l.trim()).ok());
-        self.ended = true;
         if let (false, Some(r)) = (interrupted, failure) {
-            self.ended = false;
-            self.on_result(r, &mut out);
-            self.ended = true;
-            return Some(out);
+            self.turn.ended = false;
+            self.on_result(r, out);
+            self.turn.ended = true;
+            return Closing::Closed;
         }
-        out.append(&mut exit_events(
-            "continue",
-            exit,
-            stderr,
-            interrupted,
-            fix_for,
-        )?);
-        Some(out)
+        Closing::Usual { interrupted }
     }
 }
 
 impl ContinueNormalizer {
     fn on_result(&mut self, r: RunOutput, out: &mut Vec<AgentEvent>) {
         self.start(out);
-        self.ended = true;
+        self.turn.ended = true;
         if r.status == "success" {
             let text = match r.response {
                 Some(serde_json::Value::String(s)) => s,

@@ -19,72 +19,87 @@ pub mod normalize;
 pub mod wire;
 
 use cohost_core::{
-    AdapterConfig, ApprovalMode, ApprovalSupport, Capabilities, InterruptSupport,
-    ProviderDescriptor, ProviderKind, ResumeSupport, StreamingGranularity, SupportTier,
+    AdapterConfig, AdapterFactory, ApprovalSupport, Capabilities, InterruptSupport, ResumeSupport,
+    StreamingGranularity, SupportTier,
 };
-use std::ffi::OsString;
+use std::sync::Arc;
 
 pub use normalize::CopilotNormalizer;
 
-use crate::process::oneshot::{oneshot_factory, random_uuid, CliDriver, SessionArg};
-use crate::process::{EnvPolicy, Version, VersionRange};
+use crate::catalog::{self, AuthSpec, CliEntry, FlagTable, MakeFactory, PromptArg};
+use crate::process::oneshot::{oneshot_factory, random_uuid, CliDriver};
+use crate::process::{Version, VersionRange};
 
-/// Where to get it.
-pub const INSTALL_HINT: &str = "npm install -g @github/copilot@1.0.102";
+#[cfg(test)]
+use crate::process::oneshot::SessionArg;
+#[cfg(test)]
+use std::ffi::OsString;
 
-/// Tested versions: 1.0.102 is pinned in `tests/agents/versions.env`.
-pub const TESTED: VersionRange = VersionRange {
-    min: Version::new(1, 0, 100),
-    max_exclusive: Version::new(2, 0, 0),
+/// GitHub Copilot CLI's provider spec.
+pub const SPEC: CliEntry = CliEntry {
+    id: "copilot",
+    label: "GitHub Copilot CLI",
+    mode: "prompt mode, JSONL",
+    binaries: &["copilot"],
+    pin_key: Some("COPILOT_VERSION"),
+    auth: AuthSpec {
+        env_vars: &[
+            "COPILOT_GITHUB_TOKEN",
+            "GH_TOKEN",
+            "GITHUB_TOKEN",
+            "COPILOT_PROVIDER_API_KEY",
+        ],
+        credential_files: &[],
+        status_args: None,
+    },
+    login_args: Some(&["login"]),
+    install_hint: "npm install -g @github/copilot",
+    env_prefixes: &["COPILOT_", "GH_", "GITHUB_"],
+    relevant_env: &["COPILOT_PROVIDER_BASE_URL", "COPILOT_MODEL", "COPILOT_HOME"],
+    flags: FlagTable {
+        // `--prompt=` keeps a prompt that starts with `-` from parsing as a flag.
+        query_prompt: PromptArg::Joined("--prompt"),
+        terminal_prompt: PromptArg::InitialInput,
+        resume: Some(&["--resume", "{id}"]),
+        continue_latest: Some(&["--continue"]),
+        skip_permissions: Some(&["--allow-all-tools"]),
+        model: Some("--model"),
+        json_output: Some(&["--output-format", "json"]),
+        stream_json: Some(&["--output-format", "json"]),
+        fresh_session: Some(&["--session-id", "{id}"]),
+        ..catalog::NO_FLAGS
+    },
+    token_streaming: true,
+    capabilities: Capabilities {
+        streaming: StreamingGranularity::TokenDeltas,
+        reasoning: true,
+        approvals: ApprovalSupport::Advisory,
+        interrupt: InterruptSupport::Signal,
+        resume: ResumeSupport::NativeId,
+        usage: false,
+        context_files: true,
+        executes_tools: true,
+        tier: SupportTier::Structured,
+    },
+    // 1.0.102 is pinned in `tests/agents/versions.env`.
+    accepted: Some(VersionRange {
+        min: Version::new(1, 0, 100),
+        max_exclusive: Version::new(2, 0, 0),
+    }),
+    factory: Some(MakeFactory(|| {
+        Arc::new(CopilotFactory) as Arc<dyn AdapterFactory>
+    })),
+    ..catalog::BASE
 };
 
-/// The descriptor.
-pub fn descriptor() -> ProviderDescriptor {
-    ProviderDescriptor {
-        id: "copilot".into(),
-        label: "GitHub Copilot CLI (prompt mode, JSONL)".into(),
-        kind: ProviderKind::AgentCli,
-        capabilities: Capabilities {
-            streaming: StreamingGranularity::TokenDeltas,
-            reasoning: true,
-            approvals: ApprovalSupport::Advisory,
-            interrupt: InterruptSupport::Signal,
-            resume: ResumeSupport::NativeId,
-            usage: false,
-            context_files: true,
-            executes_tools: true,
-            tier: SupportTier::Structured,
-        },
-        install_hint: Some(INSTALL_HINT.into()),
-    }
-}
-
 /// The arguments of one turn (pure, for tests).
+#[cfg(test)]
 pub(crate) fn turn_args(
     prompt: &str,
     config: &AdapterConfig,
     session: Option<&SessionArg>,
 ) -> Vec<OsString> {
-    let flags = crate::catalog::flags("copilot");
-    let mut args: Vec<OsString> = flags.json_args().into_iter().map(OsString::from).collect();
-    match session {
-        Some(s) if s.fresh => {
-            args.push("--session-id".into());
-            args.push(s.id.as_str().into());
-        }
-        Some(s) => args.extend(flags.resume_args(&s.id).into_iter().map(OsString::from)),
-        None => {}
-    }
-    if let Some(m) = &config.model {
-        args.extend(flags.model_args(m).into_iter().map(OsString::from));
-    }
-    if config.approval == ApprovalMode::AutoApprove {
-        args.extend(flags.bypass_args().into_iter().map(OsString::from));
-    }
-    args.extend(config.extra_args.iter().map(OsString::from));
-    // `--prompt=` keeps a prompt that starts with `-` from parsing as a flag.
-    args.extend(flags.prompt_args(prompt).into_iter().map(OsString::from));
-    args
+    Driver.turn_args(prompt, config, session, false)
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -92,26 +107,11 @@ struct Driver;
 
 impl CliDriver for Driver {
     type Normalizer = CopilotNormalizer;
-    const COMMAND: &'static str = "copilot";
-    const INSTALL_HINT: &'static str = INSTALL_HINT;
-    const TESTED: Option<VersionRange> = Some(TESTED);
+    const SPEC: &'static CliEntry = &SPEC;
 
-    fn descriptor(&self) -> ProviderDescriptor {
-        descriptor()
-    }
-    fn env(&self) -> EnvPolicy {
-        let mut env = EnvPolicy::with_prefixes(["COPILOT_", "GH_", "GITHUB_"]);
+    fn fixed_env(&self) -> &'static [(&'static str, &'static str)] {
         // Otherwise it runs newer versions it finds in its caches.
-        env.set("COPILOT_AUTO_UPDATE", "false");
-        env
-    }
-    fn turn_args(
-        &self,
-        prompt: &str,
-        config: &AdapterConfig,
-        session: Option<&SessionArg>,
-    ) -> Vec<OsString> {
-        turn_args(prompt, config, session)
+        &[("COPILOT_AUTO_UPDATE", "false")]
     }
     fn normalizer(&self, _config: &AdapterConfig, session: Option<&str>) -> CopilotNormalizer {
         CopilotNormalizer::new(session.map(str::to_string))
@@ -130,6 +130,7 @@ oneshot_factory!(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cohost_core::ApprovalMode;
 
     fn strs(v: Vec<OsString>) -> Vec<String> {
         v.into_iter()

@@ -14,16 +14,16 @@ use cohost_core::{
 use std::collections::HashSet;
 
 use super::wire::{CopilotEvent, RunResult, SessionError, ToolComplete};
+#[cfg(test)]
 use crate::process::oneshot::TurnNormalizer;
-use crate::process::oneshot::{exit_events, generic_fix};
+use crate::process::oneshot::{generic_fix, parse_line, turn_marks, Closing, LineMap, TurnMarks};
 use crate::process::{classify_stderr, ExitInfo};
 
 /// Normalizes one `copilot -p` turn.
 #[derive(Debug, Default)]
 pub struct CopilotNormalizer {
     session_id: Option<String>,
-    started: bool,
-    ended: bool,
+    turn: TurnMarks,
     aborted: bool,
     errored: bool,
     streamed: HashSet<String>,
@@ -44,13 +44,7 @@ impl CopilotNormalizer {
     }
 
     fn start(&mut self, model: Option<String>, out: &mut Vec<AgentEvent>) {
-        if !self.started {
-            self.started = true;
-            out.push(AgentEvent::Started {
-                session_id: self.session_id.clone(),
-                model,
-            });
-        }
+        self.turn.start(self.session_id.clone(), model, out);
     }
 
     fn on_event(&mut self, ev: CopilotEvent, out: &mut Vec<AgentEvent>) {
@@ -153,7 +147,7 @@ impl CopilotNormalizer {
             self.session_id = r.session_id;
         }
         self.start(None, out);
-        self.ended = true;
+        self.turn.ended = true;
         let reason = if self.aborted {
             EndReason::Interrupted
         } else if self.errored || r.exit_code.is_some_and(|c| c != 0) {
@@ -238,45 +232,30 @@ fn fix_for(code: ErrorCode) -> &'static str {
     }
 }
 
-impl TurnNormalizer for CopilotNormalizer {
-    fn on_line(&mut self, line: &str) -> Vec<AgentEvent> {
-        let mut out = Vec::new();
-        let line = line.trim();
-        if line.is_empty() || self.ended {
-            return out;
+impl LineMap for CopilotNormalizer {
+    const NAME: &'static str = "copilot";
+    turn_marks!(turn);
+    fn map_line(&mut self, line: &str, out: &mut Vec<AgentEvent>) {
+        if let Some(ev) = parse_line::<CopilotEvent>(line, false, &mut self.skipped_lines) {
+            self.on_event(ev, out);
         }
-        match serde_json::from_str::<CopilotEvent>(line) {
-            Ok(ev) => self.on_event(ev, &mut out),
-            Err(e) => {
-                tracing::debug!("copilot: skipped a line that is not an event: {e}");
-                self.skipped_lines += 1;
-            }
-        }
-        out
     }
-
-    fn ended(&self) -> bool {
-        self.ended
+    fn open(&mut self, out: &mut Vec<AgentEvent>) {
+        self.start(None, out);
     }
-
-    fn on_exit(
+    fn fix_for(code: ErrorCode) -> &'static str {
+        fix_for(code)
+    }
+    fn close(
         &mut self,
-        exit: Option<ExitInfo>,
-        stderr: &str,
+        _exit: Option<ExitInfo>,
+        _stderr: &str,
         interrupted: bool,
-    ) -> Option<Vec<AgentEvent>> {
-        self.ended = true;
-        let mut out = Vec::new();
-        self.start(None, &mut out);
-        let mut tail = exit_events(
-            "copilot",
-            exit,
-            stderr,
-            interrupted || self.aborted,
-            fix_for,
-        )?;
-        out.append(&mut tail);
-        Some(out)
+        _out: &mut Vec<AgentEvent>,
+    ) -> Closing {
+        Closing::Usual {
+            interrupted: interrupted || self.aborted,
+        }
     }
 }
 

@@ -13,64 +13,64 @@
 pub mod normalize;
 
 use cohost_core::{
-    AdapterConfig, ApprovalMode, ApprovalSupport, Capabilities, InterruptSupport,
-    ProviderDescriptor, ProviderKind, ResumeSupport, StreamingGranularity, SupportTier,
+    AdapterConfig, AdapterFactory, ApprovalSupport, Capabilities, InterruptSupport, ResumeSupport,
+    StreamingGranularity, SupportTier,
 };
 use std::ffi::OsString;
+use std::sync::Arc;
 
 pub use normalize::CursorNormalizer;
 
-use crate::process::oneshot::{oneshot_factory, CliDriver, SessionArg};
-use crate::process::EnvPolicy;
+use crate::catalog::{self, AuthSpec, CliEntry, Evidence, FlagTable, MakeFactory};
+use crate::process::oneshot::{oneshot_factory, resuming, CliDriver};
 
-/// Where to get it.
-pub const INSTALL_HINT: &str =
-    "curl https://cursor.com/install -fsS | bash  (then `cursor-agent login`)";
-
-/// The descriptor.
-pub fn descriptor() -> ProviderDescriptor {
-    ProviderDescriptor {
-        id: "cursor".into(),
-        label: "Cursor Agent (stream-json; fixture-only)".into(),
-        kind: ProviderKind::AgentCli,
-        capabilities: Capabilities {
-            streaming: StreamingGranularity::WholeMessages,
-            reasoning: false,
-            approvals: ApprovalSupport::Advisory,
-            interrupt: InterruptSupport::Signal,
-            resume: ResumeSupport::NativeId,
-            usage: false,
-            context_files: true,
-            executes_tools: true,
-            tier: SupportTier::FixtureOnly,
-        },
-        install_hint: Some(INSTALL_HINT.into()),
-    }
-}
+/// Cursor Agent's provider spec.
+pub const SPEC: CliEntry = CliEntry {
+    id: "cursor",
+    label: "Cursor Agent",
+    mode: "stream-json; fixture-only",
+    binaries: &["cursor-agent"],
+    auth: AuthSpec {
+        env_vars: &["CURSOR_API_KEY"],
+        credential_files: &[],
+        status_args: Some(&["status"]),
+    },
+    login_args: Some(&["login"]),
+    install_hint: "curl https://cursor.com/install -fsS | bash  (then `cursor-agent login`)",
+    env_prefixes: &["CURSOR_"],
+    flags: FlagTable {
+        non_interactive: &["-p"],
+        resume: Some(&["--resume", "{id}"]),
+        continue_latest: Some(&["resume"]),
+        skip_permissions: Some(&["--force"]),
+        model: Some("--model"),
+        json_output: Some(&["--output-format", "json"]),
+        // The driver does not pass `--stream-partial-output`.
+        stream_json: Some(&["--output-format", "stream-json"]),
+        ..catalog::NO_FLAGS
+    },
+    token_streaming: true,
+    evidence: Evidence::FixtureOnly,
+    capabilities: Capabilities {
+        streaming: StreamingGranularity::WholeMessages,
+        reasoning: false,
+        approvals: ApprovalSupport::Advisory,
+        interrupt: InterruptSupport::Signal,
+        resume: ResumeSupport::NativeId,
+        usage: false,
+        context_files: true,
+        executes_tools: true,
+        tier: SupportTier::FixtureOnly,
+    },
+    factory: Some(MakeFactory(|| {
+        Arc::new(CursorFactory) as Arc<dyn AdapterFactory>
+    })),
+    ..catalog::BASE
+};
 
 /// The arguments of one turn (pure).
 pub fn turn_args(prompt: &str, config: &AdapterConfig, session: Option<&str>) -> Vec<OsString> {
-    let flags = crate::catalog::flags("cursor");
-    let mut args: Vec<OsString> = flags
-        .non_interactive_args()
-        .into_iter()
-        .map(OsString::from)
-        .collect();
-    args.extend(flags.stream_json_args().into_iter().map(OsString::from));
-    if let Some(s) = session {
-        args.extend(flags.resume_args(s).into_iter().map(OsString::from));
-    }
-    if let Some(m) = &config.model {
-        args.extend(flags.model_args(m).into_iter().map(OsString::from));
-    }
-    if config.approval == ApprovalMode::AutoApprove {
-        args.extend(flags.bypass_args().into_iter().map(OsString::from));
-    }
-    args.extend(config.extra_args.iter().map(OsString::from));
-    // `--` keeps a prompt that starts with `-` from parsing as a flag.
-    args.push("--".into());
-    args.extend(flags.prompt_args(prompt).into_iter().map(OsString::from));
-    args
+    Driver.turn_args(prompt, config, resuming(session).as_ref(), false)
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -78,23 +78,10 @@ struct Driver;
 
 impl CliDriver for Driver {
     type Normalizer = CursorNormalizer;
-    const COMMAND: &'static str = "cursor-agent";
-    const INSTALL_HINT: &'static str = INSTALL_HINT;
+    const SPEC: &'static CliEntry = &SPEC;
+    const STREAM: bool = true;
+    const END_OF_OPTIONS: bool = true;
 
-    fn descriptor(&self) -> ProviderDescriptor {
-        descriptor()
-    }
-    fn env(&self) -> EnvPolicy {
-        EnvPolicy::with_prefixes(["CURSOR_"])
-    }
-    fn turn_args(
-        &self,
-        prompt: &str,
-        config: &AdapterConfig,
-        session: Option<&SessionArg>,
-    ) -> Vec<OsString> {
-        turn_args(prompt, config, session.map(|s| s.id.as_str()))
-    }
     fn normalizer(&self, _config: &AdapterConfig, _session: Option<&str>) -> CursorNormalizer {
         CursorNormalizer::new()
     }

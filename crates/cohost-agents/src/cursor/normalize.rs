@@ -12,14 +12,15 @@ use cohost_core::{
 };
 use serde_json::Value;
 
-use crate::process::oneshot::{error_end, exit_events, generic_fix, object_line, TurnNormalizer};
+use crate::process::oneshot::{
+    error_end, generic_fix, object_line, turn_marks, Closing, LineMap, TurnMarks,
+};
 use crate::process::{classify_stderr, ExitInfo};
 
 /// Normalizes one `cursor-agent -p` turn.
 #[derive(Debug, Default)]
 pub struct CursorNormalizer {
-    started: bool,
-    ended: bool,
+    turn: TurnMarks,
     /// Lines that were not JSON objects or had an unknown `type`.
     pub skipped_lines: usize,
 }
@@ -31,13 +32,8 @@ impl CursorNormalizer {
     }
 
     fn start(&mut self, v: &Value, out: &mut Vec<AgentEvent>) {
-        if !self.started {
-            self.started = true;
-            out.push(AgentEvent::Started {
-                session_id: str_of(v, "session_id"),
-                model: str_of(v, "model"),
-            });
-        }
+        self.turn
+            .start(str_of(v, "session_id"), str_of(v, "model"), out);
     }
 
     fn on_value(&mut self, v: &Value, out: &mut Vec<AgentEvent>) {
@@ -63,7 +59,7 @@ impl CursorNormalizer {
             }
             "result" => {
                 self.start(v, out);
-                self.ended = true;
+                self.turn.ended = true;
                 let is_error = v.get("is_error").and_then(Value::as_bool).unwrap_or(false)
                     || str_of(v, "subtype").is_some_and(|s| s != "success");
                 if is_error {
@@ -182,28 +178,24 @@ fn fix_for(code: ErrorCode) -> &'static str {
     }
 }
 
-impl TurnNormalizer for CursorNormalizer {
-    fn on_line(&mut self, line: &str) -> Vec<AgentEvent> {
-        let mut out = Vec::new();
-        if let Some(v) = object_line(line, self.ended, &mut self.skipped_lines) {
-            self.on_value(&v, &mut out);
+impl LineMap for CursorNormalizer {
+    const NAME: &'static str = "cursor-agent";
+    turn_marks!(turn);
+    fn map_line(&mut self, line: &str, out: &mut Vec<AgentEvent>) {
+        if let Some(v) = object_line(line, false, &mut self.skipped_lines) {
+            self.on_value(&v, out);
         }
-        out
     }
-
-    fn ended(&self) -> bool {
-        self.ended
+    fn fix_for(code: ErrorCode) -> &'static str {
+        fix_for(code)
     }
-
-    fn on_exit(
+    fn close(
         &mut self,
-        exit: Option<ExitInfo>,
+        _exit: Option<ExitInfo>,
         stderr: &str,
         interrupted: bool,
-    ) -> Option<Vec<AgentEvent>> {
-        self.ended = true;
-        let mut out = Vec::new();
-        self.start(&Value::Null, &mut out);
+        out: &mut Vec<AgentEvent>,
+    ) -> Closing {
         // Cursor's own wording, which the shared classifier does not know.
         let lower = stderr.to_ascii_lowercase();
         if !interrupted && lower.contains("authentication required") {
@@ -215,15 +207,8 @@ impl TurnNormalizer for CursorNormalizer {
                 )
                 .with_fix(fix_for(ErrorCode::AuthRequired)),
             ));
-            return Some(out);
+            return Closing::Closed;
         }
-        out.append(&mut exit_events(
-            "cursor-agent",
-            exit,
-            stderr,
-            interrupted,
-            fix_for,
-        )?);
-        Some(out)
+        Closing::Usual { interrupted }
     }
 }

@@ -3,7 +3,7 @@
 use super::*;
 use crate::process::oneshot::replay_fixture;
 use crate::process::oneshot::TurnNormalizer;
-use cohost_core::{AgentEvent, EndReason, ErrorCode, ToolKind, ToolStatus};
+use cohost_core::{AgentEvent, ApprovalMode, EndReason, ErrorCode, ToolKind, ToolStatus};
 
 fn replay(s: &str) -> Vec<AgentEvent> {
     replay_fixture("cursor", "docs", s, CursorNormalizer::new())

@@ -1,22 +1,17 @@
-//! The gemini adapter: one `gemini -p … --output-format stream-json`
-//! process per turn, resumed with `--resume <session id>`.
+//! The gemini driver on the shared one-shot runner: one `gemini -p …
+//! --output-format stream-json` process per turn, resumed with `--resume
+//! <session id>` once a turn of that session completed. What `--help` says
+//! decides the flags.
 
-use async_trait::async_trait;
-use cohost_core::{
-    AdapterConfig, AgentAdapter, AgentEventStream, ApprovalMode, CohostError, ErrorCode, Health,
-    InitInfo, InterruptStage, PromptRequest, ProviderDescriptor, ResumeSupport, ToolDecision,
-};
+use cohost_core::{AdapterConfig, CohostError, ErrorCode, ProviderDescriptor, ResumeSupport};
 use std::ffi::OsString;
-use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::Mutex;
 
 use super::normalize::GeminiNormalizer;
-use super::{descriptor, INSTALL_HINT, TESTED};
-use crate::process::oneshot::{lock_state, OneShot, RunState};
-use crate::process::{locate_binary, probe, probe_version, EnvPolicy, ProcessSpec};
-
-const PROBE_TIMEOUT: Duration = Duration::from_secs(20);
+use super::SPEC;
+use crate::catalog::{CliEntry, QueryArgs};
+use crate::process::lock;
+use crate::process::oneshot::{resuming, CliDriver};
 
 /// What `--help` says this installed gemini can do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,11 +26,12 @@ impl HelpFlags {
     /// Parse `gemini --help`. `stream-json` output is required.
     pub fn parse(help: &str) -> Result<HelpFlags, CohostError> {
         if !help.contains("stream-json") {
+            let range = SPEC.accepted.map(|r| r.to_string()).unwrap_or_default();
             return Err(CohostError::new(
                 ErrorCode::VersionUnsupported,
-                format!("this gemini has no `--output-format stream-json`; cohost is tested with {TESTED}"),
+                format!("this gemini has no `--output-format stream-json`; cohost is tested with {range}"),
             )
-            .with_fix(format!("install a gemini CLI in {TESTED} ({INSTALL_HINT})")));
+            .with_fix(format!("install a gemini CLI in {range} ({})", SPEC.install_fix())));
         }
         Ok(HelpFlags {
             resume: help.contains("--resume"),
@@ -51,185 +47,85 @@ pub fn turn_args(
     flags: HelpFlags,
     session: Option<&str>,
 ) -> Vec<OsString> {
-    let table = crate::catalog::flags("gemini");
-    // `--prompt=TEXT` keeps a prompt starting with `-` from parsing as a flag.
-    let mut args: Vec<OsString> = table
-        .prompt_args(prompt)
-        .into_iter()
-        .map(OsString::from)
-        .collect();
-    args.extend(table.stream_json_args().into_iter().map(OsString::from));
-    if let (Some(s), true) = (session, flags.resume) {
-        args.extend(table.resume_args(s).into_iter().map(OsString::from));
-    }
-    if let Some(m) = &config.model {
-        args.extend(table.model_args(m).into_iter().map(OsString::from));
-    }
-    // Only the user's policy may lift gemini's default (no shell/write tools
-    // in headless mode). There is no blocking approval in this mode.
-    if config.approval == ApprovalMode::AutoApprove {
-        if flags.approval_mode {
-            args.extend(table.bypass_args().into_iter().map(OsString::from));
-        } else {
-            // Versions before `--approval-mode` only know `--yolo`.
-            args.push("--yolo".into());
+    Driver::with(flags).turn_args(prompt, config, resuming(session).as_ref(), false)
+}
+
+/// The gemini driver: the flags its `--help` showed at start-up.
+#[derive(Debug)]
+pub(crate) struct Driver {
+    flags: Mutex<HelpFlags>,
+}
+
+impl Driver {
+    fn with(flags: HelpFlags) -> Driver {
+        Driver {
+            flags: Mutex::new(flags),
         }
     }
-    args.extend(config.extra_args.iter().map(OsString::from));
-    args
 }
 
-/// The gemini adapter.
-pub struct GeminiAdapter {
-    descriptor: ProviderDescriptor,
-    config: AdapterConfig,
-    binary: Option<PathBuf>,
-    version: Option<String>,
-    flags: HelpFlags,
-    state: Arc<Mutex<RunState>>,
-    turn: Option<OneShot>,
-    terminated: bool,
-}
-
-impl GeminiAdapter {
-    /// A fresh adapter.
-    pub fn new() -> Self {
-        GeminiAdapter {
-            descriptor: descriptor(),
-            config: AdapterConfig::default(),
-            binary: None,
-            version: None,
-            flags: HelpFlags {
-                resume: true,
-                approval_mode: true,
-            },
-            state: Arc::default(),
-            turn: None,
-            terminated: false,
-        }
-    }
-
-    fn env(&self) -> EnvPolicy {
-        let mut env = EnvPolicy::with_prefixes(["GEMINI_", "GOOGLE_"]);
-        // One process, not a node parent relaunching a child: signals and
-        // exit status then belong to the agent itself.
-        env.set("GEMINI_CLI_NO_RELAUNCH", "true");
-        env.extend(&self.config.env);
-        env
-    }
-}
-
-impl Default for GeminiAdapter {
+impl Default for Driver {
     fn default() -> Self {
-        Self::new()
-    }
-}
-
-#[async_trait]
-impl AgentAdapter for GeminiAdapter {
-    fn descriptor(&self) -> &ProviderDescriptor {
-        &self.descriptor
-    }
-
-    async fn initialize(&mut self, config: &AdapterConfig) -> Result<InitInfo, CohostError> {
-        self.config = config.clone();
-        let env = self.env();
-        let path = env.effective_path();
-        let binary = locate_binary(
-            "gemini",
-            "gemini",
-            config.binary.as_deref(),
-            path.as_deref(),
-            INSTALL_HINT,
-        )?;
-        let (version, _raw) = probe_version("gemini", &binary, &env, PROBE_TIMEOUT).await?;
-        TESTED.check("gemini", version, INSTALL_HINT)?;
-        let help = probe("gemini", &binary, &["--help"], &env, PROBE_TIMEOUT).await?;
-        self.flags = HelpFlags::parse(&help.text)?;
-        if !self.flags.resume {
-            self.descriptor.capabilities.resume = ResumeSupport::None;
-        }
-        self.binary = Some(binary);
-        self.version = Some(version.to_string());
-        let mut st = lock_state(&self.state);
-        st.session_id = config.resume.clone();
-        st.resumable = config.resume.clone();
-        drop(st);
-        Ok(InitInfo {
-            version: self.version.clone(),
-            session_id: config.resume.clone(),
+        Driver::with(HelpFlags {
+            resume: true,
+            approval_mode: true,
         })
     }
+}
 
-    async fn send_prompt(
-        &mut self,
-        prompt: PromptRequest,
-    ) -> Result<AgentEventStream, CohostError> {
-        let Some(binary) = self.binary.clone().filter(|_| !self.terminated) else {
-            return Err(CohostError::new(
-                ErrorCode::IllegalTransition,
-                "the gemini adapter is not initialized",
-            )
-            .with_fix("initialize the adapter first"));
+impl CliDriver for Driver {
+    type Normalizer = GeminiNormalizer;
+    const SPEC: &'static CliEntry = &SPEC;
+    const APPROVAL_FIX: &'static str = "use the `gemini-acp` provider for blocking approvals";
+    // Gemini rejects `--resume` of a session whose first turn failed.
+    const RESUME_COMPLETED_ONLY: bool = true;
+    const PROBE_HELP: bool = true;
+    const STREAM: bool = true;
+    // `--prompt=TEXT` first, as the pinned gemini was driven.
+    const PROMPT_FIRST: bool = true;
+
+    fn fixed_env(&self) -> &'static [(&'static str, &'static str)] {
+        // One process, not a node parent relaunching a child: signals and
+        // exit status then belong to the agent itself.
+        &[("GEMINI_CLI_NO_RELAUNCH", "true")]
+    }
+    fn check_help(
+        &self,
+        help: Option<&str>,
+        descriptor: &mut ProviderDescriptor,
+    ) -> Result<(), CohostError> {
+        let Some(help) = help else {
+            return Ok(());
         };
-        if let Some(prev) = self.turn.take() {
-            prev.finish().await;
+        let flags = HelpFlags::parse(help)?;
+        if !flags.resume {
+            descriptor.capabilities.resume = ResumeSupport::None;
         }
-        let mut text = prompt.text;
-        for f in &prompt.context_files {
-            // Gemini reads `@path` references itself.
-            text.push_str(&format!(" @{}", f.path.display()));
-        }
-        let session = lock_state(&self.state).resumable.clone();
-        let mut spec = ProcessSpec::new("gemini", binary);
-        spec.args = turn_args(&text, &self.config, self.flags, session.as_deref());
-        spec.cwd = Some(self.config.cwd.clone()).filter(|c| !c.as_os_str().is_empty());
-        spec.env = self.env();
-        lock_state(&self.state).last_error = None;
-        let (turn, stream) = OneShot::spawn(spec, GeminiNormalizer::new(), self.state.clone())?;
-        self.turn = Some(turn);
-        Ok(stream)
-    }
-
-    async fn interrupt(&mut self, stage: InterruptStage) -> Result<(), CohostError> {
-        match &self.turn {
-            Some(t) => t.interrupt(stage),
-            None => Ok(()),
-        }
-    }
-
-    async fn approve_tool(&mut self, decision: ToolDecision) -> Result<(), CohostError> {
-        Err(CohostError::new(
-            ErrorCode::UnsupportedMode,
-            format!(
-                "gemini's headless mode cannot wait for approvals (tool call `{}`)",
-                decision.tool_id
-            ),
-        )
-        .with_fix("use the `gemini-acp` provider for blocking approvals"))
-    }
-
-    async fn health(&mut self) -> Health {
-        Health {
-            alive: !self.terminated && self.binary.is_some(),
-            binary: self.binary.as_ref().map(|b| b.display().to_string()),
-            version: self.version.clone(),
-            last_error: lock_state(&self.state).last_error.clone(),
-        }
-    }
-
-    async fn terminate(&mut self) -> Result<(), CohostError> {
-        self.terminated = true;
-        if let Some(t) = self.turn.take() {
-            t.kill().await;
-        }
+        *lock(&self.flags) = flags;
         Ok(())
+    }
+    fn adjust(&self, q: &mut QueryArgs, _config: &AdapterConfig) {
+        let flags = *lock(&self.flags);
+        if !flags.resume {
+            q.resume = None;
+        }
+        // Only the user's policy may lift gemini's default (no shell/write
+        // tools in headless mode). There is no blocking approval here.
+        if q.skip_permissions && !flags.approval_mode {
+            // Versions before `--approval-mode` only know `--yolo`.
+            q.skip_permissions = false;
+            q.driver_tail.push("--yolo".into());
+        }
+    }
+    fn normalizer(&self, _config: &AdapterConfig, _session: Option<&str>) -> GeminiNormalizer {
+        GeminiNormalizer::new()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cohost_core::ApprovalMode;
 
     #[test]
     fn bypass_only_under_auto_approve() {

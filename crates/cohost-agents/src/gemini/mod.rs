@@ -14,60 +14,87 @@ pub mod normalize;
 pub mod wire;
 
 use cohost_core::{
-    AdapterFactory, AgentAdapter, ApprovalSupport, Capabilities, InterruptSupport,
-    ProviderDescriptor, ProviderKind, ResumeSupport, StreamingGranularity, SupportTier,
+    AdapterFactory, ApprovalSupport, Capabilities, InterruptSupport, ProviderDescriptor,
+    ResumeSupport, StreamingGranularity, SupportTier,
 };
+use std::sync::Arc;
 
-pub use engine::GeminiAdapter;
+use crate::catalog::{self, AuthSpec, CliEntry, FlagTable, MakeFactory, PromptArg};
+use crate::process::oneshot::oneshot_factory;
+use crate::process::{Version, VersionRange};
 
-use crate::process::{find_on_path, Version, VersionRange};
-
-/// Where to get it.
-pub const INSTALL_HINT: &str = "npm install -g @google/gemini-cli@0.61.0";
-
-/// Versions cohost was tested with: 0.61.0 is pinned in
-/// `tests/agents/versions.env`; the stream-json format is checked at
-/// start-up, so later 0.x releases are accepted.
-pub const TESTED: VersionRange = VersionRange {
-    min: Version::new(0, 61, 0),
-    max_exclusive: Version::new(1, 0, 0),
+/// Gemini CLI's provider spec.
+pub const SPEC: CliEntry = CliEntry {
+    id: "gemini",
+    label: "Gemini CLI",
+    mode: "headless stream-json",
+    binaries: &["gemini"],
+    pin_key: Some("GEMINI_CLI_VERSION"),
+    auth: AuthSpec {
+        env_vars: &[
+            "GEMINI_API_KEY",
+            "GOOGLE_API_KEY",
+            "GOOGLE_GENAI_USE_VERTEXAI",
+            "GOOGLE_GENAI_USE_GCA",
+        ],
+        credential_files: &[".gemini/oauth_creds.json"],
+        status_args: None,
+    },
+    // Gemini signs in from its own TUI ("Login with Google").
+    login_args: Some(&[]),
+    install_hint: "npm install -g @google/gemini-cli",
+    env_prefixes: &["GEMINI_", "GOOGLE_"],
+    relevant_env: &[
+        "GEMINI_API_KEY",
+        "GOOGLE_GEMINI_BASE_URL",
+        "GEMINI_CLI_HOME",
+    ],
+    flags: FlagTable {
+        // `--prompt=TEXT`: a prompt starting with `-` stays a prompt.
+        query_prompt: PromptArg::Joined("--prompt"),
+        terminal_prompt: PromptArg::InitialInput,
+        // 0.61 `--resume` takes `latest` or an index; ids need `--session-id`.
+        resume: Some(&["--resume", "{id}"]),
+        continue_latest: Some(&["--resume", "latest"]),
+        // The driver's spelling; `--yolo` is the older alias.
+        skip_permissions: Some(&["--approval-mode", "yolo"]),
+        model: Some("--model"),
+        json_output: Some(&["--output-format", "json"]),
+        stream_json: Some(&["--output-format", "stream-json"]),
+        ..catalog::NO_FLAGS
+    },
+    token_streaming: true,
+    api_provider: Some("gemini-api"),
+    capabilities: Capabilities {
+        streaming: StreamingGranularity::TokenDeltas,
+        reasoning: false,
+        approvals: ApprovalSupport::Advisory,
+        interrupt: InterruptSupport::Signal,
+        resume: ResumeSupport::NativeId,
+        usage: true,
+        context_files: true,
+        executes_tools: true,
+        tier: SupportTier::Structured,
+    },
+    // 0.61.0 is pinned in `tests/agents/versions.env`; the stream-json
+    // format is checked at start-up, so later 0.x releases are accepted.
+    accepted: Some(VersionRange {
+        min: Version::new(0, 61, 0),
+        max_exclusive: Version::new(1, 0, 0),
+    }),
+    factory: Some(MakeFactory(|| {
+        Arc::new(GeminiFactory) as Arc<dyn AdapterFactory>
+    })),
+    ..catalog::BASE
 };
 
 /// The descriptor before probing the installed version.
 pub fn descriptor() -> ProviderDescriptor {
-    ProviderDescriptor {
-        id: "gemini".into(),
-        label: "Gemini CLI (headless stream-json)".into(),
-        kind: ProviderKind::AgentCli,
-        capabilities: Capabilities {
-            streaming: StreamingGranularity::TokenDeltas,
-            reasoning: false,
-            approvals: ApprovalSupport::Advisory,
-            interrupt: InterruptSupport::Signal,
-            resume: ResumeSupport::NativeId,
-            usage: true,
-            context_files: true,
-            executes_tools: true,
-            tier: SupportTier::Structured,
-        },
-        install_hint: Some(INSTALL_HINT.into()),
-    }
+    SPEC.descriptor()
 }
 
-/// Makes [`GeminiAdapter`]s.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct GeminiFactory;
-
-impl AdapterFactory for GeminiFactory {
-    fn descriptor(&self) -> ProviderDescriptor {
-        descriptor()
-    }
-
-    fn create(&self) -> Box<dyn AgentAdapter> {
-        Box::new(GeminiAdapter::new())
-    }
-
-    fn is_available(&self) -> bool {
-        find_on_path("gemini", std::env::var_os("PATH").as_deref()).is_some()
-    }
-}
+oneshot_factory!(
+    /// Makes gemini adapters (the shared one-shot runner over [`engine`]'s
+    /// driver).
+    GeminiFactory => engine::Driver
+);

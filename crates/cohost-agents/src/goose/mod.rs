@@ -12,40 +12,68 @@
 pub mod normalize;
 
 use cohost_core::{
-    AdapterConfig, ApprovalMode, ApprovalSupport, Capabilities, InterruptSupport,
-    ProviderDescriptor, ProviderKind, ResumeSupport, StreamingGranularity, SupportTier,
+    AdapterConfig, AdapterFactory, ApprovalMode, ApprovalSupport, Capabilities, InterruptSupport,
+    ResumeSupport, StreamingGranularity, SupportTier,
 };
-use std::ffi::OsString;
+use std::sync::Arc;
 
 pub use normalize::GooseNormalizer;
 
-use crate::process::oneshot::{oneshot_factory, random_uuid, CliDriver, SessionArg};
-use crate::process::EnvPolicy;
+use crate::catalog::{self, AuthSpec, CliEntry, Evidence, FlagTable, MakeFactory, PromptArg};
+use crate::process::oneshot::{oneshot_factory, random_uuid, CliDriver};
 
-/// Where to get it.
-pub const INSTALL_HINT: &str =
-    "curl -fsSL https://github.com/block/goose/releases/download/stable/download_cli.sh | bash";
+#[cfg(test)]
+use crate::process::oneshot::SessionArg;
+#[cfg(test)]
+use std::ffi::OsString;
 
-/// The descriptor.
-pub fn descriptor() -> ProviderDescriptor {
-    ProviderDescriptor {
-        id: "goose".into(),
-        label: "Goose (run stream-json; fixture-only)".into(),
-        kind: ProviderKind::AgentCli,
-        capabilities: Capabilities {
-            streaming: StreamingGranularity::WholeMessages,
-            reasoning: true,
-            approvals: ApprovalSupport::Advisory,
-            interrupt: InterruptSupport::Signal,
-            resume: ResumeSupport::NativeId,
-            usage: true,
-            context_files: false,
-            executes_tools: true,
-            tier: SupportTier::FixtureOnly,
-        },
-        install_hint: Some(INSTALL_HINT.into()),
-    }
-}
+/// Goose's provider spec.
+pub const SPEC: CliEntry = CliEntry {
+    id: "goose",
+    label: "Goose",
+    mode: "run stream-json; fixture-only",
+    binaries: &["goose"],
+    auth: AuthSpec {
+        env_vars: &["GOOSE_PROVIDER"],
+        credential_files: &[".config/goose/config.yaml"],
+        status_args: None,
+    },
+    login_args: Some(&["configure"]),
+    install_hint:
+        "curl -fsSL https://github.com/block/goose/releases/download/stable/download_cli.sh | bash",
+    env_prefixes: &["GOOSE_"],
+    relevant_env: &["GOOSE_PROVIDER", "GOOSE_MODEL", "GOOSE_MODE"],
+    flags: FlagTable {
+        non_interactive: &["run"],
+        query_prompt: PromptArg::Flag("--text"),
+        terminal_prompt: PromptArg::InitialInput,
+        resume: Some(&["--name", "{id}", "--resume"]),
+        continue_latest: Some(&["--resume"]),
+        model: Some("--model"),
+        json_output: Some(&["--output-format", "json"]),
+        stream_json: Some(&["--output-format", "stream-json"]),
+        // A new session cohost named: `--name` alone starts it.
+        fresh_session: Some(&["--name", "{id}"]),
+        ..catalog::NO_FLAGS
+    },
+    token_streaming: true,
+    evidence: Evidence::FixtureOnly,
+    capabilities: Capabilities {
+        streaming: StreamingGranularity::WholeMessages,
+        reasoning: true,
+        approvals: ApprovalSupport::Advisory,
+        interrupt: InterruptSupport::Signal,
+        resume: ResumeSupport::NativeId,
+        usage: true,
+        context_files: false,
+        executes_tools: true,
+        tier: SupportTier::FixtureOnly,
+    },
+    factory: Some(MakeFactory(|| {
+        Arc::new(GooseFactory) as Arc<dyn AdapterFactory>
+    })),
+    ..catalog::BASE
+};
 
 /// `GOOSE_MODE` for a policy.
 pub fn goose_mode(mode: ApprovalMode) -> &'static str {
@@ -56,33 +84,13 @@ pub fn goose_mode(mode: ApprovalMode) -> &'static str {
 }
 
 /// The arguments of one turn (pure).
+#[cfg(test)]
 pub(crate) fn turn_args(
     prompt: &str,
     config: &AdapterConfig,
     session: Option<&SessionArg>,
 ) -> Vec<OsString> {
-    let flags = crate::catalog::flags("goose");
-    let mut args: Vec<OsString> = flags
-        .non_interactive_args()
-        .into_iter()
-        .map(OsString::from)
-        .collect();
-    args.extend(flags.stream_json_args().into_iter().map(OsString::from));
-    match session {
-        Some(s) if s.fresh => {
-            // A new session cohost named: `--name` alone starts it.
-            args.push("--name".into());
-            args.push(s.id.as_str().into());
-        }
-        Some(s) => args.extend(flags.resume_args(&s.id).into_iter().map(OsString::from)),
-        None => {}
-    }
-    if let Some(m) = &config.model {
-        args.extend(flags.model_args(m).into_iter().map(OsString::from));
-    }
-    args.extend(config.extra_args.iter().map(OsString::from));
-    args.extend(flags.prompt_args(prompt).into_iter().map(OsString::from));
-    args
+    Driver.turn_args(prompt, config, session, false)
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -90,25 +98,11 @@ struct Driver;
 
 impl CliDriver for Driver {
     type Normalizer = GooseNormalizer;
-    const COMMAND: &'static str = "goose";
-    const INSTALL_HINT: &'static str = INSTALL_HINT;
+    const SPEC: &'static CliEntry = &SPEC;
+    const STREAM: bool = true;
 
-    fn descriptor(&self) -> ProviderDescriptor {
-        descriptor()
-    }
-    fn env(&self) -> EnvPolicy {
-        EnvPolicy::with_prefixes(["GOOSE_"])
-    }
     fn policy_env(&self, config: &AdapterConfig) -> Vec<(&'static str, String)> {
         vec![("GOOSE_MODE", goose_mode(config.approval).to_string())]
-    }
-    fn turn_args(
-        &self,
-        prompt: &str,
-        config: &AdapterConfig,
-        session: Option<&SessionArg>,
-    ) -> Vec<OsString> {
-        turn_args(prompt, config, session)
     }
     fn normalizer(&self, _config: &AdapterConfig, session: Option<&str>) -> GooseNormalizer {
         GooseNormalizer::new(session.map(str::to_string))

@@ -11,15 +11,14 @@ use cohost_core::{
 };
 use serde_json::Value;
 
-use crate::process::oneshot::{exit_events, generic_fix, object_line, TurnNormalizer};
+use crate::process::oneshot::{generic_fix, object_line, turn_marks, Closing, LineMap, TurnMarks};
 use crate::process::{classify_stderr, ExitInfo};
 
 /// Normalizes one `goose run` turn.
 #[derive(Debug, Default)]
 pub struct GooseNormalizer {
     session: Option<String>,
-    started: bool,
-    ended: bool,
+    turn: TurnMarks,
     errored: bool,
     /// Lines that were not events cohost knows.
     pub skipped_lines: usize,
@@ -35,13 +34,7 @@ impl GooseNormalizer {
     }
 
     fn start(&mut self, out: &mut Vec<AgentEvent>) {
-        if !self.started {
-            self.started = true;
-            out.push(AgentEvent::Started {
-                session_id: self.session.clone(),
-                model: None,
-            });
-        }
+        self.turn.start(self.session.clone(), None, out);
     }
 
     fn on_value(&mut self, v: &Value, out: &mut Vec<AgentEvent>) {
@@ -67,7 +60,7 @@ impl GooseNormalizer {
             }
             "complete" => {
                 self.start(out);
-                self.ended = true;
+                self.turn.ended = true;
                 let usage = v
                     .get("total_tokens")
                     .and_then(Value::as_u64)
@@ -165,42 +158,31 @@ fn tool_kind(name: &str) -> ToolKind {
     }
 }
 
-impl TurnNormalizer for GooseNormalizer {
-    fn on_line(&mut self, line: &str) -> Vec<AgentEvent> {
-        let mut out = Vec::new();
-        if let Some(v) = object_line(line, self.ended, &mut self.skipped_lines) {
-            self.on_value(&v, &mut out);
+impl LineMap for GooseNormalizer {
+    const NAME: &'static str = "goose";
+    turn_marks!(turn);
+    fn map_line(&mut self, line: &str, out: &mut Vec<AgentEvent>) {
+        if let Some(v) = object_line(line, false, &mut self.skipped_lines) {
+            self.on_value(&v, out);
         }
-        out
     }
-
-    fn ended(&self) -> bool {
-        self.ended
+    fn open(&mut self, out: &mut Vec<AgentEvent>) {
+        self.start(out);
     }
-
-    fn on_exit(
+    fn close(
         &mut self,
-        exit: Option<ExitInfo>,
-        stderr: &str,
+        _exit: Option<ExitInfo>,
+        _stderr: &str,
         interrupted: bool,
-    ) -> Option<Vec<AgentEvent>> {
-        self.ended = true;
-        let mut out = Vec::new();
-        self.start(&mut out);
+        out: &mut Vec<AgentEvent>,
+    ) -> Closing {
         if self.errored && !interrupted {
             out.push(AgentEvent::Ended {
                 reason: EndReason::Error,
                 usage: None,
             });
-            return Some(out);
+            return Closing::Closed;
         }
-        out.append(&mut exit_events(
-            "goose",
-            exit,
-            stderr,
-            interrupted,
-            generic_fix,
-        )?);
-        Some(out)
+        Closing::Usual { interrupted }
     }
 }

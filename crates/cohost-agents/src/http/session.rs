@@ -35,10 +35,7 @@ pub(super) struct Shared {
     pub(super) last_error: Option<String>,
 }
 
-pub(super) fn lock(m: &Mutex<Shared>) -> std::sync::MutexGuard<'_, Shared> {
-    // A poisoned lock only means a panic elsewhere; the data is still usable.
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
+pub(super) use crate::process::lock;
 
 pub(super) fn build_client(
     options: &HttpOptions,

@@ -13,92 +13,73 @@
 pub mod normalize;
 
 use cohost_core::{
-    AdapterConfig, ApprovalMode, ApprovalSupport, Capabilities, InterruptSupport,
-    ProviderDescriptor, ProviderKind, ResumeSupport, StreamingGranularity, SupportTier,
+    AdapterConfig, AdapterFactory, ApprovalSupport, Capabilities, InterruptSupport, ResumeSupport,
+    StreamingGranularity, SupportTier,
 };
 use std::ffi::OsString;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 pub use normalize::KiroNormalizer;
 
-use crate::process::oneshot::{oneshot_factory, CliDriver, SessionArg};
-use crate::process::EnvPolicy;
+use crate::catalog::{self, AuthSpec, CliEntry, Evidence, FlagTable, MakeFactory, PromptArg};
+use crate::process::oneshot::{oneshot_factory, CliDriver};
 
-/// Where to get it.
-pub const INSTALL_HINT: &str = "curl -fsSL https://cli.kiro.dev/install | bash";
-
-/// The descriptor.
-pub fn descriptor() -> ProviderDescriptor {
-    ProviderDescriptor {
-        id: "kiro".into(),
-        label: "Kiro CLI (chat --no-interactive; fixture-only)".into(),
-        kind: ProviderKind::AgentCli,
-        capabilities: Capabilities {
-            streaming: StreamingGranularity::TokenDeltas,
-            reasoning: false,
-            approvals: ApprovalSupport::Advisory,
-            interrupt: InterruptSupport::Signal,
-            resume: ResumeSupport::None,
-            usage: false,
-            context_files: false,
-            executes_tools: true,
-            tier: SupportTier::FixtureOnly,
-        },
-        install_hint: Some(INSTALL_HINT.into()),
-    }
-}
+/// Kiro CLI's provider spec.
+pub const SPEC: CliEntry = CliEntry {
+    id: "kiro",
+    label: "Kiro CLI",
+    mode: "chat --no-interactive; fixture-only",
+    binaries: &["kiro-cli"],
+    auth: AuthSpec {
+        status_args: Some(&["whoami"]),
+        ..catalog::NO_AUTH
+    },
+    login_args: Some(&["login"]),
+    install_hint: "curl -fsSL https://cli.kiro.dev/install | bash",
+    env_prefixes: &["KIRO_", "AWS_"],
+    flags: FlagTable {
+        non_interactive: &["chat", "--no-interactive"],
+        terminal_prompt: PromptArg::InitialInput,
+        continue_latest: Some(&["--resume"]),
+        skip_permissions: Some(&["--trust-all-tools"]),
+        model: Some("--model"),
+        ..catalog::NO_FLAGS
+    },
+    evidence: Evidence::FixtureOnly,
+    capabilities: Capabilities {
+        streaming: StreamingGranularity::TokenDeltas,
+        reasoning: false,
+        approvals: ApprovalSupport::Advisory,
+        interrupt: InterruptSupport::Signal,
+        resume: ResumeSupport::None,
+        usage: false,
+        context_files: false,
+        executes_tools: true,
+        tier: SupportTier::FixtureOnly,
+    },
+    factory: Some(MakeFactory(|| {
+        Arc::new(KiroFactory) as Arc<dyn AdapterFactory>
+    })),
+    ..catalog::BASE
+};
 
 /// The arguments of one turn (pure).
 pub fn turn_args(prompt: &str, config: &AdapterConfig, follow_up: bool) -> Vec<OsString> {
-    let flags = crate::catalog::flags("kiro");
-    let mut args: Vec<OsString> = flags
-        .non_interactive_args()
-        .into_iter()
-        .map(OsString::from)
-        .collect();
-    if follow_up || config.resume.is_some() {
-        args.extend(flags.continue_args().into_iter().map(OsString::from));
-    }
-    if let Some(m) = &config.model {
-        args.extend(flags.model_args(m).into_iter().map(OsString::from));
-    }
-    if config.approval == ApprovalMode::AutoApprove {
-        args.extend(flags.bypass_args().into_iter().map(OsString::from));
-    }
-    args.extend(config.extra_args.iter().map(OsString::from));
-    // `--` keeps a prompt that starts with `-` from parsing as a flag.
-    args.push("--".into());
-    args.extend(flags.prompt_args(prompt).into_iter().map(OsString::from));
-    args
+    Driver.turn_args(prompt, config, None, follow_up)
 }
 
-#[derive(Debug, Default)]
-struct Driver {
-    turns: AtomicBool,
-}
+#[derive(Debug, Default, Clone, Copy)]
+struct Driver;
 
 impl CliDriver for Driver {
     type Normalizer = KiroNormalizer;
-    const COMMAND: &'static str = "kiro-cli";
-    const INSTALL_HINT: &'static str = INSTALL_HINT;
+    const SPEC: &'static CliEntry = &SPEC;
+    const CONTINUE_LATEST: bool = true;
+    const END_OF_OPTIONS: bool = true;
 
-    fn descriptor(&self) -> ProviderDescriptor {
-        descriptor()
-    }
-    fn env(&self) -> EnvPolicy {
-        let mut env = EnvPolicy::with_prefixes(["KIRO_", "AWS_"]);
+    fn fixed_env(&self) -> &'static [(&'static str, &'static str)] {
         // Plain text: no colours to strip in the first place.
-        env.set("NO_COLOR", "1");
-        env
-    }
-    fn turn_args(
-        &self,
-        prompt: &str,
-        config: &AdapterConfig,
-        _session: Option<&SessionArg>,
-    ) -> Vec<OsString> {
-        let follow_up = self.turns.swap(true, Ordering::SeqCst);
-        turn_args(prompt, config, follow_up)
+        &[("NO_COLOR", "1")]
     }
     fn normalizer(&self, _config: &AdapterConfig, _session: Option<&str>) -> KiroNormalizer {
         KiroNormalizer::new()

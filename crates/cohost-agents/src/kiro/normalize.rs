@@ -6,8 +6,9 @@
 
 use cohost_core::{AgentEvent, CohostError, EndReason, ErrorCode};
 
+#[cfg(test)]
 use crate::process::oneshot::TurnNormalizer;
-use crate::process::oneshot::{error_end, exit_events, generic_fix};
+use crate::process::oneshot::{error_end, generic_fix, turn_marks, Closing, LineMap, TurnMarks};
 use crate::process::ExitInfo;
 use crate::pty::TextCleaner;
 
@@ -15,15 +16,14 @@ use crate::pty::TextCleaner;
 #[derive(Default)]
 pub struct KiroNormalizer {
     cleaner: TextCleaner,
-    started: bool,
-    ended: bool,
+    turn: TurnMarks,
     first_text: bool,
 }
 
 impl std::fmt::Debug for KiroNormalizer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("KiroNormalizer")
-            .field("ended", &self.ended)
+            .field("ended", &self.turn.ended)
             .finish()
     }
 }
@@ -35,13 +35,7 @@ impl KiroNormalizer {
     }
 
     fn start(&mut self, out: &mut Vec<AgentEvent>) {
-        if !self.started {
-            self.started = true;
-            out.push(AgentEvent::Started {
-                session_id: None,
-                model: None,
-            });
-        }
+        self.turn.start(None, None, out);
     }
 }
 
@@ -52,14 +46,15 @@ fn fix_for(code: ErrorCode) -> &'static str {
     }
 }
 
-impl TurnNormalizer for KiroNormalizer {
-    fn on_line(&mut self, line: &str) -> Vec<AgentEvent> {
-        let mut out = Vec::new();
-        self.start(&mut out);
+impl LineMap for KiroNormalizer {
+    const NAME: &'static str = "kiro-cli";
+    turn_marks!(turn);
+    fn map_line(&mut self, line: &str, out: &mut Vec<AgentEvent>) {
+        self.start(out);
         let mut text = self.cleaner.push(line.as_bytes());
         if !self.first_text {
             if text.trim().is_empty() {
-                return out; // Leading blank lines.
+                return; // Leading blank lines.
             }
             self.first_text = true;
             if let Some(rest) = text.strip_prefix("> ") {
@@ -68,28 +63,23 @@ impl TurnNormalizer for KiroNormalizer {
         }
         text.push('\n');
         out.push(AgentEvent::TextDelta(text));
-        out
     }
-
-    fn ended(&self) -> bool {
-        self.ended
+    fn fix_for(code: ErrorCode) -> &'static str {
+        fix_for(code)
     }
-
-    fn on_exit(
+    fn close(
         &mut self,
         exit: Option<ExitInfo>,
         stderr: &str,
         interrupted: bool,
-    ) -> Option<Vec<AgentEvent>> {
-        self.ended = true;
-        let mut out = Vec::new();
-        self.start(&mut out);
+        out: &mut Vec<AgentEvent>,
+    ) -> Closing {
         if !interrupted && exit.and_then(|e| e.code) == Some(0) {
             out.push(AgentEvent::Ended {
                 reason: EndReason::Completed,
                 usage: None,
             });
-            return Some(out);
+            return Closing::Closed;
         }
         let lower = stderr.to_ascii_lowercase();
         if !interrupted && (lower.contains("not logged in") || lower.contains("kiro-cli login")) {
@@ -97,16 +87,9 @@ impl TurnNormalizer for KiroNormalizer {
                 CohostError::new(ErrorCode::AuthRequired, "kiro-cli: not logged in")
                     .with_fix(fix_for(ErrorCode::AuthRequired)),
             ));
-            return Some(out);
+            return Closing::Closed;
         }
-        out.append(&mut exit_events(
-            "kiro-cli",
-            exit,
-            stderr,
-            interrupted,
-            fix_for,
-        )?);
-        Some(out)
+        Closing::Usual { interrupted }
     }
 }
 

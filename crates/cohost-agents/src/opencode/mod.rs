@@ -16,45 +16,72 @@ pub mod normalize;
 pub mod wire;
 
 use cohost_core::{
-    AdapterConfig, ApprovalMode, ApprovalSupport, Capabilities, InterruptSupport,
-    ProviderDescriptor, ProviderKind, ResumeSupport, StreamingGranularity, SupportTier,
+    AdapterConfig, AdapterFactory, ApprovalMode, ApprovalSupport, Capabilities, InterruptSupport,
+    ResumeSupport, StreamingGranularity, SupportTier,
 };
-use std::ffi::OsString;
+use std::sync::Arc;
 
 pub use normalize::OpenCodeNormalizer;
 
-use crate::process::oneshot::{oneshot_factory, CliDriver, SessionArg};
-use crate::process::{EnvPolicy, Version, VersionRange};
+use crate::catalog::{self, AuthSpec, CliEntry, FlagTable, MakeFactory, QueryArgs};
+use crate::process::oneshot::{oneshot_factory, CliDriver};
+use crate::process::{Version, VersionRange};
 
-/// Where to get it.
-pub const INSTALL_HINT: &str = "npm install -g opencode-ai@1.18.33";
+#[cfg(test)]
+use crate::process::oneshot::SessionArg;
+#[cfg(test)]
+use std::ffi::OsString;
 
-/// Tested versions: 1.18.33 is pinned in `tests/agents/versions.env`.
-pub const TESTED: VersionRange = VersionRange {
-    min: Version::new(1, 18, 0),
-    max_exclusive: Version::new(2, 0, 0),
+/// OpenCode's provider spec.
+pub const SPEC: CliEntry = CliEntry {
+    id: "opencode",
+    label: "OpenCode",
+    mode: "run --format json",
+    binaries: &["opencode"],
+    vendor_dirs: &[".opencode/bin"],
+    pin_key: Some("OPENCODE_VERSION"),
+    auth: AuthSpec {
+        env_vars: &["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY"],
+        credential_files: &[".local/share/opencode/auth.json"],
+        status_args: None,
+    },
+    login_args: Some(&["auth", "login"]),
+    install_hint: "npm install -g opencode-ai",
+    env_prefixes: &["OPENCODE_"],
+    relevant_env: &["OPENCODE_CONFIG", "OPENCODE_PERMISSION"],
+    flags: FlagTable {
+        non_interactive: &["run"],
+        terminal_prompt: catalog::PromptArg::Flag("--prompt"),
+        // Short forms, as the driver passes them (opencode_e2e).
+        resume: Some(&["-s", "{id}"]),
+        continue_latest: Some(&["--continue"]),
+        skip_permissions: Some(&["--auto"]),
+        model: Some("-m"),
+        json_output: Some(&["--format", "json"]),
+        stream_json: Some(&["--format", "json"]),
+        ..catalog::NO_FLAGS
+    },
+    capabilities: Capabilities {
+        streaming: StreamingGranularity::WholeMessages,
+        reasoning: true,
+        approvals: ApprovalSupport::Advisory,
+        interrupt: InterruptSupport::Signal,
+        resume: ResumeSupport::NativeId,
+        usage: true,
+        context_files: true,
+        executes_tools: true,
+        tier: SupportTier::Structured,
+    },
+    // 1.18.33 is pinned in `tests/agents/versions.env`.
+    accepted: Some(VersionRange {
+        min: Version::new(1, 18, 0),
+        max_exclusive: Version::new(2, 0, 0),
+    }),
+    factory: Some(MakeFactory(|| {
+        Arc::new(OpenCodeFactory) as Arc<dyn AdapterFactory>
+    })),
+    ..catalog::BASE
 };
-
-/// The descriptor.
-pub fn descriptor() -> ProviderDescriptor {
-    ProviderDescriptor {
-        id: "opencode".into(),
-        label: "OpenCode (run --format json)".into(),
-        kind: ProviderKind::AgentCli,
-        capabilities: Capabilities {
-            streaming: StreamingGranularity::WholeMessages,
-            reasoning: true,
-            approvals: ApprovalSupport::Advisory,
-            interrupt: InterruptSupport::Signal,
-            resume: ResumeSupport::NativeId,
-            usage: true,
-            context_files: true,
-            executes_tools: true,
-            tier: SupportTier::Structured,
-        },
-        install_hint: Some(INSTALL_HINT.into()),
-    }
-}
 
 /// `OPENCODE_PERMISSION` for a policy: the permissions that can change the
 /// machine. `None` under `AutoApprove` (opencode's own config applies, and
@@ -73,33 +100,13 @@ pub fn permission_env(mode: ApprovalMode) -> Option<&'static str> {
 }
 
 /// The arguments of one turn (pure, for tests).
+#[cfg(test)]
 pub(crate) fn turn_args(
     prompt: &str,
     config: &AdapterConfig,
     session: Option<&SessionArg>,
 ) -> Vec<OsString> {
-    let flags = crate::catalog::flags("opencode");
-    let mut args: Vec<OsString> = flags
-        .non_interactive_args()
-        .into_iter()
-        .map(OsString::from)
-        .collect();
-    args.extend(flags.json_args().into_iter().map(OsString::from));
-    args.push("--thinking".into());
-    if let Some(s) = session {
-        args.extend(flags.resume_args(&s.id).into_iter().map(OsString::from));
-    }
-    if let Some(m) = &config.model {
-        args.extend(flags.model_args(m).into_iter().map(OsString::from));
-    }
-    if config.approval == ApprovalMode::AutoApprove {
-        args.extend(flags.bypass_args().into_iter().map(OsString::from));
-    }
-    args.extend(config.extra_args.iter().map(OsString::from));
-    // `--` keeps a prompt that starts with `-` from parsing as a flag.
-    args.push("--".into());
-    args.push(prompt.into());
-    args
+    Driver.turn_args(prompt, config, session, false)
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -107,24 +114,12 @@ struct Driver;
 
 impl CliDriver for Driver {
     type Normalizer = OpenCodeNormalizer;
-    const COMMAND: &'static str = "opencode";
-    const INSTALL_HINT: &'static str = INSTALL_HINT;
-    const TESTED: Option<VersionRange> = Some(TESTED);
+    const SPEC: &'static CliEntry = &SPEC;
+    const END_OF_OPTIONS: bool = true;
     const APPROVAL_FIX: &'static str = "use the `opencode-acp` provider for blocking approvals";
 
-    fn descriptor(&self) -> ProviderDescriptor {
-        descriptor()
-    }
-    fn env(&self) -> EnvPolicy {
-        EnvPolicy::with_prefixes(["OPENCODE_"])
-    }
-    fn turn_args(
-        &self,
-        prompt: &str,
-        config: &AdapterConfig,
-        session: Option<&SessionArg>,
-    ) -> Vec<OsString> {
-        turn_args(prompt, config, session)
+    fn adjust(&self, q: &mut QueryArgs, _config: &AdapterConfig) {
+        q.driver_args = vec!["--thinking".into()];
     }
     fn normalizer(&self, _config: &AdapterConfig, _session: Option<&str>) -> OpenCodeNormalizer {
         OpenCodeNormalizer::new()

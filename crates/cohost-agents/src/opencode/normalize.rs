@@ -12,15 +12,15 @@ use cohost_core::{
 };
 
 use super::wire::{Envelope, ErrorEvent, RunEvent};
+#[cfg(test)]
 use crate::process::oneshot::TurnNormalizer;
-use crate::process::oneshot::{exit_events, generic_fix};
+use crate::process::oneshot::{generic_fix, parse_line, turn_marks, Closing, LineMap, TurnMarks};
 use crate::process::{classify_stderr, ExitInfo};
 
 /// Normalizes one `opencode run` turn.
 #[derive(Debug, Default)]
 pub struct OpenCodeNormalizer {
-    started: bool,
-    ended: bool,
+    turn: TurnMarks,
     usage: Usage,
     saw_usage: bool,
     errored: bool,
@@ -35,13 +35,7 @@ impl OpenCodeNormalizer {
     }
 
     fn start(&mut self, session: Option<&String>, out: &mut Vec<AgentEvent>) {
-        if !self.started {
-            self.started = true;
-            out.push(AgentEvent::Started {
-                session_id: session.cloned(),
-                model: None,
-            });
-        }
+        self.turn.start(session.cloned(), None, out);
     }
 
     fn on_event(&mut self, ev: RunEvent, out: &mut Vec<AgentEvent>) {
@@ -150,43 +144,30 @@ impl OpenCodeNormalizer {
     }
 }
 
-impl TurnNormalizer for OpenCodeNormalizer {
-    fn on_line(&mut self, line: &str) -> Vec<AgentEvent> {
-        let mut out = Vec::new();
-        let line = line.trim();
-        if line.is_empty() {
-            return out;
+impl LineMap for OpenCodeNormalizer {
+    const NAME: &'static str = "opencode";
+    turn_marks!(turn);
+    fn map_line(&mut self, line: &str, out: &mut Vec<AgentEvent>) {
+        if let Some(ev) = parse_line::<RunEvent>(line, false, &mut self.skipped_lines) {
+            self.on_event(ev, out);
         }
-        match serde_json::from_str::<RunEvent>(line) {
-            Ok(ev) => self.on_event(ev, &mut out),
-            Err(e) => {
-                // A non-JSON line (a warning printed to stdout) is noise,
-                // not a reason to end the turn.
-                tracing::debug!("opencode: skipped a line that is not an event: {e}");
-                self.skipped_lines += 1;
-            }
-        }
-        out
     }
-
-    fn ended(&self) -> bool {
-        self.ended
+    /// An interrupted turn closes without an opening `Started`.
+    fn open(&mut self, _out: &mut Vec<AgentEvent>) {}
+    fn fix_for(code: ErrorCode) -> &'static str {
+        fix_for(code)
     }
-
-    fn on_exit(
+    fn close(
         &mut self,
         exit: Option<ExitInfo>,
-        stderr: &str,
+        _stderr: &str,
         interrupted: bool,
-    ) -> Option<Vec<AgentEvent>> {
-        self.ended = true;
+        out: &mut Vec<AgentEvent>,
+    ) -> Closing {
         if interrupted {
-            return exit_events("opencode", exit, stderr, true, fix_for);
+            return Closing::Usual { interrupted };
         }
-        let mut out = Vec::new();
-        if !self.started {
-            self.start(None, &mut out);
-        }
+        self.start(None, out);
         if self.errored {
             out.push(AgentEvent::Ended {
                 reason: EndReason::Error,
@@ -198,9 +179,9 @@ impl TurnNormalizer for OpenCodeNormalizer {
                 usage: self.final_usage(),
             });
         } else {
-            out.append(&mut exit_events("opencode", exit, stderr, false, fix_for)?);
+            return Closing::Usual { interrupted: false };
         }
-        Some(out)
+        Closing::Closed
     }
 }
 

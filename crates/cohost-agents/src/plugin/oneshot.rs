@@ -15,10 +15,9 @@ use std::time::Duration;
 use super::jsonl::JsonlNormalizer;
 use super::manifest::{Manifest, Protocol};
 use crate::process::oneshot::ladder_signal;
-use crate::process::{locate_binary, EnvPolicy, Frame, GroupSignal, ProcessSpec, Supervised};
-
-/// How long `version_args` may take.
-const PROBE_TIMEOUT: Duration = Duration::from_secs(20);
+use crate::process::{
+    locate_binary, lock, EnvPolicy, Frame, GroupSignal, ProcessSpec, Supervised, PROBE_TIMEOUT,
+};
 
 /// Adapter for a one-shot plugin.
 pub struct OneShotAdapter {
@@ -137,7 +136,7 @@ impl AgentAdapter for OneShotAdapter {
                 .map(|l| l.trim().to_string());
         }
         self.binary = Some(binary);
-        *self.session_id.lock().unwrap_or_else(|p| p.into_inner()) = config.resume.clone();
+        *lock(&self.session_id) = config.resume.clone();
         Ok(InitInfo {
             version: self.version.clone(),
             session_id: config.resume.clone(),
@@ -163,11 +162,7 @@ impl AgentAdapter for OneShotAdapter {
             )
             .with_fix("wait for the turn to end or interrupt it"));
         }
-        let session = self
-            .session_id
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone();
+        let session = lock(&self.session_id).clone();
         let mut text = prompt.text.clone();
         for f in &prompt.context_files {
             text.push_str(&format!("\n@{}", f.path.display()));
@@ -225,7 +220,7 @@ impl AgentAdapter for OneShotAdapter {
                 Some(e) if e.success() => None,
                 _ => {
                     let report = child.crash_report();
-                    *last_error.lock().unwrap_or_else(|p| p.into_inner()) = Some(report.clone());
+                    *lock(&last_error) = Some(report.clone());
                     let code = crate::process::classify_stderr(&child.stderr_tail(20))
                         .unwrap_or(ErrorCode::ProcessCrashed);
                     Some(
@@ -237,8 +232,7 @@ impl AgentAdapter for OneShotAdapter {
             match normalizer.as_mut() {
                 Some(n) => {
                     if let Some(sid) = n.session_id() {
-                        *session_slot.lock().unwrap_or_else(|p| p.into_inner()) =
-                            Some(sid.to_string());
+                        *lock(&session_slot) = Some(sid.to_string());
                     }
                     n.finish(was_interrupted, failure, &mut out);
                 }
@@ -290,11 +284,7 @@ impl AgentAdapter for OneShotAdapter {
             alive: self.binary.is_some(),
             binary: self.binary.as_ref().map(|b| b.display().to_string()),
             version: self.version.clone(),
-            last_error: self
-                .last_error
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .clone(),
+            last_error: lock(&self.last_error).clone(),
         }
     }
 

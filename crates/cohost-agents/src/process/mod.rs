@@ -17,7 +17,8 @@
 //!   ends or cohost dies, even by SIGKILL.
 //! - a turn never waits on a pipe a descendant keeps open: once the leader
 //!   exits, stdout and stderr end after a short idle grace.
-//! - [`locate_binary`] and [`probe_version`] find the agent and check it.
+//! - [`locate_binary`] and [`probe_version`] find the agent and check it;
+//!   [`locate_checked`] does both against a driver's spec.
 //!
 //! A driver owns one [`Supervised`], takes its stdout receiver into the turn
 //! stream, writes stdin through a cloneable [`StdinWriter`], and reports
@@ -30,6 +31,7 @@ mod child;
 mod env;
 mod framer;
 mod group;
+mod installed;
 mod launch;
 mod locate;
 pub(crate) mod oneshot;
@@ -43,6 +45,8 @@ pub use framer::{Frame, LineFramer, DEFAULT_MAX_LINE_BYTES};
 pub use group::{
     deregister, kill_all, live_groups, register, signal_group, GroupRegistry, GroupSignal,
 };
+pub use installed::{locate_checked, PROBE_TIMEOUT};
+pub(crate) use installed::{lock, session_health};
 pub use locate::{
     find_on_path, locate_binary, probe, probe_version, ProbeOutput, Version, VersionRange,
 };

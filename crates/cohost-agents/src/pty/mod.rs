@@ -35,7 +35,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::{mpsc, watch};
 
-use crate::process::{find_on_path, locate_binary, EnvPolicy, GroupSignal};
+use crate::process::{find_on_path, locate_binary, lock, EnvPolicy, GroupSignal};
 
 /// How long the program may take to show its first prompt.
 pub const READY_TIMEOUT: Duration = Duration::from_secs(60);
@@ -141,10 +141,6 @@ pub struct PtyAdapter {
     ready: Option<watch::Receiver<bool>>,
     binary: Option<PathBuf>,
     terminated: bool,
-}
-
-fn lock(s: &Mutex<Shared>) -> std::sync::MutexGuard<'_, Shared> {
-    s.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 impl PtyAdapter {

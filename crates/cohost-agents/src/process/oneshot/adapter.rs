@@ -19,38 +19,89 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use super::argv::{build, turn_query};
 use super::turn::{lock_state, OneShot, RunState, TurnNormalizer};
+use crate::catalog::{CliEntry, QueryArgs};
 use crate::process::{
-    classify_stderr, locate_binary, probe_version, EnvPolicy, ExitInfo, ProcessSpec, VersionRange,
+    classify_stderr, locate_checked, probe, EnvPolicy, ExitInfo, ProcessSpec, PROBE_TIMEOUT,
 };
-
-const PROBE_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// What a one-shot CLI driver must say about itself.
 pub(crate) trait CliDriver: Send + Sync + 'static {
     /// The pure normalizer of one turn's stdout.
     type Normalizer: TurnNormalizer;
+    /// The driver's provider spec: id, command (its first binary, also what
+    /// the factory's `is_available` looks for), install hint, accepted
+    /// versions (`None` skips the `--version` probe: fixture-only drivers,
+    /// whose version output is undocumented), descriptor, flag table.
+    const SPEC: &'static CliEntry;
     /// The static descriptor.
-    fn descriptor(&self) -> ProviderDescriptor;
-    /// The command looked up on PATH (`opencode`, `cn`); also what the
-    /// factory's `is_available` looks for.
-    const COMMAND: &'static str;
-    /// How to install it (for PROVIDER_NOT_FOUND).
-    const INSTALL_HINT: &'static str;
-    /// Tested versions; `None` skips the `--version` probe (fixture-only
-    /// drivers, whose version output is undocumented).
-    const TESTED: Option<VersionRange> = None;
+    fn descriptor(&self) -> ProviderDescriptor {
+        Self::SPEC.descriptor()
+    }
     /// Why approvals cannot be answered, and what to do instead.
     const APPROVAL_FIX: &'static str;
-    /// The child's environment before `AdapterConfig.env` is applied.
-    fn env(&self) -> EnvPolicy;
-    /// The arguments of one turn (pure).
+    /// Resume only a session one of whose turns completed (a CLI persists a
+    /// session only after a full turn); otherwise any session id seen.
+    const RESUME_COMPLETED_ONLY: bool = false;
+    /// Whether [`CliDriver::check_help`] needs `--help`'s output.
+    const PROBE_HELP: bool = false;
+    /// Check what the installed binary's `--help` says (`Some` when
+    /// [`CliDriver::PROBE_HELP`]) and adjust the descriptor to it.
+    fn check_help(
+        &self,
+        _help: Option<&str>,
+        _descriptor: &mut ProviderDescriptor,
+    ) -> Result<(), CohostError> {
+        Ok(())
+    }
+    /// The child's environment before `AdapterConfig.env` is applied: the
+    /// spec's vendor prefixes, plus what [`CliDriver::fixed_env`] sets.
+    fn env(&self) -> EnvPolicy {
+        let mut env = EnvPolicy::with_prefixes(Self::SPEC.env_prefixes.iter().copied());
+        for (k, v) in self.fixed_env() {
+            env.set(*k, *v);
+        }
+        env
+    }
+    /// Non-secret variables the driver always sets (`NO_COLOR=1`).
+    fn fixed_env(&self) -> &'static [(&'static str, &'static str)] {
+        &[]
+    }
+    /// Ask the flag table for streaming output rather than one document.
+    const STREAM: bool = false;
+    /// The prompt goes right after the mode instead of last.
+    const PROMPT_FIRST: bool = false;
+    /// `--` before a trailing prompt (a prompt starting with `-` stays one).
+    const END_OF_OPTIONS: bool = false;
+    /// The CLI has no by-id resume: continue its latest session on every
+    /// turn after the first, and when cohost resumes.
+    const CONTINUE_LATEST: bool = false;
+    /// The per-driver hook: change what this CLI needs in the turn's query
+    /// (driver-only flags, an extra policy flag). Pure apart from file
+    /// checks.
+    fn adjust(&self, _q: &mut QueryArgs, _config: &AdapterConfig) {}
+    /// The arguments of one turn, built through the spec's flag table;
+    /// `follow_up` when an earlier turn ran in this session.
     fn turn_args(
         &self,
         prompt: &str,
         config: &AdapterConfig,
         session: Option<&SessionArg>,
-    ) -> Vec<OsString>;
+        follow_up: bool,
+    ) -> Vec<OsString> {
+        let mut q = turn_query(prompt, config, session);
+        q.stream = Self::STREAM;
+        q.prompt_first = Self::PROMPT_FIRST;
+        q.end_of_options = Self::END_OF_OPTIONS;
+        if Self::CONTINUE_LATEST {
+            q.resume = None;
+            q.fresh_session = None;
+            q.continue_latest = follow_up || config.resume.is_some();
+        }
+        self.adjust(&mut q, config);
+        build(Self::SPEC, &q)
+    }
     /// A fresh normalizer for one turn; `session` is the id the turn runs
     /// under when cohost chose or resumed it.
     fn normalizer(&self, config: &AdapterConfig, session: Option<&str>) -> Self::Normalizer;
@@ -89,6 +140,8 @@ pub(crate) struct OneShotAdapter<D: CliDriver> {
     version: Option<String>,
     state: Arc<Mutex<RunState>>,
     turn: Option<OneShot>,
+    /// Turns started in this session.
+    turns: u64,
     terminated: bool,
 }
 
@@ -103,6 +156,7 @@ impl<D: CliDriver> OneShotAdapter<D> {
             version: None,
             state: Arc::default(),
             turn: None,
+            turns: 0,
             terminated: false,
         }
     }
@@ -126,22 +180,19 @@ impl<D: CliDriver> AgentAdapter for OneShotAdapter<D> {
     async fn initialize(&mut self, config: &AdapterConfig) -> Result<InitInfo, CohostError> {
         self.config = config.clone();
         let env = self.env();
-        let path = env.effective_path();
-        let id = self.descriptor.id.clone();
-        let binary = locate_binary(
-            &id,
-            D::COMMAND,
-            config.binary.as_deref(),
-            path.as_deref(),
-            D::INSTALL_HINT,
-        )?;
-        if let Some(range) = D::TESTED {
-            let (version, _raw) = probe_version(&id, &binary, &env, PROBE_TIMEOUT).await?;
-            range.check(&id, version, D::INSTALL_HINT)?;
-            self.version = Some(version.to_string());
-        }
+        let (binary, version) = locate_checked(D::SPEC, config.binary.as_deref(), &env).await?;
+        let help = match D::PROBE_HELP {
+            true => Some(probe(D::SPEC.id, &binary, &["--help"], &env, PROBE_TIMEOUT).await?),
+            false => None,
+        };
+        self.driver
+            .check_help(help.as_ref().map(|h| h.text.as_str()), &mut self.descriptor)?;
+        self.version = version.map(|v| v.to_string());
         self.binary = Some(binary);
-        lock_state(&self.state).session_id = config.resume.clone();
+        let mut st = lock_state(&self.state);
+        st.session_id = config.resume.clone();
+        st.resumable = config.resume.clone();
+        drop(st);
         Ok(InitInfo {
             version: self.version.clone(),
             session_id: config.resume.clone(),
@@ -170,7 +221,14 @@ impl<D: CliDriver> AgentAdapter for OneShotAdapter<D> {
             // shows the model the path.
             text.push_str(&format!(" @{}", f.path.display()));
         }
-        let session = match lock_state(&self.state).session_id.clone() {
+        let known = {
+            let st = lock_state(&self.state);
+            match D::RESUME_COMPLETED_ONLY {
+                true => st.resumable.clone(),
+                false => st.session_id.clone(),
+            }
+        };
+        let session = match known {
             Some(id) => Some(SessionArg { id, fresh: false }),
             None => self
                 .driver
@@ -178,7 +236,10 @@ impl<D: CliDriver> AgentAdapter for OneShotAdapter<D> {
                 .map(|id| SessionArg { id, fresh: true }),
         };
         let mut spec = ProcessSpec::new(self.descriptor.id.clone(), binary);
-        spec.args = self.driver.turn_args(&text, &self.config, session.as_ref());
+        spec.args = self
+            .driver
+            .turn_args(&text, &self.config, session.as_ref(), self.turns > 0);
+        self.turns += 1;
         spec.cwd = Some(self.config.cwd.clone()).filter(|c| !c.as_os_str().is_empty());
         spec.env = self.env();
         lock_state(&self.state).last_error = None;

@@ -20,7 +20,7 @@ pub(crate) fn create<D: CliDriver + Default>() -> Box<dyn AgentAdapter> {
 
 /// Whether the driver's command is on the host's `PATH`.
 pub(crate) fn is_available<D: CliDriver>() -> bool {
-    find_on_path(D::COMMAND, std::env::var_os("PATH").as_deref()).is_some()
+    find_on_path(D::SPEC.command(), std::env::var_os("PATH").as_deref()).is_some()
 }
 
 /// Declare `pub struct $name;` implementing `AdapterFactory` over the

@@ -1,5 +1,5 @@
 //! The line gate the JSON-lines normalizers share (cursor, goose, agy,
-//! continue): what to do with one stdout line before the driver's own
+//! continue, copilot, opencode): what to do with one stdout line before the driver's own
 //! mapping sees it.
 
 use serde::de::DeserializeOwned;
@@ -20,7 +20,8 @@ pub(crate) fn parse_line<T: DeserializeOwned>(
     }
     match serde_json::from_str(line) {
         Ok(v) => Some(v),
-        Err(_) => {
+        Err(e) => {
+            tracing::debug!("skipped a stdout line that is not an event: {e}");
             *skipped += 1;
             None
         }

@@ -9,18 +9,27 @@
 //! - [`adapter`]: the whole port over a small [`CliDriver`]
 //!   ([`OneShotAdapter`]), plus the exit-to-events helpers the normalizers
 //!   share.
+//! - [`argv`]: the per-driver hook over the flag table that builds a turn's
+//!   command line.
+//! - [`line_map`]: what a driver's normalizer supplies ([`LineMap`]: a line
+//!   to events, its own closing events) while the runner side owns the
+//!   start/end bookkeeping and the exit mapping.
 //! - [`lines`]: the line gate of the JSON-lines normalizers.
 //! - [`factory`]: `oneshot_factory!`, the public factory of each driver.
 
 pub(crate) mod adapter;
+pub(crate) mod argv;
 pub(crate) mod factory;
+pub(crate) mod line_map;
 pub(crate) mod lines;
 pub(crate) mod turn;
 
 #[cfg(test)]
 pub(crate) use adapter::replay_fixture;
-pub(crate) use adapter::{error_end, exit_events, generic_fix, random_uuid, CliDriver, SessionArg};
+pub(crate) use adapter::{error_end, generic_fix, random_uuid, CliDriver, SessionArg};
+pub(crate) use argv::{build, resuming};
 pub(crate) use factory::oneshot_factory;
+pub(crate) use line_map::{turn_marks, Closing, LineMap, TurnMarks};
 pub(crate) use lines::{object_line, parse_line};
 #[cfg(test)]
 pub(crate) use turn::check_snapshot;

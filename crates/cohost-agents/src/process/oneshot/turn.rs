@@ -162,10 +162,10 @@ impl OneShot {
     }
 }
 
-/// Lock the state shared with a turn's reader task; a poisoned lock still
-/// holds usable bookkeeping, so take it rather than fail.
+/// Lock the state shared with a turn's reader task (poison-tolerant,
+/// [`crate::process::lock`]).
 pub(crate) fn lock_state(state: &Mutex<RunState>) -> std::sync::MutexGuard<'_, RunState> {
-    state.lock().unwrap_or_else(|p| p.into_inner())
+    crate::process::lock(state)
 }
 
 /// The signal for a ladder step of a CLI without a protocol cancel: Cancel

@@ -86,9 +86,9 @@ async fn help_text(p: &Profile, bin: &Path, path_prefix: Option<&Path>) -> Resul
     Ok(all)
 }
 
-/// Whether the driver would refuse `version` (outside its tested range).
+/// Whether the driver would refuse `version` (outside the range it accepts).
 fn outside_range(provider: &str, version: &str) -> Option<String> {
-    let range = catalog::cli(provider)?.tested_range()?;
+    let range = catalog::cli(provider)?.accepted?;
     let v = Version::find_in(version)?;
     (!range.contains(v)).then(|| range.to_string())
 }

@@ -1,0 +1,148 @@
+//! The provider specs of the Claude stream-json family: Claude Code and
+//! Qwen Code. What differs in behaviour is in [`super::dialect`].
+
+use cohost_core::{
+    AdapterFactory, ApprovalSupport, Capabilities, InterruptSupport, ResumeSupport,
+    StreamingGranularity, SupportTier,
+};
+use std::sync::Arc;
+
+use super::StreamJsonFactory;
+use crate::catalog::{self, AuthSpec, CliEntry, FlagTable, MakeFactory, PromptArg};
+use crate::process::{Version, VersionRange};
+
+/// Claude Code's credentials, shared with the `claude-acp` wrapper.
+pub const CLAUDE_AUTH: AuthSpec = AuthSpec {
+    env_vars: &[
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_AUTH_TOKEN",
+        "CLAUDE_CODE_OAUTH_TOKEN",
+        "CLAUDE_CODE_USE_BEDROCK",
+        "CLAUDE_CODE_USE_VERTEX",
+    ],
+    credential_files: &[".claude/.credentials.json"],
+    // Prints JSON `{"loggedIn":…}`, exits 1 when logged out; no model call.
+    status_args: Some(&["auth", "status"]),
+};
+
+/// What both family members can do with their tested versions; `initialize`
+/// refuses versions outside the accepted range or lacking the flags, so the
+/// descriptor stays honest.
+const CAPABILITIES: Capabilities = Capabilities {
+    streaming: StreamingGranularity::TokenDeltas,
+    reasoning: true,
+    approvals: ApprovalSupport::Blocking,
+    interrupt: InterruptSupport::Protocol,
+    resume: ResumeSupport::NativeId,
+    usage: true,
+    context_files: true,
+    executes_tools: true,
+    tier: SupportTier::Structured,
+};
+
+/// Claude Code's provider spec (`@anthropic-ai/claude-code`).
+pub const SPEC: CliEntry = CliEntry {
+    id: "claude",
+    label: "Claude Code",
+    binaries: &["claude"],
+    vendor_dirs: &[".claude/local"],
+    pin_key: Some("CLAUDE_CODE_VERSION"),
+    auth: CLAUDE_AUTH,
+    login_args: Some(&["auth", "login"]),
+    install_hint: "npm install -g @anthropic-ai/claude-code",
+    env_prefixes: &["ANTHROPIC_", "CLAUDE_"],
+    relevant_env: &[
+        "ANTHROPIC_BASE_URL",
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_AUTH_TOKEN",
+        "ANTHROPIC_MODEL",
+        "CLAUDE_CONFIG_DIR",
+    ],
+    flags: FlagTable {
+        non_interactive: &["-p"],
+        resume: Some(&["--resume", "{id}"]),
+        continue_latest: Some(&["--continue"]),
+        skip_permissions: Some(&["--dangerously-skip-permissions"]),
+        model: Some("--model"),
+        json_output: Some(&["--output-format", "json"]),
+        stream_json: Some(&[
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--include-partial-messages",
+        ]),
+        stream_session: Some(&[
+            "--input-format",
+            "stream-json",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--include-partial-messages",
+        ]),
+        ..catalog::NO_FLAGS
+    },
+    token_streaming: true,
+    api_provider: Some("anthropic"),
+    capabilities: CAPABILITIES,
+    // Same major as the pinned version: the stream-json and control
+    // protocol have been stable across 2.x; a 3.0 may change them.
+    accepted: Some(VersionRange {
+        min: Version::new(2, 0, 0),
+        max_exclusive: Version::new(3, 0, 0),
+    }),
+    factory: Some(MakeFactory(|| {
+        Arc::new(StreamJsonFactory::claude()) as Arc<dyn AdapterFactory>
+    })),
+    ..catalog::BASE
+};
+
+/// Qwen Code's provider spec (`@qwen-code/qwen-code`).
+pub const QWEN_SPEC: CliEntry = CliEntry {
+    id: "qwen",
+    label: "Qwen Code",
+    binaries: &["qwen"],
+    pin_key: Some("QWEN_CODE_VERSION"),
+    auth: AuthSpec {
+        env_vars: &["OPENAI_API_KEY", "DASHSCOPE_API_KEY"],
+        credential_files: &[".qwen/oauth_creds.json"],
+        status_args: None,
+    },
+    login_args: Some(&[]),
+    install_hint: "npm install -g @qwen-code/qwen-code",
+    env_prefixes: &["QWEN_", "OPENAI_", "DASHSCOPE_"],
+    relevant_env: &["OPENAI_BASE_URL", "OPENAI_API_KEY", "OPENAI_MODEL"],
+    flags: FlagTable {
+        terminal_prompt: PromptArg::InitialInput,
+        resume: Some(&["--resume", "{id}"]),
+        continue_latest: Some(&["--continue"]),
+        // The driver's spellings (qwen_e2e); `--yolo`/`--model` are aliases.
+        skip_permissions: Some(&["--approval-mode", "yolo"]),
+        model: Some("-m"),
+        json_output: Some(&["--output-format", "json"]),
+        stream_json: Some(&[
+            "--output-format",
+            "stream-json",
+            "--include-partial-messages",
+        ]),
+        stream_session: Some(&[
+            "-o",
+            "stream-json",
+            "--input-format",
+            "stream-json",
+            "--include-partial-messages",
+        ]),
+        ..catalog::NO_FLAGS
+    },
+    token_streaming: true,
+    api_provider: Some("openai"),
+    capabilities: CAPABILITIES,
+    // 0.x: minor versions may break the protocol, so only 0.24.
+    accepted: Some(VersionRange {
+        min: Version::new(0, 24, 0),
+        max_exclusive: Version::new(0, 25, 0),
+    }),
+    factory: Some(MakeFactory(|| {
+        Arc::new(StreamJsonFactory::qwen()) as Arc<dyn AdapterFactory>
+    })),
+    ..catalog::BASE
+};

@@ -1,0 +1,136 @@
+//! The line-mapping half of a one-shot normalizer. A driver's normalizer
+//! implements [`LineMap`] (map one stdout line to events; say how an exit
+//! without a closing event ends the turn, when that differs from the usual
+//! mapping); the runner side here, [`TurnNormalizer`] for every
+//! [`LineMap`], owns the bookkeeping: no lines after `Ended`, the `ended`
+//! flag, an opening `Started` before closing events, and the exit mapping
+//! of [`exit_events`].
+
+use cohost_core::{AgentEvent, ErrorCode};
+
+use super::adapter::{exit_events, generic_fix};
+use super::turn::TurnNormalizer;
+use crate::process::ExitInfo;
+
+/// Whether a turn has opened (`Started` emitted) and closed (`Ended`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct TurnMarks {
+    /// `Started` was emitted.
+    pub started: bool,
+    /// `Ended` was emitted (or the turn is over without one).
+    pub ended: bool,
+}
+
+impl TurnMarks {
+    /// Emit `Started` once, with what is known when the turn opens.
+    pub(crate) fn start(
+        &mut self,
+        session_id: Option<String>,
+        model: Option<String>,
+        out: &mut Vec<AgentEvent>,
+    ) {
+        if !self.started {
+            self.started = true;
+            out.push(AgentEvent::Started { session_id, model });
+        }
+    }
+}
+
+/// How the turn ends after [`LineMap::close`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Closing {
+    /// The events pushed close the turn.
+    Closed,
+    /// Map the exit the usual way ([`exit_events`]), with `interrupted` as
+    /// given (a crash when nothing explains the exit).
+    Usual {
+        /// Count the exit as an interrupt.
+        interrupted: bool,
+    },
+}
+
+/// `marks`/`marks_mut` of a [`LineMap`] over the normalizer's
+/// [`TurnMarks`] field `$field`.
+macro_rules! turn_marks {
+    ($field:ident) => {
+        fn marks(&self) -> &$crate::process::oneshot::TurnMarks {
+            &self.$field
+        }
+        fn marks_mut(&mut self) -> &mut $crate::process::oneshot::TurnMarks {
+            &mut self.$field
+        }
+    };
+}
+pub(crate) use turn_marks;
+
+/// What a one-shot driver's normalizer supplies.
+pub(crate) trait LineMap: Send + 'static {
+    /// The name in exit messages (`cursor-agent`).
+    const NAME: &'static str;
+    /// The turn's marks.
+    fn marks(&self) -> &TurnMarks;
+    /// The turn's marks, to change.
+    fn marks_mut(&mut self) -> &mut TurnMarks;
+    /// Map one stdout line (never called after `Ended`).
+    fn map_line(&mut self, line: &str, out: &mut Vec<AgentEvent>);
+    /// Emit `Started` if the turn has not opened yet, before the closing
+    /// events of an exit.
+    fn open(&mut self, out: &mut Vec<AgentEvent>) {
+        self.marks_mut().start(None, None, out);
+    }
+    /// The fix per error class in exit errors.
+    fn fix_for(code: ErrorCode) -> &'static str {
+        generic_fix(code)
+    }
+    /// The process exited before `Ended` (after [`LineMap::open`]): push
+    /// the driver's own closing events, or leave it to the usual mapping.
+    fn close(
+        &mut self,
+        _exit: Option<ExitInfo>,
+        _stderr: &str,
+        interrupted: bool,
+        _out: &mut Vec<AgentEvent>,
+    ) -> Closing {
+        Closing::Usual { interrupted }
+    }
+}
+
+impl<T: LineMap> TurnNormalizer for T {
+    fn on_line(&mut self, line: &str) -> Vec<AgentEvent> {
+        let mut out = Vec::new();
+        if self.marks().ended {
+            return out;
+        }
+        self.map_line(line, &mut out);
+        if out.iter().any(|e| matches!(e, AgentEvent::Ended { .. })) {
+            self.marks_mut().ended = true;
+        }
+        out
+    }
+
+    fn ended(&self) -> bool {
+        self.marks().ended
+    }
+
+    fn on_exit(
+        &mut self,
+        exit: Option<ExitInfo>,
+        stderr: &str,
+        interrupted: bool,
+    ) -> Option<Vec<AgentEvent>> {
+        self.marks_mut().ended = true;
+        let mut out = Vec::new();
+        self.open(&mut out);
+        match self.close(exit, stderr, interrupted, &mut out) {
+            Closing::Closed => {}
+            Closing::Usual { interrupted } => out.append(&mut exit_events(
+                T::NAME,
+                exit,
+                stderr,
+                interrupted,
+                T::fix_for,
+            )?),
+        }
+        Some(out)
+    }
+}
