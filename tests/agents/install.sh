@@ -7,6 +7,7 @@
 #   tests/agents/install.sh --print-dir     print the cache dir and exit
 #   tests/agents/install.sh --print-bin-dir print the bin dir (put it on PATH)
 #   tests/agents/install.sh --list          print the agent names and pins
+#   tests/agents/install.sh --list-specs    print NAME KIND PACKAGE KEY PIN per agent (for tools)
 #   tests/agents/install.sh --force         reinstall even if the stamp is valid
 #   tests/agents/install.sh --prune         delete cached versions that are no longer pinned
 #   tests/agents/install.sh --serial        install one at a time (default: in parallel)
@@ -47,7 +48,7 @@ AGENTS=(
 log() { printf '[cohost-agents] %s\n' "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 
-usage() { sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 # --- versions.env: plain KEY=VALUE, '#' comments; parsed, not sourced -------
 declare -A PIN=()
@@ -321,6 +322,7 @@ main() {
       --print-dir) print=dir; shift ;;
       --print-bin-dir) print=bin; shift ;;
       --list) print=list; shift ;;
+      --list-specs) print=specs; shift ;;
       --force) FORCE=1; shift ;;
       --prune) do_prune=1; shift ;;
       --serial) serial=1; shift ;;
@@ -337,6 +339,13 @@ main() {
       local s
       for s in "${AGENTS[@]}"; do
         printf '%-16s %-34s %s\n' "$(field "$s" 0)" "$(field "$s" 2)" "$(version_of "$s")"
+      done
+      exit 0
+      ;;
+    specs)
+      local s
+      for s in "${AGENTS[@]}"; do
+        printf '%s %s %s %s %s\n' "$(field "$s" 0)" "$(field "$s" 1)" "$(field "$s" 2)" "$(field "$s" 3)" "$(version_of "$s")"
       done
       exit 0
       ;;

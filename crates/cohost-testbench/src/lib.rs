@@ -28,6 +28,8 @@
 mod bench;
 mod cli;
 pub mod config;
+pub mod drift;
+pub mod events;
 mod install;
 mod netwatch;
 mod process;
