@@ -3,6 +3,8 @@
 //! claude-style CLI), without a network or a real CLI. Also: every real
 //! golden directory reads cleanly and agrees with itself.
 
+// A test crate: a failed unwrap is a failed test with its line, and
+// nothing here is API.
 #![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
 
 use std::collections::BTreeSet;

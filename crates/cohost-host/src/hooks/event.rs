@@ -46,54 +46,45 @@ pub async fn hook_event<R>(
 where
     R: tokio::io::AsyncRead + Unpin,
 {
-    match tokio::time::timeout(HOOK_TIMEOUT, forward(socket, agent, arg_payload, stdin)).await {
+    let forward = async move {
+        // Check for a listener first so an agent with no cohost running pays
+        // for one failed connect, not for reading its stdin.
+        let mut stream = match UnixStream::connect(socket).await {
+            Ok(s) => s,
+            Err(_) => return HookEventOutcome::NoListener,
+        };
+        let raw = match arg_payload {
+            Some(a) => a.to_string(),
+            None => {
+                let mut buf = Vec::new();
+                if let Err(e) = stdin.take(MAX_PAYLOAD as u64).read_to_end(&mut buf).await {
+                    return HookEventOutcome::Dropped(format!("stdin: {e}"));
+                }
+                String::from_utf8_lossy(&buf).into_owned()
+            }
+        };
+        let payload: serde_json::Value = match serde_json::from_str(raw.trim()) {
+            Ok(v) => v,
+            Err(e) => return HookEventOutcome::Dropped(format!("payload is not JSON: {e}")),
+        };
+        let event = HookEvent {
+            agent: agent.to_string(),
+            payload,
+        };
+        let mut line = serde_json::to_string(&event).unwrap_or_default();
+        line.push('\n');
+        match stream.write_all(line.as_bytes()).await {
+            Ok(()) => {
+                // Best effort: the listener reads to the newline anyway.
+                let _ = stream.shutdown().await;
+                HookEventOutcome::Forwarded
+            }
+            Err(e) => HookEventOutcome::Dropped(e.to_string()),
+        }
+    };
+    match tokio::time::timeout(HOOK_TIMEOUT, forward).await {
         Ok(outcome) => outcome,
         Err(_) => HookEventOutcome::Dropped("timed out".into()),
-    }
-}
-
-async fn forward<R>(
-    socket: &Path,
-    agent: &str,
-    arg_payload: Option<&str>,
-    stdin: R,
-) -> HookEventOutcome
-where
-    R: tokio::io::AsyncRead + Unpin,
-{
-    // Check for a listener first so an agent with no cohost running pays
-    // for one failed connect, not for reading its stdin.
-    let mut stream = match UnixStream::connect(socket).await {
-        Ok(s) => s,
-        Err(_) => return HookEventOutcome::NoListener,
-    };
-    let raw = match arg_payload {
-        Some(a) => a.to_string(),
-        None => {
-            let mut buf = Vec::new();
-            if let Err(e) = stdin.take(MAX_PAYLOAD as u64).read_to_end(&mut buf).await {
-                return HookEventOutcome::Dropped(format!("stdin: {e}"));
-            }
-            String::from_utf8_lossy(&buf).into_owned()
-        }
-    };
-    let payload: serde_json::Value = match serde_json::from_str(raw.trim()) {
-        Ok(v) => v,
-        Err(e) => return HookEventOutcome::Dropped(format!("payload is not JSON: {e}")),
-    };
-    let event = HookEvent {
-        agent: agent.to_string(),
-        payload,
-    };
-    let mut line = serde_json::to_string(&event).unwrap_or_default();
-    line.push('\n');
-    match stream.write_all(line.as_bytes()).await {
-        Ok(()) => {
-            // Best effort: the listener reads to the newline anyway.
-            let _ = stream.shutdown().await;
-            HookEventOutcome::Forwarded
-        }
-        Err(e) => HookEventOutcome::Dropped(e.to_string()),
     }
 }
 

@@ -5,10 +5,11 @@
 //! MCP and ACP front ends: the provider (by id, by capability slot, or the
 //! first installed agent), resuming a stored or native session, the working
 //! directory, the approval policy and who answers approvals, the tools policy
-//! (agent CLIs bring their own tools and refuse offered ones) and the session
-//! record are decided once, in [`prepare`]. Every front end then drives the
-//! resulting [`OpenSession`] and consumes the same engine event stream through
-//! [`OpenSession::prompt`].
+//! (agent CLIs bring their own tools and refuse offered ones), context files
+//! (a provider that takes none gets `@path` mentions) and the session record
+//! are decided once, in [`prepare`] and [`OpenSession::prompt`]. Every front
+//! end then drives the resulting [`OpenSession`] and consumes the same engine
+//! event stream through [`OpenSession::prompt`].
 
 mod open;
 

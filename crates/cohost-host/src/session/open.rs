@@ -85,6 +85,7 @@ impl OpenSession {
     /// Run one turn, every engine event into `sink`, then bring the record
     /// up to date (native id, one more turn seen).
     pub async fn prompt(&mut self, input: PromptInput, sink: &mut dyn EventSink) -> TurnOutcome {
+        let input = attach(self.session.descriptor(), input);
         let outcome = self.session.prompt(input, sink).await;
         if let Some((store, rec)) = &mut self.record {
             let native = self.session.native_session_id().map(String::from);
@@ -107,4 +108,16 @@ impl OpenSession {
     pub async fn terminate(&mut self) -> Result<(), CohostError> {
         self.session.terminate().await
     }
+}
+
+/// Context files, decided in one place: a provider that takes no attached
+/// files gets them as `@path` mentions in the prompt (agent CLIs resolve
+/// them, or at least show the model the path) instead of losing them.
+fn attach(d: &ProviderDescriptor, mut input: PromptInput) -> PromptInput {
+    if !d.capabilities.context_files {
+        for f in input.context_files.drain(..) {
+            input.text.push_str(&format!(" @{}", f.path.display()));
+        }
+    }
+    input
 }

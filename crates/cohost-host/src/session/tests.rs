@@ -149,3 +149,26 @@ async fn provider_settings_give_the_default_model_and_an_explicit_one_wins() {
         Some("echo")
     );
 }
+
+#[tokio::test]
+async fn context_files_reach_a_provider_without_attachments_as_mentions() {
+    let home = tempfile::tempdir().unwrap();
+    let h = host(home.path());
+    let cfg = h.config().unwrap();
+    let mut s = open(&h, &cfg, request(home.path())).await.unwrap();
+    assert!(!s.descriptor().capabilities.context_files);
+    let mut input = PromptInput::text("read [mock:text]");
+    input.context_files.push(cohost_core::ContextFile {
+        path: "src/lib.rs".into(),
+        content: None,
+    });
+    let mut text = String::new();
+    let mut sink = |e: Event| {
+        if let cohost_core::EventBody::StreamChunk { delta, .. } = e.body {
+            text.push_str(&delta);
+        }
+    };
+    s.prompt(input, &mut sink).await;
+    assert!(text.contains("read [mock:text] @src/lib.rs"), "{text}");
+    s.terminate().await.unwrap();
+}

@@ -23,7 +23,7 @@ const HELP_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// What the user asked for.
 #[derive(Debug, Clone)]
-pub struct Plan {
+pub(crate) struct Plan {
     /// Run the pinned installs (no registry, no install).
     pub pinned: bool,
     /// `NAME=VERSION` overrides of the newest release.
@@ -167,7 +167,7 @@ fn save(plan: &Plan, report: &CliReport, transcripts: &[(String, String)]) {
 }
 
 /// Runs the whole check of one CLI.
-pub async fn check(spec: &Spec, plan: &Plan, registry: &Registry) -> CliReport {
+pub(crate) async fn check(spec: &Spec, plan: &Plan, registry: &Registry) -> CliReport {
     let cli: AgentCli = match spec.name.parse() {
         Ok(c) => c,
         Err(e) => {

@@ -5,7 +5,7 @@ use cohost_testbench::AgentCli;
 
 /// What cohost can do with the CLI's tool calls.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tools {
+pub(crate) enum Tools {
     /// The CLI asks cohost (`can_use_tool`, `requestApproval`, ACP): deny and
     /// allow go through the policy.
     Blocking,
@@ -18,7 +18,7 @@ pub enum Tools {
 
 /// When the interrupt scenario presses interrupt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Interrupt {
+pub(crate) enum Interrupt {
     /// At the second streamed chunk of a slow answer.
     Chunk,
     /// Shortly after the fake server saw the model request of this fake
@@ -28,7 +28,7 @@ pub enum Interrupt {
 
 /// How a conversation is continued.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Resume {
+pub(crate) enum Resume {
     /// A new session started with the native id of the first one.
     NewSession,
     /// The next prompt of the same session (the driver restores history
@@ -38,7 +38,7 @@ pub enum Resume {
 
 /// One CLI as the drift check drives it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Profile {
+pub(crate) struct Profile {
     /// The bench CLI.
     pub cli: AgentCli,
     /// The cohost provider id (`claude-acp` for `claude-code-acp`).
@@ -71,7 +71,7 @@ const BASE: Profile = Profile {
 };
 
 /// The profile of `cli`.
-pub fn profile(cli: AgentCli) -> Profile {
+pub(crate) fn profile(cli: AgentCli) -> Profile {
     match cli {
         AgentCli::Claude => Profile {
             cli,

@@ -15,7 +15,7 @@ const INSTALL_TIMEOUT: Duration = Duration::from_secs(900);
 
 /// One line of `install.sh --list-specs`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Spec {
+pub(crate) struct Spec {
     /// Agent name (`claude`, `codex-acp`).
     pub name: String,
     /// `npm` or `pypi`.
@@ -27,12 +27,12 @@ pub struct Spec {
 }
 
 /// `tests/agents/` of this checkout.
-pub fn agents_scripts() -> PathBuf {
+pub(crate) fn agents_scripts() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/agents")
 }
 
 /// Parses `install.sh --list-specs` output (`NAME KIND PACKAGE KEY PIN`).
-pub fn parse_specs(text: &str) -> Vec<Spec> {
+pub(crate) fn parse_specs(text: &str) -> Vec<Spec> {
     text.lines()
         .filter_map(|l| {
             let f: Vec<&str> = l.split_whitespace().collect();
@@ -71,7 +71,7 @@ async fn output(mut cmd: Command, limit: Duration, what: &str) -> Result<String,
 }
 
 /// The pinned CLIs.
-pub async fn specs() -> Result<Vec<Spec>, String> {
+pub(crate) async fn specs() -> Result<Vec<Spec>, String> {
     let mut cmd = Command::new("bash");
     cmd.arg(agents_scripts().join("install.sh"))
         .arg("--list-specs");
@@ -80,14 +80,14 @@ pub async fn specs() -> Result<Vec<Spec>, String> {
 }
 
 /// The version in `pip index versions PKG` output (`aider-chat (0.86.2)`).
-pub fn parse_pip_index(text: &str, package: &str) -> Option<String> {
+pub(crate) fn parse_pip_index(text: &str, package: &str) -> Option<String> {
     let line = text.lines().find(|l| l.starts_with(package))?;
     let inner = line.split_once('(')?.1.split_once(')')?.0;
     Some(inner.trim().to_string())
 }
 
 /// The newest published version: npm's `latest` tag, PyPI's newest release.
-pub async fn newest(spec: &Spec) -> Result<String, String> {
+pub(crate) async fn newest(spec: &Spec) -> Result<String, String> {
     let what = format!("newest {} ({})", spec.package, spec.kind);
     let text = if spec.kind == "pypi" {
         let python = std::env::var("COHOST_PYTHON").unwrap_or_else(|_| "python3".into());
@@ -117,7 +117,7 @@ pub async fn newest(spec: &Spec) -> Result<String, String> {
 
 /// Installs `spec.name` at `version` into `dir` (a scratch dir); returns the
 /// launcher `dir/bin/<cmd>`. The install log goes to `dir/install.log`.
-pub async fn install(
+pub(crate) async fn install(
     spec: &Spec,
     version: &str,
     dir: &Path,

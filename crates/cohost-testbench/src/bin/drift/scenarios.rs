@@ -27,7 +27,7 @@ const TOOL_FILE: &str = "cohost_tool_output.txt";
 
 /// What the scenarios run: the wrapper around the CLI under test.
 #[derive(Debug, Clone)]
-pub struct Target {
+pub(crate) struct Target {
     /// The launcher cohost is given (see `wrapper.rs`).
     pub wrapper: PathBuf,
     /// Put first on the agent's `PATH` (a scratch install's `bin/`).
@@ -35,7 +35,7 @@ pub struct Target {
 }
 
 /// Everything a scenario needs.
-pub struct Ctx<'a> {
+pub(crate) struct Ctx<'a> {
     /// How the CLI is driven.
     pub profile: Profile,
     /// The binary under test.
@@ -325,7 +325,7 @@ async fn provider_error(ctx: &Ctx<'_>, t: &Path) -> Check {
 }
 
 /// Why `scenario` does not apply to this CLI, if it does not.
-pub fn not_applicable(p: &Profile, scenario: &str) -> Option<&'static str> {
+pub(crate) fn not_applicable(p: &Profile, scenario: &str) -> Option<&'static str> {
     match scenario {
         "tool_deny" | "tool_allow" if p.tools == Tools::None => Some(
             "no tool approvals (README matrix: aider edits are not tool calls cohost can gate)",
@@ -335,7 +335,7 @@ pub fn not_applicable(p: &Profile, scenario: &str) -> Option<&'static str> {
 }
 
 /// Runs one scenario; its transcript is appended to `transcript`.
-pub async fn run(ctx: &Ctx<'_>, scenario: &str, transcript: &Path) -> ScenarioResult {
+pub(crate) async fn run(ctx: &Ctx<'_>, scenario: &str, transcript: &Path) -> ScenarioResult {
     let started = Instant::now();
     let result = |status, detail: String| ScenarioResult {
         scenario: scenario.to_string(),

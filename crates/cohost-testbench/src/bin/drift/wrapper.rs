@@ -11,7 +11,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 /// The variable naming the transcript file of the current scenario.
-pub const TRANSCRIPT_VAR: &str = "COHOST_DRIFT_TRANSCRIPT";
+pub(crate) const TRANSCRIPT_VAR: &str = "COHOST_DRIFT_TRANSCRIPT";
 
 fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
@@ -21,7 +21,7 @@ fn shell_quote(s: &str) -> String {
 /// outside the driver's tested range would be refused (VERSION_UNSUPPORTED)
 /// before anything else could be checked, so its `--version` answer names
 /// the pinned version instead; the report says so.
-pub fn script(real: &Path, mask: Option<(&str, &str)>) -> String {
+pub(crate) fn script(real: &Path, mask: Option<(&str, &str)>) -> String {
     let real = shell_quote(&real.display().to_string());
     let version_arm = match mask {
         Some((newest, pinned)) => format!(
@@ -45,7 +45,11 @@ pub fn script(real: &Path, mask: Option<(&str, &str)>) -> String {
 
 /// Writes the wrapper as `dir/<file name of real>` (drivers may look at the
 /// name) and returns its path.
-pub fn write(dir: &Path, real: &Path, mask: Option<(&str, &str)>) -> std::io::Result<PathBuf> {
+pub(crate) fn write(
+    dir: &Path,
+    real: &Path,
+    mask: Option<(&str, &str)>,
+) -> std::io::Result<PathBuf> {
     std::fs::create_dir_all(dir)?;
     let name = real
         .file_name()
