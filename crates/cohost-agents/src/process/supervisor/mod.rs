@@ -177,8 +177,10 @@ pub(crate) fn release(agent_pid: u32) -> Option<u32> {
 
 fn shut(link: Link) -> u32 {
     // Shutdown acts on the socket itself, so it reaches the supervisor even
-    // while other handles of our end are still open.
-    let _ = link.control.shutdown(Shutdown::Both);
+    // while other handles of our end are still open. Only our writing side:
+    // the status reader still gets the agent's `X` line, and EOF once the
+    // supervisor has killed the tree and exited.
+    let _ = link.control.shutdown(Shutdown::Write);
     link.supervisor_pid
 }
 
