@@ -11,6 +11,13 @@
 //!
 //! `cargo bench -p cohost-agents --bench claude_parse`
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    unreachable_pub,
+    missing_docs
+)]
+
 use cohost_agents::claude::normalize::{Normalizer, NormalizerConfig, Output};
 use cohost_agents::claude::CLAUDE;
 use cohost_agents::process::{Frame, ProcessSpec, Supervised};

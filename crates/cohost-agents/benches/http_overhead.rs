@@ -9,6 +9,13 @@
 //! event sink), i.e. what a cohost user gets; the bare side only finds the
 //! first text delta in the bytes and counts frames.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    unreachable_pub,
+    missing_docs
+)]
+
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 

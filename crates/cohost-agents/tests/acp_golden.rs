@@ -5,6 +5,13 @@
 //! accepted. Each fixture has a snapshot of the normalized events beside it
 //! (`<scenario>.events.json`); `COHOST_UPDATE_SNAPSHOTS=1` rewrites them.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    unreachable_pub,
+    missing_docs
+)]
+
 use cohost_agents::acp::{AcpClient, ClientConfig, Output};
 use cohost_core::{
     AgentEvent, ApprovalMode, ApprovalOption, EndReason, ErrorCode, ToolDecision, ToolStatus,

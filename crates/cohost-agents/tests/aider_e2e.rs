@@ -3,6 +3,13 @@
 //! answer in aider's whole-file edit format), in a scratch user. Skips
 //! loudly when aider is not installed, unless `CI` is set.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    unreachable_pub,
+    missing_docs
+)]
+
 mod support;
 
 use cohost_agents::aider::AiderFactory;

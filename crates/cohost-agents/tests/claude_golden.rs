@@ -4,6 +4,13 @@
 //! events beside it (`<scenario>.events.json`); set `COHOST_UPDATE_SNAPSHOTS=1`
 //! to rewrite them after reviewing a change.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    unreachable_pub,
+    missing_docs
+)]
+
 use cohost_agents::claude::normalize::{Normalizer, NormalizerConfig, Output, Stats};
 use cohost_agents::claude::{Dialect, CLAUDE, QWEN};
 use cohost_agents::process::{Frame, LineFramer};

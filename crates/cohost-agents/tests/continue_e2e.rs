@@ -3,6 +3,13 @@
 //! user whose `~/.continue/config.yaml` names the fake model. Skips loudly
 //! when `cn` is not installed, unless `CI` is set.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    unreachable_pub,
+    missing_docs
+)]
+
 mod support;
 
 use cohost_agents::continue_cli::ContinueFactory;

@@ -3,6 +3,13 @@
 //! in a scratch user. Skips loudly when copilot is not installed, unless
 //! `CI` is set.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    unreachable_pub,
+    missing_docs
+)]
+
 mod support;
 
 use cohost_agents::copilot::CopilotFactory;

@@ -2,6 +2,13 @@
 //! error body, a missing key, Anthropic's 529 overload, a mid-stream error
 //! event. A tiny canned-response server on 127.0.0.1:0 plays them.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    unreachable_pub,
+    missing_docs
+)]
+
 #[path = "http_support.rs"]
 mod support;
 

@@ -3,6 +3,13 @@
 //! model server. Fails when `CI` is set and LiteLLM is missing; skips loudly
 //! otherwise.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    unreachable_pub,
+    missing_docs
+)]
+
 #[path = "http_support.rs"]
 mod support;
 

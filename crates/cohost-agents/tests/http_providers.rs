@@ -1,6 +1,13 @@
 //! End-to-end: every HTTP wire through `HostSession` against the fake model
 //! server. Each check runs for each provider (see the `cases!` table).
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    unreachable_pub,
+    missing_docs
+)]
+
 #[path = "http_support.rs"]
 mod support;
 

@@ -1,6 +1,13 @@
 //! Shared helpers for the HTTP provider tests (included with `#[path]`).
 //! Every test gets its own fake server on 127.0.0.1:0 and its own scratch
 //! HOME / XDG_STATE_HOME; keys and base URLs go through `AdapterConfig.env`.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    unreachable_pub,
+    missing_docs
+)]
 #![allow(dead_code)]
 
 use std::sync::{Arc, Mutex};

@@ -3,6 +3,13 @@
 //! (`tests/fixtures/plugin/fake_jsonl_agent.sh`) are loaded from a temp dir
 //! and both stream events through `HostSession`.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    unreachable_pub,
+    missing_docs
+)]
+
 use cohost_agents::plugin::load_plugins;
 use cohost_core::{
     AdapterConfig, AdapterFactory, ApprovalMode, EndReason, Event, EventBody, HostSession, Policy,

@@ -3,6 +3,13 @@
 //! colour, streams a slow count and catches Ctrl-C) through
 //! `cohost_core::HostSession`.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    unreachable_pub,
+    missing_docs
+)]
+
 use cohost_agents::process::procfs;
 use cohost_agents::pty::PtyFactory;
 use cohost_core::{

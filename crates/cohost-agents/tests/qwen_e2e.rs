@@ -2,6 +2,13 @@
 //! cohost-fakellm (OpenAI wire), in a scratch HOME. Skips loudly when `qwen`
 //! is not installed; fails when `CI` is set.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    unreachable_pub,
+    missing_docs
+)]
+
 mod claude_support;
 
 use claude_support::scenarios as sc;

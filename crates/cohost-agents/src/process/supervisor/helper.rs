@@ -26,7 +26,7 @@ const SHIELDED: [libc::c_int; 4] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, l
 
 /// Run the supervisor; returns the process exit code. `args` is
 /// `PROGRAM ARGS...` (everything after the hidden subcommand).
-pub fn run(args: &[OsString]) -> i32 {
+pub(super) fn run(args: &[OsString]) -> i32 {
     // SAFETY: fcntl(F_GETFD) only inspects the descriptor table.
     if unsafe { libc::fcntl(CONTROL_FD, libc::F_GETFD) } < 0 {
         eprintln!(
