@@ -112,23 +112,31 @@ fn is_opener(word: &str) -> bool {
 }
 
 /// The last private key block (or a BEGIN line that may start one): its start,
-/// and its end once the END line is complete.
+/// and its end once the END line is complete. The block is the sanitizer's
+/// own match, so an END line the sanitizer does not accept (found by fuzzing:
+/// `-----END OPENSSH ,PRIVATE KEY-----`) does not end it here either, or a
+/// split there would redact differently from the whole text.
 fn key_block(pending: &str) -> Option<(usize, Option<usize>)> {
-    let begin = pending.rfind("-----BEGIN")?;
-    let after = &pending[begin + "-----BEGIN".len()..];
-    let Some(h) = after.find("-----") else {
-        return Some((begin, None)); // the BEGIN line is still arriving
-    };
-    if !after[..h].contains("PRIVATE KEY") {
-        return None; // a certificate or other public block
+    const BEGIN: &str = "-----BEGIN";
+    let last = super::private_key_block().find_iter(pending).last();
+    let searched_from = last.map_or(0, |m| m.end());
+    // A BEGIN line still arriving after the last block.
+    if let Some(b) = pending[searched_from..].rfind(BEGIN) {
+        let begin = searched_from + b;
+        if !pending[begin + BEGIN.len()..].contains("-----") {
+            return Some((begin, None));
+        }
     }
-    let body = &after[h + 5..];
-    // `-----END RSA PRIVATE KEY-----`, `-----END PGP PRIVATE KEY BLOCK-----`.
-    let end = body.find("-----END").and_then(|e| {
-        let tail = e + "-----END".len();
-        body[tail..].find("-----").map(|k| tail + k + "-----".len())
-    });
-    Some((begin, end.map(|e| pending.len() - body.len() + e)))
+    let m = last?;
+    let text = m.as_str();
+    // The body starts after the BEGIN line's closing dashes.
+    let body_at = text[BEGIN.len()..]
+        .find("-----")
+        .map_or(text.len(), |i| BEGIN.len() + i + "-----".len());
+    let body = &text[body_at..];
+    // The match runs to the end of the text when no valid END line closes it.
+    let closed = body.contains("-----END") && body.ends_with("-----");
+    Some((m.start(), closed.then_some(m.end())))
 }
 
 /// Where `pending` can be split so that no secret pattern spans the split.

@@ -40,7 +40,7 @@ impl std::fmt::Debug for ApiToken {
 }
 
 impl ApiToken {
-    /// The value, for an `Authorization: Bearer` header.
+    /// The value, as sent in the bearer scheme of the `Authorization` header.
     pub fn as_str(&self) -> &str {
         &self.0
     }
