@@ -146,6 +146,34 @@ fn safe_cut(pending: &str) -> usize {
     if let Some(m) = header_opener().find(&pending[line_start..]) {
         cut = cut.min(line_start + m.start());
     }
+    cut = back_off_contexts(pending, cut);
+    if end - cut > MAX_HOLD {
+        cut = end;
+    }
+    // A private key block runs to its END line.
+    if let Some((begin, block_end)) = key_block(pending) {
+        let held = cut;
+        match block_end {
+            None if end - begin <= MAX_KEY_HOLD => cut = cut.min(begin),
+            Some(block_end) if cut > begin && cut < block_end => cut = begin,
+            _ => {}
+        }
+        // A BEGIN inside a quoted value or a header line: moving the cut
+        // back to it must not split that context either (within the bound).
+        if cut < held {
+            let backed = back_off_contexts(pending, cut);
+            if end - backed <= MAX_KEY_HOLD {
+                cut = backed;
+            }
+        }
+    }
+    cut
+}
+
+/// Moves `cut` back so it splits neither a quoted value from its name nor
+/// a header line (whose value runs to the end of the line).
+fn back_off_contexts(pending: &str, mut cut: usize) -> usize {
+    let end = pending.len();
     // A quoted value may contain spaces: never split one from its name.
     if let Some(m) = quoted_value()
         .find_iter(pending)
@@ -153,22 +181,10 @@ fn safe_cut(pending: &str) -> usize {
     {
         cut = m.start();
     }
-    // That may move the cut back into an earlier, complete header line,
-    // whose value also runs to the end of its line.
+    // That may move the cut back into an earlier, complete header line.
     let cut_line = pending[..cut].rfind('\n').map_or(0, |i| i + 1);
     if let Some(m) = header_opener().find(&pending[cut_line..cut]) {
         cut = cut_line + m.start();
-    }
-    if end - cut > MAX_HOLD {
-        cut = end;
-    }
-    // A private key block runs to its END line.
-    if let Some((begin, block_end)) = key_block(pending) {
-        match block_end {
-            None if end - begin <= MAX_KEY_HOLD => cut = cut.min(begin),
-            Some(block_end) if cut > begin && cut < block_end => cut = begin,
-            _ => {}
-        }
     }
     cut
 }
