@@ -47,3 +47,11 @@ fn key_blocks_split_anywhere_sanitize_like_the_whole() {
 fn a_header_with_a_quote_streams_like_the_whole() {
     assert_split_invariant("Authorization: : \"\n");
 }
+
+/// fuzz crash-6cc182d8 (minimized): a `-----BEGIN` inside a quoted value
+/// moved the cut into the value, so `password:"P` and the rest were
+/// sanitized apart and the value was shown.
+#[test]
+fn a_begin_line_inside_a_quoted_value_does_not_split_it() {
+    assert_split_invariant("password:\"P-----BEGIN\" ");
+}
