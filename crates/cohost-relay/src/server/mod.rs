@@ -1,13 +1,14 @@
 //! The relay server: state, bind, handle.
 
 mod coalesce;
+mod conn;
 mod outbox;
 mod room;
 mod ws;
 
 use std::collections::{HashMap, HashSet};
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
@@ -20,6 +21,7 @@ use crate::admin;
 use crate::auth::{random_hex, TokenAuthority};
 use crate::broker::{Broker, BrokerEvent, MemoryBroker};
 use crate::config::RelayConfig;
+use crate::metrics::Metrics;
 use crate::RelayError;
 use outbox::CloseReason;
 pub(crate) use room::Room;
@@ -35,6 +37,10 @@ pub(crate) struct RelayState {
     rooms: RwLock<HashMap<String, Arc<Room>>>,
     pub(crate) known_rooms: RwLock<HashSet<String>>,
     pub(crate) broker: Arc<dyn Broker>,
+    pub(crate) metrics: Arc<Metrics>,
+    /// Set when shutdown starts: `/readyz` answers 503 so a load balancer
+    /// stops sending new connections.
+    draining: AtomicBool,
 }
 
 impl RelayState {
@@ -93,6 +99,11 @@ impl RelayState {
                 !idle
             });
         }
+    }
+
+    fn render_metrics(&self) -> String {
+        let rooms = self.rooms.read().map_or(0, |m| m.len());
+        self.metrics.render(rooms)
     }
 
     fn all_rooms(&self) -> Vec<Arc<Room>> {
@@ -180,6 +191,30 @@ impl RelayState {
     }
 }
 
+/// `GET /readyz`: 200 while accepting connections, 503 once draining.
+async fn readyz(
+    axum::extract::State(state): axum::extract::State<Arc<RelayState>>,
+) -> (axum::http::StatusCode, &'static str) {
+    if state.draining.load(Ordering::Relaxed) {
+        (axum::http::StatusCode::SERVICE_UNAVAILABLE, "draining")
+    } else {
+        (axum::http::StatusCode::OK, "ready")
+    }
+}
+
+/// `GET /metrics`: Prometheus text exposition.
+async fn metrics(
+    axum::extract::State(state): axum::extract::State<Arc<RelayState>>,
+) -> impl axum::response::IntoResponse {
+    (
+        [(
+            axum::http::header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
+        state.render_metrics(),
+    )
+}
+
 /// Entry point: `Relay::bind(config)`.
 pub struct Relay;
 
@@ -192,8 +227,11 @@ pub struct RelayHandle {
 }
 
 impl Relay {
-    /// Binds the listener and starts serving `/v1/rooms/{room}/ws`, `/admin/*` and `/healthz`.
+    /// Validates the settings ([`RelayConfig::validate`]), binds the listener
+    /// and starts serving `/v1/rooms/{room}/ws`, `/admin/*`, `/healthz`,
+    /// `/readyz` and `/metrics`.
     pub async fn bind(config: RelayConfig) -> Result<RelayHandle, RelayError> {
+        config.validate()?;
         let listener = tokio::net::TcpListener::bind(config.bind)
             .await
             .map_err(|e| RelayError::Bind(config.bind, e))?;
@@ -217,7 +255,7 @@ impl Relay {
         let state = Arc::new(RelayState {
             node_id: (u64::from(u16::from_be_bytes(node)) | 1) << 48,
             next_conn: AtomicU64::new(1),
-            auth: TokenAuthority::new(&secret),
+            auth: TokenAuthority::with_max_lifetime(&secret, config.max_token_lifetime),
             admin_secret,
             authority: config
                 .public_authority
@@ -227,6 +265,8 @@ impl Relay {
             rooms: RwLock::new(HashMap::new()),
             known_rooms: RwLock::new(HashSet::new()),
             broker: broker.clone(),
+            metrics: Arc::new(Metrics::default()),
+            draining: AtomicBool::new(false),
         });
         let weak = Arc::downgrade(&state);
         broker.subscribe(Arc::new(move |ev| {
@@ -239,6 +279,8 @@ impl Relay {
             .route("/admin/rooms", post(admin::create_room))
             .route("/admin/rooms/{room}/invites", post(admin::create_invite))
             .route("/healthz", get(|| async { "ok" }))
+            .route("/readyz", get(readyz))
+            .route("/metrics", get(metrics))
             .with_state(state.clone());
         let (stop_tx, stop_rx) = oneshot::channel::<()>();
         let janitor = Arc::downgrade(&state);
@@ -326,8 +368,14 @@ impl RelayHandle {
             .map_or(0, |r| r.member_count())
     }
 
+    /// Prometheus text of this node's metrics (what `GET /metrics` serves).
+    pub fn metrics_text(&self) -> String {
+        self.state.render_metrics()
+    }
+
     /// Closes every connection and stops the listener.
     pub async fn shutdown(mut self) {
+        self.state.draining.store(true, Ordering::Relaxed);
         for r in self.state.all_rooms() {
             for c in r.members() {
                 c.outbox.close(CloseReason::Shutdown);

@@ -20,7 +20,7 @@ pub const WAIT: Duration = Duration::from_secs(10);
 pub fn config() -> RelayConfig {
     RelayConfig {
         jwt_secret: Some(SECRET.to_vec()),
-        admin_secret: Some("admin-test-secret".into()),
+        admin_secret: Some("admin-test-secret-0123456789abcdef".into()),
         ..RelayConfig::default()
     }
 }
