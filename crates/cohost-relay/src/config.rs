@@ -26,7 +26,8 @@ pub struct Limits {
     pub max_frame_viewer: usize,
     /// Connections per room on this node.
     pub max_participants_per_room: usize,
-    /// Time to present a token (first-frame mode) after the upgrade.
+    /// Time from accept to a valid room token (in the upgrade or as the first
+    /// message); a connection still unauthenticated then is closed.
     pub handshake_timeout: Duration,
     /// Queued bytes per connection above which replayable chunks are dropped (and a `room.gap` sent).
     pub outbox_soft_bytes: usize,
@@ -61,6 +62,12 @@ pub struct Limits {
     /// Strikes (refused frames over [`Limits::rate_refusal_replies`]) after
     /// which the connection is closed with 4429.
     pub max_refusal_strikes: u32,
+    /// Connections held at once (authenticated or not). At the cap, or when
+    /// the process runs out of file descriptors, the oldest connection that
+    /// has not authenticated yet is closed to make room.
+    pub max_connections: usize,
+    /// Connections held at once from one IP address (same eviction rule).
+    pub max_connections_per_ip: usize,
     /// Longest a batch may take to reach the socket; a reader that stops
     /// reading for longer is disconnected with 4408.
     pub write_timeout: Duration,
@@ -106,6 +113,8 @@ impl Default for Limits {
                 burst: 50.0,
             },
             max_refusal_strikes: 20,
+            max_connections: 50_000,
+            max_connections_per_ip: 4096,
             write_timeout: Duration::from_secs(15),
         }
     }

@@ -32,6 +32,10 @@ pub struct Metrics {
     pub(crate) abuse_disconnects: AtomicU64,
     /// Connections refused before the upgrade because a cap was reached.
     pub(crate) capped_connections: AtomicU64,
+    /// Failed `accept` calls (out of file descriptors, mostly).
+    pub(crate) accept_errors: AtomicU64,
+    /// Unauthenticated connections closed to make room or at their deadline.
+    pub(crate) evictions: AtomicU64,
 }
 
 impl Metrics {
@@ -77,7 +81,7 @@ impl Metrics {
                 ),
             ],
         );
-        let counters: [(&str, &str, &AtomicU64); 8] = [
+        let counters: [(&str, &str, &AtomicU64); 10] = [
             (
                 "cohost_relay_deliveries_total",
                 "Frames written to participants' sockets.",
@@ -117,6 +121,16 @@ impl Metrics {
                 "cohost_relay_capped_connections_total",
                 "Connections refused because a per-IP or total cap was reached.",
                 &self.capped_connections,
+            ),
+            (
+                "cohost_relay_accept_errors_total",
+                "Failed accept calls (out of file descriptors, mostly); the relay backs off.",
+                &self.accept_errors,
+            ),
+            (
+                "cohost_relay_evictions_total",
+                "Unauthenticated connections closed to make room or at the handshake deadline.",
+                &self.evictions,
             ),
         ];
         for (name, help, v) in counters {

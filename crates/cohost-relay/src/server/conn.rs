@@ -98,6 +98,7 @@ pub(super) async fn run(
     arriving: Arriving,
     claims: Option<Claims>,
     mut socket: Socket,
+    admitted: super::admission::Admitted,
 ) {
     let metrics = state.metrics.clone();
     metrics
@@ -112,6 +113,7 @@ pub(super) async fn run(
             None => return,
         },
     };
+    admitted.ticket.authenticated();
     drop(pending);
     let _counted = metrics.connected(claims.role);
     let l = &state.config.limits;

@@ -1,5 +1,6 @@
 //! The relay server: state, bind, handle.
 
+mod admission;
 mod coalesce;
 mod conn;
 mod outbox;
@@ -283,6 +284,21 @@ impl Relay {
             .route("/metrics", get(metrics))
             .with_state(state.clone());
         let (stop_tx, stop_rx) = oneshot::channel::<()>();
+        let admission = admission::Admission::new(
+            state.config.limits.max_connections,
+            state.config.limits.max_connections_per_ip,
+            state.metrics.clone(),
+        );
+        let sweeper = Arc::downgrade(&admission);
+        let deadline = state.config.limits.handshake_timeout;
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval((deadline / 4).max(Duration::from_millis(50)));
+            loop {
+                tick.tick().await;
+                let Some(a) = sweeper.upgrade() else { break };
+                a.sweep(Instant::now(), deadline);
+            }
+        });
         let janitor = Arc::downgrade(&state);
         tokio::spawn(async move {
             let mut tick = tokio::time::interval(Duration::from_secs(30));
@@ -295,12 +311,11 @@ impl Relay {
         });
         tracing::info!(%addr, broker = broker.name(), "relay listening");
         let task = tokio::spawn(async move {
-            use axum::serve::ListenerExt;
-            let listener = listener.tap_io(|tcp| {
-                if let Err(e) = tcp.set_nodelay(true) {
-                    tracing::debug!(error = %e, "could not set TCP_NODELAY");
-                }
-            });
+            let listener = admission::AdmissionListener {
+                listener,
+                admission,
+            };
+            let app = app.into_make_service_with_connect_info::<admission::Admitted>();
             let serve = axum::serve(listener, app).with_graceful_shutdown(async move {
                 let _ = stop_rx.await;
             });

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use axum::body::Body;
-use axum::extract::{Path, Request, State};
+use axum::extract::{ConnectInfo, Path, Request, State};
 use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use cohost_protocol::{
@@ -18,6 +18,7 @@ use tokio_tungstenite::tungstenite::protocol::{CloseFrame, Role, WebSocketConfig
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::WebSocketStream;
 
+use super::admission::Admitted;
 use super::coalesce::Coalesce;
 use super::RelayState;
 
@@ -74,6 +75,7 @@ fn handshake_key(req: &Request) -> Result<String, &'static str> {
 pub(crate) async fn ws_handler(
     State(state): State<Arc<RelayState>>,
     Path(room): Path<String>,
+    ConnectInfo(admitted): ConnectInfo<Admitted>,
     mut req: Request,
 ) -> Response {
     if req.uri().query().is_some_and(query_has_token) {
@@ -121,7 +123,10 @@ pub(crate) async fn ws_handler(
         .map(str::to_string);
     let claims = match token {
         Some(t) => match state.auth.verify(&t, &room) {
-            Ok(c) => Some(c),
+            Ok(c) => {
+                admitted.ticket.authenticated();
+                Some(c)
+            }
             Err(e) => return reject(StatusCode::UNAUTHORIZED, e.to_string()),
         },
         None => None,
@@ -167,7 +172,7 @@ pub(crate) async fn ws_handler(
         };
         let io = Coalesce::new(TokioIo::new(io), max_batch);
         let socket = WebSocketStream::from_raw_socket(io, Role::Server, Some(config)).await;
-        super::conn::run(state, r, claims, socket).await;
+        super::conn::run(state, r, claims, socket, admitted).await;
     });
     let mut resp = Response::new(Body::empty());
     *resp.status_mut() = StatusCode::SWITCHING_PROTOCOLS;
