@@ -48,6 +48,19 @@ async fn stalled_viewer(h: &RelayHandle, room: &str, name: &str) -> Peer {
     p
 }
 
+/// Reads until the relay's Close: (close code, binary messages, their bytes).
+async fn read_until_close(p: &mut Peer) -> (Option<u16>, usize, usize) {
+    let (mut n, mut bytes) = (0, 0);
+    loop {
+        match tokio::time::timeout(WAIT, p.ws.next()).await {
+            Ok(Some(Ok(Message::Binary(b)))) => (n, bytes) = (n + 1, bytes + b.len()),
+            Ok(Some(Ok(Message::Close(c)))) => return (c.map(|c| u16::from(c.code)), n, bytes),
+            Ok(Some(Ok(_))) => {}
+            other => panic!("no close frame: {other:?}"),
+        }
+    }
+}
+
 #[tokio::test]
 async fn late_joiner_with_more_than_4_mib_in_the_ring_gets_everything_and_stays_connected() {
     let h = relay().await;
@@ -156,15 +169,7 @@ async fn a_resume_flood_is_bounded_and_closed_with_4429() {
     for _ in 0..sent {
         v.resume(&BTreeMap::new()).await;
     }
-    let mut received = 0usize;
-    let code = loop {
-        match tokio::time::timeout(WAIT, v.ws.next()).await {
-            Ok(Some(Ok(Message::Binary(b)))) => received += b.len(),
-            Ok(Some(Ok(Message::Close(c)))) => break c.map(|c| u16::from(c.code)),
-            Ok(Some(Ok(_))) => {}
-            other => panic!("no close frame: {other:?}"),
-        }
-    };
+    let (code, _, received) = read_until_close(&mut v).await;
     assert_eq!(code, Some(4429));
     let ring = 50 * chunk.len();
     // Before: every resume replayed the whole ring (1,000 x 800 KB).
@@ -183,15 +188,7 @@ async fn a_flood_of_refused_frames_draws_few_replies_and_is_closed_with_4429() {
         v.send(FrameType::StreamChunk, Some("s"), i, b"forged")
             .await;
     }
-    let mut errors = 0;
-    let code = loop {
-        match tokio::time::timeout(WAIT, v.ws.next()).await {
-            Ok(Some(Ok(Message::Binary(_)))) => errors += 1,
-            Ok(Some(Ok(Message::Close(c)))) => break c.map(|c| u16::from(c.code)),
-            Ok(Some(Ok(_))) => {}
-            other => panic!("no close frame: {other:?}"),
-        }
-    };
+    let (code, errors, _) = read_until_close(&mut v).await;
     assert_eq!(code, Some(4429));
     assert!(errors <= 60, "{errors} error replies to one flooder");
 }

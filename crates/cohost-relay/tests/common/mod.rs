@@ -228,12 +228,11 @@ pub fn b64url(data: &[u8]) -> String {
     out
 }
 
-/// Minimal HTTP/1.1 GET; returns (status, body).
-pub async fn http_get(addr: std::net::SocketAddr, path: &str) -> (u16, String) {
+/// Sends one raw HTTP/1.1 request (with `Connection: close`); returns (status, body).
+pub async fn http(addr: std::net::SocketAddr, request: &str) -> (u16, String) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let mut s = TcpStream::connect(addr).await.expect("connect");
-    let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
-    s.write_all(req.as_bytes()).await.expect("write");
+    s.write_all(request.as_bytes()).await.expect("write");
     let mut out = String::new();
     s.read_to_string(&mut out).await.expect("read");
     let status = out
@@ -243,6 +242,15 @@ pub async fn http_get(addr: std::net::SocketAddr, path: &str) -> (u16, String) {
         .unwrap_or(0);
     let body = out.split("\r\n\r\n").nth(1).unwrap_or("").to_string();
     (status, body)
+}
+
+/// Minimal HTTP/1.1 GET; returns (status, body).
+pub async fn http_get(addr: std::net::SocketAddr, path: &str) -> (u16, String) {
+    http(
+        addr,
+        &format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"),
+    )
+    .await
 }
 
 /// The value of one sample (`name` with its labels, as printed) in Prometheus text.
