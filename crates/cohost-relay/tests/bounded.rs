@@ -86,7 +86,7 @@ async fn late_joiner_with_more_than_4_mib_in_the_ring_gets_everything_and_stays_
 #[tokio::test]
 async fn forty_stalled_viewers_are_disconnected_while_a_reader_gets_every_chunk() {
     let h = relay_with(|c| {
-        c.limits.write_timeout = Duration::from_secs(1);
+        c.limits.write_timeout = Duration::from_secs(2);
         c.limits.ring_max_bytes = 64 * 1024 * 1024;
     })
     .await;

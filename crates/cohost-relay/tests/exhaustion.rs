@@ -170,3 +170,42 @@ async fn relay_under_fd_limit_still_admits_participants() {
     drop(idle);
     child.kill().await.unwrap();
 }
+
+/// A TCP connection that never sends a request is closed at the handshake
+/// deadline; an authenticated participant on the same relay is not.
+#[tokio::test]
+async fn idle_unauthenticated_sockets_are_closed_at_the_handshake_deadline() {
+    use tokio::io::AsyncReadExt;
+    let h = relay_with(|c| c.limits.handshake_timeout = Duration::from_millis(300)).await;
+    let room = h.create_room(Some("idle")).unwrap();
+    let mut host = join(&h, &room, Role::Host, "hana").await;
+    let mut idle = TcpStream::connect(h.local_addr()).await.unwrap();
+    let mut buf = [0u8; 16];
+    let read = tokio::time::timeout(Duration::from_secs(5), idle.read(&mut buf))
+        .await
+        .expect("the relay closes an idle socket within the deadline");
+    assert!(
+        matches!(read, Ok(0) | Err(_)),
+        "closed, not answered: {read:?}"
+    );
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    host.send(FrameType::RoomPing, None, 0, b"p").await;
+    host.recv_kind(FrameType::RoomPong).await;
+    let m = h.metrics_text();
+    assert!(sample(&m, "cohost_relay_evictions_total") >= 1.0, "{m}");
+}
+
+/// At the total cap, a newcomer with a token displaces an idle socket.
+#[tokio::test]
+async fn at_the_connection_cap_an_idle_socket_makes_room() {
+    let h = relay_with(|c| c.limits.max_connections = 3).await;
+    let room = h.create_room(Some("cap")).unwrap();
+    let mut host = join(&h, &room, Role::Host, "hana").await;
+    let _idle1 = TcpStream::connect(h.local_addr()).await.unwrap();
+    let _idle2 = TcpStream::connect(h.local_addr()).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await; // let the relay accept them
+    let mut v = join(&h, &room, Role::Viewer, "vic").await;
+    host.send(FrameType::StreamChunk, Some("s"), 0, b"x").await;
+    v.read_stream_to("s", 0).await;
+    assert_eq!(h.participants(&room), 2);
+}

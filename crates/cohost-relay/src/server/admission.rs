@@ -113,12 +113,27 @@ impl Admission {
     /// `grave`, for the caller to drop after unlocking: dropping the last
     /// reference to a ticket locks the table.
     fn evict_oldest(t: &mut Table, ip: Option<IpAddr>, grave: &mut Vec<Arc<Ticket>>) -> bool {
+        let Some(ip) = ip else {
+            // Any IP: the front is the oldest; drop stale entries as we go.
+            while let Some((_, w)) = t.pending.pop_front() {
+                let Some(k) = w.upgrade() else { continue };
+                let pending = k.is_pending();
+                if pending {
+                    k.evict();
+                }
+                grave.push(k);
+                if pending {
+                    return true;
+                }
+            }
+            return false;
+        };
         let mut found = false;
         let mut keep = VecDeque::with_capacity(t.pending.len());
         for (at, w) in t.pending.drain(..) {
             let Some(k) = w.upgrade() else { continue };
             if k.is_pending() {
-                if !found && ip.is_none_or(|ip| k.ip == ip) {
+                if !found && k.ip == ip {
                     k.evict();
                     found = true;
                 } else {
