@@ -53,6 +53,36 @@ async fn connect(url: &str, role: Role, name: &str) -> Result<Peer, (u16, String
     })
 }
 
+/// Raises this (parent) test process's soft descriptor limit to its hard
+/// limit: it holds 1,100+ sockets itself, and CI may start it at 1,024.
+fn raise_own_fd_limit() {
+    let limits = std::fs::read_to_string("/proc/self/limits").unwrap();
+    let line = limits
+        .lines()
+        .find(|l| l.starts_with("Max open files"))
+        .unwrap();
+    let cols: Vec<&str> = line.split_whitespace().collect();
+    let (soft, hard) = (cols[3], cols[4]);
+    if soft.parse::<u64>().is_ok_and(|s| s >= 4096) {
+        return;
+    }
+    let hard_n = hard.parse::<u64>().unwrap_or(65_536).min(65_536);
+    assert!(
+        hard_n >= 2400,
+        "the test needs ~2,400 descriptors; hard limit is {hard}"
+    );
+    let ok = std::process::Command::new("prlimit")
+        .arg(format!("--pid={}", std::process::id()))
+        .arg(format!("--nofile={hard_n}:{hard}"))
+        .status()
+        .unwrap()
+        .success();
+    assert!(
+        ok,
+        "could not raise this test's descriptor limit to {hard_n}"
+    );
+}
+
 #[tokio::test]
 async fn relay_under_fd_limit_still_admits_participants() {
     if std::process::Command::new("prlimit")
@@ -62,6 +92,7 @@ async fn relay_under_fd_limit_still_admits_participants() {
     {
         panic!("prlimit (util-linux) is required for this test");
     }
+    raise_own_fd_limit();
     let exe = std::env::current_exe().unwrap();
     let mut child = tokio::process::Command::new("prlimit")
         .arg("--nofile=1024:1024")
