@@ -51,6 +51,9 @@ pub(crate) struct Admission {
 pub(crate) struct Ticket {
     ip: IpAddr,
     authenticated: AtomicBool,
+    /// Upgraded to a WebSocket: the first-message token wait enforces the
+    /// deadline itself (and says why it closes), so the sweeper leaves it.
+    upgraded: AtomicBool,
     evicted: AtomicBool,
     waker: AtomicWaker,
     admission: Weak<Admission>,
@@ -60,6 +63,11 @@ impl Ticket {
     /// The connection presented a valid token: it is no longer evictable.
     pub(crate) fn authenticated(&self) {
         self.authenticated.store(true, Ordering::Relaxed);
+    }
+
+    /// The connection is now a WebSocket waiting for its first-message token.
+    pub(crate) fn upgraded(&self) {
+        self.upgraded.store(true, Ordering::Relaxed);
     }
 
     fn evict(&self) {
@@ -165,6 +173,7 @@ impl Admission {
         let k = Arc::new(Ticket {
             ip,
             authenticated: AtomicBool::new(false),
+            upgraded: AtomicBool::new(false),
             evicted: AtomicBool::new(false),
             waker: AtomicWaker::new(),
             admission: Arc::downgrade(self),
@@ -174,21 +183,29 @@ impl Admission {
         Some(k)
     }
 
-    /// Closes connections still pending after `deadline`.
+    /// Closes connections still pending after `deadline` (upgraded ones
+    /// stay listed, evictable under pressure, but time out on their own).
     pub(crate) fn sweep(&self, now: Instant, deadline: Duration) {
         let mut grave = Vec::new();
+        let mut upgraded = Vec::new();
         let mut t = self.lock();
-        while let Some((at, w)) = t.pending.front() {
-            if now.saturating_duration_since(*at) < deadline {
+        while let Some((at, w)) = t.pending.pop_front() {
+            if now.saturating_duration_since(at) < deadline {
+                t.pending.push_front((at, w));
                 break;
             }
-            if let Some(k) = w.upgrade() {
-                if k.is_pending() {
+            let Some(k) = w.upgrade() else { continue };
+            if k.is_pending() {
+                if k.upgraded.load(Ordering::Relaxed) {
+                    upgraded.push((at, w));
+                } else {
                     k.evict();
                 }
-                grave.push(k);
             }
-            t.pending.pop_front();
+            grave.push(k);
+        }
+        for e in upgraded.into_iter().rev() {
+            t.pending.push_front(e);
         }
         drop(t);
     }
@@ -362,10 +379,17 @@ mod tests {
         let idle = a.admit([10, 0, 0, 1].into(), t).unwrap();
         let good = a.admit([10, 0, 0, 1].into(), t).unwrap();
         good.authenticated();
+        let waiting = a.admit([10, 0, 0, 1].into(), t).unwrap();
+        waiting.upgraded();
         a.sweep(t + Duration::from_secs(1), Duration::from_secs(5));
         assert!(!idle.evicted.load(Ordering::Relaxed));
         a.sweep(t + Duration::from_secs(6), Duration::from_secs(5));
         assert!(idle.evicted.load(Ordering::Relaxed));
         assert!(!good.evicted.load(Ordering::Relaxed));
+        // An upgraded socket times out on its own (with a reason), but
+        // stays evictable under pressure.
+        assert!(!waiting.evicted.load(Ordering::Relaxed));
+        a.on_emfile();
+        assert!(waiting.evicted.load(Ordering::Relaxed));
     }
 }

@@ -170,6 +170,7 @@ pub(crate) async fn ws_handler(
                 return;
             }
         };
+        admitted.ticket.upgraded();
         let io = Coalesce::new(TokioIo::new(io), max_batch);
         let socket = WebSocketStream::from_raw_socket(io, Role::Server, Some(config)).await;
         super::conn::run(state, r, claims, socket, admitted).await;
