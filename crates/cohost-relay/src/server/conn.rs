@@ -73,8 +73,14 @@ async fn write_bounded(
     frames: std::collections::VecDeque<Bytes>,
     deadline: Duration,
 ) -> Wrote {
+    let write = write_batch(socket, frames);
+    tokio::pin!(write);
+    // Most batches fit the socket buffer at once: no timer for those.
+    if let Some(ok) = futures::FutureExt::now_or_never(write.as_mut()) {
+        return if ok { Wrote::Ok } else { Wrote::Broken };
+    }
     tokio::select! {
-        r = tokio::time::timeout(deadline, write_batch(socket, frames)) => match r {
+        r = tokio::time::timeout(deadline, write) => match r {
             Ok(true) => Wrote::Ok,
             Ok(false) => Wrote::Broken,
             Err(_) => Wrote::Stalled,
