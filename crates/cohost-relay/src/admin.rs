@@ -38,7 +38,7 @@ pub struct RoomCreated {
 pub struct CreateInvite {
     /// `HOST`, `CO_DRIVER` or `VIEWER`.
     pub role: Role,
-    /// Lifetime in seconds (1..=30 days).
+    /// Lifetime in seconds (1..= the relay's maximum token lifetime, 7 days by default).
     pub ttl_secs: u64,
     /// Participant display name.
     pub name: String,
@@ -131,10 +131,11 @@ pub(crate) async fn create_invite(
             )
         }
     };
-    if req.ttl_secs == 0 || req.ttl_secs > MAX_TTL {
+    let max = MAX_TTL.min(state.config.max_token_lifetime.as_secs());
+    if req.ttl_secs == 0 || req.ttl_secs > max {
         return err(
             StatusCode::BAD_REQUEST,
-            format!("ttl_secs must be 1..={MAX_TTL}"),
+            format!("ttl_secs must be 1..={max} (the relay's maximum token lifetime)"),
         );
     }
     match state.mint_invite(&room, req.role, req.ttl_secs, &req.name) {

@@ -31,7 +31,11 @@ pub struct TokenAuthority {
     enc: EncodingKey,
     dec: DecodingKey,
     validation: Validation,
+    max_lifetime_secs: u64,
 }
+
+/// Clock skew tolerated on `exp` and `nbf`, in seconds.
+const LEEWAY_SECS: u64 = 5;
 
 /// Seconds since the Unix epoch.
 pub fn now_secs() -> u64 {
@@ -56,18 +60,28 @@ pub fn random_hex(n: usize) -> String {
 }
 
 impl TokenAuthority {
-    /// An authority for `secret` (HS256 only; `alg: none` and every other algorithm are refused).
+    /// An authority for `secret` (HS256 only; `alg: none` and every other
+    /// algorithm are refused) with the default maximum token lifetime.
     pub fn new(secret: &[u8]) -> TokenAuthority {
+        TokenAuthority::with_max_lifetime(secret, crate::config::DEFAULT_MAX_TOKEN_LIFETIME)
+    }
+
+    /// An authority that also refuses (to mint or admit) a token whose `exp`
+    /// lies more than `max_lifetime` ahead.
+    pub fn with_max_lifetime(secret: &[u8], max_lifetime: std::time::Duration) -> TokenAuthority {
         let mut validation = Validation::new(Algorithm::HS256);
         validation.algorithms = vec![Algorithm::HS256];
         validation.set_audience(&[TOKEN_AUDIENCE]);
         validation.set_required_spec_claims(&["exp", "aud"]);
-        validation.leeway = 5;
+        validation.leeway = LEEWAY_SECS;
         validation.validate_exp = true;
+        // `nbf`, when present, is honoured: a token not yet valid is refused.
+        validation.validate_nbf = true;
         TokenAuthority {
             enc: EncodingKey::from_secret(secret),
             dec: DecodingKey::from_secret(secret),
             validation,
+            max_lifetime_secs: max_lifetime.as_secs(),
         }
     }
 
@@ -81,6 +95,12 @@ impl TokenAuthority {
     ) -> Result<(String, Claims), AuthError> {
         if !is_valid_id(room) {
             return Err(AuthError::Mint(format!("invalid room id {room:?}")));
+        }
+        if ttl_secs > self.max_lifetime_secs {
+            return Err(AuthError::Mint(format!(
+                "a lifetime of {ttl_secs} s exceeds the relay's maximum of {} s; ask for a shorter one",
+                self.max_lifetime_secs
+            )));
         }
         let iat = now_secs();
         let claims = Claims {
@@ -102,6 +122,15 @@ impl TokenAuthority {
         let data = jsonwebtoken::decode::<Claims>(token, &self.dec, &self.validation)
             .map_err(|e| AuthError::Invalid(e.to_string()))?;
         let claims = data.claims;
+        let latest = now_secs()
+            .saturating_add(self.max_lifetime_secs)
+            .saturating_add(LEEWAY_SECS);
+        if claims.exp > latest {
+            return Err(AuthError::Invalid(format!(
+                "it expires more than the relay's maximum token lifetime ({} s) from now",
+                self.max_lifetime_secs
+            )));
+        }
         if claims.room != room {
             return Err(AuthError::WrongRoom {
                 token_room: claims.room,

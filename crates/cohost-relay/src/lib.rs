@@ -31,6 +31,7 @@ pub mod client;
 pub mod config;
 mod error;
 pub mod limits;
+pub mod metrics;
 pub mod ring;
 mod server;
 

@@ -54,6 +54,7 @@ pub fn rate_for(limits: &Limits, ty: FrameType) -> Rate {
     } else {
         match ty {
             FrameType::SuggestPrompt => limits.rate_suggest,
+            FrameType::RoomResume => limits.rate_resume,
             FrameType::ChatMessage => limits.rate_chat,
             _ => limits.rate_other,
         }
@@ -79,6 +80,50 @@ impl RateLimiter {
     }
 }
 
+/// What to do about a refused frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// Tell the sender why (`room.error`).
+    Reply,
+    /// Say nothing: replies are rate limited.
+    Silent,
+    /// Close the connection (4429): it keeps sending refused frames.
+    Close,
+}
+
+/// Limits replies to refused frames and closes a connection that keeps
+/// sending them, so a flooder cannot draw unbounded error traffic.
+#[derive(Debug)]
+pub struct RefusalGuard {
+    replies: TokenBucket,
+    strikes: u32,
+    max_strikes: u32,
+}
+
+impl RefusalGuard {
+    /// A guard with the connection's limits.
+    pub fn new(limits: &Limits, now: Instant) -> RefusalGuard {
+        RefusalGuard {
+            replies: TokenBucket::new(limits.rate_refusal_replies, now),
+            strikes: 0,
+            max_strikes: limits.max_refusal_strikes,
+        }
+    }
+
+    /// Records one refused frame.
+    pub fn refused(&mut self, now: Instant) -> Refusal {
+        if self.replies.try_take(now) {
+            return Refusal::Reply;
+        }
+        self.strikes = self.strikes.saturating_add(1);
+        if self.strikes >= self.max_strikes {
+            Refusal::Close
+        } else {
+            Refusal::Silent
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -97,5 +142,22 @@ mod tests {
         assert!(b.try_take(t) && b.try_take(t));
         assert!(!b.try_take(t));
         assert!(b.try_take(t + Duration::from_secs(1)));
+    }
+
+    #[test]
+    fn a_flooder_of_refused_frames_is_closed_after_its_strikes() {
+        let t = Instant::now();
+        let l = Limits {
+            rate_refusal_replies: Rate {
+                per_sec: 1.0,
+                burst: 2.0,
+            },
+            max_refusal_strikes: 3,
+            ..Limits::default()
+        };
+        let mut g = RefusalGuard::new(&l, t);
+        let got: Vec<Refusal> = (0..5).map(|_| g.refused(t)).collect();
+        use Refusal::*;
+        assert_eq!(got, [Reply, Reply, Silent, Silent, Close]);
     }
 }

@@ -39,9 +39,35 @@ pub struct OutOfOrder {
     pub got: u64,
 }
 
+/// Where a paced replay stands: the next ring position to look at and, per
+/// stream, the last chunk index the client holds (or was sent).
+#[derive(Debug, Clone, Default)]
+pub struct Cursor {
+    /// Ring position (sequence number) of the next entry to consider.
+    seq: u64,
+    /// Last chunk index the client has, per stream.
+    progress: std::collections::BTreeMap<String, u64>,
+    /// Streams already reported for resync (each is reported once).
+    resynced: std::collections::BTreeSet<String>,
+}
+
+/// One step of a paced replay.
+#[derive(Debug, Default)]
+pub struct Pulled {
+    /// Frames to send now, in arrival order.
+    pub frames: Vec<Frame>,
+    /// Streams evicted before the cursor reached them (send `room.resync`).
+    pub resync: Vec<String>,
+    /// Whether the cursor reached the ring's head (live frames may flow).
+    pub done: bool,
+}
+
 /// The replay ring of one room on one node.
 pub struct Ring {
-    entries: VecDeque<(Instant, Frame)>,
+    /// Held frames with their arrival time and ring position.
+    entries: VecDeque<(Instant, u64, Frame)>,
+    /// Position the next pushed frame gets.
+    next_seq: u64,
     bytes: usize,
     streams: HashMap<String, StreamMeta>,
     max_bytes: usize,
@@ -54,6 +80,7 @@ impl Ring {
     pub fn new(max_bytes: usize, max_frames: usize, max_age: Duration) -> Ring {
         Ring {
             entries: VecDeque::new(),
+            next_seq: 0,
             bytes: 0,
             streams: HashMap::new(),
             max_bytes,
@@ -110,14 +137,15 @@ impl Ring {
             }
         }
         self.bytes += frame.len();
-        self.entries.push_back((now, frame));
+        self.entries.push_back((now, self.next_seq, frame));
+        self.next_seq += 1;
         self.evict(now);
         Ok(())
     }
 
     /// Drops frames over the byte, count or age bounds.
     pub fn evict(&mut self, now: Instant) {
-        while let Some((at, f)) = self.entries.front() {
+        while let Some((at, _, f)) = self.entries.front() {
             let old = now.saturating_duration_since(*at) > self.max_age;
             if !(old || self.bytes > self.max_bytes || self.entries.len() > self.max_frames) {
                 break;
@@ -133,33 +161,89 @@ impl Ring {
 
     /// What a client that holds `resume` must be sent: every held frame after its
     /// last index per stream (all held frames of streams it does not list), and the
-    /// streams whose missing part was already evicted.
+    /// streams whose missing part was already evicted. All at once: the relay
+    /// itself paces replays with [`Ring::start`] and [`Ring::pull`].
     pub fn replay(&mut self, resume: &Resume, now: Instant) -> Replay {
+        let (mut cursor, resync) = self.start(resume, now);
+        let pulled = self.pull(&mut cursor, usize::MAX, now);
+        Replay {
+            frames: pulled.frames,
+            resync,
+        }
+    }
+
+    /// Starts a paced replay for a client that holds `resume`: a cursor at the
+    /// oldest held frame, and the streams it can no longer get completely.
+    pub fn start(&mut self, resume: &Resume, now: Instant) -> (Cursor, Vec<String>) {
         self.evict(now);
-        let mut out = Replay::default();
+        let mut resync = Vec::new();
         for (stream, last) in &resume.streams {
             match self.streams.get(stream) {
-                None => out.resync.push(stream.clone()),
+                None => resync.push(stream.clone()),
                 Some(m) if *last < m.max_seen && m.evicted_upto.is_some_and(|e| e > *last) => {
-                    out.resync.push(stream.clone())
+                    resync.push(stream.clone())
                 }
                 Some(_) => {}
             }
         }
         for (name, m) in &self.streams {
             if !resume.streams.contains_key(name) && m.evicted_upto.is_some() {
-                out.resync.push(name.clone());
+                resync.push(name.clone());
             }
         }
-        for (_, f) in &self.entries {
+        resync.sort();
+        resync.dedup();
+        let cursor = Cursor {
+            seq: self.front_seq(),
+            progress: resume.streams.clone(),
+            resynced: resync.iter().cloned().collect(),
+        };
+        (cursor, resync)
+    }
+
+    /// Ring position of the oldest held frame (the next one when empty).
+    fn front_seq(&self) -> u64 {
+        self.entries.front().map_or(self.next_seq, |(_, s, _)| *s)
+    }
+
+    /// The next frames of a paced replay, about `budget` bytes (at least one
+    /// frame when any is due), advancing `cursor`.
+    pub fn pull(&mut self, cursor: &mut Cursor, budget: usize, now: Instant) -> Pulled {
+        self.evict(now);
+        let mut out = Pulled::default();
+        let front = self.front_seq();
+        if cursor.seq < front {
+            // Frames the cursor had not reached were evicted under it.
+            for (name, m) in &self.streams {
+                let missed = m
+                    .evicted_upto
+                    .is_some_and(|e| cursor.progress.get(name).is_none_or(|last| e > *last));
+                if missed && cursor.resynced.insert(name.clone()) {
+                    out.resync.push(name.clone());
+                }
+            }
+            out.resync.sort();
+            cursor.seq = front;
+        }
+        let skip = usize::try_from(cursor.seq - front).unwrap_or(usize::MAX);
+        let mut bytes = 0usize;
+        for (_, seq, f) in self.entries.iter().skip(skip) {
+            if bytes >= budget {
+                break;
+            }
+            cursor.seq = seq + 1;
             let Some(s) = f.stream() else { continue };
-            match resume.streams.get(s) {
-                Some(last) if f.chunk() <= *last => {}
-                _ => out.frames.push(f.clone()),
+            match cursor.progress.get_mut(s) {
+                Some(last) if f.chunk() <= *last => continue,
+                Some(last) => *last = f.chunk(),
+                None => {
+                    cursor.progress.insert(s.to_string(), f.chunk());
+                }
             }
+            bytes += f.len();
+            out.frames.push(f.clone());
         }
-        out.resync.sort();
-        out.resync.dedup();
+        out.done = cursor.seq >= self.next_seq;
         out
     }
 
@@ -167,7 +251,7 @@ impl Ring {
         let held: std::collections::HashSet<&str> = self
             .entries
             .iter()
-            .filter_map(|(_, f)| f.stream())
+            .filter_map(|(_, _, f)| f.stream())
             .collect();
         let victim = self
             .streams
@@ -226,5 +310,42 @@ mod tests {
             r.push(chunk("a", i), t).unwrap();
         }
         assert!(r.bytes() <= 100);
+    }
+
+    #[test]
+    fn a_paced_replay_resumes_where_it_stopped_and_resyncs_what_was_evicted_under_it() {
+        let t = Instant::now();
+        let mut r = Ring::new(1 << 20, 8, Duration::from_secs(60));
+        for i in 0..6 {
+            r.push(chunk("a", i), t).unwrap();
+        }
+        let (mut c, resync) = r.start(&Resume::default(), t);
+        assert!(resync.is_empty());
+        let one = chunk("a", 0).len();
+        let p = r.pull(&mut c, 2 * one, t);
+        assert_eq!(
+            p.frames.iter().map(Frame::chunk).collect::<Vec<_>>(),
+            [0, 1]
+        );
+        assert!(!p.done && p.resync.is_empty());
+        // Live frames arrive meanwhile; the cursor reaches them too.
+        for i in 6..8 {
+            r.push(chunk("a", i), t).unwrap();
+        }
+        let p = r.pull(&mut c, 3 * one, t);
+        assert_eq!(
+            p.frames.iter().map(Frame::chunk).collect::<Vec<_>>(),
+            [2, 3, 4]
+        );
+        // Evict past the cursor (capacity 8): chunks 5..=6 go unsent.
+        for i in 8..15 {
+            r.push(chunk("a", i), t).unwrap();
+        }
+        let p = r.pull(&mut c, usize::MAX, t);
+        assert_eq!(p.resync, vec!["a".to_string()]);
+        assert_eq!(p.frames.first().map(Frame::chunk), Some(7));
+        assert!(p.done);
+        let p = r.pull(&mut c, usize::MAX, t);
+        assert!(p.frames.is_empty() && p.resync.is_empty() && p.done);
     }
 }

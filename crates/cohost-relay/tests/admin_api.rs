@@ -13,25 +13,14 @@ use cohost_protocol::{FrameType, Invite, Role};
 use cohost_relay::admin::{InviteCreated, RoomCreated};
 use cohost_relay::{ClientEvent, RelayClient};
 use common::*;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// Minimal HTTP/1.1 POST; returns (status, body).
 async fn post(addr: std::net::SocketAddr, path: &str, bearer: &str, body: &str) -> (u16, String) {
-    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
     let req = format!(
         "POST {path} HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {bearer}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     );
-    s.write_all(req.as_bytes()).await.unwrap();
-    let mut out = String::new();
-    s.read_to_string(&mut out).await.unwrap();
-    let status = out
-        .split(' ')
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0);
-    let body = out.split("\r\n\r\n").nth(1).unwrap_or("").to_string();
-    (status, body)
+    http(addr, &req).await
 }
 
 #[tokio::test]

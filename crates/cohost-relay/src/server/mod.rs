@@ -1,13 +1,15 @@
 //! The relay server: state, bind, handle.
 
+mod admission;
 mod coalesce;
+mod conn;
 mod outbox;
 mod room;
 mod ws;
 
 use std::collections::{HashMap, HashSet};
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
@@ -20,6 +22,7 @@ use crate::admin;
 use crate::auth::{random_hex, TokenAuthority};
 use crate::broker::{Broker, BrokerEvent, MemoryBroker};
 use crate::config::RelayConfig;
+use crate::metrics::Metrics;
 use crate::RelayError;
 use outbox::CloseReason;
 pub(crate) use room::Room;
@@ -35,6 +38,10 @@ pub(crate) struct RelayState {
     rooms: RwLock<HashMap<String, Arc<Room>>>,
     pub(crate) known_rooms: RwLock<HashSet<String>>,
     pub(crate) broker: Arc<dyn Broker>,
+    pub(crate) metrics: Arc<Metrics>,
+    /// Set when shutdown starts: `/readyz` answers 503 so a load balancer
+    /// stops sending new connections.
+    draining: AtomicBool,
 }
 
 impl RelayState {
@@ -93,6 +100,11 @@ impl RelayState {
                 !idle
             });
         }
+    }
+
+    fn render_metrics(&self) -> String {
+        let rooms = self.rooms.read().map_or(0, |m| m.len());
+        self.metrics.render(rooms)
     }
 
     fn all_rooms(&self) -> Vec<Arc<Room>> {
@@ -180,6 +192,30 @@ impl RelayState {
     }
 }
 
+/// `GET /readyz`: 200 while accepting connections, 503 once draining.
+async fn readyz(
+    axum::extract::State(state): axum::extract::State<Arc<RelayState>>,
+) -> (axum::http::StatusCode, &'static str) {
+    if state.draining.load(Ordering::Relaxed) {
+        (axum::http::StatusCode::SERVICE_UNAVAILABLE, "draining")
+    } else {
+        (axum::http::StatusCode::OK, "ready")
+    }
+}
+
+/// `GET /metrics`: Prometheus text exposition.
+async fn metrics(
+    axum::extract::State(state): axum::extract::State<Arc<RelayState>>,
+) -> impl axum::response::IntoResponse {
+    (
+        [(
+            axum::http::header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
+        state.render_metrics(),
+    )
+}
+
 /// Entry point: `Relay::bind(config)`.
 pub struct Relay;
 
@@ -192,8 +228,11 @@ pub struct RelayHandle {
 }
 
 impl Relay {
-    /// Binds the listener and starts serving `/v1/rooms/{room}/ws`, `/admin/*` and `/healthz`.
+    /// Validates the settings ([`RelayConfig::validate`]), binds the listener
+    /// and starts serving `/v1/rooms/{room}/ws`, `/admin/*`, `/healthz`,
+    /// `/readyz` and `/metrics`.
     pub async fn bind(config: RelayConfig) -> Result<RelayHandle, RelayError> {
+        config.validate()?;
         let listener = tokio::net::TcpListener::bind(config.bind)
             .await
             .map_err(|e| RelayError::Bind(config.bind, e))?;
@@ -217,7 +256,7 @@ impl Relay {
         let state = Arc::new(RelayState {
             node_id: (u64::from(u16::from_be_bytes(node)) | 1) << 48,
             next_conn: AtomicU64::new(1),
-            auth: TokenAuthority::new(&secret),
+            auth: TokenAuthority::with_max_lifetime(&secret, config.max_token_lifetime),
             admin_secret,
             authority: config
                 .public_authority
@@ -227,6 +266,8 @@ impl Relay {
             rooms: RwLock::new(HashMap::new()),
             known_rooms: RwLock::new(HashSet::new()),
             broker: broker.clone(),
+            metrics: Arc::new(Metrics::default()),
+            draining: AtomicBool::new(false),
         });
         let weak = Arc::downgrade(&state);
         broker.subscribe(Arc::new(move |ev| {
@@ -239,8 +280,25 @@ impl Relay {
             .route("/admin/rooms", post(admin::create_room))
             .route("/admin/rooms/{room}/invites", post(admin::create_invite))
             .route("/healthz", get(|| async { "ok" }))
+            .route("/readyz", get(readyz))
+            .route("/metrics", get(metrics))
             .with_state(state.clone());
         let (stop_tx, stop_rx) = oneshot::channel::<()>();
+        let admission = admission::Admission::new(
+            state.config.limits.max_connections,
+            state.config.limits.max_connections_per_ip,
+            state.metrics.clone(),
+        );
+        let sweeper = Arc::downgrade(&admission);
+        let deadline = state.config.limits.handshake_timeout;
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval((deadline / 4).max(Duration::from_millis(50)));
+            loop {
+                tick.tick().await;
+                let Some(a) = sweeper.upgrade() else { break };
+                a.sweep(Instant::now(), deadline);
+            }
+        });
         let janitor = Arc::downgrade(&state);
         tokio::spawn(async move {
             let mut tick = tokio::time::interval(Duration::from_secs(30));
@@ -253,12 +311,11 @@ impl Relay {
         });
         tracing::info!(%addr, broker = broker.name(), "relay listening");
         let task = tokio::spawn(async move {
-            use axum::serve::ListenerExt;
-            let listener = listener.tap_io(|tcp| {
-                if let Err(e) = tcp.set_nodelay(true) {
-                    tracing::debug!(error = %e, "could not set TCP_NODELAY");
-                }
-            });
+            let listener = admission::AdmissionListener {
+                listener,
+                admission,
+            };
+            let app = app.into_make_service_with_connect_info::<admission::Admitted>();
             let serve = axum::serve(listener, app).with_graceful_shutdown(async move {
                 let _ = stop_rx.await;
             });
@@ -326,8 +383,14 @@ impl RelayHandle {
             .map_or(0, |r| r.member_count())
     }
 
+    /// Prometheus text of this node's metrics (what `GET /metrics` serves).
+    pub fn metrics_text(&self) -> String {
+        self.state.render_metrics()
+    }
+
     /// Closes every connection and stops the listener.
     pub async fn shutdown(mut self) {
+        self.state.draining.store(true, Ordering::Relaxed);
         for r in self.state.all_rooms() {
             for c in r.members() {
                 c.outbox.close(CloseReason::Shutdown);

@@ -10,7 +10,8 @@ use cohost_protocol::{
 
 use super::outbox::{CloseReason, Outbox};
 use crate::config::Limits;
-use crate::ring::{OutOfOrder, Ring};
+use crate::metrics::add;
+use crate::ring::{Cursor, OutOfOrder, Ring};
 
 /// One local connection.
 pub(crate) struct Conn {
@@ -18,6 +19,8 @@ pub(crate) struct Conn {
     pub(crate) role: Role,
     pub(crate) name: String,
     pub(crate) outbox: Outbox,
+    /// A replay in progress, streamed from the ring as the socket drains.
+    pub(crate) replay: Mutex<Option<Cursor>>,
 }
 
 impl Conn {
@@ -235,28 +238,67 @@ impl Room {
         }
     }
 
-    /// Answers `room.resume`: replays what the client missed (or `room.resync`),
-    /// then lets live stream frames flow to it.
+    /// Answers `room.resume`: sends `room.resync` for what the ring no longer
+    /// holds and starts a paced replay of the rest ([`Room::pump_replay`]
+    /// streams it as the socket drains; live stream frames flow once it has
+    /// caught up). A host gets no replay: it is the source.
     pub(crate) fn resume(&self, conn: &Conn, resume: &Resume) {
         let mut ring = lock(&self.ring);
-        if conn.role != Role::Host {
-            let rep = ring.replay(resume, Instant::now());
-            tracing::debug!(conn = conn.id, room = %self.id, frames = rep.frames.len(), resync = rep.resync.len(), "resume");
-            if !rep.resync.is_empty() {
-                let r = Resync {
-                    streams: rep.resync,
-                    reason: "the relay no longer holds the chunks you missed; ask the host for a snapshot".into(),
-                };
-                if let Ok(f) = Frame::control_frame(FrameType::RoomResync, &self.id, None, &r) {
-                    conn.outbox.push(f.bytes().clone());
-                }
-            }
-            for f in rep.frames {
-                conn.outbox.push(f.bytes().clone());
-            }
+        if conn.role == Role::Host {
+            conn.outbox.set_resumed();
+            return;
         }
-        conn.outbox.set_resumed();
+        let (cursor, resync) = ring.start(resume, Instant::now());
+        tracing::debug!(conn = conn.id, room = %self.id, held = ring.len(), resync = resync.len(), "resume");
+        self.send_resync(conn, resync);
+        conn.outbox.set_replaying();
+        *lock(&conn.replay) = Some(cursor);
         drop(ring);
+        conn.outbox.notify.notify_one();
+    }
+
+    fn send_resync(&self, conn: &Conn, streams: Vec<String>) {
+        if streams.is_empty() {
+            return;
+        }
+        add(&conn.outbox.metrics.replay_misses, streams.len());
+        let r = Resync {
+            streams,
+            reason: "the relay no longer holds the chunks you missed; ask the host for a snapshot"
+                .into(),
+        };
+        if let Ok(f) = Frame::control_frame(FrameType::RoomResync, &self.id, None, &r) {
+            conn.outbox.push(f.bytes().clone());
+        }
+    }
+
+    /// Queues the next ~`budget` bytes of `conn`'s replay, if one is running.
+    /// When the replay reaches the ring's head the client is marked resumed
+    /// under the ring lock, so no live frame is lost or sent twice.
+    pub(crate) fn pump_replay(&self, conn: &Conn, budget: usize) {
+        let mut ring = lock(&self.ring);
+        let mut slot = lock(&conn.replay);
+        let Some(cursor) = slot.as_mut() else {
+            return;
+        };
+        let pulled = ring.pull(cursor, budget, Instant::now());
+        self.send_resync(conn, pulled.resync);
+        add(&conn.outbox.metrics.replay_hits, pulled.frames.len());
+        for f in pulled.frames {
+            conn.outbox.push(f.bytes().clone());
+        }
+        if pulled.done {
+            *slot = None;
+            conn.outbox.set_resumed();
+        }
+        drop(slot);
+        drop(ring);
+        conn.outbox.notify.notify_one();
+    }
+
+    /// Whether `conn` has a replay in progress.
+    pub(crate) fn replaying(conn: &Conn) -> bool {
+        lock(&conn.replay).is_some()
     }
 
     /// Tells every local member that frames from other nodes may have been lost.

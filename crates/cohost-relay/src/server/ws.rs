@@ -1,15 +1,13 @@
 //! WebSocket upgrade, authentication and the per-connection loop.
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use axum::body::Body;
-use axum::extract::{Path, Request, State};
+use axum::extract::{ConnectInfo, Path, Request, State};
 use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use cohost_protocol::{
-    is_valid_id, may_send, route, Claims, ErrorCode, Frame, FrameType, Resume, Route, SUBPROTOCOL,
-    TOKEN_SUBPROTOCOL_PREFIX,
+    is_valid_id, Claims, ErrorCode, Frame, FrameType, SUBPROTOCOL, TOKEN_SUBPROTOCOL_PREFIX,
 };
 use futures::{SinkExt, StreamExt};
 use hyper::upgrade::{OnUpgrade, Upgraded};
@@ -20,11 +18,9 @@ use tokio_tungstenite::tungstenite::protocol::{CloseFrame, Role, WebSocketConfig
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::WebSocketStream;
 
+use super::admission::Admitted;
 use super::coalesce::Coalesce;
-use super::outbox::CloseReason;
-use super::room::{Arriving, Conn, Room};
-use super::{outbox::Outbox, RelayState};
-use crate::limits::{max_frame, RateLimiter};
+use super::RelayState;
 
 fn reject(status: StatusCode, msg: impl Into<String>) -> Response {
     let msg = msg.into();
@@ -79,6 +75,7 @@ fn handshake_key(req: &Request) -> Result<String, &'static str> {
 pub(crate) async fn ws_handler(
     State(state): State<Arc<RelayState>>,
     Path(room): Path<String>,
+    ConnectInfo(admitted): ConnectInfo<Admitted>,
     mut req: Request,
 ) -> Response {
     if req.uri().query().is_some_and(query_has_token) {
@@ -126,7 +123,10 @@ pub(crate) async fn ws_handler(
         .map(str::to_string);
     let claims = match token {
         Some(t) => match state.auth.verify(&t, &room) {
-            Ok(c) => Some(c),
+            Ok(c) => {
+                admitted.ticket.authenticated();
+                Some(c)
+            }
             Err(e) => return reject(StatusCode::UNAUTHORIZED, e.to_string()),
         },
         None => None,
@@ -170,9 +170,10 @@ pub(crate) async fn ws_handler(
                 return;
             }
         };
+        admitted.ticket.upgraded();
         let io = Coalesce::new(TokioIo::new(io), max_batch);
         let socket = WebSocketStream::from_raw_socket(io, Role::Server, Some(config)).await;
-        run(state, r, claims, socket).await;
+        super::conn::run(state, r, claims, socket, admitted).await;
     });
     let mut resp = Response::new(Body::empty());
     *resp.status_mut() = StatusCode::SWITCHING_PROTOCOLS;
@@ -192,7 +193,11 @@ pub(crate) async fn ws_handler(
 }
 
 /// Waits for the first-message token when none came in the handshake.
-async fn first_frame_auth(state: &RelayState, room: &str, socket: &mut Socket) -> Option<Claims> {
+pub(super) async fn first_frame_auth(
+    state: &RelayState,
+    room: &str,
+    socket: &mut Socket,
+) -> Option<Claims> {
     let deadline = state.config.limits.handshake_timeout;
     let msg = tokio::time::timeout(deadline, socket.next()).await;
     let token = match msg {
@@ -228,177 +233,4 @@ async fn first_frame_auth(state: &RelayState, room: &str, socket: &mut Socket) -
         })))
         .await;
     None
-}
-
-async fn run(
-    state: Arc<RelayState>,
-    arriving: Arriving,
-    claims: Option<Claims>,
-    mut socket: Socket,
-) {
-    let room: Arc<Room> = Arc::clone(&arriving);
-    let claims = match claims {
-        Some(c) => c,
-        None => match Box::pin(first_frame_auth(&state, &room.id, &mut socket)).await {
-            Some(c) => c,
-            None => return,
-        },
-    };
-    let l = &state.config.limits;
-    let conn = Arc::new(Conn {
-        id: state.next_conn_id(),
-        role: claims.role,
-        name: claims.sub,
-        outbox: Outbox::new(l.outbox_soft_bytes, l.outbox_hard_bytes),
-    });
-    let joined = room.join(&conn, l.max_participants_per_room);
-    drop(arriving); // a member now (or turned away): either way no longer arriving
-    let Some(joined) = joined else {
-        conn.error(&room.id, ErrorCode::RoomFull, "room is full".into(), None);
-        conn.outbox.close(CloseReason::SlowConsumer);
-        let _closed = socket.send(Message::Close(None)).await;
-        return;
-    };
-    tracing::info!(conn = conn.id, room = %room.id, role = %conn.role, "joined");
-    let _ = room.deliver(&joined, Some(conn.id));
-    state.publish(&room.id, &joined);
-    let mut limiter = RateLimiter::default();
-    loop {
-        tokio::select! {
-            _ = conn.outbox.notify.notified() => {
-                let batch = conn.outbox.take();
-                if batch.close != Some(CloseReason::SlowConsumer) {
-                    let mut ok = true;
-                    for b in batch.frames {
-                        if socket.feed(Message::Binary(b)).await.is_err() {
-                            ok = false;
-                            break;
-                        }
-                    }
-                    if !ok || socket.flush().await.is_err() {
-                        break;
-                    }
-                }
-                if let Some(reason) = batch.close {
-                    let (code, text) = match reason {
-                        CloseReason::SlowConsumer => (4408, "slow consumer: outbox over the hard limit"),
-                        CloseReason::RoomClosed => (4000, "room closed by host"),
-                        CloseReason::Shutdown => (1001, "relay shutting down"),
-                    };
-                    tracing::info!(conn = conn.id, room = %room.id, reason = text, "closing connection");
-                    let _closed = socket.send(Message::Close(Some(CloseFrame { code: CloseCode::from(code), reason: text.into() }))).await;
-                    linger(&mut socket).await;
-                    break;
-                }
-            }
-            msg = socket.next() => match msg {
-                Some(Ok(Message::Binary(b))) => on_frame(&state, &room, &conn, &mut limiter, b),
-                Some(Ok(Message::Text(_))) => conn.error(&room.id, ErrorCode::Malformed,
-                    "text messages are not frames; send binary envelopes (see cohost-protocol::envelope)".into(), None),
-                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break,
-                Some(Ok(_)) => {}
-            },
-        }
-    }
-    if let Some(left) = room.leave(&conn) {
-        let _ = room.deliver(&left, Some(conn.id));
-        state.publish(&room.id, &left);
-    }
-    tracing::info!(conn = conn.id, room = %room.id, "left");
-}
-
-/// After sending Close, reads (and discards) until the peer's Close or a short
-/// timeout, so unread client data does not turn the close into a TCP reset.
-async fn linger(socket: &mut Socket) {
-    let drain = async {
-        while let Some(Ok(m)) = socket.next().await {
-            if matches!(m, Message::Close(_)) {
-                break;
-            }
-        }
-    };
-    let _timed_out = tokio::time::timeout(std::time::Duration::from_secs(1), drain).await;
-}
-
-fn on_frame(
-    state: &RelayState,
-    room: &Room,
-    conn: &Conn,
-    limiter: &mut RateLimiter,
-    b: bytes::Bytes,
-) {
-    let l = &state.config.limits;
-    let len = b.len();
-    let limit = max_frame(l, conn.role);
-    if len > limit {
-        tracing::info!(conn = conn.id, room = %room.id, len, limit, "frame refused: too large");
-        return conn.error(&room.id, ErrorCode::TooLarge,
-            format!("frame of {len} bytes exceeds the {limit}-byte limit for {}; split it into smaller chunks", conn.role), None);
-    }
-    let frame = match Frame::decode(b) {
-        Ok(f) => f,
-        Err(e) => {
-            tracing::info!(conn = conn.id, room = %room.id, len, "frame refused: malformed envelope");
-            return conn.error(&room.id, ErrorCode::Malformed, e.to_string(), None);
-        }
-    };
-    let kind = frame.kind();
-    if frame.room() != room.id {
-        return conn.error(
-            &room.id,
-            ErrorCode::WrongRoom,
-            "frame names another room; a connection only speaks for the room of its token".into(),
-            Some(kind),
-        );
-    }
-    if !may_send(kind, conn.role) {
-        tracing::info!(conn = conn.id, room = %room.id, kind = %kind, role = %conn.role, "frame refused: forbidden");
-        return conn.error(
-            &room.id,
-            ErrorCode::Forbidden,
-            format!("a {} may not send {kind}; it was not delivered", conn.role),
-            Some(kind),
-        );
-    }
-    if !limiter.allow(l, kind, Instant::now()) {
-        return conn.error(
-            &room.id,
-            ErrorCode::RateLimited,
-            format!("too many {kind} frames; slow down and retry"),
-            Some(kind),
-        );
-    }
-    tracing::trace!(conn = conn.id, room = %room.id, kind = %kind, stream = ?frame.stream(), chunk = frame.chunk(), len, "frame");
-    match route(kind) {
-        Route::Relay => match kind {
-            FrameType::RoomResume => match frame.control::<Resume>() {
-                Ok(r) => room.resume(conn, &r),
-                Err(e) => conn.error(&room.id, ErrorCode::Malformed, e.to_string(), Some(kind)),
-            },
-            FrameType::RoomPing => {
-                // Echo the payload bytes back untouched (never decoded).
-                if let Ok(p) = Frame::build(
-                    FrameType::RoomPong,
-                    &room.id,
-                    None,
-                    frame.chunk(),
-                    &frame.payload(),
-                ) {
-                    conn.outbox.push(p.bytes().clone());
-                }
-            }
-            _ => {}
-        },
-        Route::Room | Route::ToHosts(_) => {
-            let out_kind = match route(kind) {
-                Route::ToHosts(t) => t,
-                _ => kind,
-            };
-            let stamped = frame.restamp(out_kind, conn.id, conn.role);
-            if let Err(e) = room.deliver(&stamped, Some(conn.id)) {
-                return conn.error(&room.id, ErrorCode::OutOfOrder, e.to_string(), Some(kind));
-            }
-            state.publish(&room.id, &stamped);
-        }
-    }
 }

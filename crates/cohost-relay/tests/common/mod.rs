@@ -20,7 +20,7 @@ pub const WAIT: Duration = Duration::from_secs(10);
 pub fn config() -> RelayConfig {
     RelayConfig {
         jwt_secret: Some(SECRET.to_vec()),
-        admin_secret: Some("admin-test-secret".into()),
+        admin_secret: Some("admin-test-secret-0123456789abcdef".into()),
         ..RelayConfig::default()
     }
 }
@@ -172,6 +172,35 @@ impl Peer {
         }
     }
 
+    /// Reads stream `stream` until chunk `last` arrives, the way a client
+    /// does: chunks must come in order without holes, and on a `room.gap`
+    /// it resumes from the last chunk it holds. Returns the number of gaps.
+    pub async fn read_stream_to(&mut self, stream: &str, last: u64) -> usize {
+        let mut have: Option<u64> = None;
+        let mut gaps = 0;
+        while have != Some(last) {
+            let f = self.recv().await;
+            match f.kind() {
+                FrameType::StreamChunk if f.stream() == Some(stream) => {
+                    assert_eq!(
+                        f.chunk(),
+                        have.map_or(0, |l| l + 1),
+                        "chunks arrive in order without holes"
+                    );
+                    have = Some(f.chunk());
+                }
+                FrameType::RoomGap => {
+                    gaps += 1;
+                    let from = have.map(|l| BTreeMap::from([(stream.to_string(), l)]));
+                    self.resume(&from.unwrap_or_default()).await;
+                }
+                FrameType::RoomResync => panic!("unexpected resync: {f:?}"),
+                _ => {}
+            }
+        }
+        gaps
+    }
+
     /// Asserts no frame of `kind` arrives within `d`.
     pub async fn assert_no(&mut self, kind: FrameType, d: Duration) {
         let end = tokio::time::Instant::now() + d;
@@ -197,4 +226,36 @@ pub fn b64url(data: &[u8]) -> String {
         }
     }
     out
+}
+
+/// Sends one raw HTTP/1.1 request (with `Connection: close`); returns (status, body).
+pub async fn http(addr: std::net::SocketAddr, request: &str) -> (u16, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut s = TcpStream::connect(addr).await.expect("connect");
+    s.write_all(request.as_bytes()).await.expect("write");
+    let mut out = String::new();
+    s.read_to_string(&mut out).await.expect("read");
+    let status = out
+        .split(' ')
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let body = out.split("\r\n\r\n").nth(1).unwrap_or("").to_string();
+    (status, body)
+}
+
+/// Minimal HTTP/1.1 GET; returns (status, body).
+pub async fn http_get(addr: std::net::SocketAddr, path: &str) -> (u16, String) {
+    http(
+        addr,
+        &format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"),
+    )
+    .await
+}
+
+/// The value of one sample (`name` with its labels, as printed) in Prometheus text.
+pub fn sample(text: &str, name: &str) -> f64 {
+    text.lines()
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no sample {name} in:\n{text}"))
 }
