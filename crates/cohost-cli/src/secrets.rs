@@ -121,9 +121,9 @@ impl Write for CleanStderr {
 /// Prints a line on stdout with every secret removed.
 #[macro_export]
 macro_rules! say {
-    () => { println!() };
+    () => { $crate::secrets::print_line(false, "") };
     ($($arg:tt)*) => {
-        println!("{}", cohost_core::sanitize::sanitize(&format!($($arg)*)))
+        $crate::secrets::print_line(false, &cohost_core::sanitize::sanitize(&format!($($arg)*)))
     };
 }
 
@@ -131,7 +131,20 @@ macro_rules! say {
 #[macro_export]
 macro_rules! say_err {
     ($($arg:tt)*) => {
-        eprintln!("{}", cohost_core::sanitize::sanitize(&format!($($arg)*)))
+        $crate::secrets::print_line(true, &cohost_core::sanitize::sanitize(&format!($($arg)*)))
+    };
+}
+
+/// Writes one line to stdout (or stderr), best effort: a reader that went
+/// away (`cohost agents | head -1`, a supervisor that read the banner) is no
+/// reason to panic or to stop serving.
+#[doc(hidden)]
+pub fn print_line(stderr: bool, line: &str) {
+    use std::io::Write;
+    let _ = if stderr {
+        writeln!(std::io::stderr(), "{line}")
+    } else {
+        writeln!(std::io::stdout(), "{line}")
     };
 }
 

@@ -362,3 +362,59 @@ fn share_join_and_relay_errors_are_reported_once_with_their_exit_code() {
         "{stderr}"
     );
 }
+
+/// `COHOST_RELAY_ADMIN_SECRET` alone overrides the secrets file, and a weak
+/// JWT secret from the environment stops `cohost relay` with a clear error.
+#[test]
+fn relay_secrets_from_the_environment_are_honoured_or_refused() {
+    let home = tempfile::tempdir().unwrap();
+    let secrets = home.path().join("relay-secrets.json");
+    let admin = "an-admin-secret-of-at-least-thirty-two-bytes";
+    let mut relay = Reaper(
+        cohost(home.path())
+            .args(["relay", "--port", "0", "--secrets"])
+            .arg(&secrets)
+            .env("COHOST_RELAY_ADMIN_SECRET", admin)
+            .env_remove("COHOST_RELAY_JWT_SECRET")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let relay_out = lines_of(relay.0.stdout.take().unwrap());
+    let listening = relay_out.recv_timeout(STEP).expect("relay starts");
+    let addr = listening
+        .strip_prefix("relay listening on ")
+        .expect("first line names the address")
+        .to_string();
+    // The file holds a generated admin secret; the environment's one wins.
+    let stored: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&secrets).unwrap()).unwrap();
+    assert_ne!(stored["admin_secret"].as_str(), Some(admin));
+    let host = cohost(home.path())
+        .args(["share", "--agent", "mock", "--relay", &addr, "--json"])
+        .args(["--admin-secret", admin])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut host = Reaper(host);
+    let host_out = lines_of(host.0.stdout.take().unwrap());
+    let first: serde_json::Value =
+        serde_json::from_str(&host_out.recv_timeout(STEP).expect("invites")).unwrap();
+    assert!(first["co_driver"].as_str().is_some(), "{first}");
+    drop(host);
+    drop(relay);
+
+    let weak = cohost(home.path())
+        .args(["relay", "--port", "0", "--secrets"])
+        .arg(&secrets)
+        .env("COHOST_RELAY_JWT_SECRET", "short")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(weak.status.code(), Some(3), "CONFIG_INVALID");
+    let err = String::from_utf8_lossy(&weak.stderr);
+    assert!(err.contains("COHOST_RELAY_JWT_SECRET"), "{err}");
+}

@@ -37,6 +37,6 @@ mod server;
 
 pub use broker::{Broker, MemoryBroker, RedisBroker};
 pub use client::{ClientConfig, ClientError, ClientEvent, RelayClient};
-pub use config::{Limits, Rate, RelayConfig};
+pub use config::{Limits, Rate, RelayConfig, DEFAULT_MAX_TOKEN_LIFETIME, MIN_SECRET_BYTES};
 pub use error::RelayError;
 pub use server::{Relay, RelayHandle};

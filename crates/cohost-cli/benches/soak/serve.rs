@@ -120,10 +120,28 @@ pub async fn soak(rigs: &Rigs, n: usize) -> bool {
     };
     let child = &mut server.0;
     let pid = child.id();
-    let mut line = String::new();
+    // The banner: the address, then the file holding the API's bearer token.
+    let (mut line, mut token_line) = (String::new(), String::new());
     if let Some(out) = child.stdout.take() {
-        let _ = BufReader::new(out).read_line(&mut line);
+        let mut out = BufReader::new(out);
+        let _ = out.read_line(&mut line);
+        let _ = out.read_line(&mut token_line);
     }
+    // cohost shows the home directory as `~`; the tree rig's HOME is known.
+    let home = rigs.tree.dir.path().join("home");
+    let token = token_line
+        .split_whitespace()
+        .find_map(|w| match w.strip_prefix("~/") {
+            Some(rest) => Some(home.join(rest)),
+            None => w.starts_with('/').then(|| std::path::PathBuf::from(w)),
+        })
+        .and_then(|path| std::fs::read_to_string(path).ok())
+        .map(|t| t.trim().to_string());
+    let Some(token) = token else {
+        println!("serve: no readable token file in {token_line:?}");
+        let _ = child.kill();
+        return false;
+    };
     let Some(addr) = line
         .split_whitespace()
         .find(|w| w.starts_with("http://"))
@@ -133,7 +151,17 @@ pub async fn soak(rigs: &Rigs, n: usize) -> bool {
         let _ = child.kill();
         return false;
     };
-    let client = || cohost_agents::http::client_builder().build().ok();
+    let client = || {
+        let mut headers = reqwest::header::HeaderMap::new();
+        headers.insert(
+            reqwest::header::AUTHORIZATION,
+            format!("Bearer {token}").parse().ok()?,
+        );
+        cohost_agents::http::client_builder()
+            .default_headers(headers)
+            .build()
+            .ok()
+    };
     let mut errors = Vec::new();
     // One warm-up session so lazily built state is in "before"; each phase
     // has its own client, dropped before measuring, so pooled keep-alive

@@ -41,6 +41,10 @@ pub struct RelayArgs {
     /// drained, so idle sockets keep none). 1 = one write per frame.
     #[arg(long, default_value_t = 64 * 1024, value_parser = clap::value_parser!(u32).range(1..))]
     write_batch: u32,
+    /// Longest lifetime, in seconds, of a room token the relay mints or
+    /// admits (a leaked invite must not stay good for years).
+    #[arg(long, env = "COHOST_RELAY_MAX_TOKEN_LIFETIME", default_value_t = cohost_relay::DEFAULT_MAX_TOKEN_LIFETIME.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
+    max_token_lifetime: u64,
 }
 
 /// The relay's persistent secrets. Generated on first start.
@@ -51,17 +55,6 @@ struct Secrets {
 }
 
 fn load_or_create(path: &PathBuf) -> Result<(Secrets, bool), String> {
-    if let Ok(env_admin) = std::env::var("COHOST_RELAY_ADMIN_SECRET") {
-        if let Ok(env_jwt) = std::env::var("COHOST_RELAY_JWT_SECRET") {
-            return Ok((
-                Secrets {
-                    admin_secret: env_admin,
-                    jwt_secret: env_jwt,
-                },
-                false,
-            ));
-        }
-    }
     match std::fs::read(path) {
         Ok(bytes) => serde_json::from_slice(&bytes)
             .map(|s| (s, false))
@@ -106,8 +99,12 @@ pub async fn run(args: RelayArgs) -> CmdResult {
         jwt_secret: Some(secrets.jwt_secret.clone().into_bytes()),
         public_authority: args.public.clone(),
         allowed_origins: args.origins.clone(),
+        max_token_lifetime: std::time::Duration::from_secs(args.max_token_lifetime),
         ..RelayConfig::default()
     };
+    // COHOST_RELAY_ADMIN_SECRET and COHOST_RELAY_JWT_SECRET each override the
+    // secrets file on their own (an empty or short one is refused by bind).
+    config.apply_env_secrets();
     if let Some(url) = &args.redis {
         let broker = RedisBroker::connect(url, "cohost").await.map_err(|e| {
             CohostError::new(ErrorCode::NetworkError, e.to_string())
