@@ -55,3 +55,10 @@ fn a_header_with_a_quote_streams_like_the_whole() {
 fn a_begin_line_inside_a_quoted_value_does_not_split_it() {
     assert_split_invariant("password:\"P-----BEGIN\" ");
 }
+
+/// fuzz (reported open on the previous stream rules): a header name inside a
+/// quoted password value must not cut the value apart.
+#[test]
+fn a_header_name_inside_a_quoted_value_streams_like_the_whole() {
+    assert_split_invariant("password: \"OPn Authorization: \0,\0\"\n \"");
+}
