@@ -44,6 +44,33 @@ impl Drop for Reaper {
     }
 }
 
+/// A standalone `cohost relay` keeping its secrets in `secrets`, with `env`
+/// set: the child, its stdout lines after the first, and its address.
+fn start_relay(
+    home: &std::path::Path,
+    secrets: &std::path::Path,
+    env: &[(&str, &str)],
+) -> (Reaper, std::sync::mpsc::Receiver<String>, String) {
+    let mut cmd = cohost(home);
+    cmd.args(["relay", "--port", "0", "--secrets"])
+        .arg(secrets)
+        .env_remove("COHOST_RELAY_ADMIN_SECRET")
+        .env_remove("COHOST_RELAY_JWT_SECRET")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut relay = Reaper(cmd.spawn().unwrap());
+    let out = lines_of(relay.0.stdout.take().unwrap());
+    let listening = out.recv_timeout(STEP).expect("relay starts");
+    let addr = listening
+        .strip_prefix("relay listening on ")
+        .expect("first line names the address")
+        .to_string();
+    (relay, out, addr)
+}
+
 /// Runs `cohost join INVITE --json --until-end EXTRA...` to the end of one
 /// turn (bounded) and returns the frames it printed. On timeout, panics with
 /// what the joiner and the host said.
@@ -196,21 +223,7 @@ fn co_driver_joins_suggests_and_sees_the_turn() {
 fn share_through_a_standalone_relay() {
     let home = tempfile::tempdir().unwrap();
     let secrets = home.path().join("relay-secrets.json");
-    let mut relay = Reaper(
-        cohost(home.path())
-            .args(["relay", "--port", "0", "--secrets"])
-            .arg(&secrets)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    let relay_out = lines_of(relay.0.stdout.take().unwrap());
-    let listening = relay_out.recv_timeout(STEP).expect("relay starts");
-    let addr = listening
-        .strip_prefix("relay listening on ")
-        .expect("first line names the address")
-        .to_string();
+    let (_relay, relay_out, addr) = start_relay(home.path(), &secrets, &[]);
     let secret_line = relay_out
         .recv_timeout(STEP)
         .expect("relay prints its secret");
@@ -370,23 +383,11 @@ fn relay_secrets_from_the_environment_are_honoured_or_refused() {
     let home = tempfile::tempdir().unwrap();
     let secrets = home.path().join("relay-secrets.json");
     let admin = "an-admin-secret-of-at-least-thirty-two-bytes";
-    let mut relay = Reaper(
-        cohost(home.path())
-            .args(["relay", "--port", "0", "--secrets"])
-            .arg(&secrets)
-            .env("COHOST_RELAY_ADMIN_SECRET", admin)
-            .env_remove("COHOST_RELAY_JWT_SECRET")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
+    let (relay, _out, addr) = start_relay(
+        home.path(),
+        &secrets,
+        &[("COHOST_RELAY_ADMIN_SECRET", admin)],
     );
-    let relay_out = lines_of(relay.0.stdout.take().unwrap());
-    let listening = relay_out.recv_timeout(STEP).expect("relay starts");
-    let addr = listening
-        .strip_prefix("relay listening on ")
-        .expect("first line names the address")
-        .to_string();
     // The file holds a generated admin secret; the environment's one wins.
     let stored: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&secrets).unwrap()).unwrap();
