@@ -9,12 +9,12 @@
 
 use cohost_cli::cmd;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use std::process::ExitCode;
 
 /// One port, many agents: drive AI coding agents and share sessions.
 #[derive(Debug, Parser)]
-#[command(name = "cohost", version, about, long_about = None)]
+#[command(name = "cohost", version, long_about = None, after_help = EXAMPLES)]
 struct Cli {
     /// Log filter for diagnostics on stderr (e.g. `debug`, `cohost_core=trace`).
     #[arg(long, global = true, env = "COHOST_LOG", default_value = "warn")]
@@ -23,6 +23,17 @@ struct Cli {
     #[command(subcommand)]
     command: Command,
 }
+
+/// Shown after `cohost --help`.
+const EXAMPLES: &str = "\
+Examples:
+  cohost run \"explain this repo\"              the first installed agent, else the built-in mock
+  cohost run --agent claude --approve ask \"add a test\"
+  cohost run --resume s-1a2b3c4d \"and now the tests\"
+  cohost agents                                what is installed, and how to fix what is not
+  cohost share --agent codex                   host a session; prints invites
+  cohost join 'cohost://127.0.0.1:7070/r-...#...'
+  cohost completions bash > ~/.local/share/bash-completion/completions/cohost";
 
 #[derive(Debug, Subcommand)]
 enum Command {
@@ -56,6 +67,13 @@ enum Command {
     Sessions(cmd::sessions::SessionsArgs),
     /// Serve the local settings and sessions API on 127.0.0.1.
     Serve(cmd::serve::ServeArgs),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    Completions {
+        /// The shell to complete for.
+        shell: clap_complete::Shell,
+    },
+    /// Print cohost's man page (roff) on stdout: `cohost man | man -l -`.
+    Man,
 }
 
 impl Command {
@@ -75,7 +93,9 @@ impl Command {
             | Command::Config(_)
             | Command::Hooks(_)
             | Command::HookEvent(_)
-            | Command::Serve(_) => false,
+            | Command::Serve(_)
+            | Command::Completions { .. }
+            | Command::Man => false,
         }
     }
 }
@@ -131,6 +151,16 @@ fn main() -> ExitCode {
             Command::HookEvent(args) => cmd::hooks::hook_event(args).await,
             Command::Sessions(args) => cmd::sessions::run(args).await,
             Command::Serve(args) => cmd::serve::run(args).await,
+            Command::Completions { shell } => {
+                clap_complete::generate(
+                    shell,
+                    &mut Cli::command(),
+                    "cohost",
+                    &mut std::io::stdout(),
+                );
+                Ok(0)
+            }
+            Command::Man => man_page(),
         }
     });
     // Agents' process groups die with us even on an error path.
@@ -140,4 +170,16 @@ fn main() -> ExitCode {
     // The one place a command's failure is shown (human, or JSON under --json).
     let code = cohost_cli::exit::report(result, json);
     ExitCode::from(cohost_cli::signals::exit_code(code))
+}
+
+/// `cohost man`: the man page of the whole command line.
+fn man_page() -> cohost_cli::exit::CmdResult {
+    let mut out = Vec::new();
+    clap_mangen::Man::new(Cli::command())
+        .render(&mut out)
+        .map_err(|e| cohost_cli::exit::internal(format!("cannot render the man page: {e}")))?;
+    use std::io::Write;
+    // Best effort: `cohost man | head` closes the pipe early.
+    let _ = std::io::stdout().write_all(&out);
+    Ok(0)
 }

@@ -494,3 +494,46 @@ fn tools_file_reaches_an_api_provider_and_agents_refuse_it() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// What a new user meets first: an about line for users, examples, shell
+/// completions and a man page.
+#[test]
+fn help_completions_and_man_page() {
+    let home = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_cohost"))
+            .args(args)
+            .env_clear()
+            .env("HOME", home.path())
+            .env("PATH", "/usr/bin:/bin")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let help = run(&["--help"]);
+    assert!(
+        help.starts_with("One port, many agents"),
+        "the about line speaks to users: {help}"
+    );
+    assert!(!help.contains("composition root"), "{help}");
+    assert!(
+        help.contains("Examples:") && help.contains("cohost run"),
+        "{help}"
+    );
+    let bash = run(&["completions", "bash"]);
+    assert!(
+        bash.contains("_cohost()") && bash.contains("complete -F"),
+        "{bash}"
+    );
+    assert!(bash.contains("share") && bash.contains("--agent"), "{bash}");
+    for shell in ["zsh", "fish", "powershell"] {
+        assert!(run(&["completions", shell]).contains("cohost"), "{shell}");
+    }
+    let man = run(&["man"]);
+    assert!(
+        man.starts_with(".ie") || man.contains(".TH cohost"),
+        "{man}"
+    );
+    assert!(man.contains("share"), "subcommands are in the man page");
+}
