@@ -11,6 +11,10 @@ pub const USAGE: u8 = 2;
 pub const INTERRUPTED: u8 = 130;
 /// Exit code when the agent stopped at its turn limit.
 pub const MAX_TURNS: u8 = 9;
+/// Exit code of `cohost doctor` when it found something to fix (a broken
+/// config or hook file, a provider that failed or is blocked); notes such as
+/// an unset optional API key do not count.
+pub const DOCTOR_PROBLEMS: u8 = 10;
 
 /// The exit code of an error class. One code per class keeps scripts simple:
 /// they rarely care whether the key was missing or expired, only that the

@@ -537,3 +537,46 @@ fn help_completions_and_man_page() {
     );
     assert!(man.contains("share"), "subcommands are in the man page");
 }
+
+/// `doctor` on a fresh machine: unset optional keys are notes (exit 0), a
+/// missing CLI gets its install line, no progress line off a terminal; a
+/// broken config is reported (exit 10) and the rest is still checked.
+#[test]
+fn doctor_exits_zero_on_a_fresh_machine_and_reports_a_broken_config() {
+    let home = tempfile::tempdir().unwrap();
+    let doctor = || {
+        Command::new(env!("CARGO_BIN_EXE_cohost"))
+            .arg("doctor")
+            .env_clear()
+            .env("HOME", home.path())
+            .env("PATH", "/usr/bin:/bin")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let out = doctor();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(stdout.contains("No problems found"), "{stdout}");
+    assert!(
+        stdout.contains("install: "),
+        "missing CLIs say how to install: {stdout}"
+    );
+    assert!(
+        !stderr.contains("probing"),
+        "no progress off a terminal: {stderr}"
+    );
+
+    let cfg = home.path().join(".config/cohost");
+    std::fs::create_dir_all(&cfg).unwrap();
+    std::fs::write(cfg.join("config.toml"), "[slots.summary\nprovider = 1\n").unwrap();
+    let out = doctor();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(10), "{stdout}");
+    assert!(stdout.contains("CONFIG_INVALID"), "{stdout}");
+    assert!(
+        stdout.contains("providers:") && stdout.contains("mock"),
+        "{stdout}"
+    );
+}

@@ -91,6 +91,15 @@ impl HostConfig {
         })
     }
 
+    /// An empty config for `path`: what checks go on with when the file
+    /// itself cannot be read or parsed (the error is reported separately).
+    pub fn empty(path: &Path) -> HostConfig {
+        HostConfig {
+            path: path.to_path_buf(),
+            doc: DocumentMut::new(),
+        }
+    }
+
     /// The file this config came from.
     pub fn path(&self) -> &Path {
         &self.path

@@ -2,11 +2,11 @@
 
 use clap::Args;
 use cohost_host::hooks::{self, HookAgent};
-use cohost_host::{provider_status, slots, StatusValue};
-use std::io::Write;
+use cohost_host::{provider_status, slots, HostConfig, StatusValue};
+use std::io::{IsTerminal, Write};
 
 use crate::cmd::agents::enum_name;
-use crate::exit::CmdResult;
+use crate::exit::{CmdResult, DOCTOR_PROBLEMS};
 use crate::hostctx;
 
 /// Arguments of `cohost doctor`.
@@ -17,15 +17,31 @@ pub struct DoctorArgs {
     pub json: bool,
 }
 
-/// Run the checks; exit 0 when nothing needs fixing, 1 otherwise.
+/// Whether a provider's status is something to fix rather than a note: an
+/// agent that is not installed or not logged in, or an API key that is not
+/// set, only matters for the providers someone uses.
+fn is_problem(status: &StatusValue) -> bool {
+    matches!(status, StatusValue::Failed | StatusValue::Blocked)
+}
+
+/// Run the checks; exit 0 when cohost can do its job (notes do not count),
+/// [`DOCTOR_PROBLEMS`] when something needs fixing.
 pub async fn run(args: DoctorArgs) -> CmdResult {
-    let (host, cfg) = hostctx::host_and_config()?;
+    let host = hostctx::host()?;
+    // A broken config is a finding, not a reason to check nothing else.
+    let (cfg, config_check) = match host.config() {
+        Ok(cfg) => {
+            let check = slots::validate_config(&host, &cfg);
+            (cfg, check)
+        }
+        Err(e) => (HostConfig::empty(&host.paths.config_file), Err(e)),
+    };
     let mut problems = 0;
-    let config_check = slots::validate_config(&host, &cfg);
     let ids = host.known_ids(&cfg);
     let mut statuses = Vec::new();
+    let progress = !args.json && std::io::stderr().is_terminal();
     for (i, id) in ids.iter().enumerate() {
-        if !args.json {
+        if progress {
             eprint!("\rprobing {:<16} ({}/{})", id, i + 1, ids.len());
             let _ = std::io::stderr().flush();
         }
@@ -33,7 +49,7 @@ pub async fn run(args: DoctorArgs) -> CmdResult {
             statuses.push(s);
         }
     }
-    if !args.json {
+    if progress {
         eprint!("\r{:<40}\r", "");
     }
     let exe = hostctx::current_exe();
@@ -52,7 +68,10 @@ pub async fn run(args: DoctorArgs) -> CmdResult {
             }).collect::<Vec<_>>(),
         });
         crate::say!("{v}");
-        return Ok(u8::from(config_check.is_err()));
+        let failed = config_check.is_err()
+            || statuses.iter().any(|s| is_problem(&s.status))
+            || hook_states.iter().any(|(_, s)| s.is_err());
+        return Ok(if failed { DOCTOR_PROBLEMS } else { 0 });
     }
 
     crate::say!("config: {}", host.paths.config_file.display());
@@ -67,17 +86,17 @@ pub async fn run(args: DoctorArgs) -> CmdResult {
         }
     }
     crate::say!("\nproviders:");
+    let mut notes = 0;
     for s in &statuses {
         let mark = match s.status {
             StatusValue::Ready => "✔",
-            StatusValue::Missing | StatusValue::Unknown | StatusValue::Installed => "·",
-            _ => "✖",
+            _ if is_problem(&s.status) => "✖",
+            _ => "·",
         };
-        if matches!(
-            s.status,
-            StatusValue::NeedsAuth | StatusValue::Failed | StatusValue::Blocked
-        ) {
+        if is_problem(&s.status) {
             problems += 1;
+        } else if s.status == StatusValue::NeedsAuth {
+            notes += 1;
         }
         crate::say!(
             "  {mark} {:<14} {:<10} {}",
@@ -86,9 +105,13 @@ pub async fn run(args: DoctorArgs) -> CmdResult {
             s.message
         );
         if let Some(f) = &s.suggested_fix {
-            if s.status != StatusValue::Missing {
-                crate::say!("      fix: {f}");
-            }
+            // A missing CLI's fix is how to install it.
+            let label = if s.status == StatusValue::Missing {
+                "install"
+            } else {
+                "fix"
+            };
+            crate::say!("      {label}: {f}");
         }
     }
     crate::say!("\nhooks:");
@@ -110,13 +133,18 @@ pub async fn run(args: DoctorArgs) -> CmdResult {
             }
         }
     }
+    let notes = if notes == 0 {
+        String::new()
+    } else {
+        format!(" ({notes} provider(s) need a key or a login before you can use them)")
+    };
     crate::say!(
-        "\n{}",
+        "\n{}{notes}",
         if problems == 0 {
-            "No problems found.".to_string()
+            "No problems found: cohost can run.".to_string()
         } else {
             format!("{problems} problem(s) found; see the fixes above.")
         }
     );
-    Ok(u8::from(problems > 0))
+    Ok(if problems == 0 { 0 } else { DOCTOR_PROBLEMS })
 }
