@@ -5,17 +5,15 @@
 // nothing here is API.
 #![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use cohost_cli::multiplayer::host::{HostBridge, HostInput, HostNotice, SuggestionPolicy};
+use cohost_cli::multiplayer::host::{HostInput, HostNotice};
 use cohost_cli::multiplayer::participant;
-use cohost_core::mock::{MockFactory, MockOptions};
-use cohost_core::{AdapterConfig, HostSession, Policy, SessionOptions};
-use cohost_protocol::{FrameType, Role};
-use cohost_relay::{ClientEvent, Relay, RelayClient, RelayConfig};
-use tokio::sync::mpsc;
+use cohost_protocol::FrameType;
+use cohost_relay::{ClientEvent, RelayClient};
 use tokio::time::timeout;
+
+mod room_support;
 
 const T: Duration = Duration::from_secs(20);
 
@@ -49,45 +47,14 @@ async fn collect_turn(
 
 #[tokio::test]
 async fn co_driver_suggests_host_runs_everyone_sees_every_chunk() {
-    let relay = Relay::bind(RelayConfig::default()).await.unwrap();
-    let room = relay.create_room(None).unwrap();
-    let invite = |role, name| {
-        relay
-            .mint_invite(&room, role, 600, name)
-            .unwrap()
-            .to_string()
-    };
-    let host_client = RelayClient::connect_invite(&invite(Role::Host, "host"))
-        .await
-        .unwrap();
-    let mut co = RelayClient::connect_invite(&invite(Role::CoDriver, "ana"))
-        .await
-        .unwrap();
-    let mut viewer = RelayClient::connect_invite(&invite(Role::Viewer, "vic"))
-        .await
-        .unwrap();
-
-    let factory = Arc::new(MockFactory::new(MockOptions {
-        chunk_delay: Duration::from_millis(15),
-        ..MockOptions::default()
-    }));
-    let mut session = HostSession::new(
-        factory,
-        AdapterConfig::default(),
-        Arc::new(Policy::AllowAll),
-        SessionOptions::default(),
-    );
-    session.start().await.unwrap();
-    let (notice_tx, mut notices) = mpsc::unbounded_channel();
-    let (input_tx, input_rx) = mpsc::unbounded_channel();
-    let bridge = HostBridge::new(
-        session.into(),
-        host_client,
-        SuggestionPolicy::Ask,
-        None,
-        notice_tx,
-    );
-    let host = tokio::spawn(bridge.run(input_rx));
+    let room_support::Room {
+        relay,
+        host,
+        input: input_tx,
+        mut notices,
+        mut co,
+        mut viewer,
+    } = room_support::room(Duration::from_millis(15)).await;
 
     // The viewer may not suggest: the relay refuses it and the host never hears of it.
     participant::suggest(&viewer, "rm -rf / [mock:text]", Some("vic"))

@@ -4,18 +4,16 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use cohost_cli::multiplayer::host::{HostBridge, HostInput, HostNotice, SuggestionPolicy};
+use cohost_cli::multiplayer::host::{HostInput, HostNotice};
 use cohost_cli::multiplayer::participant;
-use cohost_core::mock::{MockFactory, MockOptions};
 use cohost_core::sanitize::corpus;
-use cohost_core::{AdapterConfig, HostSession, Policy, SessionOptions};
-use cohost_protocol::{Frame, Role};
-use cohost_relay::{ClientEvent, Relay, RelayClient, RelayConfig};
-use tokio::sync::mpsc;
+use cohost_protocol::Frame;
+use cohost_relay::{ClientEvent, RelayClient};
 use tokio::time::timeout;
+
+mod room_support;
 
 const T: Duration = Duration::from_secs(20);
 
@@ -32,44 +30,14 @@ async fn next_frame(c: &mut RelayClient) -> Frame {
 
 #[tokio::test]
 async fn room_payloads_hold_no_secret_and_chat_is_inert_and_stamped() {
-    let relay = Relay::bind(RelayConfig::default()).await.unwrap();
-    let room = relay.create_room(None).unwrap();
-    let invite = |role, name| {
-        relay
-            .mint_invite(&room, role, 600, name)
-            .unwrap()
-            .to_string()
-    };
-    let host_client = RelayClient::connect_invite(&invite(Role::Host, "host"))
-        .await
-        .unwrap();
-    let mut co = RelayClient::connect_invite(&invite(Role::CoDriver, "ana"))
-        .await
-        .unwrap();
-    let viewer = RelayClient::connect_invite(&invite(Role::Viewer, "vic"))
-        .await
-        .unwrap();
-    let factory = Arc::new(MockFactory::new(MockOptions {
-        chunk_delay: Duration::ZERO,
-        ..MockOptions::default()
-    }));
-    let mut session = HostSession::new(
-        factory,
-        AdapterConfig::default(),
-        Arc::new(Policy::AllowAll),
-        SessionOptions::default(),
-    );
-    session.start().await.unwrap();
-    let (notice_tx, mut notices) = mpsc::unbounded_channel();
-    let (input_tx, input_rx) = mpsc::unbounded_channel();
-    let bridge = HostBridge::new(
-        session.into(),
-        host_client,
-        SuggestionPolicy::Ask,
-        None,
-        notice_tx,
-    );
-    let host = tokio::spawn(bridge.run(input_rx));
+    let room_support::Room {
+        relay,
+        host,
+        input: input_tx,
+        mut notices,
+        mut co,
+        viewer,
+    } = room_support::room(Duration::ZERO).await;
 
     // The host runs a prompt full of secrets; the co-driver sees the turn.
     input_tx
