@@ -9,6 +9,7 @@
 //! model = "sonnet"
 //! enabled = true
 //! env = { ANTHROPIC_BASE_URL = "http://127.0.0.1:8080" }
+//! pass_env = ["VAULT_TOKEN", "AWS_*"] # cohost's variables the agent gets
 //!
 //! [providers.my-proxy]        # a user-defined OpenAI-compatible API
 //! kind = "api"
@@ -48,6 +49,9 @@ pub struct ProviderSettings {
     pub key_env: Option<String>,
     /// Models a user-defined provider serves.
     pub models: Vec<String>,
+    /// Variables of cohost's own environment passed to the agent: exact
+    /// names, or `PREFIX_*` for every variable starting with `PREFIX_`.
+    pub pass_env: Vec<String>,
 }
 
 /// The config file: its path, text and editable document.
@@ -233,15 +237,17 @@ impl HostConfig {
                     .collect()
             })
             .unwrap_or_default();
-        let models = self
-            .item(&key("models"))
-            .and_then(Item::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(|v| v.as_str().map(str::to_string))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let strings = |k: &str| -> Vec<String> {
+            self.item(&key(k))
+                .and_then(Item::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|v| v.as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let models = strings("models");
         ProviderSettings {
             binary: self.get_str(&key("binary")).map(PathBuf::from),
             model: self.get_str(&key("model")),
@@ -256,6 +262,7 @@ impl HostConfig {
             kind: self.get_str(&key("kind")),
             key_env: self.get_str(&key("key_env")),
             models,
+            pass_env: strings("pass_env"),
         }
     }
 

@@ -10,6 +10,7 @@
 //! "fixture-only" come from public docs and were never run on a test
 //! machine.
 
+pub mod config_env;
 mod data;
 mod flags;
 mod pins;

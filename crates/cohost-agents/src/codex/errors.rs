@@ -11,6 +11,9 @@ use crate::process::classify_stderr;
 
 /// Map a codex error (message + optional `codexErrorInfo`) to a [`CohostError`].
 pub fn map_error(message: &str, info: &Value) -> CohostError {
+    if let Some(var) = missing_variable(message) {
+        return missing_env_error(&var);
+    }
     let code = code_from_info(info)
         .or_else(|| classify_stderr(message))
         .unwrap_or(ErrorCode::NetworkError);
@@ -29,6 +32,27 @@ pub fn map_error(message: &str, info: &Value) -> CohostError {
         _ => "check the model provider's base_url in $CODEX_HOME/config.toml and retry",
     };
     CohostError::new(code, format!("codex: {message}")).with_fix(fix)
+}
+
+/// The variable of codex's "Missing environment variable: `NAME`." (a
+/// model provider's `env_key` that is not set).
+fn missing_variable(message: &str) -> Option<String> {
+    let rest = message.split_once("Missing environment variable")?.1;
+    let name = rest.split('`').nth(1)?;
+    (!name.is_empty()).then(|| name.to_string())
+}
+
+/// AUTH_REQUIRED naming the unset variable a codex model provider reads its
+/// key from, and how to set it. cohost passes every variable codex's config
+/// names, so the variable is unset where cohost itself runs.
+pub fn missing_env_error(var: &str) -> CohostError {
+    CohostError::new(
+        ErrorCode::AuthRequired,
+        format!("codex: the model provider's key variable `{var}` is not set"),
+    )
+    .with_fix(format!(
+        "export {var}=<key> in the shell you start cohost from (the provider's env_key in $CODEX_HOME/config.toml names it), or set it under [providers.codex] env in cohost's config"
+    ))
 }
 
 fn code_from_info(info: &Value) -> Option<ErrorCode> {
@@ -86,6 +110,17 @@ mod tests {
         assert_eq!(e.code, ErrorCode::RateLimited);
         assert!(e.retryable);
         assert!(e.suggested_fix.is_some());
+    }
+
+    #[test]
+    fn missing_env_key_is_auth_required_naming_it() {
+        let e = map_error(
+            "Missing environment variable: `MY_PROVIDER_KEY`.",
+            &Value::Null,
+        );
+        assert_eq!(e.code, ErrorCode::AuthRequired);
+        assert!(e.message.contains("MY_PROVIDER_KEY"), "{}", e.message);
+        assert!(e.suggested_fix.unwrap().contains("export MY_PROVIDER_KEY="));
     }
 
     #[test]

@@ -114,6 +114,7 @@ pub fn classify_stderr(text: &str) -> Option<ErrorCode> {
             "api key not found",
             "missing api key",
             "no api key",
+            "missing environment variable",
         ])
     {
         return Some(ErrorCode::AuthRequired);

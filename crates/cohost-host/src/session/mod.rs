@@ -12,6 +12,7 @@
 //! event stream through [`OpenSession::prompt`].
 
 mod open;
+mod pass_env;
 
 pub use open::OpenSession;
 
@@ -321,6 +322,13 @@ pub fn prepare(
         }
     }
     config.cwd = cwd.clone();
+    pass_env::apply(
+        &host.env,
+        &descriptor.id,
+        &cfg.provider(&descriptor.id).pass_env,
+        &mut config,
+        cfg.path(),
+    )?;
     config.approval = req.approvals.mode;
     config.tools = tools;
     config.model = req.model.or(config.model);
