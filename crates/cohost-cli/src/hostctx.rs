@@ -5,10 +5,11 @@ use cohost_host::{DiscoveryEnv, Host, HostConfig};
 
 /// The registry plus the process environment.
 pub fn host() -> Result<Host, CohostError> {
-    Ok(Host::new(
-        crate::providers::registry()?,
-        DiscoveryEnv::from_process(),
-    ))
+    let host = Host::new(crate::providers::registry()?, DiscoveryEnv::from_process());
+    // `--version`/`--help` answers survive this process: the next run,
+    // share or serve session skips those probes.
+    cohost_agents::process::set_probe_cache_file(Some(host.paths.state_dir.join("probes.json")));
+    Ok(host)
 }
 
 /// The host and its loaded config.

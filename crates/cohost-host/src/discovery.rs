@@ -206,38 +206,22 @@ pub async fn discover_cli(
     if entry.version_args.is_empty() {
         return d;
     }
-    let cache_file = env.paths().state_dir.join("versions.json");
-    let cache_key = crate::version_cache::key(&path);
-    let remembered = cache_key
-        .as_deref()
-        .and_then(|k| crate::version_cache::get(&cache_file, k));
-    let probed = match remembered {
-        Some(text) => Ok((text, true)),
-        None => {
-            let mut policy = EnvPolicy::with_prefixes(entry.env_prefixes.iter().copied());
-            policy.extend(env.child_overlay().iter());
-            probe(
-                entry.id,
-                &path,
-                entry.version_args,
-                &policy,
-                timeouts.version,
-            )
-            .await
-            .map(|out| {
-                if out.success && Version::find_in(&out.text).is_some() {
-                    if let Some(k) = &cache_key {
-                        crate::version_cache::put(&cache_file, k, &out.text);
-                    }
-                }
-                (out.text, out.success)
-            })
-        }
-    };
+    // Clean answers are remembered by binary identity (the probe cache).
+    let mut policy = EnvPolicy::with_prefixes(entry.env_prefixes.iter().copied());
+    policy.extend(env.child_overlay().iter());
+    let probed = probe(
+        entry.id,
+        &path,
+        entry.version_args,
+        &policy,
+        timeouts.version,
+    )
+    .await
+    .map(|out| (out.text, out.success));
     match probed {
         Ok((text, success)) => {
             let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-            d.version_display = Some(sanitize(first.trim()));
+            d.version_display = Some(sanitize(&version_line(&text)));
             match Version::find_in(&text).filter(|_| success) {
                 Some(v) => {
                     d.version = Some(v);
@@ -268,6 +252,18 @@ pub async fn discover_cli(
         Err(e) => d.version_error = Some(e),
     }
     d
+}
+
+/// The line of a `--version` answer that holds the version (codex warns
+/// first), without the sentence's full stop (`GitHub Copilot CLI 1.0.102.`).
+fn version_line(text: &str) -> String {
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let line = lines
+        .clone()
+        .find(|l| Version::find_in(l).is_some())
+        .or_else(|| lines.next())
+        .unwrap_or("");
+    line.trim_end_matches('.').trim_end().to_string()
 }
 
 /// Probe a model server: the configured endpoint, else the vendor's

@@ -72,7 +72,8 @@ impl Host {
     /// Facts about `id`, or PROVIDER_NOT_FOUND listing known ids.
     pub fn facts(&self, cfg: &HostConfig, id: &str) -> Result<ProviderFacts, CohostError> {
         let descriptor = self.registry.get(id).ok().map(|f| f.descriptor());
-        let cli = catalog::cli(id);
+        // ACP variants are discovered and signed in through their base CLI.
+        let cli = catalog::cli(id).or_else(|| catalog::acp_base(id));
         let server = catalog::server(id);
         let user_defined = cfg.user_defined_providers().iter().any(|u| u == id);
         let kind = match (&descriptor, cli, server) {

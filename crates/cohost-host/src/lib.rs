@@ -26,7 +26,6 @@ pub mod smoke;
 pub mod status;
 pub mod store;
 pub mod tools;
-mod version_cache;
 
 pub use approvals::PendingApprovals;
 pub use config::{HostConfig, ProviderSettings};

@@ -2,7 +2,7 @@
 //! test, reduced to one value with a message and a suggested fix.
 
 use cohost_agents::catalog::{self, CliEntry};
-use cohost_agents::process::{probe, EnvPolicy};
+use cohost_agents::process::{find_on_path, probe, EnvPolicy};
 use cohost_core::{sanitize, Capabilities, CohostError, ErrorCode, ProviderKind, SupportTier};
 use serde::Serialize;
 
@@ -89,6 +89,51 @@ pub struct ProviderStatus {
 /// Words in an `auth status` answer that mean a policy refuses the login.
 const POLICY_WORDS: [&str; 3] = ["policy", "not allowed by your organization", "blocked"];
 
+/// Credentials visible without running anything: a variable, then a file.
+pub(crate) fn visible_credentials(
+    host: &Host,
+    entry: &CliEntry,
+    settings: &ProviderSettings,
+) -> Option<AuthState> {
+    for var in entry.auth.env_vars {
+        if host.env.var(var).is_some() || settings.env.get(*var).is_some_and(|v| !v.is_empty()) {
+            return Some(AuthState::Present {
+                how: format!("${var}"),
+            });
+        }
+    }
+    for rel in entry.auth.credential_files {
+        if host.env.home_join(rel).is_some_and(|p| p.is_file()) {
+            return Some(AuthState::Present {
+                how: format!("~/{rel}"),
+            });
+        }
+    }
+    None
+}
+
+/// The binary that answers the status command: the wrapped CLI for a
+/// wrapper that logs in through it (`claude-code-acp` → `claude`), so both
+/// get one verdict from one credential source; else the CLI itself.
+pub(crate) fn status_binary(
+    host: &Host,
+    entry: &CliEntry,
+    discovery: &Discovery,
+) -> Option<std::path::PathBuf> {
+    match entry.login_binary {
+        Some(name) => find_on_path(name, host.env.path.as_deref()),
+        None => discovery.command.clone(),
+    }
+}
+
+/// The narrow environment of a status probe.
+pub(crate) fn probe_env(host: &Host, entry: &CliEntry, settings: &ProviderSettings) -> EnvPolicy {
+    let mut policy = EnvPolicy::with_prefixes(entry.env_prefixes.iter().copied());
+    policy.extend(host.env.child_overlay().iter());
+    policy.extend(settings.env.iter());
+    policy
+}
+
 /// Detect credentials for a CLI: variables, then files, then its local
 /// status command (bounded; never a model call).
 pub async fn detect_auth(
@@ -97,21 +142,11 @@ pub async fn detect_auth(
     discovery: &Discovery,
     settings: &ProviderSettings,
 ) -> AuthState {
-    for var in entry.auth.env_vars {
-        if host.env.var(var).is_some() || settings.env.get(*var).is_some_and(|v| !v.is_empty()) {
-            return AuthState::Present {
-                how: format!("${var}"),
-            };
-        }
+    if let Some(found) = visible_credentials(host, entry, settings) {
+        return found;
     }
-    for rel in entry.auth.credential_files {
-        if host.env.home_join(rel).is_some_and(|p| p.is_file()) {
-            return AuthState::Present {
-                how: format!("~/{rel}"),
-            };
-        }
-    }
-    let (Some(args), Some(bin)) = (entry.auth.status_args, discovery.command.as_ref()) else {
+    let bin = status_binary(host, entry, discovery);
+    let (Some(args), Some(bin)) = (entry.auth.status_args, bin.as_ref()) else {
         return if entry.auth.is_checkable() {
             AuthState::Missing {
                 reason: missing_reason(entry),
@@ -122,12 +157,10 @@ pub async fn detect_auth(
             }
         };
     };
-    let mut policy = EnvPolicy::with_prefixes(entry.env_prefixes.iter().copied());
-    policy.extend(host.env.child_overlay().iter());
-    policy.extend(settings.env.iter());
+    let policy = probe_env(host, entry, settings);
     match probe(entry.id, bin, args, &policy, host.timeouts.auth).await {
         Ok(out) if out.success => AuthState::Present {
-            how: format!("`{} {}`", entry.binaries[0], args.join(" ")),
+            how: format!("`{} {}`", status_command(entry), args.join(" ")),
         },
         Ok(out) => {
             let text = sanitize(out.text.trim());
@@ -146,6 +179,11 @@ pub async fn detect_auth(
     }
 }
 
+/// The command name the status probe runs.
+fn status_command(entry: &CliEntry) -> &'static str {
+    entry.login_binary.unwrap_or(entry.command())
+}
+
 fn missing_reason(entry: &CliEntry) -> String {
     let mut what: Vec<String> = entry
         .auth
@@ -155,7 +193,7 @@ fn missing_reason(entry: &CliEntry) -> String {
         .collect();
     what.extend(entry.auth.credential_files.iter().map(|f| format!("~/{f}")));
     if let Some(a) = entry.auth.status_args {
-        what.push(format!("`{} {}`", entry.binaries[0], a.join(" ")));
+        what.push(format!("`{} {}`", status_command(entry), a.join(" ")));
     }
     format!("no credentials found (checked {})", what.join(", "))
 }

@@ -23,6 +23,16 @@ pub static CLIS: &[CliEntry] = &[
     crate::acp::CODEX_ACP_SPEC,
 ];
 
+/// ACP modes of CLIs above (`gemini --acp`): the variant's id and its base
+/// CLI's. They have no entry of their own: the base CLI's binary, version,
+/// credentials and login are theirs.
+pub static ACP_BASES: &[(&str, &str)] = &[
+    ("gemini-acp", "gemini"),
+    ("qwen-acp", "qwen"),
+    ("opencode-acp", "opencode"),
+    ("copilot-acp", "copilot"),
+];
+
 /// Known local model servers.
 pub static SERVERS: &[ServerEntry] = &[
     ServerEntry {

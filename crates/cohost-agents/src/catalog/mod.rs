@@ -15,7 +15,7 @@ mod data;
 mod flags;
 mod pins;
 
-pub use data::{API_KEYS, CLIS, SERVERS};
+pub use data::{ACP_BASES, API_KEYS, CLIS, SERVERS};
 pub use flags::{ArgTemplate, FlagTable, PromptArg, QueryArgs, NO_FLAGS};
 pub use pins::{pinned_version, PINS_FILE};
 
@@ -257,6 +257,13 @@ pub struct ServerEntry {
 /// The CLI entry for a provider id.
 pub fn cli(id: &str) -> Option<&'static CliEntry> {
     CLIS.iter().find(|e| e.id == id)
+}
+
+/// The base CLI of an ACP variant without an entry of its own
+/// (`gemini-acp` → `gemini`), found and signed in through that CLI.
+pub fn acp_base(id: &str) -> Option<&'static CliEntry> {
+    let (_, base) = ACP_BASES.iter().find(|(variant, _)| *variant == id)?;
+    cli(base)
 }
 
 /// The flag table of a CLI; all-`None` for an unknown id (the drivers'

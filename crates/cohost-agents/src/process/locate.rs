@@ -185,8 +185,25 @@ pub struct ProbeOutput {
 
 /// Run `binary args…` with the narrow environment, at most `timeout`, and
 /// return its output. The whole group is killed on timeout, so a probe that
-/// hangs (an agent waiting for a login prompt) cannot leak.
+/// hangs (an agent waiting for a login prompt) cannot leak. Clean
+/// `--version`/`--help` answers are remembered by binary identity
+/// ([`super::set_probe_cache_file`]).
 pub async fn probe(
+    provider_id: &str,
+    binary: &Path,
+    args: &[&str],
+    env: &EnvPolicy,
+    timeout: Duration,
+) -> Result<ProbeOutput, CohostError> {
+    if let Some(out) = super::probe_cache::lookup(binary, args) {
+        return Ok(out);
+    }
+    let out = probe_uncached(provider_id, binary, args, env, timeout).await?;
+    super::probe_cache::remember(binary, args, &out);
+    Ok(out)
+}
+
+async fn probe_uncached(
     provider_id: &str,
     binary: &Path,
     args: &[&str],

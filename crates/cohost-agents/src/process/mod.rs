@@ -35,6 +35,7 @@ mod installed;
 mod launch;
 mod locate;
 pub(crate) mod oneshot;
+mod probe_cache;
 pub mod procfs;
 mod stderr;
 pub mod supervisor;
@@ -53,6 +54,7 @@ pub use locate::{
 /// For the fuzz targets in `fuzz/` only: the one-shot normalizers' line API.
 #[doc(hidden)]
 pub use oneshot::turn::TurnNormalizer;
+pub use probe_cache::{identity as binary_identity, set_cache_file as set_probe_cache_file};
 pub use stderr::{classify_stderr, StderrRing, DEFAULT_STDERR_BYTES};
 
 use cohost_core::{CohostError, ErrorCode};

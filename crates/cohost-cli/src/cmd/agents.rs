@@ -43,7 +43,11 @@ pub async fn run(args: AgentsArgs) -> CmdResult {
         let version = s
             .discovery
             .as_ref()
-            .and_then(|d| d.version_display.clone())
+            .and_then(|d| {
+                d.version
+                    .map(|v| v.to_string())
+                    .or_else(|| d.version_display.clone())
+            })
             .map(|v| {
                 v.split_whitespace()
                     .find(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()))

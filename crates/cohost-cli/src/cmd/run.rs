@@ -151,11 +151,8 @@ pub async fn run(args: RunArgs) -> CmdResult {
         SetupError::Tools(e) => Failure::usage(e),
         SetupError::Other(e) => Failure::from(e),
     })?;
-    if session.fell_back() {
-        eprintln!(
-            "cohost: no agent CLI found on PATH; using the built-in mock agent. \
-             Install one (see `cohost agents`) or pass --agent."
-        );
+    if let Some(note) = session.default_note() {
+        eprintln!("cohost: {note}");
     }
     session.start().await?;
     let record_id = session.record_id().unwrap_or_default().to_string();

@@ -214,8 +214,8 @@ pub async fn run(args: ShareArgs) -> CmdResult {
     req.model = args.target.model.clone();
     req.cwd = args.target.cwd.clone();
     let mut session = session::prepare(&host, &cfg, req).map_err(CohostError::from)?;
-    if session.fell_back() {
-        eprintln!("cohost: no agent CLI found on PATH; sharing the built-in mock agent.");
+    if let Some(note) = session.default_note() {
+        eprintln!("cohost: {note}");
     }
     let (invites, embedded) = invites(&args).await?;
     let client = RelayClient::connect_invite(&invites.host)

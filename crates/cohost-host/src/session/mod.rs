@@ -11,6 +11,7 @@
 //! end then drives the resulting [`OpenSession`] and consumes the same engine
 //! event stream through [`OpenSession::prompt`].
 
+mod default_agent;
 mod open;
 mod pass_env;
 
@@ -29,15 +30,16 @@ use crate::host::Host;
 use crate::slots;
 use crate::store::{SessionRecord, SessionStore};
 
-/// Real agents tried, in order, when no provider is named.
+/// Real agents tried, in order, when no provider is named: the first that
+/// is installed, enabled and signed in runs, else the built-in mock.
 pub const DEFAULT_PREFERENCE: &[&str] =
     &["claude", "codex", "gemini", "qwen", "opencode", "copilot"];
 
 /// Which provider runs the session.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ProviderChoice {
-    /// The first installed agent of [`DEFAULT_PREFERENCE`], else the mock
-    /// ([`OpenSession::fell_back`] says so).
+    /// The first ready agent of [`DEFAULT_PREFERENCE`], else the mock
+    /// ([`OpenSession::fell_back`] and [`OpenSession::default_note`] say so).
     Default,
     /// A registered provider id.
     Id(String),
@@ -244,10 +246,13 @@ pub fn choose(
             let slot = slots::resolve_slot(host, &cfg, name)?;
             Ok((host.registry.get(&slot.provider_id)?, false))
         }
-        ProviderChoice::Default => match host.registry.first_available(DEFAULT_PREFERENCE) {
-            Some(f) => Ok((f, false)),
-            None => Ok((host.registry.get("mock")?, true)),
-        },
+        ProviderChoice::Default => {
+            let cfg = host.config()?;
+            match default_agent::pick(host, &cfg).id {
+                Some(id) => Ok((host.registry.get(&id)?, false)),
+                None => Ok((host.registry.get("mock")?, true)),
+            }
+        }
     }
 }
 
@@ -307,8 +312,16 @@ pub fn prepare(
     req: SessionRequest,
 ) -> Result<OpenSession, SetupError> {
     let store = SessionStore::open(&host.paths.state_dir);
-    let plan = plan(host, cfg, &store, &req)?;
-    let (factory, fell_back) = choose(host, &plan.provider)?;
+    let mut plan = plan(host, cfg, &store, &req)?;
+    let mut note = None;
+    if plan.provider == ProviderChoice::Default {
+        let pick = default_agent::pick(host, cfg);
+        plan.provider = ProviderChoice::Id(pick.id.clone().unwrap_or_else(|| "mock".into()));
+        note = Some((pick.note, pick.id.is_none()));
+    }
+    let (factory, _) = choose(host, &plan.provider)?;
+    let fell_back = note.as_ref().is_some_and(|(_, mock)| *mock);
+    let note = note.map(|(n, _)| n);
     let descriptor = factory.descriptor();
     let cwd = working_dir(req.cwd.clone().or(plan.cwd))?;
     let tools = offered_tools(&descriptor, &req.tools)?;
@@ -350,7 +363,7 @@ pub fn prepare(
         (store, rec)
     });
     let session = HostSession::new(factory, config, req.approvals.source, req.options);
-    Ok(OpenSession::new(session, record, fell_back))
+    Ok(OpenSession::new(session, record, fell_back).with_default_note(note))
 }
 
 /// [`prepare`] then [`OpenSession::start`].

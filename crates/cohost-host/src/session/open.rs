@@ -15,6 +15,7 @@ pub struct OpenSession {
     session: HostSession,
     record: Option<(SessionStore, SessionRecord)>,
     fell_back: bool,
+    default_note: Option<String>,
 }
 
 impl From<HostSession> for OpenSession {
@@ -34,11 +35,23 @@ impl OpenSession {
             session,
             record,
             fell_back,
+            default_note: None,
         }
     }
 
-    /// Whether no provider was named and none is installed, so the built-in
-    /// mock runs (front ends say so).
+    pub(super) fn with_default_note(mut self, note: Option<String>) -> OpenSession {
+        self.default_note = note;
+        self
+    }
+
+    /// When no provider was named: which agent runs and why (the first
+    /// ready one, or the mock because none is ready). Front ends print it.
+    pub fn default_note(&self) -> Option<&str> {
+        self.default_note.as_deref()
+    }
+
+    /// Whether no provider was named and none is ready, so the built-in
+    /// mock runs (front ends say so, with [`OpenSession::default_note`]).
     pub fn fell_back(&self) -> bool {
         self.fell_back
     }

@@ -87,9 +87,14 @@ pub(super) fn classify_result(provider: &str, r: &wire::ResultMsg) -> CohostErro
 }
 
 pub(super) fn result_error(provider: &str, code: ErrorCode, detail: &str) -> CohostError {
+    let login;
     let fix = match code {
         ErrorCode::AuthRequired => {
-            "check the API key (ANTHROPIC_API_KEY / OPENAI_API_KEY) or log in with the agent itself"
+            let key = crate::catalog::cli(provider)
+                .and_then(|e| e.auth.env_vars.first().copied())
+                .unwrap_or("the API key variable");
+            login = format!("run `cohost login {provider}`, or set {key}");
+            login.as_str()
         }
         ErrorCode::RateLimited => "wait and retry, or use a key with a higher rate limit",
         ErrorCode::ContextWindowExceeded => "start a new session or attach fewer/smaller files",
