@@ -434,3 +434,39 @@ async fn codex_acp() {
     )
     .await;
 }
+
+/// gemini-acp writes a file that does not exist yet, after asking: denied,
+/// no file; allowed, the file. (Offered cohost's `fs/*` methods, gemini
+/// 0.61 failed every new-file write with "Error checking existing file".)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gemini_acp_creates_a_new_file_after_asking() {
+    let cli = AgentCli::Gemini;
+    let Some(bench) = bench(cli).await else {
+        return;
+    };
+    let spec = providers::gemini();
+    let file = bench.cwd().join(TOOL_FILE);
+    let prompt = format!("[[write]] create the file in {}", bench.cwd().display());
+    for (policy, written) in [(Policy::DenyAll, false), (Policy::AllowAll, true)] {
+        let mut s = session(&spec, config(&bench, cli, ApprovalMode::Ask, None), policy);
+        s.start().await.unwrap();
+        let (out, ev) = run(&mut s, &prompt).await;
+        assert_eq!(out.reason, EndReason::Completed, "{ev:#?}");
+        let asked = count(&ev, |b| {
+            matches!(b, EventBody::ToolApprovalRequested { .. })
+        });
+        assert_eq!(asked, 1, "asks before writing: {ev:#?}");
+        assert_eq!(file.exists(), written, "allowed={written}: {ev:#?}");
+        let failed = ev.iter().any(|e| {
+            matches!(&e.body, EventBody::ToolExecuted { output_preview: p, .. }
+                if p.contains("Error checking existing file"))
+        });
+        assert!(!failed, "{ev:#?}");
+        s.terminate().await.unwrap();
+    }
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap().trim(),
+        "cohost-tool-ok"
+    );
+    assert_no_leftovers(bench.marker()).await;
+}

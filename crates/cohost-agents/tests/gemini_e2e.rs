@@ -215,3 +215,30 @@ async fn killed_group_is_a_crash_then_respawn_works() {
 async fn version_outside_the_tested_range_is_refused() {
     steps::old_version_is_refused(Arc::new(GeminiFactory), "old-gemini", "0.40.0").await;
 }
+
+/// A user with a key and a base URL but no `~/.gemini/settings.json`:
+/// gemini 0.61 alone guesses the `gateway` auth type and exits 41
+/// ("Invalid auth method selected"); cohost picks `gemini-api-key` from the
+/// key through gemini's system-defaults layer. The state dir holding that
+/// file must have no world-writable ancestor (gemini skips it otherwise),
+/// so it lives under the target dir rather than `/tmp`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_without_settings_picks_the_auth_type_from_the_environment() {
+    let Some(bin) = gemini_bin() else { return };
+    let mut env = setup(&bin, ApprovalMode::Ask).await;
+    std::fs::remove_file(env.home.join(".gemini/settings.json")).unwrap();
+    let state = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    env.set_env([("XDG_STATE_HOME", state.path().display().to_string())]);
+    let mut s = session(&env, Policy::DenyAll);
+    s.start().await.unwrap();
+    let (out, ev) = run(&mut s, "say hello").await;
+    assert_eq!(out.reason, EndReason::Completed, "{ev:#?}");
+    assert_eq!(text(&ev), "Hello from fake-llm. You said: say hello");
+    assert!(
+        !env.home.join(".gemini/settings.json").exists(),
+        "the user's settings are not written"
+    );
+    let defaults = state.path().join("cohost/gemini/gemini-api-key.json");
+    assert!(defaults.is_file(), "{}", defaults.display());
+    finish(s, env).await;
+}

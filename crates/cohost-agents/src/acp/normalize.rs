@@ -216,13 +216,15 @@ impl AcpClient {
     }
 
     /// The `initialize` request. We offer file reads and writes (confined to
-    /// the cwd by the shell) and no terminals.
+    /// the cwd by the shell; not to [`super::providers::NO_CLIENT_FS`]) and
+    /// no terminals.
     pub fn initialize(&mut self) -> String {
         self.phase = Phase::Handshake;
+        let fs = !super::providers::NO_CLIENT_FS.contains(&self.cfg.provider_id.as_str());
         let params = json!({
             "protocolVersion": 1,
             "clientCapabilities": {
-                "fs": {"readTextFile": true, "writeTextFile": true},
+                "fs": {"readTextFile": fs, "writeTextFile": fs},
                 "terminal": false
             },
             "clientInfo": {"name": "cohost", "version": env!("CARGO_PKG_VERSION")}

@@ -74,6 +74,15 @@ pub const CODEX_ACP_SPEC: CliEntry = CliEntry {
     ..catalog::BASE
 };
 
+/// Agents not offered cohost's `fs/*` client methods. Gemini CLI 0.61
+/// reads a file through the client before writing it and only treats a
+/// Node `ENOENT` as "new file": a JSON-RPC error for a missing file (the
+/// SDK rejects with the plain error object) fails every new-file write
+/// ("Error checking existing file"). Without the capability it uses its own
+/// file system, inside the same working directory, and still asks
+/// (`session/request_permission`) before it writes.
+pub const NO_CLIENT_FS: &[&str] = &["gemini-acp"];
+
 /// How an agent reports provider failures that it does not send as errors.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum TextErrors {

@@ -89,6 +89,10 @@ impl CliDriver for Driver {
         // exit status then belong to the agent itself.
         &[("GEMINI_CLI_NO_RELAUNCH", "true")]
     }
+    fn policy_env(&self, config: &AdapterConfig) -> Vec<(&'static str, String)> {
+        // An auth type for a user whose settings choose none.
+        super::auth::defaults_env(config).into_iter().collect()
+    }
     fn check_help(
         &self,
         help: Option<&str>,

@@ -9,6 +9,7 @@
 //! gemini's ACP mode (`gemini --acp`), the separate `gemini-acp` provider.
 //! Interrupts are SIGINT to the process group, then the usual escalation.
 
+pub mod auth;
 pub mod engine;
 pub mod normalize;
 pub mod wire;

@@ -3,7 +3,7 @@
 //! `cohost run`, `cohost share`, `POST /api/sessions` of `cohost serve` and
 //! the smoke test open their sessions here, and so do the coming terminal UI,
 //! MCP and ACP front ends: the provider (by id, by capability slot, or the
-//! first installed agent), resuming a stored or native session, the working
+//! first ready agent, else the mock), resuming a stored or native session, the working
 //! directory, the approval policy and who answers approvals, the tools policy
 //! (agent CLIs bring their own tools and refuse offered ones), context files
 //! (a provider that takes none gets `@path` mentions) and the session record

@@ -1,0 +1,211 @@
+//! Gemini's auth type when the user's settings choose none.
+//!
+//! Headless gemini takes `security.auth.selectedType` from its settings,
+//! else guesses from the environment, and 0.61 guesses `gateway` whenever
+//! `GOOGLE_GEMINI_BASE_URL` is set: a type its own validation refuses
+//! ("Invalid auth method selected", exit 41), so a user with a key and a
+//! base URL but no `~/.gemini/settings.json` could not run at all. cohost
+//! then picks the type from the credentials in the environment and hands
+//! it over as gemini's *system defaults* (`GEMINI_CLI_SYSTEM_DEFAULTS_PATH`),
+//! the lowest-precedence settings layer: any choice in the user's or the
+//! project's settings still wins, and nothing of the user's is written.
+
+use std::path::{Path, PathBuf};
+
+use cohost_core::AdapterConfig;
+
+/// The variable naming gemini's system-defaults settings file.
+pub const DEFAULTS_VAR: &str = "GEMINI_CLI_SYSTEM_DEFAULTS_PATH";
+
+/// A variable of the child's environment: explicit first, then inherited.
+fn var(config: &AdapterConfig, name: &str) -> Option<String> {
+    config
+        .env
+        .get(name)
+        .cloned()
+        .or_else(|| std::env::var(name).ok())
+        .filter(|v| !v.is_empty())
+}
+
+/// Whether a settings file selects an auth type (current or legacy key).
+fn selects_auth(file: &Path) -> bool {
+    let Some(json) = std::fs::read_to_string(file)
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+    else {
+        return false;
+    };
+    json.pointer("/security/auth/selectedType")
+        .or_else(|| json.get("selectedAuthType"))
+        .and_then(serde_json::Value::as_str)
+        .is_some_and(|t| !t.is_empty())
+}
+
+/// The auth type the environment's credentials call for, if any.
+pub fn type_from_env(lookup: impl Fn(&str) -> Option<String>) -> Option<&'static str> {
+    let set = |n: &str| lookup(n).is_some();
+    // Explicit environment choices gemini understands by itself.
+    if set("GOOGLE_GENAI_USE_GCA") || set("GOOGLE_GENAI_USE_VERTEXAI") {
+        return None;
+    }
+    if set("GEMINI_API_KEY") {
+        Some("gemini-api-key")
+    } else if set("GOOGLE_API_KEY") || (set("GOOGLE_CLOUD_PROJECT") && set("GOOGLE_CLOUD_LOCATION"))
+    {
+        Some("vertex-ai")
+    } else {
+        None
+    }
+}
+
+/// `(GEMINI_CLI_SYSTEM_DEFAULTS_PATH, file)` when no settings choose an auth
+/// type and the environment has credentials; the file (in cohost's state
+/// directory) selects that type. `None` leaves gemini to itself.
+pub fn defaults_env(config: &AdapterConfig) -> Option<(&'static str, String)> {
+    if var(config, DEFAULTS_VAR).is_some() {
+        return None;
+    }
+    let home = var(config, "GEMINI_CLI_HOME").or_else(|| var(config, "HOME"))?;
+    let settings = [
+        PathBuf::from(&home).join(".gemini/settings.json"),
+        config.cwd.join(".gemini/settings.json"),
+        PathBuf::from("/etc/gemini-cli/settings.json"),
+        PathBuf::from("/etc/gemini-cli/system-defaults.json"),
+    ];
+    if settings
+        .iter()
+        .any(|f| selects_auth(f) || f.ends_with("system-defaults.json") && f.is_file())
+    {
+        return None;
+    }
+    let kind = type_from_env(|n| var(config, n))?;
+    let state = var(config, "XDG_STATE_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .unwrap_or_else(|| PathBuf::from(&home).join(".local/state"));
+    let file = state.join("cohost/gemini").join(format!("{kind}.json"));
+    // gemini skips a defaults file below a group- or world-writable
+    // directory (a `/tmp` HOME): setting it would change nothing.
+    if !private_ancestors(&file) {
+        return None;
+    }
+    let body = serde_json::json!({"security": {"auth": {"selectedType": kind}}}).to_string();
+    if std::fs::read_to_string(&file).ok().as_deref() != Some(body.as_str()) {
+        write_atomic(&file, &body).ok()?;
+    }
+    Some((DEFAULTS_VAR, file.display().to_string()))
+}
+
+/// Whether no existing ancestor of `file` is writable by group or others.
+fn private_ancestors(file: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    file.ancestors()
+        .skip(1)
+        .all(|dir| match std::fs::metadata(dir) {
+            Ok(m) => m.permissions().mode() & 0o022 == 0,
+            Err(_) => true,
+        })
+}
+
+fn write_atomic(file: &Path, body: &str) -> std::io::Result<()> {
+    if let Some(dir) = file.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let tmp = file.with_extension(format!("tmp.{}", std::process::id()));
+    std::fs::write(&tmp, body)?;
+    std::fs::rename(&tmp, file).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    fn config(home: &Path, vars: &[(&str, &str)]) -> AdapterConfig {
+        let mut env: BTreeMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        env.insert("HOME".into(), home.display().to_string());
+        // Shadow whatever the test process has.
+        for k in ["GEMINI_CLI_HOME", "XDG_STATE_HOME", DEFAULTS_VAR] {
+            env.entry(k.into()).or_default();
+        }
+        AdapterConfig {
+            cwd: home.to_path_buf(),
+            env,
+            ..AdapterConfig::default()
+        }
+    }
+
+    #[test]
+    fn settings_that_choose_and_insecure_dirs_leave_gemini_alone() {
+        use std::os::unix::fs::PermissionsExt;
+        let home = tempfile::tempdir().unwrap();
+        let vars = [
+            ("GEMINI_API_KEY", "k"),
+            ("GOOGLE_GEMINI_BASE_URL", "http://x"),
+        ];
+        // A state dir below a world-writable directory: gemini would skip it.
+        let open = home.path().join("open");
+        std::fs::create_dir_all(&open).unwrap();
+        std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let mut cfg = config(home.path(), &vars);
+        cfg.env.insert(
+            "XDG_STATE_HOME".into(),
+            open.join("state").display().to_string(),
+        );
+        assert_eq!(defaults_env(&cfg), None);
+        assert!(!open.join("state").exists(), "nothing written");
+        // The user's own choice wins.
+        std::fs::create_dir_all(home.path().join(".gemini")).unwrap();
+        std::fs::write(
+            home.path().join(".gemini/settings.json"),
+            r#"{"security":{"auth":{"selectedType":"oauth-personal"}}}"#,
+        )
+        .unwrap();
+        assert!(selects_auth(&home.path().join(".gemini/settings.json")));
+        assert_eq!(defaults_env(&config(home.path(), &vars)), None);
+        // So does a defaults file the user named.
+        let mut named = config(home.path(), &vars);
+        named.env.insert(DEFAULTS_VAR.into(), "/x.json".into());
+        assert_eq!(defaults_env(&named), None);
+    }
+
+    #[test]
+    fn types_from_the_environment() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |n: &str| {
+                pairs
+                    .iter()
+                    .find(|(k, _)| *k == n)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        assert_eq!(
+            type_from_env(env(&[("GEMINI_API_KEY", "k")])),
+            Some("gemini-api-key")
+        );
+        assert_eq!(
+            type_from_env(env(&[("GOOGLE_API_KEY", "k")])),
+            Some("vertex-ai")
+        );
+        assert_eq!(
+            type_from_env(env(&[
+                ("GOOGLE_CLOUD_PROJECT", "p"),
+                ("GOOGLE_CLOUD_LOCATION", "l")
+            ])),
+            Some("vertex-ai")
+        );
+        assert_eq!(
+            type_from_env(env(&[
+                ("GEMINI_API_KEY", "k"),
+                ("GOOGLE_GENAI_USE_GCA", "true")
+            ])),
+            None
+        );
+        assert_eq!(type_from_env(env(&[])), None);
+    }
+}
