@@ -89,3 +89,43 @@ async fn codex_unset_env_key_is_auth_required_naming_it() {
     assert!(!stdout.contains("NETWORK_ERROR"), "{stdout}");
     assert!(b.model_requests().is_empty(), "no request without a key");
 }
+
+/// `pass_env` names a variable that is unset: the session does not start,
+/// and the error names the variable and the config file.
+#[test]
+fn an_unset_pass_env_name_stops_the_run_naming_it() {
+    let home = tempfile::tempdir().unwrap();
+    let cfg = home.path().join(".config/cohost/config.toml");
+    std::fs::create_dir_all(cfg.parent().unwrap()).unwrap();
+    std::fs::write(
+        &cfg,
+        "[providers.mock]\npass_env = [\"MY_GATEWAY_TOKEN\", \"AWS_*\"]\n",
+    )
+    .unwrap();
+    let run = |token: Option<&str>| {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_cohost"));
+        c.env_clear()
+            .env("PATH", home.path())
+            .env("HOME", home.path())
+            .env("NO_COLOR", "1")
+            .current_dir(home.path())
+            .stdin(std::process::Stdio::null())
+            .args(["run", "--agent", "mock", "hello"]);
+        if let Some(t) = token {
+            c.env("MY_GATEWAY_TOKEN", t);
+        }
+        c.output().unwrap()
+    };
+    let out = run(None);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(5), "{stderr}");
+    assert!(stderr.contains("MY_GATEWAY_TOKEN"), "{stderr}");
+    assert!(stderr.contains("config.toml"), "{stderr}");
+    let out = run(Some("t"));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

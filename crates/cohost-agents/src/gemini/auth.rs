@@ -91,7 +91,7 @@ pub fn defaults_env(config: &AdapterConfig) -> Option<(&'static str, String)> {
     }
     let body = serde_json::json!({"security": {"auth": {"selectedType": kind}}}).to_string();
     if std::fs::read_to_string(&file).ok().as_deref() != Some(body.as_str()) {
-        write_atomic(&file, &body).ok()?;
+        crate::process::write_atomic(&file, body.as_bytes()).ok()?;
     }
     Some((DEFAULTS_VAR, file.display().to_string()))
 }
@@ -105,17 +105,6 @@ fn private_ancestors(file: &Path) -> bool {
             Ok(m) => m.permissions().mode() & 0o022 == 0,
             Err(_) => true,
         })
-}
-
-fn write_atomic(file: &Path, body: &str) -> std::io::Result<()> {
-    if let Some(dir) = file.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    let tmp = file.with_extension(format!("tmp.{}", std::process::id()));
-    std::fs::write(&tmp, body)?;
-    std::fs::rename(&tmp, file).inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp);
-    })
 }
 
 #[cfg(test)]

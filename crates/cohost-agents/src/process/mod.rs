@@ -54,7 +54,8 @@ pub use locate::{
 /// For the fuzz targets in `fuzz/` only: the one-shot normalizers' line API.
 #[doc(hidden)]
 pub use oneshot::turn::TurnNormalizer;
-pub use probe_cache::{identity as binary_identity, set_cache_file as set_probe_cache_file};
+pub use probe_cache::set_cache_file as set_probe_cache_file;
+pub(crate) use probe_cache::write_atomic;
 pub use stderr::{classify_stderr, StderrRing, DEFAULT_STDERR_BYTES};
 
 use cohost_core::{CohostError, ErrorCode};

@@ -40,7 +40,7 @@ fn cache_file() -> Option<PathBuf> {
 }
 
 /// The identity of the file `path` resolves to.
-pub fn identity(path: &Path) -> Option<String> {
+pub(crate) fn identity(path: &Path) -> Option<String> {
     let canon = std::fs::canonicalize(path).ok()?;
     let m = std::fs::metadata(&canon).ok()?;
     Some(format!(
@@ -120,7 +120,7 @@ pub(crate) fn remember(binary: &Path, args: &[&str], out: &ProbeOutput) {
 }
 
 /// Temp file then rename, so a reader never sees half a file.
-fn write_atomic(file: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub(crate) fn write_atomic(file: &Path, bytes: &[u8]) -> std::io::Result<()> {
     if let Some(dir) = file.parent() {
         std::fs::create_dir_all(dir)?;
     }

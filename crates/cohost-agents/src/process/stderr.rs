@@ -115,6 +115,8 @@ pub fn classify_stderr(text: &str) -> Option<ErrorCode> {
             "missing api key",
             "no api key",
             "missing environment variable",
+            // Gemini CLI without a usable auth type (exit 41).
+            "invalid auth method",
         ])
     {
         return Some(ErrorCode::AuthRequired);
@@ -251,6 +253,11 @@ mod tests {
                 ErrorCode::NetworkError,
             ),
             ("TypeError: fetch failed", ErrorCode::NetworkError),
+            (
+                "Missing environment variable: `MY_PROVIDER_KEY`.",
+                ErrorCode::AuthRequired,
+            ),
+            ("Invalid auth method selected.", ErrorCode::AuthRequired),
         ];
         for (text, code) in cases {
             assert_eq!(classify_stderr(text), Some(code), "{text}");
