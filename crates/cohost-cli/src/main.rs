@@ -67,6 +67,8 @@ enum Command {
     Sessions(cmd::sessions::SessionsArgs),
     /// Serve the local settings and sessions API on 127.0.0.1.
     Serve(cmd::serve::ServeArgs),
+    /// Serve cohost's agents as MCP tools (stdio; --http for streamable HTTP).
+    Mcp(cmd::mcp::McpArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     Completions {
         /// The shell to complete for.
@@ -94,6 +96,7 @@ impl Command {
             | Command::Hooks(_)
             | Command::HookEvent(_)
             | Command::Serve(_)
+            | Command::Mcp(_)
             | Command::Completions { .. }
             | Command::Man => false,
         }
@@ -138,6 +141,7 @@ fn main() -> ExitCode {
     let result = runtime.block_on(async move {
         match cli.command {
             Command::Run(args) => cmd::run::run(args).await,
+            Command::Mcp(args) => cmd::mcp::run(args).await,
             Command::Agents(args) => cmd::agents::run(args).await,
             Command::FakeLlm(args) => cmd::fake_llm::run(args).await,
             Command::Relay(args) => cmd::relay::run(args).await,

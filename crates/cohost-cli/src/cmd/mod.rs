@@ -7,6 +7,7 @@ pub mod fake_llm;
 pub mod hooks;
 pub mod join;
 pub mod login;
+pub mod mcp;
 pub mod relay;
 pub mod run;
 pub mod serve;

@@ -1,0 +1,133 @@
+"""An MCP client on the official Python SDK (PyPI `mcp`, pinned in
+scripts/test.sh) driving `cohost mcp` over stdio. Run by
+crates/cohost-cli/tests/mcp_clients.rs; prints one JSON object on stdout.
+
+usage: mcp_client.py COHOST_BIN SCENARIO [ARGS_JSON]
+  tools                       list the tools
+  ask {provider,prompt,...}   ask_agent, collecting progress notifications
+  cancel {provider,prompt}    ask_agent, cancelled after the first progress
+  approve {provider,prompt,decision,via}
+                              ask_agent whose tool call is answered through
+                              resolve_approval (via=tools) or elicitation (via=elicit)
+"""
+
+import json
+import os
+import sys
+
+import anyio
+from mcp import ClientSession, StdioServerParameters, types
+from mcp.client.stdio import stdio_client
+
+
+def structured(result):
+    if result.structured_content is not None:
+        return result.structured_content
+    text = "".join(c.text for c in result.content if getattr(c, "type", "") == "text")
+    return json.loads(text) if text else None
+
+
+async def main():
+    cohost, scenario = sys.argv[1], sys.argv[2]
+    args = json.loads(sys.argv[3]) if len(sys.argv) > 3 else {}
+    out = {"scenario": scenario}
+    decision = args.pop("decision", None)
+    via = args.pop("via", None)
+    elicited = []
+
+    async def on_elicit(context, params):
+        elicited.append(params.message)
+        return types.ElicitResult(action="accept", content={"decision": decision})
+
+    # The SDK passes only a few variables by default; the test gives the
+    # server its scratch HOME, XDG dirs and the fake model server.
+    server = StdioServerParameters(command=cohost, args=["mcp"], env=dict(os.environ))
+    kwargs = {"elicitation_callback": on_elicit} if via == "elicit" else {}
+    async with stdio_client(server) as (read, write):
+        async with ClientSession(read, write, **kwargs) as session:
+            await session.initialize()
+            if scenario == "tools":
+                tools = await session.list_tools()
+                out["tools"] = sorted(t.name for t in tools.tools)
+                out["ask_agent_schema"] = next(
+                    t.input_schema for t in tools.tools if t.name == "ask_agent"
+                )
+                agents = await session.call_tool("list_agents", {})
+                out["agents"] = [a["id"] for a in structured(agents)["agents"]]
+            elif scenario == "ask":
+                progress = []
+
+                async def on_progress(p, total, message):
+                    progress.append(message)
+
+                r = await session.call_tool("ask_agent", args, progress_callback=on_progress)
+                out["is_error"] = bool(r.is_error)
+                out["result"] = structured(r)
+                out["progress"] = progress
+                if not r.is_error and args.get("follow_up"):
+                    r2 = await session.call_tool(
+                        "continue_session",
+                        {"session_id": out["result"]["session_id"], "prompt": args["follow_up"]},
+                    )
+                    out["follow_up"] = structured(r2)
+            elif scenario == "cancel":
+                first = anyio.Event()
+                progress = []
+
+                async def on_progress(p, total, message):
+                    progress.append(message)
+                    first.set()
+
+                with anyio.CancelScope() as scope:
+
+                    async def call():
+                        await session.call_tool("ask_agent", args, progress_callback=on_progress)
+
+                    async with anyio.create_task_group() as tg:
+                        tg.start_soon(call)
+                        with anyio.fail_after(60):
+                            await first.wait()
+                        scope.cancel()
+                out["progress_before_cancel"] = len(progress)
+                # The cancelled call's session: its turn must end interrupted.
+                with anyio.fail_after(30):
+                    while True:
+                        st = structured(await session.call_tool("session_status", {}))
+                        sessions = st["sessions"]
+                        if sessions and not sessions[0]["running"]:
+                            break
+                        await anyio.sleep(0.1)
+                out["status"] = sessions[0]
+            elif scenario == "approve":
+                result = {}
+
+                async def call():
+                    r = await session.call_tool("ask_agent", args)
+                    result["r"] = r
+
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(call)
+                    if via == "tools":
+                        with anyio.fail_after(120):
+                            while True:
+                                a = structured(await session.call_tool("list_approvals", {}))
+                                if a["approvals"]:
+                                    break
+                                await anyio.sleep(0.1)
+                        p = a["approvals"][0]
+                        out["approval"] = p
+                        res = await session.call_tool(
+                            "resolve_approval",
+                            {"session_id": p["session_id"], "tool_id": p["tool_id"], "decision": decision},
+                        )
+                        out["resolved"] = structured(res)
+                r = result["r"]
+                out["is_error"] = bool(r.is_error)
+                out["result"] = structured(r)
+                out["elicited"] = elicited
+            else:
+                raise SystemExit(f"unknown scenario {scenario}")
+    print(json.dumps(out))
+
+
+anyio.run(main)
