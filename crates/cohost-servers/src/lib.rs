@@ -12,6 +12,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod acp;
 pub mod hub;
 pub mod mcp;
 
