@@ -11,7 +11,7 @@
 
 mod clients;
 
-use clients::{bench, cohost, python_with, run_client, script, stored_sessions};
+use clients::{bench, cohost, python_with, run_client, run_client_with, script, stored_sessions};
 use cohost_testbench::{AgentCli, Bench};
 use serde_json::{json, Value};
 
@@ -187,4 +187,71 @@ async fn real_claude_code_answers_and_its_approval_decides_the_file() {
     let allowed = mcp(&b, "approve", tool("allow")).await.unwrap();
     assert_eq!(allowed["result"]["end_reason"], "completed", "{allowed}");
     assert!(file.exists(), "the allowed tool call wrote the file");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn streamable_http_serves_the_same_tools() {
+    use tokio::io::AsyncBufReadExt;
+    let b = mock_bench().await;
+    let Some(py) = python_with("mcp") else { return };
+    let mut server = b
+        .command_for(cohost(), ["mcp", "--http", "127.0.0.1:0"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("cohost mcp --http starts");
+    let mut lines = tokio::io::BufReader::new(server.stdout.take().unwrap()).lines();
+    let first = tokio::time::timeout(std::time::Duration::from_secs(30), lines.next_line())
+        .await
+        .expect("it says where it listens")
+        .unwrap()
+        .unwrap();
+    let url = first
+        .split_whitespace()
+        .find(|w| w.starts_with("http://127.0.0.1:"))
+        .unwrap_or_else(|| panic!("no URL in {first:?}"))
+        .trim_end_matches(';')
+        .to_string();
+    let cohost = cohost();
+    let run = |scenario: &'static str, args: Value| {
+        let (py, url, cohost, b) = (&py, &url, &cohost, &b);
+        async move {
+            let args = args.to_string();
+            run_client_with(
+                b,
+                py,
+                &script("mcp_client.py"),
+                &[cohost.to_str().unwrap(), scenario, &args],
+                &[("COHOST_MCP_URL", url)],
+            )
+            .await
+        }
+    };
+    let out = run("ask", json!({"provider": "mock", "prompt": "over http"})).await;
+    assert_eq!(out["is_error"], false, "{out}");
+    assert!(out["result"]["answer"]
+        .as_str()
+        .unwrap()
+        .contains("over http"));
+    let out = run(
+        "approve",
+        json!({"provider": "mock", "prompt": "[mock:tool] x", "decision": "deny", "via": "tools"}),
+    )
+    .await;
+    assert_eq!(out["result"]["tool_calls"][0]["status"], "denied", "{out}");
+    // A foreign Host header (DNS rebinding) is refused before any tool runs.
+    let port = url
+        .trim_start_matches("http://127.0.0.1:")
+        .trim_end_matches("/mcp");
+    let refused = std::process::Command::new("curl")
+        .args(["-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "POST"])
+        .args([
+            "-H",
+            "Host: evil.example",
+            &format!("http://127.0.0.1:{port}/mcp"),
+        ])
+        .output();
+    if let Ok(o) = refused {
+        assert_eq!(String::from_utf8_lossy(&o.stdout), "403");
+    }
+    server.kill().await.unwrap();
 }

@@ -3,6 +3,7 @@ scripts/test.sh) driving `cohost mcp` over stdio. Run by
 crates/cohost-cli/tests/mcp_clients.rs; prints one JSON object on stdout.
 
 usage: mcp_client.py COHOST_BIN SCENARIO [ARGS_JSON]
+  (with COHOST_MCP_URL set: streamable HTTP to that URL instead of stdio)
   tools                       list the tools
   ask {provider,prompt,...}   ask_agent, collecting progress notifications
   cancel {provider,prompt}    ask_agent, cancelled after the first progress
@@ -18,6 +19,7 @@ import sys
 import anyio
 from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
 
 
 def structured(result):
@@ -43,7 +45,10 @@ async def main():
     # server its scratch HOME, XDG dirs and the fake model server.
     server = StdioServerParameters(command=cohost, args=["mcp"], env=dict(os.environ))
     kwargs = {"elicitation_callback": on_elicit} if via == "elicit" else {}
-    async with stdio_client(server) as (read, write):
+    # COHOST_MCP_URL: a running `cohost mcp --http` instead of a stdio child.
+    url = os.environ.get("COHOST_MCP_URL")
+    transport = streamable_http_client(url) if url else stdio_client(server)
+    async with transport as (read, write):
         async with ClientSession(read, write, **kwargs) as session:
             await session.initialize()
             if scenario == "tools":

@@ -64,8 +64,20 @@ pub async fn bench(cli: AgentCli) -> Option<Bench> {
 /// Run `python script args…` in the bench's environment and cwd; its last
 /// stdout line is the JSON result.
 pub async fn run_client(bench: &Bench, python: &Path, script: &Path, args: &[&str]) -> Value {
+    run_client_with(bench, python, script, args, &[]).await
+}
+
+/// [`run_client`] with extra environment variables.
+pub async fn run_client_with(
+    bench: &Bench,
+    python: &Path,
+    script: &Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> Value {
     let argv = std::iter::once(script.as_os_str()).chain(args.iter().map(std::ffi::OsStr::new));
     let mut cmd = bench.command_for(python, argv);
+    cmd.envs(env.iter().copied());
     cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
     let out = tokio::time::timeout(Duration::from_secs(240), cmd.output())
         .await
