@@ -153,6 +153,36 @@ async fn approvals_go_through_the_tools_or_elicitation() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn errors_are_tool_errors_and_an_unanswered_approval_is_denied_at_its_deadline() {
+    let b = mock_bench().await;
+    let Some(out) = mcp(&b, "ask", json!({"provider": "nope", "prompt": "hi"})).await else {
+        return;
+    };
+    assert_eq!(out["is_error"], true, "{out}");
+    assert_eq!(out["result"]["code"], "PROVIDER_NOT_FOUND", "{out}");
+    assert!(out["result"]["suggested_fix"].is_string(), "{out}");
+
+    // Nobody answers (no elicitation, no resolve_approval): the deadline denies.
+    let py = python_with("mcp").unwrap();
+    let cohost = cohost();
+    let args = json!({"provider": "mock", "prompt": "[mock:tool] write it"}).to_string();
+    let out = run_client_with(
+        &b,
+        &py,
+        &script("mcp_client.py"),
+        &[cohost.to_str().unwrap(), "ask", &args],
+        &[("COHOST_MCP_ARGS", "--approval-timeout 1")],
+    )
+    .await;
+    let call = &out["result"]["tool_calls"][0];
+    assert_eq!(
+        (&call["decision"], &call["decided_by"], &call["status"]),
+        (&json!("reject_once"), &json!("deadline"), &json!("denied")),
+        "{out}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn real_claude_code_answers_and_its_approval_decides_the_file() {
     let Some(b) = bench(AgentCli::Claude).await else {
         return;

@@ -43,7 +43,9 @@ async def main():
 
     # The SDK passes only a few variables by default; the test gives the
     # server its scratch HOME, XDG dirs and the fake model server.
-    server = StdioServerParameters(command=cohost, args=["mcp"], env=dict(os.environ))
+    # COHOST_MCP_ARGS: extra flags for `cohost mcp` (e.g. --approval-timeout 1).
+    extra = os.environ.get("COHOST_MCP_ARGS", "").split()
+    server = StdioServerParameters(command=cohost, args=["mcp", *extra], env=dict(os.environ))
     kwargs = {"elicitation_callback": on_elicit} if via == "elicit" else {}
     # COHOST_MCP_URL: a running `cohost mcp --http` instead of a stdio child.
     url = os.environ.get("COHOST_MCP_URL")

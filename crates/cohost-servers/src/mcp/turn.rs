@@ -7,7 +7,8 @@
 use std::time::{Duration, Instant};
 
 use cohost_core::{
-    ApprovalOption, CohostError, EndReason, Event, EventBody, ToolKind, ToolStatus, Usage,
+    ApprovalOption, CohostError, DecisionOrigin, EndReason, Event, EventBody, ToolKind, ToolStatus,
+    Usage,
 };
 use serde::Serialize;
 use tokio::sync::{broadcast, watch};
@@ -24,6 +25,9 @@ pub struct ToolSummary {
     /// The decision, when one was asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub decision: Option<ApprovalOption>,
+    /// Who decided (`user`, `deadline`, `policy`, `cancelled`…).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decided_by: Option<DecisionOrigin>,
     /// How it ran, once known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<ToolStatus>,
@@ -137,11 +141,14 @@ impl TurnReport {
                 });
             }
             EventBody::ToolApprovalDecided {
-                tool_id, decision, ..
+                tool_id,
+                decision,
+                origin,
             } => {
                 self.pending_approvals.retain(|p| p.tool_id != *tool_id);
                 if let Some(t) = self.tool_calls.iter_mut().find(|t| t.tool_id == *tool_id) {
                     t.decision = Some(*decision);
+                    t.decided_by = Some(*origin);
                 }
             }
             EventBody::ToolExecuted {
@@ -172,6 +179,7 @@ impl TurnReport {
                 name: name.to_string(),
                 kind,
                 decision: None,
+                decided_by: None,
                 status: None,
             });
         }
@@ -294,7 +302,7 @@ mod tests {
         r.apply(&ev(EventBody::ToolApprovalDecided {
             tool_id: "t1".into(),
             decision: ApprovalOption::RejectOnce,
-            origin: cohost_core::DecisionOrigin::User,
+            origin: DecisionOrigin::User,
         }));
         r.apply(&ev(EventBody::StreamChunk {
             stream_id: "s".into(),
