@@ -126,6 +126,10 @@ impl Plan {
 }
 
 /// The decision for one request.
+// One short-lived value per request, never stored in bulk: its size does not
+// matter (it grows past the lint's threshold when a build unifies serde_json's
+// `preserve_order` feature, as the MCP SDK does).
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone)]
 pub(crate) enum Outcome {
     Reply(Plan),

@@ -3,6 +3,9 @@
 //! A client that is not installed skips the test loudly, and fails it
 //! under CI (scripts/test.sh installs them).
 
+// Each test binary uses a part of this support module.
+#![allow(dead_code)]
+
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
