@@ -183,6 +183,32 @@ async fn errors_are_tool_errors_and_an_unanswered_approval_is_denied_at_its_dead
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_session_limit_ends_the_idle_session_which_resumes_from_the_store() {
+    let b = mock_bench().await;
+    let Some(py) = python_with("mcp") else { return };
+    let cohost = cohost();
+    let args = json!({"provider": "mock", "prompt": "one"}).to_string();
+    let out = run_client_with(
+        &b,
+        &py,
+        &script("mcp_client.py"),
+        &[cohost.to_str().unwrap(), "evict", &args],
+        &[("COHOST_MCP_ARGS", "--max-sessions 1")],
+    )
+    .await;
+    assert_eq!(out["open_after_two"], json!([out["second"]]), "{out}");
+    let c = &out["continued"];
+    assert_eq!(
+        c["session_id"], out["first"],
+        "reopened under its id: {out}"
+    );
+    assert!(
+        c["answer"].as_str().unwrap().contains("back again"),
+        "{out}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn real_claude_code_answers_and_its_approval_decides_the_file() {
     let Some(b) = bench(AgentCli::Claude).await else {
         return;

@@ -10,8 +10,9 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use cohost_core::sync::lock;
 use cohost_core::{ApprovalMode, CohostError, ErrorCode, ProviderDescriptor, SessionOptions};
@@ -22,7 +23,9 @@ use cohost_host::{Host, PendingApprovals};
 /// Limits of one server.
 #[derive(Debug, Clone)]
 pub struct HubLimits {
-    /// Sessions open at once; opening one more is refused.
+    /// Sessions open at once. Opening one more ends the least recently used
+    /// idle one (its record stays, so it can be resumed); when every one is
+    /// running a turn, opening is refused.
     pub max_sessions: usize,
     /// How long an approval waits for the client before it is denied.
     pub approval_deadline: Duration,
@@ -66,12 +69,32 @@ pub struct HubSession {
     pub cwd: PathBuf,
     /// The model asked for, when one was.
     pub model: Option<String>,
+    busy: AtomicBool,
+    last_used: Mutex<Instant>,
 }
 
 impl HubSession {
     /// The cohost session id (also the store's).
     pub fn id(&self) -> &str {
         &self.live.id
+    }
+
+    /// A front end starts a turn: the session is not evicted until
+    /// [`HubSession::end_turn`].
+    pub fn begin_turn(&self) {
+        self.busy.store(true, Ordering::SeqCst);
+        *lock(&self.last_used) = Instant::now();
+    }
+
+    /// The turn ended.
+    pub fn end_turn(&self) {
+        self.busy.store(false, Ordering::SeqCst);
+        *lock(&self.last_used) = Instant::now();
+    }
+
+    /// Whether a turn runs.
+    pub fn busy(&self) -> bool {
+        self.busy.load(Ordering::SeqCst)
     }
 }
 
@@ -113,16 +136,7 @@ impl Hub {
     /// Open (and start) a session on the one session path; it is recorded
     /// in the session store like any `cohost run`.
     pub async fn open(&self, req: OpenRequest) -> Result<Arc<HubSession>, CohostError> {
-        if lock(&self.sessions).len() >= self.limits.max_sessions {
-            return Err(CohostError::new(
-                ErrorCode::RateLimited,
-                format!(
-                    "{} sessions are already open (the limit)",
-                    self.limits.max_sessions
-                ),
-            )
-            .with_fix("end a session first, or start the server with a higher --max-sessions"));
-        }
+        self.make_room()?;
         let cfg = self.host.config()?;
         let decisions = PendingApprovals::new("the approval was abandoned: the session ended");
         let provider = match req.provider.or_else(|| self.default_provider.clone()) {
@@ -154,9 +168,41 @@ impl Hub {
             model: req.model.or(rec.and_then(|r| r.model)),
             live,
             descriptor,
+            busy: AtomicBool::new(false),
+            last_used: Mutex::new(Instant::now()),
         });
         lock(&self.sessions).insert(s.id().to_string(), s.clone());
         Ok(s)
+    }
+
+    /// Below the limit, or the least recently used idle session ended.
+    fn make_room(&self) -> Result<(), CohostError> {
+        let victim = {
+            let sessions = lock(&self.sessions);
+            if sessions.len() < self.limits.max_sessions {
+                return Ok(());
+            }
+            sessions
+                .values()
+                .filter(|s| !s.busy())
+                .min_by_key(|s| *lock(&s.last_used))
+                .map(|s| s.id().to_string())
+        };
+        match victim {
+            Some(id) => {
+                tracing::info!(session = %id, "ending the least recently used idle session to stay within the limit");
+                self.close(&id);
+                Ok(())
+            }
+            None => Err(CohostError::new(
+                ErrorCode::RateLimited,
+                format!(
+                    "all {} open sessions are running a turn (the limit)",
+                    self.limits.max_sessions
+                ),
+            )
+            .with_fix("wait for a turn to end or interrupt one, or start the server with a higher --max-sessions")),
+        }
     }
 
     /// The open session `id`.

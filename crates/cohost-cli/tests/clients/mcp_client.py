@@ -77,6 +77,18 @@ async def main():
                         {"session_id": out["result"]["session_id"], "prompt": args["follow_up"]},
                     )
                     out["follow_up"] = structured(r2)
+            elif scenario == "evict":
+                # Run with --max-sessions 1: the second session ends the idle
+                # first one, which continue_session then reopens from the store.
+                a = structured(await session.call_tool("ask_agent", args))
+                b = structured(await session.call_tool("ask_agent", args))
+                st = structured(await session.call_tool("session_status", {}))
+                out["open_after_two"] = [x["session_id"] for x in st["sessions"]]
+                c = await session.call_tool(
+                    "continue_session", {"session_id": a["session_id"], "prompt": "back again"}
+                )
+                out["first"], out["second"] = a["session_id"], b["session_id"]
+                out["continued"] = structured(c)
             elif scenario == "cancel":
                 first = anyio.Event()
                 progress = []

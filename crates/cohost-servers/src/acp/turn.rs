@@ -27,12 +27,14 @@ use crate::hub::HubSession;
 /// the queued prompt started is dropped by the engine).
 const INTERRUPT_REPEAT: Duration = Duration::from_millis(500);
 
-/// Removes the session's running-prompt entry however the prompt ends.
-struct Running<'a>(&'a AcpState, String);
+/// Removes the session's running-prompt entry and marks it idle however
+/// the prompt ends.
+struct Running<'a>(&'a AcpState, Arc<HubSession>);
 
 impl Drop for Running<'_> {
     fn drop(&mut self) {
-        lock(&self.0.running).remove(&self.1);
+        lock(&self.0.running).remove(self.1.id());
+        self.1.end_turn();
     }
 }
 
@@ -64,7 +66,8 @@ pub(super) async fn prompt(
         }
         running.insert(id.clone(), wake.clone());
     }
-    let _running = Running(st, id.clone());
+    s.begin_turn();
+    let _running = Running(st, s.clone());
     let (_, mut rx) = s.live.subscribe();
     s.live.prompt_input(map::prompt(req.prompt)).await?;
     let sid = req.session_id;

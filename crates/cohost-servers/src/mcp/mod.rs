@@ -18,7 +18,7 @@ pub mod turn;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 
 use cohost_core::sync::lock;
 use cohost_core::{CohostError, ErrorCode};
@@ -33,10 +33,15 @@ use serde_json::Value;
 use crate::hub::{Hub, HubSession};
 use turn::TurnTracker;
 
+/// A session's tracker, with the session it follows.
+type Tracked = (Weak<HubSession>, Arc<TurnTracker>);
+
 /// The state every MCP connection of one server shares.
 pub struct McpState {
     hub: Hub,
-    trackers: Mutex<HashMap<String, Arc<TurnTracker>>>,
+    /// Each open session's tracker, with the session it follows (a session
+    /// reopened under the same id gets a new one).
+    trackers: Mutex<HashMap<String, Tracked>>,
 }
 
 impl McpState {
@@ -53,11 +58,17 @@ impl McpState {
         &self.hub
     }
 
-    fn tracker(&self, s: &HubSession) -> Arc<TurnTracker> {
-        lock(&self.trackers)
-            .entry(s.id().to_string())
-            .or_insert_with(|| Arc::new(TurnTracker::follow(s.live.subscribe().1)))
-            .clone()
+    fn tracker(&self, s: &Arc<HubSession>) -> Arc<TurnTracker> {
+        let mut trackers = lock(&self.trackers);
+        trackers.retain(|_, (w, _)| w.strong_count() > 0);
+        match trackers.get(s.id()) {
+            Some((w, t)) if std::ptr::eq(w.as_ptr(), Arc::as_ptr(s)) => t.clone(),
+            _ => {
+                let t = Arc::new(TurnTracker::follow(s));
+                trackers.insert(s.id().to_string(), (Arc::downgrade(s), t.clone()));
+                t
+            }
+        }
     }
 }
 

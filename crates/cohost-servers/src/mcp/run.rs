@@ -115,8 +115,10 @@ async fn turn(
     ctx: RequestContext<RoleServer>,
 ) -> Result<Value, CohostError> {
     let n = tracker.begin()?;
+    s.begin_turn();
     if let Err(e) = s.live.prompt_input(input).await {
         tracker.abort(&e);
+        s.end_turn();
         return Err(e);
     }
     if !wait {
@@ -221,15 +223,13 @@ fn view(s: &HubSession, r: &TurnReport, done: bool) -> Value {
 
 /// `session_status`: one session, or `{"sessions": [...]}` for all.
 pub(super) fn status(st: &McpState, id: Option<&str>) -> Result<Value, CohostError> {
-    let one = |s: &HubSession| {
+    let one = |s: &Arc<HubSession>| {
         let r = st.tracker(s).report();
         view(s, &r, !r.running)
     };
     match id {
-        Some(id) => Ok(one(st.hub().get(id)?.as_ref())),
-        None => {
-            Ok(json!({ "sessions": st.hub().list().iter().map(|s| one(s)).collect::<Vec<_>>() }))
-        }
+        Some(id) => Ok(one(&st.hub().get(id)?)),
+        None => Ok(json!({ "sessions": st.hub().list().iter().map(one).collect::<Vec<_>>() })),
     }
 }
 

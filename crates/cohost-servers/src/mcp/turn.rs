@@ -11,7 +11,10 @@ use cohost_core::{
     Usage,
 };
 use serde::Serialize;
+use std::sync::Arc;
 use tokio::sync::{broadcast, watch};
+
+use crate::hub::HubSession;
 
 /// One tool call of the turn, as the result summarises it.
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -192,8 +195,12 @@ pub struct TurnTracker {
 }
 
 impl TurnTracker {
-    /// Follow `events` (a session's broadcast) until it closes.
-    pub fn follow(mut events: broadcast::Receiver<Event>) -> TurnTracker {
+    /// Follow a session's events until its broadcast closes; the session
+    /// is marked idle when a turn ends (held weakly: the tracker never keeps
+    /// an ended session alive).
+    pub fn follow(session: &Arc<HubSession>) -> TurnTracker {
+        let mut events = session.live.subscribe().1;
+        let weak = Arc::downgrade(session);
         let (state, _) = watch::channel(TurnReport::default());
         let tx = state.clone();
         tokio::spawn(async move {
@@ -201,6 +208,11 @@ impl TurnTracker {
                 match events.recv().await {
                     Ok(ev) => {
                         tx.send_modify(|r| r.apply(&ev));
+                        if matches!(ev.body, EventBody::StreamEnd { .. }) {
+                            if let Some(s) = weak.upgrade() {
+                                s.end_turn();
+                            }
+                        }
                     }
                     Err(broadcast::error::RecvError::Lagged(n)) => {
                         tracing::warn!(missed = n, "MCP turn tracker lagged behind the session");
