@@ -86,7 +86,15 @@ fn assert_permissions(out: &Value, file_checked: bool) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_mock_passes_the_registry_checks() {
     let b = Bench::start(AgentCli::Claude).await.expect("bench");
-    let cfg = json!({"agent": "mock", "cwd": b.cwd(), "text": "hello",
+    // The mock's models are its scenarios: `echo` reasons, `text` does not.
+    let dir = b.layout().xdg_config.join("cohost");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("config.toml"),
+        "[providers.mock]\nmodels = [\"echo\", \"text\"]\n",
+    )
+    .unwrap();
+    let cfg = json!({"agent": "mock", "cwd": b.cwd(), "text": "hello", "model": "text",
                      "tool": "[mock:tool] write it", "slow": "[mock:slow] count"});
     let Some(out) = registry_checks(&b, cfg).await else {
         return;

@@ -6,7 +6,8 @@ and session/load from a second connection. Run by
 crates/cohost-cli/tests/acp_clients.rs; prints one JSON object on stdout.
 
 usage: acp_client.py COHOST_BIN CONFIG_JSON
-  CONFIG: {"agent", "cwd", "text", "tool", "slow"} (prompts; tool/slow optional)
+  CONFIG: {"agent", "cwd", "text", "tool", "slow", "model"} (prompts; tool,
+          slow and model (a model to switch to) optional)
 """
 
 import asyncio
@@ -116,6 +117,20 @@ async def main():
             "kinds": sorted({u["kind"] for u in ups}),
             "all_for_session": all(u["session_id"] == sid for u in ups),
         }
+        if cfg.get("model"):
+            opts = new.config_options or []
+            out["config_options"] = [
+                {"id": o.id, "values": [c.value for c in o.options]} for o in opts
+            ]
+            await asyncio.wait_for(
+                conn.set_config_option(config_id="model", session_id=sid, value=cfg["model"]), 120
+            )
+            r = await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[text_block("after")]), 180)
+            ups = rec.take()
+            out["after_model"] = {
+                "stop_reason": r.stop_reason,
+                "kinds": sorted({u["kind"] for u in ups}),
+            }
         if cfg.get("tool"):
             for kind in ("reject_once", "allow_once"):
                 rec.answer_kind = kind

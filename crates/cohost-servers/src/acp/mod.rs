@@ -12,6 +12,7 @@
 //! (`ask` the client, or `auto` / `deny` answered by cohost's policy).
 
 pub mod map;
+pub mod model;
 mod turn;
 
 use std::collections::HashMap;
@@ -22,7 +23,8 @@ use agent_client_protocol::v1::schema::{
     AgentCapabilities, CancelNotification, Implementation, InitializeRequest, InitializeResponse,
     ListSessionsRequest, ListSessionsResponse, LoadSessionRequest, LoadSessionResponse,
     NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest, SessionCapabilities,
-    SessionInfo, SessionListCapabilities, SessionMode, SessionModeState, SetSessionModeRequest,
+    SessionInfo, SessionListCapabilities, SessionMode, SessionModeState,
+    SetSessionConfigOptionRequest, SetSessionConfigOptionResponse, SetSessionModeRequest,
     SetSessionModeResponse,
 };
 use agent_client_protocol::{on_receive_notification, on_receive_request, Agent, Stdio};
@@ -126,7 +128,8 @@ fn capabilities(hub: &Hub) -> AgentCapabilities {
 /// Serve ACP on stdin/stdout until the client closes it; then every session
 /// is ended.
 pub async fn serve_stdio(state: Arc<AcpState>) -> Result<(), CohostError> {
-    let (s1, s2, s3, s4, s5, s6, s7) = (
+    let (s1, s2, s3, s4, s5, s6, s7, s8) = (
+        state.clone(),
         state.clone(),
         state.clone(),
         state.clone(),
@@ -223,6 +226,20 @@ pub async fn serve_stdio(state: Arc<AcpState>) -> Result<(), CohostError> {
                         .with_fix("pick ask, auto or deny"),
                     )),
                 }
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |req: SetSessionConfigOptionRequest, responder, cx| {
+                let st = s8.clone();
+                cx.spawn(async move {
+                    match model::set(&st.hub, req).await {
+                        Ok(options) => {
+                            responder.respond(SetSessionConfigOptionResponse::new(options))
+                        }
+                        Err(e) => responder.respond_with_error(rpc_error(&e)),
+                    }
+                })
             },
             on_receive_request!(),
         )
