@@ -98,6 +98,56 @@ impl HubSession {
     }
 }
 
+/// Stopping one turn: when the client asks, or at the turn limit, then again
+/// every half second until the turn ends (an interrupt sent before the
+/// queued prompt started is dropped by the engine, so one is not enough).
+pub struct TurnStop {
+    limit: tokio::time::Instant,
+    stopping: bool,
+}
+
+impl TurnStop {
+    /// How often the interrupt is repeated.
+    const REPEAT: Duration = Duration::from_millis(500);
+
+    /// For a turn starting now under `limits`.
+    pub fn new(limits: &HubLimits) -> TurnStop {
+        TurnStop {
+            limit: tokio::time::Instant::now() + limits.turn_timeout,
+            stopping: false,
+        }
+    }
+
+    /// Whether a stop was asked for.
+    pub fn stopping(&self) -> bool {
+        self.stopping
+    }
+
+    /// Interrupt `s`'s turn (now, and from then on at every [`TurnStop::due`]).
+    pub fn stop(&mut self, s: &HubSession) {
+        self.stopping = true;
+        s.live.interrupt();
+    }
+
+    /// Completes when the next interrupt is due: the turn limit, or the
+    /// next repeat once stopping. Call [`TurnStop::fire`] then.
+    pub async fn due(&self) {
+        if self.stopping {
+            tokio::time::sleep(Self::REPEAT).await
+        } else {
+            tokio::time::sleep_until(self.limit).await
+        }
+    }
+
+    /// The due interrupt.
+    pub fn fire(&mut self, s: &HubSession) {
+        if !self.stopping {
+            tracing::warn!(session = %s.id(), "the turn ran past its limit: interrupting");
+        }
+        self.stop(s);
+    }
+}
+
 /// The sessions of one server.
 pub struct Hub {
     host: Host,

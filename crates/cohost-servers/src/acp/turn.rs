@@ -4,7 +4,6 @@
 
 use std::collections::HashSet;
 use std::sync::Arc;
-use std::time::Duration;
 
 use agent_client_protocol::v1::schema::{
     PromptRequest, PromptResponse, RequestPermissionOutcome, RequestPermissionRequest, SessionId,
@@ -18,14 +17,9 @@ use cohost_core::{
     EventBody, ToolKind,
 };
 use tokio::sync::{broadcast, Notify};
-use tokio::time::Instant;
 
 use super::{map, AcpState};
-use crate::hub::HubSession;
-
-/// How often an interrupt is repeated until the turn ends (one sent before
-/// the queued prompt started is dropped by the engine).
-const INTERRUPT_REPEAT: Duration = Duration::from_millis(500);
+use crate::hub::{HubSession, TurnStop};
 
 /// Removes the session's running-prompt entry and marks it idle however
 /// the prompt ends.
@@ -78,24 +72,16 @@ pub(super) async fn prompt(
     };
     let mut announced: HashSet<String> = HashSet::new();
     let mut last_error: Option<CohostError> = None;
-    let mut stopping = false;
-    let limit = Instant::now() + st.hub.limits().turn_timeout;
+    let mut stop = TurnStop::new(st.hub.limits());
     loop {
         let ev = tokio::select! {
             ev = rx.recv() => ev,
-            _ = wake.notified(), if !stopping => {
-                stopping = true;
-                s.live.interrupt();
+            _ = wake.notified(), if !stop.stopping() => {
+                stop.stop(&s);
                 continue;
             }
-            _ = tokio::time::sleep_until(limit), if !stopping => {
-                tracing::warn!(session = %id, "the turn ran past its limit: interrupting");
-                stopping = true;
-                s.live.interrupt();
-                continue;
-            }
-            _ = tokio::time::sleep(INTERRUPT_REPEAT), if stopping => {
-                s.live.interrupt();
+            _ = stop.due() => {
+                stop.fire(&s);
                 continue;
             }
         };

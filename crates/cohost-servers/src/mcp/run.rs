@@ -14,13 +14,10 @@ use tokio::time::Instant;
 use super::params::{AskAgent, ContinueSession, ListApprovals, ResolveApproval, Wait as WaitArgs};
 use super::turn::{PendingView, TurnReport, TurnTracker};
 use super::{elicit, McpState};
-use crate::hub::{HubSession, OpenRequest};
+use crate::hub::{HubSession, OpenRequest, TurnStop};
 
 /// The longest `wait` blocks.
 const MAX_WAIT: Duration = Duration::from_secs(300);
-/// How often an interrupt is repeated until the turn ends (one sent before
-/// the queued prompt started is dropped by the engine).
-const INTERRUPT_REPEAT: Duration = Duration::from_millis(500);
 
 /// `list_agents`.
 pub(super) async fn list_agents(st: &McpState) -> Result<Value, CohostError> {
@@ -151,8 +148,7 @@ async fn follow(
     let can_elicit = elicit::supported(&ctx.peer);
     let mut sent = 0usize;
     let mut asked: HashSet<String> = HashSet::new();
-    let limit = Instant::now() + st.hub().limits().turn_timeout;
-    let mut stopping = false;
+    let mut stop = TurnStop::new(st.hub().limits());
     loop {
         let (delta, fresh, done) = {
             let r = rx.borrow_and_update();
@@ -184,18 +180,8 @@ async fn follow(
         }
         tokio::select! {
             changed = rx.changed() => if changed.is_err() { break },
-            _ = ctx.ct.cancelled(), if !stopping => {
-                stopping = true;
-                s.live.interrupt();
-            }
-            _ = tokio::time::sleep_until(limit), if !stopping => {
-                tracing::warn!(session = %s.id(), "the turn ran past its limit: interrupting");
-                stopping = true;
-                s.live.interrupt();
-            }
-            _ = tokio::time::sleep(INTERRUPT_REPEAT), if stopping => {
-                s.live.interrupt();
-            }
+            _ = ctx.ct.cancelled(), if !stop.stopping() => stop.stop(s),
+            _ = stop.due() => stop.fire(s),
         }
     }
     tracker.report()
