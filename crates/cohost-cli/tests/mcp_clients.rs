@@ -122,6 +122,29 @@ async fn a_cancelled_request_interrupts_the_slow_turn() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_background_turn_is_followed_with_wait_and_stopped_with_interrupt() {
+    let b = mock_bench().await;
+    let args = json!({"provider": "mock", "prompt": "[mock:slow] count"});
+    let Some(out) = mcp(&b, "background", args).await else {
+        return;
+    };
+    assert_eq!(out["started"]["running"], true, "{out}");
+    assert_eq!(
+        out["early"]["done"], false,
+        "a 1 s wait returns before 5 s of ticks"
+    );
+    assert_eq!(out["busy_is_error"], true, "one turn at a time: {out}");
+    assert!(out["busy"]["suggested_fix"]
+        .as_str()
+        .unwrap()
+        .contains("wait"));
+    assert_eq!(out["interrupt"]["interrupt_sent"], true, "{out}");
+    assert_eq!(out["final"]["done"], true, "{out}");
+    assert_eq!(out["final"]["end_reason"], "interrupted");
+    assert_eq!(out["status"]["running"], false);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn approvals_go_through_the_tools_or_elicitation() {
     let b = mock_bench().await;
     let ask = |decision: &str, via: &str| json!({"provider": "mock", "prompt": "[mock:tool] write it", "decision": decision, "via": via});

@@ -77,6 +77,22 @@ async def main():
                         {"session_id": out["result"]["session_id"], "prompt": args["follow_up"]},
                     )
                     out["follow_up"] = structured(r2)
+            elif scenario == "background":
+                # ask_agent without waiting, then the session tools.
+                started = structured(await session.call_tool("ask_agent", {**args, "wait": False}))
+                sid = started["session_id"]
+                out["started"] = started
+                out["early"] = structured(
+                    await session.call_tool("wait", {"session_id": sid, "timeout_secs": 1})
+                )
+                busy = await session.call_tool("continue_session", {"session_id": sid, "prompt": "x"})
+                out["busy_is_error"] = bool(busy.is_error)
+                out["busy"] = structured(busy)
+                out["interrupt"] = structured(await session.call_tool("interrupt", {"session_id": sid}))
+                out["final"] = structured(
+                    await session.call_tool("wait", {"session_id": sid, "timeout_secs": 30})
+                )
+                out["status"] = structured(await session.call_tool("session_status", {"session_id": sid}))
             elif scenario == "evict":
                 # Run with --max-sessions 1: the second session ends the idle
                 # first one, which continue_session then reopens from the store.
