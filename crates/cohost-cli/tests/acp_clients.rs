@@ -95,6 +95,7 @@ async fn the_mock_passes_the_registry_checks() {
     )
     .unwrap();
     let cfg = json!({"agent": "mock", "cwd": b.cwd(), "text": "hello", "model": "text",
+                     "error": "[mock:error:AUTH_REQUIRED] fail",
                      "tool": "[mock:tool] write it", "slow": "[mock:slow] count"});
     let Some(out) = registry_checks(&b, cfg).await else {
         return;

@@ -15,7 +15,7 @@ import json
 import os
 import sys
 
-from acp import PROTOCOL_VERSION, spawn_agent_process, text_block
+from acp import PROTOCOL_VERSION, RequestError, spawn_agent_process, text_block
 from acp.schema import (
     AllowedOutcome,
     ClientCapabilities,
@@ -156,6 +156,13 @@ async def main():
             r = await asyncio.wait_for(task, 30)
             ups = rec.take()
             out["cancel"] = {"stop_reason": r.stop_reason, "chunks": sum(1 for u in ups if u["kind"] == "agent_message_chunk")}
+        if cfg.get("error"):
+            try:
+                await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[text_block(cfg["error"])]), 60)
+                out["error"] = None
+            except RequestError as e:
+                out["error"] = {"code": e.code, "message": str(e), "data": e.data}
+            rec.take()
         listed = await asyncio.wait_for(conn.list_sessions(), 30)
         out["list"] = [s.session_id for s in listed.sessions]
     # A second connection resumes the session by id.
