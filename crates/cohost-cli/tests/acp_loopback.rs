@@ -18,6 +18,7 @@ use cohost_core::{
     AdapterConfig, ApprovalMode, DecisionSource, EndReason, Event, EventBody, HostSession, Policy,
     PromptInput, ResumeSupport, SessionOptions, SupportTier, ToolStatus,
 };
+use cohost_testbench::events::answer_text;
 
 fn spec() -> AcpSpec {
     AcpSpec {
@@ -90,15 +91,6 @@ async fn turn(s: &mut HostSession, prompt: &str) -> (EndReason, Vec<Event>) {
     (out.reason, ev)
 }
 
-fn text(ev: &[Event]) -> String {
-    ev.iter()
-        .filter_map(|e| match &e.body {
-            EventBody::StreamChunk { delta, .. } => Some(delta.as_str()),
-            _ => None,
-        })
-        .collect()
-}
-
 fn tool_status(ev: &[Event]) -> Option<ToolStatus> {
     ev.iter().find_map(|e| match &e.body {
         EventBody::ToolExecuted { status, .. } => Some(*status),
@@ -116,7 +108,10 @@ async fn cohosts_acp_driver_drives_cohost_acp() {
 
     let (end, ev) = turn(&mut s, "hello loop").await;
     assert_eq!(end, EndReason::Completed, "{ev:#?}");
-    assert!(text(&ev).contains("You said: \"hello loop\""), "{ev:#?}");
+    assert!(
+        answer_text(&ev).contains("You said: \"hello loop\""),
+        "{ev:#?}"
+    );
     assert!(ev
         .iter()
         .any(|e| matches!(e.body, EventBody::ReasoningChunk { .. })));
@@ -138,7 +133,7 @@ async fn cohosts_acp_driver_drives_cohost_acp() {
     let (end, ev) = turn(&mut s, "[mock:slow] count").await;
     stopper.await.unwrap();
     assert_eq!(end, EndReason::Interrupted, "{ev:#?}");
-    assert!(text(&ev).matches("tick").count() < 50);
+    assert!(answer_text(&ev).matches("tick").count() < 50);
     s.terminate().await.unwrap();
 
     // A fresh driver resumes the same cohost session through session/load.
