@@ -14,7 +14,7 @@
 
 mod clients;
 
-use clients::{bench, cohost, python_with, run_client, script};
+use clients::{assert_no_agent_left, bench, cohost, python_with, run_client, script};
 use cohost_fakellm::tools::TOOL_FILE;
 use cohost_testbench::{AgentCli, Bench};
 use serde_json::{json, Value};
@@ -141,6 +141,7 @@ async fn real_agent(cli: AgentCli, agent: &str) {
     );
     assert_permissions(&out, true);
     assert_eq!(out["cancel"]["stop_reason"], "cancelled", "{out}");
+    assert_no_agent_left(&b).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -11,7 +11,10 @@
 
 mod clients;
 
-use clients::{bench, cohost, python_with, run_client, run_client_with, script, stored_sessions};
+use clients::{
+    assert_no_agent_left, bench, cohost, python_with, run_client, run_client_with, script,
+    stored_sessions,
+};
 use cohost_testbench::{AgentCli, Bench};
 use serde_json::{json, Value};
 
@@ -266,6 +269,7 @@ async fn real_claude_code_answers_and_its_approval_decides_the_file() {
     let allowed = mcp(&b, "approve", tool("allow")).await.unwrap();
     assert_eq!(allowed["result"]["end_reason"], "completed", "{allowed}");
     assert!(file.exists(), "the allowed tool call wrote the file");
+    assert_no_agent_left(&b).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

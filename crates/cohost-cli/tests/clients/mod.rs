@@ -113,3 +113,50 @@ pub fn stored_sessions(bench: &Bench) -> Vec<String> {
         _ => Vec::new(),
     }
 }
+
+/// No process of the bench's scratch user outlives the client: cohost
+/// narrows its agents' environment (the bench's marker does not reach
+/// them), but every agent gets the scratch `HOME`.
+pub async fn assert_no_agent_left(bench: &Bench) {
+    let needle = format!("HOME={}", bench.home().display());
+    let left = || -> Vec<String> {
+        let Ok(dir) = std::fs::read_dir("/proc") else {
+            return Vec::new();
+        };
+        dir.filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().parse::<u32>().is_ok())
+            .filter(|e| {
+                std::fs::read(e.path().join("environ"))
+                    .map(|env| env.split(|b| *b == 0).any(|v| v == needle.as_bytes()))
+                    .unwrap_or(false)
+            })
+            .filter(|e| {
+                // A zombie has exited; only its parent's wait is missing.
+                std::fs::read_to_string(e.path().join("stat"))
+                    .map(|s| !s.contains(") Z "))
+                    .unwrap_or(false)
+            })
+            .map(|e| {
+                let cmd = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+                format!(
+                    "{}: {}",
+                    e.file_name().to_string_lossy(),
+                    String::from_utf8_lossy(&cmd).replace('\0', " ")
+                )
+            })
+            .collect()
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let procs = left();
+        if procs.is_empty() {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "processes of the scratch user outlived the client:\n{}",
+            procs.join("\n")
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
