@@ -100,6 +100,7 @@ async fn the_mock_passes_the_registry_checks() {
     let Some(out) = registry_checks(&b, cfg).await else {
         return;
     };
+    eprintln!("seconds per step: {}", out["seconds"]);
     assert_common(&out);
     assert_eq!(out["initialize"]["load_session"], true, "the mock resumes");
     assert!(out["prompt"]["kinds"]
@@ -134,6 +135,7 @@ async fn real_agent(cli: AgentCli, agent: &str) {
     let Some(out) = registry_checks(&b, cfg).await else {
         return;
     };
+    eprintln!("seconds per step: {}", out["seconds"]);
     assert_common(&out);
     assert_eq!(
         out["initialize"]["load_session"], true,

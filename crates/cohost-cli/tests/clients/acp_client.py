@@ -14,6 +14,7 @@ import asyncio
 import json
 import os
 import sys
+import time
 
 from acp import PROTOCOL_VERSION, RequestError, spawn_agent_process, text_block
 from acp.schema import (
@@ -86,7 +87,13 @@ async def connect(cohost, agent, client):
 async def main():
     cohost, cfg = sys.argv[1], json.loads(sys.argv[2])
     agent, cwd = cfg["agent"], cfg["cwd"]
-    out = {"agent": agent}
+    out = {"agent": agent, "seconds": {}}
+    clock = [time.monotonic()]
+
+    def lap(step):
+        now = time.monotonic()
+        out["seconds"][step] = round(now - clock[0], 2)
+        clock[0] = now
     rec = Recorder()
     async with await connect(cohost, agent, rec) as (conn, _proc):
         init = await asyncio.wait_for(
@@ -97,6 +104,7 @@ async def main():
             ),
             60,
         )
+        lap("initialize")
         out["initialize"] = {
             "protocol_version": init.protocol_version,
             "load_session": init.agent_capabilities.load_session,
@@ -104,12 +112,14 @@ async def main():
         }
         new = await asyncio.wait_for(conn.new_session(cwd=cwd, mcp_servers=[]), 120)
         sid = new.session_id
+        lap("session_new")
         out["new_session"] = {
             "session_id": sid,
             "modes": [m.id for m in new.modes.available_modes] if new.modes else [],
         }
         r = await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[text_block(cfg["text"])]), 180)
         ups = rec.take()
+        lap("prompt")
         out["prompt"] = {
             "stop_reason": r.stop_reason,
             "text": text_of(ups),
@@ -144,6 +154,7 @@ async def main():
                     "tool_statuses": [u["status"] for u in ups if u["kind"].startswith("tool_call")],
                 }
                 rec.permissions = []
+                lap(kind)
                 if cfg.get("file"):
                     out[kind]["file_exists"] = os.path.exists(os.path.join(cwd, cfg["file"]))
         if cfg.get("slow"):
@@ -155,6 +166,7 @@ async def main():
             await conn.cancel(session_id=sid)
             r = await asyncio.wait_for(task, 30)
             ups = rec.take()
+            lap("cancel")
             out["cancel"] = {"stop_reason": r.stop_reason, "chunks": sum(1 for u in ups if u["kind"] == "agent_message_chunk")}
         if cfg.get("error"):
             try:
@@ -175,6 +187,7 @@ async def main():
         )
         ups = rec2.take()
         out["load"] = {"stop_reason": r.stop_reason, "text": text_of(ups)}
+        lap("load_and_prompt")
     print(json.dumps(out, default=str))
 
 

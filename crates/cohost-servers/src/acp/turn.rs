@@ -163,10 +163,11 @@ impl Ask {
             ),
             ApprovalMode::Ask => self.ask_client().await,
         };
+        // The client may answer before the engine asks its decision source.
         self.session
             .live
             .decisions
-            .answer(Some(&self.tool_id), decision);
+            .answer_early(&self.tool_id, decision);
     }
 
     async fn ask_client(&self) -> Decision {

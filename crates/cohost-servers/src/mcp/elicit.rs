@@ -78,5 +78,6 @@ pub(super) async fn ask(peer: Peer<RoleServer>, s: Arc<HubSession>, p: PendingVi
             "denied by the person (MCP elicitation)",
         )
     };
-    s.live.decisions.answer(Some(&p.tool_id), d);
+    // The person may answer before the engine asks its decision source.
+    s.live.decisions.answer_early(&p.tool_id, d);
 }

@@ -281,7 +281,16 @@ pub(super) fn resolve_approval(st: &McpState, a: ResolveApproval) -> Result<Valu
         message: a.message,
         origin: DecisionOrigin::User,
     };
-    if s.live.decisions.answer(Some(&a.tool_id), decision) {
+    // Pending as far as the client can know (its request event was seen):
+    // the engine may not have asked its decision source yet.
+    let pending = st
+        .tracker(&s)
+        .report()
+        .pending_approvals
+        .iter()
+        .any(|p| p.tool_id == a.tool_id);
+    if pending {
+        s.live.decisions.answer_early(&a.tool_id, decision);
         Ok(json!({ "session_id": a.session_id, "tool_id": a.tool_id, "decision": option }))
     } else {
         Err(CohostError::new(
