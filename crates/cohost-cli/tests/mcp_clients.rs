@@ -294,9 +294,22 @@ async fn streamable_http_serves_the_same_tools() {
         .unwrap_or_else(|| panic!("no URL in {first:?}"))
         .trim_end_matches(';')
         .to_string();
+    // The second line names the token file (never the token); the bench
+    // user has no XDG_RUNTIME_DIR, so it is under the state dir.
+    let second = lines.next_line().await.unwrap().unwrap();
+    assert!(second.contains("api-token"), "{second}");
+    let file = b.layout().xdg_state.join("cohost/run/api-token");
+    let token = std::fs::read_to_string(&file)
+        .unwrap_or_else(|e| panic!("{}: {e}", file.display()))
+        .trim()
+        .to_string();
+    assert!(
+        !second.contains(&token),
+        "the token itself is never printed"
+    );
     let cohost = cohost();
     let run = |scenario: &'static str, args: Value| {
-        let (py, url, cohost, b) = (&py, &url, &cohost, &b);
+        let (py, url, cohost, b, token) = (&py, &url, &cohost, &b, &token);
         async move {
             let args = args.to_string();
             run_client_with(
@@ -304,7 +317,7 @@ async fn streamable_http_serves_the_same_tools() {
                 py,
                 &script("mcp_client.py"),
                 &[cohost.to_str().unwrap(), scenario, &args],
-                &[("COHOST_MCP_URL", url)],
+                &[("COHOST_MCP_URL", url), ("COHOST_MCP_TOKEN", token)],
             )
             .await
         }
@@ -335,6 +348,14 @@ async fn streamable_http_serves_the_same_tools() {
         .output();
     if let Ok(o) = refused {
         assert_eq!(String::from_utf8_lossy(&o.stdout), "403");
+    }
+    // Without the token: 401 with cohost's error, before any tool runs.
+    let anonymous = std::process::Command::new("curl")
+        .args(["-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "POST"])
+        .arg(&url)
+        .output();
+    if let Ok(o) = anonymous {
+        assert_eq!(String::from_utf8_lossy(&o.stdout), "401");
     }
     server.kill().await.unwrap();
 }

@@ -53,6 +53,7 @@ pub async fn run(args: McpArgs) -> CmdResult {
         tracing::warn!(error = %e, "cannot listen for signals");
     }
     let host = hostctx::host()?;
+    let token_paths = host.paths.clone();
     let hub = cohost_servers::Hub::new(host, args.limits.hub(), args.agent);
     let state = McpState::new(hub);
     match args.http {
@@ -61,6 +62,11 @@ pub async fn run(args: McpArgs) -> CmdResult {
             let (bound, task) = serve_http(state, addr).await?;
             // stdout is free here (no stdio transport): say where it listens.
             crate::say!("cohost MCP server on http://{bound}/mcp; Ctrl+C to stop");
+            // The path, never the token: stdout may be logged.
+            crate::say!(
+                "every request needs the bearer token in {} (owner-only)",
+                cohost_host::serve::api_token_file(&token_paths).display()
+            );
             tokio::select! {
                 _ = task => {}
                 _ = tokio::signal::ctrl_c() => {}

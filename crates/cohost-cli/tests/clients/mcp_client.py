@@ -20,6 +20,7 @@ import anyio
 from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 
 def structured(result):
@@ -49,7 +50,12 @@ async def main():
     kwargs = {"elicitation_callback": on_elicit} if via == "elicit" else {}
     # COHOST_MCP_URL: a running `cohost mcp --http` instead of a stdio child.
     url = os.environ.get("COHOST_MCP_URL")
-    transport = streamable_http_client(url) if url else stdio_client(server)
+    if url:
+        # COHOST_MCP_TOKEN: the user's bearer token (the file `cohost mcp --http` names).
+        headers = {"Authorization": "Bearer " + os.environ.get("COHOST_MCP_TOKEN", "")}
+        transport = streamable_http_client(url, http_client=create_mcp_http_client(headers=headers))
+    else:
+        transport = stdio_client(server)
     async with transport as (read, write):
         async with ClientSession(read, write, **kwargs) as session:
             await session.initialize()

@@ -195,8 +195,9 @@ pub async fn serve_stdio(state: Arc<McpState>) -> Result<(), CohostError> {
         .map_err(|e| io_error("the MCP connection failed", e))
 }
 
-/// Serve streamable HTTP at `http://ADDR/mcp` (loopback only). Returns the
-/// bound address and the server task.
+/// Serve streamable HTTP at `http://ADDR/mcp` (loopback only, with the
+/// user's bearer token from [`cohost_host::serve::api_token_file`]).
+/// Returns the bound address and the server task.
 pub async fn serve_http(
     state: Arc<McpState>,
     addr: SocketAddr,
@@ -228,8 +229,15 @@ pub async fn serve_http(
         StreamableHttpServerConfig::default(),
     );
     let port = bound.port();
+    // Every local user is a loopback peer: like `cohost serve`, the tools
+    // need the user's bearer token (checked after the loopback guard).
+    let credential = Arc::new(cohost_host::serve::api_credential(state.hub.host())?);
     let app = axum::Router::new()
         .nest_service("/mcp", service)
+        .layer(axum::middleware::from_fn_with_state(
+            credential,
+            cohost_host::serve::require_token,
+        ))
         .layer(axum::middleware::from_fn_with_state(port, guard_host));
     let task = tokio::spawn(async move {
         let svc = app.into_make_service_with_connect_info::<SocketAddr>();
