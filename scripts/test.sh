@@ -23,6 +23,13 @@ if [ -f tests/agents/install-litellm.sh ] && [ "${COHOST_SKIP_AGENT_INSTALL:-0}"
   bash tests/agents/install-litellm.sh
 fi
 
+# Issue 16: the independent clients that drive `cohost mcp` and `cohost acp`
+# (crates/cohost-cli/tests/{mcp,acp}_clients.rs), pinned.
+if [ "${COHOST_SKIP_AGENT_INSTALL:-0}" != 1 ]; then
+  log "installing the MCP and ACP Python SDKs (pip)"
+  python3 -m pip install -q --disable-pip-version-check 'mcp==2.3.0' 'agent-client-protocol==0.12.1'
+fi
+
 if ! command -v cargo-nextest >/dev/null 2>&1; then
   log "installing cargo-nextest"
   cargo install --locked cargo-nextest

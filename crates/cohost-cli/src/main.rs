@@ -67,6 +67,10 @@ enum Command {
     Sessions(cmd::sessions::SessionsArgs),
     /// Serve the local settings and sessions API on 127.0.0.1.
     Serve(cmd::serve::ServeArgs),
+    /// Serve cohost's agents as MCP tools (stdio; --http for streamable HTTP).
+    Mcp(cmd::mcp::McpArgs),
+    /// Be an ACP agent on stdio (for Zed and other ACP clients).
+    Acp(cmd::acp::AcpArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     Completions {
         /// The shell to complete for.
@@ -94,6 +98,8 @@ impl Command {
             | Command::Hooks(_)
             | Command::HookEvent(_)
             | Command::Serve(_)
+            | Command::Mcp(_)
+            | Command::Acp(_)
             | Command::Completions { .. }
             | Command::Man => false,
         }
@@ -138,6 +144,8 @@ fn main() -> ExitCode {
     let result = runtime.block_on(async move {
         match cli.command {
             Command::Run(args) => cmd::run::run(args).await,
+            Command::Mcp(args) => cmd::mcp::run(args).await,
+            Command::Acp(args) => cmd::acp::run(args).await,
             Command::Agents(args) => cmd::agents::run(args).await,
             Command::FakeLlm(args) => cmd::fake_llm::run(args).await,
             Command::Relay(args) => cmd::relay::run(args).await,

@@ -126,6 +126,10 @@ impl Plan {
 }
 
 /// The decision for one request.
+// One short-lived value per request, never stored in bulk: its size does not
+// matter (it grows past the lint's threshold when a build unifies serde_json's
+// `preserve_order` feature, as the MCP SDK does).
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone)]
 pub(crate) enum Outcome {
     Reply(Plan),
@@ -197,11 +201,12 @@ pub(crate) fn decide(
         return (Outcome::Reply(plan), "json".into());
     }
     let prompt = turn.prompt();
-    let (scenario, custom) = match marker_in(&turn.prompt_blocks) {
-        Some(s) => (s, None),
-        None => match cursor.take(prompt) {
-            Some(step) => (step.scenario, step.text),
-            None => (knobs.default, None),
+    let offers = |name: &str| turn.tools.iter().any(|t| t.name.contains(name));
+    let (scenario, custom, named) = match marker_in(&turn.prompt_blocks) {
+        Some(s) => (s, None, None),
+        None => match cursor.take(prompt, offers) {
+            Some(step) => (step.scenario, step.text, step.tool.map(|t| (t, step.args))),
+            None => (knobs.default, None, None),
         },
     };
     let reply = custom.unwrap_or_else(|| match &turn.tool_result {
@@ -221,7 +226,10 @@ pub(crate) fn decide(
             let call = turn
                 .tool_result
                 .is_none()
-                .then(|| choose_tool(&turn.tools, scenario == Scenario::Write, cwd.as_deref()))
+                .then(|| match named {
+                    Some((name, args)) => crate::tools::named_call(&turn.tools, &name, args),
+                    None => choose_tool(&turn.tools, scenario == Scenario::Write, cwd.as_deref()),
+                })
                 .flatten();
             match call {
                 Some(call) => plan.tool = Some(call),

@@ -31,6 +31,12 @@ pub struct ScriptStep {
     pub match_prompt: Option<String>,
     /// Reply text to use instead of the generated one (text-like scenarios).
     pub text: Option<String>,
+    /// `tool` scenario: call the offered tool whose name contains this
+    /// (an MCP tool such as `mcp__cohost__ask_agent`); only a request that
+    /// offers such a tool takes the step.
+    pub tool: Option<String>,
+    /// The arguments of that call (default: filled from its schema).
+    pub args: Option<Value>,
 }
 
 impl ScriptStep {
@@ -40,6 +46,8 @@ impl ScriptStep {
             scenario,
             match_prompt: None,
             text: None,
+            tool: None,
+            args: None,
         }
     }
 }
@@ -95,12 +103,25 @@ fn opt_string(
 }
 
 fn parse_step(v: &Value, path: &Path, at: &str) -> Result<ScriptStep, FakeLlmError> {
+    let mut tool = None;
+    let mut args = None;
     let (name, match_prompt, text) = match v {
         Value::String(name) => (name.clone(), None, None),
         Value::Object(obj) => {
-            check_keys(obj, &["scenario", "match", "text"], path, at)?;
+            check_keys(obj, &["scenario", "match", "text", "tool", "args"], path, at)?;
             let name = opt_string(obj, "scenario", path, at)?
                 .ok_or_else(|| invalid(path, format!("{at}: missing `scenario`")))?;
+            tool = opt_string(obj, "tool", path, at)?;
+            args = match obj.get("args") {
+                None | Some(Value::Null) => None,
+                Some(a @ Value::Object(_)) => Some(a.clone()),
+                Some(other) => {
+                    return Err(invalid(
+                        path,
+                        format!("{at}.args: expected an object, found {other}"),
+                    ))
+                }
+            };
             (name, opt_string(obj, "match", path, at)?, opt_string(obj, "text", path, at)?)
         }
         other => {
@@ -117,6 +138,8 @@ fn parse_step(v: &Value, path: &Path, at: &str) -> Result<ScriptStep, FakeLlmErr
         scenario,
         match_prompt,
         text,
+        tool,
+        args,
     })
 }
 
@@ -205,7 +228,9 @@ impl ScriptCursor {
     }
 
     /// The step for a request with this prompt, consuming it when it applies.
-    pub(crate) fn take(&self, prompt: &str) -> Option<ScriptStep> {
+    /// The step for a request with `prompt`; `offers(name)` says whether the
+    /// request offers a tool whose name contains `name`.
+    pub(crate) fn take(&self, prompt: &str, offers: impl Fn(&str) -> bool) -> Option<ScriptStep> {
         let steps = &self.script.steps;
         if !steps.is_empty() {
             // A poisoned lock only means another request panicked mid-update;
@@ -218,7 +243,8 @@ impl ScriptCursor {
                 let applies = step
                     .match_prompt
                     .as_deref()
-                    .is_none_or(|m| prompt.contains(m));
+                    .is_none_or(|m| prompt.contains(m))
+                    && step.tool.as_deref().is_none_or(&offers);
                 if applies {
                     *next += 1;
                     return Some(step.clone());
@@ -242,9 +268,31 @@ mod tests {
         )
         .unwrap();
         let c = ScriptCursor::new(script);
-        assert_eq!(c.take("a").unwrap().scenario, Scenario::Tool);
-        assert_eq!(c.take("a").unwrap().scenario, Scenario::Slow);
-        assert_eq!(c.take("b").unwrap().scenario, Scenario::Text);
-        assert_eq!(c.take("a").unwrap().scenario, Scenario::Tool);
+        let any = |_: &str| true;
+        assert_eq!(c.take("a", any).unwrap().scenario, Scenario::Tool);
+        assert_eq!(c.take("a", any).unwrap().scenario, Scenario::Slow);
+        assert_eq!(c.take("b", any).unwrap().scenario, Scenario::Text);
+        assert_eq!(c.take("a", any).unwrap().scenario, Scenario::Tool);
+    }
+
+    #[test]
+    fn a_named_tool_step_waits_for_a_request_offering_the_tool() {
+        let p = Path::new("s.json");
+        let script = parse_script(
+            r#"{"default":"text","steps":[{"scenario":"tool","tool":"ask_agent","args":{"prompt":"hi"}}]}"#,
+            p,
+        )
+        .unwrap();
+        assert_eq!(
+            script.steps[0].args,
+            Some(serde_json::json!({"prompt": "hi"}))
+        );
+        let c = ScriptCursor::new(script);
+        let none = |_: &str| false;
+        assert_eq!(c.take("title", none).unwrap().scenario, Scenario::Text);
+        let offered = |t: &str| "mcp__cohost__ask_agent".contains(t);
+        let step = c.take("go", offered).unwrap();
+        assert_eq!(step.tool.as_deref(), Some("ask_agent"));
+        assert!(parse_script(r#"[{"scenario":"tool","args":[1]}]"#, p).is_err());
     }
 }

@@ -146,6 +146,17 @@ pub fn choose_tool(
     })
 }
 
+/// The call of the offered tool whose name contains `name`, with `args`
+/// (else arguments filled from its schema); `None` when none is offered.
+pub fn named_call(tools: &[ToolSpec], name: &str, args: Option<Value>) -> Option<ChosenCall> {
+    let tool = tools.iter().find(|t| t.name.contains(name))?;
+    Some(ChosenCall {
+        name: tool.name.clone(),
+        args: args.unwrap_or_else(|| fill_schema(&tool.schema)),
+        kind: tool.kind,
+    })
+}
+
 /// Produces a plausible JSON value for a structured-output schema
 /// (Gemini CLI's router wants `complexity_reasoning` and `complexity_score`).
 pub fn fill_schema(schema: &Value) -> Value {

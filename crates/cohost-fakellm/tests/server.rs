@@ -109,6 +109,8 @@ async fn script_file_orders_scenarios_and_skips_unmatched_side_requests() {
             scenario: Scenario::Text,
             match_prompt: Some("main task".into()),
             text: Some("scripted reply".into()),
+            tool: None,
+            args: None,
         }
     );
     let h = server_with(FakeLlmConfig {

@@ -18,6 +18,8 @@ type Notify = Box<dyn Fn(ApprovalContext) + Send + Sync>;
 #[derive(Clone)]
 pub struct PendingApprovals {
     pending: Arc<Mutex<BTreeMap<String, oneshot::Sender<Decision>>>>,
+    /// Answers that came before the engine asked (see [`PendingApprovals::answer_early`]).
+    early: Arc<Mutex<BTreeMap<String, Decision>>>,
     notify: Arc<Mutex<Option<Notify>>>,
     abandoned: &'static str,
 }
@@ -28,6 +30,7 @@ impl PendingApprovals {
     pub fn new(abandoned: &'static str) -> PendingApprovals {
         PendingApprovals {
             pending: Arc::default(),
+            early: Arc::default(),
             notify: Arc::default(),
             abandoned,
         }
@@ -53,15 +56,38 @@ impl PendingApprovals {
         }
     }
 
+    /// Resolve `tool_id` whose `tool_approval_requested` event the caller
+    /// has seen: the engine emits the event before it asks its decision
+    /// source (and asks about queued requests one at a time), so a fast
+    /// client can answer first. Such an answer is kept and decides the
+    /// request as soon as the engine asks.
+    pub fn answer_early(&self, tool_id: &str, decision: Decision) {
+        let tx = lock(&self.pending).remove(tool_id);
+        match tx {
+            Some(tx) => {
+                if let Err(d) = tx.send(decision) {
+                    tracing::debug!(tool = %tool_id, decision = ?d.option, "the approval was already given up");
+                }
+            }
+            None => {
+                lock(&self.early).insert(tool_id.to_string(), decision);
+            }
+        }
+    }
+
     /// Deny everything still waiting (the session is ending).
     pub fn abandon_all(&self) {
         // Dropped senders resolve as abandoned denials.
         lock(&self.pending).clear();
+        lock(&self.early).clear();
     }
 }
 
 impl DecisionSource for PendingApprovals {
     fn decide(&self, request: ApprovalContext) -> BoxFuture<'static, Decision> {
+        if let Some(d) = lock(&self.early).remove(&request.tool_id) {
+            return Box::pin(std::future::ready(d));
+        }
         let (tx, rx) = oneshot::channel();
         lock(&self.pending).insert(request.tool_id.clone(), tx);
         if let Some(notify) = lock(&self.notify).as_ref() {
@@ -116,5 +142,27 @@ mod tests {
             (DecisionOrigin::Cancelled, Some("gone"))
         );
         assert_eq!(*lock(&seen), ["t1", "a", "b"]);
+    }
+
+    #[tokio::test]
+    async fn an_answer_that_comes_before_the_request_decides_it() {
+        let p = PendingApprovals::new("gone");
+        p.answer_early("t1", Decision::deny(DecisionOrigin::User, "early no"));
+        let d = p.decide(request("t1")).await;
+        assert_eq!(
+            (d.option, d.message.as_deref()),
+            (ApprovalOption::RejectOnce, Some("early no"))
+        );
+        let waiting = p.decide(request("t2"));
+        p.answer_early("t2", Decision::allow(DecisionOrigin::User));
+        assert_eq!(waiting.await.option, ApprovalOption::AllowOnce);
+        p.answer_early("t3", Decision::allow(DecisionOrigin::User));
+        p.abandon_all();
+        let d = tokio::time::timeout(
+            std::time::Duration::from_millis(50),
+            p.decide(request("t3")),
+        )
+        .await;
+        assert!(d.is_err(), "an ended session forgets early answers");
     }
 }

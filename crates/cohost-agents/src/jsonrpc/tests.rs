@@ -117,6 +117,6 @@ fn framings_write_what_each_peer_expects() {
     );
     assert_eq!(
         Framing::V2.error_response(&json!(2), INVALID_PARAMS, "bad"),
-        r#"{"error":{"code":-32602,"message":"bad"},"id":2,"jsonrpc":"2.0"}"#
+        r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"bad"}}"#
     );
 }

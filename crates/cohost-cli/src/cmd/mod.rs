@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+pub mod acp;
 pub mod agents;
 pub mod config;
 pub mod doctor;
@@ -7,6 +8,7 @@ pub mod fake_llm;
 pub mod hooks;
 pub mod join;
 pub mod login;
+pub mod mcp;
 pub mod relay;
 pub mod run;
 pub mod serve;

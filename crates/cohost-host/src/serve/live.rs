@@ -19,7 +19,7 @@ pub struct LiveSession {
     pub id: String,
     /// Provider id.
     pub provider: String,
-    prompts: mpsc::Sender<String>,
+    prompts: mpsc::Sender<PromptInput>,
     control: SessionControl,
     /// Pending approvals.
     pub decisions: PendingApprovals,
@@ -37,7 +37,7 @@ impl LiveSession {
         session.start().await?;
         let id = session.record_id().unwrap_or_default().to_string();
         let provider = session.descriptor().id.clone();
-        let (prompts, mut rx) = mpsc::channel::<String>(16);
+        let (prompts, mut rx) = mpsc::channel::<PromptInput>(16);
         let (events, _) = broadcast::channel(1024);
         let live = Arc::new(LiveSession {
             id,
@@ -50,10 +50,10 @@ impl LiveSession {
         });
         let weak = Arc::downgrade(&live);
         tokio::spawn(async move {
-            while let Some(text) = rx.recv().await {
+            while let Some(input) = rx.recv().await {
                 let Some(live) = weak.upgrade() else { break };
                 let mut sink = |ev: Event| live.publish(ev);
-                session.prompt(PromptInput::text(text), &mut sink).await;
+                session.prompt(input, &mut sink).await;
             }
             // Best effort on shutdown: the process group is killed either way.
             let _ = session.terminate().await;
@@ -80,7 +80,12 @@ impl LiveSession {
 
     /// Queue a prompt.
     pub async fn prompt(&self, text: String) -> Result<(), CohostError> {
-        self.prompts.send(text).await.map_err(|_| {
+        self.prompt_input(PromptInput::text(text)).await
+    }
+
+    /// Queue a prompt with context files (the MCP and ACP front ends).
+    pub async fn prompt_input(&self, input: PromptInput) -> Result<(), CohostError> {
+        self.prompts.send(input).await.map_err(|_| {
             CohostError::new(
                 ErrorCode::ProcessCrashed,
                 format!("session `{}` has ended", self.id),

@@ -11,7 +11,7 @@ mod live;
 mod openapi;
 mod token;
 
-pub use guard::{allowed_hosts, check as check_local, Credential};
+pub use guard::{allowed_hosts, check as check_local, require_token, Credential};
 pub use hook_feed::{FeedEvent, HookFeed};
 pub use live::LiveSession;
 pub use openapi::openapi_document;
@@ -36,6 +36,14 @@ use crate::approvals::PendingApprovals;
 use crate::host::Host;
 use crate::session::{Approvals, ProviderChoice, Recording, SessionRequest, Tools};
 use crate::store::SessionStore;
+
+/// The user's API credential (the token, first written if missing, and its
+/// owner-only file): what `cohost serve` and `cohost mcp --http` require.
+pub fn api_credential(host: &Host) -> Result<Credential, CohostError> {
+    let file = api_token_file(&host.paths);
+    let token = token::load_or_create(&file)?;
+    Ok(Credential { token, file })
+}
 
 /// The default port of `cohost serve`.
 pub const DEFAULT_PORT: u16 = 4317;

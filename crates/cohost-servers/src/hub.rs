@@ -1,0 +1,299 @@
+//! The sessions one server runs, shared by the MCP and ACP front ends.
+//!
+//! Every session is opened through cohost-host's one session path
+//! ([`cohost_host::session::prepare`]) and run by `cohost serve`'s
+//! [`LiveSession`] (one task owns the engine, prompts queue, events go to a
+//! broadcast); approvals wait in a [`PendingApprovals`] until the client
+//! answers or the engine's deadline denies them. The hub only adds what a
+//! long-lived server needs on top: a bound on how many sessions run at once,
+//! lookup by id, and ending them all when the client goes away.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use cohost_core::sync::lock;
+use cohost_core::{ApprovalMode, CohostError, ErrorCode, ProviderDescriptor, SessionOptions};
+use cohost_host::serve::LiveSession;
+use cohost_host::session::{self, Approvals, ProviderChoice, Recording, SessionRequest};
+use cohost_host::{Host, PendingApprovals};
+
+/// Limits of one server.
+#[derive(Debug, Clone)]
+pub struct HubLimits {
+    /// Sessions open at once. Opening one more ends the least recently used
+    /// idle one (its record stays, so it can be resumed); when every one is
+    /// running a turn, opening is refused.
+    pub max_sessions: usize,
+    /// How long an approval waits for the client before it is denied.
+    pub approval_deadline: Duration,
+    /// The longest one turn may run before it is interrupted.
+    pub turn_timeout: Duration,
+}
+
+impl Default for HubLimits {
+    fn default() -> Self {
+        HubLimits {
+            max_sessions: 8,
+            approval_deadline: Duration::from_secs(120),
+            turn_timeout: Duration::from_secs(30 * 60),
+        }
+    }
+}
+
+/// What a client asks for when it opens a session.
+#[derive(Debug, Clone, Default)]
+pub struct OpenRequest {
+    /// Provider id; `None`: the server's default, else the first installed
+    /// agent, else the mock.
+    pub provider: Option<String>,
+    /// Working directory (must exist).
+    pub cwd: Option<PathBuf>,
+    /// Model, provider-specific.
+    pub model: Option<String>,
+    /// Approval mode; `Ask` sends every request to the client.
+    pub approval: ApprovalMode,
+    /// A stored cohost session id (or an agent's native id) to resume.
+    pub resume: Option<String>,
+}
+
+/// One open session.
+pub struct HubSession {
+    /// The running session (`cohost serve`'s).
+    pub live: Arc<LiveSession>,
+    /// The provider's descriptor.
+    pub descriptor: ProviderDescriptor,
+    /// The directory the agent runs in.
+    pub cwd: PathBuf,
+    /// The model asked for, when one was.
+    pub model: Option<String>,
+    busy: AtomicBool,
+    last_used: Mutex<Instant>,
+}
+
+impl HubSession {
+    /// The cohost session id (also the store's).
+    pub fn id(&self) -> &str {
+        &self.live.id
+    }
+
+    /// A front end starts a turn: the session is not evicted until
+    /// [`HubSession::end_turn`].
+    pub fn begin_turn(&self) {
+        self.busy.store(true, Ordering::SeqCst);
+        *lock(&self.last_used) = Instant::now();
+    }
+
+    /// The turn ended.
+    pub fn end_turn(&self) {
+        self.busy.store(false, Ordering::SeqCst);
+        *lock(&self.last_used) = Instant::now();
+    }
+
+    /// Whether a turn runs.
+    pub fn busy(&self) -> bool {
+        self.busy.load(Ordering::SeqCst)
+    }
+}
+
+/// Stopping one turn: when the client asks, or at the turn limit, then again
+/// every half second until the turn ends (an interrupt sent before the
+/// queued prompt started is dropped by the engine, so one is not enough).
+pub struct TurnStop {
+    limit: tokio::time::Instant,
+    stopping: bool,
+}
+
+impl TurnStop {
+    /// How often the interrupt is repeated.
+    const REPEAT: Duration = Duration::from_millis(500);
+
+    /// For a turn starting now under `limits`.
+    pub fn new(limits: &HubLimits) -> TurnStop {
+        TurnStop {
+            limit: tokio::time::Instant::now() + limits.turn_timeout,
+            stopping: false,
+        }
+    }
+
+    /// Whether a stop was asked for.
+    pub fn stopping(&self) -> bool {
+        self.stopping
+    }
+
+    /// Interrupt `s`'s turn (now, and from then on at every [`TurnStop::due`]).
+    pub fn stop(&mut self, s: &HubSession) {
+        self.stopping = true;
+        s.live.interrupt();
+    }
+
+    /// Completes when the next interrupt is due: the turn limit, or the
+    /// next repeat once stopping. Call [`TurnStop::fire`] then.
+    pub async fn due(&self) {
+        if self.stopping {
+            tokio::time::sleep(Self::REPEAT).await
+        } else {
+            tokio::time::sleep_until(self.limit).await
+        }
+    }
+
+    /// The due interrupt.
+    pub fn fire(&mut self, s: &HubSession) {
+        if !self.stopping {
+            tracing::warn!(session = %s.id(), "the turn ran past its limit: interrupting");
+        }
+        self.stop(s);
+    }
+}
+
+/// The sessions of one server.
+pub struct Hub {
+    host: Host,
+    limits: HubLimits,
+    default_provider: Option<String>,
+    sessions: Mutex<BTreeMap<String, Arc<HubSession>>>,
+}
+
+impl Hub {
+    /// A hub opening sessions on `host`; `default_provider` is used when a
+    /// request names none (`cohost acp --agent ID`).
+    pub fn new(host: Host, limits: HubLimits, default_provider: Option<String>) -> Hub {
+        Hub {
+            host,
+            limits,
+            default_provider,
+            sessions: Mutex::default(),
+        }
+    }
+
+    /// The host services (registry, discovery, paths).
+    pub fn host(&self) -> &Host {
+        &self.host
+    }
+
+    /// The limits.
+    pub fn limits(&self) -> &HubLimits {
+        &self.limits
+    }
+
+    /// The provider a request without one gets.
+    pub fn default_provider(&self) -> Option<&str> {
+        self.default_provider.as_deref()
+    }
+
+    /// Open (and start) a session on the one session path; it is recorded
+    /// in the session store like any `cohost run`.
+    pub async fn open(&self, req: OpenRequest) -> Result<Arc<HubSession>, CohostError> {
+        self.make_room()?;
+        let cfg = self.host.config()?;
+        let decisions = PendingApprovals::new("the approval was abandoned: the session ended");
+        let provider = match req.provider.or_else(|| self.default_provider.clone()) {
+            Some(id) => ProviderChoice::Id(id),
+            None => ProviderChoice::Default,
+        };
+        let mut sreq = SessionRequest::new(
+            provider,
+            Approvals::answered_by(req.approval, Arc::new(decisions.clone())),
+        );
+        sreq.cwd = req.cwd;
+        sreq.model = req.model.clone();
+        sreq.resume = req.resume;
+        sreq.provider_settings = true;
+        sreq.recording = Recording::New;
+        sreq.options = SessionOptions {
+            approval_deadline: self.limits.approval_deadline,
+            ..SessionOptions::default()
+        };
+        let prepared = session::prepare(&self.host, &cfg, sreq).map_err(CohostError::from)?;
+        let descriptor = prepared.descriptor().clone();
+        let live = LiveSession::start(prepared, decisions).await?;
+        let rec = cohost_host::SessionStore::open(&self.host.paths.state_dir)
+            .get(&live.id)
+            .ok()
+            .flatten();
+        let s = Arc::new(HubSession {
+            cwd: rec.as_ref().map(|r| r.cwd.clone()).unwrap_or_default(),
+            model: req.model.or(rec.and_then(|r| r.model)),
+            live,
+            descriptor,
+            busy: AtomicBool::new(false),
+            last_used: Mutex::new(Instant::now()),
+        });
+        lock(&self.sessions).insert(s.id().to_string(), s.clone());
+        Ok(s)
+    }
+
+    /// Below the limit, or the least recently used idle session ended.
+    fn make_room(&self) -> Result<(), CohostError> {
+        let victim = {
+            let sessions = lock(&self.sessions);
+            if sessions.len() < self.limits.max_sessions {
+                return Ok(());
+            }
+            sessions
+                .values()
+                .filter(|s| !s.busy())
+                .min_by_key(|s| *lock(&s.last_used))
+                .map(|s| s.id().to_string())
+        };
+        match victim {
+            Some(id) => {
+                tracing::info!(session = %id, "ending the least recently used idle session to stay within the limit");
+                self.close(&id);
+                Ok(())
+            }
+            None => Err(CohostError::new(
+                ErrorCode::RateLimited,
+                format!(
+                    "all {} open sessions are running a turn (the limit)",
+                    self.limits.max_sessions
+                ),
+            )
+            .with_fix("wait for a turn to end or interrupt one, or start the server with a higher --max-sessions")),
+        }
+    }
+
+    /// The open session `id`.
+    pub fn get(&self, id: &str) -> Result<Arc<HubSession>, CohostError> {
+        lock(&self.sessions).get(id).cloned().ok_or_else(|| {
+            CohostError::new(ErrorCode::ConfigInvalid, format!("no open session `{id}`")).with_fix(
+                "open one first (ask_agent / session/new), or resume a stored one (continue_session / session/load)",
+            )
+        })
+    }
+
+    /// Every open session, by id.
+    pub fn list(&self) -> Vec<Arc<HubSession>> {
+        lock(&self.sessions).values().cloned().collect()
+    }
+
+    /// End a session: interrupt its turn, deny what waits; the agent stops
+    /// once the last handle is gone. Its record stays for resuming.
+    pub fn close(&self, id: &str) -> bool {
+        let s = lock(&self.sessions).remove(id);
+        match s {
+            Some(s) => {
+                s.live.interrupt();
+                s.live.decisions.abandon_all();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// End every session (the client went away).
+    pub fn close_all(&self) {
+        let ids: Vec<String> = lock(&self.sessions).keys().cloned().collect();
+        for id in ids {
+            self.close(&id);
+        }
+    }
+}
+
+impl Drop for Hub {
+    fn drop(&mut self) {
+        self.close_all();
+    }
+}
