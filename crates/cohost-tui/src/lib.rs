@@ -1,0 +1,23 @@
+//! cohost's terminal UI: the chat session (`cohost`, `cohost chat`), the
+//! host console (`cohost share`) and the participant view (`cohost join`).
+//!
+//! The state and its update logic are sans-IO: [`app::App`] takes key
+//! presses and [`app::Incoming`] messages and answers with
+//! [`app::Effect`]s, and [`view`] draws it on any ratatui backend, so the
+//! screens are tested on ratatui's `TestBackend`. The IO shell ([`term`])
+//! is thin: the crossterm event stream in, frames out at most 60 per
+//! second, the terminal restored on every way out. The binary wires the
+//! effects to a session or a room.
+
+pub mod highlight;
+pub mod markdown;
+pub mod stream;
+pub mod theme;
+pub mod wrap;
+pub mod app;
+pub mod commands;
+pub mod input;
+mod keys;
+pub mod room;
+pub mod transcript;
+pub mod view;
