@@ -21,3 +21,4 @@ mod keys;
 pub mod room;
 pub mod transcript;
 pub mod view;
+pub mod term;

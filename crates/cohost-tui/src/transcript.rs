@@ -327,7 +327,7 @@ impl Transcript {
             if need == 0 {
                 break;
             }
-            if i + 1 < self.blocks.len() {
+            if i + 1 < self.blocks.len() && self.separated(i) {
                 rev.push(&BLANK);
                 need -= 1;
             }
@@ -357,6 +357,14 @@ impl Transcript {
                 a.len() + t.len()
             })
             .sum();
-        n + self.blocks.len().saturating_sub(1)
+        let seps = (0..self.blocks.len().saturating_sub(1)).filter(|i| self.separated(*i)).count();
+        n + seps
+    }
+
+    /// Whether a blank row follows block `i` (consecutive notices and
+    /// chat lines stay together).
+    fn separated(&self, i: usize) -> bool {
+        let quiet = |b: Option<&Block>| matches!(b.map(|b| &b.kind), Some(BlockKind::Notice(_) | BlockKind::Chat { .. }));
+        !(quiet(self.blocks.get(i)) && quiet(self.blocks.get(i + 1)))
     }
 }

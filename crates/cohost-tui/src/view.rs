@@ -15,7 +15,7 @@ use crate::commands::Mode;
 use crate::wrap::{truncate, width};
 
 /// The room pane's width, when the screen is wide enough for it.
-const PANE: u16 = 30;
+const PANE: u16 = 32;
 /// Input rows shown at most (it scrolls beyond).
 const INPUT_ROWS: u16 = 6;
 
@@ -103,14 +103,18 @@ fn draw_pane(frame: &mut Frame<'_>, app: &App, area: Rect) {
             lines.push(Line::styled(truncate(&format!("{}: {}", s.from, s.text), inner_w), style));
         }
         if !app.room.suggestions.is_empty() {
-            lines.push(Line::styled("Ctrl+A accept · Ctrl+R reject", t.dim()));
+            lines.push(Line::styled(truncate("Ctrl+A accept · Ctrl+R reject", inner_w), t.dim()));
         }
         lines.push(Line::default());
         lines.push(Line::styled("invites", t.accent()));
         let hint = if app.room.invites.is_some() { "in the chat; /invites again" } else { "none" };
         lines.push(Line::styled(truncate(hint, inner_w), t.dim()));
     }
-    let block = Block::new().borders(Borders::LEFT).border_style(t.dim()).title(Span::styled(" room ", t.dim()));
+    let block = Block::new()
+        .borders(Borders::LEFT)
+        .border_style(t.dim())
+        .padding(ratatui::widgets::Padding::left(1))
+        .title(Span::styled(" room ", t.dim()));
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }
 
