@@ -11,7 +11,9 @@ use crate::input::InputBox;
 use crate::room::{Invites, Participant, Room, Suggestion};
 use crate::stream::MdStream;
 use crate::theme::Theme;
-use crate::transcript::{origin_words, summarize_input, BlockKind, ToolCard, ToolState, Transcript};
+use crate::transcript::{
+    origin_words, summarize_input, BlockKind, ToolCard, ToolState, Transcript,
+};
 
 /// An agent as the picker shows it (from discovery).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -181,6 +183,8 @@ pub struct App {
     /// Height of the transcript at the last draw (for paging).
     pub page: usize,
     busy: bool,
+    /// Prompts typed while a turn ran: sent, in order, as turns end.
+    queued: std::collections::VecDeque<String>,
     answer: Option<usize>,
     reasoning: Option<usize>,
     prompt_tokens: (u64, u64),
@@ -209,6 +213,7 @@ impl App {
             completion: 0,
             page: 10,
             busy: false,
+            queued: Default::default(),
             answer: None,
             reasoning: None,
             prompt_tokens: (0, 0),
@@ -319,7 +324,10 @@ impl App {
                 }
             }
             Incoming::Suggested(s) => {
-                let line = format!("{} suggests: {} (Ctrl+A accept · Ctrl+R reject)", s.from, s.text);
+                let line = format!(
+                    "{} suggests: {} (Ctrl+A accept · Ctrl+R reject)",
+                    s.from, s.text
+                );
                 if self.mode == Mode::Host {
                     self.room.suggestions.push(s);
                 }
@@ -415,7 +423,13 @@ impl App {
                 self.end_stream_blocks();
                 self.state = "waiting for approval";
                 let summary = summarize_input(&input);
-                self.tool_card(tool_id.clone(), name.clone(), kind, &input, ToolState::Awaiting);
+                self.tool_card(
+                    tool_id.clone(),
+                    name.clone(),
+                    kind,
+                    &input,
+                    ToolState::Awaiting,
+                );
                 self.approval = Some(ApprovalCard {
                     tool_id,
                     name,
@@ -476,6 +490,13 @@ impl App {
                     EndReason::Interrupted => self.notice("interrupted"),
                     EndReason::MaxTurns => self.notice("the agent reached its turn limit"),
                 }
+                if self.mode == Mode::Chat {
+                    if let Some(next) = self.queued.pop_front() {
+                        self.prompted("you", &next);
+                        self.busy = true;
+                        self.effect(Effect::Prompt(next));
+                    }
+                }
             }
             EventBody::Error(err) => {
                 self.end_stream_blocks();
@@ -490,15 +511,28 @@ impl App {
 
     /// Usage is cumulative within a turn: keep the turn's latest.
     fn usage(&mut self, input: u64, output: u64) {
-        self.prompt_tokens = (input.max(self.prompt_tokens.0), output.max(self.prompt_tokens.1));
+        self.prompt_tokens = (
+            input.max(self.prompt_tokens.0),
+            output.max(self.prompt_tokens.1),
+        );
     }
 
     /// The tokens to show: past turns plus the running one.
     pub fn shown_tokens(&self) -> (u64, u64) {
-        (self.tokens.0 + self.prompt_tokens.0, self.tokens.1 + self.prompt_tokens.1)
+        (
+            self.tokens.0 + self.prompt_tokens.0,
+            self.tokens.1 + self.prompt_tokens.1,
+        )
     }
 
-    fn tool_card(&mut self, tool_id: String, name: String, kind: ToolKind, input: &serde_json::Value, state: ToolState) {
+    fn tool_card(
+        &mut self,
+        tool_id: String,
+        name: String,
+        kind: ToolKind,
+        input: &serde_json::Value,
+        state: ToolState,
+    ) {
         let summary = summarize_input(input);
         // One card per call: an approval request updates the call's card.
         if let Some(i) = self.transcript.tool(&tool_id) {
@@ -535,6 +569,20 @@ impl App {
     /// The commands completing what is typed.
     pub fn completions(&self) -> Vec<commands::Command> {
         commands::completions(self.mode, self.input.text())
+    }
+
+    /// A prompt was sent: the turn counts as running until it ends.
+    pub(crate) fn mark_busy(&mut self) {
+        if self.mode == Mode::Chat {
+            self.busy = true;
+            self.state = "sending";
+        }
+    }
+
+    /// Keep a prompt typed during a turn for when it ends.
+    pub(crate) fn queue_prompt(&mut self, text: String) {
+        self.notice(format!("queued (runs when this turn ends): {text}"));
+        self.queued.push_back(text);
     }
 
     pub(crate) fn set_busy_hint(&mut self) {

@@ -30,9 +30,21 @@ const fn c(name: &'static str, args: &'static str, help: &'static str) -> Comman
 }
 
 const CHAT: &[Command] = &[
-    c("/agent", "[ID]", "switch agent (no ID: pick from what is installed)"),
-    c("/model", "NAME", "switch model (the agent restarts, same conversation)"),
-    c("/resume", "ID", "resume a stored session (see `cohost sessions`)"),
+    c(
+        "/agent",
+        "[ID]",
+        "switch agent (no ID: pick from what is installed)",
+    ),
+    c(
+        "/model",
+        "NAME",
+        "switch model (the agent restarts, same conversation)",
+    ),
+    c(
+        "/resume",
+        "ID",
+        "resume a stored session (see `cohost sessions`)",
+    ),
     c("/share", "", "share this session through an embedded relay"),
     c("/help", "", "commands and keys"),
     c("/quit", "", "end the session and exit"),
@@ -49,14 +61,22 @@ const HOST: &[Command] = &[
 ];
 
 const CO_DRIVER: &[Command] = &[
-    c("/suggest", "TEXT", "suggest a prompt to the host (also: just type it)"),
+    c(
+        "/suggest",
+        "TEXT",
+        "suggest a prompt to the host (also: just type it)",
+    ),
     c("/chat", "TEXT", "say something in the room"),
     c("/help", "", "commands and keys"),
     c("/quit", "", "leave the room"),
 ];
 
 const VIEWER: &[Command] = &[
-    c("/chat", "TEXT", "say something in the room (also: just type it)"),
+    c(
+        "/chat",
+        "TEXT",
+        "say something in the room (also: just type it)",
+    ),
     c("/help", "", "commands and keys"),
     c("/quit", "", "leave the room"),
 ];

@@ -33,8 +33,18 @@ fn assets() -> Option<&'static Assets> {
 /// The lines of `code` in `lang` (a fence's info word: `rust`, `py`, `sh`…),
 /// each starting with `gutter`. Unknown languages and `NO_COLOR` give plain
 /// lines in the code style.
-pub fn code_lines(code: &str, lang: &str, gutter: Span<'static>, theme: Theme) -> Vec<Line<'static>> {
-    let plain = |l: &str| Line::from(vec![gutter.clone(), Span::styled(l.to_string(), theme.code())]);
+pub fn code_lines(
+    code: &str,
+    lang: &str,
+    gutter: Span<'static>,
+    theme: Theme,
+) -> Vec<Line<'static>> {
+    let plain = |l: &str| {
+        Line::from(vec![
+            gutter.clone(),
+            Span::styled(l.to_string(), theme.code()),
+        ])
+    };
     let lines = || code.lines();
     if !theme.color() || lang.is_empty() {
         return lines().map(plain).collect();
@@ -89,6 +99,9 @@ mod tests {
             .collect();
         assert!(colours.len() > 1, "keywords and names differ: {colours:?}");
         let plain = code_lines(code, "rust", Span::raw("| "), Theme::new(false));
-        assert!(plain.iter().flat_map(|l| &l.spans).all(|s| s.style.fg.is_none()));
+        assert!(plain
+            .iter()
+            .flat_map(|l| &l.spans)
+            .all(|s| s.style.fg.is_none()));
     }
 }

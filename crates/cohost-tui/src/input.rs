@@ -90,7 +90,9 @@ impl InputBox {
 
     /// To the end of the line.
     pub fn end(&mut self) {
-        self.cursor += self.text[self.cursor..].find('\n').unwrap_or(self.text.len() - self.cursor);
+        self.cursor += self.text[self.cursor..]
+            .find('\n')
+            .unwrap_or(self.text.len() - self.cursor);
     }
 
     /// Whether the cursor is on the first line (Up walks the history there).
@@ -122,7 +124,9 @@ impl InputBox {
             return;
         };
         let next = self.cursor + nl + 1;
-        let next_end = self.text[next..].find('\n').map_or(self.text.len(), |i| next + i);
+        let next_end = self.text[next..]
+            .find('\n')
+            .map_or(self.text.len(), |i| next + i);
         self.cursor = advance(&self.text, next, col, next_end);
     }
 

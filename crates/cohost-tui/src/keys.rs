@@ -50,17 +50,19 @@ impl App {
                 }
             }
             KeyCode::Char('o') if ctrl => self.transcript.toggle_reasoning(),
-            KeyCode::Char('a') if ctrl && self.mode == Mode::Host => self.decide_suggestion("", true),
-            KeyCode::Char('r') if ctrl && self.mode == Mode::Host => self.decide_suggestion("", false),
+            KeyCode::Char('a') if ctrl && self.mode == Mode::Host => {
+                self.decide_suggestion("", true)
+            }
+            KeyCode::Char('r') if ctrl && self.mode == Mode::Host => {
+                self.decide_suggestion("", false)
+            }
             KeyCode::Char('u') if ctrl => self.input.clear(),
             KeyCode::Char('j') if ctrl => self.input.insert('\n'),
-            KeyCode::Enter if alt || key.modifiers.contains(KeyModifiers::SHIFT) => self.input.insert('\n'),
-            KeyCode::Enter => self.submit(),
-            KeyCode::Esc => {
-                if self.busy() {
-                    self.interrupt();
-                }
+            KeyCode::Enter if alt || key.modifiers.contains(KeyModifiers::SHIFT) => {
+                self.input.insert('\n')
             }
+            KeyCode::Enter => self.submit(),
+            KeyCode::Esc if self.busy() => self.interrupt(),
             KeyCode::Tab => self.complete(),
             KeyCode::Up => {
                 let n = self.completions().len();
@@ -83,7 +85,11 @@ impl App {
                 }
             }
             KeyCode::PageUp => self.scroll += self.page.saturating_sub(2).max(1),
-            KeyCode::PageDown => self.scroll = self.scroll.saturating_sub(self.page.saturating_sub(2).max(1)),
+            KeyCode::PageDown => {
+                self.scroll = self
+                    .scroll
+                    .saturating_sub(self.page.saturating_sub(2).max(1))
+            }
             KeyCode::End if ctrl => self.scroll = 0,
             KeyCode::Left => self.input.left(),
             KeyCode::Right => self.input.right(),
@@ -134,14 +140,20 @@ impl App {
     fn complete(&mut self) {
         let list = self.completions();
         if let Some(c) = list.get(self.completion % list.len().max(1)) {
-            let text = if c.args.is_empty() { c.name.to_string() } else { format!("{} ", c.name) };
+            let text = if c.args.is_empty() {
+                c.name.to_string()
+            } else {
+                format!("{} ", c.name)
+            };
             self.input.set(&text);
             self.completion = 0;
         }
     }
 
     fn picker_key(&mut self, key: crossterm::event::KeyEvent) {
-        let Some(p) = self.picker.as_mut() else { return };
+        let Some(p) = self.picker.as_mut() else {
+            return;
+        };
         let n = p.agents.len().max(1);
         match key.code {
             KeyCode::Esc => self.picker = None,
@@ -168,7 +180,11 @@ impl App {
 
     fn decide_suggestion(&mut self, id: &str, accept: bool) {
         let Some(s) = self.room.take_suggestion(id) else {
-            let what = if id.is_empty() { "no suggestion is waiting".to_string() } else { format!("no suggestion {id} is waiting") };
+            let what = if id.is_empty() {
+                "no suggestion is waiting".to_string()
+            } else {
+                format!("no suggestion {id} is waiting")
+            };
             return self.notice(what);
         };
         if accept {
@@ -201,12 +217,13 @@ impl App {
         }
         match self.mode {
             Mode::Chat | Mode::Host => {
-                if self.busy() && self.mode == Mode::Chat {
-                    return self.set_busy_hint();
-                }
                 self.input.take();
+                if self.busy() && self.mode == Mode::Chat {
+                    return self.queue_prompt(text);
+                }
                 self.prompted("you", &text);
                 self.effect(Effect::Prompt(text));
+                self.mark_busy();
             }
             Mode::Participant { co_driver: true } => {
                 self.input.take();
@@ -242,9 +259,13 @@ impl App {
                 self.effect(Effect::ListAgents);
             }
             (Mode::Chat, "/agent") => self.switching(Effect::SwitchAgent(arg.into())),
-            (Mode::Chat, "/model") if arg.is_empty() => self.notice(need("a model name, e.g. /model sonnet")),
+            (Mode::Chat, "/model") if arg.is_empty() => {
+                self.notice(need("a model name, e.g. /model sonnet"))
+            }
             (Mode::Chat, "/model") => self.switching(Effect::SwitchModel(arg.into())),
-            (Mode::Chat, "/resume") if arg.is_empty() => self.notice(need("a session id (see `cohost sessions`)")),
+            (Mode::Chat, "/resume") if arg.is_empty() => {
+                self.notice(need("a session id (see `cohost sessions`)"))
+            }
             (Mode::Chat, "/resume") => self.switching(Effect::Resume(arg.into())),
             (Mode::Chat, "/share") => self.switching(Effect::Share),
             (Mode::Host, "/accept") => self.decide_suggestion(arg, true),
@@ -255,9 +276,13 @@ impl App {
                 Some(t) => self.notice(t),
                 None => self.notice("no invites (the room is not open)"),
             },
-            (Mode::Host | Mode::Participant { .. }, "/chat") if arg.is_empty() => self.notice(need("some text")),
+            (Mode::Host | Mode::Participant { .. }, "/chat") if arg.is_empty() => {
+                self.notice(need("some text"))
+            }
             (Mode::Host | Mode::Participant { .. }, "/chat") => self.chat_out(arg.into()),
-            (Mode::Participant { co_driver: true }, "/suggest") if arg.is_empty() => self.notice(need("a prompt")),
+            (Mode::Participant { co_driver: true }, "/suggest") if arg.is_empty() => {
+                self.notice(need("a prompt"))
+            }
             (Mode::Participant { co_driver: true }, "/suggest") => {
                 self.notice(format!("you suggested: {arg}"));
                 self.effect(Effect::Suggest(arg.into()));

@@ -9,16 +9,16 @@
 //! second, the terminal restored on every way out. The binary wires the
 //! effects to a session or a room.
 
-pub mod highlight;
-pub mod markdown;
-pub mod stream;
-pub mod theme;
-pub mod wrap;
 pub mod app;
 pub mod commands;
+pub mod highlight;
 pub mod input;
 mod keys;
+pub mod markdown;
 pub mod room;
+pub mod stream;
+pub mod term;
+pub mod theme;
 pub mod transcript;
 pub mod view;
-pub mod term;
+pub mod wrap;

@@ -11,7 +11,10 @@ use crate::theme::Theme;
 /// Render `src` as lines.
 pub fn render(src: &str, theme: Theme) -> Vec<Line<'static>> {
     let mut r = Renderer::new(theme);
-    for ev in Parser::new_ext(src, Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS) {
+    for ev in Parser::new_ext(
+        src,
+        Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS,
+    ) {
         r.event(ev);
     }
     r.flush();
@@ -114,17 +117,21 @@ impl Renderer {
             Event::Start(tag) => self.start(tag),
             Event::End(tag) => self.end(tag),
             Event::Text(t) => self.text(&t),
-            Event::Code(t) => self.line.push(Span::styled(t.to_string(), self.theme.code())),
+            Event::Code(t) => self
+                .line
+                .push(Span::styled(t.to_string(), self.theme.code())),
             Event::SoftBreak => self.line.push(Span::styled(" ", self.style())),
             Event::HardBreak => self.flush(),
             Event::Rule => {
                 self.blank();
-                self.out.push(Line::styled("─".repeat(24), self.theme.dim()));
+                self.out
+                    .push(Line::styled("─".repeat(24), self.theme.dim()));
                 self.out.push(Line::default());
             }
-            Event::TaskListMarker(done) => self
-                .line
-                .push(Span::styled(if done { "[x] " } else { "[ ] " }, self.theme.accent())),
+            Event::TaskListMarker(done) => self.line.push(Span::styled(
+                if done { "[x] " } else { "[ ] " },
+                self.theme.accent(),
+            )),
             Event::Html(t) | Event::InlineHtml(t) => {
                 let dim = self.theme.dim();
                 self.line.push(Span::styled(t.trim_end().to_string(), dim));
@@ -157,9 +164,11 @@ impl Renderer {
             Tag::CodeBlock(kind) => {
                 self.blank();
                 let lang = match kind {
-                    CodeBlockKind::Fenced(info) => {
-                        info.split_whitespace().next().unwrap_or_default().to_string()
-                    }
+                    CodeBlockKind::Fenced(info) => info
+                        .split_whitespace()
+                        .next()
+                        .unwrap_or_default()
+                        .to_string(),
                     CodeBlockKind::Indented => String::new(),
                 };
                 self.code = Some((lang, String::new()));
@@ -216,9 +225,15 @@ impl Renderer {
                 if let Some((lang, code)) = self.code.take() {
                     let mut gutter = self.prefix();
                     gutter.push(Span::styled("▏ ", self.theme.dim()));
-                    let g = Span::raw(gutter.iter().map(|s| s.content.as_ref()).collect::<String>());
+                    let g = Span::raw(
+                        gutter
+                            .iter()
+                            .map(|s| s.content.as_ref())
+                            .collect::<String>(),
+                    );
                     let g = g.style(self.theme.dim());
-                    self.out.extend(highlight::code_lines(&code, &lang, g, self.theme));
+                    self.out
+                        .extend(highlight::code_lines(&code, &lang, g, self.theme));
                     self.blank();
                 }
             }
@@ -247,7 +262,10 @@ mod tests {
     use super::*;
 
     fn plain(src: &str) -> Vec<String> {
-        render(src, Theme::new(false)).iter().map(|l| l.to_string()).collect()
+        render(src, Theme::new(false))
+            .iter()
+            .map(|l| l.to_string())
+            .collect()
     }
 
     #[test]

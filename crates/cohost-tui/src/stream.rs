@@ -83,7 +83,14 @@ impl MdStream {
                     self.fence = Some(line.to_string());
                     self.fence_lines = 0;
                 }
-                (Some(open), Some(m)) if fence_marker(open) == Some(m) && line.trim().len() >= 3 && line.trim().chars().all(|c| c == m.chars().next().unwrap_or('`')) => {
+                (Some(open), Some(m))
+                    if fence_marker(open) == Some(m)
+                        && line.trim().len() >= 3
+                        && line
+                            .trim()
+                            .chars()
+                            .all(|c| c == m.chars().next().unwrap_or('`')) =>
+                {
                     self.fence = None;
                 }
                 (Some(_), _) => {

@@ -121,7 +121,11 @@ impl Block {
             BlockKind::Prompt { who, text } => {
                 let mut out = Vec::new();
                 for (i, l) in text.lines().enumerate() {
-                    let head = if i == 0 { format!("{who} ❯ ") } else { " ".repeat(who.chars().count() + 3) };
+                    let head = if i == 0 {
+                        format!("{who} ❯ ")
+                    } else {
+                        " ".repeat(who.chars().count() + 3)
+                    };
                     out.push(Line::from(vec![
                         Span::styled(head, t.accent()),
                         Span::styled(l.to_string(), t.accent()),
@@ -240,7 +244,15 @@ fn tool_lines(c: &ToolCard, t: Theme, width: usize) -> Vec<Line<'static>> {
 /// there is one, else the compact JSON.
 pub fn summarize_input(input: &serde_json::Value) -> String {
     const KEYS: [&str; 9] = [
-        "command", "cmd", "file_path", "path", "pattern", "url", "query", "file", "description",
+        "command",
+        "cmd",
+        "file_path",
+        "path",
+        "pattern",
+        "url",
+        "query",
+        "file",
+        "description",
     ];
     if let Some(obj) = input.as_object() {
         for k in KEYS {
@@ -322,7 +334,11 @@ impl Transcript {
         let scroll = scroll.min(total.saturating_sub(height));
         let mut need = height + scroll;
         let mut rev: Vec<&Line<'static>> = Vec::with_capacity(need);
-        static BLANK: Line<'static> = Line { spans: Vec::new(), style: ratatui::style::Style::new(), alignment: None };
+        static BLANK: Line<'static> = Line {
+            spans: Vec::new(),
+            style: ratatui::style::Style::new(),
+            alignment: None,
+        };
         for (i, b) in self.blocks.iter().enumerate().rev() {
             if need == 0 {
                 break;
@@ -357,14 +373,21 @@ impl Transcript {
                 a.len() + t.len()
             })
             .sum();
-        let seps = (0..self.blocks.len().saturating_sub(1)).filter(|i| self.separated(*i)).count();
+        let seps = (0..self.blocks.len().saturating_sub(1))
+            .filter(|i| self.separated(*i))
+            .count();
         n + seps
     }
 
     /// Whether a blank row follows block `i` (consecutive notices and
     /// chat lines stay together).
     fn separated(&self, i: usize) -> bool {
-        let quiet = |b: Option<&Block>| matches!(b.map(|b| &b.kind), Some(BlockKind::Notice(_) | BlockKind::Chat { .. }));
+        let quiet = |b: Option<&Block>| {
+            matches!(
+                b.map(|b| &b.kind),
+                Some(BlockKind::Notice(_) | BlockKind::Chat { .. })
+            )
+        };
         !(quiet(self.blocks.get(i)) && quiet(self.blocks.get(i + 1)))
     }
 }

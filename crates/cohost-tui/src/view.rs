@@ -36,7 +36,8 @@ pub fn draw(frame: &mut Frame<'_>, app: &mut App, now: Instant) {
     .areas(area);
     let with_pane = app.mode != Mode::Chat && area.width >= 60;
     let (log, pane) = if with_pane {
-        let [l, p] = Layout::horizontal([Constraint::Min(20), Constraint::Length(PANE)]).areas(main);
+        let [l, p] =
+            Layout::horizontal([Constraint::Min(20), Constraint::Length(PANE)]).areas(main);
         (l, Some(p))
     } else {
         (main, None)
@@ -49,7 +50,10 @@ pub fn draw(frame: &mut Frame<'_>, app: &mut App, now: Instant) {
         draw_card(frame, app, card, now);
     }
     if let Some(h) = &app.hint {
-        frame.render_widget(Paragraph::new(Line::styled(format!(" {h}"), app.theme.warn())), hint);
+        frame.render_widget(
+            Paragraph::new(Line::styled(format!(" {h}"), app.theme.warn())),
+            hint,
+        );
     }
     draw_input(frame, app, input);
     draw_status(frame, app, status);
@@ -68,14 +72,20 @@ fn draw_transcript(frame: &mut Frame<'_>, app: &mut App, area: Rect) {
     app.scroll = scroll;
     let buf = frame.buffer_mut();
     // Bottom-aligned: a short conversation sits just above the input.
-    let top = area.y + area.height - u16::try_from(rows.len()).unwrap_or(area.height).min(area.height);
+    let top = area.y + area.height
+        - u16::try_from(rows.len())
+            .unwrap_or(area.height)
+            .min(area.height);
     for (i, line) in rows.iter().enumerate() {
         let y = top + u16::try_from(i).unwrap_or(0);
         buf.set_line(area.x, y, line, area.width.saturating_sub(1));
     }
     if scroll > 0 {
         let tag = format!(" ↑ {scroll} rows up · PgDn ");
-        let x = area.x + area.width.saturating_sub(u16::try_from(width(&tag)).unwrap_or(0) + 1);
+        let x = area.x
+            + area
+                .width
+                .saturating_sub(u16::try_from(width(&tag)).unwrap_or(0) + 1);
         buf.set_string(x, area.y, tag, app.theme.warn());
     }
 }
@@ -83,31 +93,57 @@ fn draw_transcript(frame: &mut Frame<'_>, app: &mut App, area: Rect) {
 fn draw_pane(frame: &mut Frame<'_>, app: &App, area: Rect) {
     let t = app.theme;
     let inner_w = usize::from(area.width.saturating_sub(3));
-    let mut lines: Vec<Line<'_>> = vec![Line::styled(format!("participants ({})", app.room.present()), t.accent())];
+    let mut lines: Vec<Line<'_>> = vec![Line::styled(
+        format!("participants ({})", app.room.present()),
+        t.accent(),
+    )];
     if app.room.participants.is_empty() {
         lines.push(Line::styled("  nobody yet", t.dim()));
     }
     for p in &app.room.participants {
-        let (dot, style) = if p.present { ("●", t.ok()) } else { ("○", t.dim()) };
-        let who = truncate(&format!("{} · {}", p.name, p.role), inner_w.saturating_sub(2));
-        lines.push(Line::from(vec![Span::styled(format!("{dot} "), style), Span::raw(who)]));
+        let (dot, style) = if p.present {
+            ("●", t.ok())
+        } else {
+            ("○", t.dim())
+        };
+        let who = truncate(
+            &format!("{} · {}", p.name, p.role),
+            inner_w.saturating_sub(2),
+        );
+        lines.push(Line::from(vec![
+            Span::styled(format!("{dot} "), style),
+            Span::raw(who),
+        ]));
     }
     if app.mode == Mode::Host {
         lines.push(Line::default());
-        lines.push(Line::styled(format!("suggestions ({})", app.room.suggestions.len()), t.accent()));
+        lines.push(Line::styled(
+            format!("suggestions ({})", app.room.suggestions.len()),
+            t.accent(),
+        ));
         if app.room.suggestions.is_empty() {
             lines.push(Line::styled("  none waiting", t.dim()));
         }
         for (i, s) in app.room.suggestions.iter().enumerate() {
             let style = if i == 0 { t.warn() } else { t.text() };
-            lines.push(Line::styled(truncate(&format!("{}: {}", s.from, s.text), inner_w), style));
+            lines.push(Line::styled(
+                truncate(&format!("{}: {}", s.from, s.text), inner_w),
+                style,
+            ));
         }
         if !app.room.suggestions.is_empty() {
-            lines.push(Line::styled(truncate("Ctrl+A accept · Ctrl+R reject", inner_w), t.dim()));
+            lines.push(Line::styled(
+                truncate("Ctrl+A accept · Ctrl+R reject", inner_w),
+                t.dim(),
+            ));
         }
         lines.push(Line::default());
         lines.push(Line::styled("invites", t.accent()));
-        let hint = if app.room.invites.is_some() { "in the chat; /invites again" } else { "none" };
+        let hint = if app.room.invites.is_some() {
+            "in the chat; /invites again"
+        } else {
+            "none"
+        };
         lines.push(Line::styled(truncate(hint, inner_w), t.dim()));
     }
     let block = Block::new()
@@ -144,8 +180,13 @@ fn draw_card(frame: &mut Frame<'_>, app: &App, area: Rect, now: Instant) {
     };
     let mut second = keys;
     second.push(Span::styled(format!("   denied in {secs} s"), t.dim()));
-    let block = Block::bordered().border_style(t.warn()).title(Span::styled(" approval needed ", t.warn()));
-    frame.render_widget(Paragraph::new(vec![Line::raw(head), Line::from(second)]).block(block), area);
+    let block = Block::bordered()
+        .border_style(t.warn())
+        .title(Span::styled(" approval needed ", t.warn()));
+    frame.render_widget(
+        Paragraph::new(vec![Line::raw(head), Line::from(second)]).block(block),
+        area,
+    );
 }
 
 fn input_title(app: &App) -> &'static str {
@@ -159,7 +200,9 @@ fn input_title(app: &App) -> &'static str {
 
 fn draw_input(frame: &mut Frame<'_>, app: &App, area: Rect) {
     let t = app.theme;
-    let block = Block::bordered().border_style(t.dim()).title(Span::styled(input_title(app), t.dim()));
+    let block = Block::bordered()
+        .border_style(t.dim())
+        .title(Span::styled(input_title(app), t.dim()));
     let inner = block.inner(area);
     let (line, col) = app.input.cursor_pos();
     let rows = usize::from(inner.height.max(1));
@@ -173,7 +216,10 @@ fn draw_input(frame: &mut Frame<'_>, app: &App, area: Rect) {
         .map(|l| Line::raw(l.to_string()))
         .collect();
     frame.render_widget(Paragraph::new(text).block(block), area);
-    let x = inner.x + u16::try_from(col).unwrap_or(0).min(inner.width.saturating_sub(1));
+    let x = inner.x
+        + u16::try_from(col)
+            .unwrap_or(0)
+            .min(inner.width.saturating_sub(1));
     let y = inner.y + u16::try_from(line - first).unwrap_or(0);
     if app.picker.is_none() {
         frame.set_cursor_position(Position::new(x, y));
@@ -209,7 +255,12 @@ fn draw_completions(frame: &mut Frame<'_>, app: &App, input: Rect) {
         return;
     }
     let h = u16::try_from(list.len()).unwrap_or(0).min(input.y);
-    let area = Rect::new(input.x + 1, input.y.saturating_sub(h), input.width.saturating_sub(2).min(64), h);
+    let area = Rect::new(
+        input.x + 1,
+        input.y.saturating_sub(h),
+        input.width.saturating_sub(2).min(64),
+        h,
+    );
     frame.render_widget(Clear, area);
     let w = usize::from(area.width);
     let lines: Vec<Line<'_>> = list
@@ -217,7 +268,11 @@ fn draw_completions(frame: &mut Frame<'_>, app: &App, input: Rect) {
         .enumerate()
         .map(|(i, c)| {
             let text = truncate(&format!(" {:<9}{:<7}{}", c.name, c.args, c.help), w);
-            let style = if i == app.completion % list.len() { app.theme.selected() } else { Style::new() };
+            let style = if i == app.completion % list.len() {
+                app.theme.selected()
+            } else {
+                Style::new()
+            };
             Line::styled(format!("{text:<w$}"), style)
         })
         .collect();
@@ -228,10 +283,19 @@ fn draw_picker(frame: &mut Frame<'_>, app: &App, area: Rect) {
     let Some(p) = &app.picker else { return };
     let t = app.theme;
     let w = area.width.saturating_sub(4).min(72);
-    let h = (u16::try_from(p.agents.len()).unwrap_or(0) + 5).min(area.height.saturating_sub(2)).max(5);
-    let r = Rect::new(area.x + (area.width - w) / 2, area.y + (area.height.saturating_sub(h)) / 2, w, h);
+    let h = (u16::try_from(p.agents.len()).unwrap_or(0) + 5)
+        .min(area.height.saturating_sub(2))
+        .max(5);
+    let r = Rect::new(
+        area.x + (area.width - w) / 2,
+        area.y + (area.height.saturating_sub(h)) / 2,
+        w,
+        h,
+    );
     frame.render_widget(Clear, r);
-    let block = Block::bordered().border_style(t.accent()).title(Span::styled(" pick an agent · Enter · Esc ", t.accent()));
+    let block = Block::bordered()
+        .border_style(t.accent())
+        .title(Span::styled(" pick an agent · Enter · Esc ", t.accent()));
     let inner_w = usize::from(w.saturating_sub(2));
     let mut lines: Vec<Line<'_>> = Vec::new();
     if p.agents.is_empty() {
@@ -257,7 +321,10 @@ fn draw_picker(frame: &mut Frame<'_>, app: &App, area: Rect) {
     }
     if let Some(fix) = p.agents.get(p.selected).and_then(|a| a.fix.as_deref()) {
         lines.push(Line::default());
-        lines.push(Line::styled(truncate(&format!("fix: {fix}"), inner_w), t.warn()));
+        lines.push(Line::styled(
+            truncate(&format!("fix: {fix}"), inner_w),
+            t.warn(),
+        ));
     }
     frame.render_widget(Paragraph::new(lines).block(block), r);
 }

@@ -1,6 +1,8 @@
 //! Snapshot tests of the main screens on ratatui's `TestBackend` at 80x24.
 //! `UPDATE_SNAPSHOTS=1` rewrites `tests/snapshots/*.txt` (review the diff).
 
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
+
 use std::time::{Duration, Instant};
 
 use cohost_core::{
@@ -86,7 +88,8 @@ fn type_text(a: &mut App, s: &str) {
 
 fn draw(a: &mut App, w: u16, h: u16) -> Terminal<TestBackend> {
     let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| cohost_tui::view::draw(f, a, t0() + Duration::from_secs(2))).unwrap();
+    t.draw(|f| cohost_tui::view::draw(f, a, t0() + Duration::from_secs(2)))
+        .unwrap();
     t
 }
 
@@ -112,7 +115,10 @@ fn snapshot(name: &str, a: &mut App) -> String {
         std::fs::write(&path, &text).unwrap();
     }
     let want = std::fs::read_to_string(&path).unwrap_or_default();
-    assert_eq!(text, want, "screen {name} changed (UPDATE_SNAPSHOTS=1 to accept):\n{text}");
+    assert_eq!(
+        text, want,
+        "screen {name} changed (UPDATE_SNAPSHOTS=1 to accept):\n{text}"
+    );
     text
 }
 
@@ -121,7 +127,10 @@ fn streaming_answer_with_markdown_and_collapsed_reasoning() {
     let mut a = app(Mode::Chat, Theme::new(false));
     type_text(&mut a, "explain the repo");
     a.on_key(key(KeyCode::Enter));
-    assert_eq!(a.take_effects(), [Effect::Prompt("explain the repo".into())]);
+    assert_eq!(
+        a.take_effects(),
+        [Effect::Prompt("explain the repo".into())]
+    );
     a.on_incoming(start(), t0());
     a.on_incoming(
         ev(EventBody::ReasoningChunk {
@@ -177,8 +186,15 @@ fn approval_card_counts_down_and_takes_y() {
     let text = snapshot("chat_approval", &mut a);
     assert!(text.contains("approval needed"));
     assert!(text.contains("write_file (edit) · path: notes.txt"));
-    assert!(text.contains("denied in 118 s"), "two seconds after the request");
-    assert_eq!(text.matches("write_file").count(), 2, "one card, one approval: {text}");
+    assert!(
+        text.contains("denied in 118 s"),
+        "two seconds after the request"
+    );
+    assert_eq!(
+        text.matches("write_file").count(),
+        2,
+        "one card, one approval: {text}"
+    );
     a.on_key(key(KeyCode::Char('y')));
     assert_eq!(
         a.take_effects(),
@@ -284,7 +300,13 @@ fn host_console_participants_and_suggestions() {
         }),
         t0(),
     );
-    a.on_incoming(Incoming::Chat { from: "ada".into(), text: "hi host".into() }, t0());
+    a.on_incoming(
+        Incoming::Chat {
+            from: "ada".into(),
+            text: "hi host".into(),
+        },
+        t0(),
+    );
     let text = snapshot("host_console", &mut a);
     assert!(text.contains("participants (1)"));
     assert!(text.contains("● ada · co-driver"));
@@ -302,7 +324,10 @@ fn host_console_participants_and_suggestions() {
     type_text(&mut a, "/accept");
     a.on_key(key(KeyCode::Enter));
     let text = screen(&draw(&mut a, 80, 24));
-    assert!(text.contains("unknown command /nope; commands: /accept"), "{text}");
+    assert!(
+        text.contains("unknown command /nope; commands: /accept"),
+        "{text}"
+    );
     assert!(text.contains("no suggestion is waiting"));
 }
 
@@ -310,13 +335,22 @@ fn host_console_participants_and_suggestions() {
 fn participant_sees_the_stream_and_who_decided() {
     let mut a = app(Mode::Participant { co_driver: true }, Theme::new(false));
     a.on_incoming(Incoming::Joined(participant(1, "host", "host")), t0());
-    a.on_incoming(Incoming::Prompted { who: "host".into(), text: "write a note".into() }, t0());
+    a.on_incoming(
+        Incoming::Prompted {
+            who: "host".into(),
+            text: "write a note".into(),
+        },
+        t0(),
+    );
     a.on_incoming(start(), t0());
     tool_request(&mut a, "t1");
     let text = screen(&draw(&mut a, 80, 24));
     assert!(text.contains("waiting for the host's decision"), "{text}");
     a.on_key(key(KeyCode::Char('y')));
-    assert!(a.take_effects().is_empty(), "read-only: y is text, not a decision");
+    assert!(
+        a.take_effects().is_empty(),
+        "read-only: y is text, not a decision"
+    );
     a.input.clear();
     a.on_incoming(
         ev(EventBody::ToolApprovalDecided {
@@ -378,7 +412,9 @@ fn no_color_draws_no_colour_and_color_does() {
         let buf = t.backend().buffer().clone();
         buf.content
             .iter()
-            .filter(|c| c.fg != ratatui::style::Color::Reset || c.bg != ratatui::style::Color::Reset)
+            .filter(|c| {
+                c.fg != ratatui::style::Color::Reset || c.bg != ratatui::style::Color::Reset
+            })
             .count()
     };
     assert_eq!(colours(Theme::new(false)), 0);
@@ -396,7 +432,10 @@ fn long_answers_scroll_and_small_terminals_still_draw() {
     assert!(text.contains("line 299"));
     a.on_key(key(KeyCode::PageUp));
     let text = screen(&draw(&mut a, 80, 24));
-    assert!(!text.contains("line 299") && text.contains("rows up"), "{text}");
+    assert!(
+        !text.contains("line 299") && text.contains("rows up"),
+        "{text}"
+    );
     // Tiny and narrow screens draw without panicking.
     for (w, h) in [(20, 8), (40, 10), (1, 1)] {
         let _ = draw(&mut a, w, h);

@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod agents;
+pub mod chat;
 pub mod config;
 pub mod doctor;
 pub mod fake_llm;
