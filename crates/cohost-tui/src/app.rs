@@ -314,9 +314,16 @@ impl App {
                 }
             }
             Incoming::Joined(p) => {
+                let known = self
+                    .room
+                    .participants
+                    .iter()
+                    .any(|q| q.id == p.id && q.present);
                 let line = format!("{} joined as {}", p.name, p.role);
                 self.room.joined(p);
-                self.notice(line);
+                if !known {
+                    self.notice(line);
+                }
             }
             Incoming::Left(id) => {
                 if let Some(name) = self.room.left(id) {

@@ -23,6 +23,9 @@ pub struct JoinArgs {
     /// Print every frame as one JSON line.
     #[arg(long)]
     pub json: bool,
+    /// Line mode even on a terminal (no full-screen view).
+    #[arg(long)]
+    pub plain: bool,
     /// Your display name.
     #[arg(long)]
     name: Option<String>,
@@ -128,6 +131,9 @@ pub async fn run(args: JoinArgs) -> CmdResult {
     let mut me = ParticipantSession::join(&args.invite, opts)
         .await
         .map_err(join_error)?;
+    if !args.until_end && crate::cmd::room_tui::wanted(args.json, args.plain) {
+        return crate::cmd::room_tui::participant_view(me, args.suggest, args.chat).await;
+    }
     let mut out = Out::default();
     let (line_tx, mut lines) = mpsc::unbounded_channel();
     // Stdin blocks: read it on its own thread. EOF leaves the session running.

@@ -9,6 +9,7 @@ pub mod hooks;
 pub mod join;
 pub mod login;
 pub mod relay;
+pub mod room_tui;
 pub mod run;
 pub mod serve;
 pub mod sessions;

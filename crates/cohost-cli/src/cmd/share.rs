@@ -63,6 +63,9 @@ pub struct ShareArgs {
     /// Print notices and events as NDJSON.
     #[arg(long)]
     pub json: bool,
+    /// Line mode even on a terminal (no full-screen console).
+    #[arg(long)]
+    pub plain: bool,
 }
 
 /// Invites for the three roles.
@@ -294,6 +297,26 @@ pub async fn run(args: ShareArgs) -> CmdResult {
         )
     })?;
     session.start().await?;
+
+    if crate::cmd::room_tui::wanted(args.json, args.plain) {
+        let parts = crate::cmd::room_tui::HostParts {
+            session,
+            client,
+            e2e,
+            approvals,
+            suggestions: args.suggestions.into(),
+            interrupts: args.interrupts.into(),
+            invites: cohost_tui::room::Invites {
+                co_driver: invites.co_driver,
+                viewer: invites.viewer,
+            },
+        };
+        let code = crate::cmd::room_tui::host(parts).await;
+        if let Some(r) = embedded {
+            r.shutdown().await;
+        }
+        return code;
+    }
 
     if args.json {
         println!(
