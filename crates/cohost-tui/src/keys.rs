@@ -129,9 +129,16 @@ impl App {
     }
 
     fn interrupt(&mut self) {
-        if matches!(self.mode, Mode::Participant { .. }) {
-            self.hint = Some("only the host can interrupt the turn".into());
-            return;
+        match self.mode {
+            Mode::Participant { co_driver: false } => {
+                self.hint = Some("only the host and co-drivers can interrupt the turn".into());
+                return;
+            }
+            Mode::Participant { co_driver: true } => {
+                self.notice("asked the host to interrupt the turn");
+                return self.effect(Effect::Interrupt);
+            }
+            Mode::Chat | Mode::Host => {}
         }
         self.state = "interrupting";
         self.effect(Effect::Interrupt);

@@ -441,3 +441,32 @@ fn long_answers_scroll_and_small_terminals_still_draw() {
         let _ = draw(&mut a, w, h);
     }
 }
+
+#[test]
+fn a_prompt_typed_during_a_turn_runs_when_it_ends() {
+    let mut a = app(Mode::Chat, Theme::new(false));
+    type_text(&mut a, "first");
+    a.on_key(key(KeyCode::Enter));
+    assert_eq!(a.take_effects(), [Effect::Prompt("first".into())]);
+    type_text(&mut a, "second");
+    a.on_key(key(KeyCode::Enter));
+    assert!(a.take_effects().is_empty(), "not while the first runs");
+    assert!(screen(&draw(&mut a, 80, 24)).contains("queued (runs when this turn ends): second"));
+    a.on_incoming(start(), t0());
+    a.on_incoming(end(EndReason::Completed), t0());
+    assert_eq!(a.take_effects(), [Effect::Prompt("second".into())]);
+    assert!(a.busy());
+}
+
+#[test]
+fn co_drivers_ask_to_interrupt_and_viewers_cannot() {
+    let mut a = app(Mode::Participant { co_driver: true }, Theme::new(false));
+    a.on_incoming(start(), t0());
+    a.on_key(key(KeyCode::Esc));
+    assert_eq!(a.take_effects(), [Effect::Interrupt]);
+    let mut v = app(Mode::Participant { co_driver: false }, Theme::new(false));
+    v.on_incoming(start(), t0());
+    v.on_key(ctrl('c'));
+    assert!(v.take_effects().is_empty());
+    assert!(screen(&draw(&mut v, 80, 24)).contains("only the host and co-drivers"));
+}
