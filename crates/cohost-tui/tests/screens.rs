@@ -154,6 +154,28 @@ fn streaming_answer_with_markdown_and_collapsed_reasoning() {
     assert!(screen(&draw(&mut a, 80, 24)).contains("┊ Let me look at the layout first."));
 }
 
+fn decided(a: &mut App, id: &str, decision: ApprovalOption, origin: DecisionOrigin) {
+    a.on_incoming(
+        ev(EventBody::ToolApprovalDecided {
+            tool_id: id.into(),
+            decision,
+            origin,
+        }),
+        t0(),
+    );
+}
+
+fn executed(a: &mut App, id: &str, status: ToolStatus, output: &str) {
+    a.on_incoming(
+        ev(EventBody::ToolExecuted {
+            tool_id: id.into(),
+            status,
+            output_preview: output.into(),
+        }),
+        t0(),
+    );
+}
+
 fn tool_request(a: &mut App, id: &str) {
     a.on_incoming(
         ev(EventBody::ToolCall {
@@ -212,39 +234,21 @@ fn tool_cards_show_decision_status_and_output() {
     a.prompted("you", "write two notes");
     a.on_incoming(start(), t0());
     tool_request(&mut a, "t1");
-    a.on_incoming(
-        ev(EventBody::ToolApprovalDecided {
-            tool_id: "t1".into(),
-            decision: ApprovalOption::AllowOnce,
-            origin: DecisionOrigin::User,
-        }),
-        t0(),
+    decided(
+        &mut a,
+        "t1",
+        ApprovalOption::AllowOnce,
+        DecisionOrigin::User,
     );
-    a.on_incoming(
-        ev(EventBody::ToolExecuted {
-            tool_id: "t1".into(),
-            status: ToolStatus::Ok,
-            output_preview: "wrote 5 bytes to notes.txt".into(),
-        }),
-        t0(),
-    );
+    executed(&mut a, "t1", ToolStatus::Ok, "wrote 5 bytes to notes.txt");
     tool_request(&mut a, "t2");
-    a.on_incoming(
-        ev(EventBody::ToolApprovalDecided {
-            tool_id: "t2".into(),
-            decision: ApprovalOption::RejectAlways,
-            origin: DecisionOrigin::Deadline,
-        }),
-        t0(),
+    decided(
+        &mut a,
+        "t2",
+        ApprovalOption::RejectAlways,
+        DecisionOrigin::Deadline,
     );
-    a.on_incoming(
-        ev(EventBody::ToolExecuted {
-            tool_id: "t2".into(),
-            status: ToolStatus::Denied,
-            output_preview: String::new(),
-        }),
-        t0(),
-    );
+    executed(&mut a, "t2", ToolStatus::Denied, "");
     a.on_incoming(chunk(0, "Done: one note written."), t0());
     a.on_incoming(end(EndReason::Completed), t0());
     let text = snapshot("chat_tools", &mut a);
@@ -352,13 +356,11 @@ fn participant_sees_the_stream_and_who_decided() {
         "read-only: y is text, not a decision"
     );
     a.input.clear();
-    a.on_incoming(
-        ev(EventBody::ToolApprovalDecided {
-            tool_id: "t1".into(),
-            decision: ApprovalOption::AllowOnce,
-            origin: DecisionOrigin::User,
-        }),
-        t0(),
+    decided(
+        &mut a,
+        "t1",
+        ApprovalOption::AllowOnce,
+        DecisionOrigin::User,
     );
     a.on_incoming(chunk(0, "Wrote the note."), t0());
     type_text(&mut a, "now add a test");

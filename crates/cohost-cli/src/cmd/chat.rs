@@ -22,24 +22,17 @@ use cohost_tui::commands::Mode;
 use cohost_tui::theme::Theme;
 use tokio::sync::mpsc;
 
-use crate::cmd::run::Approve;
+use crate::cmd::run::{AgentArgs, Approve};
 use crate::exit::{CmdResult, Failure};
 
 /// Arguments of `cohost chat`.
 #[derive(Debug, Default, Args)]
 pub struct ChatArgs {
-    /// Provider id (see `cohost agents`). Default: the first installed agent, else the mock.
-    #[arg(long, short = 'a')]
-    pub agent: Option<String>,
-    /// Model to ask for (provider-specific; for the mock, a scenario name).
-    #[arg(long, short = 'm')]
-    pub model: Option<String>,
+    #[command(flatten)]
+    target: AgentArgs,
     /// Resume a stored cohost session (see `cohost sessions`), or an agent's native session id.
     #[arg(long)]
     pub resume: Option<String>,
-    /// Working directory for the agent (default: the current directory).
-    #[arg(long)]
-    pub cwd: Option<std::path::PathBuf>,
     /// Tool-approval policy (default: ask, on screen).
     #[arg(long, value_enum)]
     pub approve: Option<Approve>,
@@ -77,7 +70,7 @@ impl Ctx {
             approve.approvals(Arc::new(self.approvals.clone())),
         );
         req.model = t.model.clone();
-        req.cwd = self.args.cwd.clone();
+        req.cwd = self.args.target.cwd.clone();
         req.resume = t.resume.clone();
         req.recording = Recording::New;
         req.options = SessionOptions {
@@ -115,11 +108,8 @@ pub async fn run(args: ChatArgs) -> CmdResult {
     }
     let (host, cfg) = crate::hostctx::host_and_config()?;
     let target = Target {
-        provider: args
-            .agent
-            .clone()
-            .map_or(ProviderChoice::Default, ProviderChoice::Id),
-        model: args.model.clone(),
+        provider: args.target.provider(),
+        model: args.target.model.clone(),
         resume: args.resume.clone(),
     };
     let ctx = Ctx {
