@@ -472,3 +472,39 @@ fn co_drivers_ask_to_interrupt_and_viewers_cannot() {
     assert!(v.take_effects().is_empty());
     assert!(screen(&draw(&mut v, 80, 24)).contains("only the host and co-drivers"));
 }
+
+#[test]
+fn agent_picker_shows_status_version_and_the_fix() {
+    use cohost_tui::app::AgentInfo;
+    let mut a = app(Mode::Chat, Theme::new(false));
+    type_text(&mut a, "/agent");
+    a.on_key(key(KeyCode::Enter));
+    assert_eq!(a.take_effects(), [Effect::ListAgents]);
+    assert!(screen(&draw(&mut a, 80, 24)).contains("looking for installed agents"));
+    a.on_incoming(
+        Incoming::Agents(vec![
+            AgentInfo {
+                id: "claude".into(),
+                status: "not_installed".into(),
+                version: None,
+                fix: Some("npm install -g @anthropic-ai/claude-code".into()),
+            },
+            AgentInfo {
+                id: "mock".into(),
+                status: "ready".into(),
+                version: Some("built-in".into()),
+                fix: None,
+            },
+        ]),
+        t0(),
+    );
+    let text = screen(&draw(&mut a, 80, 24));
+    assert!(text.contains("pick an agent"), "{text}");
+    assert!(text.contains("○ claude       not_installed"), "{text}");
+    assert!(text.contains("● mock         ready          built-in"), "{text}");
+    assert!(text.contains("fix: npm install -g @anthropic-ai/claude-code"), "{text}");
+    a.on_key(key(KeyCode::Down));
+    a.on_key(key(KeyCode::Enter));
+    assert_eq!(a.take_effects(), [Effect::SwitchAgent("mock".into())]);
+    assert!(a.picker.is_none());
+}
