@@ -66,6 +66,18 @@ async fn watch_turn(p: &mut ParticipantSession) -> Turn {
     t
 }
 
+/// The host quits, its session ends and the relay shuts down.
+async fn finish(
+    input: tokio::sync::mpsc::UnboundedSender<HostInput>,
+    host: tokio::task::JoinHandle<cohost_host::session::OpenSession>,
+    relay: cohost_relay::RelayHandle,
+) {
+    input.send(HostInput::Quit).unwrap();
+    let mut session = timeout(T, host).await.unwrap().unwrap();
+    session.terminate().await.unwrap();
+    relay.shutdown().await;
+}
+
 fn contains(hay: &[u8], needle: &str) -> bool {
     hay.windows(needle.len()).any(|w| w == needle.as_bytes())
 }
@@ -219,10 +231,7 @@ async fn over_tls_the_relay_sees_ciphertext_and_tampering_is_dropped_then_resync
         "{stdout}"
     );
 
-    input.send(HostInput::Quit).unwrap();
-    let mut session = timeout(T, host).await.unwrap().unwrap();
-    session.terminate().await.unwrap();
-    relay.shutdown().await;
+    finish(input, host, relay).await;
 }
 
 fn codec_error(e: Result<Vec<u8>, ShareError>) -> CodecError {
@@ -316,25 +325,13 @@ async fn a_kicked_participant_is_out_and_cannot_read_what_follows() {
         );
         let mut forced = f.payload().to_vec();
         forced[1..5].copy_from_slice(&[0, 0, 0, 0]);
-        let forced = Frame::build_stamped(
-            f.kind(),
-            f.room(),
-            f.stream(),
-            f.chunk(),
-            f.sender(),
-            f.role(),
-            &forced,
-        )
-        .unwrap();
+        let forced = f.with_payload(&forced);
         assert_eq!(
             codec_error(viewer.codec().open(&forced)),
             CodecError::Tampered
         );
     }
-    input.send(HostInput::Quit).unwrap();
-    let mut session = timeout(T, host).await.unwrap().unwrap();
-    session.terminate().await.unwrap();
-    relay.shutdown().await;
+    finish(input, host, relay).await;
 }
 
 #[tokio::test]
@@ -367,8 +364,5 @@ async fn a_co_driver_interrupt_stops_a_slow_turn_under_an_accepting_policy() {
     .await
     .unwrap();
     assert_eq!(end, FrameType::StreamInterrupted);
-    input.send(HostInput::Quit).unwrap();
-    let mut session = timeout(T, host).await.unwrap().unwrap();
-    session.terminate().await.unwrap();
-    relay.shutdown().await;
+    finish(input, host, relay).await;
 }

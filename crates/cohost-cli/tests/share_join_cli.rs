@@ -203,17 +203,23 @@ fn co_driver_joins_suggests_and_sees_the_turn() {
     let mut stdin = host.0.stdin.take().unwrap();
     writeln!(stdin, "/quit").unwrap();
     drop(stdin);
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    exits_with_0_within(
+        &mut host,
+        Duration::from_secs(10),
+        "host did not exit on /quit",
+    );
+}
+
+/// The child exits with status 0 within `within`.
+fn exits_with_0_within(child: &mut Reaper, within: Duration, what: &str) {
+    let deadline = std::time::Instant::now() + within;
     loop {
-        if let Some(status) = host.0.try_wait().unwrap() {
+        if let Some(status) = child.0.try_wait().unwrap() {
             assert_eq!(status.code(), Some(0));
-            break;
+            return;
         }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "host did not exit on /quit"
-        );
-        std::thread::sleep(Duration::from_millis(50));
+        assert!(std::time::Instant::now() < deadline, "{what}");
+        std::thread::sleep(Duration::from_millis(20));
     }
 }
 
@@ -508,17 +514,10 @@ fn interactive_join_suggests_by_typing_and_the_host_accepts() {
 
     // /quit leaves within 2 s.
     writeln!(typed, "/quit").unwrap();
-    let deadline = std::time::Instant::now() + Duration::from_secs(2);
-    loop {
-        if let Some(status) = join.0.try_wait().unwrap() {
-            assert_eq!(status.code(), Some(0));
-            break;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "join did not exit on /quit"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    exits_with_0_within(
+        &mut join,
+        Duration::from_secs(2),
+        "join did not exit on /quit",
+    );
     writeln!(host_in, "/quit").unwrap();
 }

@@ -242,16 +242,7 @@ impl ConnTamper {
             },
         };
         self.done.insert(stream.clone());
-        let forged = Frame::build_stamped(
-            f.kind(),
-            f.room(),
-            f.stream(),
-            f.chunk(),
-            f.sender(),
-            f.role(),
-            &bad,
-        )
-        .unwrap();
+        let forged = f.with_payload(&bad);
         ws_encode(ws[0], forged.bytes())
     }
 }
