@@ -15,6 +15,7 @@ pub mod highlight;
 pub mod input;
 mod keys;
 pub mod markdown;
+pub mod msg;
 pub mod room;
 pub mod stream;
 pub mod term;

@@ -501,8 +501,14 @@ fn agent_picker_shows_status_version_and_the_fix() {
     let text = screen(&draw(&mut a, 80, 24));
     assert!(text.contains("pick an agent"), "{text}");
     assert!(text.contains("○ claude       not_installed"), "{text}");
-    assert!(text.contains("● mock         ready          built-in"), "{text}");
-    assert!(text.contains("fix: npm install -g @anthropic-ai/claude-code"), "{text}");
+    assert!(
+        text.contains("● mock         ready          built-in"),
+        "{text}"
+    );
+    assert!(
+        text.contains("fix: npm install -g @anthropic-ai/claude-code"),
+        "{text}"
+    );
     a.on_key(key(KeyCode::Down));
     a.on_key(key(KeyCode::Enter));
     assert_eq!(a.take_effects(), [Effect::SwitchAgent("mock".into())]);
