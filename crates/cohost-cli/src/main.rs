@@ -20,8 +20,9 @@ struct Cli {
     #[arg(long, global = true, env = "COHOST_LOG", default_value = "warn")]
     log: String,
 
+    /// Without one, on a terminal: `cohost chat`.
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 /// Shown after `cohost --help`.
@@ -39,6 +40,8 @@ Examples:
 enum Command {
     /// Run one prompt on an agent and stream the answer.
     Run(cmd::run::RunArgs),
+    /// An interactive session in the terminal (also `cohost` alone).
+    Chat(cmd::chat::ChatArgs),
     /// List the registered providers with kind and capabilities.
     Agents(cmd::agents::AgentsArgs),
     /// Serve cohost's deterministic fake model server on 127.0.0.1.
@@ -92,6 +95,7 @@ impl Command {
             Command::Test(a) => a.json,
             Command::Sessions(a) => a.json,
             Command::FakeLlm(_)
+            | Command::Chat(_)
             | Command::Relay(_)
             | Command::Login(_)
             | Command::Config(_)
@@ -140,12 +144,20 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let json = cli.command.json();
+    let Some(command) = cli
+        .command
+        .or_else(|| cmd::chat::on_terminal().then(|| Command::Chat(Default::default())))
+    else {
+        let _ = Cli::command().print_help();
+        return ExitCode::from(2);
+    };
+    let json = command.json();
     let result = runtime.block_on(async move {
-        match cli.command {
+        match command {
             Command::Run(args) => cmd::run::run(args).await,
             Command::Mcp(args) => cmd::mcp::run(args).await,
             Command::Acp(args) => cmd::acp::run(args).await,
+            Command::Chat(args) => cmd::chat::run(args).await,
             Command::Agents(args) => cmd::agents::run(args).await,
             Command::FakeLlm(args) => cmd::fake_llm::run(args).await,
             Command::Relay(args) => cmd::relay::run(args).await,

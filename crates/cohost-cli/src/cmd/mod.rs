@@ -2,6 +2,7 @@
 
 pub mod acp;
 pub mod agents;
+pub mod chat;
 pub mod config;
 pub mod doctor;
 pub mod fake_llm;
@@ -10,6 +11,7 @@ pub mod join;
 pub mod login;
 pub mod mcp;
 pub mod relay;
+pub mod room_tui;
 pub mod run;
 pub mod serve;
 pub mod sessions;

@@ -27,8 +27,8 @@ pub enum Approve {
     Ask,
 }
 
-/// Which agent runs a session, with which model, where (`run` and `share`).
-#[derive(Debug, Args)]
+/// Which agent runs a session, with which model, where (`run`, `share`, `chat`).
+#[derive(Debug, Default, Args)]
 pub struct AgentArgs {
     /// Provider id (see `cohost agents`). Default: the first installed agent, else the mock.
     #[arg(long, short = 'a')]

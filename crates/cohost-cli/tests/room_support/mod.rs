@@ -1,15 +1,21 @@
 //! A shared room for the multiplayer tests: an embedded relay, a host
 //! bridge over the mock agent, a co-driver and a viewer, all connected.
 
+// Each test crate uses a part of it.
+#![allow(dead_code)]
+
 use std::sync::Arc;
 use std::time::Duration;
 
 use cohost_cli::multiplayer::host::{HostBridge, HostInput, HostNotice, SuggestionPolicy};
+use cohost_cli::multiplayer::session::{JoinOptions, ParticipantEvent, ParticipantSession};
 use cohost_core::mock::{MockFactory, MockOptions};
 use cohost_core::{AdapterConfig, HostSession, Policy, SessionOptions};
 use cohost_host::session::OpenSession;
+use cohost_protocol::Frame;
 use cohost_protocol::Role;
 use cohost_relay::{Relay, RelayClient, RelayConfig, RelayHandle};
+use cohost_share::{E2e, Message};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
@@ -19,13 +25,72 @@ pub struct Room {
     pub host: JoinHandle<OpenSession>,
     pub input: mpsc::UnboundedSender<HostInput>,
     pub notices: mpsc::UnboundedReceiver<HostNotice>,
-    pub co: RelayClient,
-    pub viewer: RelayClient,
+    pub co: ParticipantSession,
+    pub viewer: ParticipantSession,
+    /// The invites the co-driver and viewer joined with (keys included).
+    pub co_invite: String,
+    pub viewer_invite: String,
 }
 
-/// A room whose mock agent waits `chunk_delay` between deltas.
+/// The next frame a participant opened (and its message), skipping other events.
+pub async fn next_frame(p: &mut ParticipantSession) -> (Frame, Option<Message>) {
+    loop {
+        match tokio::time::timeout(Duration::from_secs(20), p.next())
+            .await
+            .expect("a frame in time")
+        {
+            Some(ParticipantEvent::Frame { frame, message }) => return (frame, message),
+            Some(_) => continue,
+            None => panic!("participant closed"),
+        }
+    }
+}
+
+/// A received frame's payload as the host wrote it (opened).
+pub fn payload_json(p: &ParticipantSession, f: &Frame) -> serde_json::Value {
+    serde_json::from_slice(&p.codec().open(f).unwrap()).unwrap()
+}
+
+/// How a room test's relay and host are set up.
+pub struct Setup {
+    /// The host's policy for co-driver interrupts.
+    pub interrupts: SuggestionPolicy,
+    /// The relay's settings (a TLS proxy in front: `public_tls`, `public_authority`).
+    pub config: RelayConfig,
+    /// The CA everyone trusts for `cohosts://`.
+    pub ca_file: Option<std::path::PathBuf>,
+    /// Told the relay's address once it is bound (a proxy in front of it).
+    pub upstream: Option<Arc<std::sync::OnceLock<std::net::SocketAddr>>>,
+}
+
+impl Default for Setup {
+    fn default() -> Self {
+        Setup {
+            interrupts: SuggestionPolicy::Ask,
+            config: RelayConfig::default(),
+            ca_file: None,
+            upstream: None,
+        }
+    }
+}
+
+/// A room on a default relay whose host asks about co-driver interrupts.
 pub async fn room(chunk_delay: Duration) -> Room {
-    let relay = Relay::bind(RelayConfig::default()).await.unwrap();
+    room_with(chunk_delay, Setup::default()).await
+}
+
+/// A room whose mock agent waits `chunk_delay` between deltas, set up by `setup`.
+pub async fn room_with(chunk_delay: Duration, setup: Setup) -> Room {
+    let Setup {
+        interrupts,
+        config,
+        ca_file,
+        upstream,
+    } = setup;
+    let relay = Relay::bind(config).await.unwrap();
+    if let Some(u) = upstream {
+        u.set(relay.local_addr()).unwrap();
+    }
     let room = relay.create_room(None).unwrap();
     let invite = |role, name| {
         relay
@@ -33,15 +98,18 @@ pub async fn room(chunk_delay: Duration) -> Room {
             .unwrap()
             .to_string()
     };
-    let host_client = RelayClient::connect_invite(&invite(Role::Host, "host"))
-        .await
-        .unwrap();
-    let co = RelayClient::connect_invite(&invite(Role::CoDriver, "ana"))
-        .await
-        .unwrap();
-    let viewer = RelayClient::connect_invite(&invite(Role::Viewer, "vic"))
-        .await
-        .unwrap();
+    let host_invite = cohost_protocol::Invite::parse(&invite(Role::Host, "host")).unwrap();
+    let mut host_cfg = cohost_relay::ClientConfig::from_invite(&host_invite);
+    host_cfg.ca_file = ca_file.clone();
+    let host_client = RelayClient::connect(host_cfg).await.unwrap();
+    let e2e = Arc::new(E2e::generate_host().unwrap());
+    let keyed = |role, name| {
+        cohost_protocol::Invite::parse(&invite(role, name))
+            .unwrap()
+            .with_keys(e2e.invite_keys())
+            .to_string()
+    };
+    let (co_invite, viewer_invite) = (keyed(Role::CoDriver, "ana"), keyed(Role::Viewer, "vic"));
     let factory = Arc::new(MockFactory::new(MockOptions {
         chunk_delay,
         ..MockOptions::default()
@@ -61,8 +129,19 @@ pub async fn room(chunk_delay: Duration) -> Room {
         SuggestionPolicy::Ask,
         None,
         notice_tx,
-    );
+    )
+    .with_e2e(e2e)
+    .with_interrupt_policy(interrupts);
     let host = tokio::spawn(bridge.run(input_rx));
+    let join = |invite: String, name: &str| {
+        let opts = JoinOptions {
+            name: Some(name.to_string()),
+            ca_file: ca_file.clone(),
+        };
+        async move { ParticipantSession::join(&invite, opts).await.unwrap() }
+    };
+    let co = join(co_invite.clone(), "ana").await;
+    let viewer = join(viewer_invite.clone(), "vic").await;
     Room {
         relay,
         host,
@@ -70,5 +149,7 @@ pub async fn room(chunk_delay: Duration) -> Room {
         notices,
         co,
         viewer,
+        co_invite,
+        viewer_invite,
     }
 }

@@ -1,0 +1,387 @@
+//! The room screens on a terminal: the host console (`cohost share`) and
+//! the participant view (`cohost join`). A small adapter between the
+//! multiplayer API (the host bridge's notices and inputs, the participant
+//! session's events and sends) and the terminal UI's messages and effects;
+//! line mode stays in `share.rs` and `join.rs`.
+
+use std::sync::Arc;
+
+use cohost_core::sanitize::inert_line;
+use cohost_host::{OpenSession, PendingApprovals};
+use cohost_protocol::{Participant, Role};
+use cohost_relay::{ClientEvent, RelayClient};
+use cohost_share::Message;
+use cohost_tui::app::{App, Effect, Incoming, SessionInfo};
+use cohost_tui::commands::Mode;
+use cohost_tui::room;
+use cohost_tui::theme::Theme;
+use tokio::sync::mpsc;
+
+use crate::cmd::chat::{decide, on_terminal, watch_signals};
+use crate::cmd::share::Suggestions;
+use crate::exit::CmdResult;
+use crate::multiplayer::host::{HostBridge, HostInput, HostNotice, SuggestionPolicy};
+use crate::multiplayer::participant::stamped_name;
+use crate::multiplayer::session::{ParticipantEvent, ParticipantSession};
+
+/// The terminal UI, unless the output is for a program (`--json`), the user
+/// asked for lines (`--plain`) or there is no terminal.
+pub fn wanted(json: bool, plain: bool) -> bool {
+    !json && !plain && on_terminal()
+}
+
+impl From<Suggestions> for SuggestionPolicy {
+    fn from(s: Suggestions) -> Self {
+        match s {
+            Suggestions::Ask => SuggestionPolicy::Ask,
+            Suggestions::Accept => SuggestionPolicy::Accept,
+            Suggestions::Reject => SuggestionPolicy::Reject,
+        }
+    }
+}
+
+/// Everything the host console needs from `cohost share`'s setup.
+pub struct HostParts {
+    /// The started session.
+    pub session: OpenSession,
+    /// Connected to the room as host.
+    pub client: RelayClient,
+    /// The room's keys.
+    pub e2e: Arc<cohost_share::E2e>,
+    /// The approvals the session decides with.
+    pub approvals: PendingApprovals,
+    /// Co-driver suggestions.
+    pub suggestions: SuggestionPolicy,
+    /// Co-driver interrupt requests.
+    pub interrupts: SuggestionPolicy,
+    /// The guests' invites.
+    pub invites: room::Invites,
+}
+
+fn role_word(r: Role) -> String {
+    r.as_str().to_ascii_lowercase().replace('_', "-")
+}
+
+fn participant(p: &Participant, present: bool) -> room::Participant {
+    room::Participant {
+        id: p.conn_id,
+        name: inert_line(&p.name),
+        role: role_word(p.role),
+        present,
+    }
+}
+
+/// The bridge tells presence as `NAME (ROLE #ID) joined|left`
+/// (`host::describe`): read it back for the participants pane.
+fn presence(line: &str) -> Option<Incoming> {
+    let (rest, joined) = match line.rsplit_once(' ')? {
+        (r, "joined") => (r, true),
+        (r, "left") => (r, false),
+        _ => return None,
+    };
+    let rest = rest.strip_suffix(')')?;
+    let (name, inner) = rest.rsplit_once(" (")?;
+    let (role, id) = inner.split_once(" #")?;
+    let id: u64 = id.parse().ok()?;
+    Some(if joined {
+        Incoming::Joined(room::Participant {
+            id,
+            name: name.to_string(),
+            role: role.to_string(),
+            present: true,
+        })
+    } else {
+        Incoming::Left(id)
+    })
+}
+
+/// A host notice as the screen takes it.
+fn host_incoming(n: HostNotice) -> Option<Incoming> {
+    Some(match n {
+        HostNotice::Event(e) => Incoming::Event(e),
+        HostNotice::Suggested(s) => Incoming::Suggested(room::Suggestion {
+            id: inert_line(&s.suggestion_id),
+            from: inert_line(s.from.as_deref().unwrap_or("a co-driver")),
+            text: cohost_core::sanitize::strip_controls(&s.text).into_owned(),
+        }),
+        HostNotice::SuggestionDecided(d) => Incoming::SuggestionDecided {
+            id: d.suggestion_id,
+            accepted: d.accepted,
+        },
+        // The turn's own approval event draws the card.
+        HostNotice::ApprovalNeeded(_) | HostNotice::TurnDone(_) => return None,
+        HostNotice::Chat(c) => Incoming::Chat {
+            from: inert_line(c.from.as_deref().unwrap_or("someone")),
+            text: cohost_core::sanitize::strip_controls(&c.text).into_owned(),
+        },
+        HostNotice::Room(m) => presence(&m).unwrap_or(Incoming::Notice(m)),
+        HostNotice::InterruptRequested { from } => Incoming::Notice(format!(
+            "{} asks to interrupt the turn (Esc interrupts)",
+            inert_line(&from)
+        )),
+    })
+}
+
+/// The host console until the host quits or the room closes.
+pub async fn host(p: HostParts) -> CmdResult {
+    let info = SessionInfo {
+        agent: p.session.descriptor().id.clone(),
+        model: None,
+        session_id: Some(p.client.room_id().as_str().to_string()),
+    };
+    let (notice_tx, mut notices) = mpsc::unbounded_channel();
+    let bridge = HostBridge::new(
+        p.session,
+        p.client,
+        p.suggestions,
+        Some(p.approvals.clone()),
+        notice_tx,
+    )
+    .with_e2e(p.e2e)
+    .with_interrupt_policy(p.interrupts);
+    let (to_app, mut inbox) = mpsc::unbounded_channel();
+    let (effects, mut from_app) = mpsc::unbounded_channel();
+    let (inputs, bridge_inputs) = mpsc::unbounded_channel();
+    // Also on the main screen: still there to copy after the console ends.
+    println!(
+        "Sharing {} — give these to your guests:\n  co-driver: cohost join '{}'\n  viewer:    cohost join '{}'",
+        info.agent, p.invites.co_driver, p.invites.viewer
+    );
+    let _ = to_app.send(Incoming::Session(info));
+    let _ = to_app.send(Incoming::Invites(p.invites));
+    let _ = to_app.send(Incoming::Notice(
+        "type a prompt to run it; /help for commands and keys".into(),
+    ));
+    watch_signals(effects.clone(), to_app.clone());
+    let news = to_app.clone();
+    tokio::spawn(async move {
+        while let Some(n) = notices.recv().await {
+            if let Some(m) = host_incoming(n) {
+                let _ = news.send(m);
+            }
+        }
+    });
+    let closed = to_app.clone();
+    let bridge = tokio::spawn(async move {
+        let s = bridge.run(bridge_inputs).await;
+        let _ = closed.send(Incoming::Closed("the room closed".into()));
+        s
+    });
+    let approvals = p.approvals.clone();
+    let say = to_app.clone();
+    let relay = tokio::spawn(async move {
+        while let Some(e) = from_app.recv().await {
+            let input = match e {
+                Effect::Prompt(t) => HostInput::Prompt(t),
+                Effect::Accept(id) => HostInput::Accept(id),
+                Effect::Reject(id) => HostInput::Reject(id),
+                Effect::Interrupt => HostInput::Interrupt,
+                Effect::Chat(t) => HostInput::Chat(t),
+                Effect::Kick(who) => HostInput::Kick(who),
+                Effect::Decide { tool_id, option } => {
+                    decide(&approvals, tool_id, option);
+                    continue;
+                }
+                Effect::Quit => {
+                    let _ = inputs.send(HostInput::Interrupt);
+                    let _ = inputs.send(HostInput::Quit);
+                    break;
+                }
+                other => {
+                    let _ = say.send(Incoming::Notice(format!(
+                        "{other:?} is not for a shared session"
+                    )));
+                    continue;
+                }
+            };
+            if inputs.send(input).is_err() {
+                break;
+            }
+        }
+    });
+    let mut app = App::new(Mode::Host, Theme::from_env());
+    let shown = cohost_tui::term::run(&mut app, &mut inbox, &effects).await;
+    drop(inbox);
+    let _ = relay.await;
+    // The quit budget bounds this: a turn that will not stop is killed.
+    crate::signals::exit_within(crate::signals::QUIT_BUDGET, 0);
+    if let Ok(mut session) = bridge.await {
+        p.approvals.abandon_all();
+        let _ = session.terminate().await;
+    }
+    // `RelayClient::close` only queues the room's close behind the frames
+    // before it: give the connection a moment to send them before the
+    // embedded relay stops, so guests see "room closed", not a reconnect.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    shown.map_err(|e| crate::exit::internal(format!("the terminal failed: {e}")))?;
+    Ok(0)
+}
+
+/// A participant's event as the screen takes it.
+fn participant_incoming(ev: ParticipantEvent) -> Vec<Incoming> {
+    match ev {
+        ParticipantEvent::Welcome(w) => {
+            let mut out = vec![Incoming::Notice(format!(
+                "joined room {} as {} ({})",
+                inert_line(&w.room),
+                role_word(w.you.role),
+                inert_line(&w.you.name)
+            ))];
+            out.extend(
+                w.participants
+                    .iter()
+                    .map(|p| Incoming::Joined(participant(p, true))),
+            );
+            out
+        }
+        ParticipantEvent::Frame { frame, message } => match message {
+            Some(Message::ExecutionStarted(s)) => {
+                let who = if s.origin == "host" {
+                    "host".to_string()
+                } else {
+                    "co-driver".to_string()
+                };
+                vec![Incoming::Prompted {
+                    who,
+                    text: cohost_core::sanitize::strip_controls(&s.text).into_owned(),
+                }]
+            }
+            Some(Message::TurnEvent(e)) => vec![Incoming::Event(e)],
+            Some(Message::Chat(c)) => vec![Incoming::Chat {
+                from: stamped_name(&frame),
+                text: cohost_core::sanitize::strip_controls(&c.text).into_owned(),
+            }],
+            Some(Message::SuggestionDecided(d)) => vec![Incoming::SuggestionDecided {
+                id: inert_line(&d.suggestion_id),
+                accepted: d.accepted,
+            }],
+            _ => Vec::new(),
+        },
+        ParticipantEvent::Presence { joined: true, who } => {
+            vec![Incoming::Joined(participant(&who, true))]
+        }
+        ParticipantEvent::Presence { joined: false, who } => vec![Incoming::Left(who.conn_id)],
+        ParticipantEvent::Dropped { kind, reason, .. } => {
+            vec![Incoming::Notice(format!(
+                "dropped a {kind} frame: {reason}"
+            ))]
+        }
+        ParticipantEvent::KeyLearned { epoch } => {
+            vec![Incoming::Notice(format!(
+                "the host rotated the room key (epoch {epoch})"
+            ))]
+        }
+        ParticipantEvent::Relay(ev) => match ev {
+            ClientEvent::Closed { reason } => {
+                vec![Incoming::Closed(format!("room closed: {reason}"))]
+            }
+            ClientEvent::Disconnected { reason } => {
+                vec![Incoming::Notice(format!(
+                    "connection lost ({reason}); reconnecting"
+                ))]
+            }
+            ClientEvent::Error(e) => vec![Incoming::Notice(format!(
+                "refused by the relay: {}",
+                e.message
+            ))],
+            ClientEvent::Resync(r) => vec![Incoming::Notice(format!(
+                "the relay could not replay: {}",
+                r.reason
+            ))],
+            ClientEvent::Welcome(_) | ClientEvent::Frame(_) => Vec::new(),
+        },
+    }
+}
+
+/// The participant view until the room closes or the participant leaves.
+pub async fn participant_view(
+    mut me: ParticipantSession,
+    suggest: Option<String>,
+    chat: Option<String>,
+) -> CmdResult {
+    let co_driver = me.me().role == Role::CoDriver;
+    let (to_app, mut inbox) = mpsc::unbounded_channel();
+    let (effects, mut from_app) = mpsc::unbounded_channel();
+    let _ = to_app.send(Incoming::Session(SessionInfo {
+        agent: "host".into(),
+        model: None,
+        session_id: None,
+    }));
+    let hint = if co_driver {
+        "type a prompt to suggest it to the host; /chat TEXT to talk"
+    } else {
+        "you are watching; type to chat"
+    };
+    let _ = to_app.send(Incoming::Notice(hint.into()));
+    if let Some(t) = suggest {
+        let _ = effects.send(Effect::Suggest(t));
+    }
+    if let Some(t) = chat {
+        let _ = effects.send(Effect::Chat(t));
+    }
+    watch_signals(effects.clone(), to_app.clone());
+    let say = to_app.clone();
+    let driver = tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                ev = me.next() => match ev {
+                    Some(ev) => {
+                        for m in participant_incoming(ev) {
+                            let _ = say.send(m);
+                        }
+                    }
+                    None => {
+                        let _ = say.send(Incoming::Closed("the room closed".into()));
+                        break;
+                    }
+                },
+                e = from_app.recv() => {
+                    let result = match e {
+                        Some(Effect::Suggest(t)) => me.suggest(&t).await.map(|_| ()),
+                        Some(Effect::Chat(t)) => me.chat(&t).await,
+                        Some(Effect::Interrupt) => me.interrupt().await,
+                        Some(Effect::Quit) | None => break,
+                        Some(_) => Ok(()),
+                    };
+                    if let Err(e) = result {
+                        let _ = say.send(Incoming::Notice(format!("not sent: {e}")));
+                    }
+                }
+            }
+        }
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(1), me.close()).await;
+    });
+    let mut app = App::new(Mode::Participant { co_driver }, Theme::from_env());
+    let shown = cohost_tui::term::run(&mut app, &mut inbox, &effects).await;
+    drop(inbox);
+    let _ = driver.await;
+    shown.map_err(|e| crate::exit::internal(format!("the terminal failed: {e}")))?;
+    Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presence_lines_read_back() {
+        let p = Participant {
+            conn_id: 7,
+            role: Role::CoDriver,
+            name: "ada (the) lovelace".into(),
+        };
+        let line = format!("{} joined", crate::multiplayer::host::describe(&p));
+        match presence(&line) {
+            Some(Incoming::Joined(q)) => {
+                assert_eq!(
+                    (q.id, q.name.as_str(), q.role.as_str()),
+                    (7, "ada (the) lovelace", "co-driver")
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        let line = format!("{} left", crate::multiplayer::host::describe(&p));
+        assert!(matches!(presence(&line), Some(Incoming::Left(7))));
+        assert!(presence("hosting room r-1").is_none());
+    }
+}

@@ -1,0 +1,496 @@
+//! The app's state and what changes it: engine events and room news
+//! ([`Incoming`]) from the shell, key presses from the user; what the shell
+//! must do comes back as [`Effect`]s. No IO here.
+
+use std::time::{Duration, Instant};
+
+use cohost_core::{EndReason, Event, EventBody, ToolKind, ToolStatus};
+
+use crate::commands::{self, Mode};
+use crate::input::InputBox;
+pub use crate::msg::{AgentInfo, Effect, Incoming, SessionInfo};
+use crate::room::Room;
+use crate::stream::MdStream;
+use crate::theme::Theme;
+use crate::transcript::{
+    origin_words, summarize_input, BlockKind, ToolCard, ToolState, Transcript,
+};
+
+/// A tool approval on screen.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApprovalCard {
+    /// The call.
+    pub tool_id: String,
+    /// Tool name.
+    pub name: String,
+    /// Kind.
+    pub kind: ToolKind,
+    /// One line about the input.
+    pub summary: String,
+    /// When an unanswered request is denied.
+    pub deadline: Instant,
+}
+
+/// The agent picker.
+#[derive(Debug, Clone, Default)]
+pub struct Picker {
+    /// The agents (empty while discovery runs).
+    pub agents: Vec<AgentInfo>,
+    /// The highlighted one.
+    pub selected: usize,
+}
+
+/// The whole screen's state.
+pub struct App {
+    /// Which screen.
+    pub mode: Mode,
+    /// Colours or not.
+    pub theme: Theme,
+    /// The conversation.
+    pub transcript: Transcript,
+    /// What is being typed.
+    pub input: InputBox,
+    /// About the session.
+    pub session: SessionInfo,
+    /// The lifecycle word on the status line.
+    pub state: &'static str,
+    /// Tokens in and out (cumulative over turns).
+    pub tokens: (u64, u64),
+    /// The pending approval, if any.
+    pub approval: Option<ApprovalCard>,
+    /// The agent picker, when open.
+    pub picker: Option<Picker>,
+    /// The room (host and participants).
+    pub room: Room,
+    /// Rows scrolled up from the bottom (0: follow the stream).
+    pub scroll: usize,
+    /// A one-line hint above the input (e.g. "Ctrl+C again to quit").
+    pub hint: Option<String>,
+    /// Selected completion.
+    pub completion: usize,
+    /// Height of the transcript at the last draw (for paging).
+    pub page: usize,
+    busy: bool,
+    /// Prompts typed while a turn ran: sent, in order, as turns end.
+    queued: std::collections::VecDeque<String>,
+    answer: Option<usize>,
+    reasoning: Option<usize>,
+    prompt_tokens: (u64, u64),
+    quit_armed: bool,
+    quit: bool,
+    effects: Vec<Effect>,
+    dirty: bool,
+}
+
+impl App {
+    /// A fresh screen of `mode`.
+    pub fn new(mode: Mode, theme: Theme) -> App {
+        App {
+            mode,
+            theme,
+            transcript: Transcript::default(),
+            input: InputBox::default(),
+            session: SessionInfo::default(),
+            state: "starting",
+            tokens: (0, 0),
+            approval: None,
+            picker: None,
+            room: Room::default(),
+            scroll: 0,
+            hint: None,
+            completion: 0,
+            page: 10,
+            busy: false,
+            queued: Default::default(),
+            answer: None,
+            reasoning: None,
+            prompt_tokens: (0, 0),
+            quit_armed: false,
+            quit: false,
+            effects: Vec::new(),
+            dirty: true,
+        }
+    }
+
+    /// Whether a turn is running.
+    pub fn busy(&self) -> bool {
+        self.busy
+    }
+
+    /// Whether the app is done (the shell restores the terminal and ends).
+    pub fn should_quit(&self) -> bool {
+        self.quit
+    }
+
+    /// Whether something changed since the last [`App::take_dirty`].
+    pub fn take_dirty(&mut self) -> bool {
+        std::mem::take(&mut self.dirty)
+    }
+
+    /// Mark the screen for redrawing (resize, a countdown tick).
+    pub fn touch(&mut self) {
+        self.dirty = true;
+    }
+
+    /// The effects queued since the last call.
+    pub fn take_effects(&mut self) -> Vec<Effect> {
+        std::mem::take(&mut self.effects)
+    }
+
+    pub(crate) fn effect(&mut self, e: Effect) {
+        if e == Effect::Quit {
+            self.quit = true;
+        }
+        self.effects.push(e);
+    }
+
+    /// Who "User" decisions name on this screen.
+    fn local_decider(&self) -> &'static str {
+        match self.mode {
+            Mode::Chat | Mode::Host => "you",
+            Mode::Participant { .. } => "the host",
+        }
+    }
+
+    /// Say something in the transcript.
+    pub fn notice(&mut self, text: impl Into<String>) {
+        self.end_stream_blocks();
+        self.transcript.push(BlockKind::Notice(text.into()));
+        self.dirty = true;
+    }
+
+    /// A prompt block (and the next text starts a new answer).
+    pub fn prompted(&mut self, who: &str, text: &str) {
+        self.end_stream_blocks();
+        self.transcript.push(BlockKind::Prompt {
+            who: who.to_string(),
+            text: text.to_string(),
+        });
+        self.scroll = 0;
+        self.dirty = true;
+    }
+
+    fn end_stream_blocks(&mut self) {
+        self.answer = None;
+        self.reasoning = None;
+    }
+
+    /// Handle a message from the shell; `now` times approval deadlines.
+    pub fn on_incoming(&mut self, msg: Incoming, now: Instant) {
+        self.dirty = true;
+        match msg {
+            Incoming::Event(e) => self.on_event(e, now),
+            Incoming::Prompted { who, text } => self.prompted(&who, &text),
+            Incoming::Session(info) => {
+                self.session = info;
+                self.state = "ready";
+            }
+            Incoming::Notice(text) => self.notice(text),
+            Incoming::Error { message, fix } => {
+                self.end_stream_blocks();
+                self.transcript.push(BlockKind::Error { message, fix });
+            }
+            Incoming::Agents(agents) => {
+                if agents.is_empty() {
+                    self.picker = None;
+                    self.notice("no agent is registered");
+                } else {
+                    self.picker = Some(Picker {
+                        agents,
+                        selected: 0,
+                    });
+                }
+            }
+            Incoming::Joined(p) => {
+                let known = self
+                    .room
+                    .participants
+                    .iter()
+                    .any(|q| q.id == p.id && q.present);
+                let line = format!("{} joined as {}", p.name, p.role);
+                self.room.joined(p);
+                if !known {
+                    self.notice(line);
+                }
+            }
+            Incoming::Left(id) => {
+                if let Some(name) = self.room.left(id) {
+                    self.notice(format!("{name} left"));
+                }
+            }
+            Incoming::Suggested(s) => {
+                let line = format!(
+                    "{} suggests: {} (Ctrl+A accept · Ctrl+R reject)",
+                    s.from, s.text
+                );
+                if self.mode == Mode::Host {
+                    self.room.suggestions.push(s);
+                }
+                self.notice(line);
+            }
+            Incoming::SuggestionDecided { id, accepted } => {
+                self.room.suggestions.retain(|s| s.id != id);
+                let word = if accepted { "accepted" } else { "rejected" };
+                self.notice(format!("suggestion {id} {word}"));
+            }
+            Incoming::Chat { from, text } => {
+                self.end_stream_blocks();
+                self.transcript.push(BlockKind::Chat { from, text });
+            }
+            Incoming::Invites(i) => {
+                self.room.invites = Some(i);
+                if let Some(text) = self.room.invite_text() {
+                    self.notice(text);
+                }
+            }
+            Incoming::Closed(why) => {
+                self.notice(why);
+                self.quit = true;
+            }
+        }
+    }
+
+    fn on_event(&mut self, e: Event, now: Instant) {
+        match e.body {
+            EventBody::StreamStart {
+                provider,
+                session_id,
+                model,
+            } => {
+                self.busy = true;
+                self.state = "streaming";
+                self.prompt_tokens = (0, 0);
+                self.session.agent = provider;
+                if model.is_some() {
+                    self.session.model = model;
+                }
+                if self.session.session_id.is_none() {
+                    self.session.session_id = session_id;
+                }
+                self.end_stream_blocks();
+            }
+            EventBody::StreamChunk { delta, .. } => {
+                self.reasoning = None;
+                let theme = self.theme;
+                let i = match self.answer {
+                    Some(i) => i,
+                    None => {
+                        let i = self.transcript.push(BlockKind::Answer(MdStream::default()));
+                        self.answer = Some(i);
+                        i
+                    }
+                };
+                if let Some(BlockKind::Answer(md)) = self.transcript.edit(i) {
+                    md.push(&delta, theme);
+                }
+            }
+            EventBody::ReasoningChunk { delta, .. } => {
+                let i = match self.reasoning {
+                    Some(i) => i,
+                    None => {
+                        self.answer = None;
+                        let i = self.transcript.push(BlockKind::Reasoning(String::new()));
+                        self.reasoning = Some(i);
+                        i
+                    }
+                };
+                if let Some(BlockKind::Reasoning(text)) = self.transcript.edit(i) {
+                    text.push_str(&delta);
+                }
+            }
+            EventBody::ToolCall {
+                tool_id,
+                name,
+                kind,
+                input,
+            } => {
+                self.end_stream_blocks();
+                self.tool_card(tool_id, name, kind, &input, ToolState::Running);
+            }
+            EventBody::ToolApprovalRequested {
+                tool_id,
+                name,
+                kind,
+                input,
+                deadline_ms,
+                ..
+            } => {
+                self.end_stream_blocks();
+                self.state = "waiting for approval";
+                let summary = summarize_input(&input);
+                self.tool_card(
+                    tool_id.clone(),
+                    name.clone(),
+                    kind,
+                    &input,
+                    ToolState::Awaiting,
+                );
+                self.approval = Some(ApprovalCard {
+                    tool_id,
+                    name,
+                    kind,
+                    summary,
+                    deadline: now + Duration::from_millis(deadline_ms),
+                });
+            }
+            EventBody::ToolApprovalDecided {
+                tool_id,
+                decision,
+                origin,
+            } => {
+                if self.approval.as_ref().is_some_and(|a| a.tool_id == tool_id) {
+                    self.approval = None;
+                }
+                if self.busy {
+                    self.state = "streaming";
+                }
+                let who = origin_words(origin, self.local_decider());
+                if let Some(i) = self.transcript.tool(&tool_id) {
+                    if let Some(BlockKind::Tool(c)) = self.transcript.edit(i) {
+                        c.decided = Some((decision, who));
+                        c.state = if decision.is_allow() {
+                            ToolState::Running
+                        } else {
+                            ToolState::Done(ToolStatus::Denied)
+                        };
+                    }
+                }
+            }
+            EventBody::ToolExecuted {
+                tool_id,
+                status,
+                output_preview,
+            } => {
+                if let Some(i) = self.transcript.tool(&tool_id) {
+                    if let Some(BlockKind::Tool(c)) = self.transcript.edit(i) {
+                        c.state = ToolState::Done(status);
+                        c.output = output_preview;
+                    }
+                }
+            }
+            EventBody::Usage(u) => self.usage(u.input_tokens, u.output_tokens),
+            EventBody::Status { message, .. } => self.notice(message),
+            EventBody::StreamEnd { reason, usage } => {
+                if let Some(u) = usage {
+                    self.usage(u.input_tokens, u.output_tokens);
+                }
+                self.tokens.0 += self.prompt_tokens.0;
+                self.tokens.1 += self.prompt_tokens.1;
+                self.prompt_tokens = (0, 0);
+                self.busy = false;
+                self.approval = None;
+                self.state = "ready";
+                match reason {
+                    EndReason::Completed | EndReason::Error => self.end_stream_blocks(),
+                    EndReason::Interrupted => self.notice("interrupted"),
+                    EndReason::MaxTurns => self.notice("the agent reached its turn limit"),
+                }
+                if self.mode == Mode::Chat {
+                    if let Some(next) = self.queued.pop_front() {
+                        self.prompted("you", &next);
+                        self.busy = true;
+                        self.effect(Effect::Prompt(next));
+                    }
+                }
+            }
+            EventBody::Error(err) => {
+                self.end_stream_blocks();
+                self.transcript.push(BlockKind::Error {
+                    message: format!("{}: {}", err.code, err.message),
+                    fix: err.suggested_fix,
+                });
+            }
+            _ => {}
+        }
+    }
+
+    /// Usage is cumulative within a turn: keep the turn's latest.
+    fn usage(&mut self, input: u64, output: u64) {
+        self.prompt_tokens = (
+            input.max(self.prompt_tokens.0),
+            output.max(self.prompt_tokens.1),
+        );
+    }
+
+    /// The tokens to show: past turns plus the running one.
+    pub fn shown_tokens(&self) -> (u64, u64) {
+        (
+            self.tokens.0 + self.prompt_tokens.0,
+            self.tokens.1 + self.prompt_tokens.1,
+        )
+    }
+
+    fn tool_card(
+        &mut self,
+        tool_id: String,
+        name: String,
+        kind: ToolKind,
+        input: &serde_json::Value,
+        state: ToolState,
+    ) {
+        let summary = summarize_input(input);
+        // One card per call: an approval request updates the call's card.
+        if let Some(i) = self.transcript.tool(&tool_id) {
+            if let Some(BlockKind::Tool(c)) = self.transcript.edit(i) {
+                c.state = state;
+                if !summary.is_empty() {
+                    c.summary = summary;
+                }
+                return;
+            }
+        }
+        self.transcript.push(BlockKind::Tool(ToolCard {
+            tool_id,
+            name,
+            kind,
+            summary,
+            state,
+            decided: None,
+            output: String::new(),
+        }));
+    }
+
+    /// Whether this screen answers approvals (participants only watch).
+    pub fn decides_approvals(&self) -> bool {
+        matches!(self.mode, Mode::Chat | Mode::Host)
+    }
+
+    /// Seconds left on the approval card at `now`.
+    pub fn approval_seconds(&self, now: Instant) -> Option<u64> {
+        let a = self.approval.as_ref()?;
+        Some(a.deadline.saturating_duration_since(now).as_secs())
+    }
+
+    /// The commands completing what is typed.
+    pub fn completions(&self) -> Vec<commands::Command> {
+        commands::completions(self.mode, self.input.text())
+    }
+
+    /// A prompt was sent: the turn counts as running until it ends.
+    pub(crate) fn mark_busy(&mut self) {
+        if self.mode == Mode::Chat {
+            self.busy = true;
+            self.state = "sending";
+        }
+    }
+
+    /// Keep a prompt typed during a turn for when it ends.
+    pub(crate) fn queue_prompt(&mut self, text: String) {
+        self.notice(format!("queued (runs when this turn ends): {text}"));
+        self.queued.push_back(text);
+    }
+
+    pub(crate) fn set_busy_hint(&mut self) {
+        self.hint = Some("the agent is busy: wait for the answer, or Esc to interrupt".into());
+    }
+
+    pub(crate) fn arm_quit(&mut self) -> bool {
+        let was = self.quit_armed;
+        self.quit_armed = true;
+        was
+    }
+
+    pub(crate) fn disarm_quit(&mut self) {
+        self.quit_armed = false;
+    }
+}

@@ -1,0 +1,300 @@
+//! Keys and typed commands: what each does on each screen.
+
+use cohost_core::ApprovalOption;
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+
+use crate::app::{App, Effect};
+use crate::commands::{self, Mode};
+use crate::transcript::BlockKind;
+
+impl App {
+    /// Handle one key press.
+    pub fn on_key(&mut self, key: KeyEvent) {
+        if key.kind == KeyEventKind::Release {
+            return;
+        }
+        self.touch();
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let alt = key.modifiers.contains(KeyModifiers::ALT);
+        if ctrl && key.code == KeyCode::Char('c') {
+            return self.ctrl_c();
+        }
+        self.disarm_quit();
+        if !matches!(key.code, KeyCode::Char('c')) {
+            self.hint = None;
+        }
+        if self.picker.is_some() {
+            return self.picker_key(key);
+        }
+        if self.approval.is_some() && self.decides_approvals() && !ctrl && !alt {
+            let option = match key.code {
+                KeyCode::Char('y') => Some(ApprovalOption::AllowOnce),
+                KeyCode::Char('a') => Some(ApprovalOption::AllowAlways),
+                KeyCode::Char('n') => Some(ApprovalOption::RejectOnce),
+                KeyCode::Char('N') => Some(ApprovalOption::RejectAlways),
+                _ => None,
+            };
+            if let (Some(option), Some(card)) = (option, self.approval.take()) {
+                return self.effect(Effect::Decide {
+                    tool_id: card.tool_id,
+                    option,
+                });
+            }
+        }
+        match key.code {
+            KeyCode::Char('d') if ctrl => {
+                if self.input.is_empty() {
+                    self.effect(Effect::Quit);
+                } else {
+                    self.input.delete();
+                }
+            }
+            KeyCode::Char('o') if ctrl => self.transcript.toggle_reasoning(),
+            KeyCode::Char('a') if ctrl && self.mode == Mode::Host => {
+                self.decide_suggestion("", true)
+            }
+            KeyCode::Char('r') if ctrl && self.mode == Mode::Host => {
+                self.decide_suggestion("", false)
+            }
+            KeyCode::Char('u') if ctrl => self.input.clear(),
+            KeyCode::Char('j') if ctrl => self.input.insert('\n'),
+            KeyCode::Enter if alt || key.modifiers.contains(KeyModifiers::SHIFT) => {
+                self.input.insert('\n')
+            }
+            KeyCode::Enter => self.submit(),
+            KeyCode::Esc if self.busy() => self.interrupt(),
+            KeyCode::Tab => self.complete(),
+            KeyCode::Up => {
+                let n = self.completions().len();
+                if n > 0 {
+                    self.completion = (self.completion + n - 1) % n;
+                } else if self.input.on_first_line() {
+                    self.input.history_prev();
+                } else {
+                    self.input.up();
+                }
+            }
+            KeyCode::Down => {
+                let n = self.completions().len();
+                if n > 0 {
+                    self.completion = (self.completion + 1) % n;
+                } else if self.input.on_last_line() {
+                    self.input.history_next();
+                } else {
+                    self.input.down();
+                }
+            }
+            KeyCode::PageUp => self.scroll += self.page.saturating_sub(2).max(1),
+            KeyCode::PageDown => {
+                self.scroll = self
+                    .scroll
+                    .saturating_sub(self.page.saturating_sub(2).max(1))
+            }
+            KeyCode::End if ctrl => self.scroll = 0,
+            KeyCode::Left => self.input.left(),
+            KeyCode::Right => self.input.right(),
+            KeyCode::Home => self.input.home(),
+            KeyCode::End => self.input.end(),
+            KeyCode::Backspace => self.input.backspace(),
+            KeyCode::Delete => self.input.delete(),
+            KeyCode::Char(c) if !ctrl => {
+                self.input.insert(c);
+                self.completion = 0;
+            }
+            _ => {}
+        }
+    }
+
+    /// A bracketed paste goes into the input as it is (new lines too).
+    pub fn on_paste(&mut self, text: &str) {
+        self.touch();
+        self.input.insert_str(text);
+    }
+
+    fn ctrl_c(&mut self) {
+        if self.busy() {
+            self.disarm_quit();
+            return self.interrupt();
+        }
+        if !self.input.is_empty() {
+            self.disarm_quit();
+            self.input.clear();
+            return;
+        }
+        if self.arm_quit() {
+            self.effect(Effect::Quit);
+        } else {
+            self.hint = Some("Ctrl+C again to quit".into());
+        }
+    }
+
+    fn interrupt(&mut self) {
+        match self.mode {
+            Mode::Participant { co_driver: false } => {
+                self.hint = Some("only the host and co-drivers can interrupt the turn".into());
+                return;
+            }
+            Mode::Participant { co_driver: true } => {
+                self.notice("asked the host to interrupt the turn");
+                return self.effect(Effect::Interrupt);
+            }
+            Mode::Chat | Mode::Host => {}
+        }
+        self.state = "interrupting";
+        self.effect(Effect::Interrupt);
+    }
+
+    fn complete(&mut self) {
+        let list = self.completions();
+        if let Some(c) = list.get(self.completion % list.len().max(1)) {
+            let text = if c.args.is_empty() {
+                c.name.to_string()
+            } else {
+                format!("{} ", c.name)
+            };
+            self.input.set(&text);
+            self.completion = 0;
+        }
+    }
+
+    fn picker_key(&mut self, key: crossterm::event::KeyEvent) {
+        let Some(p) = self.picker.as_mut() else {
+            return;
+        };
+        let n = p.agents.len().max(1);
+        match key.code {
+            KeyCode::Esc => self.picker = None,
+            KeyCode::Up => p.selected = (p.selected + n - 1) % n,
+            KeyCode::Down => p.selected = (p.selected + 1) % n,
+            KeyCode::Enter => {
+                let id = p.agents.get(p.selected).map(|a| a.id.clone());
+                self.picker = None;
+                if let Some(id) = id {
+                    self.switching(Effect::SwitchAgent(id));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn switching(&mut self, e: Effect) {
+        if self.busy() {
+            return self.set_busy_hint();
+        }
+        self.state = "starting";
+        self.effect(e);
+    }
+
+    fn decide_suggestion(&mut self, id: &str, accept: bool) {
+        let Some(s) = self.room.take_suggestion(id) else {
+            let what = if id.is_empty() {
+                "no suggestion is waiting".to_string()
+            } else {
+                format!("no suggestion {id} is waiting")
+            };
+            return self.notice(what);
+        };
+        if accept {
+            self.effect(Effect::Accept(s.id.clone()));
+            self.prompted(&s.from, &s.text);
+        } else {
+            self.effect(Effect::Reject(s.id));
+        }
+    }
+
+    /// Enter: a command, or the text for this screen (prompt, suggestion, chat).
+    fn submit(&mut self) {
+        if let Some(c) = self.completions().get(self.completion).copied() {
+            // Enter on a half-typed command picks the highlighted one.
+            if self.input.text() != c.name && !c.args.is_empty() {
+                return self.complete();
+            }
+            if self.input.text() != c.name {
+                self.input.set(c.name);
+            }
+        }
+        let text = self.input.text().trim().to_string();
+        if text.is_empty() {
+            return;
+        }
+        if let Some((name, arg)) = commands::split(&text) {
+            let (name, arg) = (name.to_string(), arg.to_string());
+            self.input.take();
+            return self.command(&name, &arg);
+        }
+        match self.mode {
+            Mode::Chat | Mode::Host => {
+                self.input.take();
+                if self.busy() && self.mode == Mode::Chat {
+                    return self.queue_prompt(text);
+                }
+                self.prompted("you", &text);
+                self.effect(Effect::Prompt(text));
+                self.mark_busy();
+            }
+            Mode::Participant { co_driver: true } => {
+                self.input.take();
+                self.notice(format!("you suggested: {text}"));
+                self.effect(Effect::Suggest(text));
+            }
+            Mode::Participant { co_driver: false } => {
+                self.input.take();
+                self.chat_out(text);
+            }
+        }
+    }
+
+    fn chat_out(&mut self, text: String) {
+        self.transcript.push(BlockKind::Chat {
+            from: "you".into(),
+            text: text.clone(),
+        });
+        self.effect(Effect::Chat(text));
+    }
+
+    fn command(&mut self, name: &str, arg: &str) {
+        let mode = self.mode;
+        let need = |what: &str| format!("{name} needs {what}");
+        match (mode, name) {
+            (_, "/help") => self.notice(commands::help(mode)),
+            (_, "/quit") => self.effect(Effect::Quit),
+            (Mode::Chat, "/agent") if arg.is_empty() => {
+                if self.busy() {
+                    return self.set_busy_hint();
+                }
+                self.picker = Some(Default::default());
+                self.effect(Effect::ListAgents);
+            }
+            (Mode::Chat, "/agent") => self.switching(Effect::SwitchAgent(arg.into())),
+            (Mode::Chat, "/model") if arg.is_empty() => {
+                self.notice(need("a model name, e.g. /model sonnet"))
+            }
+            (Mode::Chat, "/model") => self.switching(Effect::SwitchModel(arg.into())),
+            (Mode::Chat, "/resume") if arg.is_empty() => {
+                self.notice(need("a session id (see `cohost sessions`)"))
+            }
+            (Mode::Chat, "/resume") => self.switching(Effect::Resume(arg.into())),
+            (Mode::Chat, "/share") => self.switching(Effect::Share),
+            (Mode::Host, "/accept") => self.decide_suggestion(arg, true),
+            (Mode::Host, "/reject") => self.decide_suggestion(arg, false),
+            (Mode::Host, "/kick") if arg.is_empty() => self.notice(need("a participant's name")),
+            (Mode::Host, "/kick") => self.effect(Effect::Kick(arg.into())),
+            (Mode::Host, "/invites") => match self.room.invite_text() {
+                Some(t) => self.notice(t),
+                None => self.notice("no invites (the room is not open)"),
+            },
+            (Mode::Host | Mode::Participant { .. }, "/chat") if arg.is_empty() => {
+                self.notice(need("some text"))
+            }
+            (Mode::Host | Mode::Participant { .. }, "/chat") => self.chat_out(arg.into()),
+            (Mode::Participant { co_driver: true }, "/suggest") if arg.is_empty() => {
+                self.notice(need("a prompt"))
+            }
+            (Mode::Participant { co_driver: true }, "/suggest") => {
+                self.notice(format!("you suggested: {arg}"));
+                self.effect(Effect::Suggest(arg.into()));
+            }
+            _ => self.notice(commands::unknown(mode, name)),
+        }
+    }
+}

@@ -1,0 +1,119 @@
+//! What flows between the app and its shell: [`Incoming`] messages in,
+//! [`Effect`]s out, and the plain data they carry.
+
+use cohost_core::{ApprovalOption, Event};
+
+use crate::room::{Invites, Participant, Suggestion};
+
+/// An agent as the picker shows it (from discovery).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentInfo {
+    /// Provider id.
+    pub id: String,
+    /// Status word (`ready`, `not_installed`…).
+    pub status: String,
+    /// Version, when found.
+    pub version: Option<String>,
+    /// What to do when it is not ready.
+    pub fix: Option<String>,
+}
+
+/// What the status line shows about the session.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SessionInfo {
+    /// Provider id.
+    pub agent: String,
+    /// Model, when known.
+    pub model: Option<String>,
+    /// cohost's session id (or the agent's), when known.
+    pub session_id: Option<String>,
+}
+
+/// What the shell tells the app.
+#[derive(Debug, Clone)]
+pub enum Incoming {
+    /// An engine event of the running turn (local, or the host's stream).
+    Event(Event),
+    /// A turn started on someone's prompt (participants learn it here).
+    Prompted {
+        /// Who asked.
+        who: String,
+        /// The prompt.
+        text: String,
+    },
+    /// The session (re)opened.
+    Session(SessionInfo),
+    /// Something to tell the user.
+    Notice(String),
+    /// Something failed, and the fix.
+    Error {
+        /// What happened.
+        message: String,
+        /// What to do.
+        fix: Option<String>,
+    },
+    /// Discovery's answer for the agent picker.
+    Agents(Vec<AgentInfo>),
+    /// Someone joined the room.
+    Joined(Participant),
+    /// Someone left (connection id).
+    Left(u64),
+    /// A co-driver suggested a prompt.
+    Suggested(Suggestion),
+    /// A suggestion was decided.
+    SuggestionDecided {
+        /// Which.
+        id: String,
+        /// Run or not.
+        accepted: bool,
+    },
+    /// Room chat.
+    Chat {
+        /// Who.
+        from: String,
+        /// What.
+        text: String,
+    },
+    /// The room's invites (host).
+    Invites(Invites),
+    /// The room or session is gone: show why and exit.
+    Closed(String),
+}
+
+/// What the app asks the shell to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Effect {
+    /// Run a prompt.
+    Prompt(String),
+    /// Interrupt the running turn.
+    Interrupt,
+    /// Answer a tool approval.
+    Decide {
+        /// The call.
+        tool_id: String,
+        /// The answer.
+        option: ApprovalOption,
+    },
+    /// Switch to another agent.
+    SwitchAgent(String),
+    /// List the agents for the picker.
+    ListAgents,
+    /// Restart with another model.
+    SwitchModel(String),
+    /// Resume a stored session.
+    Resume(String),
+    /// Share this session.
+    Share,
+    /// Run a suggestion.
+    Accept(String),
+    /// Reject a suggestion.
+    Reject(String),
+    /// Say something in the room.
+    Chat(String),
+    /// Suggest a prompt to the host.
+    Suggest(String),
+    /// Remove a participant.
+    Kick(String),
+    /// End everything.
+    Quit,
+}

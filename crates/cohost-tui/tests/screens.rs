@@ -1,0 +1,516 @@
+//! Snapshot tests of the main screens on ratatui's `TestBackend` at 80x24.
+//! `UPDATE_SNAPSHOTS=1` rewrites `tests/snapshots/*.txt` (review the diff).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
+
+use std::time::{Duration, Instant};
+
+use cohost_core::{
+    ApprovalOption, CohostError, DecisionOrigin, EndReason, ErrorCode, Event, EventBody, ToolKind,
+    ToolStatus, Usage,
+};
+use cohost_tui::app::{App, Effect, Incoming, SessionInfo};
+use cohost_tui::commands::Mode;
+use cohost_tui::room::{Invites, Participant, Suggestion};
+use cohost_tui::theme::Theme;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::backend::TestBackend;
+use ratatui::Terminal;
+
+fn ev(body: EventBody) -> Incoming {
+    Incoming::Event(Event {
+        id: "p-1.0".into(),
+        prompt_id: "p-1".into(),
+        correlation_id: "c-1".into(),
+        ts: 0,
+        body,
+    })
+}
+
+fn chunk(i: u64, delta: &str) -> Incoming {
+    ev(EventBody::StreamChunk {
+        stream_id: "t".into(),
+        chunk_index: i,
+        delta: delta.into(),
+    })
+}
+
+fn start() -> Incoming {
+    ev(EventBody::StreamStart {
+        provider: "mock".into(),
+        session_id: None,
+        model: Some("mock-1".into()),
+    })
+}
+
+fn end(reason: EndReason) -> Incoming {
+    ev(EventBody::StreamEnd {
+        reason,
+        usage: Some(Usage {
+            input_tokens: 12,
+            output_tokens: 34,
+            ..Usage::default()
+        }),
+    })
+}
+
+fn app(mode: Mode, theme: Theme) -> App {
+    let mut a = App::new(mode, theme);
+    a.on_incoming(
+        Incoming::Session(SessionInfo {
+            agent: "mock".into(),
+            model: Some("mock-1".into()),
+            session_id: Some("s-1a2b3c4d".into()),
+        }),
+        t0(),
+    );
+    a
+}
+
+fn t0() -> Instant {
+    static T0: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    *T0.get_or_init(Instant::now)
+}
+
+fn key(code: KeyCode) -> KeyEvent {
+    KeyEvent::new(code, KeyModifiers::NONE)
+}
+
+fn ctrl(c: char) -> KeyEvent {
+    KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL)
+}
+
+fn type_text(a: &mut App, s: &str) {
+    for c in s.chars() {
+        a.on_key(key(KeyCode::Char(c)));
+    }
+}
+
+fn draw(a: &mut App, w: u16, h: u16) -> Terminal<TestBackend> {
+    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+    t.draw(|f| cohost_tui::view::draw(f, a, t0() + Duration::from_secs(2)))
+        .unwrap();
+    t
+}
+
+/// The screen as text, one line per row, trailing spaces cut.
+fn screen(t: &Terminal<TestBackend>) -> String {
+    let buf = t.backend().buffer();
+    let mut out = String::new();
+    for y in 0..buf.area.height {
+        let mut row = String::new();
+        for x in 0..buf.area.width {
+            row.push_str(buf[(x, y)].symbol());
+        }
+        out.push_str(row.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+fn snapshot(name: &str, a: &mut App) -> String {
+    let text = screen(&draw(a, 80, 24));
+    let path = format!("{}/tests/snapshots/{name}.txt", env!("CARGO_MANIFEST_DIR"));
+    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+        std::fs::write(&path, &text).unwrap();
+    }
+    let want = std::fs::read_to_string(&path).unwrap_or_default();
+    assert_eq!(
+        text, want,
+        "screen {name} changed (UPDATE_SNAPSHOTS=1 to accept):\n{text}"
+    );
+    text
+}
+
+#[test]
+fn streaming_answer_with_markdown_and_collapsed_reasoning() {
+    let mut a = app(Mode::Chat, Theme::new(false));
+    type_text(&mut a, "explain the repo");
+    a.on_key(key(KeyCode::Enter));
+    assert_eq!(
+        a.take_effects(),
+        [Effect::Prompt("explain the repo".into())]
+    );
+    a.on_incoming(start(), t0());
+    a.on_incoming(
+        ev(EventBody::ReasoningChunk {
+            stream_id: "r".into(),
+            chunk_index: 0,
+            delta: "Let me look at the layout first.".into(),
+        }),
+        t0(),
+    );
+    let answer = "# cohost\n\nOne port, **many** agents. Run `cohost run`:\n\n```rust\nfn main() {\n    println!(\"hi\");\n}\n```\n\n- streams events\n- shares sessions";
+    for (i, piece) in answer.split_inclusive(' ').enumerate() {
+        a.on_incoming(chunk(i as u64, piece), t0());
+    }
+    let text = snapshot("chat_streaming", &mut a);
+    assert!(text.contains("▸ thinking (7 words, Ctrl+O to show)"));
+    assert!(text.contains("▏ fn main() {"));
+    assert!(text.contains("• streams events"));
+    assert!(text.contains("mock · mock-1 · s-1a2b3c4d · streaming"));
+    // Ctrl+O shows the reasoning in full.
+    a.on_key(ctrl('o'));
+    assert!(screen(&draw(&mut a, 80, 24)).contains("┊ Let me look at the layout first."));
+}
+
+fn decided(a: &mut App, id: &str, decision: ApprovalOption, origin: DecisionOrigin) {
+    a.on_incoming(
+        ev(EventBody::ToolApprovalDecided {
+            tool_id: id.into(),
+            decision,
+            origin,
+        }),
+        t0(),
+    );
+}
+
+fn executed(a: &mut App, id: &str, status: ToolStatus, output: &str) {
+    a.on_incoming(
+        ev(EventBody::ToolExecuted {
+            tool_id: id.into(),
+            status,
+            output_preview: output.into(),
+        }),
+        t0(),
+    );
+}
+
+fn tool_request(a: &mut App, id: &str) {
+    a.on_incoming(
+        ev(EventBody::ToolCall {
+            tool_id: id.into(),
+            name: "write_file".into(),
+            kind: ToolKind::Edit,
+            input: serde_json::json!({"path": "notes.txt", "content": "hello"}),
+        }),
+        t0(),
+    );
+    a.on_incoming(
+        ev(EventBody::ToolApprovalRequested {
+            tool_id: id.into(),
+            name: "write_file".into(),
+            kind: ToolKind::Edit,
+            input: serde_json::json!({"path": "notes.txt", "content": "hello"}),
+            options: ApprovalOption::ALL.to_vec(),
+            deadline_ms: 120_000,
+        }),
+        t0(),
+    );
+}
+
+#[test]
+fn approval_card_counts_down_and_takes_y() {
+    let mut a = app(Mode::Chat, Theme::new(false));
+    a.prompted("you", "write a note [mock:tool]");
+    a.on_incoming(start(), t0());
+    tool_request(&mut a, "t1");
+    let text = snapshot("chat_approval", &mut a);
+    assert!(text.contains("approval needed"));
+    assert!(text.contains("write_file (edit) · path: notes.txt"));
+    assert!(
+        text.contains("denied in 118 s"),
+        "two seconds after the request"
+    );
+    assert_eq!(
+        text.matches("write_file").count(),
+        2,
+        "one card, one approval: {text}"
+    );
+    a.on_key(key(KeyCode::Char('y')));
+    assert_eq!(
+        a.take_effects(),
+        [Effect::Decide {
+            tool_id: "t1".into(),
+            option: ApprovalOption::AllowOnce
+        }]
+    );
+    assert!(a.approval.is_none());
+}
+
+#[test]
+fn tool_cards_show_decision_status_and_output() {
+    let mut a = app(Mode::Chat, Theme::new(false));
+    a.prompted("you", "write two notes");
+    a.on_incoming(start(), t0());
+    tool_request(&mut a, "t1");
+    decided(
+        &mut a,
+        "t1",
+        ApprovalOption::AllowOnce,
+        DecisionOrigin::User,
+    );
+    executed(&mut a, "t1", ToolStatus::Ok, "wrote 5 bytes to notes.txt");
+    tool_request(&mut a, "t2");
+    decided(
+        &mut a,
+        "t2",
+        ApprovalOption::RejectAlways,
+        DecisionOrigin::Deadline,
+    );
+    executed(&mut a, "t2", ToolStatus::Denied, "");
+    a.on_incoming(chunk(0, "Done: one note written."), t0());
+    a.on_incoming(end(EndReason::Completed), t0());
+    let text = snapshot("chat_tools", &mut a);
+    assert!(text.contains("✓ write_file edit · ok"));
+    assert!(text.contains("allowed once by you"));
+    assert!(text.contains("│ wrote 5 bytes to notes.txt"));
+    assert!(text.contains("⊘ write_file edit · denied"));
+    assert!(text.contains("denied always by the deadline"));
+    assert!(text.contains("tokens ↑12 ↓34"));
+}
+
+#[test]
+fn error_with_its_fix() {
+    let mut a = app(Mode::Chat, Theme::new(false));
+    a.prompted("you", "hello");
+    a.on_incoming(start(), t0());
+    let e = CohostError::new(ErrorCode::AuthRequired, "claude is not logged in")
+        .with_fix("run `cohost login claude`");
+    a.on_incoming(ev(EventBody::Error(e)), t0());
+    a.on_incoming(end(EndReason::Error), t0());
+    let text = snapshot("chat_error", &mut a);
+    assert!(text.contains("✗ AUTH_REQUIRED: claude is not logged in"));
+    assert!(text.contains("fix: run `cohost login claude`"));
+}
+
+fn participant(id: u64, name: &str, role: &str) -> Participant {
+    Participant {
+        id,
+        name: name.into(),
+        role: role.into(),
+        present: true,
+    }
+}
+
+#[test]
+fn host_console_participants_and_suggestions() {
+    let mut a = app(Mode::Host, Theme::new(false));
+    a.on_incoming(
+        Incoming::Invites(Invites {
+            co_driver: "cohost://127.0.0.1:7070/r-1#c0".into(),
+            viewer: "cohost://127.0.0.1:7070/r-1#v1".into(),
+        }),
+        t0(),
+    );
+    a.on_incoming(Incoming::Joined(participant(2, "ada", "co-driver")), t0());
+    a.on_incoming(Incoming::Joined(participant(3, "bob", "viewer")), t0());
+    a.on_incoming(Incoming::Left(3), t0());
+    a.on_incoming(
+        Incoming::Suggested(Suggestion {
+            id: "s-1".into(),
+            from: "ada".into(),
+            text: "add a test for the parser".into(),
+        }),
+        t0(),
+    );
+    a.on_incoming(
+        Incoming::Chat {
+            from: "ada".into(),
+            text: "hi host".into(),
+        },
+        t0(),
+    );
+    let text = snapshot("host_console", &mut a);
+    assert!(text.contains("participants (1)"));
+    assert!(text.contains("● ada · co-driver"));
+    assert!(text.contains("○ bob · viewer"));
+    assert!(text.contains("suggestions (1)"));
+    assert!(text.contains("ada: add a test for the"));
+    assert!(text.contains("<ada> hi host"));
+    // Ctrl+A runs the oldest suggestion, shown as ada's prompt.
+    a.on_key(ctrl('a'));
+    assert_eq!(a.take_effects(), [Effect::Accept("s-1".into())]);
+    assert!(screen(&draw(&mut a, 80, 24)).contains("ada ❯ add a test for the parser"));
+    // Unknown commands answer with the list; /accept with nothing waiting says so.
+    type_text(&mut a, "/nope");
+    a.on_key(key(KeyCode::Enter));
+    type_text(&mut a, "/accept");
+    a.on_key(key(KeyCode::Enter));
+    let text = screen(&draw(&mut a, 80, 24));
+    assert!(
+        text.contains("unknown command /nope; commands: /accept"),
+        "{text}"
+    );
+    assert!(text.contains("no suggestion is waiting"));
+}
+
+#[test]
+fn participant_sees_the_stream_and_who_decided() {
+    let mut a = app(Mode::Participant { co_driver: true }, Theme::new(false));
+    a.on_incoming(Incoming::Joined(participant(1, "host", "host")), t0());
+    a.on_incoming(
+        Incoming::Prompted {
+            who: "host".into(),
+            text: "write a note".into(),
+        },
+        t0(),
+    );
+    a.on_incoming(start(), t0());
+    tool_request(&mut a, "t1");
+    let text = screen(&draw(&mut a, 80, 24));
+    assert!(text.contains("waiting for the host's decision"), "{text}");
+    a.on_key(key(KeyCode::Char('y')));
+    assert!(
+        a.take_effects().is_empty(),
+        "read-only: y is text, not a decision"
+    );
+    a.input.clear();
+    decided(
+        &mut a,
+        "t1",
+        ApprovalOption::AllowOnce,
+        DecisionOrigin::User,
+    );
+    a.on_incoming(chunk(0, "Wrote the note."), t0());
+    type_text(&mut a, "now add a test");
+    let text = snapshot("participant_view", &mut a);
+    assert!(text.contains("allowed once by the host"));
+    assert!(text.contains("host ❯ write a note"));
+    assert!(text.contains("Wrote the note."));
+    assert!(text.contains("suggest to the host"));
+    a.on_key(key(KeyCode::Enter));
+    assert_eq!(a.take_effects(), [Effect::Suggest("now add a test".into())]);
+}
+
+#[test]
+fn ctrl_c_interrupts_then_quits_on_a_second_press_when_idle() {
+    let mut a = app(Mode::Chat, Theme::new(false));
+    a.on_incoming(start(), t0());
+    a.on_key(ctrl('c'));
+    assert_eq!(a.take_effects(), [Effect::Interrupt]);
+    a.on_incoming(end(EndReason::Interrupted), t0());
+    a.on_key(ctrl('c'));
+    assert!(!a.should_quit());
+    assert!(screen(&draw(&mut a, 80, 24)).contains("Ctrl+C again to quit"));
+    a.on_key(ctrl('c'));
+    assert!(a.should_quit());
+    assert_eq!(a.take_effects(), [Effect::Quit]);
+}
+
+#[test]
+fn slash_opens_completions_and_help_is_not_a_prompt() {
+    let mut a = app(Mode::Chat, Theme::new(false));
+    type_text(&mut a, "/");
+    let text = screen(&draw(&mut a, 80, 24));
+    for c in ["/agent", "/model", "/resume", "/share", "/help", "/quit"] {
+        assert!(text.contains(c), "{c} offered: {text}");
+    }
+    type_text(&mut a, "he");
+    a.on_key(key(KeyCode::Tab));
+    assert_eq!(a.input.text(), "/help");
+    a.on_key(key(KeyCode::Enter));
+    assert!(a.take_effects().is_empty(), "/help is answered here");
+    assert!(screen(&draw(&mut a, 80, 24)).contains("commands:"));
+}
+
+#[test]
+fn no_color_draws_no_colour_and_color_does() {
+    let colours = |theme| {
+        let mut a = app(Mode::Chat, theme);
+        a.on_incoming(start(), t0());
+        a.on_incoming(chunk(0, "```rust\nfn main() {}\n```\n"), t0());
+        let t = draw(&mut a, 80, 24);
+        let buf = t.backend().buffer().clone();
+        buf.content
+            .iter()
+            .filter(|c| {
+                c.fg != ratatui::style::Color::Reset || c.bg != ratatui::style::Color::Reset
+            })
+            .count()
+    };
+    assert_eq!(colours(Theme::new(false)), 0);
+    assert!(colours(Theme::new(true)) > 0);
+}
+
+#[test]
+fn long_answers_scroll_and_small_terminals_still_draw() {
+    let mut a = app(Mode::Host, Theme::new(false));
+    a.on_incoming(start(), t0());
+    for i in 0..300 {
+        a.on_incoming(chunk(i, &format!("line {i}\n\n")), t0());
+    }
+    let text = screen(&draw(&mut a, 80, 24));
+    assert!(text.contains("line 299"));
+    a.on_key(key(KeyCode::PageUp));
+    let text = screen(&draw(&mut a, 80, 24));
+    assert!(
+        !text.contains("line 299") && text.contains("rows up"),
+        "{text}"
+    );
+    // Tiny and narrow screens draw without panicking.
+    for (w, h) in [(20, 8), (40, 10), (1, 1)] {
+        let _ = draw(&mut a, w, h);
+    }
+}
+
+#[test]
+fn a_prompt_typed_during_a_turn_runs_when_it_ends() {
+    let mut a = app(Mode::Chat, Theme::new(false));
+    type_text(&mut a, "first");
+    a.on_key(key(KeyCode::Enter));
+    assert_eq!(a.take_effects(), [Effect::Prompt("first".into())]);
+    type_text(&mut a, "second");
+    a.on_key(key(KeyCode::Enter));
+    assert!(a.take_effects().is_empty(), "not while the first runs");
+    assert!(screen(&draw(&mut a, 80, 24)).contains("queued (runs when this turn ends): second"));
+    a.on_incoming(start(), t0());
+    a.on_incoming(end(EndReason::Completed), t0());
+    assert_eq!(a.take_effects(), [Effect::Prompt("second".into())]);
+    assert!(a.busy());
+}
+
+#[test]
+fn co_drivers_ask_to_interrupt_and_viewers_cannot() {
+    let mut a = app(Mode::Participant { co_driver: true }, Theme::new(false));
+    a.on_incoming(start(), t0());
+    a.on_key(key(KeyCode::Esc));
+    assert_eq!(a.take_effects(), [Effect::Interrupt]);
+    let mut v = app(Mode::Participant { co_driver: false }, Theme::new(false));
+    v.on_incoming(start(), t0());
+    v.on_key(ctrl('c'));
+    assert!(v.take_effects().is_empty());
+    assert!(screen(&draw(&mut v, 80, 24)).contains("only the host and co-drivers"));
+}
+
+#[test]
+fn agent_picker_shows_status_version_and_the_fix() {
+    use cohost_tui::app::AgentInfo;
+    let mut a = app(Mode::Chat, Theme::new(false));
+    type_text(&mut a, "/agent");
+    a.on_key(key(KeyCode::Enter));
+    assert_eq!(a.take_effects(), [Effect::ListAgents]);
+    assert!(screen(&draw(&mut a, 80, 24)).contains("looking for installed agents"));
+    a.on_incoming(
+        Incoming::Agents(vec![
+            AgentInfo {
+                id: "claude".into(),
+                status: "not_installed".into(),
+                version: None,
+                fix: Some("npm install -g @anthropic-ai/claude-code".into()),
+            },
+            AgentInfo {
+                id: "mock".into(),
+                status: "ready".into(),
+                version: Some("built-in".into()),
+                fix: None,
+            },
+        ]),
+        t0(),
+    );
+    let text = screen(&draw(&mut a, 80, 24));
+    assert!(text.contains("pick an agent"), "{text}");
+    assert!(text.contains("○ claude       not_installed"), "{text}");
+    assert!(
+        text.contains("● mock         ready          built-in"),
+        "{text}"
+    );
+    assert!(
+        text.contains("fix: npm install -g @anthropic-ai/claude-code"),
+        "{text}"
+    );
+    a.on_key(key(KeyCode::Down));
+    a.on_key(key(KeyCode::Enter));
+    assert_eq!(a.take_effects(), [Effect::SwitchAgent("mock".into())]);
+    assert!(a.picker.is_none());
+}
