@@ -1,10 +1,15 @@
 //! In-process broker: a tokio broadcast channel. The default for an embedded relay;
 //! share one `MemoryBroker` between several relays in one process to test multi-node.
 
+use std::collections::HashSet;
+use std::sync::Mutex;
+use std::time::Duration;
+
 use bytes::Bytes;
+use futures::future::BoxFuture;
 use tokio::sync::broadcast;
 
-use super::{Broker, BrokerEvent, BrokerSink};
+use super::{Broker, BrokerError, BrokerEvent, BrokerSink};
 
 #[derive(Clone, Debug)]
 struct Msg {
@@ -16,13 +21,18 @@ struct Msg {
 /// In-memory broker.
 pub struct MemoryBroker {
     tx: broadcast::Sender<Msg>,
+    /// Rooms registered through any relay sharing this broker.
+    rooms: Mutex<HashSet<String>>,
 }
 
 impl MemoryBroker {
     /// A broker buffering at most `capacity` frames per slow subscriber.
     pub fn new(capacity: usize) -> MemoryBroker {
         let (tx, _) = broadcast::channel(capacity.max(16));
-        MemoryBroker { tx }
+        MemoryBroker {
+            tx,
+            rooms: Mutex::new(HashSet::new()),
+        }
     }
 }
 
@@ -47,6 +57,7 @@ impl Broker for MemoryBroker {
 
     fn subscribe(&self, sink: BrokerSink) {
         let mut rx = self.tx.subscribe();
+        sink(BrokerEvent::Subscribed);
         tokio::spawn(async move {
             loop {
                 match rx.recv().await {
@@ -67,5 +78,17 @@ impl Broker for MemoryBroker {
 
     fn name(&self) -> &'static str {
         "memory"
+    }
+
+    fn register_room(&self, room: &str, _ttl: Duration) -> BoxFuture<'_, Result<(), BrokerError>> {
+        if let Ok(mut r) = self.rooms.lock() {
+            r.insert(room.to_string());
+        }
+        Box::pin(async { Ok(()) })
+    }
+
+    fn room_registered(&self, room: &str) -> BoxFuture<'_, Result<bool, BrokerError>> {
+        let known = self.rooms.lock().is_ok_and(|r| r.contains(room));
+        Box::pin(async move { Ok(known) })
     }
 }
