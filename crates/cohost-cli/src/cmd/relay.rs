@@ -27,6 +27,10 @@ pub struct RelayArgs {
     /// Redis URL for scale-out across relay nodes (all nodes need the same --jwt secret).
     #[arg(long, env = "COHOST_RELAY_REDIS_URL")]
     redis: Option<String>,
+    /// Namespace of the relay's Redis keys and channels (several relay
+    /// clusters can share one Redis under different prefixes).
+    #[arg(long, env = "COHOST_RELAY_REDIS_PREFIX", default_value = "cohost")]
+    redis_prefix: String,
     /// `host:port` written into invites (default: the bound address).
     #[arg(long)]
     public: Option<String>,
@@ -77,7 +81,24 @@ fn load_or_create(path: &PathBuf) -> Result<(Secrets, bool), String> {
     }
 }
 
-/// Run until Ctrl+C.
+/// Waits for Ctrl+C or SIGTERM (what systemd, Docker and Kubernetes send).
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
+}
+
+/// Run until Ctrl+C or SIGTERM, then drain: every socket is closed with
+/// 1001 so clients reconnect (through the load balancer) and resume.
 pub async fn run(args: RelayArgs) -> CmdResult {
     let config_invalid = |e: String| CohostError::new(ErrorCode::ConfigInvalid, e);
     let path = args
@@ -106,10 +127,16 @@ pub async fn run(args: RelayArgs) -> CmdResult {
     // secrets file on their own (an empty or short one is refused by bind).
     config.apply_env_secrets();
     if let Some(url) = &args.redis {
-        let broker = RedisBroker::connect(url, "cohost").await.map_err(|e| {
-            CohostError::new(ErrorCode::NetworkError, e.to_string())
-                .with_fix("start redis-server or fix --redis")
-        })?;
+        let bounds = cohost_relay::broker::HistoryBounds {
+            max_frames: config.limits.ring_max_frames,
+            max_age: config.limits.ring_max_age,
+        };
+        let broker = RedisBroker::connect_with(url, &args.redis_prefix, bounds)
+            .await
+            .map_err(|e| {
+                CohostError::new(ErrorCode::NetworkError, e.to_string())
+                    .with_fix("start redis-server or fix --redis")
+            })?;
         config.broker = Some(Arc::new(broker));
     }
     let relay = Relay::bind(config)
@@ -129,7 +156,8 @@ pub async fn run(args: RelayArgs) -> CmdResult {
         "share a session through it: cohost share --relay {} --admin-secret <secret>",
         relay.authority()
     );
-    let _ = tokio::signal::ctrl_c().await;
+    stop_signal().await;
+    tracing::info!("stop signal: draining");
     relay.shutdown().await;
     Ok(0)
 }

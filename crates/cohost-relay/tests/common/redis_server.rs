@@ -66,18 +66,24 @@ pub async fn redis() -> Option<RedisServer> {
         child: Some(child),
         _dir: Some(dir),
     };
-    let client = redis::Client::open(url.as_str()).unwrap();
     for _ in 0..100 {
-        if let Ok(mut c) = client.get_multiplexed_async_connection().await {
-            if redis::cmd("PING")
-                .query_async::<String>(&mut c)
-                .await
-                .is_ok()
-            {
-                return Some(server);
-            }
+        if ping(port).await {
+            return Some(server);
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     panic!("redis-server did not start on port {port}");
+}
+
+/// Whether a Redis answers PING on the loopback `port` (raw RESP, so this
+/// helper needs no Redis client crate).
+async fn ping(port: u16) -> bool {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let Ok(mut s) = tokio::net::TcpStream::connect(("127.0.0.1", port)).await else {
+        return false;
+    };
+    let mut buf = [0u8; 7];
+    s.write_all(b"PING\r\n").await.is_ok()
+        && s.read_exact(&mut buf).await.is_ok()
+        && &buf == b"+PONG\r\n"
 }
