@@ -521,3 +521,88 @@ async fn a_sigterm_drains_with_1001_and_every_client_resumes() {
     host.close().await;
     c.assert_json_logs_without_payloads();
 }
+
+fn deploy(path: &str) -> String {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../deploy")
+        .join(path);
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+fn yaml_docs(path: &str) -> Vec<yaml_rust2::Yaml> {
+    yaml_rust2::YamlLoader::load_from_str(&deploy(path))
+        .unwrap_or_else(|e| panic!("deploy/{path} is not valid YAML: {e}"))
+}
+
+#[test]
+fn the_deploy_files_parse_and_nginx_accepts_the_config() {
+    // nginx -t on the compose config (upstreams moved to loopback).
+    let dir = tempfile::tempdir().unwrap();
+    let conf = dir.path().join("nginx.conf");
+    std::fs::write(&conf, nginx_conf(dir.path(), free_port(), 1, 2)).unwrap();
+    match Command::new("nginx")
+        .arg("-t")
+        .arg("-p")
+        .arg(dir.path())
+        .arg("-c")
+        .arg(&conf)
+        .output()
+    {
+        Ok(out) => assert!(
+            out.status.success(),
+            "nginx -t refused deploy/nginx/nginx.conf: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ),
+        Err(e) => missing("nginx", &e),
+    }
+
+    let compose = &yaml_docs("compose.yaml")[0];
+    for s in ["redis", "relay1", "relay2", "nginx"] {
+        assert!(!compose["services"][s].is_badvalue(), "compose lacks {s}");
+    }
+    let relay = &compose["x-relay"];
+    assert_eq!(
+        relay["environment"]["COHOST_RELAY_REDIS_URL"].as_str(),
+        Some("redis://redis:6379/")
+    );
+    assert_eq!(
+        compose["services"]["nginx"]["volumes"][0].as_str(),
+        Some("./nginx/nginx.conf:/etc/nginx/nginx.conf:ro")
+    );
+
+    let docs = yaml_docs("k8s/relay.yaml");
+    let kinds: Vec<_> = docs.iter().filter_map(|d| d["kind"].as_str()).collect();
+    assert_eq!(kinds, ["Deployment", "Service"]);
+    let pod = &docs[0]["spec"]["template"];
+    let c = &pod["spec"]["containers"][0];
+    assert_eq!(
+        c["readinessProbe"]["httpGet"]["path"].as_str(),
+        Some("/readyz")
+    );
+    assert_eq!(
+        c["livenessProbe"]["httpGet"]["path"].as_str(),
+        Some("/healthz")
+    );
+    assert_eq!(
+        docs[1]["spec"]["selector"], pod["metadata"]["labels"],
+        "the Service selects the Deployment's pods"
+    );
+    let redis = yaml_docs("k8s/redis.yaml");
+    assert_eq!(redis[1]["metadata"]["name"].as_str(), Some("cohost-redis"));
+
+    let unit = deploy("systemd/cohost-relay.service");
+    for want in [
+        "[Service]",
+        "ExecStart=/usr/local/bin/cohost relay",
+        "KillSignal=SIGTERM",
+        "[Install]",
+    ] {
+        assert!(unit.contains(want), "the systemd unit lacks {want:?}");
+    }
+    let docker = deploy("Dockerfile");
+    assert_eq!(
+        docker.lines().filter(|l| l.starts_with("FROM ")).count(),
+        2,
+        "a multi-stage build"
+    );
+}

@@ -31,8 +31,9 @@ pub struct RelayArgs {
     /// clusters can share one Redis under different prefixes).
     #[arg(long, env = "COHOST_RELAY_REDIS_PREFIX", default_value = "cohost")]
     redis_prefix: String,
-    /// `host:port` written into invites (default: the bound address).
-    #[arg(long)]
+    /// `host:port` written into invites (default: the bound address); behind
+    /// a load balancer, the balancer's address.
+    #[arg(long, env = "COHOST_RELAY_PUBLIC")]
     public: Option<String>,
     /// Browser Origins allowed to connect (non-browser clients send none).
     #[arg(long = "origin")]
@@ -101,23 +102,38 @@ async fn stop_signal() {
 /// 1001 so clients reconnect (through the load balancer) and resume.
 pub async fn run(args: RelayArgs) -> CmdResult {
     let config_invalid = |e: String| CohostError::new(ErrorCode::ConfigInvalid, e);
+    // Both secrets in the environment (a container, a cluster): no secrets
+    // file is read or written.
+    let from_env = std::env::var_os("COHOST_RELAY_ADMIN_SECRET").is_some()
+        && std::env::var_os("COHOST_RELAY_JWT_SECRET").is_some()
+        && args.secrets.is_none();
     let path = args
         .secrets
         .clone()
-        .or_else(|| fsutil::config_dir().map(|d| d.join("relay-secrets.json")))
-        .ok_or_else(|| {
-            config_invalid("no HOME or XDG_CONFIG_HOME to keep relay secrets in".into())
-                .with_fix("pass --secrets FILE")
-        })?;
-    let (secrets, fresh) = load_or_create(&path).map_err(config_invalid)?;
+        .or_else(|| fsutil::config_dir().map(|d| d.join("relay-secrets.json")));
+    let (secrets, fresh, path) =
+        match path {
+            _ if from_env => (None, false, None),
+            Some(p) => {
+                let (s, fresh) = load_or_create(&p).map_err(config_invalid)?;
+                (Some(s), fresh, Some(p))
+            }
+            None => return Err(config_invalid(
+                "no HOME or XDG_CONFIG_HOME to keep relay secrets in".into(),
+            )
+            .with_fix(
+                "pass --secrets FILE, or set COHOST_RELAY_ADMIN_SECRET and COHOST_RELAY_JWT_SECRET",
+            )
+            .into()),
+        };
     let mut config = RelayConfig {
         limits: cohost_relay::Limits {
             write_batch_bytes: args.write_batch as usize,
             ..cohost_relay::Limits::default()
         },
         bind: SocketAddr::new(args.bind, args.port),
-        admin_secret: Some(secrets.admin_secret.clone()),
-        jwt_secret: Some(secrets.jwt_secret.clone().into_bytes()),
+        admin_secret: secrets.as_ref().map(|s| s.admin_secret.clone()),
+        jwt_secret: secrets.as_ref().map(|s| s.jwt_secret.clone().into_bytes()),
         public_authority: args.public.clone(),
         allowed_origins: args.origins.clone(),
         max_token_lifetime: std::time::Duration::from_secs(args.max_token_lifetime),
@@ -143,14 +159,14 @@ pub async fn run(args: RelayArgs) -> CmdResult {
         .await
         .map_err(|e| config_invalid(e.to_string()))?;
     println!("relay listening on {}", relay.local_addr());
-    if fresh {
-        println!(
+    match (&secrets, &path) {
+        (Some(s), Some(p)) if fresh => println!(
             "admin secret (generated, stored in {}): {}",
-            path.display(),
-            secrets.admin_secret
-        );
-    } else {
-        println!("admin secret: stored in {}", path.display());
+            p.display(),
+            s.admin_secret
+        ),
+        (_, Some(p)) => println!("admin secret: stored in {}", p.display()),
+        _ => println!("admin secret: from COHOST_RELAY_ADMIN_SECRET"),
     }
     println!(
         "share a session through it: cohost share --relay {} --admin-secret <secret>",
