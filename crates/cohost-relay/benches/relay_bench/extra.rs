@@ -9,14 +9,29 @@ use futures::StreamExt;
 
 use crate::{fanout, load, tok, url, Server};
 
-pub async fn redis_latency(auth: &TokenAuthority) {
+/// A redis-server child on a free loopback port in a temp dir.
+pub struct RedisChild {
+    child: std::process::Child,
+    _dir: tempfile::TempDir,
+    pub url: String,
+}
+
+impl Drop for RedisChild {
+    fn drop(&mut self) {
+        let _killed = self.child.kill();
+        let _reaped = self.child.wait();
+    }
+}
+
+/// Starts redis-server (`None`, with a notice, when it is not installed).
+pub async fn spawn_redis(what: &str) -> Option<RedisChild> {
     let dir = tempfile::tempdir().expect("tmp");
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .expect("port")
         .local_addr()
         .expect("addr")
         .port();
-    let Ok(mut redis) = Command::new("redis-server")
+    let Ok(child) = Command::new("redis-server")
         .args([
             "--port",
             &port.to_string(),
@@ -32,11 +47,22 @@ pub async fn redis_latency(auth: &TokenAuthority) {
         .stdout(Stdio::null())
         .spawn()
     else {
-        println!("redis: SKIPPED (redis-server not installed)");
-        return;
+        println!("{what}: SKIPPED (redis-server not installed)");
+        return None;
     };
     tokio::time::sleep(Duration::from_millis(300)).await;
-    let srv = Server::relay(&["redis", &format!("redis://127.0.0.1:{port}/")]);
+    Some(RedisChild {
+        child,
+        _dir: dir,
+        url: format!("redis://127.0.0.1:{port}/"),
+    })
+}
+
+pub async fn redis_latency(auth: &TokenAuthority) {
+    let Some(redis) = spawn_redis("redis").await else {
+        return;
+    };
+    let srv = Server::relay(&["redis", &redis.url]);
     tokio::time::sleep(Duration::from_millis(300)).await;
     let room = "x";
     let mut viewers = Vec::new();
@@ -78,8 +104,7 @@ pub async fn redis_latency(auth: &TokenAuthority) {
         load::pct(&lat, 99.9)
     );
     drop(srv);
-    let _killed = redis.kill();
-    let _reaped = redis.wait();
+    drop(redis);
 }
 
 pub async fn baseline(relay_results: &[(f64, f64, f64)]) {
@@ -113,10 +138,24 @@ pub async fn baseline(relay_results: &[(f64, f64, f64)]) {
         .arg(&js)
         .env("NODE_PATH", dir.path().join("node_modules"));
     let srv = Server::start(&mut cmd);
-    let node = fanout(&srv.addrs[0], None, "node ws", srv.child.id()).await;
+    let node = fanout(
+        &srv.addrs[0],
+        &srv.addrs[0],
+        None,
+        "node ws",
+        srv.child.id(),
+    )
+    .await;
     drop(srv);
     let raw = Server::relay(&["raw"]);
-    let floor = fanout(&raw.addrs[0], None, "machine floor", raw.child.id()).await;
+    let floor = fanout(
+        &raw.addrs[0],
+        &raw.addrs[0],
+        None,
+        "machine floor",
+        raw.child.id(),
+    )
+    .await;
     drop(raw);
     for (((r, rp99, rns), (n, np99, nns)), (f, fp99, fns)) in
         relay_results.iter().zip(node.iter()).zip(floor.iter())
