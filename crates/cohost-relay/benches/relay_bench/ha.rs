@@ -72,8 +72,8 @@ async fn viewers_on(port: u16) -> usize {
     let Ok(mut s) = tokio::net::TcpStream::connect(("127.0.0.1", port)).await else {
         return 0;
     };
-    let req = format!("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
-    let _sent = s.write_all(req.as_bytes()).await;
+    let req = b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+    let _sent = s.write_all(req).await;
     let mut out = String::new();
     let _read = s.read_to_string(&mut out).await;
     out.lines()
