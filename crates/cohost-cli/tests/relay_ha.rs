@@ -19,8 +19,12 @@
 // nothing here is API.
 #![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub, dead_code)]
 
+#[path = "../../cohost-relay/tests/common/nginx_conf.rs"]
+mod nginx_conf;
 #[path = "../../cohost-relay/tests/common/redis_server.rs"]
 mod redis_server;
+
+use nginx_conf::nginx_conf;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -124,33 +128,6 @@ impl Drop for Nginx {
     fn drop(&mut self) {
         let _killed = self.child.kill();
         let _reaped = self.child.wait();
-    }
-}
-
-/// The deploy config with its upstreams, listen address and paths moved to
-/// loopback ports and `dir`.
-fn nginx_conf(dir: &Path, port: u16, a: u16, b: u16) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../deploy/nginx/nginx.conf");
-    let conf = std::fs::read_to_string(&path).expect("deploy/nginx/nginx.conf");
-    for want in ["relay1:7070", "relay2:7070", "listen 8080;", "/tmp/nginx"] {
-        assert!(conf.contains(want), "deploy config lost {want:?}");
-    }
-    let d = dir.display();
-    let conf = conf
-        .replace("relay1:7070", &format!("127.0.0.1:{a}"))
-        .replace("relay2:7070", &format!("127.0.0.1:{b}"))
-        .replace("listen 8080;", &format!("listen 127.0.0.1:{port};"))
-        .replace("/tmp/nginx", &format!("{d}/nginx"))
-        .replace("worker_processes auto;", "worker_processes 1;");
-    // Run as root (CI), workers would drop to `nobody` and lose the temp dir.
-    let root = Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|o| o.stdout.starts_with(b"0"));
-    if root {
-        format!("user root;\n{conf}")
-    } else {
-        conf
     }
 }
 

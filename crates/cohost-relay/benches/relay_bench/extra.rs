@@ -1,6 +1,6 @@
 //! Cross-node latency through Redis, and the Node.js `ws` broadcast baseline.
 
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use cohost_protocol::Role;
@@ -9,57 +9,8 @@ use futures::StreamExt;
 
 use crate::{fanout, load, tok, url, Server};
 
-/// A redis-server child on a free loopback port in a temp dir.
-pub struct RedisChild {
-    child: std::process::Child,
-    _dir: tempfile::TempDir,
-    pub url: String,
-}
-
-impl Drop for RedisChild {
-    fn drop(&mut self) {
-        let _killed = self.child.kill();
-        let _reaped = self.child.wait();
-    }
-}
-
-/// Starts redis-server (`None`, with a notice, when it is not installed).
-pub async fn spawn_redis(what: &str) -> Option<RedisChild> {
-    let dir = tempfile::tempdir().expect("tmp");
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .expect("port")
-        .local_addr()
-        .expect("addr")
-        .port();
-    let Ok(child) = Command::new("redis-server")
-        .args([
-            "--port",
-            &port.to_string(),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-        ])
-        .arg("--dir")
-        .arg(dir.path())
-        .stdout(Stdio::null())
-        .spawn()
-    else {
-        println!("{what}: SKIPPED (redis-server not installed)");
-        return None;
-    };
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    Some(RedisChild {
-        child,
-        _dir: dir,
-        url: format!("redis://127.0.0.1:{port}/"),
-    })
-}
-
 pub async fn redis_latency(auth: &TokenAuthority) {
-    let Some(redis) = spawn_redis("redis").await else {
+    let Some(redis) = crate::redis_server::redis().await else {
         return;
     };
     let srv = Server::relay(&["redis", &redis.url]);

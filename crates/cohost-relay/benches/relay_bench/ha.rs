@@ -13,7 +13,7 @@ use futures::SinkExt;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_tungstenite::tungstenite::Message;
 
-use crate::extra::spawn_redis;
+use crate::redis_server::redis;
 use crate::{env_num, fanout, fill_room, load, time_replay, tok, url, Server};
 
 fn free_port() -> u16 {
@@ -27,7 +27,7 @@ fn free_port() -> u16 {
 /// Host on node A, `COHOST_BENCH_FANOUT` viewers on node B (one process,
 /// one core for both nodes), frames crossing through Redis pub/sub.
 pub async fn cross_fanout(auth: &TokenAuthority) {
-    let Some(redis) = spawn_redis("xfanout").await else {
+    let Some(redis) = redis().await else {
         return;
     };
     let srv = Server::relay(&["redis", &redis.url]);
@@ -39,7 +39,7 @@ pub async fn cross_fanout(auth: &TokenAuthority) {
 /// replays them from Redis Streams (first resume) and then from its own
 /// ring (second resume, the baseline).
 pub async fn redis_replay(auth: &TokenAuthority) {
-    let Some(redis) = spawn_redis("xreplay").await else {
+    let Some(redis) = redis().await else {
         return;
     };
     let a = Server::relay(&["node", &redis.url, &free_port().to_string()]);
@@ -88,15 +88,7 @@ async fn viewers_on(port: u16) -> usize {
 
 /// nginx running deploy/nginx/nginx.conf in front of two loopback ports.
 fn nginx(dir: &std::path::Path, lb: u16, a: u16, b: u16) -> Option<std::process::Child> {
-    let conf = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../deploy/nginx/nginx.conf"),
-    )
-    .expect("deploy/nginx/nginx.conf")
-    .replace("relay1:7070", &format!("127.0.0.1:{a}"))
-    .replace("relay2:7070", &format!("127.0.0.1:{b}"))
-    .replace("listen 8080;", &format!("listen 127.0.0.1:{lb};"))
-    .replace("/tmp/nginx", &format!("{}/nginx", dir.display()))
-    .replace("worker_processes auto;", "user root;\nworker_processes 1;");
+    let conf = crate::nginx_conf::nginx_conf(dir, lb, a, b);
     let path = dir.join("nginx.conf");
     std::fs::write(&path, conf).expect("write nginx.conf");
     Command::new("nginx")
@@ -143,7 +135,7 @@ pub async fn failover(auth: &TokenAuthority) {
         println!("failover: SKIPPED (nginx not installed)");
         return;
     }
-    let Some(redis) = spawn_redis("failover").await else {
+    let Some(redis) = redis().await else {
         return;
     };
     let kills = env_num("COHOST_BENCH_KILLS", 10) as usize;

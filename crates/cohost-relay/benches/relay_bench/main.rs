@@ -23,6 +23,10 @@ mod extra;
 mod floor;
 mod ha;
 mod load;
+#[path = "../../tests/common/nginx_conf.rs"]
+mod nginx_conf;
+#[path = "../../tests/common/redis_server.rs"]
+mod redis_server;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};

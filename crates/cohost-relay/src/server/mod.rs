@@ -206,13 +206,16 @@ impl RelayState {
         ttl_secs: u64,
         name: &str,
     ) -> Result<(Invite, u64, String), RelayError> {
-        let known = self.known_rooms.read().is_ok_and(|k| k.contains(room));
-        if !known && is_valid_id(room) && self.broker.room_registered(room).await? {
+        if !self.knows_room(room) && is_valid_id(room) && self.broker.room_registered(room).await? {
             if let Ok(mut k) = self.known_rooms.write() {
                 k.insert(room.to_string());
             }
         }
         self.mint_invite(room, role, ttl_secs, name)
+    }
+
+    fn knows_room(&self, room: &str) -> bool {
+        self.known_rooms.read().is_ok_and(|k| k.contains(room))
     }
 
     /// Mints an invite for a room created on this node.
@@ -223,12 +226,7 @@ impl RelayState {
         ttl_secs: u64,
         name: &str,
     ) -> Result<(Invite, u64, String), RelayError> {
-        let known = self
-            .known_rooms
-            .read()
-            .map(|k| k.contains(room))
-            .unwrap_or(false);
-        if !known {
+        if !self.knows_room(room) {
             return Err(RelayError::UnknownRoom(room.to_string()));
         }
         let (token, claims) = self.auth.mint(room, role, ttl_secs, name)?;
