@@ -126,8 +126,7 @@ struct Nginx {
 
 impl Drop for Nginx {
     fn drop(&mut self) {
-        let _killed = self.child.kill();
-        let _reaped = self.child.wait();
+        nginx_conf::stop(&mut self.child);
     }
 }
 

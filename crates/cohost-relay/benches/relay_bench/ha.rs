@@ -87,7 +87,7 @@ async fn viewers_on(port: u16) -> usize {
 }
 
 /// nginx running deploy/nginx/nginx.conf in front of two loopback ports.
-fn nginx(dir: &std::path::Path, lb: u16, a: u16, b: u16) -> Option<std::process::Child> {
+fn nginx(dir: &std::path::Path, lb: u16, a: u16, b: u16) -> Option<Proxy> {
     let conf = crate::nginx_conf::nginx_conf(dir, lb, a, b);
     let path = dir.join("nginx.conf");
     std::fs::write(&path, conf).expect("write nginx.conf");
@@ -100,6 +100,7 @@ fn nginx(dir: &std::path::Path, lb: u16, a: u16, b: u16) -> Option<std::process:
         .stderr(Stdio::null())
         .spawn()
         .ok()
+        .map(Proxy)
 }
 
 /// A viewer through nginx; reports when it got its first chunk after a drop.
@@ -147,7 +148,7 @@ pub async fn failover(auth: &TokenAuthority) {
         .map(|p| Server::relay(&["node", &redis.url, &p.to_string()]))
         .collect();
     let lb = free_port();
-    let Some(mut proxy) = nginx(dir.path(), lb, ports[0], ports[1]) else {
+    let Some(proxy) = nginx(dir.path(), lb, ports[0], ports[1]) else {
         println!("failover: SKIPPED (nginx did not start)");
         return;
     };
@@ -230,6 +231,14 @@ pub async fn failover(auth: &TokenAuthority) {
         load::pct(&each, 50.0),
         load::pct(&each, 99.0)
     );
-    let _killed = proxy.kill();
-    let _reaped = proxy.wait();
+    drop(proxy);
+}
+
+/// nginx, stopped (workers included) when dropped, on a panic too.
+struct Proxy(std::process::Child);
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        crate::nginx_conf::stop(&mut self.0);
+    }
 }

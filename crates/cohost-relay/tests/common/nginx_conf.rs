@@ -29,3 +29,20 @@ pub fn nginx_conf(dir: &Path, port: u16, a: u16, b: u16) -> String {
         conf
     }
 }
+
+/// Stops an nginx started in the foreground: SIGTERM, so the master stops
+/// its workers before exiting (a SIGKILL would orphan them, listening), then
+/// SIGKILL if it is still there after 2 s.
+pub fn stop(child: &mut std::process::Child) {
+    let _sent = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    for _ in 0..100 {
+        if let Ok(Some(_)) = child.try_wait() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let _killed = child.kill();
+    let _reaped = child.wait();
+}
