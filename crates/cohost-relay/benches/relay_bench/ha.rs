@@ -97,7 +97,10 @@ fn nginx(dir: &std::path::Path, lb: u16, a: u16, b: u16) -> Option<Proxy> {
         .arg("-c")
         .arg(&path)
         .args(["-g", "daemon off;"])
-        .stderr(Stdio::null())
+        .stderr(
+            std::fs::File::create(dir.join("nginx.err"))
+                .map_or_else(|_| Stdio::null(), Stdio::from),
+        )
         .spawn()
         .ok()
         .map(Proxy)
@@ -202,6 +205,7 @@ pub async fn failover(auth: &TokenAuthority) {
         let killed_at = Instant::now();
         let _killed = nodes[victim].child.kill();
         let _reaped = nodes[victim].child.wait();
+        eprintln!("failover round {round}: killed the node of {on_victim} viewers");
         let mut worst = Duration::ZERO;
         for _ in 0..on_victim {
             match tokio::time::timeout(Duration::from_secs(10), rx.recv()).await {
@@ -220,6 +224,7 @@ pub async fn failover(auth: &TokenAuthority) {
             w.abort();
         }
         nodes[victim] = Server::relay(&["node", &redis.url, &ports[victim].to_string()]);
+        tokio::time::sleep(Duration::from_millis(200)).await;
     }
     rounds.sort_unstable();
     each.sort_unstable();
