@@ -54,6 +54,9 @@ fn bench_config() -> RelayConfig {
         ..RelayConfig::default()
     };
     c.limits.max_participants_per_room = 20_000;
+    // Every bench socket comes from 127.0.0.1: lift the per-IP and total caps.
+    c.limits.max_connections_per_ip = 1_000_000;
+    c.limits.max_connections = 1_000_000;
     c.limits.rate_stream = Rate {
         per_sec: 1e6,
         burst: 1e6,
