@@ -59,6 +59,16 @@ async fn stream(h: &RelayHandle, w: &RelayHandle, room: &str, n: u64) -> Peer {
     host
 }
 
+/// A viewer on `h` that resumed stream `s` after chunk `last` (all of it
+/// with `None`).
+async fn resumed(h: &RelayHandle, room: &str, t: &str, last: Option<u64>) -> Peer {
+    let mut p = try_connect(h, room, t).await.unwrap();
+    p.recv_kind(FrameType::RoomWelcome).await;
+    let held = last.map(|l| BTreeMap::from([("s".to_string(), l)]));
+    p.resume(&held.unwrap_or_default()).await;
+    p
+}
+
 /// Reads chunks of stream `s` until `last`; returns their indexes and
 /// whether a resync came first.
 async fn read_all(p: &mut Peer, last: u64) -> (Vec<u64>, bool) {
@@ -85,22 +95,23 @@ async fn a_node_that_never_saw_the_stream_replays_it_from_redis() {
     let t = token(&n1, &room, Role::Viewer, "late");
     // Started after the whole stream: its own ring saw nothing of it.
     let n2 = node(&server.url, &p, HistoryBounds::default()).await;
-    let mut late = try_connect(&n2, &room, &t).await.unwrap();
-    late.recv_kind(FrameType::RoomWelcome).await;
-    late.resume(&BTreeMap::new()).await;
+    let mut late = resumed(&n2, &room, &t, None).await;
     let (got, resync) = read_all(&mut late, 999).await;
     assert!(!resync, "the shared history holds every chunk");
     assert_eq!(got, (0..1000).collect::<Vec<_>>(), "every chunk, in order");
 
     // A participant that holds part of it gets only the rest.
-    let mut part = try_connect(&n2, &room, &t).await.unwrap();
-    part.recv_kind(FrameType::RoomWelcome).await;
-    part.resume(&BTreeMap::from([("s".to_string(), 900)])).await;
+    let mut part = resumed(&n2, &room, &t, Some(900)).await;
     let (got, resync) = read_all(&mut part, 999).await;
     assert!(!resync);
     assert_eq!(got, (901..1000).collect::<Vec<_>>());
     let metrics = n2.metrics_text();
     assert!(sample(&metrics, "cohost_relay_history_frames_total") >= 1000.0);
+    let lag = sample(&n1.metrics_text(), "cohost_relay_broker_lag_seconds");
+    assert!(
+        lag > 0.0 && lag < 5.0,
+        "node 1 published through Redis: lag {lag} s"
+    );
     n1.shutdown().await;
     w.shutdown().await;
     n2.shutdown().await;
@@ -122,9 +133,7 @@ async fn a_trimmed_history_answers_with_a_resync_not_a_hole() {
     let n2 = node(&server.url, &p, bounds).await;
 
     // From the start: the first 150 chunks are gone from the history.
-    let mut late = try_connect(&n2, &room, &t).await.unwrap();
-    late.recv_kind(FrameType::RoomWelcome).await;
-    late.resume(&BTreeMap::new()).await;
+    let mut late = resumed(&n2, &room, &t, None).await;
     let (got, resync) = read_all(&mut late, 199).await;
     assert!(resync, "chunks the history lost are reported");
     assert_eq!(
@@ -134,9 +143,7 @@ async fn a_trimmed_history_answers_with_a_resync_not_a_hole() {
     );
 
     // Holding chunk 180: nothing is missing, no resync.
-    let mut near = try_connect(&n2, &room, &t).await.unwrap();
-    near.recv_kind(FrameType::RoomWelcome).await;
-    near.resume(&BTreeMap::from([("s".to_string(), 180)])).await;
+    let mut near = resumed(&n2, &room, &t, Some(180)).await;
     let (got, resync) = read_all(&mut near, 199).await;
     assert!(!resync);
     assert_eq!(got, (181..200).collect::<Vec<_>>());
@@ -220,9 +227,7 @@ async fn a_drained_node_closes_with_1001_and_its_viewers_resume_elsewhere() {
     }
     // It reconnects to the other node and resumes from what it held.
     let t = token(&n1, &room, Role::Viewer, "vic");
-    let mut again = try_connect(&n1, &room, &t).await.unwrap();
-    again.recv_kind(FrameType::RoomWelcome).await;
-    again.resume(&BTreeMap::from([("s".to_string(), 19)])).await;
+    let mut again = resumed(&n1, &room, &t, Some(19)).await;
     let (got, resync) = read_all(&mut again, 59).await;
     assert!(!resync);
     assert_eq!(got, (20..60).collect::<Vec<_>>());
