@@ -22,12 +22,25 @@ use futures::StreamExt;
 use tokio_tungstenite::tungstenite::Message;
 
 async fn node(url: &str, prefix: &str, bounds: HistoryBounds) -> RelayHandle {
+    node_with(url, prefix, bounds, |_| {}).await
+}
+
+async fn node_with(
+    url: &str,
+    prefix: &str,
+    bounds: HistoryBounds,
+    f: impl FnOnce(&mut cohost_relay::RelayConfig),
+) -> RelayHandle {
     let broker = Arc::new(
         RedisBroker::connect_with(url, prefix, bounds)
             .await
             .expect("redis broker"),
     );
-    relay_with(|c| c.broker = Some(broker)).await
+    relay_with(|c| {
+        c.broker = Some(broker);
+        f(c);
+    })
+    .await
 }
 
 fn prefix(test: &str) -> String {
@@ -150,6 +163,42 @@ async fn a_trimmed_history_answers_with_a_resync_not_a_hole() {
     n1.shutdown().await;
     w.shutdown().await;
     n2.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_reads_no_more_history_than_its_ring_holds() {
+    let Some(server) = redis().await else { return };
+    let p = prefix("bytes");
+    let n1 = node(&server.url, &p, HistoryBounds::default()).await;
+    let w = node(&server.url, &p, HistoryBounds::default()).await;
+    let room = n1.create_room(Some("bytes")).unwrap();
+    let _host = stream(&n1, &w, &room, 1000).await;
+    let t = token(&n1, &room, Role::Viewer, "late");
+    // A ring of 16 KiB: the node reads about that much of the newest history.
+    let small = node_with(&server.url, &p, HistoryBounds::default(), |c| {
+        c.limits.ring_max_bytes = 16 * 1024;
+    })
+    .await;
+    let mut late = resumed(&small, &room, &t, None).await;
+    let (got, resync) = read_all(&mut late, 999).await;
+    assert!(
+        resync,
+        "the older chunks are announced, not silently skipped"
+    );
+    assert!(
+        got.len() < 1000 && got.len() > 10,
+        "a ring's worth: {}",
+        got.len()
+    );
+    let first = got[0];
+    assert_eq!(
+        got,
+        (first..1000).collect::<Vec<_>>(),
+        "the newest chunks, in order"
+    );
+    n1.shutdown().await;
+    w.shutdown().await;
+    small.shutdown().await;
 }
 
 fn admin(h: &RelayHandle, path: &str, body: &str) -> String {

@@ -99,10 +99,15 @@ pub trait Broker: Send + Sync + 'static {
         false
     }
 
-    /// The room's shared history, oldest first, at most `max` entries (the
-    /// newest ones). Empty without shared history.
-    fn history(&self, room: &str, max: usize) -> BoxFuture<'_, Result<History, BrokerError>> {
-        let _ = (room, max);
+    /// The room's shared history, oldest first: the newest entries, at most
+    /// `max` of them and about `max_bytes`. Empty without shared history.
+    fn history(
+        &self,
+        room: &str,
+        max: usize,
+        max_bytes: usize,
+    ) -> BoxFuture<'_, Result<History, BrokerError>> {
+        let _ = (room, max, max_bytes);
         Box::pin(async { Ok(History::default()) })
     }
 

@@ -34,8 +34,18 @@ const PUBLISH_QUEUE: usize = 65_536;
 const PIPELINE_MAX: usize = 512;
 /// History bounds below this many frames are trimmed exactly.
 const EXACT_TRIM_BELOW: usize = 1000;
-/// Entries read from a history per round trip.
+/// Most entries read from a history per round trip.
 const HISTORY_PAGE: usize = 1000;
+/// Entries in the first page of a history read (their size is unknown yet).
+const FIRST_PAGE: usize = 64;
+
+/// Bytes of the fields of some raw history entries.
+fn entries_len(entries: &[RawEntry]) -> usize {
+    entries
+        .iter()
+        .map(|(_, f)| f.iter().map(Vec::len).sum::<usize>())
+        .sum()
+}
 
 /// How long and how far back the shared history reaches.
 #[derive(Debug, Clone, Copy)]
@@ -334,11 +344,19 @@ impl RedisBroker {
         Ok(())
     }
 
-    /// Reads the newest `max` entries of a room's history, newest page first.
-    async fn read_history(&self, room: &str, max: usize) -> Result<History, redis::RedisError> {
+    /// Reads the newest entries of a room's history, newest page first, up
+    /// to `max` entries or about `max_bytes` (whichever comes first). Pages
+    /// start small and grow with the entries' average size, so a history of
+    /// large frames is never pulled in one huge reply.
+    async fn read_history(
+        &self,
+        room: &str,
+        max: usize,
+        max_bytes: usize,
+    ) -> Result<History, redis::RedisError> {
         let mut conn = self.conn.clone();
         let key = self.keys.history(room);
-        let page = HISTORY_PAGE.min(max.max(1));
+        let mut asked = FIRST_PAGE.min(max.max(1));
         let (epoch, first): (Option<String>, Vec<RawEntry>) = redis::pipe()
             .atomic()
             .cmd("GET")
@@ -348,24 +366,30 @@ impl RedisBroker {
             .arg("+")
             .arg("-")
             .arg("COUNT")
-            .arg(page)
+            .arg(asked)
             .query_async(&mut conn)
             .await?;
+        let mut bytes = entries_len(&first);
+        let mut got = first.len();
         let mut newest_first = first;
-        let mut last_page = newest_first.len();
-        while last_page == page && newest_first.len() < max {
+        while got == asked && newest_first.len() < max && bytes < max_bytes {
             let Some((oldest, _)) = newest_first.last() else {
                 break;
             };
+            let avg = (bytes / newest_first.len()).max(1);
+            asked = ((max_bytes - bytes) / avg)
+                .clamp(1, HISTORY_PAGE)
+                .min(max - newest_first.len());
             let more: Vec<RawEntry> = redis::cmd("XREVRANGE")
                 .arg(&key)
                 .arg(format!("({oldest}"))
                 .arg("-")
                 .arg("COUNT")
-                .arg(page.min(max - newest_first.len()))
+                .arg(asked)
                 .query_async(&mut conn)
                 .await?;
-            last_page = more.len();
+            bytes += entries_len(&more);
+            got = more.len();
             newest_first.extend(more);
         }
         let entries = newest_first
@@ -407,10 +431,15 @@ impl Broker for RedisBroker {
         true
     }
 
-    fn history(&self, room: &str, max: usize) -> BoxFuture<'_, Result<History, BrokerError>> {
+    fn history(
+        &self,
+        room: &str,
+        max: usize,
+        max_bytes: usize,
+    ) -> BoxFuture<'_, Result<History, BrokerError>> {
         let room = room.to_string();
         Box::pin(async move {
-            self.read_history(&room, max)
+            self.read_history(&room, max, max_bytes)
                 .await
                 .map_err(|e| self.redis_err(&e))
         })

@@ -198,7 +198,7 @@ async fn serve(state: &RelayState, room: &Room, conn: &Conn, socket: &mut Socket
                         Ok(Some(resume)) => {
                             // On a node that has not seen the whole stream, fill the
                             // ring from the shared history before replaying.
-                            let n = room.hydrate(state.broker.as_ref(), l.ring_max_frames).await;
+                            let n = room.hydrate(state.broker.as_ref(), l).await;
                             add(&state.metrics.history_frames, n);
                             room.resume(conn, &resume);
                             Ok(())

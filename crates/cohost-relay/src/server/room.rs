@@ -223,7 +223,7 @@ impl Room {
     /// not see the whole stream still gets every chunk the history holds.
     /// Concurrent callers wait for the first. A failed read is logged and
     /// retried at the next resume; the local ring serves meanwhile.
-    pub(crate) async fn hydrate(&self, broker: &dyn Broker, max: usize) -> usize {
+    pub(crate) async fn hydrate(&self, broker: &dyn Broker, limits: &Limits) -> usize {
         use std::sync::atomic::Ordering::SeqCst;
         if !broker.has_history() || self.hydrated.load(SeqCst) {
             return 0;
@@ -232,7 +232,8 @@ impl Room {
         if self.hydrated.load(SeqCst) {
             return 0;
         }
-        match broker.history(&self.id, max).await {
+        let (frames, bytes) = (limits.ring_max_frames, limits.ring_max_bytes);
+        match broker.history(&self.id, frames, bytes).await {
             Ok(h) => {
                 let n = self.backfill(h, &mut epoch);
                 self.hydrated.store(true, SeqCst);
