@@ -14,6 +14,14 @@ if [ "$(id -u)" = 0 ] && ! command -v redis-server >/dev/null 2>&1; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null
 fi
 
+# nginx (Debian package) for the relay's load-balancer tests (issue 17):
+# crates/cohost-cli/tests/relay_ha.rs runs deploy/nginx/nginx.conf for real.
+if [ "$(id -u)" = 0 ] && ! command -v nginx >/dev/null 2>&1; then
+  log "installing nginx (apt)"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null
+fi
+
 if [ -f tests/agents/install.sh ] && [ "${COHOST_SKIP_AGENT_INSTALL:-0}" != 1 ]; then
   log "installing the pinned agent CLIs (tests/agents/install.sh)"
   bash tests/agents/install.sh

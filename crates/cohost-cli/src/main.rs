@@ -12,6 +12,15 @@ use cohost_cli::cmd;
 use clap::{CommandFactory, Parser, Subcommand};
 use std::process::ExitCode;
 
+/// How diagnostics are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum LogFormat {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object a line.
+    Json,
+}
+
 /// One port, many agents: drive AI coding agents and share sessions.
 #[derive(Debug, Parser)]
 #[command(name = "cohost", version, long_about = None, after_help = EXAMPLES)]
@@ -19,6 +28,11 @@ struct Cli {
     /// Log filter for diagnostics on stderr (e.g. `debug`, `cohost_core=trace`).
     #[arg(long, global = true, env = "COHOST_LOG", default_value = "warn")]
     log: String,
+
+    /// Log format on stderr: `text` for people, `json` (one object a line,
+    /// header fields only, never a payload) for log collectors.
+    #[arg(long, global = true, env = "COHOST_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    log_format: LogFormat,
 
     /// Without one, on a terminal: `cohost chat`.
     #[command(subcommand)]
@@ -121,19 +135,23 @@ fn main() -> ExitCode {
     // Before anything prints or logs: the sanitizer learns every secret
     // value cohost knows (environment, config, credential files).
     cohost_cli::secrets::install();
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            // The WebSocket library logs whole frames at TRACE: cap it so no
-            // payload byte reaches a log, whatever the user's filter says.
-            tracing_subscriber::EnvFilter::try_new(format!(
-                "{},{}",
-                cli.log,
-                cohost_relay::LOG_DIRECTIVES
-            ))
-            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .with_writer(|| cohost_cli::secrets::CleanStderr)
-        .init();
+    let filter = || {
+        // The WebSocket library logs whole frames at TRACE: cap it so no
+        // payload byte reaches a log, whatever the user's filter says.
+        tracing_subscriber::EnvFilter::try_new(format!(
+            "{},{}",
+            cli.log,
+            cohost_relay::LOG_DIRECTIVES
+        ))
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"))
+    };
+    let logs = tracing_subscriber::fmt()
+        .with_env_filter(filter())
+        .with_writer(|| cohost_cli::secrets::CleanStderr);
+    match cli.log_format {
+        LogFormat::Text => logs.init(),
+        LogFormat::Json => logs.json().flatten_event(true).init(),
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

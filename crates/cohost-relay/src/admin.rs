@@ -107,11 +107,14 @@ pub(crate) async fn create_room(
         return unauthorized();
     }
     let req = body.map(|Json(b)| b).unwrap_or_default();
-    match state.create_room(req.room.as_deref()) {
+    match state.create_shared_room(req.room.as_deref()).await {
         Ok(room) => {
             tracing::info!(room, "room created");
             let ws_url = cohost_protocol::ws_url(&state.authority, state.config.public_tls, &room);
             (StatusCode::CREATED, Json(RoomCreated { room, ws_url })).into_response()
+        }
+        Err(e @ crate::RelayError::Broker(_)) => {
+            err(StatusCode::SERVICE_UNAVAILABLE, e.to_string())
         }
         Err(e) => err(StatusCode::BAD_REQUEST, e.to_string()),
     }
@@ -142,7 +145,10 @@ pub(crate) async fn create_invite(
             format!("ttl_secs must be 1..={max} (the relay's maximum token lifetime)"),
         );
     }
-    match state.mint_invite(&room, req.role, req.ttl_secs, &req.name) {
+    match state
+        .mint_shared_invite(&room, req.role, req.ttl_secs, &req.name)
+        .await
+    {
         Ok((invite, exp, jti)) => {
             tracing::info!(room, role = %req.role, jti, "invite minted");
             let resp = InviteCreated {
@@ -159,6 +165,9 @@ pub(crate) async fn create_invite(
             StatusCode::NOT_FOUND,
             format!("room {r:?} was not created on this relay; POST /admin/rooms first"),
         ),
+        Err(e @ crate::RelayError::Broker(_)) => {
+            err(StatusCode::SERVICE_UNAVAILABLE, e.to_string())
+        }
         Err(e) => err(StatusCode::BAD_REQUEST, e.to_string()),
     }
 }

@@ -254,8 +254,14 @@ impl RelayClient {
 
 enum Ended {
     Dropped(String),
+    /// The relay closed with 1001 (a node draining): reconnect at once,
+    /// with jitter only, so the load balancer moves everyone to another node.
+    GoingAway(String),
     Stop(String),
 }
+
+/// Close code a draining relay node sends.
+const GOING_AWAY: u16 = 1001;
 
 async fn session(
     ws: &mut Ws,
@@ -263,6 +269,7 @@ async fn session(
     last: &mut BTreeMap<String, u64>,
     cmd: &mut mpsc::Receiver<Cmd>,
     ev: &mpsc::Sender<ClientEvent>,
+    unsent: &mut std::collections::VecDeque<Bytes>,
 ) -> Ended {
     // Streams asked again from an earlier chunk, until that replay arrives.
     let mut resyncing = std::collections::BTreeSet::new();
@@ -282,11 +289,19 @@ async fn session(
             return Ended::Dropped("send failed".into());
         }
     }
+    // Frames a dropped connection could not take go first, in order.
+    while let Some(b) = unsent.pop_front() {
+        if let Err(e) = ws.send(Message::Binary(b.clone())).await {
+            unsent.push_front(b);
+            return Ended::Dropped(e.to_string());
+        }
+    }
     loop {
         tokio::select! {
             c = cmd.recv() => match c {
                 Some(Cmd::Send(b)) => {
-                    if let Err(e) = ws.send(Message::Binary(b)).await {
+                    if let Err(e) = ws.send(Message::Binary(b.clone())).await {
+                        unsent.push_back(b);
                         return Ended::Dropped(e.to_string());
                     }
                 }
@@ -321,8 +336,15 @@ async fn session(
                 let b = match m {
                     Some(Ok(Message::Binary(b))) => b,
                     Some(Ok(Message::Close(c))) => {
+                        let code = c.as_ref().map(|c| u16::from(c.code));
                         let reason = c.map(|c| c.reason.to_string()).unwrap_or_default();
-                        return if reason.contains("room closed") { Ended::Stop(reason) } else { Ended::Dropped(reason) };
+                        return if reason.contains("room closed") {
+                            Ended::Stop(reason)
+                        } else if code == Some(GOING_AWAY) {
+                            Ended::GoingAway(reason)
+                        } else {
+                            Ended::Dropped(reason)
+                        };
                     }
                     Some(Ok(_)) => continue,
                     Some(Err(e)) => return Ended::Dropped(e.to_string()),
@@ -385,29 +407,43 @@ async fn drive(
     ev: mpsc::Sender<ClientEvent>,
 ) {
     let mut last = BTreeMap::new();
+    let mut unsent = std::collections::VecDeque::new();
     let mut ws = Some(ws);
     let mut backoff = cfg.initial_backoff;
     loop {
+        let mut at_once = false;
         if let Some(mut s) = ws.take() {
-            match session(&mut s, &cfg.room, &mut last, &mut cmd, &ev).await {
-                Ended::Stop(reason) => {
-                    let _sent = ev.send(ClientEvent::Closed { reason }).await;
-                    return;
-                }
-                Ended::Dropped(reason) => {
-                    if !cfg.reconnect {
+            let (reason, going_away) =
+                match session(&mut s, &cfg.room, &mut last, &mut cmd, &ev, &mut unsent).await {
+                    Ended::Stop(reason) => {
                         let _sent = ev.send(ClientEvent::Closed { reason }).await;
                         return;
                     }
-                    let _sent = ev.send(ClientEvent::Disconnected { reason }).await;
-                    backoff = cfg.initial_backoff;
-                }
+                    Ended::Dropped(reason) => (reason, false),
+                    Ended::GoingAway(reason) => (reason, true),
+                };
+            if !cfg.reconnect {
+                let _sent = ev.send(ClientEvent::Closed { reason }).await;
+                return;
             }
+            let _sent = ev.send(ClientEvent::Disconnected { reason }).await;
+            backoff = cfg.initial_backoff;
+            at_once = going_away;
         }
-        let mut j = [0u8; 1];
+        let mut j = [0u8; 2];
         let _ = getrandom::fill(&mut j);
-        tokio::time::sleep(backoff + backoff * u32::from(j[0]) / 1024).await;
-        backoff = (backoff * 2).min(cfg.max_backoff);
+        let jitter = u32::from(u16::from_be_bytes(j));
+        // After a 1001 only a random spread in [0, initial backoff), so a
+        // drained node's clients do not all land on the next one at once.
+        let wait = if at_once {
+            cfg.initial_backoff * jitter / 65_536
+        } else {
+            backoff + backoff * jitter / 262_144
+        };
+        tokio::time::sleep(wait).await;
+        if !at_once {
+            backoff = (backoff * 2).min(cfg.max_backoff);
+        }
         match dial(&cfg).await {
             Ok(s) => ws = Some(s),
             Err(ClientError::Refused { status, body }) if status == 401 || status == 403 => {

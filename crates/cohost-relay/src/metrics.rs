@@ -36,6 +36,12 @@ pub struct Metrics {
     pub(crate) accept_errors: AtomicU64,
     /// Unauthenticated connections closed to make room or at their deadline.
     pub(crate) evictions: AtomicU64,
+    /// Frames filled into rings from the shared history (Redis Streams).
+    pub(crate) history_frames: AtomicU64,
+    /// Connections closed with 1001 by a drain.
+    pub(crate) drained: AtomicU64,
+    /// Last broker publish round trip, microseconds (queue wait included).
+    broker_lag_micros: AtomicU64,
 }
 
 impl Metrics {
@@ -54,6 +60,12 @@ impl Metrics {
             metrics: self.clone(),
             role,
         }
+    }
+
+    /// Records the broker's latest publish lag.
+    pub(crate) fn set_broker_lag(&self, lag: std::time::Duration) {
+        let us = u64::try_from(lag.as_micros()).unwrap_or(u64::MAX);
+        self.broker_lag_micros.store(us, Ordering::Relaxed);
     }
 
     /// Prometheus text exposition (format 0.0.4); `rooms` is sampled by the caller.
@@ -81,7 +93,17 @@ impl Metrics {
                 ),
             ],
         );
-        let counters: [(&str, &str, &AtomicU64); 10] = [
+        let counters: [(&str, &str, &AtomicU64); 12] = [
+            (
+                "cohost_relay_history_frames_total",
+                "Frames filled into replay rings from the shared history (Redis Streams).",
+                &self.history_frames,
+            ),
+            (
+                "cohost_relay_drained_connections_total",
+                "Connections closed with 1001 while the node drained (SIGTERM).",
+                &self.drained,
+            ),
             (
                 "cohost_relay_deliveries_total",
                 "Frames written to participants' sockets.",
@@ -141,6 +163,14 @@ impl Metrics {
             "gauge",
             "Rooms held on this node.",
             &[("", i128::try_from(rooms).unwrap_or(i128::MAX))],
+        );
+        let lag = c(&self.broker_lag_micros);
+        let _ = writeln!(
+            out,
+            "# HELP cohost_relay_broker_lag_seconds Time the last batch of frames took from queueing to the broker's (Redis) answer.\n\
+             # TYPE cohost_relay_broker_lag_seconds gauge\ncohost_relay_broker_lag_seconds {}.{:06}",
+            lag / 1_000_000,
+            lag % 1_000_000
         );
         out
     }

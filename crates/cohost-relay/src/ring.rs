@@ -80,7 +80,8 @@ impl Ring {
     pub fn new(max_bytes: usize, max_frames: usize, max_age: Duration) -> Ring {
         Ring {
             entries: VecDeque::new(),
-            next_seq: 0,
+            // Room below for frames added in front by `backfill`.
+            next_seq: 1 << 62,
             bytes: 0,
             streams: HashMap::new(),
             max_bytes,
@@ -105,11 +106,13 @@ impl Ring {
     }
 
     /// Records a replayable frame. Refuses a non-increasing chunk index.
-    pub fn push(&mut self, frame: Frame, now: Instant) -> Result<(), OutOfOrder> {
+    /// Returns the stream's previous chunk index (`None` for its first).
+    pub fn push(&mut self, frame: Frame, now: Instant) -> Result<Option<u64>, OutOfOrder> {
         let Some(stream) = frame.stream() else {
-            return Ok(());
+            return Ok(None);
         };
         let idx = frame.chunk();
+        let mut prev = None;
         match self.streams.get_mut(stream) {
             Some(m) if idx <= m.max_seen => {
                 return Err(OutOfOrder {
@@ -119,6 +122,7 @@ impl Ring {
                 })
             }
             Some(m) => {
+                prev = Some(m.max_seen);
                 m.max_seen = idx;
                 m.touched = now;
             }
@@ -140,7 +144,104 @@ impl Ring {
         self.entries.push_back((now, self.next_seq, frame));
         self.next_seq += 1;
         self.evict(now);
-        Ok(())
+        Ok(prev)
+    }
+
+    /// Adds frames this node never saw (from the shared history, oldest
+    /// first) in front of what it holds: per stream, only chunks older than
+    /// the oldest one held and newer than any evicted here. `prev` is the
+    /// chunk each one followed when recorded; when the oldest added chunk of
+    /// a stream followed one that is not held, the stream counts as evicted
+    /// up to it (a client missing it gets a resync, not a silent hole).
+    /// Returns how many frames were added.
+    pub fn backfill(&mut self, history: Vec<(Frame, Option<u64>)>, now: Instant) -> usize {
+        let mut oldest_held: HashMap<&str, u64> = HashMap::new();
+        for (_, _, f) in &self.entries {
+            if let Some(s) = f.stream() {
+                oldest_held.entry(s).or_insert(f.chunk());
+            }
+        }
+        let oldest_held: HashMap<String, u64> = oldest_held
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        let mut added: Vec<Frame> = Vec::new();
+        let mut last_added: HashMap<String, u64> = HashMap::new();
+        let mut first_prev: HashMap<String, Option<u64>> = HashMap::new();
+        // The chunk the oldest held one followed, when the history knows it
+        // (a node that started mid-stream holds only the later chunks).
+        let mut held_prev: HashMap<String, u64> = HashMap::new();
+        for (f, prev) in history {
+            let Some(s) = f.stream() else { continue };
+            let idx = f.chunk();
+            if let (Some(p), Some(o)) = (prev, oldest_held.get(s)) {
+                if idx == *o {
+                    held_prev.insert(s.to_string(), p);
+                }
+            }
+            let meta = self.streams.get(s);
+            let below_held = oldest_held.get(s).is_none_or(|o| idx < *o);
+            let above_seen = match (oldest_held.get(s), meta) {
+                // Nothing held here: anything newer than what was evicted.
+                (None, Some(m)) => m.evicted_upto.is_none_or(|e| idx > e) && idx > m.max_seen,
+                _ => meta.and_then(|m| m.evicted_upto).is_none_or(|e| idx > e),
+            };
+            let in_order = last_added.get(s).is_none_or(|l| idx > *l);
+            if below_held && above_seen && in_order {
+                first_prev.entry(s.to_string()).or_insert(prev);
+                last_added.insert(s.to_string(), idx);
+                added.push(f);
+            }
+        }
+        for (s, p) in held_prev {
+            if !last_added.contains_key(&s) {
+                if let Some(m) = self.streams.get_mut(&s) {
+                    m.evicted_upto = Some(m.evicted_upto.map_or(p, |e| e.max(p)));
+                }
+            }
+        }
+        if added.is_empty() {
+            return 0;
+        }
+        let at = self.entries.front().map_or(now, |(t, _, _)| *t);
+        let n = added.len();
+        let mut seq = self.front_seq();
+        for f in added.into_iter().rev() {
+            seq = seq.saturating_sub(1);
+            self.bytes += f.len();
+            self.entries.push_front((at, seq, f));
+        }
+        for (s, last) in last_added {
+            let lost = first_prev.get(&s).copied().flatten();
+            match self.streams.get_mut(&s) {
+                Some(m) => {
+                    m.max_seen = m.max_seen.max(last);
+                    if let Some(p) = lost {
+                        m.evicted_upto = Some(m.evicted_upto.map_or(p, |e| e.max(p)));
+                    }
+                }
+                None => {
+                    self.streams.insert(
+                        s,
+                        StreamMeta {
+                            max_seen: last,
+                            evicted_upto: lost,
+                            touched: now,
+                        },
+                    );
+                }
+            }
+        }
+        self.evict(now);
+        n
+    }
+
+    /// Forgets everything held (the node lost frames and will fill itself
+    /// again from the shared history).
+    pub fn clear(&mut self) {
+        self.entries.clear();
+        self.bytes = 0;
+        self.streams.clear();
     }
 
     /// Drops frames over the byte, count or age bounds.
@@ -347,5 +448,32 @@ mod tests {
         assert!(p.done);
         let p = r.pull(&mut c, usize::MAX, t);
         assert!(p.frames.is_empty() && p.resync.is_empty() && p.done);
+    }
+
+    #[test]
+    fn backfill_adds_only_what_the_node_never_saw_and_marks_what_the_history_lost() {
+        let t = Instant::now();
+        let mut r = Ring::new(1 << 20, 100, Duration::from_secs(60));
+        // This node started mid-stream: it saw chunks 8 and 9 live.
+        for i in 8..10 {
+            r.push(chunk("a", i), t).unwrap();
+        }
+        // The shared history lost chunks 0..=4 (its first held chunk followed 4).
+        let history: Vec<(Frame, Option<u64>)> =
+            (5..10).map(|i| (chunk("a", i), Some(i - 1))).collect();
+        assert_eq!(r.backfill(history.clone(), t), 3, "chunks 5..=7 only");
+        let mut res = Resume::default();
+        res.streams.insert("a".into(), 4);
+        let rep = r.replay(&res, t);
+        assert_eq!(
+            rep.frames.iter().map(Frame::chunk).collect::<Vec<_>>(),
+            [5, 6, 7, 8, 9]
+        );
+        assert!(rep.resync.is_empty(), "a client holding 4 misses nothing");
+        res.streams.insert("a".into(), 1);
+        assert_eq!(r.replay(&res, t).resync, ["a".to_string()]);
+        assert_eq!(r.backfill(history, t), 0, "a second fill adds nothing");
+        // Live chunks keep flowing after the fill.
+        assert_eq!(r.push(chunk("a", 10), t).unwrap(), Some(9));
     }
 }

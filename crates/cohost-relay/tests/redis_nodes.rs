@@ -12,90 +12,13 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 
 use cohost_protocol::{FrameType, Role};
 use cohost_relay::{RedisBroker, RelayHandle};
+use common::redis_server::redis;
 use common::*;
-
-struct RedisServer {
-    url: String,
-    child: Option<Child>,
-    _dir: Option<tempfile::TempDir>,
-}
-
-impl Drop for RedisServer {
-    fn drop(&mut self) {
-        if let Some(c) = self.child.as_mut() {
-            let _killed = c.kill();
-            let _reaped = c.wait();
-        }
-    }
-}
-
-async fn redis() -> Option<RedisServer> {
-    if let Ok(url) = std::env::var("COHOST_TEST_REDIS_URL") {
-        return Some(RedisServer {
-            url,
-            child: None,
-            _dir: None,
-        });
-    }
-    let dir = tempfile::tempdir().expect("temp dir");
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let child = Command::new("redis-server")
-        .args([
-            "--port",
-            &port.to_string(),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-        ])
-        .arg("--dir")
-        .arg(dir.path())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn();
-    let child = match child {
-        Ok(c) => c,
-        Err(e) => {
-            if std::env::var_os("CI").is_some() {
-                panic!("redis-server is required in CI (apt-get install -y redis-server): {e}");
-            }
-            eprintln!("\n!!!!!!!! SKIPPING redis_nodes: redis-server not found ({e}); install redis-server or set COHOST_TEST_REDIS_URL !!!!!!!!\n");
-            return None;
-        }
-    };
-    let url = format!("redis://127.0.0.1:{port}/");
-    let server = RedisServer {
-        url: url.clone(),
-        child: Some(child),
-        _dir: Some(dir),
-    };
-    let client = redis::Client::open(url.as_str()).unwrap();
-    for _ in 0..100 {
-        if let Ok(mut c) = client.get_multiplexed_async_connection().await {
-            if redis::cmd("PING")
-                .query_async::<String>(&mut c)
-                .await
-                .is_ok()
-            {
-                return Some(server);
-            }
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("redis-server did not start on port {port}");
-}
 
 async fn node(url: &str, prefix: &str) -> RelayHandle {
     let broker = Arc::new(

@@ -27,8 +27,13 @@ pub struct RelayArgs {
     /// Redis URL for scale-out across relay nodes (all nodes need the same --jwt secret).
     #[arg(long, env = "COHOST_RELAY_REDIS_URL")]
     redis: Option<String>,
-    /// `host:port` written into invites (default: the bound address).
-    #[arg(long)]
+    /// Namespace of the relay's Redis keys and channels (several relay
+    /// clusters can share one Redis under different prefixes).
+    #[arg(long, env = "COHOST_RELAY_REDIS_PREFIX", default_value = "cohost")]
+    redis_prefix: String,
+    /// `host:port` written into invites (default: the bound address); behind
+    /// a load balancer, the balancer's address.
+    #[arg(long, env = "COHOST_RELAY_PUBLIC")]
     public: Option<String>,
     /// The relay is reached through a TLS proxy: invites say `cohosts://`
     /// (participants speak `wss://`).
@@ -81,26 +86,58 @@ fn load_or_create(path: &PathBuf) -> Result<(Secrets, bool), String> {
     }
 }
 
-/// Run until Ctrl+C.
+/// Waits for Ctrl+C or SIGTERM (what systemd, Docker and Kubernetes send).
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
+}
+
+/// Run until Ctrl+C or SIGTERM, then drain: every socket is closed with
+/// 1001 so clients reconnect (through the load balancer) and resume.
 pub async fn run(args: RelayArgs) -> CmdResult {
     let config_invalid = |e: String| CohostError::new(ErrorCode::ConfigInvalid, e);
+    // Both secrets in the environment (a container, a cluster): no secrets
+    // file is read or written.
+    let from_env = std::env::var_os("COHOST_RELAY_ADMIN_SECRET").is_some()
+        && std::env::var_os("COHOST_RELAY_JWT_SECRET").is_some()
+        && args.secrets.is_none();
     let path = args
         .secrets
         .clone()
-        .or_else(|| fsutil::config_dir().map(|d| d.join("relay-secrets.json")))
-        .ok_or_else(|| {
-            config_invalid("no HOME or XDG_CONFIG_HOME to keep relay secrets in".into())
-                .with_fix("pass --secrets FILE")
-        })?;
-    let (secrets, fresh) = load_or_create(&path).map_err(config_invalid)?;
+        .or_else(|| fsutil::config_dir().map(|d| d.join("relay-secrets.json")));
+    let (secrets, fresh, path) =
+        match path {
+            _ if from_env => (None, false, None),
+            Some(p) => {
+                let (s, fresh) = load_or_create(&p).map_err(config_invalid)?;
+                (Some(s), fresh, Some(p))
+            }
+            None => return Err(config_invalid(
+                "no HOME or XDG_CONFIG_HOME to keep relay secrets in".into(),
+            )
+            .with_fix(
+                "pass --secrets FILE, or set COHOST_RELAY_ADMIN_SECRET and COHOST_RELAY_JWT_SECRET",
+            )
+            .into()),
+        };
     let mut config = RelayConfig {
         limits: cohost_relay::Limits {
             write_batch_bytes: args.write_batch as usize,
             ..cohost_relay::Limits::default()
         },
         bind: SocketAddr::new(args.bind, args.port),
-        admin_secret: Some(secrets.admin_secret.clone()),
-        jwt_secret: Some(secrets.jwt_secret.clone().into_bytes()),
+        admin_secret: secrets.as_ref().map(|s| s.admin_secret.clone()),
+        jwt_secret: secrets.as_ref().map(|s| s.jwt_secret.clone().into_bytes()),
         public_authority: args.public.clone(),
         public_tls: args.public_tls,
         allowed_origins: args.origins.clone(),
@@ -111,30 +148,37 @@ pub async fn run(args: RelayArgs) -> CmdResult {
     // secrets file on their own (an empty or short one is refused by bind).
     config.apply_env_secrets();
     if let Some(url) = &args.redis {
-        let broker = RedisBroker::connect(url, "cohost").await.map_err(|e| {
-            CohostError::new(ErrorCode::NetworkError, e.to_string())
-                .with_fix("start redis-server or fix --redis")
-        })?;
+        let bounds = cohost_relay::broker::HistoryBounds {
+            max_frames: config.limits.ring_max_frames,
+            max_age: config.limits.ring_max_age,
+        };
+        let broker = RedisBroker::connect_with(url, &args.redis_prefix, bounds)
+            .await
+            .map_err(|e| {
+                CohostError::new(ErrorCode::NetworkError, e.to_string())
+                    .with_fix("start redis-server or fix --redis")
+            })?;
         config.broker = Some(Arc::new(broker));
     }
     let relay = Relay::bind(config)
         .await
         .map_err(|e| config_invalid(e.to_string()))?;
     println!("relay listening on {}", relay.local_addr());
-    if fresh {
-        println!(
+    match (&secrets, &path) {
+        (Some(s), Some(p)) if fresh => println!(
             "admin secret (generated, stored in {}): {}",
-            path.display(),
-            secrets.admin_secret
-        );
-    } else {
-        println!("admin secret: stored in {}", path.display());
+            p.display(),
+            s.admin_secret
+        ),
+        (_, Some(p)) => println!("admin secret: stored in {}", p.display()),
+        _ => println!("admin secret: from COHOST_RELAY_ADMIN_SECRET"),
     }
     println!(
         "share a session through it: cohost share --relay {} --admin-secret <secret>",
         relay.authority()
     );
-    let _ = tokio::signal::ctrl_c().await;
+    stop_signal().await;
+    tracing::info!("stop signal: draining");
     relay.shutdown().await;
     Ok(0)
 }

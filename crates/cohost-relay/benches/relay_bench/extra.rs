@@ -1,6 +1,6 @@
 //! Cross-node latency through Redis, and the Node.js `ws` broadcast baseline.
 
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use cohost_protocol::Role;
@@ -10,33 +10,10 @@ use futures::StreamExt;
 use crate::{fanout, load, tok, url, Server};
 
 pub async fn redis_latency(auth: &TokenAuthority) {
-    let dir = tempfile::tempdir().expect("tmp");
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .expect("port")
-        .local_addr()
-        .expect("addr")
-        .port();
-    let Ok(mut redis) = Command::new("redis-server")
-        .args([
-            "--port",
-            &port.to_string(),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-        ])
-        .arg("--dir")
-        .arg(dir.path())
-        .stdout(Stdio::null())
-        .spawn()
-    else {
-        println!("redis: SKIPPED (redis-server not installed)");
+    let Some(redis) = crate::redis_server::redis().await else {
         return;
     };
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let srv = Server::relay(&["redis", &format!("redis://127.0.0.1:{port}/")]);
+    let srv = Server::relay(&["redis", &redis.url]);
     tokio::time::sleep(Duration::from_millis(300)).await;
     let room = "x";
     let mut viewers = Vec::new();
@@ -78,8 +55,7 @@ pub async fn redis_latency(auth: &TokenAuthority) {
         load::pct(&lat, 99.9)
     );
     drop(srv);
-    let _killed = redis.kill();
-    let _reaped = redis.wait();
+    drop(redis);
 }
 
 pub async fn baseline(relay_results: &[(f64, f64, f64)]) {
@@ -113,10 +89,24 @@ pub async fn baseline(relay_results: &[(f64, f64, f64)]) {
         .arg(&js)
         .env("NODE_PATH", dir.path().join("node_modules"));
     let srv = Server::start(&mut cmd);
-    let node = fanout(&srv.addrs[0], None, "node ws", srv.child.id()).await;
+    let node = fanout(
+        &srv.addrs[0],
+        &srv.addrs[0],
+        None,
+        "node ws",
+        srv.child.id(),
+    )
+    .await;
     drop(srv);
     let raw = Server::relay(&["raw"]);
-    let floor = fanout(&raw.addrs[0], None, "machine floor", raw.child.id()).await;
+    let floor = fanout(
+        &raw.addrs[0],
+        &raw.addrs[0],
+        None,
+        "machine floor",
+        raw.child.id(),
+    )
+    .await;
     drop(raw);
     for (((r, rp99, rns), (n, np99, nns)), (f, fp99, fns)) in
         relay_results.iter().zip(node.iter()).zip(floor.iter())

@@ -1,6 +1,11 @@
 //! Relay benchmark, loopback only, bounded in count and time.
 //!
-//! `cargo bench -p cohost-relay --bench relay_bench [-- idle fanout replay redis baseline e2e]`
+//! `cargo bench -p cohost-relay --bench relay_bench [-- idle fanout replay redis baseline e2e xfanout xreplay failover]`
+//!
+//! `xfanout`, `xreplay` and `failover` (issue 17) run two nodes over a real
+//! redis-server: cross-node fan-out, replay of 1,000 chunks from Redis Streams
+//! on a node that never saw them, and the time from a node's SIGKILL until
+//! every participant resumed through nginx (`COHOST_BENCH_KILLS`, default 10).
 //!
 //! The relay runs in a child process pinned to core 0 (`taskset -c 0`, one
 //! current-thread runtime); the load client runs pinned to core 1 (also one
@@ -16,7 +21,12 @@
 
 mod extra;
 mod floor;
+mod ha;
 mod load;
+#[path = "../../tests/common/nginx_conf.rs"]
+mod nginx_conf;
+#[path = "../../tests/common/redis_server.rs"]
+mod redis_server;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -44,6 +54,9 @@ fn bench_config() -> RelayConfig {
         ..RelayConfig::default()
     };
     c.limits.max_participants_per_room = 20_000;
+    // Every bench socket comes from 127.0.0.1: lift the per-IP and total caps.
+    c.limits.max_connections_per_ip = 1_000_000;
+    c.limits.max_connections = 1_000_000;
     c.limits.rate_stream = Rate {
         per_sec: 1e6,
         burst: 1e6,
@@ -74,7 +87,17 @@ fn serve(args: &[String]) {
     rt.block_on(async {
         let mut addrs = Vec::new();
         let mut handles = Vec::new();
-        if args.first().map(String::as_str) == Some("redis") {
+        if args.first().map(String::as_str) == Some("node") {
+            // One node of a cluster: `node <redis url> <port>` (a fixed port,
+            // so a killed node comes back where the load balancer expects it).
+            let b = RedisBroker::connect(&args[1], "bench")
+                .await
+                .expect("redis");
+            let mut c = bench_config();
+            c.broker = Some(Arc::new(b));
+            c.bind.set_port(args[2].parse().expect("port"));
+            handles.push(Relay::bind(c).await.expect("bind"));
+        } else if args.first().map(String::as_str) == Some("redis") {
             for _ in 0..2 {
                 let b = RedisBroker::connect(&args[1], "bench")
                     .await
@@ -207,6 +230,7 @@ async fn idle(auth: &TokenAuthority) {
 /// Fan-out: 1 room x `n` participants; open-loop host at several rates.
 async fn fanout(
     addr: &str,
+    host_addr: &str,
     auth: Option<&TokenAuthority>,
     label: &str,
     server_pid: u32,
@@ -235,7 +259,7 @@ async fn fanout_sized(
         .collect()
         .await;
     let t = auth.map(|a| tok(a, room, Role::Host));
-    let host = load::connect(&url(addr, room), t.as_deref(), None).await;
+    let host = load::connect(&url(host_addr, room), t.as_deref(), None).await;
     let (mut htx, mut hrx) = host.split();
     tokio::spawn(async move { while let Some(Ok(_)) = hrx.next().await {} });
     tokio::time::sleep(Duration::from_millis(500)).await;
@@ -294,84 +318,76 @@ async fn fanout_sized(
     results
 }
 
+/// Streams 1,000 chunks of 256 B into `room` on `addr` as its host and
+/// waits until the relay has taken them all (a ping answered after them).
+async fn fill_room(addr: &str, auth: &TokenAuthority, room: &str) -> load::Ws {
+    let mut host = load::connect(&url(addr, room), Some(&tok(auth, room, Role::Host)), None).await;
+    for k in 0..1000u64 {
+        let f =
+            cohost_protocol::Frame::build(FrameType::StreamChunk, room, Some("r"), k, &[1u8; 256])
+                .expect("f");
+        host.feed(Message::Binary(f.bytes().clone()))
+            .await
+            .expect("send");
+    }
+    let ping =
+        cohost_protocol::Frame::build(FrameType::RoomPing, room, None, 0, b"").expect("ping");
+    host.send(Message::Binary(ping.bytes().clone()))
+        .await
+        .expect("ping");
+    loop {
+        match tokio::time::timeout(Duration::from_secs(10), host.next()).await {
+            Ok(Some(Ok(Message::Binary(b)))) => {
+                if cohost_protocol::Frame::decode(b).map(|f| f.kind()) == Ok(FrameType::RoomPong) {
+                    return host;
+                }
+            }
+            Ok(Some(Ok(_))) => {}
+            end => panic!("{room}: no pong after 1000 chunks: {end:?}"),
+        }
+    }
+}
+
+/// Microseconds from a viewer's resume on `addr` until it holds the 1,000 chunks.
+async fn time_replay(addr: &str, auth: &TokenAuthority, room: &str) -> u32 {
+    let mut v = load::connect(&url(addr, room), Some(&tok(auth, room, Role::Viewer)), None).await;
+    let t0 = Instant::now();
+    let resume = cohost_protocol::Frame::control_frame(
+        FrameType::RoomResume,
+        room,
+        None,
+        &cohost_protocol::Resume::default(),
+    )
+    .expect("r");
+    v.send(Message::Binary(resume.bytes().clone()))
+        .await
+        .expect("resume");
+    let mut got = 0;
+    let mut other = Vec::new();
+    while got < 1000 {
+        match tokio::time::timeout(Duration::from_secs(10), v.next()).await {
+            Ok(Some(Ok(Message::Binary(b)))) => match cohost_protocol::Frame::decode(b) {
+                Ok(f) if f.kind() == FrameType::StreamChunk => got += 1,
+                Ok(f) => other.push(f.kind().name().to_string()),
+                Err(e) => other.push(format!("undecodable: {e}")),
+            },
+            Ok(Some(Ok(m))) => other.push(format!("{m:?}")),
+            end => {
+                panic!("{room}: got {got} of 1000 chunks, then {end:?}; other frames: {other:?}")
+            }
+        }
+    }
+    t0.elapsed().as_micros() as u32
+}
+
 async fn replay(auth: &TokenAuthority) {
     let srv = Server::relay(&["relay"]);
     let addr = srv.addrs[0].clone();
     let mut times = Vec::new();
     for i in 0..20 {
         let room = format!("replay{i}");
-        let mut host = load::connect(
-            &url(&addr, &room),
-            Some(&tok(auth, &room, Role::Host)),
-            None,
-        )
-        .await;
-        for k in 0..1000u64 {
-            let f = cohost_protocol::Frame::build(
-                FrameType::StreamChunk,
-                &room,
-                Some("r"),
-                k,
-                &[1u8; 256],
-            )
-            .expect("f");
-            host.feed(Message::Binary(f.bytes().clone()))
-                .await
-                .expect("send");
-        }
-        let ping =
-            cohost_protocol::Frame::build(FrameType::RoomPing, &room, None, 0, b"").expect("ping");
-        host.send(Message::Binary(ping.bytes().clone()))
-            .await
-            .expect("ping");
-        loop {
-            match tokio::time::timeout(Duration::from_secs(10), host.next()).await {
-                Ok(Some(Ok(Message::Binary(b)))) => {
-                    if cohost_protocol::Frame::decode(b).map(|f| f.kind())
-                        == Ok(FrameType::RoomPong)
-                    {
-                        break;
-                    }
-                }
-                Ok(Some(Ok(_))) => {}
-                end => panic!("replay run {i}: no pong after 1000 chunks: {end:?}"),
-            }
-        }
-        let mut v = load::connect(
-            &url(&addr, &room),
-            Some(&tok(auth, &room, Role::Viewer)),
-            None,
-        )
-        .await;
-        let t0 = Instant::now();
-        let resume = cohost_protocol::Frame::control_frame(
-            FrameType::RoomResume,
-            &room,
-            None,
-            &cohost_protocol::Resume::default(),
-        )
-        .expect("r");
-        v.send(Message::Binary(resume.bytes().clone()))
-            .await
-            .expect("resume");
-        let mut got = 0;
-        let mut other = Vec::new();
-        while got < 1000 {
-            match tokio::time::timeout(Duration::from_secs(10), v.next()).await {
-                Ok(Some(Ok(Message::Binary(b)))) => match cohost_protocol::Frame::decode(b) {
-                    Ok(f) if f.kind() == FrameType::StreamChunk => got += 1,
-                    Ok(f) => other.push(f.kind().name().to_string()),
-                    Err(e) => other.push(format!("undecodable: {e}")),
-                },
-                Ok(Some(Ok(m))) => other.push(format!("{m:?}")),
-                end => {
-                    panic!(
-                    "replay run {i}: got {got} of 1000 chunks, then {end:?}; other frames: {other:?}"
-                )
-                }
-            }
-        }
-        times.push(t0.elapsed().as_micros() as u32);
+        let _host = fill_room(&addr, auth, &room).await;
+        times.push(time_replay(&addr, auth, &room).await);
     }
     times.sort_unstable();
     println!(
@@ -411,6 +427,7 @@ fn main() {
             let srv = Server::relay(&["relay"]);
             relay_results = fanout(
                 &srv.addrs[0].clone(),
+                &srv.addrs[0].clone(),
                 Some(&auth),
                 "cohost relay",
                 srv.child.id(),
@@ -444,6 +461,15 @@ fn main() {
                     e.2 / p.2.max(1e-9)
                 );
             }
+        }
+        if on("xfanout") {
+            ha::cross_fanout(&auth).await;
+        }
+        if on("xreplay") {
+            ha::redis_replay(&auth).await;
+        }
+        if on("failover") {
+            ha::failover(&auth).await;
         }
     });
 }

@@ -2,13 +2,17 @@
 //! share one `MemoryBroker` between several relays in one process to test multi-node.
 
 use std::sync::Arc;
+use std::collections::HashSet;
+use std::sync::Mutex;
+use std::time::Duration;
 
 use bytes::Bytes;
 use futures::future::BoxFuture;
 use tokio::sync::broadcast;
 
 use super::deny::DenyList;
-use super::{Broker, BrokerEvent, BrokerSink};
+
+use super::{Broker, BrokerError, BrokerEvent, BrokerSink};
 
 #[derive(Clone, Debug)]
 struct Msg {
@@ -22,6 +26,8 @@ pub struct MemoryBroker {
     tx: broadcast::Sender<Msg>,
     /// Shared by every relay sharing this broker, like the frames.
     denied: Arc<DenyList>,
+    /// Rooms registered through any relay sharing this broker.
+    rooms: Mutex<HashSet<String>>,
 }
 
 impl MemoryBroker {
@@ -31,6 +37,7 @@ impl MemoryBroker {
         MemoryBroker {
             tx,
             denied: Arc::default(),
+            rooms: Mutex::new(HashSet::new()),
         }
     }
 }
@@ -56,6 +63,7 @@ impl Broker for MemoryBroker {
 
     fn subscribe(&self, sink: BrokerSink) {
         let mut rx = self.tx.subscribe();
+        sink(BrokerEvent::Subscribed);
         tokio::spawn(async move {
             loop {
                 match rx.recv().await {
@@ -84,5 +92,15 @@ impl Broker for MemoryBroker {
 
     fn is_revoked<'a>(&'a self, jti: &'a str) -> BoxFuture<'a, bool> {
         Box::pin(std::future::ready(self.denied.contains(jti)))
+    fn register_room(&self, room: &str, _ttl: Duration) -> BoxFuture<'_, Result<(), BrokerError>> {
+        if let Ok(mut r) = self.rooms.lock() {
+            r.insert(room.to_string());
+        }
+        Box::pin(async { Ok(()) })
+    }
+
+    fn room_registered(&self, room: &str) -> BoxFuture<'_, Result<bool, BrokerError>> {
+        let known = self.rooms.lock().is_ok_and(|r| r.contains(room));
+        Box::pin(async move { Ok(known) })
     }
 }

@@ -39,7 +39,7 @@ struct Refused {
     kind: Option<FrameType>,
 }
 
-fn refused(code: ErrorCode, message: String, kind: Option<FrameType>) -> Result<(), Refused> {
+fn refused<T>(code: ErrorCode, message: String, kind: Option<FrameType>) -> Result<T, Refused> {
     Err(Refused {
         code,
         message,
@@ -141,12 +141,12 @@ pub(super) async fn run(
     tracing::info!(conn = conn.id, room = %room.id, role = %conn.role, "joined");
     state.tokens.joined(conn.id, &jti, exp);
     let _ = room.deliver(&joined, Some(conn.id));
-    state.publish(&room.id, &joined);
+    state.publish(&room.id, &joined, None);
     serve(&state, &room, &conn, &mut socket).await;
     state.tokens.left(conn.id);
     if let Some(left) = room.leave(&conn) {
         let _ = room.deliver(&left, Some(conn.id));
-        state.publish(&room.id, &left);
+        state.publish(&room.id, &left, None);
     }
     tracing::info!(conn = conn.id, room = %room.id, "left");
 }
@@ -184,17 +184,31 @@ async fn serve(state: &RelayState, room: &Room, conn: &Conn, socket: &mut Socket
                     match reason {
                         CloseReason::SlowConsumer => add(&state.metrics.slow_consumer_disconnects, 1),
                         CloseReason::Abuse => add(&state.metrics.abuse_disconnects, 1),
-                        CloseReason::RoomClosed | CloseReason::Shutdown | CloseReason::Kicked => {}
+                        CloseReason::Shutdown => add(&state.metrics.drained, 1),
+                        CloseReason::RoomClosed | CloseReason::Kicked => {}
                     }
                     tracing::info!(conn = conn.id, room = %room.id, reason = reason.code().1, "closing connection");
                     send_close(socket, reason).await;
-                    linger(socket).await;
+                    // A drained host may have chunks in flight: still take them.
+                    let keep = (reason == CloseReason::Shutdown).then_some((state, room, conn, &mut limiter));
+                    linger(socket, keep).await;
                     break;
                 }
             }
             msg = socket.next() => {
                 let verdict = match msg {
-                    Some(Ok(Message::Binary(b))) => on_frame(state, room, conn, &mut limiter, b),
+                    Some(Ok(Message::Binary(b))) => match on_frame(state, room, conn, &mut limiter, b) {
+                        Ok(Some(resume)) => {
+                            // On a node that has not seen the whole stream, fill the
+                            // ring from the shared history before replaying.
+                            let n = room.hydrate(state.broker.as_ref(), l).await;
+                            add(&state.metrics.history_frames, n);
+                            room.resume(conn, &resume);
+                            Ok(())
+                        }
+                        Ok(None) => Ok(()),
+                        Err(r) => Err(r),
+                    },
                     Some(Ok(Message::Text(_))) => refused(ErrorCode::Malformed,
                         "text messages are not frames; send binary envelopes (see cohost-protocol::envelope)".into(), None),
                     Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break,
@@ -216,13 +230,24 @@ async fn serve(state: &RelayState, room: &Room, conn: &Conn, socket: &mut Socket
     }
 }
 
-/// After sending Close, reads (and discards) until the peer's Close or a short
-/// timeout, so unread client data does not turn the close into a TCP reset.
-async fn linger(socket: &mut Socket) {
+/// What a lingering socket still serves: frames that were in flight when a
+/// drain closed it.
+type Keep<'a> = (&'a RelayState, &'a Room, &'a Conn, &'a mut RateLimiter);
+
+/// After sending Close, reads until the peer's Close or a short timeout, so
+/// unread client data does not turn the close into a TCP reset. Frames read
+/// meanwhile are discarded, or handled when `keep` says so.
+async fn linger(socket: &mut Socket, mut keep: Option<Keep<'_>>) {
     let drain = async {
         while let Some(Ok(m)) = socket.next().await {
-            if matches!(m, Message::Close(_)) {
-                break;
+            match m {
+                Message::Close(_) => break,
+                Message::Binary(b) => {
+                    if let Some((state, room, conn, limiter)) = keep.as_mut() {
+                        let _handled = on_frame(state, room, conn, limiter, b);
+                    }
+                }
+                _ => {}
             }
         }
     };
@@ -235,7 +260,7 @@ fn on_frame(
     conn: &Conn,
     limiter: &mut RateLimiter,
     b: Bytes,
-) -> Result<(), Refused> {
+) -> Result<Option<Resume>, Refused> {
     let l = &state.config.limits;
     let len = b.len();
     let limit = max_frame(l, conn.role);
@@ -278,7 +303,7 @@ fn on_frame(
     match route(kind) {
         Route::Relay => match kind {
             FrameType::RoomResume => match frame.control::<Resume>() {
-                Ok(r) => room.resume(conn, &r),
+                Ok(r) => return Ok(Some(r)),
                 Err(e) => return refused(ErrorCode::Malformed, e.to_string(), Some(kind)),
             },
             FrameType::RoomKick => match frame.control::<Kick>() {
@@ -324,11 +349,11 @@ fn on_frame(
                 _ => kind,
             };
             let stamped = frame.restamp(out_kind, conn.id, conn.role);
-            if let Err(e) = room.deliver(&stamped, Some(conn.id)) {
-                return refused(ErrorCode::OutOfOrder, e.to_string(), Some(kind));
+            match room.deliver(&stamped, Some(conn.id)) {
+                Ok(prev) => state.publish(&room.id, &stamped, prev),
+                Err(e) => return refused(ErrorCode::OutOfOrder, e.to_string(), Some(kind)),
             }
-            state.publish(&room.id, &stamped);
         }
     }
-    Ok(())
+    Ok(None)
 }

@@ -45,7 +45,12 @@ pub(crate) struct RelayState {
     pub(crate) tokens: revoke::Tokens,
     /// Set when shutdown starts: `/readyz` answers 503 so a load balancer
     /// stops sending new connections.
-    draining: AtomicBool,
+    pub(crate) draining: AtomicBool,
+    /// Set once the broker subscription is active (frames from other nodes
+    /// reach this one): `/readyz` answers 503 before.
+    subscribed: AtomicBool,
+    /// Woken when the subscription becomes active.
+    subscribed_notify: tokio::sync::Notify,
 }
 
 impl RelayState {
@@ -108,6 +113,9 @@ impl RelayState {
 
     fn render_metrics(&self) -> String {
         let rooms = self.rooms.read().map_or(0, |m| m.len());
+        if let Some(lag) = self.broker.lag() {
+            self.metrics.set_broker_lag(lag);
+        }
         self.metrics.render(rooms)
     }
 
@@ -118,9 +126,17 @@ impl RelayState {
             .unwrap_or_default()
     }
 
-    /// Publishes a frame to other nodes.
-    pub(crate) fn publish(&self, room: &str, frame: &Frame) {
-        self.broker.publish(room, self.node_id, frame.bytes());
+    /// Publishes a frame to other nodes; a replayable one is recorded in
+    /// the shared history too (`prev`: its stream's previous chunk index).
+    pub(crate) fn publish(&self, room: &str, frame: &Frame, prev: Option<u64>) {
+        if frame.kind().is_replayable() {
+            self.broker.record(room, self.node_id, frame.bytes(), prev);
+        } else {
+            self.broker.publish(room, self.node_id, frame.bytes());
+        }
+        if frame.kind() == cohost_protocol::FrameType::RoomClose {
+            self.broker.forget(room);
+        }
     }
 
     fn on_broker(&self, ev: BrokerEvent) {
@@ -146,9 +162,15 @@ impl RelayState {
                 }
             }
             BrokerEvent::Resubscribed => {
+                let shared = self.broker.has_history();
                 for r in self.all_rooms() {
+                    r.lost_frames(shared);
                     r.broker_gap();
                 }
+            }
+            BrokerEvent::Subscribed => {
+                self.subscribed.store(true, Ordering::SeqCst);
+                self.subscribed_notify.notify_waiters();
             }
         }
     }
@@ -166,6 +188,40 @@ impl RelayState {
         Ok(id)
     }
 
+    /// [`RelayState::create_room`], registered for every node sharing the
+    /// broker (for as long as a token for the room may live).
+    pub(crate) async fn create_shared_room(
+        &self,
+        room: Option<&str>,
+    ) -> Result<String, RelayError> {
+        let id = self.create_room(room)?;
+        self.broker
+            .register_room(&id, self.config.max_token_lifetime)
+            .await?;
+        Ok(id)
+    }
+
+    /// [`RelayState::mint_invite`] for a room created through any node: one
+    /// this node does not know is looked up in the broker first.
+    pub(crate) async fn mint_shared_invite(
+        &self,
+        room: &str,
+        role: Role,
+        ttl_secs: u64,
+        name: &str,
+    ) -> Result<(Invite, u64, String), RelayError> {
+        if !self.knows_room(room) && is_valid_id(room) && self.broker.room_registered(room).await? {
+            if let Ok(mut k) = self.known_rooms.write() {
+                k.insert(room.to_string());
+            }
+        }
+        self.mint_invite(room, role, ttl_secs, name)
+    }
+
+    fn knows_room(&self, room: &str) -> bool {
+        self.known_rooms.read().is_ok_and(|k| k.contains(room))
+    }
+
     /// Mints an invite for a room created on this node.
     pub(crate) fn mint_invite(
         &self,
@@ -174,12 +230,7 @@ impl RelayState {
         ttl_secs: u64,
         name: &str,
     ) -> Result<(Invite, u64, String), RelayError> {
-        let known = self
-            .known_rooms
-            .read()
-            .map(|k| k.contains(room))
-            .unwrap_or(false);
-        if !known {
+        if !self.knows_room(room) {
             return Err(RelayError::UnknownRoom(room.to_string()));
         }
         let (token, claims) = self.auth.mint(room, role, ttl_secs, name)?;
@@ -204,6 +255,11 @@ async fn readyz(
 ) -> (axum::http::StatusCode, &'static str) {
     if state.draining.load(Ordering::Relaxed) {
         (axum::http::StatusCode::SERVICE_UNAVAILABLE, "draining")
+    } else if !state.subscribed.load(Ordering::SeqCst) {
+        (
+            axum::http::StatusCode::SERVICE_UNAVAILABLE,
+            "broker subscription not active yet",
+        )
     } else {
         (axum::http::StatusCode::OK, "ready")
     }
@@ -221,6 +277,12 @@ async fn metrics(
         state.render_metrics(),
     )
 }
+
+/// Longest [`Relay::bind`] waits for the broker subscription.
+const SUBSCRIBE_WAIT: Duration = Duration::from_secs(5);
+
+/// Longest a drain waits for closed connections to finish.
+const DRAIN_WAIT: Duration = Duration::from_secs(5);
 
 /// Entry point: `Relay::bind(config)`.
 pub struct Relay;
@@ -275,13 +337,30 @@ impl Relay {
             metrics: Arc::new(Metrics::default()),
             tokens: revoke::Tokens::default(),
             draining: AtomicBool::new(false),
+            subscribed: AtomicBool::new(false),
+            subscribed_notify: tokio::sync::Notify::new(),
         });
-        let weak = Arc::downgrade(&state);
-        broker.subscribe(Arc::new(move |ev| {
-            if let Some(s) = weak.upgrade() {
-                s.on_broker(ev);
+        {
+            let weak = Arc::downgrade(&state);
+            let subscribed = state.subscribed_notify.notified();
+            tokio::pin!(subscribed);
+            subscribed.as_mut().enable();
+            broker.subscribe(Arc::new(move |ev| {
+                if let Some(s) = weak.upgrade() {
+                    s.on_broker(ev);
+                }
+            }));
+            // Serve once frames from other nodes reach this one, so a
+            // participant resuming here misses nothing published meanwhile
+            // (bounded: Redis may be down; `/readyz` says 503 until it is up).
+            if !state.subscribed.load(Ordering::SeqCst)
+                && tokio::time::timeout(SUBSCRIBE_WAIT, subscribed)
+                    .await
+                    .is_err()
+            {
+                tracing::warn!(broker = broker.name(), "broker subscription not active yet; serving anyway (readyz stays 503 until it is)");
             }
-        }));
+        }
         let app = Router::new()
             .route("/v1/rooms/{room}/ws", get(ws::ws_handler))
             .route("/admin/rooms", post(admin::create_room))
@@ -396,17 +475,26 @@ impl RelayHandle {
         self.state.render_metrics()
     }
 
-    /// Closes every connection and stops the listener.
+    /// Drains the node: `/readyz` turns 503, new upgrades are refused, every
+    /// connection is closed with 1001 (going away: clients reconnect at once,
+    /// through the load balancer to another node, and resume), the frames
+    /// already received are flushed to the broker, then the listener stops.
     pub async fn shutdown(mut self) {
         self.state.draining.store(true, Ordering::Relaxed);
+        tracing::info!(addr = %self.addr, "draining: closing every connection with 1001");
         for r in self.state.all_rooms() {
             for c in r.members() {
                 c.outbox.close(CloseReason::Shutdown);
             }
         }
+        let end = Instant::now() + DRAIN_WAIT;
+        while Instant::now() < end && self.state.all_rooms().iter().any(|r| r.member_count() > 0) {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        self.state.broker.flush().await;
         if let Some(s) = self.stop.take() {
             let _ = s.send(());
         }
-        let _ = tokio::time::timeout(Duration::from_secs(5), &mut self.task).await;
+        let _ = tokio::time::timeout(DRAIN_WAIT, &mut self.task).await;
     }
 }

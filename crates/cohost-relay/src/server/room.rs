@@ -9,6 +9,7 @@ use cohost_protocol::{
 };
 
 use super::outbox::{CloseReason, Outbox};
+use crate::broker::{Broker, History};
 use crate::config::Limits;
 use crate::metrics::add;
 use crate::ring::{Cursor, OutOfOrder, Ring};
@@ -62,6 +63,12 @@ pub(crate) struct Room {
     /// is on its way in (else the janitor could drop it and the late joiner
     /// would be alone in a room nobody else can reach).
     arriving: std::sync::atomic::AtomicUsize,
+    /// Whether the ring was filled from the shared history since this node
+    /// last lost frames (always false without one).
+    hydrated: std::sync::atomic::AtomicBool,
+    /// Serializes fills from the shared history; holds the epoch of the
+    /// history last filled from.
+    hydrating: tokio::sync::Mutex<Option<String>>,
 }
 
 /// A connection on its way into a room; keeps the room from being pruned
@@ -112,6 +119,8 @@ impl Room {
             )),
             closed: std::sync::atomic::AtomicBool::new(false),
             arriving: std::sync::atomic::AtomicUsize::new(0),
+            hydrated: std::sync::atomic::AtomicBool::new(false),
+            hydrating: tokio::sync::Mutex::new(None),
         }
     }
 
@@ -182,11 +191,17 @@ impl Room {
 
     /// Records a replayable frame (if it is one) and fans it out to local members
     /// other than `except`. Ring push and fan-out happen under the ring lock so a
-    /// concurrent resume sees a consistent order.
-    pub(crate) fn deliver(&self, frame: &Frame, except: Option<u64>) -> Result<(), OutOfOrder> {
+    /// concurrent resume sees a consistent order. Returns the stream's
+    /// previous chunk index, for the shared history.
+    pub(crate) fn deliver(
+        &self,
+        frame: &Frame,
+        except: Option<u64>,
+    ) -> Result<Option<u64>, OutOfOrder> {
+        let mut prev = None;
         if frame.kind().is_replayable() {
             let mut ring = lock(&self.ring);
-            ring.push(frame.clone(), Instant::now())?;
+            prev = ring.push(frame.clone(), Instant::now())?;
             self.fanout(frame, except);
             drop(ring);
         } else {
@@ -200,7 +215,67 @@ impl Room {
                 c.outbox.close(CloseReason::RoomClosed);
             }
         }
-        Ok(())
+        Ok(prev)
+    }
+
+    /// Fills the ring from the shared history once (again after a
+    /// [`Room::lost_frames`]), so a participant resuming on a node that did
+    /// not see the whole stream still gets every chunk the history holds.
+    /// Concurrent callers wait for the first. A failed read is logged and
+    /// retried at the next resume; the local ring serves meanwhile.
+    pub(crate) async fn hydrate(&self, broker: &dyn Broker, limits: &Limits) -> usize {
+        use std::sync::atomic::Ordering::SeqCst;
+        if !broker.has_history() || self.hydrated.load(SeqCst) {
+            return 0;
+        }
+        let mut epoch = self.hydrating.lock().await;
+        if self.hydrated.load(SeqCst) {
+            return 0;
+        }
+        let (frames, bytes) = (limits.ring_max_frames, limits.ring_max_bytes);
+        match broker.history(&self.id, frames, bytes).await {
+            Ok(h) => {
+                let n = self.backfill(h, &mut epoch);
+                self.hydrated.store(true, SeqCst);
+                n
+            }
+            Err(e) => {
+                tracing::warn!(room = %self.id, error = %e, "shared history unavailable; replaying from this node's ring");
+                0
+            }
+        }
+    }
+
+    fn backfill(&self, h: History, last_epoch: &mut Option<String>) -> usize {
+        let mut ring = lock(&self.ring);
+        if last_epoch.is_some() && *last_epoch != h.epoch {
+            // A new incarnation of the history: what this node holds from
+            // the old one is stale.
+            ring.clear();
+        }
+        last_epoch.clone_from(&h.epoch);
+        let frames = h
+            .entries
+            .into_iter()
+            .filter_map(|e| {
+                let f = Frame::decode(e.frame).ok()?;
+                (f.room() == self.id && f.kind().is_replayable()).then_some((f, e.prev))
+            })
+            .collect();
+        let n = ring.backfill(frames, Instant::now());
+        tracing::debug!(room = %self.id, added = n, held = ring.len(), "ring filled from the shared history");
+        n
+    }
+
+    /// This node missed frames (its broker subscription dropped): with a
+    /// shared history the ring is emptied and filled again from it at the
+    /// next resume, so no later replay has a silent hole.
+    pub(crate) fn lost_frames(&self, has_history: bool) {
+        if has_history {
+            lock(&self.ring).clear();
+            self.hydrated
+                .store(false, std::sync::atomic::Ordering::SeqCst);
+        }
     }
 
     fn fanout(&self, frame: &Frame, except: Option<u64>) {

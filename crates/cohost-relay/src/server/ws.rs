@@ -134,6 +134,12 @@ pub(crate) async fn ws_handler(
         },
         None => None,
     };
+    if state.draining.load(std::sync::atomic::Ordering::Relaxed) {
+        return reject(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "this relay node is shutting down; reconnect (the load balancer picks another node)",
+        );
+    }
     let r = state.arriving(&room);
     if r.is_closed() {
         return reject(

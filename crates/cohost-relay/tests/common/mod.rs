@@ -14,6 +14,8 @@ use tokio_tungstenite::tungstenite::http::HeaderValue;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
+pub mod redis_server;
+
 pub const SECRET: &[u8] = b"integration-test-secret-0123456789";
 pub const WAIT: Duration = Duration::from_secs(10);
 
