@@ -282,6 +282,7 @@ impl Relay {
             .route("/healthz", get(|| async { "ok" }))
             .route("/readyz", get(readyz))
             .route("/metrics", get(metrics))
+            .merge(crate::web::routes())
             .with_state(state.clone());
         let (stop_tx, stop_rx) = oneshot::channel::<()>();
         let admission = admission::Admission::new(
