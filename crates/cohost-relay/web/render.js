@@ -57,7 +57,10 @@ export class Turn {
     this.text = null; // the StreamingMarkdown being appended to
     this.blocks = [];
     this.tools = new Map();
+    // When the last answer chunk arrived and was opened (performance.now()),
+    // kept on the element with the time it was rendered: the render bench.
     this.lastArrival = 0;
+    this.lastOpened = 0;
   }
 
   started(msg, who) {
@@ -92,6 +95,7 @@ export class Turn {
         }
         this.text.append(ev.delta || '');
         this.lastArrival = arrived;
+        this.lastOpened = performance.now();
         schedule(this);
         break;
       }
@@ -188,6 +192,7 @@ export class Turn {
     // Reading layout forces it, so the time includes it.
     void this.el.offsetHeight;
     this.el.dataset.lastArrivalMs = this.lastArrival.toFixed(2);
+    this.el.dataset.lastOpenMs = this.lastOpened.toFixed(2);
     this.el.dataset.lastRenderMs = performance.now().toFixed(2);
   }
 
