@@ -114,6 +114,15 @@ pub struct PresenceList {
     pub participants: Vec<Participant>,
 }
 
+/// `room.kick` (host only): remove a participant. The relay revokes the
+/// token that connection joined with, disconnects it, and refuses the token
+/// from then on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Kick {
+    /// The participant's connection id (from presence).
+    pub conn_id: u64,
+}
+
 /// `room.welcome`: sent once after authentication.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Welcome {

@@ -62,6 +62,15 @@ frame_types! {
     PresenceLeave = 12, "presence.leave";
     /// Current participant list (relay-generated, JSON payload).
     PresenceList = 13, "presence.list";
+    /// A participant's X25519 public key for key rotation (to hosts only;
+    /// sealed, see `docs/sharing-e2e.md`).
+    KeyAnnounce = 14, "key.announce";
+    /// The host hands room keys of newer epochs to participants, each
+    /// wrapped to its X25519 key (sealed and signed).
+    KeyRotate = 15, "key.rotate";
+    /// A co-driver asks the host to stop the running turn (to hosts only;
+    /// the host's policy decides).
+    InterruptRequest = 16, "ai.request.interrupt";
     /// Client asks to replay what it missed: last chunk index per stream (JSON payload).
     RoomResume = 20, "room.resume";
     /// The relay cannot replay a stream; the client must resynchronise from the host.
@@ -78,6 +87,9 @@ frame_types! {
     RoomPing = 26, "room.ping";
     /// Answer to `room.ping`.
     RoomPong = 27, "room.pong";
+    /// The host removes a participant: the relay revokes its token and
+    /// disconnects it (JSON payload [`crate::control::Kick`]).
+    RoomKick = 28, "room.kick";
 }
 
 impl FrameType {
@@ -108,6 +120,9 @@ impl FrameType {
                 | FrameType::ToolApprovalRequested
                 | FrameType::ToolApprovalDecided
                 | FrameType::ChatMessage
+                | FrameType::KeyAnnounce
+                | FrameType::KeyRotate
+                | FrameType::InterruptRequest
         )
     }
 
@@ -125,6 +140,7 @@ impl FrameType {
                 | FrameType::RoomGap
                 | FrameType::RoomError
                 | FrameType::RoomWelcome
+                | FrameType::RoomKick
         )
     }
 }

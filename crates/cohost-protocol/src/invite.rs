@@ -1,11 +1,19 @@
-//! Invite strings a participant can paste: `cohost://<host:port>/<room>#<token>`.
+//! Invite strings a participant can paste:
+//! `cohost://<host:port>/<room>#<jwt>.<key>.<hostpub>`.
 //!
-//! `cohosts://` means the relay is behind TLS (`wss://`). The token sits in the
-//! URL *fragment*, which no HTTP client sends, and the client library presents
-//! it in `Sec-WebSocket-Protocol` (`cohost.token.<jwt>`), never in a query.
+//! `cohosts://` means the relay is behind TLS (`wss://`). The fragment, which
+//! no HTTP client sends, holds the room token and, for end-to-end encrypted
+//! rooms, the room key and the host's Ed25519 public key (base64url, no
+//! padding; `docs/sharing-e2e.md`). The client library presents only the
+//! token, in `Sec-WebSocket-Protocol` (`cohost.token.<jwt>`), never in a
+//! query; the keys never leave the participant.
 //! The WebSocket URL derived from an invite is `ws(s)://<host:port>/v1/rooms/<room>/ws`.
 
+use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
+use base64::Engine as _;
+
 use crate::envelope::is_valid_id;
+use crate::roles::Role;
 
 /// The WebSocket subprotocol every cohost client offers and the relay echoes.
 pub const SUBPROTOCOL: &str = "cohost.v1";
@@ -29,6 +37,48 @@ pub enum InviteError {
     /// A query string is present (tokens must never travel in a query).
     #[error("invite has a query string; tokens must be in the #fragment, never in a URL query")]
     Query,
+    /// The room key or host key segment is not 32 bytes of base64url.
+    #[error("the invite's {0} is damaged (expected 32 bytes of base64url); paste the whole invite again or ask the host for a new one")]
+    Key(&'static str),
+}
+
+/// The end-to-end keys an invite carries after its token.
+#[derive(Clone, PartialEq, Eq)]
+pub struct InviteKeys {
+    /// The AES-256 room key of epoch 0.
+    pub room_key: [u8; 32],
+    /// The host's Ed25519 public key, which every host frame is signed with.
+    pub host_public: [u8; 32],
+}
+
+impl std::fmt::Debug for InviteKeys {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("InviteKeys")
+            .field("room_key", &"<redacted>")
+            .field("host_public", &B64.encode(self.host_public))
+            .finish()
+    }
+}
+
+fn key32(segment: &str, what: &'static str) -> Result<[u8; 32], InviteError> {
+    B64.decode(segment)
+        .ok()
+        .and_then(|v| <[u8; 32]>::try_from(v).ok())
+        .ok_or(InviteError::Key(what))
+}
+
+/// Splits a fragment into the token and, when it has five dot-separated
+/// segments (`JWT.KEY.HOSTPUB`), the keys. Anything else is all token.
+fn split_fragment(fragment: &str) -> Result<(String, Option<InviteKeys>), InviteError> {
+    let parts: Vec<&str> = fragment.split('.').collect();
+    if let [h, c, s, key, host] = parts[..] {
+        let keys = InviteKeys {
+            room_key: key32(key, "room key")?,
+            host_public: key32(host, "host key")?,
+        };
+        return Ok((format!("{h}.{c}.{s}"), Some(keys)));
+    }
+    Ok((fragment.to_string(), None))
 }
 
 /// A parsed invite.
@@ -42,10 +92,13 @@ pub struct Invite {
     pub room: String,
     /// The room token (JWT).
     pub token: String,
+    /// The end-to-end keys (`None`: an invite minted by the relay, before
+    /// the host added them).
+    pub keys: Option<InviteKeys>,
 }
 
 impl Invite {
-    /// Parses `cohost://host:port/room#token`.
+    /// Parses `cohost://host:port/room#token[.key.hostpub]`.
     pub fn parse(s: &str) -> Result<Invite, InviteError> {
         let s = s.trim();
         let (secure, rest) = if let Some(r) = s.strip_prefix("cohosts://") {
@@ -55,24 +108,48 @@ impl Invite {
         } else {
             return Err(InviteError::Scheme);
         };
-        let (before, token) = rest.split_once('#').ok_or(InviteError::Incomplete)?;
+        let (before, fragment) = rest.split_once('#').ok_or(InviteError::Incomplete)?;
         if before.contains('?') {
             return Err(InviteError::Query);
         }
         let (authority, room) = before.split_once('/').ok_or(InviteError::Incomplete)?;
         let room = room.trim_end_matches('/');
-        if authority.is_empty() || token.is_empty() {
+        if authority.is_empty() || fragment.is_empty() {
             return Err(InviteError::Incomplete);
         }
         if !is_valid_id(room) {
             return Err(InviteError::Room);
         }
+        let (token, keys) = split_fragment(fragment)?;
         Ok(Invite {
             authority: authority.to_string(),
             secure,
             room: room.to_string(),
-            token: token.to_string(),
+            token,
+            keys,
         })
+    }
+
+    /// The same invite carrying `keys` (the host adds them locally to what
+    /// the relay minted).
+    pub fn with_keys(mut self, keys: InviteKeys) -> Invite {
+        self.keys = Some(keys);
+        self
+    }
+
+    /// The role the token claims, read without verifying it (only the relay
+    /// can verify; a participant uses this to know the role it will act in
+    /// before the relay welcomes it). `None` for a token that is not a JWT.
+    pub fn claimed_role(&self) -> Option<Role> {
+        #[derive(serde::Deserialize)]
+        struct RoleClaim {
+            role: Role,
+        }
+        let body = self.token.split('.').nth(1)?;
+        let json = B64.decode(body).ok()?;
+        serde_json::from_slice::<RoleClaim>(&json)
+            .ok()
+            .map(|c| c.role)
     }
 
     /// The WebSocket URL to connect to (no token in it).
@@ -94,7 +171,16 @@ impl std::fmt::Display for Invite {
             f,
             "{scheme}://{}/{}#{}",
             self.authority, self.room, self.token
-        )
+        )?;
+        if let Some(k) = &self.keys {
+            write!(
+                f,
+                ".{}.{}",
+                B64.encode(k.room_key),
+                B64.encode(k.host_public)
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -105,6 +191,7 @@ impl std::fmt::Debug for Invite {
             .field("secure", &self.secure)
             .field("room", &self.room)
             .field("token", &"<redacted>")
+            .field("keys", &self.keys)
             .finish()
     }
 }
@@ -127,6 +214,34 @@ mod tests {
         assert_eq!(
             Invite::parse("cohost://h:1/r"),
             Err(InviteError::Incomplete)
+        );
+        assert_eq!(i.keys, None);
+    }
+
+    #[test]
+    fn keys_ride_in_the_fragment_and_round_trip() {
+        // {"role":"CO_DRIVER"} as a JWT body.
+        let body = B64.encode(br#"{"room":"abc","role":"CO_DRIVER"}"#);
+        let keys = InviteKeys {
+            room_key: [7; 32],
+            host_public: [9; 32],
+        };
+        let i = Invite::parse(&format!("cohosts://relay.example:443/abc#h.{body}.s"))
+            .unwrap()
+            .with_keys(keys.clone());
+        let s = i.to_string();
+        assert_eq!(s.matches('.').count(), 5, "{s}");
+        let back = Invite::parse(&s).unwrap();
+        assert_eq!(back, i);
+        assert_eq!(back.keys, Some(keys));
+        assert_eq!(back.token, format!("h.{body}.s"));
+        assert_eq!(back.claimed_role(), Some(Role::CoDriver));
+        assert!(back.secure);
+        assert!(!format!("{back:?}").contains(&B64.encode([7u8; 32])));
+        let short = B64.encode([1u8; 31]);
+        assert_eq!(
+            Invite::parse(&format!("cohost://h:1/r#a.b.c.{short}.{short}")),
+            Err(InviteError::Key("room key"))
         );
     }
 }

@@ -33,7 +33,8 @@
 //! JSON defined in [`control`]; all other payloads are opaque bytes.
 //!
 //! # Invites
-//! `cohost://<host:port>/<room>#<jwt>` (`cohosts://` for TLS), see [`Invite`].
+//! `cohost://<host:port>/<room>#<jwt>.<key>.<hostpub>` (`cohosts://` for
+//! TLS), see [`Invite`]; the keys are end-to-end (`docs/sharing-e2e.md`).
 
 #![forbid(unsafe_code)]
 
@@ -48,13 +49,14 @@ pub mod roles;
 
 pub use claims::{Claims, TOKEN_AUDIENCE};
 pub use control::{
-    ControlError, ErrorCode, ErrorPayload, Gap, Participant, PresenceList, Resume, Resync, Welcome,
+    ControlError, ErrorCode, ErrorPayload, Gap, Kick, Participant, PresenceList, Resume, Resync,
+    Welcome,
 };
 pub use envelope::{
     is_valid_id, EnvelopeError, Frame, FIXED_HEADER_LEN, MAX_ID_LEN, PROTOCOL_VERSION,
 };
 pub use frames::FrameType;
 pub use ids::{RoomId, StreamId};
-pub use invite::{ws_url, Invite, InviteError, SUBPROTOCOL, TOKEN_SUBPROTOCOL_PREFIX};
+pub use invite::{ws_url, Invite, InviteError, InviteKeys, SUBPROTOCOL, TOKEN_SUBPROTOCOL_PREFIX};
 pub use matrix::{may_send, route, Route};
 pub use roles::Role;

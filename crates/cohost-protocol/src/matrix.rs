@@ -14,7 +14,7 @@ pub enum Route {
     /// Deliver only to the room's host connections, with the frame type
     /// rewritten to the given type (e.g. `suggest_prompt` -> `prompt_suggested`).
     ToHosts(FrameType),
-    /// Consumed by the relay itself (resume, ping, pong); never forwarded.
+    /// Consumed by the relay itself (resume, ping, pong, kick); never forwarded.
     Relay,
 }
 
@@ -26,7 +26,7 @@ pub fn may_send(ty: FrameType, role: Role) -> bool {
     use FrameType as F;
     use Role::*;
     match ty {
-        F::SuggestPrompt => role == CoDriver,
+        F::SuggestPrompt | F::InterruptRequest => role == CoDriver,
         F::PromptSuggested => false,
         F::SuggestionDecided
         | F::ExecutionStarted
@@ -37,6 +37,8 @@ pub fn may_send(ty: FrameType, role: Role) -> bool {
         | F::ToolApprovalDecided
         | F::RoomClose => role == Host,
         F::ChatMessage => true,
+        F::KeyAnnounce => role != Host,
+        F::KeyRotate | F::RoomKick => role == Host,
         F::PresenceJoin | F::PresenceLeave | F::PresenceList => false,
         F::RoomResume | F::RoomPing | F::RoomPong => true,
         F::RoomResync | F::RoomGap | F::RoomError | F::RoomWelcome => false,
@@ -48,7 +50,13 @@ pub fn may_send(ty: FrameType, role: Role) -> bool {
 pub fn route(ty: FrameType) -> Route {
     match ty {
         FrameType::SuggestPrompt => Route::ToHosts(FrameType::PromptSuggested),
-        FrameType::RoomResume | FrameType::RoomPing | FrameType::RoomPong => Route::Relay,
+        // A public key is for the hosts, who answer with `key.rotate`; an
+        // interrupt request is for the hosts to decide.
+        FrameType::KeyAnnounce => Route::ToHosts(FrameType::KeyAnnounce),
+        FrameType::InterruptRequest => Route::ToHosts(FrameType::InterruptRequest),
+        FrameType::RoomResume | FrameType::RoomPing | FrameType::RoomPong | FrameType::RoomKick => {
+            Route::Relay
+        }
         _ => Route::Room,
     }
 }

@@ -22,6 +22,9 @@ const EXPECTED: &[(&str, bool, bool, bool)] = &[
     ("presence.join", false, false, false),
     ("presence.leave", false, false, false),
     ("presence.list", false, false, false),
+    ("key.announce", false, true, true),
+    ("key.rotate", true, false, false),
+    ("ai.request.interrupt", false, true, false),
     ("room.resume", true, true, true),
     ("room.resync", false, false, false),
     ("room.gap", false, false, false),
@@ -30,6 +33,7 @@ const EXPECTED: &[(&str, bool, bool, bool)] = &[
     ("room.close", true, false, false),
     ("room.ping", true, true, true),
     ("room.pong", true, true, true),
+    ("room.kick", true, false, false),
 ];
 
 #[test]
@@ -57,7 +61,8 @@ fn every_cell_matches_the_expectation_table() {
 #[test]
 fn relay_only_frames_are_sendable_by_nobody() {
     for ty in FrameType::ALL {
-        if ty.is_control() && *ty != FrameType::RoomResume {
+        // Resume is every client's; kick is the host's (both consumed by the relay).
+        if ty.is_control() && !matches!(ty, FrameType::RoomResume | FrameType::RoomKick) {
             for role in Role::ALL {
                 assert!(!may_send(*ty, role), "{ty} must be relay-only");
             }
@@ -74,4 +79,20 @@ fn suggestions_are_delivered_to_hosts_as_prompt_suggested() {
     assert_eq!(route(FrameType::StreamChunk), Route::Room);
     assert_eq!(route(FrameType::RoomResume), Route::Relay);
     assert_eq!(route(FrameType::RoomPing), Route::Relay);
+}
+
+#[test]
+fn keys_go_to_hosts_and_kicks_to_the_relay() {
+    assert_eq!(
+        route(FrameType::KeyAnnounce),
+        Route::ToHosts(FrameType::KeyAnnounce)
+    );
+    assert_eq!(route(FrameType::KeyRotate), Route::Room);
+    assert_eq!(route(FrameType::RoomKick), Route::Relay);
+    assert_eq!(
+        route(FrameType::InterruptRequest),
+        Route::ToHosts(FrameType::InterruptRequest)
+    );
+    assert!(FrameType::KeyRotate.is_application() && !FrameType::KeyRotate.is_replayable());
+    assert!(FrameType::RoomKick.is_control());
 }

@@ -19,23 +19,29 @@
 //!   [`cohost_protocol::StreamId`]), so every frame built from them encodes;
 //!   the remaining failures (a payload that cannot be encoded or sealed) are
 //!   typed [`ShareError`]s for the caller to surface, never dropped.
-//! - Payload bytes pass through a [`PayloadCodec`]: [`Plain`] (JSON in the
-//!   clear) today. End-to-end encryption is another codec: AEAD over the
-//!   payload with the clear header ([`Header::associated_data`]) as
+//! - Payload bytes pass through a [`PayloadCodec`]: [`E2e`] (format v1 of
+//!   `docs/sharing-e2e.md`: AES-256-GCM under the room key of an epoch, the
+//!   clear header with the sender's role ([`Header::associated_data`]) as
 //!   associated data, a version byte leading the payload and the host's
-//!   signature inside it; the messages, the routing and both sides' code stay
-//!   as they are.
+//!   Ed25519 signature inside it), or [`Plain`] (JSON in the clear, for
+//!   tests). Keys travel as `key.announce` / `key.rotate` messages
+//!   ([`e2e::wrap_key`]).
 
 #![forbid(unsafe_code)]
 
 mod codec;
+pub mod e2e;
 mod message;
 pub mod payload;
 mod turn;
 
 pub use codec::{CodecError, Header, PayloadCodec, Plain};
+pub use e2e::E2e;
 pub use message::{Message, ShareError};
-pub use payload::{Chat, ExecutionStarted, Suggestion, SuggestionDecision};
+pub use payload::{
+    Chat, ExecutionStarted, InterruptRequest, KeyAnnounce, KeyRotate, Suggestion,
+    SuggestionDecision, WrappedKey,
+};
 pub use turn::{RoomCodec, TurnStream};
 
 #[cfg(test)]

@@ -6,7 +6,10 @@ use cohost_protocol::{EnvelopeError, FrameType};
 use serde::de::DeserializeOwned;
 
 use crate::codec::CodecError;
-use crate::payload::{Chat, ExecutionStarted, Suggestion, SuggestionDecision};
+use crate::payload::{
+    Chat, ExecutionStarted, InterruptRequest, KeyAnnounce, KeyRotate, Suggestion,
+    SuggestionDecision,
+};
 
 /// What host and participants say to each other.
 #[derive(Debug, Clone, PartialEq)]
@@ -26,6 +29,12 @@ pub enum Message {
     ApprovalNotice(Event),
     /// Room chat.
     Chat(Chat),
+    /// A participant's X25519 public key (`key.announce`).
+    KeyAnnounce(KeyAnnounce),
+    /// Room keys wrapped for participants (`key.rotate`).
+    KeyRotate(KeyRotate),
+    /// A co-driver asks to stop the running turn.
+    InterruptRequest(InterruptRequest),
 }
 
 /// Why an application frame could not be built or read.
@@ -88,6 +97,9 @@ impl Message {
                 _ => FrameType::ToolApprovalRequested,
             },
             Message::Chat(_) => FrameType::ChatMessage,
+            Message::KeyAnnounce(_) => FrameType::KeyAnnounce,
+            Message::KeyRotate(_) => FrameType::KeyRotate,
+            Message::InterruptRequest(_) => FrameType::InterruptRequest,
         }
     }
 
@@ -110,13 +122,23 @@ impl Message {
             Message::ExecutionStarted(s) => serde_json::to_value(s),
             Message::TurnEvent(e) | Message::ApprovalNotice(e) => serde_json::to_value(e),
             Message::Chat(c) => serde_json::to_value(c),
+            // Key messages carry keys, which look like secrets to the
+            // sanitizer by design; their one free text (a name) is sanitized.
+            Message::KeyAnnounce(a) => serde_json::to_value(KeyAnnounce {
+                x25519: a.x25519.clone(),
+                name: a.name.as_deref().map(cohost_core::sanitize::sanitize),
+            }),
+            Message::KeyRotate(r) => serde_json::to_value(r),
+            Message::InterruptRequest(i) => serde_json::to_value(i),
         };
         let encode_error = |source| ShareError::Encode {
             kind: self.frame_type(),
             source,
         };
         let mut value = value.map_err(encode_error)?;
-        cohost_core::sanitize::sanitize_json(&mut value);
+        if !matches!(self, Message::KeyAnnounce(_) | Message::KeyRotate(_)) {
+            cohost_core::sanitize::sanitize_json(&mut value);
+        }
         serde_json::to_vec(&value).map_err(encode_error)
     }
 
@@ -147,6 +169,9 @@ impl Message {
                 Message::ApprovalNotice(read(kind, json)?)
             }
             FrameType::ChatMessage => Message::Chat(read(kind, json)?),
+            FrameType::KeyAnnounce => Message::KeyAnnounce(read(kind, json)?),
+            FrameType::KeyRotate => Message::KeyRotate(read(kind, json)?),
+            FrameType::InterruptRequest => Message::InterruptRequest(read(kind, json)?),
             _ => return Ok(None),
         }))
     }

@@ -53,3 +53,44 @@ pub struct Chat {
     /// Message.
     pub text: String,
 }
+
+/// `key.announce` (participant to hosts): the participant's X25519 public
+/// key, which the host wraps room keys to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeyAnnounce {
+    /// base64url (no padding) of the 32-byte X25519 public key.
+    pub x25519: String,
+    /// Display name, when it gives one.
+    #[serde(default)]
+    pub name: Option<String>,
+}
+
+/// One room key wrapped for one participant.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WrappedKey {
+    /// The epoch of the wrapped key.
+    pub epoch: u32,
+    /// The recipient's connection id.
+    pub to: u64,
+    /// base64url of the host's ephemeral X25519 public key.
+    pub eph: String,
+    /// base64url of the 12-byte AES-GCM nonce.
+    pub nonce: String,
+    /// base64url of the wrapped key and its tag.
+    pub ct: String,
+}
+
+/// `key.rotate` (host to participants): room keys of newer epochs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeyRotate {
+    /// Every wrap, for every recipient.
+    pub keys: Vec<WrappedKey>,
+}
+
+/// `ai.request.interrupt` (co-driver to hosts): stop the running turn.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InterruptRequest {
+    /// Display name, when it gives one.
+    #[serde(default)]
+    pub from: Option<String>,
+}

@@ -182,7 +182,9 @@ impl PayloadCodec for Bound {
         let ad = h.associated_data();
         match payload.split_first() {
             Some((1, rest)) if rest.starts_with(&ad) => Ok(rest[ad.len()..].to_vec()),
-            _ => Err(CodecError("payload does not belong to this frame".into())),
+            _ => Err(CodecError::Other(
+                "payload does not belong to this frame".into(),
+            )),
         }
     }
 }

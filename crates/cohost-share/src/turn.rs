@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use cohost_protocol::{Frame, FrameType, RoomId, StreamId};
+use cohost_protocol::{Frame, FrameType, Role, RoomId, StreamId};
 
 use crate::codec::{Header, PayloadCodec, Plain};
 use crate::message::{Message, ShareError};
@@ -13,6 +13,7 @@ use crate::message::{Message, ShareError};
 #[derive(Clone)]
 pub struct RoomCodec {
     room: RoomId,
+    role: Option<Role>,
     codec: Arc<dyn PayloadCodec>,
 }
 
@@ -20,6 +21,7 @@ impl std::fmt::Debug for RoomCodec {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RoomCodec")
             .field("room", &self.room)
+            .field("role", &self.role)
             .finish_non_exhaustive()
     }
 }
@@ -32,7 +34,19 @@ impl RoomCodec {
 
     /// Frames for `room` through `codec` (end-to-end encryption).
     pub fn with_codec(room: RoomId, codec: Arc<dyn PayloadCodec>) -> RoomCodec {
-        RoomCodec { room, codec }
+        RoomCodec {
+            room,
+            role: None,
+            codec,
+        }
+    }
+
+    /// The same codec sending as `role`: the role every frame it builds is
+    /// sealed under (the relay stamps the same one, and receivers open with
+    /// the stamp).
+    pub fn as_role(mut self, role: Role) -> RoomCodec {
+        self.role = Some(role);
+        self
     }
 
     /// The room.
@@ -61,6 +75,7 @@ impl RoomCodec {
             room: &self.room,
             stream: None,
             chunk: 0,
+            role: self.role,
         };
         let payload = self.seal(&header, msg)?;
         Ok(Frame::in_room(kind, &self.room, &payload)?)
@@ -83,11 +98,15 @@ impl RoomCodec {
     /// The message bytes of a received frame, opened by the codec.
     pub fn open(&self, frame: &Frame) -> Result<Vec<u8>, ShareError> {
         let stream = frame.stream().map(StreamId::new).transpose()?;
+        // The room the frame names, not ours: a frame moved here from
+        // another room must fail to open, not open as ours.
+        let room = RoomId::new(frame.room())?;
         let header = Header {
             kind: frame.kind(),
-            room: &self.room,
+            room: &room,
             stream: stream.as_ref(),
             chunk: frame.chunk(),
+            role: frame.role(),
         };
         self.codec
             .open(&header, &frame.payload())
@@ -141,6 +160,7 @@ impl TurnStream {
             room: &self.codec.room,
             stream: Some(&self.stream),
             chunk: self.next_chunk,
+            role: self.codec.role,
         };
         let payload = self.codec.seal(&header, msg)?;
         let frame = Frame::in_stream(

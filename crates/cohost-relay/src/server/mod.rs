@@ -185,6 +185,8 @@ impl RelayState {
                 secure: self.config.public_tls,
                 room: room.to_string(),
                 token,
+                // The host adds the end-to-end keys locally.
+                keys: None,
             },
             claims.exp,
             claims.jti,
