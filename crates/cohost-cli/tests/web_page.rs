@@ -93,3 +93,28 @@ fn xss_corpus_runs_no_script_and_requests_nothing_outside_the_relay() {
 fn page_resumes_after_the_connection_drops_mid_stream() {
     scenario("resume_after_drop");
 }
+
+/// The page's modules without a browser (`node --test`): the e2e codec
+/// against `crates/cohost-share/tests/vectors/e2e-v1.json`, the envelope,
+/// the streaming-markdown completion.
+#[test]
+fn page_modules_match_the_e2e_vectors() {
+    if Command::new("node").arg("--version").output().is_err() {
+        assert_ne!(
+            std::env::var("CI").as_deref(),
+            Ok("true"),
+            "node is not on PATH in CI"
+        );
+        eprintln!("\n*** SKIPPED web page unit tests: node is not on PATH ***\n");
+        return;
+    }
+    let out = Command::new("node")
+        .arg("--test")
+        .arg(repo().join("crates/cohost-relay/web/test/unit.test.mjs"))
+        .output()
+        .expect("node runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    println!("{stdout}");
+    assert!(out.status.success(), "node --test failed:\n{stdout}");
+    assert!(stdout.contains("# fail 0"), "{stdout}");
+}

@@ -46,6 +46,7 @@ static ASSETS: &[Asset] = assets! {
     "e2e.js" => JS,
     "render.js" => JS,
     "markdown.js" => JS,
+    "stream-md.js" => JS,
     "style.css" => CSS,
     "vendor/marked.esm.js" => JS,
     "vendor/purify.es.mjs" => JS,

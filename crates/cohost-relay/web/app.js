@@ -7,11 +7,6 @@ import { T, ROLE, ROLE_NAME, decode, encode, isReplayable, isValidId, jsonBytes,
 import { OpenError, RoomCrypto, parseFragment } from './e2e.js';
 import { Turn } from './render.js';
 
-// Frame type codes of the key exchange, from the e2e format; null until the
-// protocol defines them (no key exchange is sent then).
-const KEY_ANNOUNCE = T.KeyAnnounce ?? null;
-const KEY_ROTATE = T.KeyRotate ?? null;
-
 const $ = (id) => document.getElementById(id);
 const text = new TextDecoder();
 
@@ -100,10 +95,14 @@ function chatLine(who, role, body) {
   li.scrollIntoView({ block: 'nearest' });
 }
 
+// Key messages travel under epoch 0 (the invite's key), whatever the newest.
+const EPOCH0 = new Set([T.KeyAnnounce, T.KeyRotate]);
+
 async function send(type, body, stream = '', chunk = 0) {
   if (!state.ws || state.ws.readyState !== WebSocket.OPEN || !state.me) throw new Error('not connected');
   const role = ROLE[state.me.role] || 0;
-  const payload = await state.crypto.seal(type, role, chunk, stream, jsonBytes(body));
+  const epoch = EPOCH0.has(type) ? 0 : undefined;
+  const payload = await state.crypto.seal(type, role, chunk, stream, jsonBytes(body), epoch);
   state.ws.send(encode(type, state.room, stream, chunk, payload));
 }
 
@@ -149,9 +148,7 @@ function handleControl(f) {
       $('role').textContent = `${v.you.name} · ${v.you.role.replace('_', '-').toLowerCase()}`;
       $('codrive').hidden = v.you.role !== 'CO_DRIVER';
       renderPeople();
-      if (KEY_ANNOUNCE !== null && state.crypto.announce) {
-        send(KEY_ANNOUNCE, state.crypto.announce(v.you.name)).catch(() => {});
-      }
+      if (state.crypto.announce) send(T.KeyAnnounce, state.crypto.announce(v.you.name)).catch(() => {});
       break;
     case T.PresenceJoin:
       state.people.set(String(v.conn_id), v);
@@ -194,7 +191,8 @@ async function handleApp(f, arrived) {
   }
   let msg;
   try {
-    msg = JSON.parse(text.decode(body));
+    // key.rotate names u64 connection ids, which JSON.parse would round.
+    msg = f.type === T.KeyRotate ? parseJson(body) : JSON.parse(text.decode(body));
   } catch {
     refused(f, new OpenError('json', 'not a cohost message'));
     return false;
@@ -219,11 +217,14 @@ async function handleApp(f, arrived) {
     case T.ChatMessage:
       chatLine(nameOf(f.sender), ROLE_NAME[f.role] || '', msg.text || '');
       break;
-    default:
-      if (KEY_ROTATE !== null && f.type === KEY_ROTATE && state.me) {
-        const added = await state.crypto.rotate(msg, state.me.conn_id);
-        if (added && state.failed.size) resume();
+    case T.KeyRotate:
+      if (state.me && (await state.crypto.rotate(msg, state.me.conn_id).catch(() => 0)) && state.failed.size) {
+        state.failed.clear();
+        resume();
       }
+      break;
+    default:
+      break;
   }
   return true;
 }
@@ -351,7 +352,7 @@ function wireForms() {
       .catch(() => notice('Not connected; the suggestion was not sent.'));
   });
   $('interrupt').addEventListener('click', () => {
-    send(T.ChatMessage, { from: state.me?.name, text: '⏹ asks the host to interrupt the running turn', request: 'interrupt' })
+    send(T.InterruptRequest, { from: state.me?.name })
       .then(() => {
         chatLine('you', state.me?.role || '', '⏹ asked the host to interrupt the running turn');
       })

@@ -50,24 +50,26 @@ function u32(n) {
 }
 
 /**
- * The invite fragment: `JWT.KEY.HOSTPUB` (five base64url segments). A bare
- * JWT (three segments) has no room key.
+ * The invite fragment: exactly five dot-separated base64url segments are
+ * `JWT.KEY.HOSTPUB` (KEY and HOSTPUB 32 bytes each, else the link is
+ * damaged); anything else is a bare token, which carries no room key.
  * @returns {{jwt:string, key:Uint8Array|null, hostPub:Uint8Array|null}}
  */
 export function parseFragment(hash) {
   const frag = decodeURIComponent((hash || '').replace(/^#/, '')).trim();
+  if (!frag) throw new Error('this link has no room token: copy the whole link the host gave you, including everything after #');
   const seg = frag.split('.');
-  if (seg.some((s) => !/^[A-Za-z0-9_-]+$/.test(s))) {
-    throw new Error('this link is damaged: copy the whole link the host gave you, including everything after #');
+  if (seg.length !== 5) return { jwt: frag, key: null, hostPub: null };
+  let key;
+  let hostPub;
+  try {
+    key = b64urlDecode(seg[3]);
+    hostPub = b64urlDecode(seg[4]);
+  } catch {
+    key = null;
   }
-  if (seg.length === 3) return { jwt: frag, key: null, hostPub: null };
-  if (seg.length !== 5) {
-    throw new Error('this link is damaged: copy the whole link the host gave you, including everything after #');
-  }
-  const key = b64urlDecode(seg[3]);
-  const hostPub = b64urlDecode(seg[4]);
-  if (key.length !== 32 || hostPub.length !== 32) {
-    throw new Error("this link's room key is damaged: copy the whole link the host gave you");
+  if (!key || key.length !== 32 || hostPub.length !== 32) {
+    throw new Error("this link's room key is damaged: copy the whole link the host gave you, including everything after #");
   }
   return { jwt: seg.slice(0, 3).join('.'), key, hostPub };
 }
@@ -126,6 +128,7 @@ export class RoomCrypto {
       throw new OpenError('key', 'the payload does not open with this key');
     }
     if (inner.length < 1) throw new OpenError('short', 'empty inner payload');
+    if (inner[0] & ~1) throw new OpenError('version', `unknown inner flags ${inner[0]}`);
     const signed = (inner[0] & 1) === 1;
     if (signed && inner.length < 65) throw new OpenError('short', 'truncated signature');
     const body = signed ? inner.subarray(65) : inner.subarray(1);
@@ -138,15 +141,16 @@ export class RoomCrypto {
     return body;
   }
 
-  /** The payload of a frame this page sends (unsigned; sealed under the current epoch). */
-  async seal(type, ownRole, chunk, stream, body) {
-    const nonce = globalThis.crypto.getRandomValues(new Uint8Array(12));
+  /**
+   * The payload of a frame this page sends: unsigned, sealed under the newest
+   * epoch it holds (`epoch` overrides: key messages travel under epoch 0).
+   */
+  async seal(type, ownRole, chunk, stream, body, epoch = this.current, nonce = null) {
+    const iv = nonce || globalThis.crypto.getRandomValues(new Uint8Array(12));
     const ad = associatedData(type, ownRole, chunk, this.room, stream);
     const inner = concat([0], body);
-    const ct = new Uint8Array(
-      await subtle.encrypt({ name: 'AES-GCM', iv: nonce, additionalData: ad }, this.keys.get(this.current), inner),
-    );
-    return concat([PAYLOAD_VERSION], u32(this.current), nonce, ct);
+    const ct = new Uint8Array(await subtle.encrypt({ name: 'AES-GCM', iv, additionalData: ad }, this.keys.get(epoch), inner));
+    return concat([PAYLOAD_VERSION], u32(epoch), iv, ct);
   }
 
   /** The `key.announce` body. */

@@ -25,6 +25,9 @@ export const T = Object.freeze({
   PresenceJoin: 11,
   PresenceLeave: 12,
   PresenceList: 13,
+  KeyAnnounce: 14,
+  KeyRotate: 15,
+  InterruptRequest: 16,
   RoomResume: 20,
   RoomResync: 21,
   RoomGap: 22,
@@ -33,6 +36,7 @@ export const T = Object.freeze({
   RoomClose: 25,
   RoomPing: 26,
   RoomPong: 27,
+  RoomKick: 28,
 });
 
 /** Role codes; 0 = unstamped. */

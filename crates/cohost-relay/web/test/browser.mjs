@@ -150,7 +150,10 @@ const scenarios = {
         timeout: STEP_MS,
       });
       await co.click('#interrupt');
-      await host.wait((n) => n.notice === 'chat' && /interrupt/.test(n.chat.text), 'interrupt request');
+      await co.waitForFunction(() => /asked the host to interrupt/.test(document.getElementById('chatlog').innerText), null, {
+        timeout: STEP_MS,
+      });
+      assert.doesNotMatch(await co.locator('#notices').textContent(), /refused/, 'the relay took the interrupt request');
       const people = await viewer.locator('#people').innerText();
       assert.match(people, /co-driver/);
     });
