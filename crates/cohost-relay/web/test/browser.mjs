@@ -88,13 +88,25 @@ const scenarios = {
     await withRoom(async ({ host, browser, link }) => {
       const page = await openPage(browser, link('viewer'));
       await page.setViewportSize({ width: 1000, height: 820 });
+      // The echo scenario reasons first: reasoning is collapsed.
+      host.type('what are you?');
+      const t0 = await waitTurnEnd(page, 1);
+      assert.equal(t0.state, 'completed');
+      assert.match(t0.answer, /Hello from cohost's built-in mock agent/);
+      const reasoning = await page.evaluate(() => {
+        const d = document.querySelector('.turn details.reasoning');
+        return d && { open: d.open, text: d.querySelector('.reasoning-text').textContent };
+      });
+      assert.deepEqual(reasoning, { open: false, text: 'The user wrote a prompt; answer briefly and say what I am.' });
       const words = Array.from({ length: 30 }, (_, i) => `w${i}`);
       host.type(`[mock:say] ## Streaming answer\\n\\n${words.join(' ')}\\n\\n\`\`\`rust\\nfn main() { println!("hi"); }\\n\`\`\`\\n\\n**done**`);
       // Seen while streaming: some words and not yet the end.
-      await page.waitForFunction(() => /w3\b/.test(document.querySelector('.turn .answer')?.innerText ?? ''), null, { timeout: STEP_MS });
+      await page.waitForFunction(() => /w3\b/.test(document.querySelectorAll('.turn')[1]?.querySelector('.answer')?.innerText ?? ''), null, {
+        timeout: STEP_MS,
+      });
       const partial = await lastTurn(page);
       assert.equal(partial.state, 'streaming', 'the first words show before the turn ends');
-      const t = await waitTurnEnd(page);
+      const t = await waitTurnEnd(page, 2);
       inOrder(t.answer, ['Streaming answer', ...words, 'fn main()', 'done']);
       assert.equal(t.state, 'completed');
       assert.match(t.end, /completed/);
@@ -106,7 +118,7 @@ const scenarios = {
       await approval;
       await page.waitForSelector('.tool[data-approval="pending"]', { timeout: STEP_MS });
       host.type('/allow');
-      const t2 = await waitTurnEnd(page, 2);
+      const t2 = await waitTurnEnd(page, 3);
       assert.equal(t2.state, 'completed');
       const card = await page.locator('.tool').last().innerText();
       assert.match(card, /write_file/);
