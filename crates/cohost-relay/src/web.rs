@@ -8,7 +8,8 @@
 //!
 //! Every response carries a strict Content-Security-Policy (scripts and
 //! styles from this origin only, no inline script, WebSocket only to this
-//! relay, images only from here or `data:`), `nosniff` and `no-referrer`:
+//! relay, images only from here or `data:`, HTML sinks only through
+//! DOMPurify's Trusted Types policy), `nosniff` and `no-referrer`:
 //! agent output rendered by the page is hostile input, and the policy is the
 //! second wall behind its sanitizer.
 
@@ -124,7 +125,8 @@ fn secure(mut resp: Response, headers: &HeaderMap) -> Response {
         .unwrap_or_default();
     let csp = format!(
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
-         connect-src 'self'{ws}; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+         connect-src 'self'{ws}; base-uri 'none'; form-action 'none'; frame-ancestors 'none'; \
+         require-trusted-types-for 'script'; trusted-types dompurify"
     );
     let h = resp.headers_mut();
     if let Ok(v) = HeaderValue::from_str(&csp) {

@@ -77,13 +77,18 @@ DOMPurify.addHook('afterSanitizeAttributes', (node) => {
   if (node.nodeName === 'INPUT') node.setAttribute('disabled', '');
 });
 
-/** Sanitized HTML for a complete markdown text. */
+/**
+ * Sanitized HTML for a complete markdown text, as a TrustedHTML where the
+ * browser has Trusted Types: the page's CSP lets only DOMPurify's policy
+ * reach an HTML sink, so nothing unsanitized can be inserted by mistake.
+ */
 export function renderMarkdown(md) {
   return DOMPurify.sanitize(marked.parse(md), {
     ALLOWED_TAGS,
     ALLOWED_ATTR,
     ALLOW_DATA_ATTR: false,
     ALLOW_ARIA_ATTR: false,
+    RETURN_TRUSTED_TYPE: true,
   });
 }
 
@@ -119,6 +124,7 @@ export class StreamingMarkdown {
       this.settledLen = cut;
     }
     const tail = this.text.slice(this.settledLen);
-    this.tailEl.innerHTML = tail ? renderMarkdown(done ? tail : completeStreaming(tail)) : '';
+    if (tail) this.tailEl.innerHTML = renderMarkdown(done ? tail : completeStreaming(tail));
+    else this.tailEl.replaceChildren();
   }
 }

@@ -212,6 +212,16 @@ const scenarios = {
       assert.equal(await page.evaluate(() => window.__pwned), undefined);
       const headers = (await page.request.get(page.url())).headers();
       assert.match(headers['content-security-policy'], /default-src 'none'; script-src 'self'/);
+      assert.match(headers['content-security-policy'], /require-trusted-types-for 'script'; trusted-types dompurify/);
+      const sink = await page.evaluate(() => {
+        try {
+          document.createElement('div').innerHTML = '<b>x</b>';
+          return 'a string reached an HTML sink';
+        } catch (e) {
+          return e.name;
+        }
+      });
+      assert.equal(sink, 'TypeError', 'Trusted Types keep strings out of HTML sinks');
       assert.equal(headers['x-content-type-options'], 'nosniff');
       assert.equal(headers['referrer-policy'], 'no-referrer');
       assert.deepEqual(page.errors, []);
