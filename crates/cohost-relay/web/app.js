@@ -20,7 +20,8 @@ const state = {
   last: {}, // stream -> last chunk index shown
   turns: new Map(),
   opened: 0, // payloads opened so far
-  failed: new Set(), // "stream:chunk" already asked again
+  failed: new Set(), // "type:stream:chunk" already asked again
+  failing: false, // a failure notice is showing
   everConnected: false,
   attempts: 0,
   drops: 0,
@@ -126,10 +127,12 @@ function refused(f, err) {
     );
     return;
   }
-  const id = `${f.stream}:${f.chunk}`;
+  const id = `${f.type}:${f.stream}:${f.chunk}`;
   if (state.failed.has(id)) return;
   state.failed.add(id);
-  notice(`A message could not be opened (${err.message}); asking the relay to send it again.`);
+  // One notice per run of failures, not one per frame.
+  if (!state.failing) notice(`A message could not be opened (${err.message}); asking the relay for it again.`);
+  state.failing = true;
   if (isReplayable(f.type)) resume();
 }
 
@@ -198,6 +201,7 @@ async function handleApp(f, arrived) {
     return false;
   }
   state.opened++;
+  state.failing = false;
   switch (f.type) {
     case T.ExecutionStarted:
       turn(f.stream).started(msg, msg.origin !== 'host' ? suggestionAuthor(msg.origin) : null);
