@@ -75,6 +75,11 @@ fn scenario(name: &str) {
 }
 
 #[test]
+fn chromium_webcrypto_opens_the_e2e_vectors() {
+    scenario("browser_crypto_vectors");
+}
+
+#[test]
 fn viewer_sees_the_streamed_answer_in_order_and_its_end() {
     scenario("viewer_streams");
 }

@@ -5,7 +5,7 @@
 // the first failure.
 
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { STEP_MS, launch, need, startHost, startProxy, via, authorityOf } from './harness.mjs';
 
@@ -82,6 +82,32 @@ async function withRoom(fn, hostArgs = []) {
 }
 
 const scenarios = {
+  // Chromium's own WebCrypto opens the shared e2e vectors (AES-GCM, Ed25519,
+  // X25519, HKDF), through the page's module as served by the relay.
+  async browser_crypto_vectors() {
+    await withRoom(async ({ browser, link }) => {
+      const vectors = JSON.parse(readFileSync(new URL('../../../cohost-share/tests/vectors/e2e-v1.json', import.meta.url), 'utf8'));
+      const page = await openPage(browser, link('viewer'));
+      const bodies = await page.evaluate(async (v) => {
+        const e2e = await import('/assets/e2e.js');
+        const hex = (s) => Uint8Array.from(s.match(/../g).map((b) => parseInt(b, 16)));
+        const c = await e2e.RoomCrypto.create('room-vec', hex(v.room_key_hex), hex(v.host_public_hex));
+        const out = [];
+        for (const f of v.frames) {
+          const a = f.ad_inputs;
+          const frame = { type: a.frame_type_code, role: a.sender_role_code, chunk: a.chunk, room: a.room, stream: a.stream || '', payload: hex(f.payload_hex) };
+          out.push(new TextDecoder().decode(await c.open(frame)));
+        }
+        const w = v.wrap;
+        const jwk = { kty: 'OKP', crv: 'X25519', d: e2e.b64urlEncode(hex(w.recipient_secret_hex)), x: w.recipient_public };
+        c.pair = { privateKey: await crypto.subtle.importKey('jwk', jwk, { name: 'X25519' }, false, ['deriveBits']) };
+        out.push(await c.rotate({ keys: [w.expected] }, String(w.to)));
+        return out;
+      }, vectors);
+      assert.deepEqual(bodies, [...vectors.frames.map((f) => f.body), 1]);
+    });
+  },
+
   // A viewer sees a streamed answer in order, then the turn's end; tool
   // approvals show who decided; the screenshot for the README.
   async viewer_streams() {
