@@ -8,9 +8,9 @@
 use std::time::Duration;
 
 use cohost_cli::multiplayer::host::{HostInput, HostNotice};
-use cohost_cli::multiplayer::participant;
+use cohost_cli::multiplayer::participant::SendError;
+use cohost_cli::multiplayer::session::ParticipantSession;
 use cohost_protocol::FrameType;
-use cohost_relay::{ClientEvent, RelayClient};
 use tokio::time::timeout;
 
 mod room_support;
@@ -19,27 +19,25 @@ const T: Duration = Duration::from_secs(20);
 
 /// Collects a participant's stream frames until the stream ends.
 async fn collect_turn(
-    client: &mut RelayClient,
+    client: &mut ParticipantSession,
     drop_after: Option<u64>,
 ) -> Vec<(u64, FrameType, serde_json::Value)> {
     let mut frames = Vec::new();
     let mut dropped = false;
     loop {
-        let ev = timeout(T, client.recv())
-            .await
-            .expect("frames keep coming")
-            .expect("client open");
-        if let ClientEvent::Frame(f) = &ev {
-            if f.kind().is_replayable() {
-                let v: serde_json::Value = serde_json::from_slice(&f.payload()).unwrap();
-                frames.push((f.chunk(), f.kind(), v));
-                if Some(f.chunk()) == drop_after && !dropped {
-                    dropped = true;
-                    client.drop_connection().await;
-                }
+        let (f, _) = room_support::next_frame(client).await;
+        if f.kind().is_replayable() {
+            let v = room_support::payload_json(client, &f);
+            frames.push((f.chunk(), f.kind(), v));
+            if Some(f.chunk()) == drop_after && !dropped {
+                dropped = true;
+                client.drop_connection().await;
             }
         }
-        if participant::is_stream_end(&ev) {
+        if matches!(
+            f.kind(),
+            FrameType::StreamEnd | FrameType::StreamInterrupted
+        ) {
             return frames;
         }
     }
@@ -54,29 +52,19 @@ async fn co_driver_suggests_host_runs_everyone_sees_every_chunk() {
         mut notices,
         mut co,
         mut viewer,
+        ..
     } = room_support::room(Duration::from_millis(15)).await;
 
-    // The viewer may not suggest: the relay refuses it and the host never hears of it.
-    participant::suggest(&viewer, "rm -rf / [mock:text]", Some("vic"))
-        .await
-        .unwrap();
-    let refused = timeout(T, async {
-        loop {
-            match viewer.recv().await {
-                Some(ClientEvent::Error(e)) => return e,
-                Some(_) => continue,
-                None => panic!("viewer closed"),
-            }
-        }
-    })
-    .await
-    .unwrap();
-    assert!(refused.message.to_lowercase().contains("not allowed") || !refused.message.is_empty());
+    // The viewer may not suggest: refused before anything is sent, and the
+    // host never hears of it.
+    let refused = viewer.suggest("rm -rf / [mock:text]").await.unwrap_err();
+    assert!(
+        matches!(&refused, SendError::NotAllowed(w) if w.contains("viewers cannot suggest")),
+        "{refused}"
+    );
 
     // The co-driver's suggestion reaches the host, who accepts it.
-    let sid = participant::suggest(&co, "count with me [mock:text]", Some("ana"))
-        .await
-        .unwrap();
+    let sid = co.suggest("count with me [mock:text]").await.unwrap();
     let suggested = timeout(T, async {
         loop {
             match notices.recv().await.unwrap() {
@@ -132,19 +120,18 @@ async fn co_driver_suggests_host_runs_everyone_sees_every_chunk() {
     let frames = timeout(T, async {
         let mut frames = Vec::new();
         loop {
-            if let Some(ClientEvent::Frame(f)) = co.recv().await {
-                if f.kind() == FrameType::StreamChunk && !saw_chunk {
-                    saw_chunk = true;
-                    input_tx.send(HostInput::Interrupt).unwrap();
-                }
-                let end = matches!(
-                    f.kind(),
-                    FrameType::StreamEnd | FrameType::StreamInterrupted
-                );
-                frames.push(f.kind());
-                if end {
-                    return frames;
-                }
+            let (f, _) = room_support::next_frame(&mut co).await;
+            if f.kind() == FrameType::StreamChunk && !saw_chunk {
+                saw_chunk = true;
+                input_tx.send(HostInput::Interrupt).unwrap();
+            }
+            let end = matches!(
+                f.kind(),
+                FrameType::StreamEnd | FrameType::StreamInterrupted
+            );
+            frames.push(f.kind());
+            if end {
+                return frames;
             }
         }
     })

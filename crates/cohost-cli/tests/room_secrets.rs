@@ -9,24 +9,12 @@ use std::time::Duration;
 use cohost_cli::multiplayer::host::{HostInput, HostNotice};
 use cohost_cli::multiplayer::participant;
 use cohost_core::sanitize::corpus;
-use cohost_protocol::Frame;
-use cohost_relay::{ClientEvent, RelayClient};
 use tokio::time::timeout;
 
 mod room_support;
+use room_support::next_frame;
 
 const T: Duration = Duration::from_secs(20);
-
-/// The next frame a client receives.
-async fn next_frame(c: &mut RelayClient) -> Frame {
-    loop {
-        match timeout(T, c.recv()).await.expect("a frame in time") {
-            Some(ClientEvent::Frame(f)) => return f,
-            Some(_) => continue,
-            None => panic!("client closed"),
-        }
-    }
-}
 
 #[tokio::test]
 async fn room_payloads_hold_no_secret_and_chat_is_inert_and_stamped() {
@@ -37,6 +25,7 @@ async fn room_payloads_hold_no_secret_and_chat_is_inert_and_stamped() {
         mut notices,
         mut co,
         viewer,
+        ..
     } = room_support::room(Duration::ZERO).await;
 
     // The host runs a prompt full of secrets; the co-driver sees the turn.
@@ -45,8 +34,9 @@ async fn room_payloads_hold_no_secret_and_chat_is_inert_and_stamped() {
         .unwrap();
     let mut seen = String::new();
     loop {
-        let f = next_frame(&mut co).await;
-        seen.push_str(&String::from_utf8_lossy(&f.payload()));
+        let (f, _) = next_frame(&mut co).await;
+        // What the host sealed: the opened payload.
+        seen.push_str(&String::from_utf8_lossy(&co.codec().open(&f).unwrap()));
         if matches!(f.kind(), cohost_protocol::FrameType::StreamEnd) {
             break;
         }
@@ -63,9 +53,7 @@ async fn room_payloads_hold_no_secret_and_chat_is_inert_and_stamped() {
 
     // A viewer's chat with escape sequences, claiming to be the host.
     let chat = "hi\x1b]0;pwned\x07\x1b[2J\x1b[31mred";
-    participant::chat(&viewer, chat, Some("host"))
-        .await
-        .unwrap();
+    viewer.chat(chat).await.unwrap();
     let got = timeout(T, async {
         loop {
             if let Some(HostNotice::Chat(c)) = notices.recv().await {
@@ -78,8 +66,8 @@ async fn room_payloads_hold_no_secret_and_chat_is_inert_and_stamped() {
     let from = got.from.unwrap_or_default();
     assert!(from.starts_with("viewer #"), "shown as {from:?}");
     // What the co-driver's terminal shows of it.
-    let f = next_frame(&mut co).await;
-    let line = participant::frame_line(&participant::room_codec(&co), &f).unwrap();
+    let (f, _) = next_frame(&mut co).await;
+    let line = participant::frame_line(co.codec(), &f).unwrap();
     assert!(line.starts_with("<viewer #"), "{line:?}");
     assert!(line.ends_with("> hired"), "{line:?}");
     assert!(!line.contains('\x1b') && !line.contains('\x07'), "{line:?}");

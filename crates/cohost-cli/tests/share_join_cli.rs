@@ -149,7 +149,7 @@ fn co_driver_joins_suggests_and_sees_the_turn() {
         "the token never travels in a URL query"
     );
 
-    // A viewer may not suggest: the relay refuses, the viewer says so.
+    // A viewer may not suggest: refused before anything is sent, and said so.
     let viewer = cohost(home.path())
         .args(["join", &viewer_invite, "--suggest", "nope", "--json"])
         .stdout(Stdio::null())
@@ -161,7 +161,7 @@ fn co_driver_joins_suggests_and_sees_the_turn() {
     let mut seen = Vec::new();
     let refused = loop {
         match verr.recv_timeout(STEP) {
-            Ok(l) if l.contains("refused by the relay") => break true,
+            Ok(l) if l.contains("suggestion refused: viewers cannot suggest") => break true,
             Ok(l) => seen.push(l),
             Err(_) => break false,
         }

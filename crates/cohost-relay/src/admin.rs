@@ -4,6 +4,10 @@
 //!   -> `201 {"room": "<id>", "ws_url": "ws://…/v1/rooms/<id>/ws"}`
 //! - `POST /admin/rooms/{room}/invites` body `{"role": "CO_DRIVER", "ttl_secs": 3600, "name": "ana"}`
 //!   -> `201 {"invite": "cohost://host:port/<room>#<jwt>", "token": "<jwt>", "ws_url": …, "role": …, "expires_at": <unix secs>, "jti": …}`
+//! - `POST /admin/rooms/{room}/kick` body `{"conn_id": N}` (or `{"jti": "…",
+//!   "exp": <unix secs>}` for a token not connected here)
+//!   -> `200 {"revoked": "<jti>"}`: the token is refused from then on and the
+//!   connection is closed.
 
 use std::sync::Arc;
 
@@ -157,4 +161,64 @@ pub(crate) async fn create_invite(
         ),
         Err(e) => err(StatusCode::BAD_REQUEST, e.to_string()),
     }
+}
+
+/// `POST /admin/rooms/{room}/kick`.
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub struct KickRequest {
+    /// A connection in the room (from presence).
+    #[serde(default)]
+    pub conn_id: Option<u64>,
+    /// Or a token id (from the invite's `jti`), with its expiry.
+    #[serde(default)]
+    pub jti: Option<String>,
+    /// Expiry of `jti`, seconds since the Unix epoch (default: the longest
+    /// token lifetime from now).
+    #[serde(default)]
+    pub exp: Option<u64>,
+}
+
+pub(crate) async fn kick(
+    State(state): State<Arc<RelayState>>,
+    Path(room): Path<String>,
+    headers: HeaderMap,
+    body: Result<Json<KickRequest>, axum::extract::rejection::JsonRejection>,
+) -> Response {
+    if !authorized(&state, &headers) {
+        return unauthorized();
+    }
+    let Ok(Json(req)) = body else {
+        return err(
+            StatusCode::BAD_REQUEST,
+            "expected {\"conn_id\": N} or {\"jti\": \"...\"}",
+        );
+    };
+    let revoked = match (req.conn_id, req.jti) {
+        (Some(id), _) => match crate::server::kick_conn(&state, &room, id) {
+            Some(jti) => jti,
+            None => return err(
+                StatusCode::NOT_FOUND,
+                format!(
+                    "no participant #{id} in room {room} on this relay node; kick by jti instead"
+                ),
+            ),
+        },
+        (None, Some(jti)) => {
+            let exp = req.exp.unwrap_or_else(|| {
+                let now = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs());
+                now + state.config.max_token_lifetime.as_secs().max(MAX_TTL)
+            });
+            state.broker.revoke(&jti, exp);
+            jti
+        }
+        (None, None) => return err(StatusCode::BAD_REQUEST, "name a conn_id or a jti"),
+    };
+    tracing::info!(room, "token revoked through the admin API");
+    (
+        StatusCode::OK,
+        Json(serde_json::json!({ "revoked": revoked })),
+    )
+        .into_response()
 }

@@ -37,6 +37,8 @@ pub struct ClientConfig {
     pub initial_backoff: Duration,
     /// Longest reconnect delay.
     pub max_backoff: Duration,
+    /// Extra CA certificates (PEM) trusted for `wss://`, besides the system's.
+    pub ca_file: Option<std::path::PathBuf>,
 }
 
 impl ClientConfig {
@@ -50,6 +52,7 @@ impl ClientConfig {
             reconnect: true,
             initial_backoff: Duration::from_millis(100),
             max_backoff: Duration::from_secs(5),
+            ca_file: None,
         }
     }
 }
@@ -84,6 +87,9 @@ pub enum ClientError {
     /// The client task has stopped.
     #[error("the relay connection is closed; reconnect with a fresh invite")]
     Closed,
+    /// The TLS setup failed (a CA file that does not read, no roots).
+    #[error("cannot set up TLS: {0}")]
+    Tls(String),
     /// A frame could not be built (an invalid room or stream id).
     #[error("cannot build the frame: {0}")]
     Envelope(#[from] EnvelopeError),
@@ -114,6 +120,9 @@ pub enum ClientEvent {
 
 enum Cmd {
     Send(Bytes),
+    /// Forget what was received of a stream after this chunk and ask the
+    /// relay to replay from there.
+    Resume(String, Option<u64>),
     DropConnection,
     Close,
 }
@@ -143,7 +152,14 @@ async fn dial(cfg: &ClientConfig) -> Result<Ws, ClientError> {
             req.headers_mut().insert("origin", v);
         }
     }
-    match tokio_tungstenite::connect_async(req).await {
+    let connector = if cfg.url.starts_with("wss://") {
+        Some(tokio_tungstenite::Connector::Rustls(
+            crate::tls::client_config(cfg.ca_file.as_deref())?,
+        ))
+    } else {
+        None
+    };
+    match tokio_tungstenite::connect_async_tls_with_config(req, None, false, connector).await {
         Ok((ws, _)) => Ok(ws),
         Err(tokio_tungstenite::tungstenite::Error::Http(resp)) => Err(ClientError::Refused {
             status: resp.status().as_u16(),
@@ -214,6 +230,16 @@ impl RelayClient {
         self.events.recv().await
     }
 
+    /// Asks the relay to replay `stream` after `last_good` (from its start
+    /// for `None`): for a frame the application could not open, so the
+    /// replay does not count as a duplicate.
+    pub async fn resume_from(&self, stream: &str, last_good: Option<u64>) {
+        let _queued = self
+            .cmd
+            .send(Cmd::Resume(stream.to_string(), last_good))
+            .await;
+    }
+
     /// Drops the network connection without closing the client (it reconnects
     /// and resumes). Useful to test resumption.
     pub async fn drop_connection(&self) {
@@ -238,6 +264,8 @@ async fn session(
     cmd: &mut mpsc::Receiver<Cmd>,
     ev: &mpsc::Sender<ClientEvent>,
 ) -> Ended {
+    // Streams asked again from an earlier chunk, until that replay arrives.
+    let mut resyncing = std::collections::BTreeSet::new();
     let resume = |last: &BTreeMap<String, u64>| {
         Frame::control_frame(
             FrameType::RoomResume,
@@ -262,6 +290,27 @@ async fn session(
                         return Ended::Dropped(e.to_string());
                     }
                 }
+                Some(Cmd::Resume(stream, last_good)) => {
+                    resyncing.insert(stream.clone());
+                    match last_good {
+                        Some(i) => last.insert(stream.clone(), i),
+                        None => last.remove(&stream),
+                    };
+                    let mut only = BTreeMap::new();
+                    if let Some(i) = last_good {
+                        only.insert(stream.clone(), i);
+                    }
+                    // Streams not named are replayed from the start: name
+                    // every other stream at what is already held.
+                    for (s, i) in last.iter() {
+                        only.entry(s.clone()).or_insert(*i);
+                    }
+                    if let Ok(m) = resume(&only) {
+                        if let Err(e) = ws.send(m).await {
+                            return Ended::Dropped(e.to_string());
+                        }
+                    }
+                }
                 Some(Cmd::DropConnection) => return Ended::Dropped("dropped on request".into()),
                 Some(Cmd::Close) | None => {
                     let _closed = ws.close(None).await;
@@ -282,7 +331,14 @@ async fn session(
                 let Ok(f) = Frame::decode(b) else { continue };
                 let out = match f.kind() {
                     FrameType::RoomWelcome => f.control().ok().map(ClientEvent::Welcome),
-                    FrameType::RoomResync => f.control().ok().map(ClientEvent::Resync),
+                    FrameType::RoomResync => f.control::<Resync>().ok().map(|r| {
+                        // What the relay no longer holds is gone: take the
+                        // stream up again at whatever comes next.
+                        for s in &r.streams {
+                            last.remove(s);
+                        }
+                        ClientEvent::Resync(r)
+                    }),
                     FrameType::RoomError => f.control().ok().map(ClientEvent::Error),
                     FrameType::RoomGap => {
                         if let Ok(m) = resume(last) {
@@ -296,7 +352,11 @@ async fn session(
                         let s = f.stream().unwrap_or("").to_string();
                         match last.get(&s) {
                             Some(l) if f.chunk() <= *l => None,
+                            // After `resume_from`, the replay from `l` is on
+                            // its way: live frames past it wait for it.
+                            Some(l) if f.chunk() > l.saturating_add(1) && resyncing.contains(&s) => None,
                             _ => {
+                                resyncing.remove(&s);
                                 last.insert(s, f.chunk());
                                 Some(ClientEvent::Frame(f))
                             }

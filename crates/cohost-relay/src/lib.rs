@@ -34,6 +34,7 @@ pub mod limits;
 pub mod metrics;
 pub mod ring;
 mod server;
+pub mod tls;
 pub mod web;
 
 pub use broker::{Broker, MemoryBroker, RedisBroker};

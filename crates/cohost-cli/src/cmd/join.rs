@@ -1,18 +1,24 @@
-//! `cohost join`: join a shared session with an invite (headless).
+//! `cohost join`: join a shared session with an invite. Prints the host's
+//! stream as it arrives; typed lines are suggestions (co-drivers) or
+//! commands (`/chat`, `/interrupt`, `/who`, `/quit`, `/help`).
 
 use clap::Args;
-use cohost_relay::{ClientEvent, RelayClient};
-use std::io::Write;
+use cohost_relay::ClientEvent;
+use std::io::{BufRead, Write};
+use tokio::sync::mpsc;
 
+use cohost_core::sanitize::inert_line;
 use cohost_core::{CohostError, ErrorCode};
 
 use crate::exit::CmdResult;
+use crate::multiplayer::host::describe;
 use crate::multiplayer::participant;
+use crate::multiplayer::session::{JoinError, JoinOptions, ParticipantEvent, ParticipantSession};
 
 /// Arguments of `cohost join`.
 #[derive(Debug, Args)]
 pub struct JoinArgs {
-    /// The invite the host gave you (`cohost://host:port/room#token`).
+    /// The invite the host gave you (`cohost://host:port/room#token.key.hostkey`).
     invite: String,
     /// Print every frame as one JSON line.
     #[arg(long)]
@@ -29,71 +35,273 @@ pub struct JoinArgs {
     /// Leave after the first turn ends (for scripts).
     #[arg(long)]
     until_end: bool,
+    /// Trust this CA certificate (PEM) for a `cohosts://` relay, besides the system's.
+    #[arg(long, value_name = "PEM")]
+    ca_file: Option<std::path::PathBuf>,
 }
 
-/// Run until the room closes (or the first turn ends with --until-end).
-pub async fn run(args: JoinArgs) -> CmdResult {
-    let mut client = RelayClient::connect_invite(&args.invite)
-        .await
-        .map_err(|e| {
-            let code = match e {
-                cohost_relay::ClientError::Refused { .. } => ErrorCode::AuthRequired,
-                cohost_relay::ClientError::Url(_) => ErrorCode::ConfigInvalid,
-                _ => ErrorCode::NetworkError,
-            };
-            CohostError::new(code, e.to_string()).with_fix("ask the host for a fresh invite")
-        })?;
-    let codec = participant::room_codec(&client);
-    if let Some(text) = &args.suggest {
-        match participant::suggest(&client, text, args.name.as_deref()).await {
-            Ok(id) => eprintln!("suggested {id}; waiting for the host"),
-            Err(e) => eprintln!("cohost: could not send the suggestion: {e}"),
+/// The commands a participant can type.
+const COMMANDS: &str = "TEXT (suggest, co-drivers), /chat TEXT, /interrupt, /who, /quit, /help";
+
+/// One typed line.
+#[derive(Debug, PartialEq, Eq)]
+enum Line {
+    Suggest(String),
+    Chat(String),
+    Interrupt,
+    Who,
+    Quit,
+    Help(Option<String>),
+}
+
+fn parse_line(line: &str) -> Option<Line> {
+    let line = line.trim();
+    if line.is_empty() {
+        return None;
+    }
+    let (cmd, rest) = line.split_once(' ').unwrap_or((line, ""));
+    let rest = rest.trim();
+    Some(match cmd {
+        "/chat" if !rest.is_empty() => Line::Chat(rest.to_string()),
+        "/chat" => Line::Help(Some("/chat needs a message: /chat TEXT".into())),
+        "/interrupt" => Line::Interrupt,
+        "/who" => Line::Who,
+        "/quit" | "/exit" => Line::Quit,
+        "/help" => Line::Help(None),
+        c if c.starts_with('/') => Line::Help(Some(format!("unknown command {}", inert_line(c)))),
+        _ => Line::Suggest(line.to_string()),
+    })
+}
+
+/// Line-mode output: stream deltas run on, everything else starts on its
+/// own line, and a notice never sticks to an answer.
+#[derive(Default)]
+struct Out {
+    mid_line: bool,
+}
+
+impl Out {
+    fn text(&mut self, s: &str) {
+        if s.is_empty() {
+            return;
         }
+        let mut out = std::io::stdout().lock();
+        let _ = write!(out, "{s}");
+        let _ = out.flush();
+        self.mid_line = !s.ends_with('\n');
+    }
+
+    /// A whole line on stdout, never glued to a delta.
+    fn line(&mut self, s: &str) {
+        if self.mid_line {
+            self.text("\n");
+        }
+        self.text(&format!("{s}\n"));
+    }
+
+    fn notice(&mut self, s: &str) {
+        if self.mid_line {
+            self.text("\n");
+        }
+        eprintln!("{s}");
+    }
+}
+
+fn join_error(e: JoinError) -> CohostError {
+    let code = match &e {
+        JoinError::Relay(cohost_relay::ClientError::Refused { .. }) => ErrorCode::AuthRequired,
+        JoinError::Relay(cohost_relay::ClientError::Url(_))
+        | JoinError::Invite(_)
+        | JoinError::NoKey
+        | JoinError::Keys(_) => ErrorCode::ConfigInvalid,
+        _ => ErrorCode::NetworkError,
+    };
+    CohostError::new(code, e.to_string()).with_fix("ask the host for a fresh invite")
+}
+
+/// Run until the room closes, `/quit`, Ctrl+C (or the first turn's end with --until-end).
+pub async fn run(args: JoinArgs) -> CmdResult {
+    let opts = JoinOptions {
+        name: args.name.clone(),
+        ca_file: args.ca_file.clone(),
+    };
+    let mut me = ParticipantSession::join(&args.invite, opts)
+        .await
+        .map_err(join_error)?;
+    let mut out = Out::default();
+    let (line_tx, mut lines) = mpsc::unbounded_channel();
+    // Stdin blocks: read it on its own thread. EOF leaves the session running.
+    std::thread::spawn(move || {
+        for line in std::io::stdin().lock().lines() {
+            let Ok(line) = line else { break };
+            if line_tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    if let Some(text) = &args.suggest {
+        typed(&me, &mut out, Line::Suggest(text.clone())).await;
     }
     if let Some(text) = &args.chat {
-        if let Err(e) = participant::chat(&client, text, args.name.as_deref()).await {
-            eprintln!("cohost: could not send the chat message: {e}");
-        }
+        typed(&me, &mut out, Line::Chat(text.clone())).await;
     }
     let ctrl_c = tokio::signal::ctrl_c();
     tokio::pin!(ctrl_c);
     loop {
         let ev = tokio::select! {
-            ev = client.recv() => ev,
-            _ = &mut ctrl_c => { client.close().await; return Ok(0); }
+            ev = me.next() => ev,
+            Some(line) = lines.recv() => {
+                match parse_line(&line) {
+                    Some(Line::Quit) => break,
+                    Some(l) => typed(&me, &mut out, l).await,
+                    None => {}
+                }
+                continue;
+            }
+            _ = &mut ctrl_c => break,
         };
         let Some(ev) = ev else { return Ok(0) };
-        let end = participant::is_stream_end(&ev);
-        let mut out = std::io::stdout().lock();
-        match &ev {
-            ClientEvent::Frame(f) => {
-                if args.json {
-                    let _ = writeln!(out, "{}", participant::frame_json(&codec, f));
-                } else if let Some(line) = participant::frame_line(&codec, f) {
-                    let _ = write!(out, "{line}");
+        match show(&me, &mut out, &ev, args.json) {
+            Shown::Closed => return Ok(0),
+            Shown::TurnEnd if args.until_end => break,
+            _ => {}
+        }
+    }
+    // Leaving never takes long: the close is best effort.
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(1), me.close()).await;
+    Ok(0)
+}
+
+/// Act on a typed line.
+async fn typed(me: &ParticipantSession, out: &mut Out, line: Line) {
+    let result = match line {
+        Line::Suggest(text) => match me.suggest(&text).await {
+            Ok(id) => {
+                out.notice(&format!("suggested {id}; waiting for the host"));
+                Ok(())
+            }
+            Err(participant::SendError::NotAllowed(why)) => {
+                out.notice(&format!("cohost: suggestion refused: {why}"));
+                Ok(())
+            }
+            Err(e) => Err(e),
+        },
+        Line::Chat(text) => me.chat(&text).await,
+        Line::Interrupt => match me.interrupt().await {
+            Ok(()) => {
+                out.notice("asked the host to interrupt the turn");
+                Ok(())
+            }
+            Err(e) => Err(e),
+        },
+        Line::Who => {
+            let names: Vec<String> = me.who().iter().map(describe).collect();
+            out.notice(&format!("in the room: {}", names.join(", ")));
+            Ok(())
+        }
+        Line::Help(why) => {
+            let lead = why.map(|w| format!("{w}; ")).unwrap_or_default();
+            out.notice(&format!("{lead}commands: {COMMANDS}"));
+            Ok(())
+        }
+        Line::Quit => Ok(()),
+    };
+    if let Err(e) = result {
+        out.notice(&format!("cohost: not sent: {e}"));
+    }
+}
+
+enum Shown {
+    Ongoing,
+    TurnEnd,
+    Closed,
+}
+
+fn show(me: &ParticipantSession, out: &mut Out, ev: &ParticipantEvent, json: bool) -> Shown {
+    let codec = me.codec();
+    match ev {
+        ParticipantEvent::Frame { frame, .. } => {
+            if json {
+                out.text(&format!("{}\n", participant::frame_json(codec, frame)));
+            } else if let Some(line) = participant::frame_line(codec, frame) {
+                let delta = frame.kind() == cohost_protocol::FrameType::StreamChunk
+                    && !line.starts_with('\n');
+                if delta {
+                    out.text(&line);
+                } else {
+                    out.line(line.trim_matches('\n'));
                 }
             }
-            ClientEvent::Welcome(w) => {
-                eprintln!("joined room {} as {}", w.room, w.you.role.as_str())
+            if matches!(
+                frame.kind(),
+                cohost_protocol::FrameType::StreamEnd
+                    | cohost_protocol::FrameType::StreamInterrupted
+            ) {
+                return Shown::TurnEnd;
             }
-            ClientEvent::Resync(r) => {
-                eprintln!("· the relay could not replay {:?}: {}", r.streams, r.reason)
+        }
+        ParticipantEvent::Presence { joined, who } => {
+            let what = if *joined { "+" } else { "-" };
+            let verb = if *joined { "joined" } else { "left" };
+            if json {
+                out.text(&format!(
+                    "{}\n",
+                    serde_json::json!({"presence": verb, "who": who})
+                ));
+            } else {
+                out.notice(&format!("{what} {} {verb}", describe(who)));
             }
-            ClientEvent::Error(e) => {
-                eprintln!("· refused by the relay: {} ({:?})", e.message, e.code)
-            }
+        }
+        ParticipantEvent::Welcome(w) => out.notice(&format!(
+            "joined room {} as {} ({}); type a line to suggest it, /help for commands",
+            w.room,
+            w.you.role.as_str(),
+            inert_line(&w.you.name)
+        )),
+        ParticipantEvent::Dropped { kind, reason, .. } => {
+            out.notice(&format!("· dropped a {kind} frame: {reason}"))
+        }
+        ParticipantEvent::KeyLearned { epoch } => {
+            out.notice(&format!("· the host rotated the room key (epoch {epoch})"))
+        }
+        ParticipantEvent::Relay(ev) => match ev {
+            ClientEvent::Resync(r) => out.notice(&format!(
+                "· the relay could not replay {:?}: {}",
+                r.streams, r.reason
+            )),
+            ClientEvent::Error(e) => out.notice(&format!(
+                "· refused by the relay: {} ({:?})",
+                e.message, e.code
+            )),
             ClientEvent::Disconnected { reason } => {
-                eprintln!("· connection lost ({reason}); reconnecting")
+                out.notice(&format!("· connection lost ({reason}); reconnecting"))
             }
             ClientEvent::Closed { reason } => {
-                eprintln!("· room closed: {reason}");
-                return Ok(0);
+                out.notice(&format!("· room closed: {reason}"));
+                return Shown::Closed;
             }
-        }
-        let _ = out.flush();
-        if end && args.until_end {
-            client.close().await;
-            return Ok(0);
-        }
+            ClientEvent::Welcome(_) | ClientEvent::Frame(_) => {}
+        },
+    }
+    Shown::Ongoing
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn typed_lines() {
+        assert_eq!(parse_line("fix it"), Some(Line::Suggest("fix it".into())));
+        assert_eq!(
+            parse_line("/chat hi there"),
+            Some(Line::Chat("hi there".into()))
+        );
+        assert_eq!(parse_line("/interrupt"), Some(Line::Interrupt));
+        assert_eq!(parse_line("/who"), Some(Line::Who));
+        assert_eq!(parse_line("/quit"), Some(Line::Quit));
+        assert_eq!(parse_line("  "), None);
+        assert!(matches!(parse_line("/nope"), Some(Line::Help(Some(w))) if w.contains("/nope")));
+        assert!(matches!(parse_line("/chat"), Some(Line::Help(Some(_)))));
     }
 }

@@ -48,6 +48,16 @@ pub struct ShareArgs {
     /// The relay's admin secret (needed with --relay).
     #[arg(long, env = "COHOST_RELAY_ADMIN_SECRET", hide_env_values = true)]
     admin_secret: Option<String>,
+    /// A co-driver's `/interrupt`: ask the host, stop the turn, or refuse.
+    #[arg(long, value_enum, default_value_t = Suggestions::Ask)]
+    interrupts: Suggestions,
+    /// Invites say `cohosts://` (the relay is behind a TLS proxy; a relay
+    /// with its own TLS says so itself).
+    #[arg(long)]
+    secure_invites: bool,
+    /// Trust this CA certificate (PEM) when the relay speaks TLS.
+    #[arg(long, value_name = "PEM")]
+    ca_file: Option<std::path::PathBuf>,
     /// Invite lifetime in seconds.
     #[arg(long, default_value_t = 24 * 3600)]
     ttl: u64,
@@ -142,6 +152,33 @@ fn embedded_invites(relay: &cohost_relay::RelayHandle, ttl: u64) -> Result<Invit
     })
 }
 
+/// The host's commands, for `/help` and unknown ones.
+pub const HOST_COMMANDS: &str = "TEXT (run it), /accept ID, /reject ID, /allow [ID], /deny [ID], /interrupt, /chat TEXT, /kick NAME, /who, /quit, /help";
+
+/// What to tell the host about a line that is not a command it can run:
+/// an unknown `/command`, one missing its argument, or `/help`.
+pub fn command_help(line: &str) -> Option<String> {
+    let line = line.trim();
+    let (cmd, rest) = line.split_once(' ').unwrap_or((line, ""));
+    let needs_arg = ["/accept", "/reject", "/chat", "/kick"];
+    let known = ["/allow", "/deny", "/interrupt", "/who", "/quit"];
+    if !cmd.starts_with('/') || known.contains(&cmd) {
+        return None;
+    }
+    if needs_arg.contains(&cmd) {
+        return rest.trim().is_empty().then(|| {
+            format!("{cmd} needs an argument (the id or name); commands: {HOST_COMMANDS}")
+        });
+    }
+    if cmd == "/help" {
+        return Some(format!("commands: {HOST_COMMANDS}"));
+    }
+    Some(format!(
+        "unknown command {}; commands: {HOST_COMMANDS}",
+        inert_line(cmd)
+    ))
+}
+
 /// Parse one line the host typed.
 pub fn parse_input(line: &str) -> Option<HostInput> {
     let line = line.trim();
@@ -166,6 +203,8 @@ pub fn parse_input(line: &str) -> Option<HostInput> {
         },
         "/interrupt" => HostInput::Interrupt,
         "/chat" => HostInput::Chat(arg?),
+        "/kick" => HostInput::Kick(arg?),
+        "/who" => HostInput::Who,
         "/quit" => HostInput::Quit,
         _ => HostInput::Prompt(line.to_string()),
     })
@@ -219,14 +258,42 @@ pub async fn run(args: ShareArgs) -> CmdResult {
         eprintln!("cohost: no agent CLI found on PATH; sharing the built-in mock agent.");
     }
     let (invites, embedded) = invites(&args).await?;
-    let client = RelayClient::connect_invite(&invites.host)
-        .await
-        .map_err(|e| {
-            CohostError::new(
-                ErrorCode::NetworkError,
-                format!("cannot join the room as host: {e}"),
-            )
-        })?;
+    // The room key and the host's signing key are made here and travel
+    // only inside the invites' fragments: the relay never sees them.
+    let e2e = Arc::new(cohost_share::E2e::generate_host().map_err(|e| {
+        CohostError::new(ErrorCode::Unknown, format!("cannot make room keys: {e}"))
+    })?);
+    let keyed = |invite: &str| -> Result<String, CohostError> {
+        let mut i = Invite::parse(invite)
+            .map_err(|e| {
+                CohostError::new(
+                    ErrorCode::NetworkError,
+                    format!("the relay minted a bad invite: {e}"),
+                )
+            })?
+            .with_keys(e2e.invite_keys());
+        i.secure |= args.secure_invites;
+        Ok(i.to_string())
+    };
+    let invites = Invites {
+        co_driver: keyed(&invites.co_driver)?,
+        viewer: keyed(&invites.viewer)?,
+        host: invites.host,
+    };
+    let host_invite = Invite::parse(&invites.host).map_err(|e| {
+        CohostError::new(
+            ErrorCode::NetworkError,
+            format!("the relay minted a bad invite: {e}"),
+        )
+    })?;
+    let mut host_cfg = cohost_relay::ClientConfig::from_invite(&host_invite);
+    host_cfg.ca_file = args.ca_file.clone();
+    let client = RelayClient::connect(host_cfg).await.map_err(|e| {
+        CohostError::new(
+            ErrorCode::NetworkError,
+            format!("cannot join the room as host: {e}"),
+        )
+    })?;
     session.start().await?;
 
     if args.json {
@@ -249,7 +316,7 @@ pub async fn run(args: ShareArgs) -> CmdResult {
                 println!("  {:<10} or open {web}", "");
             }
         }
-        println!("Type a prompt to run it; /accept ID, /reject ID, /allow, /deny, /interrupt, /chat TEXT, /quit.");
+        println!("Type a prompt to run it; {HOST_COMMANDS}.");
     }
 
     let (in_tx, in_rx) = mpsc::unbounded_channel();
@@ -259,6 +326,10 @@ pub async fn run(args: ShareArgs) -> CmdResult {
     std::thread::spawn(move || {
         for line in std::io::stdin().lock().lines() {
             let Ok(line) = line else { break };
+            if let Some(help) = command_help(&line) {
+                eprintln!("\n{help}");
+                continue;
+            }
             if let Some(input) = parse_input(&line) {
                 if input == HostInput::Quit {
                     // Stop a running turn too, and never take over 2 s.
@@ -298,7 +369,14 @@ pub async fn run(args: ShareArgs) -> CmdResult {
         Suggestions::Accept => SuggestionPolicy::Accept,
         Suggestions::Reject => SuggestionPolicy::Reject,
     };
-    let bridge = HostBridge::new(session, client, policy, Some(approvals), notice_tx);
+    let interrupts = match args.interrupts {
+        Suggestions::Ask => SuggestionPolicy::Ask,
+        Suggestions::Accept => SuggestionPolicy::Accept,
+        Suggestions::Reject => SuggestionPolicy::Reject,
+    };
+    let bridge = HostBridge::new(session, client, policy, Some(approvals), notice_tx)
+        .with_e2e(e2e)
+        .with_interrupt_policy(interrupts);
     let mut session = bridge.run(in_rx).await;
     let _ = session.terminate().await;
     // The session's approvals hold a notice sender: drop it so the printer ends.
@@ -322,6 +400,9 @@ fn print_notice(human: &mut Human, n: HostNotice, json_mode: bool) {
             HostNotice::Chat(c) => json!({"notice":"chat","chat":c}),
             HostNotice::Room(m) => json!({"notice":"room","message":m}),
             HostNotice::TurnDone(r) => json!({"notice":"turn_done","reason":r}),
+            HostNotice::InterruptRequested { from } => {
+                json!({"notice":"interrupt_requested","from":from})
+            }
         };
         println!("{v}");
         return;
@@ -352,8 +433,12 @@ fn print_notice(human: &mut Human, n: HostNotice, json_mode: bool) {
             inert_line(c.from.as_deref().unwrap_or("someone")),
             strip_controls(&c.text)
         ),
-        HostNotice::Room(m) => eprintln!("· {}", strip_controls(&m)),
-        HostNotice::TurnDone(_) => {}
+        HostNotice::Room(m) => eprintln!("\n· {}", strip_controls(&m)),
+        HostNotice::TurnDone(_) => eprintln!(),
+        HostNotice::InterruptRequested { from } => eprintln!(
+            "\n✋ {} asks to interrupt the turn: /interrupt to stop it",
+            inert_line(&from)
+        ),
     }
 }
 
@@ -388,5 +473,16 @@ mod tests {
         );
         assert_eq!(parse_input("  "), None);
         assert_eq!(parse_input("/quit"), Some(HostInput::Quit));
+        assert_eq!(
+            parse_input("/kick ana"),
+            Some(HostInput::Kick("ana".into()))
+        );
+        assert_eq!(command_help("/kick ana"), None);
+        assert_eq!(command_help("fix it"), None);
+        assert!(command_help("/accept")
+            .unwrap()
+            .contains("needs an argument"));
+        assert!(command_help("/frobnicate").unwrap().contains("/kick NAME"));
+        assert!(command_help("/help").unwrap().contains("/who"));
     }
 }

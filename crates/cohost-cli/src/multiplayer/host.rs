@@ -3,16 +3,19 @@
 //! suggestions queue for the host's decision; tool approvals stay with the
 //! host.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::Arc;
 
 use cohost_core::{ApprovalContext, Decision, DecisionOrigin, EndReason, Event, PromptInput};
 use cohost_host::{OpenSession, PendingApprovals};
-use cohost_protocol::{Frame, FrameType, StreamId};
+use cohost_protocol::{Frame, FrameType, InviteKeys, Kick, Participant, Role, StreamId};
 use cohost_relay::{ClientEvent, RelayClient};
 use cohost_share::{
-    Chat, ExecutionStarted, Message, RoomCodec, ShareError, Suggestion, SuggestionDecision,
-    TurnStream,
+    Chat, CodecError, E2e, ExecutionStarted, Header, Message, PayloadCodec, RoomCodec, ShareError,
+    Suggestion, SuggestionDecision, TurnStream,
 };
+
+use super::keys::HostKeys;
 use tokio::sync::mpsc;
 
 /// What the host (a person or a test) tells the bridge.
@@ -35,6 +38,11 @@ pub enum HostInput {
     Interrupt,
     /// Say something in the room chat.
     Chat(String),
+    /// Remove a participant (by name, `#id` or id): its token is revoked at
+    /// the relay and the room key rotates.
+    Kick(String),
+    /// List who is in the room.
+    Who,
     /// Close the room and stop.
     Quit,
 }
@@ -56,6 +64,12 @@ pub enum HostNotice {
     Room(String),
     /// A turn finished.
     TurnDone(EndReason),
+    /// A co-driver asks to stop the running turn (under the `Ask` policy:
+    /// answer with `HostInput::Interrupt`).
+    InterruptRequested {
+        /// Who asked.
+        from: String,
+    },
 }
 
 /// What to do with co-driver suggestions.
@@ -67,6 +81,29 @@ pub enum SuggestionPolicy {
     Accept,
     /// Reject them all.
     Reject,
+}
+
+/// Seals nothing: the stand-in when the system gave no random bytes for
+/// room keys, so nothing leaves in the clear.
+struct NoKeys(String);
+
+impl PayloadCodec for NoKeys {
+    fn seal(&self, _: &Header<'_>, _: Vec<u8>) -> Result<Vec<u8>, CodecError> {
+        Err(CodecError::Other(self.0.clone()))
+    }
+    fn open(&self, _: &Header<'_>, _: &[u8]) -> Result<Vec<u8>, CodecError> {
+        Err(CodecError::Other(self.0.clone()))
+    }
+}
+
+/// A participant as the host shows it: `ana (co-driver #3)`.
+pub fn describe(p: &Participant) -> String {
+    format!(
+        "{} ({} #{})",
+        cohost_core::sanitize::inert_line(&p.name),
+        p.role.as_str().to_ascii_lowercase().replace('_', "-"),
+        p.conn_id
+    )
 }
 
 /// Tool approvals answered by the host through [`HostInput::Approve`].
@@ -111,6 +148,9 @@ pub struct HostBridge {
     pending: HashMap<String, Suggestion>,
     queue: VecDeque<(String, String, Option<String>)>,
     quit: bool,
+    keys: Option<HostKeys>,
+    roster: BTreeMap<u64, Participant>,
+    interrupts: SuggestionPolicy,
 }
 
 impl HostBridge {
@@ -130,7 +170,20 @@ impl HostBridge {
                 let _ = notices.send(HostNotice::ApprovalNeeded(r));
             });
         }
-        let codec = RoomCodec::new(client.room_id().clone());
+        let room = client.room_id().clone();
+        let (keys, codec): (Option<HostKeys>, Arc<dyn PayloadCodec>) = match E2e::generate_host() {
+            Ok(e2e) => {
+                let keys = HostKeys::new(room.clone(), Arc::new(e2e));
+                let codec = keys.codec();
+                (Some(keys), codec)
+            }
+            Err(e) => {
+                let why = format!("no room key ({e}); nothing is shared");
+                let _ = notices.send(HostNotice::Room(why.clone()));
+                (None, Arc::new(NoKeys(why)))
+            }
+        };
+        let codec = RoomCodec::with_codec(room, codec).as_role(Role::Host);
         HostBridge {
             session,
             client,
@@ -141,7 +194,31 @@ impl HostBridge {
             pending: HashMap::new(),
             queue: VecDeque::new(),
             quit: false,
+            keys,
+            roster: BTreeMap::new(),
+            interrupts: SuggestionPolicy::Ask,
         }
+    }
+
+    /// The same bridge with these end-to-end keys (a host that minted its
+    /// invites before creating the bridge).
+    pub fn with_e2e(mut self, e2e: Arc<E2e>) -> Self {
+        let room = self.codec.room().clone();
+        self.codec = RoomCodec::with_codec(room.clone(), e2e.clone()).as_role(Role::Host);
+        self.keys = Some(HostKeys::new(room, e2e));
+        self
+    }
+
+    /// What to do with a co-driver's interrupt request (default: ask).
+    pub fn with_interrupt_policy(mut self, policy: SuggestionPolicy) -> Self {
+        self.interrupts = policy;
+        self
+    }
+
+    /// The keys to add to every invite of this room (`None`: no keys, so
+    /// nothing is shared).
+    pub fn invite_keys(&self) -> Option<InviteKeys> {
+        self.keys.as_ref().map(HostKeys::invite_keys)
     }
 
     fn notify(&self, n: HostNotice) {
@@ -192,7 +269,74 @@ impl HostBridge {
                 let frame = self.codec.room_frame(&chat);
                 deliver(&self.client, &self.notices, frame).await;
             }
+            HostInput::Kick(who) => self.kick(&who).await,
+            HostInput::Who => {
+                let names: Vec<String> = self.roster.values().map(describe).collect();
+                self.notify(HostNotice::Room(if names.is_empty() {
+                    "nobody else is in the room".into()
+                } else {
+                    format!("in the room: {}", names.join(", "))
+                }));
+            }
             HostInput::Quit => self.quit = true,
+        }
+    }
+
+    /// Who `/kick WHO` names: a connection id (`#3`, `3`) or a name.
+    fn find(&self, who: &str) -> Option<Participant> {
+        let id = who.trim_start_matches('#').parse::<u64>().ok();
+        self.roster
+            .values()
+            .filter(|p| p.role != Role::Host)
+            .find(|p| Some(p.conn_id) == id || p.name == who)
+            .cloned()
+    }
+
+    async fn kick(&mut self, who: &str) {
+        let Some(p) = self.find(who) else {
+            self.notify(HostNotice::Room(format!(
+                "nobody named {} is in the room; /who lists them",
+                cohost_core::sanitize::inert_line(who)
+            )));
+            return;
+        };
+        let kick = Frame::control_frame(
+            FrameType::RoomKick,
+            self.codec.room().as_str(),
+            None,
+            &Kick { conn_id: p.conn_id },
+        );
+        match kick {
+            Ok(f) => {
+                if let Err(e) = self.client.send(&f).await {
+                    self.notify(HostNotice::Room(format!("the kick was not sent: {e}")));
+                    return;
+                }
+            }
+            Err(e) => {
+                self.notify(HostNotice::Room(format!("the kick was not sent: {e}")));
+                return;
+            }
+        }
+        self.roster.remove(&p.conn_id);
+        let Some(keys) = self.keys.as_mut() else {
+            return;
+        };
+        match keys.kick(p.conn_id) {
+            Ok((epoch, rotate)) => {
+                if let Some(m) = rotate {
+                    let frame = self.codec.room_frame(&m);
+                    deliver(&self.client, &self.notices, frame).await;
+                }
+                self.notify(HostNotice::Room(format!(
+                    "removed {}: its invite is revoked and the room key rotated (epoch {epoch})",
+                    describe(&p)
+                )));
+            }
+            Err(e) => self.notify(HostNotice::Room(format!(
+                "removed {}, but the room key did not rotate: {e}",
+                describe(&p)
+            ))),
         }
     }
 
@@ -239,11 +383,40 @@ impl HostBridge {
                     c.from = Some(super::participant::stamped_name(&f));
                     self.notify(HostNotice::Chat(c))
                 }
+                (FrameType::KeyAnnounce, Ok(Some(Message::KeyAnnounce(a)))) => {
+                    let answer = self.keys.as_mut().map(|k| k.announced(f.sender(), &a));
+                    match answer {
+                        Some(Ok(Some(m))) => {
+                            let frame = self.codec.room_frame(&m);
+                            deliver(&self.client, &self.notices, frame).await;
+                        }
+                        Some(Err(e)) => self.notify(HostNotice::Room(format!(
+                            "a participant's key was refused: {e}"
+                        ))),
+                        _ => {}
+                    }
+                }
+                (FrameType::InterruptRequest, Ok(Some(_))) => {
+                    // Between turns there is nothing to stop.
+                    let _ = interrupt_policy(self.interrupts, &self.notices, &f);
+                }
                 (FrameType::PresenceJoin | FrameType::PresenceLeave, _) => {
+                    let Ok(p) = f.control::<Participant>() else {
+                        return;
+                    };
+                    let joined = f.kind() == FrameType::PresenceJoin;
+                    if joined {
+                        self.roster.insert(p.conn_id, p.clone());
+                    } else {
+                        self.roster.remove(&p.conn_id);
+                        if let Some(k) = self.keys.as_mut() {
+                            k.left(p.conn_id);
+                        }
+                    }
                     self.notify(HostNotice::Room(format!(
                         "{} {}",
-                        f.kind().name(),
-                        String::from_utf8_lossy(&f.payload())
+                        describe(&p),
+                        if joined { "joined" } else { "left" }
                     )));
                 }
                 (kind, Err(e)) => {
@@ -252,6 +425,12 @@ impl HostBridge {
                 _ => {}
             },
             ClientEvent::Welcome(w) => {
+                self.roster = w
+                    .participants
+                    .into_iter()
+                    .filter(|p| p.conn_id != w.you.conn_id)
+                    .map(|p| (p.conn_id, p))
+                    .collect();
                 self.notify(HostNotice::Room(format!("hosting room {}", w.room)))
             }
             ClientEvent::Resync(_) | ClientEvent::Error(_) => {}
@@ -285,6 +464,7 @@ impl HostBridge {
         };
         let approvals = self.approvals.clone();
         let notices = self.notices.clone();
+        let interrupts = self.interrupts;
         let mut deferred: Vec<HostInput> = Vec::new();
         let mut relay_events: Vec<ClientEvent> = Vec::new();
         let mut outcome = None;
@@ -312,7 +492,18 @@ impl HostBridge {
                         }
                         other => deferred.push(other),
                     },
-                    Some(ev) = client.recv() => relay_events.push(ev),
+                    Some(ev) = client.recv() => match &ev {
+                        // A co-driver's interrupt acts during the turn; the
+                        // rest waits for the turn's end.
+                        ClientEvent::Frame(f) if f.kind() == FrameType::InterruptRequest => {
+                            if codec.decode(f).is_ok_and(|m| m.is_some())
+                                && interrupt_policy(interrupts, &notices, f)
+                            {
+                                control.interrupt();
+                            }
+                        }
+                        _ => relay_events.push(ev),
+                    },
                     else => {}
                 }
                 // The turn is over once its future finished and every event is published.
@@ -383,6 +574,31 @@ async fn publish(
     if let Some(notice) = Message::approval_notice(event) {
         deliver(client, notices, codec.room_frame(&notice)).await;
     }
+}
+
+/// A co-driver's interrupt request under `policy`, told to the host; true
+/// when the turn is to stop now.
+fn interrupt_policy(
+    policy: SuggestionPolicy,
+    notices: &mpsc::UnboundedSender<HostNotice>,
+    f: &Frame,
+) -> bool {
+    let from = super::participant::stamped_name(f);
+    let (stop, notice) = match policy {
+        SuggestionPolicy::Accept => (
+            true,
+            HostNotice::Room(format!("{from} interrupted the turn")),
+        ),
+        SuggestionPolicy::Ask => (false, HostNotice::InterruptRequested { from }),
+        SuggestionPolicy::Reject => (
+            false,
+            HostNotice::Room(format!(
+                "{from} asked to interrupt; refused by the room's policy"
+            )),
+        ),
+    };
+    let _ = notices.send(notice);
+    stop
 }
 
 /// A fresh suggestion id.

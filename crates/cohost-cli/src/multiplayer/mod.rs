@@ -3,4 +3,6 @@
 //! its routing and codec) is the `cohost-share` crate, shared by both sides.
 
 pub mod host;
+pub mod keys;
 pub mod participant;
+pub mod session;

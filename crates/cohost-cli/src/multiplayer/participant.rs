@@ -1,12 +1,13 @@
-//! The participant side: join a room with an invite, print what arrives,
-//! suggest prompts and chat. Headless (a TUI comes later). Frames are read
-//! through `cohost-share`'s typed messages, the same schema the host writes.
+//! The participant side's rendering helpers: a received frame as a line or
+//! as JSON, and who sent it. Joining, sending and the typed events are
+//! [`super::session::ParticipantSession`]. Frames are read through
+//! `cohost-share`'s typed messages, the same schema the host writes.
 
 use cohost_core::sanitize::inert_line;
 use cohost_core::{EventBody, ToolStatus};
 use cohost_protocol::{Frame, FrameType};
-use cohost_relay::{ClientEvent, RelayClient};
-use cohost_share::{Chat, Message, RoomCodec, ShareError, Suggestion};
+use cohost_relay::ClientEvent;
+use cohost_share::{Message, RoomCodec, ShareError};
 use serde_json::{json, Value};
 
 /// Why a participant's message was not sent.
@@ -18,11 +19,9 @@ pub enum SendError {
     /// The relay connection is gone.
     #[error(transparent)]
     Relay(#[from] cohost_relay::ClientError),
-}
-
-/// The application codec of the room `client` is in.
-pub fn room_codec(client: &RelayClient) -> RoomCodec {
-    RoomCodec::new(client.room_id().clone())
+    /// This participant's role may not send it; nothing was sent.
+    #[error("{0}")]
+    NotAllowed(&'static str),
 }
 
 /// One received frame as `cohost join --json` prints it. The payload is
@@ -83,10 +82,9 @@ fn raw_frame_line(codec: &RoomCodec, f: &Frame) -> Option<String> {
         (_, Some(Message::ExecutionStarted(s))) => format!("\n▶ {} runs: {}", s.provider, s.text),
         (FrameType::StreamChunk, Some(Message::TurnEvent(e))) => match e.body {
             EventBody::StreamChunk { delta, .. } => return Some(delta),
-            EventBody::ToolCall { name, input, .. }
-            | EventBody::ToolApprovalRequested { name, input, .. } => {
-                format!("\n[tool {name}] {input}")
-            }
+            EventBody::ToolCall { name, input, .. } => format!("\n[tool {name}] {input}"),
+            // The call was shown once already; this only says who decides.
+            EventBody::ToolApprovalRequested { .. } => "\n  waiting for the host's approval".into(),
             EventBody::ToolExecuted { status, .. } => format!("\n[tool {}]", status_name(status)),
             EventBody::Error(e) => format!("\n[error {}] {}", e.code, e.message),
             _ => return None,
@@ -99,44 +97,20 @@ fn raw_frame_line(codec: &RoomCodec, f: &Frame) -> Option<String> {
             if d.accepted { "accepted" } else { "rejected" }
         ),
         (_, Some(Message::Chat(c))) => format!("<{}> {}", stamped_name(f), c.text),
-        (FrameType::PresenceJoin, None) => format!(
-            "+ joined: {}",
-            inert_line(&String::from_utf8_lossy(&f.payload()))
-        ),
-        (FrameType::PresenceLeave, None) => format!(
-            "- left: {}",
-            inert_line(&String::from_utf8_lossy(&f.payload()))
-        ),
+        (FrameType::PresenceJoin | FrameType::PresenceLeave, None) => {
+            let who = f
+                .control::<cohost_protocol::Participant>()
+                .map(|p| super::host::describe(&p))
+                .unwrap_or_else(|_| inert_line(&String::from_utf8_lossy(&f.payload())));
+            let joined = f.kind() == FrameType::PresenceJoin;
+            format!(
+                "{} {who} {}",
+                if joined { "+" } else { "-" },
+                if joined { "joined" } else { "left" }
+            )
+        }
         _ => return None,
     })
-}
-
-/// Send a prompt suggestion (co-drivers only; the relay refuses others).
-pub async fn suggest(
-    client: &RelayClient,
-    text: &str,
-    from: Option<&str>,
-) -> Result<String, SendError> {
-    let s = Suggestion {
-        suggestion_id: super::host::new_suggestion_id(),
-        text: text.to_string(),
-        from: from.map(String::from),
-    };
-    let id = s.suggestion_id.clone();
-    let frame = room_codec(client).room_frame(&Message::Suggestion(s))?;
-    client.send(&frame).await?;
-    Ok(id)
-}
-
-/// Send a chat message.
-pub async fn chat(client: &RelayClient, text: &str, from: Option<&str>) -> Result<(), SendError> {
-    // Chat goes to everyone in the room: no secret pasted into it does.
-    let c = Chat {
-        from: from.map(String::from),
-        text: cohost_core::sanitize::sanitize(text),
-    };
-    let frame = room_codec(client).room_frame(&Message::Chat(c))?;
-    Ok(client.send(&frame).await?)
 }
 
 /// Whether a client event ends a turn's stream.

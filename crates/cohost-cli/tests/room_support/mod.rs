@@ -1,15 +1,21 @@
 //! A shared room for the multiplayer tests: an embedded relay, a host
 //! bridge over the mock agent, a co-driver and a viewer, all connected.
 
+// Each test crate uses a part of it.
+#![allow(dead_code)]
+
 use std::sync::Arc;
 use std::time::Duration;
 
 use cohost_cli::multiplayer::host::{HostBridge, HostInput, HostNotice, SuggestionPolicy};
+use cohost_cli::multiplayer::session::{JoinOptions, ParticipantEvent, ParticipantSession};
 use cohost_core::mock::{MockFactory, MockOptions};
 use cohost_core::{AdapterConfig, HostSession, Policy, SessionOptions};
 use cohost_host::session::OpenSession;
+use cohost_protocol::Frame;
 use cohost_protocol::Role;
 use cohost_relay::{Relay, RelayClient, RelayConfig, RelayHandle};
+use cohost_share::{E2e, Message};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
@@ -19,13 +25,45 @@ pub struct Room {
     pub host: JoinHandle<OpenSession>,
     pub input: mpsc::UnboundedSender<HostInput>,
     pub notices: mpsc::UnboundedReceiver<HostNotice>,
-    pub co: RelayClient,
-    pub viewer: RelayClient,
+    pub co: ParticipantSession,
+    pub viewer: ParticipantSession,
+    /// The invites the co-driver and viewer joined with (keys included).
+    pub co_invite: String,
+    pub viewer_invite: String,
 }
 
-/// A room whose mock agent waits `chunk_delay` between deltas.
+/// The next frame a participant opened (and its message), skipping other events.
+pub async fn next_frame(p: &mut ParticipantSession) -> (Frame, Option<Message>) {
+    loop {
+        match tokio::time::timeout(Duration::from_secs(20), p.next())
+            .await
+            .expect("a frame in time")
+        {
+            Some(ParticipantEvent::Frame { frame, message }) => return (frame, message),
+            Some(_) => continue,
+            None => panic!("participant closed"),
+        }
+    }
+}
+
+/// A received frame's payload as the host wrote it (opened).
+pub fn payload_json(p: &ParticipantSession, f: &Frame) -> serde_json::Value {
+    serde_json::from_slice(&p.codec().open(f).unwrap()).unwrap()
+}
+
+/// A room on a default relay whose host asks about co-driver interrupts.
 pub async fn room(chunk_delay: Duration) -> Room {
-    let relay = Relay::bind(RelayConfig::default()).await.unwrap();
+    room_with(chunk_delay, SuggestionPolicy::Ask, RelayConfig::default()).await
+}
+
+/// A room whose mock agent waits `chunk_delay` between deltas, whose host
+/// decides co-driver interrupts by `interrupts`.
+pub async fn room_with(
+    chunk_delay: Duration,
+    interrupts: SuggestionPolicy,
+    config: RelayConfig,
+) -> Room {
+    let relay = Relay::bind(config).await.unwrap();
     let room = relay.create_room(None).unwrap();
     let invite = |role, name| {
         relay
@@ -36,12 +74,14 @@ pub async fn room(chunk_delay: Duration) -> Room {
     let host_client = RelayClient::connect_invite(&invite(Role::Host, "host"))
         .await
         .unwrap();
-    let co = RelayClient::connect_invite(&invite(Role::CoDriver, "ana"))
-        .await
-        .unwrap();
-    let viewer = RelayClient::connect_invite(&invite(Role::Viewer, "vic"))
-        .await
-        .unwrap();
+    let e2e = Arc::new(E2e::generate_host().unwrap());
+    let keyed = |role, name| {
+        cohost_protocol::Invite::parse(&invite(role, name))
+            .unwrap()
+            .with_keys(e2e.invite_keys())
+            .to_string()
+    };
+    let (co_invite, viewer_invite) = (keyed(Role::CoDriver, "ana"), keyed(Role::Viewer, "vic"));
     let factory = Arc::new(MockFactory::new(MockOptions {
         chunk_delay,
         ..MockOptions::default()
@@ -61,8 +101,19 @@ pub async fn room(chunk_delay: Duration) -> Room {
         SuggestionPolicy::Ask,
         None,
         notice_tx,
-    );
+    )
+    .with_e2e(e2e)
+    .with_interrupt_policy(interrupts);
     let host = tokio::spawn(bridge.run(input_rx));
+    let join = |invite: String, name: &str| {
+        let opts = JoinOptions {
+            name: Some(name.to_string()),
+            ca_file: None,
+        };
+        async move { ParticipantSession::join(&invite, opts).await.unwrap() }
+    };
+    let co = join(co_invite.clone(), "ana").await;
+    let viewer = join(viewer_invite.clone(), "vic").await;
     Room {
         relay,
         host,
@@ -70,5 +121,7 @@ pub async fn room(chunk_delay: Duration) -> Room {
         notices,
         co,
         viewer,
+        co_invite,
+        viewer_invite,
     }
 }

@@ -1,9 +1,13 @@
 //! In-process broker: a tokio broadcast channel. The default for an embedded relay;
 //! share one `MemoryBroker` between several relays in one process to test multi-node.
 
+use std::sync::Arc;
+
 use bytes::Bytes;
+use futures::future::BoxFuture;
 use tokio::sync::broadcast;
 
+use super::deny::DenyList;
 use super::{Broker, BrokerEvent, BrokerSink};
 
 #[derive(Clone, Debug)]
@@ -16,13 +20,18 @@ struct Msg {
 /// In-memory broker.
 pub struct MemoryBroker {
     tx: broadcast::Sender<Msg>,
+    /// Shared by every relay sharing this broker, like the frames.
+    denied: Arc<DenyList>,
 }
 
 impl MemoryBroker {
     /// A broker buffering at most `capacity` frames per slow subscriber.
     pub fn new(capacity: usize) -> MemoryBroker {
         let (tx, _) = broadcast::channel(capacity.max(16));
-        MemoryBroker { tx }
+        MemoryBroker {
+            tx,
+            denied: Arc::default(),
+        }
     }
 }
 
@@ -67,5 +76,13 @@ impl Broker for MemoryBroker {
 
     fn name(&self) -> &'static str {
         "memory"
+    }
+
+    fn revoke(&self, jti: &str, exp: u64) {
+        self.denied.insert(jti, exp);
+    }
+
+    fn is_revoked<'a>(&'a self, jti: &'a str) -> BoxFuture<'a, bool> {
+        Box::pin(std::future::ready(self.denied.contains(jti)))
     }
 }

@@ -1,12 +1,14 @@
 //! Brokers carry stamped frames between relay nodes. Payload bytes pass through
 //! opaque; a broker never decodes them.
 
+mod deny;
 mod memory;
 mod redis;
 
 use std::sync::Arc;
 
 use bytes::Bytes;
+use futures::future::BoxFuture;
 
 pub use self::memory::MemoryBroker;
 pub use self::redis::RedisBroker;
@@ -55,4 +57,11 @@ pub trait Broker: Send + Sync + 'static {
 
     /// Short name for logs (`memory`, `redis`).
     fn name(&self) -> &'static str;
+
+    /// Puts a token id on the deny list every node checks, until `exp`
+    /// (the token's own expiry, seconds since the Unix epoch). Never blocks.
+    fn revoke(&self, jti: &str, exp: u64);
+
+    /// Whether a token id is on the deny list.
+    fn is_revoked<'a>(&'a self, jti: &'a str) -> BoxFuture<'a, bool>;
 }

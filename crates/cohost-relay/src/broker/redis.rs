@@ -21,6 +21,8 @@ pub struct RedisBroker {
     url: String,
     prefix: String,
     tx: mpsc::Sender<(String, Bytes)>,
+    /// This node's own revocations, known before Redis answers.
+    denied: super::deny::DenyList,
 }
 
 fn redact(url: &str) -> String {
@@ -58,6 +60,7 @@ impl RedisBroker {
             url: redact(url),
             prefix: prefix.to_string(),
             tx,
+            denied: super::deny::DenyList::default(),
         })
     }
 
@@ -139,5 +142,18 @@ impl Broker for RedisBroker {
 
     fn name(&self) -> &'static str {
         "redis"
+    }
+
+    fn revoke(&self, jti: &str, exp: u64) {
+        super::deny::redis_revoke(&self.client, &self.prefix, &self.denied, jti, exp);
+    }
+
+    fn is_revoked<'a>(&'a self, jti: &'a str) -> futures::future::BoxFuture<'a, bool> {
+        Box::pin(super::deny::redis_is_revoked(
+            &self.client,
+            &self.prefix,
+            &self.denied,
+            jti,
+        ))
     }
 }

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use cohost_protocol::{may_send, route, Claims, ErrorCode, Frame, FrameType, Resume, Route};
+use cohost_protocol::{may_send, route, Claims, ErrorCode, Frame, FrameType, Kick, Resume, Route};
 use futures::{SinkExt, StreamExt};
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::protocol::CloseFrame;
@@ -122,6 +122,7 @@ pub(super) async fn run(
     admitted.ticket.authenticated();
     drop(pending);
     let _counted = metrics.connected(claims.role);
+    let (jti, exp) = (claims.jti.clone(), claims.exp);
     let l = &state.config.limits;
     let conn = Arc::new(Conn {
         id: state.next_conn_id(),
@@ -138,9 +139,11 @@ pub(super) async fn run(
         return;
     };
     tracing::info!(conn = conn.id, room = %room.id, role = %conn.role, "joined");
+    state.tokens.joined(conn.id, &jti, exp);
     let _ = room.deliver(&joined, Some(conn.id));
     state.publish(&room.id, &joined);
     serve(&state, &room, &conn, &mut socket).await;
+    state.tokens.left(conn.id);
     if let Some(left) = room.leave(&conn) {
         let _ = room.deliver(&left, Some(conn.id));
         state.publish(&room.id, &left);
@@ -181,7 +184,7 @@ async fn serve(state: &RelayState, room: &Room, conn: &Conn, socket: &mut Socket
                     match reason {
                         CloseReason::SlowConsumer => add(&state.metrics.slow_consumer_disconnects, 1),
                         CloseReason::Abuse => add(&state.metrics.abuse_disconnects, 1),
-                        CloseReason::RoomClosed | CloseReason::Shutdown => {}
+                        CloseReason::RoomClosed | CloseReason::Shutdown | CloseReason::Kicked => {}
                     }
                     tracing::info!(conn = conn.id, room = %room.id, reason = reason.code().1, "closing connection");
                     send_close(socket, reason).await;
@@ -276,6 +279,29 @@ fn on_frame(
         Route::Relay => match kind {
             FrameType::RoomResume => match frame.control::<Resume>() {
                 Ok(r) => room.resume(conn, &r),
+                Err(e) => return refused(ErrorCode::Malformed, e.to_string(), Some(kind)),
+            },
+            FrameType::RoomKick => match frame.control::<Kick>() {
+                Ok(k) if k.conn_id == conn.id => {
+                    return refused(
+                        ErrorCode::Forbidden,
+                        "a host cannot kick itself; close the room instead".into(),
+                        Some(kind),
+                    )
+                }
+                Ok(k) => {
+                    if super::revoke::kick(state, room, k.conn_id) == super::revoke::Kicked::NotHere
+                    {
+                        return refused(
+                            ErrorCode::Malformed,
+                            format!(
+                                "no participant #{} in this room on this relay node",
+                                k.conn_id
+                            ),
+                            Some(kind),
+                        );
+                    }
+                }
                 Err(e) => return refused(ErrorCode::Malformed, e.to_string(), Some(kind)),
             },
             FrameType::RoomPing => {

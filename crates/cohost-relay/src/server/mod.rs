@@ -4,6 +4,8 @@ mod admission;
 mod coalesce;
 mod conn;
 mod outbox;
+mod revoke;
+pub(crate) use revoke::kick_conn;
 mod room;
 mod ws;
 
@@ -39,6 +41,8 @@ pub(crate) struct RelayState {
     pub(crate) known_rooms: RwLock<HashSet<String>>,
     pub(crate) broker: Arc<dyn Broker>,
     pub(crate) metrics: Arc<Metrics>,
+    /// The token each live connection joined with (for kicks).
+    pub(crate) tokens: revoke::Tokens,
     /// Set when shutdown starts: `/readyz` answers 503 so a load balancer
     /// stops sending new connections.
     draining: AtomicBool,
@@ -269,6 +273,7 @@ impl Relay {
             known_rooms: RwLock::new(HashSet::new()),
             broker: broker.clone(),
             metrics: Arc::new(Metrics::default()),
+            tokens: revoke::Tokens::default(),
             draining: AtomicBool::new(false),
         });
         let weak = Arc::downgrade(&state);
@@ -281,6 +286,7 @@ impl Relay {
             .route("/v1/rooms/{room}/ws", get(ws::ws_handler))
             .route("/admin/rooms", post(admin::create_room))
             .route("/admin/rooms/{room}/invites", post(admin::create_invite))
+            .route("/admin/rooms/{room}/kick", post(admin::kick))
             .route("/healthz", get(|| async { "ok" }))
             .route("/readyz", get(readyz))
             .route("/metrics", get(metrics))

@@ -24,6 +24,8 @@ pub(crate) enum CloseReason {
     Shutdown,
     /// Too many refused frames (close 4429).
     Abuse,
+    /// Removed by the host; its token is revoked (close 4403).
+    Kicked,
 }
 
 impl CloseReason {
@@ -34,6 +36,7 @@ impl CloseReason {
             CloseReason::RoomClosed => (4000, "room closed by host"),
             CloseReason::Shutdown => (1001, "relay shutting down"),
             CloseReason::Abuse => (4429, "too many refused frames"),
+            CloseReason::Kicked => (4403, "removed from the room by the host"),
         }
     }
 }

@@ -125,6 +125,9 @@ pub(crate) async fn ws_handler(
         .map(str::to_string);
     let claims = match token {
         Some(t) => match state.auth.verify(&t, &room) {
+            Ok(c) if state.broker.is_revoked(&c.jti).await => {
+                return reject(StatusCode::UNAUTHORIZED, REVOKED)
+            }
             Ok(c) => {
                 admitted.ticket.authenticated();
                 Some(c)
@@ -194,6 +197,9 @@ pub(crate) async fn ws_handler(
     resp
 }
 
+/// Why a revoked token is refused.
+const REVOKED: &str = "this invite was revoked: the host removed you from the room";
+
 /// Waits for the first-message token when none came in the handshake.
 pub(super) async fn first_frame_auth(
     state: &RelayState,
@@ -215,6 +221,7 @@ pub(super) async fn first_frame_auth(
         "no room token: send it in Sec-WebSocket-Protocol or as the first message within the handshake deadline".to_string()
     } else {
         match state.auth.verify(&token, room) {
+            Ok(c) if state.broker.is_revoked(&c.jti).await => REVOKED.to_string(),
             Ok(c) => return Some(c),
             Err(e) => e.to_string(),
         }

@@ -1,0 +1,394 @@
+//! A participant's session in an end-to-end encrypted room: joins with an
+//! invite that carries the room key and the host's public key, announces
+//! its X25519 key on every (re)connect, learns rotated keys, opens and
+//! verifies every frame, and yields typed [`ParticipantEvent`]s. Rendering
+//! is the caller's (line mode in `cmd/join.rs`, or a terminal UI).
+//!
+//! A frame that does not open or verify is dropped with one
+//! [`ParticipantEvent::Dropped`] and the stream is asked again from the last
+//! good chunk (`room.resume`); it never reaches the caller as content.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
+use std::time::Duration;
+
+use cohost_protocol::{FrameType, Invite, Participant, Role, Welcome};
+use cohost_relay::{ClientConfig, ClientEvent, RelayClient};
+use cohost_share::e2e::{unwrap_key, KeyPair};
+use cohost_share::{
+    Chat, CodecError, E2e, InterruptRequest, KeyAnnounce, Message, RoomCodec, ShareError,
+    Suggestion,
+};
+
+use super::participant::SendError;
+
+/// How long to wait for the relay's welcome after connecting.
+const WELCOME_WAIT: Duration = Duration::from_secs(15);
+/// How often one bad chunk is asked for again before it is given up.
+const MAX_RETRIES: u32 = 3;
+
+/// Why joining failed.
+#[derive(Debug, thiserror::Error)]
+pub enum JoinError {
+    /// The invite does not parse.
+    #[error("{0}")]
+    Invite(#[from] cohost_protocol::InviteError),
+    /// The invite carries no end-to-end keys.
+    #[error(
+        "this invite has no room key; ask the host for a new invite (cohost share prints them)"
+    )]
+    NoKey,
+    /// The keys in the invite are unusable.
+    #[error("the invite's keys are unusable: {0}; ask the host for a new invite")]
+    Keys(CodecError),
+    /// The relay could not be reached or refused.
+    #[error(transparent)]
+    Relay(#[from] cohost_relay::ClientError),
+    /// Connected, but the relay never welcomed this participant.
+    #[error("the relay accepted the connection but sent no welcome within {0:?}; check the relay")]
+    NoWelcome(Duration),
+}
+
+/// What a participant sees.
+#[derive(Debug)]
+pub enum ParticipantEvent {
+    /// Connected (or reconnected) and welcomed.
+    Welcome(Welcome),
+    /// A frame that opened and verified (or a relay frame: presence, pong).
+    Frame {
+        /// The frame, header as the relay stamped it.
+        frame: cohost_protocol::Frame,
+        /// Its application message (`None` for relay frames).
+        message: Option<Message>,
+    },
+    /// Someone joined or left; the roster is updated.
+    Presence {
+        /// Joined (true) or left.
+        joined: bool,
+        /// Who.
+        who: Participant,
+    },
+    /// A frame was dropped: it did not open or verify. Shown once per frame.
+    Dropped {
+        /// Its type.
+        kind: FrameType,
+        /// Its stream and chunk, when it had one (asked again).
+        at: Option<(String, u64)>,
+        /// Why.
+        reason: String,
+    },
+    /// The host handed this participant the key of a newer epoch.
+    KeyLearned {
+        /// The epoch.
+        epoch: u32,
+    },
+    /// Anything else from the relay connection (resync, refusal, reconnect, close).
+    Relay(ClientEvent),
+}
+
+/// Joining options.
+#[derive(Debug, Clone, Default)]
+pub struct JoinOptions {
+    /// Display name sent with key announces and suggestions.
+    pub name: Option<String>,
+    /// Extra CA certificates (PEM) for `cohosts://` relays.
+    pub ca_file: Option<std::path::PathBuf>,
+}
+
+/// A participant in a room.
+pub struct ParticipantSession {
+    client: RelayClient,
+    codec: RoomCodec,
+    e2e: Arc<E2e>,
+    pair: KeyPair,
+    name: Option<String>,
+    me: Participant,
+    roster: BTreeMap<u64, Participant>,
+    last_good: HashMap<String, u64>,
+    retries: HashMap<(String, u64), u32>,
+    /// Streams that failed for a key not held yet: asked again once learned.
+    awaiting_key: HashSet<String>,
+    queued: std::collections::VecDeque<ParticipantEvent>,
+}
+
+impl ParticipantSession {
+    /// Joins the room of `invite`, waiting for the relay's welcome.
+    pub async fn join(invite: &str, opts: JoinOptions) -> Result<ParticipantSession, JoinError> {
+        let inv = Invite::parse(invite)?;
+        let keys = inv.keys.clone().ok_or(JoinError::NoKey)?;
+        let e2e = Arc::new(E2e::participant(&keys).map_err(JoinError::Keys)?);
+        let mut cfg = ClientConfig::from_invite(&inv);
+        cfg.ca_file = opts.ca_file.clone();
+        let mut client = RelayClient::connect(cfg).await?;
+        let mut queued = std::collections::VecDeque::new();
+        let welcome = tokio::time::timeout(WELCOME_WAIT, async {
+            loop {
+                match client.recv().await {
+                    Some(ClientEvent::Welcome(w)) => return Some(w),
+                    Some(ClientEvent::Closed { reason }) => {
+                        queued.push_back(ParticipantEvent::Relay(ClientEvent::Closed { reason }));
+                        return None;
+                    }
+                    Some(other) => queued.push_back(ParticipantEvent::Relay(other)),
+                    None => return None,
+                }
+            }
+        })
+        .await
+        .ok()
+        .flatten();
+        let Some(welcome) = welcome else {
+            if let Some(ParticipantEvent::Relay(ClientEvent::Closed { reason })) = queued.pop_back()
+            {
+                return Err(JoinError::Relay(cohost_relay::ClientError::Refused {
+                    status: 401,
+                    body: reason,
+                }));
+            }
+            return Err(JoinError::NoWelcome(WELCOME_WAIT));
+        };
+        let codec =
+            RoomCodec::with_codec(client.room_id().clone(), e2e.clone()).as_role(welcome.you.role);
+        let mut s = ParticipantSession {
+            client,
+            codec,
+            e2e,
+            pair: KeyPair::generate().map_err(JoinError::Keys)?,
+            name: opts.name,
+            me: welcome.you.clone(),
+            roster: BTreeMap::new(),
+            last_good: HashMap::new(),
+            retries: HashMap::new(),
+            awaiting_key: HashSet::new(),
+            queued,
+        };
+        s.welcomed(&welcome).await;
+        s.queued.push_front(ParticipantEvent::Welcome(welcome));
+        Ok(s)
+    }
+
+    async fn welcomed(&mut self, w: &Welcome) {
+        self.me = w.you.clone();
+        self.roster = w
+            .participants
+            .iter()
+            .map(|p| (p.conn_id, p.clone()))
+            .collect();
+        let announce = Message::KeyAnnounce(KeyAnnounce {
+            x25519: self.pair.public_b64(),
+            name: self.name.clone(),
+        });
+        if let Ok(f) = self.codec.room_frame(&announce) {
+            let _ = self.client.send(&f).await;
+        }
+    }
+
+    /// This participant as the relay knows it (role, connection id, name).
+    pub fn me(&self) -> &Participant {
+        &self.me
+    }
+
+    /// Everyone in the room, as presence told it.
+    pub fn who(&self) -> Vec<Participant> {
+        self.roster.values().cloned().collect()
+    }
+
+    /// The room's codec (to open frames the same way, e.g. for `--json`).
+    pub fn codec(&self) -> &RoomCodec {
+        &self.codec
+    }
+
+    /// The epoch this participant seals under (the newest it holds).
+    pub fn epoch(&self) -> u32 {
+        self.e2e.current_epoch()
+    }
+
+    /// Suggests a prompt to the host. A viewer is refused here, before
+    /// anything is sent.
+    pub async fn suggest(&self, text: &str) -> Result<String, SendError> {
+        if self.me.role != Role::CoDriver {
+            return Err(SendError::NotAllowed(
+                "viewers cannot suggest prompts; ask the host for a co-driver invite",
+            ));
+        }
+        let s = Suggestion {
+            suggestion_id: super::host::new_suggestion_id(),
+            text: text.to_string(),
+            from: self.name.clone(),
+        };
+        let id = s.suggestion_id.clone();
+        self.send(&Message::Suggestion(s)).await?;
+        Ok(id)
+    }
+
+    /// Asks the host to stop the running turn (co-drivers only).
+    pub async fn interrupt(&self) -> Result<(), SendError> {
+        if self.me.role != Role::CoDriver {
+            return Err(SendError::NotAllowed(
+                "viewers cannot interrupt the host's turn",
+            ));
+        }
+        self.send(&Message::InterruptRequest(InterruptRequest {
+            from: self.name.clone(),
+        }))
+        .await
+    }
+
+    /// Says something in the room chat (sanitized first).
+    pub async fn chat(&self, text: &str) -> Result<(), SendError> {
+        self.send(&Message::Chat(Chat {
+            from: self.name.clone(),
+            text: cohost_core::sanitize::sanitize(text),
+        }))
+        .await
+    }
+
+    async fn send(&self, msg: &Message) -> Result<(), SendError> {
+        let f = self.codec.room_frame(msg)?;
+        Ok(self.client.send(&f).await?)
+    }
+
+    /// Leaves the room.
+    pub async fn close(&self) {
+        self.client.close().await;
+    }
+
+    /// Drops the connection (it reconnects and resumes); for tests.
+    pub async fn drop_connection(&self) {
+        self.client.drop_connection().await;
+    }
+
+    /// The next event; `None` once the connection is closed for good.
+    pub async fn next(&mut self) -> Option<ParticipantEvent> {
+        if let Some(e) = self.queued.pop_front() {
+            return Some(e);
+        }
+        loop {
+            let ev = self.client.recv().await?;
+            if let Some(out) = self.handle(ev).await {
+                return Some(out);
+            }
+        }
+    }
+
+    async fn handle(&mut self, ev: ClientEvent) -> Option<ParticipantEvent> {
+        let f = match ev {
+            ClientEvent::Welcome(w) => {
+                self.welcomed(&w).await;
+                return Some(ParticipantEvent::Welcome(w));
+            }
+            ClientEvent::Frame(f) => f,
+            other => return Some(ParticipantEvent::Relay(other)),
+        };
+        match f.kind() {
+            FrameType::PresenceJoin | FrameType::PresenceLeave => {
+                let who: Participant = f.control().ok()?;
+                let joined = f.kind() == FrameType::PresenceJoin;
+                if joined {
+                    self.roster.insert(who.conn_id, who.clone());
+                } else {
+                    self.roster.remove(&who.conn_id);
+                }
+                return Some(ParticipantEvent::Presence { joined, who });
+            }
+            k if !k.is_application() => {
+                return Some(ParticipantEvent::Frame {
+                    frame: f,
+                    message: None,
+                })
+            }
+            _ => {}
+        }
+        match self.codec.decode(&f) {
+            Ok(Some(Message::KeyRotate(r))) => {
+                let mut newest = None;
+                for w in r.keys.iter().filter(|w| w.to == self.me.conn_id) {
+                    match unwrap_key(self.codec.room(), &self.pair, w) {
+                        Ok(k) => {
+                            self.e2e.learn(w.epoch, k);
+                            newest = newest.max(Some(w.epoch));
+                        }
+                        Err(e) => {
+                            return Some(ParticipantEvent::Dropped {
+                                kind: f.kind(),
+                                at: None,
+                                reason: format!("a key from the host does not unwrap: {e}"),
+                            })
+                        }
+                    }
+                }
+                let epoch = newest?;
+                for stream in std::mem::take(&mut self.awaiting_key) {
+                    let last = self.last_good.get(&stream).copied();
+                    self.client.resume_from(&stream, last).await;
+                }
+                Some(ParticipantEvent::KeyLearned { epoch })
+            }
+            Ok(message) => {
+                if let Some(s) = f.stream() {
+                    self.last_good.insert(s.to_string(), f.chunk());
+                }
+                Some(ParticipantEvent::Frame { frame: f, message })
+            }
+            Err(e) => self.dropped(&f, e).await,
+        }
+    }
+
+    /// One notice for a frame that did not open; its stream is asked again
+    /// from the last good chunk (a few times, then the chunk is given up).
+    async fn dropped(
+        &mut self,
+        f: &cohost_protocol::Frame,
+        e: ShareError,
+    ) -> Option<ParticipantEvent> {
+        let reason = match &e {
+            ShareError::Codec { source, .. } => source.to_string(),
+            other => other.to_string(),
+        };
+        let Some(stream) = f.stream().map(str::to_string) else {
+            return Some(ParticipantEvent::Dropped {
+                kind: f.kind(),
+                at: None,
+                reason,
+            });
+        };
+        let waiting = matches!(
+            e,
+            ShareError::Codec {
+                source: CodecError::UnknownEpoch(_),
+                ..
+            }
+        );
+        let tries = self.retries.entry((stream.clone(), f.chunk())).or_insert(0);
+        *tries += 1;
+        if *tries > MAX_RETRIES {
+            // Keep the stream moving past a chunk that never opens.
+            self.last_good.insert(stream.clone(), f.chunk());
+            let reason = format!("{reason}; given up after {MAX_RETRIES} resyncs");
+            return Some(ParticipantEvent::Dropped {
+                kind: f.kind(),
+                at: Some((stream, f.chunk())),
+                reason,
+            });
+        }
+        if waiting {
+            // Asked again once the host's key.rotate arrives; later chunks
+            // of the stream fail the same way until then: one notice.
+            if !self.awaiting_key.insert(stream.clone()) {
+                return None;
+            }
+            return Some(ParticipantEvent::Dropped {
+                kind: f.kind(),
+                at: Some((stream, f.chunk())),
+                reason: format!("{reason}; waiting for the host's key"),
+            });
+        }
+        let last = self.last_good.get(&stream).copied();
+        self.client.resume_from(&stream, last).await;
+        Some(ParticipantEvent::Dropped {
+            kind: f.kind(),
+            at: Some((stream, f.chunk())),
+            reason: format!("{reason}; asked the relay to send it again"),
+        })
+    }
+}
