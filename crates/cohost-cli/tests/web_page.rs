@@ -95,6 +95,11 @@ fn xss_corpus_runs_no_script_and_requests_nothing_outside_the_relay() {
 }
 
 #[test]
+fn wrong_key_shows_a_clear_message() {
+    scenario("wrong_key");
+}
+
+#[test]
 fn page_resumes_after_the_connection_drops_mid_stream() {
     scenario("resume_after_drop");
 }

@@ -364,17 +364,6 @@ function wireForms() {
   });
 }
 
-/** A room whose host sends JSON in the clear (a host without end-to-end encryption). */
-const plainRoom = {
-  async open(f) {
-    return f.payload;
-  },
-  async seal(_type, _role, _chunk, _stream, body) {
-    return body;
-  },
-  announce: null,
-};
-
 async function main() {
   wireForms();
   const m = /^\/join\/([^/]+)\/?$/.exec(location.pathname);
@@ -387,19 +376,14 @@ async function main() {
     return fatal(e.message);
   }
   state.jwt = inv.jwt;
-  if (!inv.key) {
-    state.crypto = plainRoom;
-    $('e2e').textContent = 'not end-to-end encrypted';
-    $('e2e').className = 'e2e-off';
-  } else {
-    try {
-      state.crypto = await RoomCrypto.create(state.room, inv.key, inv.hostPub);
-    } catch {
-      return fatal('This browser cannot decrypt the room (it lacks WebCrypto AES-GCM, Ed25519 or X25519): use a current Chromium, Firefox or Safari.');
-    }
-    $('e2e').textContent = '🔒 end-to-end encrypted';
-    $('e2e').className = 'e2e-on';
+  if (!inv.key) return fatal('This link has no room key; ask the host for a new link.');
+  try {
+    state.crypto = await RoomCrypto.create(state.room, inv.key, inv.hostPub);
+  } catch {
+    return fatal('This browser cannot decrypt the room (it lacks WebCrypto AES-GCM, Ed25519 or X25519): use a current Chromium, Firefox or Safari.');
   }
+  $('e2e').textContent = 'end-to-end encrypted';
+  $('e2e').className = 'e2e-on';
   connect();
 }
 

@@ -188,10 +188,8 @@ const scenarios = {
         timeout: STEP_MS,
       });
       await co.click('#interrupt');
-      await co.waitForFunction(() => /asked the host to interrupt/.test(document.getElementById('chatlog').innerText), null, {
-        timeout: STEP_MS,
-      });
-      assert.doesNotMatch(await co.locator('#notices').textContent(), /refused/, 'the relay took the interrupt request');
+      const asked = await host.wait((n) => n.notice === 'interrupt_requested', 'interrupt request');
+      assert.match(asked.from, /^co-driver #\d+$/, 'the host is told which co-driver asked');
       const people = await viewer.locator('#people').innerText();
       assert.match(people, /co-driver/);
     });
@@ -268,6 +266,8 @@ const scenarios = {
       assert.match(await page.locator('#fatal').innerText(), /room key does not open/);
       assert.equal(await page.locator('.turn').count(), 0, 'nothing undecryptable is shown');
       assert.doesNotMatch(await page.locator('body').innerText(), /secret words/);
+      const bare = await openPage(browser, `${good.split('#')[0]}#${seg.slice(0, 3).join('.')}`);
+      assert.match(await bare.locator('#fatal').innerText(), /no room key/);
     });
   },
 
