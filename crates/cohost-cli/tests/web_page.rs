@@ -100,6 +100,11 @@ fn wrong_key_shows_a_clear_message() {
 }
 
 #[test]
+fn a_kicked_viewer_is_told_and_stops() {
+    scenario("kicked");
+}
+
+#[test]
 fn page_resumes_after_the_connection_drops_mid_stream() {
     scenario("resume_after_drop");
 }

@@ -284,6 +284,10 @@ function connect() {
       setConn('closed');
       return;
     }
+    if (ev.code === 4403) {
+      fatal('The host removed you from the room.');
+      return;
+    }
     if (ev.code === 4401) {
       fatal("The relay refused this link's token: it expired or was revoked. Ask the host for a new link.");
       return;
@@ -291,6 +295,10 @@ function connect() {
     state.attempts++;
     if (!state.everConnected && state.attempts >= 4) {
       fatal('Cannot join the room: the relay refuses this link (its token may be expired or revoked) or cannot be reached.');
+      return;
+    }
+    if (state.attempts >= 12) {
+      fatal('Lost the room: the relay has refused or not answered 12 reconnects (the room may be closed, or the link revoked). Reload to try again.');
       return;
     }
     if (state.everConnected) {

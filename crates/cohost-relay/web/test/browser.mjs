@@ -271,6 +271,16 @@ const scenarios = {
     });
   },
 
+  // The host removes the viewer: the page says so and stops.
+  async kicked() {
+    await withRoom(async ({ host, browser, link }) => {
+      const page = await openPage(browser, link('viewer'));
+      host.type('/kick viewer');
+      await page.waitForSelector('#fatal:not([hidden])', { timeout: STEP_MS });
+      assert.match(await page.locator('#fatal').innerText(), /removed you from the room/);
+    });
+  },
+
   // The relay connection drops mid-stream: the page reconnects, resumes from
   // its last chunk and misses none.
   async resume_after_drop() {
