@@ -203,17 +203,23 @@ fn co_driver_joins_suggests_and_sees_the_turn() {
     let mut stdin = host.0.stdin.take().unwrap();
     writeln!(stdin, "/quit").unwrap();
     drop(stdin);
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    exits_with_0_within(
+        &mut host,
+        Duration::from_secs(10),
+        "host did not exit on /quit",
+    );
+}
+
+/// The child exits with status 0 within `within`.
+fn exits_with_0_within(child: &mut Reaper, within: Duration, what: &str) {
+    let deadline = std::time::Instant::now() + within;
     loop {
-        if let Some(status) = host.0.try_wait().unwrap() {
+        if let Some(status) = child.0.try_wait().unwrap() {
             assert_eq!(status.code(), Some(0));
-            break;
+            return;
         }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "host did not exit on /quit"
-        );
-        std::thread::sleep(Duration::from_millis(50));
+        assert!(std::time::Instant::now() < deadline, "{what}");
+        std::thread::sleep(Duration::from_millis(20));
     }
 }
 
@@ -418,4 +424,100 @@ fn relay_secrets_from_the_environment_are_honoured_or_refused() {
     assert_eq!(weak.status.code(), Some(3), "CONFIG_INVALID");
     let err = String::from_utf8_lossy(&weak.stderr);
     assert!(err.contains("COHOST_RELAY_JWT_SECRET"), "{err}");
+}
+
+/// An interactive `cohost join`: a typed line is a suggestion the host
+/// sees and runs after `/accept`; `/who`, an unknown command and `/quit`
+/// are answered; a viewer's typed line is refused before it is sent.
+#[test]
+fn interactive_join_suggests_by_typing_and_the_host_accepts() {
+    use std::io::Write;
+    let home = tempfile::tempdir().unwrap();
+    let mut host = Reaper(
+        cohost(home.path())
+            .args(["share", "--agent", "mock", "--approve", "none", "--json"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let host_out = lines_of(host.0.stdout.take().unwrap());
+    let first: serde_json::Value =
+        serde_json::from_str(&host_out.recv_timeout(STEP).unwrap()).unwrap();
+    let co_invite = first["co_driver"].as_str().unwrap().to_string();
+    let viewer_invite = first["viewer"].as_str().unwrap().to_string();
+
+    let mut join = Reaper(
+        cohost(home.path())
+            .args(["join", &co_invite, "--name", "ana"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let join_out = lines_of(join.0.stdout.take().unwrap());
+    let join_err = lines_of(join.0.stderr.take().unwrap());
+    let wait_for = |rx: &std::sync::mpsc::Receiver<String>, what: &str| -> String {
+        let deadline = std::time::Instant::now() + STEP;
+        let mut seen = Vec::new();
+        while std::time::Instant::now() < deadline {
+            if let Ok(l) = rx.recv_timeout(Duration::from_millis(100)) {
+                if l.contains(what) {
+                    return l;
+                }
+                seen.push(l);
+            }
+        }
+        panic!("never saw {what:?}; saw {seen:?}");
+    };
+    wait_for(&join_err, "joined room");
+    let mut typed = join.0.stdin.take().unwrap();
+    writeln!(typed, "/frobnicate").unwrap();
+    assert!(wait_for(&join_err, "unknown command").contains("/interrupt"));
+    writeln!(typed, "/who").unwrap();
+    wait_for(&join_err, "in the room:");
+    writeln!(typed, "typed suggestion [mock:text]").unwrap();
+    wait_for(&join_err, "waiting for the host");
+
+    // The host sees it and accepts it by id.
+    let suggested = wait_for(&host_out, "\"suggested\"");
+    let v: serde_json::Value = serde_json::from_str(&suggested).unwrap();
+    assert_eq!(v["suggestion"]["text"], "typed suggestion [mock:text]");
+    let id = v["suggestion"]["suggestion_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mut host_in = host.0.stdin.take().unwrap();
+    writeln!(host_in, "/accept {id}").unwrap();
+    // It runs on the host and the co-driver sees the answer, on its own lines.
+    wait_for(&join_out, "▶ mock runs: typed suggestion [mock:text]");
+    wait_for(&join_out, "You said: \"typed suggestion [mock:text]\"");
+    wait_for(&join_out, "■ done");
+
+    // A viewer's typed line is refused locally.
+    let mut viewer = Reaper(
+        cohost(home.path())
+            .args(["join", &viewer_invite])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let viewer_err = lines_of(viewer.0.stderr.take().unwrap());
+    wait_for(&viewer_err, "joined room");
+    let mut vin = viewer.0.stdin.take().unwrap();
+    writeln!(vin, "let me drive").unwrap();
+    wait_for(&viewer_err, "suggestion refused: viewers cannot suggest");
+
+    // /quit leaves within 2 s.
+    writeln!(typed, "/quit").unwrap();
+    exits_with_0_within(
+        &mut join,
+        Duration::from_secs(2),
+        "join did not exit on /quit",
+    );
+    writeln!(host_in, "/quit").unwrap();
 }

@@ -290,6 +290,20 @@ impl Frame {
         self.bytes.is_empty()
     }
 
+    /// The same header (stamp included) with another payload: what a
+    /// tampering relay or network could send; for tests of receivers.
+    pub fn with_payload(&self, payload: &[u8]) -> Frame {
+        Self::encode(
+            self.kind,
+            self.room(),
+            self.stream().unwrap_or(""),
+            self.chunk(),
+            self.sender(),
+            self.role(),
+            payload,
+        )
+    }
+
     /// A copy with the sender fields stamped and the type possibly rewritten.
     /// Copies the bytes once; the payload is carried over untouched.
     pub fn restamp(&self, kind: FrameType, sender: u64, role: Role) -> Frame {

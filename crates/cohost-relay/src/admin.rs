@@ -196,12 +196,14 @@ pub(crate) async fn kick(
     let revoked = match (req.conn_id, req.jti) {
         (Some(id), _) => match crate::server::kick_conn(&state, &room, id) {
             Some(jti) => jti,
-            None => return err(
-                StatusCode::NOT_FOUND,
-                format!(
+            None => {
+                return err(
+                    StatusCode::NOT_FOUND,
+                    format!(
                     "no participant #{id} in room {room} on this relay node; kick by jti instead"
                 ),
-            ),
+                )
+            }
         },
         (None, Some(jti)) => {
             let exp = req.exp.unwrap_or_else(|| {

@@ -186,3 +186,64 @@ async fn two_nodes_deliver_across_redis_and_survive_a_killed_subscription() {
     n1.shutdown().await;
     n2.shutdown().await;
 }
+
+/// Kick through the admin API on one node: the participant is disconnected
+/// (close 4403) and its token is refused on every node sharing the Redis.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kicked_token_is_refused_on_every_node() {
+    use futures::StreamExt;
+    let Some(server) = redis().await else { return };
+    let prefix = format!("cohost-test-kick-{}", std::process::id());
+    let n1 = node(&server.url, &prefix).await;
+    let n2 = node(&server.url, &prefix).await;
+    let room = n1.create_room(Some("kick")).unwrap();
+    n2.create_room(Some("kick")).unwrap();
+    let mut host = join(&n1, &room, Role::Host, "hana").await;
+    let vtoken = token(&n1, &room, Role::Viewer, "vic");
+    let mut viewer = try_connect(&n1, &room, &vtoken).await.unwrap();
+    let who: cohost_protocol::Participant = host
+        .recv_kind(FrameType::PresenceJoin)
+        .await
+        .control()
+        .unwrap();
+    let body = format!("{{\"conn_id\":{}}}", who.conn_id);
+    let (status, answer) = http(
+        n1.local_addr(),
+        &format!(
+            "POST /admin/rooms/{room}/kick HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer admin-test-secret-0123456789abcdef\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        ),
+    )
+    .await;
+    assert_eq!(status, 200, "{answer}");
+    assert!(answer.contains("revoked"), "{answer}");
+    let code = tokio::time::timeout(Duration::from_secs(10), async {
+        while let Some(Ok(m)) = viewer.ws.next().await {
+            if let tokio_tungstenite::tungstenite::Message::Close(Some(c)) = m {
+                return u16::from(c.code);
+            }
+        }
+        0
+    })
+    .await
+    .unwrap();
+    assert_eq!(code, 4403, "the kicked participant is disconnected");
+    for n in [&n1, &n2] {
+        // The other node learns it through Redis (written in the background).
+        let mut refused = None;
+        for _ in 0..50 {
+            match try_connect(n, &room, &vtoken).await {
+                Err(e) => {
+                    refused = Some(e);
+                    break;
+                }
+                Ok(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+            }
+        }
+        let (status, why) = refused.expect("the revoked token is refused");
+        assert_eq!(status, 401);
+        assert!(why.contains("revoked"), "{why}");
+    }
+    // Another token of the same room still works.
+    let _ok = join(&n2, &room, Role::Viewer, "vera").await;
+}

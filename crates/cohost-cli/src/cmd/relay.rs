@@ -30,6 +30,10 @@ pub struct RelayArgs {
     /// `host:port` written into invites (default: the bound address).
     #[arg(long)]
     public: Option<String>,
+    /// The relay is reached through a TLS proxy: invites say `cohosts://`
+    /// (participants speak `wss://`).
+    #[arg(long)]
+    public_tls: bool,
     /// Browser Origins allowed to connect (non-browser clients send none).
     #[arg(long = "origin")]
     origins: Vec<String>,
@@ -98,6 +102,7 @@ pub async fn run(args: RelayArgs) -> CmdResult {
         admin_secret: Some(secrets.admin_secret.clone()),
         jwt_secret: Some(secrets.jwt_secret.clone().into_bytes()),
         public_authority: args.public.clone(),
+        public_tls: args.public_tls,
         allowed_origins: args.origins.clone(),
         max_token_lifetime: std::time::Duration::from_secs(args.max_token_lifetime),
         ..RelayConfig::default()

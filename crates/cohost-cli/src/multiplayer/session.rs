@@ -108,6 +108,9 @@ pub struct ParticipantSession {
     retries: HashMap<(String, u64), u32>,
     /// Streams that failed for a key not held yet: asked again once learned.
     awaiting_key: HashSet<String>,
+    /// Streams asked again from their last good chunk: frames past the
+    /// next one (already on their way before the ask) wait for the replay.
+    resyncing: HashSet<String>,
     queued: std::collections::VecDeque<ParticipantEvent>,
 }
 
@@ -160,6 +163,7 @@ impl ParticipantSession {
             last_good: HashMap::new(),
             retries: HashMap::new(),
             awaiting_key: HashSet::new(),
+            resyncing: HashSet::new(),
             queued,
         };
         s.welcomed(&welcome).await;
@@ -299,6 +303,14 @@ impl ParticipantSession {
             }
             _ => {}
         }
+        if let (Some(s), Some(&last)) = (f.stream(), f.stream().and_then(|s| self.last_good.get(s)))
+        {
+            let duplicate = f.chunk() <= last;
+            let early = f.chunk() > last.saturating_add(1) && self.resyncing.contains(s);
+            if duplicate || early {
+                return None;
+            }
+        }
         match self.codec.decode(&f) {
             Ok(Some(Message::KeyRotate(r))) => {
                 let mut newest = None;
@@ -327,6 +339,7 @@ impl ParticipantSession {
             Ok(message) => {
                 if let Some(s) = f.stream() {
                     self.last_good.insert(s.to_string(), f.chunk());
+                    self.resyncing.remove(s);
                 }
                 Some(ParticipantEvent::Frame { frame: f, message })
             }
@@ -384,6 +397,7 @@ impl ParticipantSession {
             });
         }
         let last = self.last_good.get(&stream).copied();
+        self.resyncing.insert(stream.clone());
         self.client.resume_from(&stream, last).await;
         Some(ParticipantEvent::Dropped {
             kind: f.kind(),

@@ -51,19 +51,46 @@ pub fn payload_json(p: &ParticipantSession, f: &Frame) -> serde_json::Value {
     serde_json::from_slice(&p.codec().open(f).unwrap()).unwrap()
 }
 
-/// A room on a default relay whose host asks about co-driver interrupts.
-pub async fn room(chunk_delay: Duration) -> Room {
-    room_with(chunk_delay, SuggestionPolicy::Ask, RelayConfig::default()).await
+/// How a room test's relay and host are set up.
+pub struct Setup {
+    /// The host's policy for co-driver interrupts.
+    pub interrupts: SuggestionPolicy,
+    /// The relay's settings (a TLS proxy in front: `public_tls`, `public_authority`).
+    pub config: RelayConfig,
+    /// The CA everyone trusts for `cohosts://`.
+    pub ca_file: Option<std::path::PathBuf>,
+    /// Told the relay's address once it is bound (a proxy in front of it).
+    pub upstream: Option<Arc<std::sync::OnceLock<std::net::SocketAddr>>>,
 }
 
-/// A room whose mock agent waits `chunk_delay` between deltas, whose host
-/// decides co-driver interrupts by `interrupts`.
-pub async fn room_with(
-    chunk_delay: Duration,
-    interrupts: SuggestionPolicy,
-    config: RelayConfig,
-) -> Room {
+impl Default for Setup {
+    fn default() -> Self {
+        Setup {
+            interrupts: SuggestionPolicy::Ask,
+            config: RelayConfig::default(),
+            ca_file: None,
+            upstream: None,
+        }
+    }
+}
+
+/// A room on a default relay whose host asks about co-driver interrupts.
+pub async fn room(chunk_delay: Duration) -> Room {
+    room_with(chunk_delay, Setup::default()).await
+}
+
+/// A room whose mock agent waits `chunk_delay` between deltas, set up by `setup`.
+pub async fn room_with(chunk_delay: Duration, setup: Setup) -> Room {
+    let Setup {
+        interrupts,
+        config,
+        ca_file,
+        upstream,
+    } = setup;
     let relay = Relay::bind(config).await.unwrap();
+    if let Some(u) = upstream {
+        u.set(relay.local_addr()).unwrap();
+    }
     let room = relay.create_room(None).unwrap();
     let invite = |role, name| {
         relay
@@ -71,9 +98,10 @@ pub async fn room_with(
             .unwrap()
             .to_string()
     };
-    let host_client = RelayClient::connect_invite(&invite(Role::Host, "host"))
-        .await
-        .unwrap();
+    let host_invite = cohost_protocol::Invite::parse(&invite(Role::Host, "host")).unwrap();
+    let mut host_cfg = cohost_relay::ClientConfig::from_invite(&host_invite);
+    host_cfg.ca_file = ca_file.clone();
+    let host_client = RelayClient::connect(host_cfg).await.unwrap();
     let e2e = Arc::new(E2e::generate_host().unwrap());
     let keyed = |role, name| {
         cohost_protocol::Invite::parse(&invite(role, name))
@@ -108,7 +136,7 @@ pub async fn room_with(
     let join = |invite: String, name: &str| {
         let opts = JoinOptions {
             name: Some(name.to_string()),
-            ca_file: None,
+            ca_file: ca_file.clone(),
         };
         async move { ParticipantSession::join(&invite, opts).await.unwrap() }
     };

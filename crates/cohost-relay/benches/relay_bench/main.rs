@@ -1,6 +1,6 @@
 //! Relay benchmark, loopback only, bounded in count and time.
 //!
-//! `cargo bench -p cohost-relay --bench relay_bench [-- idle fanout replay redis baseline]`
+//! `cargo bench -p cohost-relay --bench relay_bench [-- idle fanout replay redis baseline e2e]`
 //!
 //! The relay runs in a child process pinned to core 0 (`taskset -c 0`, one
 //! current-thread runtime); the load client runs pinned to core 1 (also one
@@ -211,6 +211,17 @@ async fn fanout(
     label: &str,
     server_pid: u32,
 ) -> Vec<(f64, f64, f64)> {
+    fanout_sized(addr, auth, label, server_pid, 64).await
+}
+
+/// [`fanout`] with host payloads of `payload_len` bytes.
+async fn fanout_sized(
+    addr: &str,
+    auth: Option<&TokenAuthority>,
+    label: &str,
+    server_pid: u32,
+    payload_len: usize,
+) -> Vec<(f64, f64, f64)> {
     let n = env_num("COHOST_BENCH_FANOUT", 1000);
     let secs = env_num("COHOST_BENCH_SECS", 3) as f64;
     let room = "fan";
@@ -245,7 +256,7 @@ async fn fanout(
         let stream = format!("bench{run}");
         let t0 = Instant::now();
         let (srv_cpu0, cli_cpu0) = (cpu_secs(server_pid), cpu_secs(std::process::id()));
-        load::send_paced(&mut htx, room, &stream, fps, total, 64, base).await;
+        load::send_paced(&mut htx, room, &stream, fps, total, payload_len, base).await;
         let mut lat = Vec::new();
         let mut gaps = 0;
         for t in tasks {
@@ -414,6 +425,25 @@ fn main() {
         }
         if on("baseline") {
             extra::baseline(&relay_results).await;
+        }
+        if on("e2e") {
+            // The relay never decrypts: an end-to-end sealed chunk is only
+            // larger (a typical 177-byte chunk seals to 275 bytes, see
+            // cohost-share's e2e_codec bench). Same rates, fresh relays.
+            let mut runs = Vec::new();
+            for (label, len) in [("plaintext 177 B", 177), ("sealed 275 B", 275)] {
+                let srv = Server::relay(&["relay"]);
+                let addr = srv.addrs[0].clone();
+                runs.push(fanout_sized(&addr, Some(&auth), label, srv.child.id(), len).await);
+            }
+            for (p, e) in runs[0].iter().zip(&runs[1]) {
+                println!(
+                    "e2e vs plaintext: delivered {:.2}x, p99 {:.2}x, relay ns/delivery {:.2}x",
+                    e.0 / p.0.max(1e-9),
+                    e.1 / p.1.max(1e-9),
+                    e.2 / p.2.max(1e-9)
+                );
+            }
         }
     });
 }
