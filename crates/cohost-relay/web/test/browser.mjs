@@ -136,7 +136,7 @@ const scenarios = {
       inOrder(t.answer, ['Streaming answer', ...words, 'fn main()', 'done']);
       assert.equal(t.state, 'completed');
       assert.match(t.end, /completed/);
-      assert.match(t.html, /<code class="hljs language-rust">/, 'code is highlighted');
+      assert.match(t.html, /<code class="hljs language-rust">/, `code is highlighted in:\n${t.html}`);
       assert.match(t.html, /<strong>done<\/strong>/);
       // A tool call the host allows: the card says who decided.
       const approval = host.wait((n) => n.notice === 'approval_needed', 'approval_needed');
