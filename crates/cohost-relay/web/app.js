@@ -22,6 +22,8 @@ const state = {
   opened: 0, // payloads opened so far
   failed: new Set(), // "type:stream:chunk" already asked again
   failing: false, // a failure notice is showing
+  askedAfter: '', // "stream:last" a hole was last asked about
+  holeOk: new Set(), // streams the relay resynced: a hole there is accepted once
   everConnected: false,
   attempts: 0,
   drops: 0,
@@ -167,6 +169,7 @@ function handleControl(f) {
       break;
     case T.RoomResync:
       for (const s of v.streams || []) {
+        state.holeOk.add(s); // the relay cannot fill it: go on from what comes
         const t = state.turns.get(s);
         if (t) t.resynced(v.reason || 'evicted');
       }
@@ -237,8 +240,22 @@ async function onFrame(buf, arrived) {
   const f = decode(buf);
   if (!f || f.room !== state.room) return;
   if (isReplayable(f.type)) {
-    if (f.chunk <= (state.last[f.stream] ?? -1)) return; // a replayed duplicate
-    if (await handleApp(f, arrived)) state.last[f.stream] = f.chunk;
+    const last = state.last[f.stream];
+    if (last !== undefined && f.chunk <= last) return; // a replayed duplicate
+    if (last !== undefined && f.chunk > last + 1 && !state.holeOk.has(f.stream)) {
+      // A hole (chunks dropped for a slow reader): never show past it; ask
+      // the relay for what follows the last chunk shown, once per hole.
+      const hole = `${f.stream}:${last}`;
+      if (state.askedAfter !== hole) {
+        state.askedAfter = hole;
+        resume();
+      }
+      return;
+    }
+    if (await handleApp(f, arrived)) {
+      state.last[f.stream] = f.chunk;
+      state.holeOk.delete(f.stream);
+    }
     return;
   }
   if (f.type === T.RoomClose) {
