@@ -38,6 +38,22 @@ if [ "${COHOST_SKIP_AGENT_INSTALL:-0}" != 1 ]; then
   python3 -m pip install -q --disable-pip-version-check 'mcp==2.3.0' 'agent-client-protocol==0.12.1'
 fi
 
+# The participant web page (issue 19): its vendored libraries match the
+# lock and npm, and its browser tests get Debian's chromium and a pinned
+# playwright-core (crates/cohost-cli/tests/web_page.rs).
+log "web page: vendored libraries (scripts/vendor-web.sh)"
+bash scripts/vendor-web.sh
+if [ "$(id -u)" = 0 ] && [ ! -x /usr/bin/chromium ]; then
+  log "installing chromium (apt)"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+fi
+export COHOST_PLAYWRIGHT_DIR="${COHOST_PLAYWRIGHT_DIR:-$HOME/.cache/cohost-web-test/node_modules/playwright-core}"
+if [ "$(node -p 'require(process.argv[1]+"/package.json").version' "$COHOST_PLAYWRIGHT_DIR" 2>/dev/null)" != 1.65.1 ]; then
+  log "installing playwright-core 1.65.1 (npm)"
+  npm install --prefix "$(dirname "$(dirname "$COHOST_PLAYWRIGHT_DIR")")" --no-save --no-audit --no-fund playwright-core@1.65.1 >/dev/null
+fi
+
 if ! command -v cargo-nextest >/dev/null 2>&1; then
   log "installing cargo-nextest"
   cargo install --locked cargo-nextest

@@ -78,6 +78,36 @@ async fn finish(
     relay.shutdown().await;
 }
 
+/// `cohost join INVITE --until-end --ca-file CA`, run to its end.
+async fn join_binary(invite: &str, ca: &std::path::Path) -> std::process::Output {
+    let (invite, ca) = (invite.to_string(), ca.to_path_buf());
+    tokio::task::spawn_blocking(move || {
+        let home = tempfile::tempdir().unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_cohost"))
+            .env_clear()
+            .env("PATH", home.path())
+            .env("HOME", home.path())
+            .env("NO_COLOR", "1")
+            .args(["join", &invite, "--until-end", "--ca-file"])
+            .arg(&ca)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let deadline = std::time::Instant::now() + T;
+        while child.try_wait().unwrap().is_none() {
+            if std::time::Instant::now() > deadline {
+                let _ = child.kill();
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        child.wait_with_output().unwrap()
+    })
+    .await
+    .unwrap()
+}
+
 fn contains(hay: &[u8], needle: &str) -> bool {
     hay.windows(needle.len()).any(|w| w == needle.as_bytes())
 }
@@ -190,35 +220,7 @@ async fn over_tls_the_relay_sees_ciphertext_and_tampering_is_dropped_then_resync
     raw.close().await;
 
     // The real `cohost join` speaks wss:// to the TLS proxy with --ca-file.
-    let home = tempfile::tempdir().unwrap();
-    let out = tokio::task::spawn_blocking({
-        let invite = viewer_invite.clone();
-        let ca = pki.ca_file.clone();
-        move || {
-            let mut child = Command::new(env!("CARGO_BIN_EXE_cohost"))
-                .env_clear()
-                .env("PATH", home.path())
-                .env("HOME", home.path())
-                .env("NO_COLOR", "1")
-                .args(["join", &invite, "--until-end", "--ca-file"])
-                .arg(&ca)
-                .stdin(Stdio::null())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap();
-            let deadline = std::time::Instant::now() + T;
-            while child.try_wait().unwrap().is_none() {
-                if std::time::Instant::now() > deadline {
-                    let _ = child.kill();
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            child.wait_with_output().unwrap()
-        }
-    })
-    .await
-    .unwrap();
+    let out = join_binary(&viewer_invite, &pki.ca_file).await;
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
         out.status.code(),
@@ -364,5 +366,55 @@ async fn a_co_driver_interrupt_stops_a_slow_turn_under_an_accepting_policy() {
     .await
     .unwrap();
     assert_eq!(end, FrameType::StreamInterrupted);
+    finish(input, host, relay).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn join_works_against_the_relays_own_tls() {
+    let pki = tls_support::pki();
+    let setup = room_support::Setup {
+        config: RelayConfig {
+            tls: Some((pki.cert.clone(), pki.key.clone())),
+            ..RelayConfig::default()
+        },
+        ca_file: Some(pki.ca_file.clone()),
+        ..room_support::Setup::default()
+    };
+    let room_support::Room {
+        relay,
+        host,
+        input,
+        mut viewer,
+        viewer_invite,
+        ..
+    } = room_support::room_with(Duration::ZERO, setup).await;
+    assert!(
+        viewer_invite.starts_with("cohosts://127.0.0.1:"),
+        "{viewer_invite}"
+    );
+    input
+        .send(HostInput::Prompt("OWNTLS-MARK [mock:text]".into()))
+        .unwrap();
+    let t = watch_turn(&mut viewer).await;
+    assert!(
+        t.prompt.contains("OWNTLS-MARK") && t.text.contains("You said"),
+        "{t:?}"
+    );
+    let out = join_binary(&viewer_invite, &pki.ca_file).await;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("OWNTLS-MARK"), "{stdout}");
+    // Without the test's CA the relay's certificate is not trusted.
+    let refused = ParticipantSession::join(&viewer_invite, JoinOptions::default()).await;
+    let err = refused
+        .err()
+        .expect("an untrusted certificate is refused")
+        .to_string();
+    assert!(err.to_lowercase().contains("certificate"), "{err}");
     finish(input, host, relay).await;
 }

@@ -14,6 +14,8 @@
 //! | `hang` | one delta, then ignores cancel and SIGINT until killed |
 //! | `garbage` | interleaves `INVALID_OUTPUT` errors with text, then completes |
 //! | `error:CODE` | fails the turn with that error code, e.g. `error:AUTH_REQUIRED` |
+//! | `say` | answers with the prompt text after the marker (`\n` becomes a newline), in word deltas |
+//! | `chunks:N` | answers with N numbered deltas at full speed, a paragraph per 20 |
 
 use async_trait::async_trait;
 use futures::StreamExt;
@@ -46,7 +48,14 @@ pub enum Scenario {
     Garbage,
     /// Fails with an error code.
     Error(ErrorCode),
+    /// Answers with the prompt text after the marker.
+    Say,
+    /// Answers with this many numbered deltas, without pauses.
+    Chunks(u32),
 }
+
+/// Most deltas `chunks:N` sends.
+const MAX_CHUNKS: u32 = 1_000_000;
 
 impl Scenario {
     /// Parse a scenario name (`tool`, `error:RATE_LIMITED`...).
@@ -60,7 +69,12 @@ impl Scenario {
             "crash" => Scenario::Crash,
             "hang" => Scenario::Hang,
             "garbage" => Scenario::Garbage,
+            "say" => Scenario::Say,
             _ => {
+                if let Some(n) = name.strip_prefix("chunks:") {
+                    let n: u32 = n.parse().ok()?;
+                    return Some(Scenario::Chunks(n.min(MAX_CHUNKS)));
+                }
                 let code = name.strip_prefix("error:")?;
                 let code: ErrorCode = serde_json::from_value(code.into()).ok()?;
                 Scenario::Error(code)
@@ -456,6 +470,22 @@ impl Script {
                 .await?;
                 output_tokens += self.words(reply, delay).await?;
             }
+            Scenario::Say => {
+                let said = prompt
+                    .find("[mock:say]")
+                    .map_or(prompt, |i| &prompt[i + "[mock:say]".len()..])
+                    .trim_start()
+                    .replace("\\n", "\n");
+                output_tokens += self.words(&said, delay).await?;
+            }
+            Scenario::Chunks(n) => {
+                for i in 0..*n {
+                    let sep = if i % 20 == 19 { "\n\n" } else { " " };
+                    self.emit(AgentEvent::TextDelta(format!("chunk{i}{sep}")))
+                        .await?;
+                    output_tokens += 1;
+                }
+            }
             Scenario::Slow => {
                 for i in 0..50 {
                     self.pause(self.opts.slow_delay).await?;
@@ -545,5 +575,11 @@ mod tests {
             Some(Scenario::Error(ErrorCode::Unknown))
         );
         assert_eq!(Scenario::select("[mock:unterminated", None), Scenario::Echo);
+        assert_eq!(Scenario::select("[mock:say] hi", None), Scenario::Say);
+        assert_eq!(
+            Scenario::select("[mock:chunks:10000]", None),
+            Scenario::Chunks(10_000)
+        );
+        assert_eq!(Scenario::select("[mock:chunks:x]", None), Scenario::Echo);
     }
 }

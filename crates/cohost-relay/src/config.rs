@@ -133,6 +133,9 @@ pub struct RelayConfig {
     pub public_authority: Option<String>,
     /// Whether invites say `cohosts://` (relay behind TLS).
     pub public_tls: bool,
+    /// Terminate TLS here: PEM certificate chain and private key (both or
+    /// neither). Invites then say `cohosts://`.
+    pub tls: Option<(std::path::PathBuf, std::path::PathBuf)>,
     /// Browser Origins allowed to connect. A request without `Origin` (non-browser) is always allowed.
     pub allowed_origins: Vec<String>,
     /// Broker for multi-node fan-out; `None`: in-memory broker private to this relay.
@@ -171,6 +174,7 @@ impl Default for RelayConfig {
             jwt_secret: None,
             public_authority: None,
             public_tls: false,
+            tls: None,
             allowed_origins: Vec::new(),
             broker: None,
             max_token_lifetime: DEFAULT_MAX_TOKEN_LIFETIME,

@@ -8,6 +8,9 @@ pub enum RelayError {
     /// The listen address could not be bound.
     #[error("cannot listen on {0}: {1}; pick a free address or port")]
     Bind(SocketAddr, std::io::Error),
+    /// The TLS certificate or key could not be used.
+    #[error("cannot serve TLS: {0}; pass a PEM certificate chain and its private key")]
+    Tls(String),
     /// A configuration value is invalid.
     #[error("invalid relay configuration: {0}")]
     Config(String),

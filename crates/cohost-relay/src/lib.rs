@@ -35,6 +35,7 @@ pub mod metrics;
 pub mod ring;
 mod server;
 pub mod tls;
+pub mod web;
 
 pub use broker::{Broker, MemoryBroker, RedisBroker};
 pub use client::{ClientConfig, ClientError, ClientEvent, RelayClient};

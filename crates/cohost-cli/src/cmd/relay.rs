@@ -39,6 +39,13 @@ pub struct RelayArgs {
     /// (participants speak `wss://`).
     #[arg(long)]
     public_tls: bool,
+    /// Terminate TLS here with this PEM certificate chain (with --tls-key);
+    /// invites then say `cohosts://`.
+    #[arg(long, value_name = "PEM", requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+    /// The PEM private key of --tls-cert.
+    #[arg(long, value_name = "PEM", requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
     /// Browser Origins allowed to connect (non-browser clients send none).
     #[arg(long = "origin")]
     origins: Vec<String>,
@@ -140,6 +147,7 @@ pub async fn run(args: RelayArgs) -> CmdResult {
         jwt_secret: secrets.as_ref().map(|s| s.jwt_secret.clone().into_bytes()),
         public_authority: args.public.clone(),
         public_tls: args.public_tls,
+        tls: args.tls_cert.clone().zip(args.tls_key.clone()),
         allowed_origins: args.origins.clone(),
         max_token_lifetime: std::time::Duration::from_secs(args.max_token_lifetime),
         ..RelayConfig::default()

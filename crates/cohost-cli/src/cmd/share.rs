@@ -6,6 +6,7 @@ use cohost_core::sanitize::{inert_line, strip_controls};
 use cohost_core::{CohostError, ErrorCode};
 use cohost_host::session::{self, SessionRequest};
 use cohost_protocol::{Invite, Role};
+use cohost_relay::web::web_link;
 use cohost_relay::{Relay, RelayClient, RelayConfig};
 use serde_json::json;
 use std::io::BufRead;
@@ -321,15 +322,23 @@ pub async fn run(args: ShareArgs) -> CmdResult {
     if args.json {
         println!(
             "{}",
-            json!({"notice":"invites","co_driver":invites.co_driver,"viewer":invites.viewer})
+            json!({"notice":"invites","co_driver":invites.co_driver,"viewer":invites.viewer,
+                "web_co_driver":web_link(&invites.co_driver),"web_viewer":web_link(&invites.viewer)})
         );
     } else {
         println!(
             "Sharing {} — give these to your guests:",
             session.descriptor().id
         );
-        println!("  co-driver: cohost join '{}'", invites.co_driver);
-        println!("  viewer:    cohost join '{}'", invites.viewer);
+        for (label, invite) in [
+            ("co-driver:", &invites.co_driver),
+            ("viewer:", &invites.viewer),
+        ] {
+            println!("  {label:<10} cohost join '{invite}'");
+            if let Some(web) = web_link(invite) {
+                println!("  {:<10} or open {web}", "");
+            }
+        }
         println!("Type a prompt to run it; {HOST_COMMANDS}.");
     }
 

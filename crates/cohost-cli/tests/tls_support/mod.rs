@@ -20,6 +20,8 @@ use tokio::net::{TcpListener, TcpStream};
 pub struct Pki {
     pub dir: tempfile::TempDir,
     pub ca_file: PathBuf,
+    pub cert: PathBuf,
+    pub key: PathBuf,
     pub acceptor: tokio_rustls::TlsAcceptor,
 }
 
@@ -43,6 +45,8 @@ pub fn pki() -> Pki {
     Pki {
         dir,
         ca_file,
+        cert,
+        key,
         acceptor,
     }
 }

@@ -298,6 +298,11 @@ pub(crate) struct Tracked {
 }
 
 impl Tracked {
+    /// The connection's admission ticket.
+    pub(crate) fn ticket(&self) -> &Arc<Ticket> {
+        &self.ticket
+    }
+
     fn check(&self, cx: &mut Context<'_>) -> io::Result<()> {
         self.ticket.waker.register(cx.waker());
         if self.ticket.evicted.load(Ordering::Relaxed) {

@@ -5,6 +5,7 @@ mod coalesce;
 mod conn;
 mod outbox;
 mod revoke;
+mod tls;
 pub(crate) use revoke::kick_conn;
 mod room;
 mod ws;
@@ -299,8 +300,15 @@ impl Relay {
     /// Validates the settings ([`RelayConfig::validate`]), binds the listener
     /// and starts serving `/v1/rooms/{room}/ws`, `/admin/*`, `/healthz`,
     /// `/readyz` and `/metrics`.
-    pub async fn bind(config: RelayConfig) -> Result<RelayHandle, RelayError> {
+    pub async fn bind(mut config: RelayConfig) -> Result<RelayHandle, RelayError> {
         config.validate()?;
+        let tls = match &config.tls {
+            Some((cert, key)) => {
+                config.public_tls = true;
+                Some(crate::tls::acceptor(cert, key).map_err(RelayError::Tls)?)
+            }
+            None => None,
+        };
         let listener = tokio::net::TcpListener::bind(config.bind)
             .await
             .map_err(|e| RelayError::Bind(config.bind, e))?;
@@ -369,6 +377,7 @@ impl Relay {
             .route("/healthz", get(|| async { "ok" }))
             .route("/readyz", get(readyz))
             .route("/metrics", get(metrics))
+            .merge(crate::web::routes())
             .with_state(state.clone());
         let (stop_tx, stop_rx) = oneshot::channel::<()>();
         let admission = admission::Admission::new(
@@ -403,10 +412,23 @@ impl Relay {
                 admission,
             };
             let app = app.into_make_service_with_connect_info::<admission::Admitted>();
-            let serve = axum::serve(listener, app).with_graceful_shutdown(async move {
+            let stop = async move {
                 let _ = stop_rx.await;
-            });
-            if let Err(e) = serve.await {
+            };
+            let served = match tls {
+                Some(acceptor) => {
+                    let listener = tls::TlsListener::new(listener, acceptor, deadline);
+                    axum::serve(listener, app)
+                        .with_graceful_shutdown(stop)
+                        .await
+                }
+                None => {
+                    axum::serve(listener, app)
+                        .with_graceful_shutdown(stop)
+                        .await
+                }
+            };
+            if let Err(e) = served {
                 tracing::error!(error = %e, "relay server stopped with an error");
             }
         });

@@ -88,7 +88,9 @@ pub(crate) async fn ws_handler(
     let headers = req.headers();
     if let Some(origin) = headers.get(header::ORIGIN) {
         let o = origin.to_str().unwrap_or("");
-        if !state.config.allowed_origins.iter().any(|a| a == o) {
+        if !state.config.allowed_origins.iter().any(|a| a == o)
+            && !crate::web::is_same_origin(o, headers)
+        {
             return reject(
                 StatusCode::FORBIDDEN,
                 format!("origin {o:?} is not allowed; add it to the relay's allowed origins"),

@@ -1,0 +1,135 @@
+//! The participant web page in a real browser (issue 19): each test runs one
+//! scenario of `crates/cohost-relay/web/test/browser.mjs`, which drives
+//! Debian's chromium (headless, through `playwright-core`) against a real
+//! `cohost share` host over the mock agent. `scripts/test.sh` installs both;
+//! locally a missing one skips with a loud notice, in CI (CI=true) it fails.
+
+// A test crate: a failed unwrap is a failed test with its line, and
+// nothing here is API.
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Node, chromium and playwright-core, or why the browser tests cannot run.
+fn browser_tools() -> Result<(PathBuf, PathBuf), String> {
+    let chromium =
+        PathBuf::from(std::env::var("COHOST_CHROMIUM").unwrap_or("/usr/bin/chromium".into()));
+    if !chromium.exists() {
+        return Err(format!(
+            "{} is missing: apt-get install -y chromium",
+            chromium.display()
+        ));
+    }
+    let dir = std::env::var("COHOST_PLAYWRIGHT_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| {
+            PathBuf::from(std::env::var("HOME").unwrap_or_default())
+                .join(".cache/cohost-web-test/node_modules/playwright-core")
+        });
+    if !dir.join("package.json").exists() {
+        return Err(format!(
+            "playwright-core is not installed in {}: run scripts/test.sh (or npm install --prefix ~/.cache/cohost-web-test playwright-core@1.65.1)",
+            dir.display()
+        ));
+    }
+    if Command::new("node").arg("--version").output().is_err() {
+        return Err("node is not on PATH".into());
+    }
+    Ok((chromium, dir))
+}
+
+/// Runs one scenario; its output is the test's output.
+fn scenario(name: &str) {
+    let (chromium, playwright) = match browser_tools() {
+        Ok(t) => t,
+        Err(why) if std::env::var("CI").as_deref() == Ok("true") => {
+            panic!("the browser tests cannot run in CI: {why}")
+        }
+        Err(why) => {
+            eprintln!("\n*** SKIPPED web page test {name}: {why} ***\n");
+            return;
+        }
+    };
+    let out = Command::new("node")
+        .arg(repo().join("crates/cohost-relay/web/test/browser.mjs"))
+        .arg(name)
+        .env("COHOST_BIN", env!("CARGO_BIN_EXE_cohost"))
+        .env("COHOST_CHROMIUM", chromium)
+        .env("COHOST_PLAYWRIGHT_DIR", playwright)
+        .env("COHOST_SCREENSHOT_DIR", repo().join("docs"))
+        .output()
+        .expect("node runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    println!("{stdout}");
+    eprintln!("{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "scenario {name} failed:\n{stdout}");
+    assert!(
+        stdout.contains(&format!("ok {name} ")),
+        "scenario {name} did not run:\n{stdout}"
+    );
+}
+
+#[test]
+fn chromium_webcrypto_opens_the_e2e_vectors() {
+    scenario("browser_crypto_vectors");
+}
+
+#[test]
+fn viewer_sees_the_streamed_answer_in_order_and_its_end() {
+    scenario("viewer_streams");
+}
+
+#[test]
+fn co_driver_suggestion_is_accepted_and_answered_on_both_pages() {
+    scenario("co_driver_suggests");
+}
+
+#[test]
+fn xss_corpus_runs_no_script_and_requests_nothing_outside_the_relay() {
+    scenario("xss_corpus");
+}
+
+#[test]
+fn wrong_key_shows_a_clear_message() {
+    scenario("wrong_key");
+}
+
+#[test]
+fn a_kicked_viewer_is_told_and_stops() {
+    scenario("kicked");
+}
+
+#[test]
+fn page_resumes_after_the_connection_drops_mid_stream() {
+    scenario("resume_after_drop");
+}
+
+/// The page's modules without a browser (`node --test`): the e2e codec
+/// against `crates/cohost-share/tests/vectors/e2e-v1.json`, the envelope,
+/// the streaming-markdown completion.
+#[test]
+fn page_modules_match_the_e2e_vectors() {
+    if Command::new("node").arg("--version").output().is_err() {
+        assert_ne!(
+            std::env::var("CI").as_deref(),
+            Ok("true"),
+            "node is not on PATH in CI"
+        );
+        eprintln!("\n*** SKIPPED web page unit tests: node is not on PATH ***\n");
+        return;
+    }
+    let out = Command::new("node")
+        .arg("--test")
+        .arg(repo().join("crates/cohost-relay/web/test/unit.test.mjs"))
+        .output()
+        .expect("node runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    println!("{stdout}");
+    assert!(out.status.success(), "node --test failed:\n{stdout}");
+    assert!(stdout.contains("# fail 0"), "{stdout}");
+}

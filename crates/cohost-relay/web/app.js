@@ -1,0 +1,415 @@
+// The participant page: reads the invite from the URL fragment (never sent
+// to the relay), connects to the relay's WebSocket with the token as a
+// subprotocol entry (as the CLI does), opens and verifies every payload, and
+// renders the room. Reconnects with resume from the last chunk per stream.
+
+import { T, ROLE, ROLE_NAME, decode, encode, isReplayable, isValidId, jsonBytes, parseJson } from './wire.js';
+import { OpenError, RoomCrypto, parseFragment } from './e2e.js';
+import { Turn } from './render.js';
+
+const $ = (id) => document.getElementById(id);
+const text = new TextDecoder();
+
+const state = {
+  room: '',
+  jwt: '',
+  crypto: null,
+  ws: null,
+  me: null, // {conn_id, role, name}
+  people: new Map(), // conn_id -> {role, name}
+  last: {}, // stream -> last chunk index shown
+  turns: new Map(),
+  opened: 0, // payloads opened so far
+  failed: new Set(), // "type:stream:chunk" already asked again
+  failing: false, // a failure notice is showing
+  askedAfter: '', // "stream:last" a hole was last asked about
+  holeOk: new Set(), // streams the relay resynced: a hole there is accepted once
+  everConnected: false,
+  attempts: 0,
+  drops: 0,
+  closed: false,
+  queue: Promise.resolve(),
+};
+
+function fatal(message) {
+  state.closed = true;
+  if (state.ws) state.ws.close();
+  const el = $('fatal');
+  el.textContent = message;
+  el.hidden = false;
+  document.body.dataset.state = 'fatal';
+  setConn('stopped');
+}
+
+let noticeTimer = 0;
+function notice(message, sticky = false) {
+  const el = $('notice');
+  el.textContent = message;
+  el.hidden = false;
+  clearTimeout(noticeTimer);
+  if (!sticky) noticeTimer = setTimeout(() => (el.hidden = true), 8000);
+  const log = $('notices');
+  const li = document.createElement('li');
+  li.textContent = message;
+  log.append(li);
+}
+
+function setConn(s) {
+  $('conn').textContent = s;
+  document.body.dataset.conn = s;
+}
+
+function nameOf(connId) {
+  const p = state.people.get(String(connId));
+  return p ? p.name : 'someone';
+}
+
+function renderPeople() {
+  const ul = $('people');
+  ul.replaceChildren();
+  for (const [id, p] of state.people) {
+    const li = document.createElement('li');
+    li.textContent = `${p.name}${state.me && String(state.me.conn_id) === id ? ' (you)' : ''}`;
+    const role = document.createElement('span');
+    role.className = `role role-${p.role}`;
+    role.textContent = p.role.replace('_', '-').toLowerCase();
+    li.append(' ', role);
+    ul.append(li);
+  }
+}
+
+function turn(promptId) {
+  let t = state.turns.get(promptId);
+  if (!t) {
+    t = new Turn($('turns'), promptId);
+    state.turns.set(promptId, t);
+    $('empty').hidden = true;
+  }
+  return t;
+}
+
+function chatLine(who, role, body) {
+  const li = document.createElement('li');
+  const name = document.createElement('b');
+  name.textContent = who;
+  li.append(name, ` ${body}`);
+  li.dataset.role = role;
+  $('chatlog').append(li);
+  li.scrollIntoView({ block: 'nearest' });
+}
+
+// Key messages travel under epoch 0 (the invite's key), whatever the newest.
+const EPOCH0 = new Set([T.KeyAnnounce, T.KeyRotate]);
+
+async function send(type, body, stream = '', chunk = 0) {
+  if (!state.ws || state.ws.readyState !== WebSocket.OPEN || !state.me) throw new Error('not connected');
+  const role = ROLE[state.me.role] || 0;
+  const epoch = EPOCH0.has(type) ? 0 : undefined;
+  const payload = await state.crypto.seal(type, role, chunk, stream, jsonBytes(body), epoch);
+  state.ws.send(encode(type, state.room, stream, chunk, payload));
+}
+
+function sendControl(type, value) {
+  if (state.ws && state.ws.readyState === WebSocket.OPEN) {
+    state.ws.send(encode(type, state.room, '', 0, jsonBytes(value)));
+  }
+}
+
+function resume() {
+  sendControl(T.RoomResume, { streams: state.last });
+}
+
+/** An application payload that did not open or verify. */
+function refused(f, err) {
+  if (state.opened === 0 && err instanceof OpenError && (err.kind === 'key' || err.kind === 'signature')) {
+    fatal(
+      err.kind === 'key'
+        ? "This link's room key does not open this room's messages: the link is wrong or outdated. Ask the host for a new link."
+        : "This room's messages are not signed by the host this link names: the link is wrong or outdated. Ask the host for a new link.",
+    );
+    return;
+  }
+  const id = `${f.type}:${f.stream}:${f.chunk}`;
+  if (state.failed.has(id)) return;
+  state.failed.add(id);
+  // One notice per run of failures, not one per frame.
+  if (!state.failing) notice(`A message could not be opened (${err.message}); asking the relay for it again.`);
+  state.failing = true;
+  if (isReplayable(f.type)) resume();
+}
+
+function handleControl(f) {
+  let v;
+  try {
+    v = parseJson(f.payload);
+  } catch {
+    return;
+  }
+  switch (f.type) {
+    case T.RoomWelcome:
+      state.me = v.you;
+      state.people = new Map((v.participants || []).map((p) => [String(p.conn_id), p]));
+      document.body.dataset.role = v.you.role;
+      $('role').textContent = `${v.you.name} · ${v.you.role.replace('_', '-').toLowerCase()}`;
+      $('codrive').hidden = v.you.role !== 'CO_DRIVER';
+      renderPeople();
+      if (state.crypto.announce) send(T.KeyAnnounce, state.crypto.announce(v.you.name)).catch(() => {});
+      break;
+    case T.PresenceJoin:
+      state.people.set(String(v.conn_id), v);
+      renderPeople();
+      break;
+    case T.PresenceLeave:
+      state.people.delete(String(v.conn_id));
+      renderPeople();
+      break;
+    case T.PresenceList:
+      state.people = new Map((v.participants || []).map((p) => [String(p.conn_id), p]));
+      renderPeople();
+      break;
+    case T.RoomResync:
+      for (const s of v.streams || []) {
+        state.holeOk.add(s); // the relay cannot fill it: go on from what comes
+        const t = state.turns.get(s);
+        if (t) t.resynced(v.reason || 'evicted');
+      }
+      notice(`Resynced: the relay no longer holds part of ${v.streams?.length || 0} turn(s) (${v.reason || ''}).`);
+      break;
+    case T.RoomGap:
+      notice('The connection fell behind; catching up from the last chunk shown.');
+      resume();
+      break;
+    case T.RoomError:
+      notice(`The relay refused a message: ${v.message || v.code}`);
+      break;
+    default:
+      break;
+  }
+}
+
+async function handleApp(f, arrived) {
+  let body;
+  try {
+    body = await state.crypto.open(f);
+  } catch (e) {
+    refused(f, e);
+    return false;
+  }
+  let msg;
+  try {
+    // key.rotate names u64 connection ids, which JSON.parse would round.
+    msg = f.type === T.KeyRotate ? parseJson(body) : JSON.parse(text.decode(body));
+  } catch {
+    refused(f, new OpenError('json', 'not a cohost message'));
+    return false;
+  }
+  state.opened++;
+  state.failing = false;
+  switch (f.type) {
+    case T.ExecutionStarted:
+      turn(f.stream).started(msg, msg.origin !== 'host' ? suggestionAuthor(msg.origin) : null);
+      break;
+    case T.StreamChunk:
+    case T.StreamEnd:
+    case T.StreamInterrupted:
+      turn(f.stream).event(msg, arrived);
+      break;
+    case T.ToolApprovalRequested:
+    case T.ToolApprovalDecided:
+      if (msg.prompt_id) turn(msg.prompt_id).tool(msg);
+      break;
+    case T.SuggestionDecided:
+      decided(msg);
+      break;
+    case T.ChatMessage:
+      chatLine(nameOf(f.sender), ROLE_NAME[f.role] || '', msg.text || '');
+      break;
+    case T.KeyRotate:
+      if (state.me && (await state.crypto.rotate(msg, state.me.conn_id).catch(() => 0)) && state.failed.size) {
+        state.failed.clear();
+        resume();
+      }
+      break;
+    default:
+      break;
+  }
+  return true;
+}
+
+async function onFrame(buf, arrived) {
+  const f = decode(buf);
+  if (!f || f.room !== state.room) return;
+  if (isReplayable(f.type)) {
+    const last = state.last[f.stream];
+    if (last !== undefined && f.chunk <= last) return; // a replayed duplicate
+    if (last !== undefined && f.chunk > last + 1 && !state.holeOk.has(f.stream)) {
+      // A hole (chunks dropped for a slow reader): never show past it; ask
+      // the relay for what follows the last chunk shown, once per hole.
+      const hole = `${f.stream}:${last}`;
+      if (state.askedAfter !== hole) {
+        state.askedAfter = hole;
+        resume();
+      }
+      return;
+    }
+    if (await handleApp(f, arrived)) {
+      state.last[f.stream] = f.chunk;
+      state.holeOk.delete(f.stream);
+    }
+    return;
+  }
+  if (f.type === T.RoomClose) {
+    state.closed = true;
+    notice('The host closed the room.', true);
+    setConn('closed');
+    return;
+  }
+  if (f.type >= T.PresenceJoin && f.type <= T.PresenceList) return handleControl(f);
+  if (f.type >= T.RoomResume && f.type <= T.RoomWelcome) return handleControl(f);
+  if (f.type === T.RoomPing || f.type === T.RoomPong) return;
+  await handleApp(f, arrived);
+}
+
+function connect() {
+  if (state.closed) return;
+  const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
+  const ws = new WebSocket(`${scheme}://${location.host}/v1/rooms/${state.room}/ws`, ['cohost.v1', `cohost.token.${state.jwt}`]);
+  ws.binaryType = 'arraybuffer';
+  state.ws = ws;
+  setConn(state.everConnected ? 'reconnecting…' : 'connecting…');
+  ws.onopen = () => {
+    const again = state.everConnected;
+    state.everConnected = true;
+    state.attempts = 0;
+    setConn('connected');
+    resume();
+    if (again) {
+      const open = [...state.turns.values()].filter((t) => t.el.dataset.state === 'streaming');
+      const where = open.map((t) => `chunk ${state.last[t.promptId] ?? 0} of the running turn`).join(', ');
+      notice(`Reconnected; resuming from ${where || 'the last chunk shown'}.`);
+    }
+  };
+  ws.onmessage = (ev) => {
+    const arrived = performance.now();
+    state.queue = state.queue.then(() => onFrame(ev.data, arrived)).catch(() => {});
+  };
+  ws.onclose = (ev) => {
+    if (state.ws !== ws || state.closed) return;
+    if (ev.code === 4000) {
+      state.closed = true;
+      notice('The host closed the room.', true);
+      setConn('closed');
+      return;
+    }
+    if (ev.code === 4403) {
+      fatal('The host removed you from the room.');
+      return;
+    }
+    if (ev.code === 4401) {
+      fatal("The relay refused this link's token: it expired or was revoked. Ask the host for a new link.");
+      return;
+    }
+    state.attempts++;
+    if (!state.everConnected && state.attempts >= 4) {
+      fatal('Cannot join the room: the relay refuses this link (its token may be expired or revoked) or cannot be reached.');
+      return;
+    }
+    if (state.attempts >= 12) {
+      fatal('Lost the room: the relay has refused or not answered 12 reconnects (the room may be closed, or the link revoked). Reload to try again.');
+      return;
+    }
+    if (state.everConnected) {
+      state.drops++;
+      document.body.dataset.drops = String(state.drops);
+      notice('Connection lost; reconnecting…');
+    }
+    const delay = Math.min(5000, 250 * 2 ** Math.min(state.attempts, 5)) * (1 + Math.random() / 4);
+    setConn('reconnecting…');
+    setTimeout(connect, delay);
+  };
+}
+
+// Suggestions this page made: id -> list item.
+const mine = new Map();
+function suggestionAuthor(id) {
+  return mine.has(id) ? 'you' : null;
+}
+function decided(d) {
+  const li = mine.get(d.suggestion_id);
+  if (!li) return;
+  li.dataset.state = d.accepted ? 'accepted' : 'rejected';
+  li.querySelector('.state').textContent = d.accepted ? '✓ accepted' : '✗ rejected';
+}
+
+function randomId(prefix) {
+  const b = crypto.getRandomValues(new Uint8Array(6));
+  return prefix + [...b].map((x) => x.toString(16).padStart(2, '0')).join('');
+}
+
+function wireForms() {
+  $('chatform').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const input = $('chatinput');
+    const body = input.value.trim();
+    if (!body) return;
+    send(T.ChatMessage, { from: state.me?.name, text: body })
+      .then(() => {
+        chatLine('you', state.me?.role || '', body);
+        input.value = '';
+      })
+      .catch(() => notice('Not connected; the message was not sent.'));
+  });
+  $('suggestform').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const input = $('suggestinput');
+    const body = input.value.trim();
+    if (!body) return;
+    const id = randomId('s-');
+    send(T.SuggestPrompt, { suggestion_id: id, text: body, from: state.me?.name })
+      .then(() => {
+        const li = document.createElement('li');
+        li.dataset.suggestionId = id;
+        li.dataset.state = 'pending';
+        const s = document.createElement('span');
+        s.className = 'state';
+        s.textContent = '… waiting for the host';
+        li.append(document.createTextNode(`${body} `), s);
+        $('suggestions').append(li);
+        mine.set(id, li);
+        input.value = '';
+      })
+      .catch(() => notice('Not connected; the suggestion was not sent.'));
+  });
+  $('interrupt').addEventListener('click', () => {
+    send(T.InterruptRequest, { from: state.me?.name })
+      .then(() => {
+        chatLine('you', state.me?.role || '', '⏹ asked the host to interrupt the running turn');
+      })
+      .catch(() => notice('Not connected; the request was not sent.'));
+  });
+}
+
+async function main() {
+  wireForms();
+  const m = /^\/join\/([^/]+)\/?$/.exec(location.pathname);
+  if (!m || !isValidId(m[1])) return fatal('This is not a room link: it should look like /join/ROOM#… as the host printed it.');
+  state.room = m[1];
+  let inv;
+  try {
+    inv = parseFragment(location.hash);
+  } catch (e) {
+    return fatal(e.message);
+  }
+  state.jwt = inv.jwt;
+  if (!inv.key) return fatal('This link has no room key; ask the host for a new link.');
+  try {
+    state.crypto = await RoomCrypto.create(state.room, inv.key, inv.hostPub);
+  } catch {
+    return fatal('This browser cannot decrypt the room (it lacks WebCrypto AES-GCM, Ed25519 or X25519): use a current Chromium, Firefox or Safari.');
+  }
+  $('e2e').textContent = 'end-to-end encrypted';
+  $('e2e').className = 'e2e-on';
+  connect();
+}
+
+main();
