@@ -12,12 +12,15 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(Invite::parse(&printed).as_ref(), Ok(&inv), "{printed}");
         let url = inv.ws_url();
         assert!(!url.contains('#') && !url.contains('?'), "{url}");
-        // Debug shows every field but the token.
+        // Debug shows every field but the token and the room key.
         let shown = format!("{inv:?}");
         let expected = format!(
-            "Invite {{ authority: {:?}, secure: {}, room: {:?}, token: \"<redacted>\" }}",
-            inv.authority, inv.secure, inv.room
+            "Invite {{ authority: {:?}, secure: {}, room: {:?}, token: \"<redacted>\", keys: {:?} }}",
+            inv.authority, inv.secure, inv.room, inv.keys
         );
         assert_eq!(shown, expected);
+        if inv.keys.is_some() {
+            assert!(shown.contains("room_key: \"<redacted>\""), "{shown}");
+        }
     }
 });

@@ -11,11 +11,12 @@ use cohost_host::{OpenSession, PendingApprovals};
 use cohost_protocol::{Frame, FrameType, InviteKeys, Kick, Participant, Role, StreamId};
 use cohost_relay::{ClientEvent, RelayClient};
 use cohost_share::{
-    Chat, CodecError, E2e, ExecutionStarted, Header, Message, PayloadCodec, RoomCodec, ShareError,
-    Suggestion, SuggestionDecision, TurnStream,
+    Chat, E2e, ExecutionStarted, Message, PayloadCodec, RoomCodec, ShareError, Suggestion,
+    SuggestionDecision, TurnStream,
 };
 
-use super::keys::HostKeys;
+use super::keys::{HostKeys, NoKeys};
+pub use super::participant::describe;
 use tokio::sync::mpsc;
 
 /// What the host (a person or a test) tells the bridge.
@@ -81,29 +82,6 @@ pub enum SuggestionPolicy {
     Accept,
     /// Reject them all.
     Reject,
-}
-
-/// Seals nothing: the stand-in when the system gave no random bytes for
-/// room keys, so nothing leaves in the clear.
-struct NoKeys(String);
-
-impl PayloadCodec for NoKeys {
-    fn seal(&self, _: &Header<'_>, _: Vec<u8>) -> Result<Vec<u8>, CodecError> {
-        Err(CodecError::Other(self.0.clone()))
-    }
-    fn open(&self, _: &Header<'_>, _: &[u8]) -> Result<Vec<u8>, CodecError> {
-        Err(CodecError::Other(self.0.clone()))
-    }
-}
-
-/// A participant as the host shows it: `ana (co-driver #3)`.
-pub fn describe(p: &Participant) -> String {
-    format!(
-        "{} ({} #{})",
-        cohost_core::sanitize::inert_line(&p.name),
-        p.role.as_str().to_ascii_lowercase().replace('_', "-"),
-        p.conn_id
-    )
 }
 
 /// Tool approvals answered by the host through [`HostInput::Approve`].
@@ -384,6 +362,10 @@ impl HostBridge {
                     self.notify(HostNotice::Chat(c))
                 }
                 (FrameType::KeyAnnounce, Ok(Some(Message::KeyAnnounce(a)))) => {
+                    // The name a participant chose (`--name`), for /who and /kick.
+                    if let (Some(p), Some(n)) = (self.roster.get_mut(&f.sender()), &a.name) {
+                        p.name = cohost_core::sanitize::inert_line(n);
+                    }
                     let answer = self.keys.as_mut().map(|k| k.announced(f.sender(), &a));
                     match answer {
                         Some(Ok(Some(m))) => {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use cohost_protocol::{InviteKeys, RoomId};
 use cohost_share::e2e::wrap_key;
-use cohost_share::{CodecError, E2e, KeyAnnounce, KeyRotate, Message};
+use cohost_share::{CodecError, E2e, Header, KeyAnnounce, KeyRotate, Message, PayloadCodec};
 
 /// The host's keys and key holders.
 #[derive(Debug)]
@@ -84,5 +84,18 @@ impl HostKeys {
             .collect();
         let msg = self.rotate_for(self.holders.iter().map(|(c, p)| (*c, p)), &newest)?;
         Ok((epoch, msg))
+    }
+}
+
+/// Seals nothing: the stand-in when the system gave no random bytes for
+/// room keys, so nothing leaves in the clear.
+pub(crate) struct NoKeys(pub(crate) String);
+
+impl PayloadCodec for NoKeys {
+    fn seal(&self, _: &Header<'_>, _: Vec<u8>) -> Result<Vec<u8>, CodecError> {
+        Err(CodecError::Other(self.0.clone()))
+    }
+    fn open(&self, _: &Header<'_>, _: &[u8]) -> Result<Vec<u8>, CodecError> {
+        Err(CodecError::Other(self.0.clone()))
     }
 }

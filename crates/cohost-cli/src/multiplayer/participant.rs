@@ -51,6 +51,16 @@ fn status_name(s: ToolStatus) -> &'static str {
     }
 }
 
+/// A participant as the host shows it: `ana (co-driver #3)`.
+pub fn describe(p: &cohost_protocol::Participant) -> String {
+    format!(
+        "{} ({} #{})",
+        cohost_core::sanitize::inert_line(&p.name),
+        p.role.as_str().to_ascii_lowercase().replace('_', "-"),
+        p.conn_id
+    )
+}
+
 /// Who sent a frame, from the relay's stamp (role and connection id), never
 /// from the payload: a participant cannot claim another's name or role.
 pub fn stamped_name(f: &Frame) -> String {
@@ -100,7 +110,7 @@ fn raw_frame_line(codec: &RoomCodec, f: &Frame) -> Option<String> {
         (FrameType::PresenceJoin | FrameType::PresenceLeave, None) => {
             let who = f
                 .control::<cohost_protocol::Participant>()
-                .map(|p| super::host::describe(&p))
+                .map(|p| describe(&p))
                 .unwrap_or_else(|_| inert_line(&String::from_utf8_lossy(&f.payload())));
             let joined = f.kind() == FrameType::PresenceJoin;
             format!(
