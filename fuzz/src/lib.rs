@@ -252,8 +252,8 @@ pub fn codex_app_server(data: &[u8]) {
     let mut turns = Turns::default();
     let emitted = |actions: Vec<Action>| {
         actions.into_iter().filter_map(|a| match a {
-            Action::Emit(e) => Some(e),
-            Action::Send(_) => None,
+            Action::Event(e) => Some(e),
+            _ => None,
         })
     };
     turns.extend(emitted(core.start()));

@@ -20,3 +20,4 @@ pub mod opencode;
 pub mod plugin;
 pub mod process;
 pub mod pty;
+mod session;

@@ -64,7 +64,7 @@ fn replay(agent: &str, text: &str) -> Replay {
             match o {
                 Output::Event(e) => events.push(e),
                 Output::Write(l) => writes.push(serde_json::from_str(&l).expect("we write JSON")),
-                Output::Opened(_) | Output::Failed(_) | Output::Fs { .. } => {}
+                Output::Ready(_) | Output::Effect(_) => {}
             }
         }
     };

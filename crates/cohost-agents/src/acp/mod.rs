@@ -30,12 +30,11 @@ use cohost_core::{
     CohostError, ContextFile, ErrorCode, Health, InitInfo, InterruptStage, InterruptSupport,
     PromptRequest, ProviderDescriptor, ProviderKind, Registry, StreamingGranularity, ToolDecision,
 };
-use futures::StreamExt;
 use serde_json::{json, Value};
 use std::path::Path;
 use std::time::Duration;
 
-pub use normalize::{AcpClient, ClientConfig, FsOp, Opened, Output, Stats};
+pub use normalize::{AcpClient, ClientConfig, FsOp, FsRequest, Opened, Output, Stats};
 pub use providers::{AcpSpec, CLAUDE_ACP_SPEC, CODEX_ACP_SPEC};
 
 use crate::process::{find_on_path, GroupSignal};
@@ -214,7 +213,7 @@ impl AgentAdapter for AcpAdapter {
             self.restart().await?;
         }
         let engine = self.engine()?;
-        if engine.shared.stdout_closed() || !engine.child.is_alive() {
+        if engine.session.stdout_closed() || !engine.child.is_alive() {
             return Err(
                 CohostError::new(ErrorCode::ProcessCrashed, engine.child.crash_report())
                     .with_fix("cohost restarts the agent for the next prompt"),
@@ -227,43 +226,14 @@ impl AgentAdapter for AcpAdapter {
             .prompt_capabilities
             .embedded_context;
         let blocks = prompt_blocks(&prompt.text, &prompt.context_files, &cwd, embedded);
-        let (tx, rx) = futures::channel::mpsc::unbounded();
-        let mut out = Vec::new();
-        {
-            let mut client = engine.shared.client();
-            client.begin_turn(blocks, &mut out)?;
-            // The sender is in place before the prompt is written, so no
-            // update can arrive without a stream to go to.
-            *engine.shared.turn() = Some(tx);
-        }
-        for o in out {
-            match o {
-                Output::Event(ev) => engine::send_event(&engine.shared, ev),
-                Output::Write(line) => {
-                    if let Err(e) = engine.stdin.write_line(&line).await {
-                        engine.shared.turn().take();
-                        return Err(e);
-                    }
-                }
-                _ => {}
-            }
-        }
-        Ok(rx.boxed())
+        engine.session.begin_turn(blocks).await
     }
 
     async fn interrupt(&mut self, stage: InterruptStage) -> Result<(), CohostError> {
         let signal = match stage {
             InterruptStage::Cancel => {
                 self.cancelled = true;
-                let engine = self.engine()?;
-                let mut out = Vec::new();
-                engine.shared.client().cancel(&mut out);
-                for o in out {
-                    if let Output::Write(line) = o {
-                        engine.stdin.write_line(&line).await?;
-                    }
-                }
-                return Ok(());
+                return self.engine()?.session.interrupt().await;
             }
             InterruptStage::Signal => GroupSignal::Interrupt,
             InterruptStage::Terminate => GroupSignal::Terminate,
@@ -277,9 +247,7 @@ impl AgentAdapter for AcpAdapter {
     }
 
     async fn approve_tool(&mut self, decision: ToolDecision) -> Result<(), CohostError> {
-        let engine = self.engine()?;
-        let line = engine.shared.client().decide(&decision)?;
-        engine.stdin.write_line(&line).await
+        self.engine()?.session.decide(decision).await
     }
 
     async fn health(&mut self) -> Health {
@@ -288,7 +256,7 @@ impl AgentAdapter for AcpAdapter {
         };
         crate::process::session_health(
             &engine.child,
-            engine.shared.stdout_closed(),
+            engine.session.stdout_closed(),
             &engine.binary,
             engine.opened.agent.version.clone(),
         )
