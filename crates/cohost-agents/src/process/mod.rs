@@ -39,6 +39,7 @@ pub mod procfs;
 mod stderr;
 pub mod supervisor;
 
+pub(crate) use child::crash_report;
 pub use child::{ExitInfo, ProcessSpec, StdinWriter, Supervised};
 pub use env::{EnvPolicy, ALLOWED_NAMES, ALLOWED_PREFIXES};
 pub use framer::{Frame, LineFramer, DEFAULT_MAX_LINE_BYTES};
@@ -53,6 +54,7 @@ pub use locate::{
 /// For the fuzz targets in `fuzz/` only: the one-shot normalizers' line API.
 #[doc(hidden)]
 pub use oneshot::turn::TurnNormalizer;
+pub(crate) use stderr::tail_lines;
 pub use stderr::{classify_stderr, StderrRing, DEFAULT_STDERR_BYTES};
 
 use cohost_core::{CohostError, ErrorCode};

@@ -33,6 +33,4 @@ pub(crate) use line_map::{turn_marks, Closing, LineMap, TurnMarks};
 pub(crate) use lines::{object_line, parse_line};
 #[cfg(test)]
 pub(crate) use turn::check_snapshot;
-pub(crate) use turn::{
-    interrupted_end, ladder_signal, lock_state, OneShot, RunState, TurnNormalizer,
-};
+pub(crate) use turn::{interrupted_end, lock_state, OneShot, RunState, TurnNormalizer};
