@@ -18,8 +18,8 @@
     missing_docs
 )]
 
-use cohost_agents::claude::normalize::{Normalizer, NormalizerConfig, Output};
-use cohost_agents::claude::CLAUDE;
+use cohost_agents::drivers::claude::CLAUDE;
+use cohost_agents::parsers::claude::{Normalizer, NormalizerConfig, Output};
 use cohost_agents::process::{Frame, ProcessSpec, Supervised};
 use cohost_core::AgentEvent;
 use futures::StreamExt;
@@ -77,7 +77,7 @@ async fn latency(samples: usize) -> (Duration, Duration, Duration) {
 async fn latency_session(samples: usize) -> (Duration, Duration, Duration) {
     let mut child = Supervised::spawn(ProcessSpec::new("bench", "/bin/cat")).expect("cat runs");
     let stdin = child.stdin();
-    let mut events = cohost_agents::claude::bench_pump(&mut child)
+    let mut events = cohost_agents::drivers::claude::bench_pump(&mut child)
         .await
         .expect("stdout");
     let mut times = Vec::with_capacity(samples);

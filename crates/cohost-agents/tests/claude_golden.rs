@@ -11,8 +11,8 @@
     missing_docs
 )]
 
-use cohost_agents::claude::normalize::{Normalizer, NormalizerConfig, Output, Stats};
-use cohost_agents::claude::{Dialect, CLAUDE, QWEN};
+use cohost_agents::drivers::claude::{Dialect, CLAUDE, QWEN};
+use cohost_agents::parsers::claude::{Normalizer, NormalizerConfig, Output, Stats};
 use cohost_agents::process::{Frame, LineFramer};
 use cohost_core::{AgentEvent, ApprovalOption, EndReason, ErrorCode, ToolDecision, ToolStatus};
 use serde_json::{json, Value};
