@@ -237,9 +237,7 @@ impl LineMap for AiderNormalizer {
         }
         self.classify(t, out);
     }
-    fn fix_for(code: ErrorCode) -> &'static str {
-        fix_for(code)
-    }
+    const FIX: fn(ErrorCode) -> &'static str = fix_for;
     fn close(
         &mut self,
         exit: Option<ExitInfo>,

@@ -66,9 +66,7 @@ impl LineMap for ContinueNormalizer {
             self.on_result(r, out);
         }
     }
-    fn fix_for(code: ErrorCode) -> &'static str {
-        fix_for(code)
-    }
+    const FIX: fn(ErrorCode) -> &'static str = fix_for;
     fn close(
         &mut self,
         _exit: Option<ExitInfo>,

@@ -243,9 +243,7 @@ impl LineMap for CopilotNormalizer {
     fn open(&mut self, out: &mut Vec<AgentEvent>) {
         self.start(None, out);
     }
-    fn fix_for(code: ErrorCode) -> &'static str {
-        fix_for(code)
-    }
+    const FIX: fn(ErrorCode) -> &'static str = fix_for;
     fn close(
         &mut self,
         _exit: Option<ExitInfo>,

@@ -186,9 +186,7 @@ impl LineMap for CursorNormalizer {
             self.on_value(&v, out);
         }
     }
-    fn fix_for(code: ErrorCode) -> &'static str {
-        fix_for(code)
-    }
+    const FIX: fn(ErrorCode) -> &'static str = fix_for;
     fn close(
         &mut self,
         _exit: Option<ExitInfo>,

@@ -6,7 +6,7 @@ use cohost_core::{
 };
 
 use super::wire::{Stats, StreamEvent};
-use crate::process::oneshot::{interrupted_end, TurnNormalizer};
+use crate::process::oneshot::{error_end, exit_events, TurnNormalizer};
 use crate::process::{classify_stderr, ExitInfo};
 
 /// Normalizer state for one turn.
@@ -150,44 +150,19 @@ impl TurnNormalizer for GeminiNormalizer {
         stderr: &str,
         interrupted: bool,
     ) -> Option<Vec<AgentEvent>> {
-        if interrupted {
-            return Some(interrupted_end());
-        }
-        if stderr.contains("Error resuming session") {
+        if !interrupted && stderr.contains("Error resuming session") {
             let line = stderr
                 .lines()
                 .find(|l| l.contains("Error resuming session"))
                 .unwrap_or("");
-            return Some(vec![
-                AgentEvent::Error(
-                    CohostError::new(ErrorCode::ConfigInvalid, format!("gemini: {}", line.trim()))
-                        .with_fix("check the session id (`gemini --list-sessions` in the same directory), or start a new session"),
-                ),
-                AgentEvent::Ended {
-                    reason: EndReason::Error,
-                    usage: None,
-                },
-            ]);
+            return Some(error_end(
+                CohostError::new(ErrorCode::ConfigInvalid, format!("gemini: {}", line.trim()))
+                    .with_fix("check the session id (`gemini --list-sessions` in the same directory), or start a new session"),
+            ));
         }
         // A clean non-zero exit with a known cause (bad flag, no auth) is a
         // failed turn, not a crash; anything else is a crash.
-        let code = exit.and_then(|e| e.code)?;
-        let class = classify_stderr(stderr)?;
-        let last = stderr
-            .lines()
-            .rev()
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("");
-        Some(vec![
-            AgentEvent::Error(
-                CohostError::new(class, format!("gemini exited with code {code}: {last}"))
-                    .with_fix(fix_for(class)),
-            ),
-            AgentEvent::Ended {
-                reason: EndReason::Error,
-                usage: None,
-            },
-        ])
+        exit_events("gemini", exit, stderr, interrupted, fix_for)
     }
 }
 

@@ -64,9 +64,7 @@ impl LineMap for KiroNormalizer {
         text.push('\n');
         out.push(AgentEvent::TextDelta(text));
     }
-    fn fix_for(code: ErrorCode) -> &'static str {
-        fix_for(code)
-    }
+    const FIX: fn(ErrorCode) -> &'static str = fix_for;
     fn close(
         &mut self,
         exit: Option<ExitInfo>,

@@ -154,9 +154,7 @@ impl LineMap for OpenCodeNormalizer {
     }
     /// An interrupted turn closes without an opening `Started`.
     fn open(&mut self, _out: &mut Vec<AgentEvent>) {}
-    fn fix_for(code: ErrorCode) -> &'static str {
-        fix_for(code)
-    }
+    const FIX: fn(ErrorCode) -> &'static str = fix_for;
     fn close(
         &mut self,
         exit: Option<ExitInfo>,

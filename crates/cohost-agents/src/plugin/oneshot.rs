@@ -12,7 +12,9 @@ use std::sync::{Arc, Mutex};
 
 use super::jsonl::JsonlNormalizer;
 use super::manifest::Manifest;
-use crate::process::oneshot::{lock_state, OneShot, RunState, TurnNormalizer};
+use crate::process::oneshot::{
+    lock_state, turn_marks, Closing, LineMap, OneShot, RunState, TurnMarks,
+};
 use crate::process::{
     classify_stderr, crash_report, locate_binary, tail_lines, EnvPolicy, ExitInfo, ProcessSpec,
     PROBE_TIMEOUT,
@@ -178,8 +180,7 @@ impl AgentAdapter for OneShotAdapter {
             id,
             session,
             model,
-            started: false,
-            ended: false,
+            marks: TurnMarks::default(),
             state: self.state.clone(),
         };
         let (turn, stream) = OneShot::spawn(spec, turn, self.state.clone())?;
@@ -222,18 +223,16 @@ impl AgentAdapter for OneShotAdapter {
     }
 }
 
-/// One plugin turn's normalizer: the manifest's JSON-lines mapping, or each
+/// One plugin turn's line map: the manifest's JSON-lines mapping, or each
 /// line as text. The turn always ends at the process exit (a manifest's end
-/// rule only records usage), so [`TurnNormalizer::ended`] stays false until
-/// then.
+/// rule only records usage), so the runner calls [`LineMap::close`] then.
 struct PluginTurn {
     id: String,
     jsonl: Option<JsonlNormalizer>,
     /// The session being resumed (text plugins' `Started`).
     session: Option<String>,
     model: Option<String>,
-    started: bool,
-    ended: bool,
+    marks: TurnMarks,
     state: Arc<Mutex<RunState>>,
 }
 
@@ -251,52 +250,47 @@ impl PluginTurn {
                 .with_fix("run the agent's command yourself to see the problem"),
         )
     }
+
+    fn start_text(&mut self, out: &mut Vec<AgentEvent>) {
+        let (session, model) = (self.session.clone(), self.model.clone());
+        self.marks.start(session, model, out);
+    }
 }
 
-impl TurnNormalizer for PluginTurn {
-    fn on_line(&mut self, line: &str) -> Vec<AgentEvent> {
-        let mut out = Vec::new();
+impl LineMap for PluginTurn {
+    const NAME: &'static str = "plugin";
+    turn_marks!(marks);
+
+    fn map_line(&mut self, line: &str, out: &mut Vec<AgentEvent>) {
         match self.jsonl.as_mut() {
-            Some(n) => n.on_line(line, &mut out),
+            Some(n) => n.on_line(line, out),
             None => {
-                if !std::mem::replace(&mut self.started, true) {
-                    out.push(AgentEvent::Started {
-                        session_id: self.session.clone(),
-                        model: self.model.clone(),
-                    });
-                }
+                self.start_text(out);
                 out.push(AgentEvent::TextDelta(format!("{line}\n")));
             }
         }
-        out
     }
 
-    fn ended(&self) -> bool {
-        self.ended
-    }
+    /// [`LineMap::close`] opens the turn itself (a JSON-lines mapping keeps
+    /// its own `Started`).
+    fn open(&mut self, _out: &mut Vec<AgentEvent>) {}
 
-    fn on_exit(
+    fn close(
         &mut self,
         exit: Option<ExitInfo>,
         stderr: &str,
         interrupted: bool,
-    ) -> Option<Vec<AgentEvent>> {
-        self.ended = true;
+        out: &mut Vec<AgentEvent>,
+    ) -> Closing {
         let failure = self.failure(exit, stderr);
-        let mut out = Vec::new();
         if let Some(n) = self.jsonl.as_mut() {
             if let Some(sid) = n.session_id() {
                 lock_state(&self.state).session_id = Some(sid.to_string());
             }
-            n.finish(interrupted, failure, &mut out);
-            return Some(out);
+            n.finish(interrupted, failure, out);
+            return Closing::Closed;
         }
-        if !self.started {
-            out.push(AgentEvent::Started {
-                session_id: self.session.clone(),
-                model: self.model.clone(),
-            });
-        }
+        self.start_text(out);
         let reason = if interrupted {
             EndReason::Interrupted
         } else if let Some(e) = failure {
@@ -309,6 +303,6 @@ impl TurnNormalizer for PluginTurn {
             reason,
             usage: None,
         });
-        Some(out)
+        Closing::Closed
     }
 }

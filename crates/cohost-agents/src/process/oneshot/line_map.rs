@@ -79,9 +79,7 @@ pub(crate) trait LineMap: Send + 'static {
         self.marks_mut().start(None, None, out);
     }
     /// The fix per error class in exit errors.
-    fn fix_for(code: ErrorCode) -> &'static str {
-        generic_fix(code)
-    }
+    const FIX: fn(ErrorCode) -> &'static str = generic_fix;
     /// The process exited before `Ended` (after [`LineMap::open`]): push
     /// the driver's own closing events, or leave it to the usual mapping.
     fn close(
@@ -128,7 +126,7 @@ impl<T: LineMap> TurnNormalizer for T {
                 exit,
                 stderr,
                 interrupted,
-                T::fix_for,
+                T::FIX,
             )?),
         }
         Some(out)
