@@ -14,10 +14,12 @@ use cohost_core::{
 use std::collections::HashSet;
 
 use super::wire::{CopilotEvent, RunResult, SessionError, ToolComplete};
+use crate::process::classify_stderr;
 #[cfg(test)]
 use crate::process::oneshot::TurnNormalizer;
-use crate::process::oneshot::{generic_fix, parse_line, turn_marks, Closing, LineMap, TurnMarks};
-use crate::process::{classify_stderr, ExitInfo};
+use crate::process::oneshot::{
+    generic_fix, parse_line, turn_marks, Closing, LineMap, TurnExit, TurnMarks,
+};
 
 /// Normalizes one `copilot -p` turn.
 #[derive(Debug, Default)]
@@ -244,13 +246,8 @@ impl LineMap for CopilotNormalizer {
         self.start(None, out);
     }
     const FIX: fn(ErrorCode) -> &'static str = fix_for;
-    fn close(
-        &mut self,
-        _exit: Option<ExitInfo>,
-        _stderr: &str,
-        interrupted: bool,
-        _out: &mut Vec<AgentEvent>,
-    ) -> Closing {
+    fn close(&mut self, how: TurnExit<'_>, _out: &mut Vec<AgentEvent>) -> Closing {
+        let interrupted = how.interrupted;
         Closing::Usual {
             interrupted: interrupted || self.aborted,
         }

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use super::jsonl::JsonlNormalizer;
 use super::manifest::Manifest;
 use crate::process::oneshot::{
-    lock_state, turn_marks, Closing, LineMap, OneShot, RunState, TurnMarks,
+    lock_state, turn_marks, Closing, LineMap, OneShot, RunState, TurnExit, TurnMarks,
 };
 use crate::process::{
     classify_stderr, crash_report, locate_binary, tail_lines, EnvPolicy, ExitInfo, ProcessSpec,
@@ -275,13 +275,8 @@ impl LineMap for PluginTurn {
     /// its own `Started`).
     fn open(&mut self, _out: &mut Vec<AgentEvent>) {}
 
-    fn close(
-        &mut self,
-        exit: Option<ExitInfo>,
-        stderr: &str,
-        interrupted: bool,
-        out: &mut Vec<AgentEvent>,
-    ) -> Closing {
+    fn close(&mut self, how: TurnExit<'_>, out: &mut Vec<AgentEvent>) -> Closing {
+        let (exit, stderr, interrupted) = (how.info, how.stderr, how.interrupted);
         let failure = self.failure(exit, stderr);
         if let Some(n) = self.jsonl.as_mut() {
             if let Some(sid) = n.session_id() {
