@@ -27,8 +27,8 @@ pub mod wire;
 use async_trait::async_trait;
 use cohost_core::{
     AdapterConfig, AdapterFactory, AgentAdapter, AgentEventStream, ApprovalSupport, Capabilities,
-    CohostError, ContextFile, ErrorCode, Health, InitInfo, InterruptStage, InterruptSupport,
-    PromptRequest, ProviderDescriptor, ProviderKind, Registry, StreamingGranularity, ToolDecision,
+    CohostError, ContextFile, Health, InitInfo, InterruptStage, InterruptSupport, PromptRequest,
+    ProviderDescriptor, ProviderKind, Registry, StreamingGranularity, ToolDecision,
 };
 use serde_json::{json, Value};
 use std::path::Path;
@@ -38,6 +38,7 @@ pub use normalize::{AcpClient, ClientConfig, FsOp, FsRequest, Opened, Output, St
 pub use providers::{AcpSpec, CLAUDE_ACP_SPEC, CODEX_ACP_SPEC};
 
 use crate::process::{find_on_path, GroupSignal};
+use crate::session::not_running;
 use engine::Engine;
 
 /// The descriptor of an ACP provider.
@@ -141,13 +142,7 @@ impl AcpAdapter {
 
     fn engine(&mut self) -> Result<&mut Engine, CohostError> {
         let id = &self.spec.id;
-        self.engine.as_mut().ok_or_else(|| {
-            CohostError::new(
-                ErrorCode::ProcessCrashed,
-                format!("agent `{id}` is not running"),
-            )
-            .with_fix("start the session first")
-        })
+        self.engine.as_mut().ok_or_else(|| not_running(id))
     }
 }
 
@@ -213,12 +208,7 @@ impl AgentAdapter for AcpAdapter {
             self.restart().await?;
         }
         let engine = self.engine()?;
-        if engine.session.stdout_closed() || !engine.child.is_alive() {
-            return Err(
-                CohostError::new(ErrorCode::ProcessCrashed, engine.child.crash_report())
-                    .with_fix("cohost restarts the agent for the next prompt"),
-            );
-        }
+        engine.session.ensure_alive(&engine.child)?;
         let cwd = engine.cwd.clone();
         let embedded = engine
             .opened
@@ -251,16 +241,11 @@ impl AgentAdapter for AcpAdapter {
     }
 
     async fn health(&mut self) -> Health {
-        let Some(engine) = self.engine.as_mut() else {
+        let Some(e) = self.engine.as_ref() else {
             return Health::default();
         };
-        crate::process::session_health(
-            &engine.child,
-            engine.session.stdout_closed(),
-            &engine.binary,
-            engine.opened.agent.version.clone(),
-        )
-        .await
+        let version = e.opened.agent.version.clone();
+        e.session.health(&e.child, &e.binary, version).await
     }
 
     async fn terminate(&mut self) -> Result<(), CohostError> {

@@ -17,10 +17,11 @@ pub mod wire;
 use async_trait::async_trait;
 use cohost_core::{
     AdapterConfig, AdapterFactory, AgentAdapter, AgentEventStream, CohostError, ContextFile,
-    ErrorCode, Health, InitInfo, InterruptStage, PromptRequest, ProviderDescriptor, ToolDecision,
+    Health, InitInfo, InterruptStage, PromptRequest, ProviderDescriptor, ToolDecision,
 };
 use std::time::Duration;
 
+use crate::session::not_running;
 pub use dialect::{Dialect, CLAUDE, QWEN};
 #[doc(hidden)]
 pub use engine::bench_pump;
@@ -86,13 +87,7 @@ impl StreamJsonAdapter {
 
     fn engine(&mut self) -> Result<&mut Engine, CohostError> {
         let id = self.dialect.id;
-        self.engine.as_mut().ok_or_else(|| {
-            CohostError::new(
-                ErrorCode::ProcessCrashed,
-                format!("agent `{id}` is not running"),
-            )
-            .with_fix("start the session first")
-        })
+        self.engine.as_mut().ok_or_else(|| not_running(id))
     }
 }
 
@@ -133,12 +128,7 @@ impl AgentAdapter for StreamJsonAdapter {
         prompt: PromptRequest,
     ) -> Result<AgentEventStream, CohostError> {
         let engine = self.engine()?;
-        if engine.session.stdout_closed() || !engine.child.is_alive() {
-            return Err(
-                CohostError::new(ErrorCode::ProcessCrashed, engine.child.crash_report())
-                    .with_fix("cohost restarts the agent for the next prompt"),
-            );
-        }
+        engine.session.ensure_alive(&engine.child)?;
         engine
             .session
             .begin_turn(prompt_text(&prompt.text, &prompt.context_files))
@@ -161,16 +151,13 @@ impl AgentAdapter for StreamJsonAdapter {
     }
 
     async fn health(&mut self) -> Health {
-        let Some(engine) = self.engine.as_mut() else {
-            return Health::default();
-        };
-        crate::process::session_health(
-            &engine.child,
-            engine.session.stdout_closed(),
-            &engine.binary,
-            Some(engine.version.clone()),
-        )
-        .await
+        match self.engine.as_ref() {
+            Some(e) => {
+                let version = Some(e.version.clone());
+                e.session.health(&e.child, &e.binary, version).await
+            }
+            None => Health::default(),
+        }
     }
 
     async fn terminate(&mut self) -> Result<(), CohostError> {

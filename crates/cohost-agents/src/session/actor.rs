@@ -1,6 +1,6 @@
 //! The actor task and its handle.
 
-use cohost_core::{AgentEvent, AgentEventStream, CohostError, ErrorCode, ToolDecision};
+use cohost_core::{AgentEvent, AgentEventStream, CohostError, ErrorCode, Health, ToolDecision};
 use futures::channel::mpsc as fmpsc;
 use futures::StreamExt;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -8,7 +8,8 @@ use std::sync::Arc;
 use tokio::sync::{mpsc, oneshot};
 
 use super::{Effects, Output, SessionCore};
-use crate::process::{Frame, StdinWriter};
+use crate::process::{session_health, Frame, StdinWriter, Supervised};
+use std::path::Path;
 
 type Reply<T> = oneshot::Sender<Result<T, CohostError>>;
 
@@ -62,6 +63,28 @@ impl<C: SessionCore> Session<C> {
     /// Whether the agent's stdout has ended (the process is gone or going).
     pub(crate) fn stdout_closed(&self) -> bool {
         self.closed.load(Ordering::SeqCst)
+    }
+
+    /// PROCESS_CRASHED (with the crash report) when the agent behind this
+    /// session is gone; checked before a turn starts.
+    pub(crate) fn ensure_alive(&self, child: &Supervised) -> Result<(), CohostError> {
+        if self.stdout_closed() || !child.is_alive() {
+            return Err(
+                CohostError::new(ErrorCode::ProcessCrashed, child.crash_report())
+                    .with_fix("cohost restarts the agent for the next prompt"),
+            );
+        }
+        Ok(())
+    }
+
+    /// The adapter's `health()`: alive, binary, version, last error.
+    pub(crate) async fn health(
+        &self,
+        child: &Supervised,
+        binary: &Path,
+        version: Option<String>,
+    ) -> Health {
+        session_health(child, self.stdout_closed(), binary, version).await
     }
 
     /// Start a turn; the stream ends after `Ended`, or without it when the

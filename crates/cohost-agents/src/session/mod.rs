@@ -76,6 +76,16 @@ pub(crate) trait Effects<X>: Send + 'static {
     fn perform(&mut self, effect: X) -> impl Future<Output = Option<String>> + Send;
 }
 
+/// PROCESS_CRASHED for an adapter asked to act before it started (or
+/// after it stopped) its session.
+pub(crate) fn not_running(provider_id: &str) -> CohostError {
+    CohostError::new(
+        cohost_core::ErrorCode::ProcessCrashed,
+        format!("agent `{provider_id}` is not running"),
+    )
+    .with_fix("start the session first")
+}
+
 /// The effects of a core that has none.
 pub(crate) struct NoEffects;
 
