@@ -4,5 +4,5 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    cohost_fuzz::claude_session(cohost_agents::claude::CLAUDE, data);
+    cohost_fuzz::claude_session(cohost_agents::parsers::claude::CLAUDE, data);
 });

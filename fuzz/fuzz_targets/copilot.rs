@@ -5,7 +5,7 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     cohost_fuzz::run_turn(
-        cohost_agents::copilot::CopilotNormalizer::new(data.first().map(|_| "sess-1".to_string())),
+        cohost_agents::parsers::oneshot::CopilotNormalizer::new(data.first().map(|_| "sess-1".to_string())),
         data,
     );
 });

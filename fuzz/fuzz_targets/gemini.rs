@@ -5,7 +5,7 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     cohost_fuzz::run_turn(
-        cohost_agents::gemini::normalize::GeminiNormalizer::new(),
+        cohost_agents::parsers::gemini::GeminiNormalizer::new(),
         data,
     );
 });

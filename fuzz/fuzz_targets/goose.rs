@@ -5,7 +5,7 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     cohost_fuzz::run_turn(
-        cohost_agents::goose::GooseNormalizer::new(data.first().map(|_| "sess-1".to_string())),
+        cohost_agents::parsers::oneshot::GooseNormalizer::new(data.first().map(|_| "sess-1".to_string())),
         data,
     );
 });

@@ -4,5 +4,5 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    cohost_fuzz::run_turn(cohost_agents::kiro::KiroNormalizer::new(), data);
+    cohost_fuzz::run_turn(cohost_agents::parsers::oneshot::KiroNormalizer::new(), data);
 });

@@ -2,7 +2,7 @@
 //! decodes exactly like the whole body.
 #![no_main]
 
-use cohost_agents::http::decode::{Decoder, NdjsonDecoder};
+use cohost_agents::parsers::decode::{Decoder, NdjsonDecoder};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -1,7 +1,7 @@
 //! The JSONL plugin mapping (the test suite's manifest) over fuzzed lines.
 #![no_main]
 
-use cohost_agents::plugin::manifest::{self, JsonlMapping};
+use cohost_agents::parsers::plugin::manifest::{self, JsonlMapping};
 use libfuzzer_sys::fuzz_target;
 use std::sync::OnceLock;
 

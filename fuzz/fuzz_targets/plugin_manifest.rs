@@ -2,7 +2,7 @@
 //! the lines after the first 0xff byte.
 #![no_main]
 
-use cohost_agents::plugin::manifest;
+use cohost_agents::parsers::plugin::manifest;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

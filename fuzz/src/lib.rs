@@ -5,7 +5,7 @@
 //! relay frame...) and asserts that nothing panics and, where the contract
 //! says so, an invariant holds.
 
-use cohost_agents::process::{ExitInfo, TurnNormalizer};
+use cohost_agents::parsers::oneshot::{ExitInfo, TurnNormalizer};
 use cohost_core::AgentEvent;
 
 /// The input as text (lossy: a CLI's stdout reaches the normalizers the same
@@ -185,8 +185,8 @@ impl Turns {
 }
 
 /// Claude Code / Qwen Code stream-json and control protocol.
-pub fn claude_session(dialect: cohost_agents::claude::Dialect, data: &[u8]) {
-    use cohost_agents::claude::normalize::{Normalizer, NormalizerConfig, Output};
+pub fn claude_session(dialect: cohost_agents::parsers::claude::Dialect, data: &[u8]) {
+    use cohost_agents::parsers::claude::{Normalizer, NormalizerConfig, Output};
     let (ctl, payload) = split_control(data);
     let flags = ctl.first().copied().unwrap_or(0);
     let mut n = Normalizer::new(NormalizerConfig {
@@ -236,7 +236,7 @@ pub fn claude_session(dialect: cohost_agents::claude::Dialect, data: &[u8]) {
 
 /// Codex `app-server` (JSON-RPC) core.
 pub fn codex_app_server(data: &[u8]) {
-    use cohost_agents::codex::normalize::{Action, AppServerCore, CoreConfig};
+    use cohost_agents::parsers::codex::{Action, AppServerCore, CoreConfig};
     let (ctl, payload) = split_control(data);
     let approval = match ctl.first().copied().unwrap_or(0) % 3 {
         0 => cohost_core::ApprovalMode::Ask,
@@ -252,8 +252,8 @@ pub fn codex_app_server(data: &[u8]) {
     let mut turns = Turns::default();
     let emitted = |actions: Vec<Action>| {
         actions.into_iter().filter_map(|a| match a {
-            Action::Emit(e) => Some(e),
-            Action::Send(_) => None,
+            Action::Event(e) => Some(e),
+            _ => None,
         })
     };
     turns.extend(emitted(core.start()));
@@ -284,7 +284,7 @@ pub fn codex_app_server(data: &[u8]) {
 
 /// An ACP agent (Gemini, Qwen, Copilot, OpenCode, Claude/Codex bridges).
 pub fn acp_session(data: &[u8]) {
-    use cohost_agents::acp::{AcpClient, ClientConfig, Output};
+    use cohost_agents::parsers::acp::{AcpClient, ClientConfig, Output};
     let (ctl, payload) = split_control(data);
     let b = |i: usize| ctl.get(i).copied().unwrap_or(0);
     let approval = match b(0) % 3 {
@@ -299,9 +299,9 @@ pub fn acp_session(data: &[u8]) {
         resume: (b(1) % 2 == 1).then(|| "sess-1".to_string()),
         model: None,
         text_errors: if b(2) % 2 == 1 {
-            cohost_agents::acp::providers::TextErrors::Copilot
+            cohost_agents::parsers::acp::TextErrors::Copilot
         } else {
-            cohost_agents::acp::providers::TextErrors::None
+            cohost_agents::parsers::acp::TextErrors::None
         },
     });
     let _ = c.initialize();
@@ -346,8 +346,8 @@ pub fn acp_session(data: &[u8]) {
 
 /// The JSONL plugin normalizer with `map`, over the lines of `data`, then
 /// the exit (interrupted or failed per the first byte).
-pub fn run_jsonl(map: cohost_agents::plugin::manifest::JsonlMapping, data: &[u8]) {
-    use cohost_agents::plugin::jsonl::JsonlNormalizer;
+pub fn run_jsonl(map: cohost_agents::parsers::plugin::manifest::JsonlMapping, data: &[u8]) {
+    use cohost_agents::parsers::plugin::JsonlNormalizer;
     let flags = data.first().copied().unwrap_or(0);
     let mut n = JsonlNormalizer::new(
         "fuzz-jsonl",
@@ -379,7 +379,7 @@ pub fn run_jsonl(map: cohost_agents::plugin::manifest::JsonlMapping, data: &[u8]
 /// An HTTP body decoder: no panic, and any split of the body into reads
 /// (from the control part) decodes exactly like the whole body, byte by byte
 /// included.
-pub fn decoder_splits(make: fn() -> cohost_agents::http::decode::Decoder, data: &[u8]) {
+pub fn decoder_splits(make: fn() -> cohost_agents::parsers::decode::Decoder, data: &[u8]) {
     let decode = |parts: &[&[u8]]| {
         let mut d = make();
         let mut out = Vec::new();

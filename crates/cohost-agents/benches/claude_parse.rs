@@ -18,9 +18,11 @@
     missing_docs
 )]
 
-use cohost_agents::claude::normalize::{Normalizer, NormalizerConfig, Output};
-use cohost_agents::claude::CLAUDE;
+use cohost_agents::drivers::claude::CLAUDE;
+use cohost_agents::parsers::claude::{Normalizer, NormalizerConfig, Output};
 use cohost_agents::process::{Frame, ProcessSpec, Supervised};
+use cohost_core::AgentEvent;
+use futures::StreamExt;
 use std::time::{Duration, Instant};
 
 const DELTA: &str = r#"{"type":"stream_event","event":{"delta":{"text":"Hello from","type":"text_delta"},"index":0,"type":"content_block_delta"},"session_id":"6c888b88-cc52-4cf7-9036-d24a50635e3d","parent_tool_use_id":null,"uuid":"5565e40b-dadb-46c5-b0ca-933476a27b13"}"#;
@@ -59,6 +61,40 @@ async fn latency(samples: usize) -> (Duration, Duration, Duration) {
         assert!(got, "an event per line");
         if i >= 200 {
             times.push(dt); // the first 200 warm up caches and the scheduler
+        }
+    }
+    child.kill().await;
+    times.sort();
+    (
+        percentile(&times, 0.5),
+        percentile(&times, 0.99),
+        *times.last().unwrap(),
+    )
+}
+
+/// The same measure through the driver's own stdout path: the session's
+/// pump task and the turn stream a consumer reads, as the adapter runs them.
+async fn latency_session(samples: usize) -> (Duration, Duration, Duration) {
+    let mut child = Supervised::spawn(ProcessSpec::new("bench", "/bin/cat")).expect("cat runs");
+    let stdin = child.stdin();
+    let mut events = cohost_agents::drivers::claude::bench_pump(&mut child)
+        .await
+        .expect("stdout");
+    let mut times = Vec::with_capacity(samples);
+    for i in 0..samples + 200 {
+        let t0 = Instant::now();
+        stdin.write_line(DELTA).await.expect("write");
+        // The first line also starts the turn (`Started` comes first).
+        let ev = loop {
+            match events.next().await.expect("an event per line") {
+                AgentEvent::Started { .. } => continue,
+                ev => break ev,
+            }
+        };
+        let dt = t0.elapsed();
+        assert!(!matches!(ev, AgentEvent::Ended { .. }));
+        if i >= 200 {
+            times.push(dt);
         }
     }
     child.kill().await;
@@ -172,6 +208,26 @@ fn main() {
         p50.as_secs_f64() * 1e6,
         p99.as_secs_f64() * 1e6,
         max.as_secs_f64() * 1e6
+    );
+    // Alternate the two paths so machine load hits both alike; the median
+    // of three runs each.
+    let (mut direct, mut session) = (Vec::new(), Vec::new());
+    for _ in 0..3 {
+        direct.push(rt.block_on(latency(5000)));
+        session.push(rt.block_on(latency_session(5000)));
+    }
+    let med = |v: &[(Duration, Duration, Duration)],
+               f: fn(&(Duration, Duration, Duration)) -> Duration| {
+        median(v.iter().map(|x| f(x).as_secs_f64() * 1e6).collect())
+    };
+    let (d50, d99) = (med(&direct, |x| x.0), med(&direct, |x| x.1));
+    let (s50, s99) = (med(&session, |x| x.0), med(&session, |x| x.1));
+    println!("latency CLI stdout line -> consumer's turn stream (the driver's session path, median of 3 x 5000):");
+    println!("  p50 {s50:>7.1} us   p99 {s99:>7.1} us   (goal p99 < 50 us)");
+    println!(
+        "  bare pipe + normalizer in one task: p50 {d50:>7.1} us   p99 {d99:>7.1} us; session/bare ratio p50 {:.2} p99 {:.2}",
+        s50 / d50,
+        s99 / d99
     );
     let lines = transcript_lines();
     let (ours, base) = throughput(&lines, 200);

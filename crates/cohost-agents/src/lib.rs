@@ -1,22 +1,130 @@
 //! cohost's adapters. Each family lives in its own module folder and depends
 //! only on `cohost-core`'s port; the binary registers them (see [`builtin`]).
+//!
+//! The driver folders are private: what a front end, a test or a tool may
+//! use is curated here.
+//!
+//! - [`builtin`]: every built-in adapter factory, registered at once.
+//! - [`catalog`]: the provider specs (what is installed, how it logs in).
+//! - [`process`]: the shared process supervisor.
+//! - [`http`]: the HTTP API adapters (OpenAI-compatible, Anthropic, ...).
+//! - [`drivers`]: each CLI driver's factory and launch facts, for tests and
+//!   tools that drive one provider directly.
+//! - [`parsers`]: the drivers' pure parsers (line in, events out), for the
+//!   fuzz targets, golden transcripts and benches. Not a stable API.
 
-pub mod acp;
-pub mod agy;
-pub mod aider;
+#![allow(unreachable_pub)]
+// `pub` inside a private driver folder is crate-visible.
+// Items only the unit tests use (the golden-argv helpers) are dead in a
+// non-test build of a private folder; the test build still finds dead code.
+#![cfg_attr(not(test), allow(dead_code))]
+
+mod acp;
+mod agy;
+mod aider;
 pub mod builtin;
 pub mod catalog;
-pub mod claude;
-pub mod codex;
-pub mod continue_cli;
-pub mod copilot;
-pub mod cursor;
-pub mod gemini;
-pub mod goose;
+mod claude;
+mod codex;
+mod continue_cli;
+mod copilot;
+mod cursor;
+mod gemini;
+mod goose;
 pub mod http;
-pub mod jsonrpc;
-pub mod kiro;
-pub mod opencode;
-pub mod plugin;
+mod jsonrpc;
+mod kiro;
+mod opencode;
+mod plugin;
 pub mod process;
-pub mod pty;
+mod pty;
+mod session;
+
+/// The CLI drivers' public face: each family's adapter factory and the few
+/// launch facts a caller needs. Wire types, state machines and argv
+/// building stay private to the crate.
+pub mod drivers {
+    /// Claude Code and Qwen Code (stream-json, one process per session).
+    pub mod claude {
+        #[doc(hidden)]
+        pub use crate::claude::bench_pump;
+        pub use crate::claude::{Dialect, StreamJsonFactory, CLAUDE, QWEN};
+    }
+    /// The generic ACP client and its built-in providers.
+    pub mod acp {
+        pub use crate::acp::{AcpFactory, AcpSpec};
+        /// The built-in ACP providers' launch specs.
+        pub mod providers {
+            pub use crate::acp::providers::{
+                all, claude, codex, copilot, gemini, opencode, qwen, TextErrors,
+            };
+        }
+    }
+    /// Codex CLI (app-server, `exec --json` fallback).
+    pub mod codex {
+        pub use crate::codex::CodexFactory;
+    }
+    /// Gemini CLI (`-p --output-format stream-json`).
+    pub mod gemini {
+        pub use crate::gemini::GeminiFactory;
+    }
+    pub use crate::agy::AgyFactory;
+    pub use crate::aider::AiderFactory;
+    pub use crate::continue_cli::ContinueFactory;
+    pub use crate::copilot::CopilotFactory;
+    pub use crate::cursor::CursorFactory;
+    pub use crate::goose::GooseFactory;
+    pub use crate::kiro::KiroFactory;
+    pub use crate::opencode::OpenCodeFactory;
+    /// User-defined agents from plugin manifests.
+    pub mod plugin {
+        pub use crate::plugin::{default_plugin_dirs, load_plugins, PluginError};
+    }
+    /// Agents driven through a pseudo-terminal.
+    pub mod pty {
+        pub use crate::pty::{PtyChild, PtyFactory, PtyOutput};
+    }
+}
+
+/// The drivers' pure parsers (stdout line in, events and lines to write
+/// out), exposed for `fuzz/`, the golden-transcript tests and the benches.
+/// Not a stable API.
+pub mod parsers {
+    /// Claude Code and Qwen Code's stream-json state machine.
+    pub mod claude {
+        pub use crate::claude::normalize::{Normalizer, NormalizerConfig, Output, Stats};
+        pub use crate::claude::{Dialect, CLAUDE, QWEN};
+    }
+    /// Codex: the app-server core and the `exec --json` normalizer.
+    pub mod codex {
+        pub use crate::codex::exec::ExecNormalizer;
+        pub use crate::codex::normalize::{Action, AppServerCore, CoreConfig};
+    }
+    /// Gemini CLI's stream-json normalizer.
+    pub mod gemini {
+        pub use crate::gemini::normalize::GeminiNormalizer;
+    }
+    /// The ACP client state machine.
+    pub mod acp {
+        pub use crate::acp::providers::TextErrors;
+        pub use crate::acp::{AcpClient, ClientConfig, FsOp, FsRequest, Opened, Output, Stats};
+    }
+    /// The one-shot CLIs' line normalizers and the runner's line API.
+    pub mod oneshot {
+        pub use crate::agy::AgyNormalizer;
+        pub use crate::aider::AiderNormalizer;
+        pub use crate::continue_cli::ContinueNormalizer;
+        pub use crate::copilot::CopilotNormalizer;
+        pub use crate::cursor::CursorNormalizer;
+        pub use crate::goose::GooseNormalizer;
+        pub use crate::kiro::KiroNormalizer;
+        pub use crate::opencode::OpenCodeNormalizer;
+        pub use crate::process::{ExitInfo, TurnNormalizer};
+    }
+    /// Plugin manifests and their JSON-lines mapping.
+    pub mod plugin {
+        pub use crate::plugin::jsonl::JsonlNormalizer;
+        pub use crate::plugin::manifest;
+    }
+    pub use crate::http::decode;
+}

@@ -16,7 +16,7 @@
     missing_docs
 )]
 
-use cohost_agents::acp::{providers, AcpFactory, AcpSpec};
+use cohost_agents::drivers::acp::{providers, AcpFactory, AcpSpec};
 use cohost_core::{
     AdapterConfig, ApprovalMode, EndReason, Event, EventBody, HostSession, Policy, PromptInput,
     SessionOptions, TurnOutcome,

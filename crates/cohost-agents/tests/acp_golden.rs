@@ -12,7 +12,7 @@
     missing_docs
 )]
 
-use cohost_agents::acp::{AcpClient, ClientConfig, Output};
+use cohost_agents::parsers::acp::{AcpClient, ClientConfig, Output};
 use cohost_core::{
     AgentEvent, ApprovalMode, ApprovalOption, EndReason, ErrorCode, ToolDecision, ToolStatus,
 };
@@ -42,7 +42,7 @@ struct Replay {
 
 fn replay(agent: &str, text: &str) -> Replay {
     let text_errors = if agent == "copilot" {
-        cohost_agents::acp::providers::copilot().text_errors
+        cohost_agents::drivers::acp::providers::copilot().text_errors
     } else {
         Default::default()
     };
@@ -64,7 +64,7 @@ fn replay(agent: &str, text: &str) -> Replay {
             match o {
                 Output::Event(e) => events.push(e),
                 Output::Write(l) => writes.push(serde_json::from_str(&l).expect("we write JSON")),
-                Output::Opened(_) | Output::Failed(_) | Output::Fs { .. } => {}
+                Output::Ready(_) | Output::Effect(_) => {}
             }
         }
     };

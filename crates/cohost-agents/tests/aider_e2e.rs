@@ -12,7 +12,7 @@
 
 mod support;
 
-use cohost_agents::aider::AiderFactory;
+use cohost_agents::drivers::AiderFactory;
 use cohost_core::{ApprovalMode, EndReason, ErrorCode, EventBody, Policy, ToolStatus};
 use cohost_testbench::{AgentCli, FakeLlmConfig};
 use std::path::Path;

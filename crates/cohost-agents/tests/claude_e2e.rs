@@ -12,7 +12,7 @@
 mod claude_support;
 
 use claude_support::scenarios as sc;
-use cohost_agents::claude::CLAUDE;
+use cohost_agents::drivers::claude::CLAUDE;
 use cohost_core::ErrorCode;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

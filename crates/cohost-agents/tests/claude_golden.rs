@@ -11,8 +11,8 @@
     missing_docs
 )]
 
-use cohost_agents::claude::normalize::{Normalizer, NormalizerConfig, Output, Stats};
-use cohost_agents::claude::{Dialect, CLAUDE, QWEN};
+use cohost_agents::drivers::claude::{Dialect, CLAUDE, QWEN};
+use cohost_agents::parsers::claude::{Normalizer, NormalizerConfig, Output, Stats};
 use cohost_agents::process::{Frame, LineFramer};
 use cohost_core::{AgentEvent, ApprovalOption, EndReason, ErrorCode, ToolDecision, ToolStatus};
 use serde_json::{json, Value};
@@ -90,7 +90,7 @@ fn replay(dialect: Dialect, text: &str) -> (Vec<AgentEvent>, Vec<String>, Stats)
                     events.push(ev);
                 }
                 Output::Write(w) => writes.push(w),
-                Output::Initialized { .. } => {}
+                Output::Ready(_) => {}
             }
         }
     }

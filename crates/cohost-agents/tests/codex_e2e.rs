@@ -11,7 +11,7 @@
     missing_docs
 )]
 
-use cohost_agents::codex::CodexFactory;
+use cohost_agents::drivers::codex::CodexFactory;
 use cohost_core::{
     ApprovalMode, EndReason, ErrorCode, Event, EventBody, HostSession, Policy, SessionOptions,
     ToolStatus, TurnOutcome,

@@ -12,7 +12,7 @@
 
 mod support;
 
-use cohost_agents::continue_cli::ContinueFactory;
+use cohost_agents::drivers::ContinueFactory;
 use cohost_core::{ApprovalMode, EndReason, ErrorCode, Policy};
 use cohost_testbench::AgentCli;
 use std::sync::Arc;

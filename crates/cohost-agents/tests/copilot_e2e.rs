@@ -12,7 +12,7 @@
 
 mod support;
 
-use cohost_agents::copilot::CopilotFactory;
+use cohost_agents::drivers::CopilotFactory;
 use cohost_core::{ApprovalMode, EndReason, ErrorCode, EventBody, Policy, ToolStatus};
 use cohost_testbench::{AgentCli, FakeLlmConfig};
 use std::sync::Arc;

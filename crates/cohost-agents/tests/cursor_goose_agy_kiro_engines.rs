@@ -11,9 +11,7 @@
     missing_docs
 )]
 
-use cohost_agents::{
-    agy::AgyFactory, cursor::CursorFactory, goose::GooseFactory, kiro::KiroFactory,
-};
+use cohost_agents::drivers::{AgyFactory, CursorFactory, GooseFactory, KiroFactory};
 use cohost_core::{
     AdapterConfig, AdapterFactory, ApprovalMode, EndReason, ErrorCode, Event, EventBody,
     HostSession, Policy, PromptInput, SessionOptions, SupportTier,

@@ -10,7 +10,7 @@
     missing_docs
 )]
 
-use cohost_agents::gemini::GeminiFactory;
+use cohost_agents::drivers::gemini::GeminiFactory;
 use cohost_core::{
     ApprovalMode, EndReason, Event, EventBody, HostSession, Policy, SessionOptions, TurnOutcome,
 };

@@ -11,7 +11,7 @@
 
 mod support;
 
-use cohost_agents::opencode::OpenCodeFactory;
+use cohost_agents::drivers::OpenCodeFactory;
 use cohost_core::{ApprovalMode, EndReason, ErrorCode, EventBody, Policy, ToolStatus};
 use cohost_testbench::AgentCli;
 use std::sync::Arc;

@@ -10,7 +10,7 @@
     missing_docs
 )]
 
-use cohost_agents::plugin::load_plugins;
+use cohost_agents::drivers::plugin::load_plugins;
 use cohost_core::{
     AdapterConfig, AdapterFactory, ApprovalMode, EndReason, Event, EventBody, HostSession, Policy,
     PromptInput, Registry, SessionOptions, TurnOutcome,

@@ -10,8 +10,8 @@
     missing_docs
 )]
 
+use cohost_agents::drivers::pty::PtyFactory;
 use cohost_agents::process::procfs;
-use cohost_agents::pty::PtyFactory;
 use cohost_core::{
     AdapterConfig, EndReason, ErrorCode, Event, EventBody, HostSession, Policy, PromptInput,
     SessionOptions, TurnOutcome,

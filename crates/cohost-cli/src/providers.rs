@@ -10,8 +10,9 @@ pub fn registry() -> Result<Registry, CohostError> {
     let mut r = Registry::new();
     cohost_agents::builtin::register_all(&mut r)?;
     let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
-    let (plugins, problems) =
-        cohost_agents::plugin::load_plugins(&cohost_agents::plugin::default_plugin_dirs(&cwd));
+    let (plugins, problems) = cohost_agents::drivers::plugin::load_plugins(
+        &cohost_agents::drivers::plugin::default_plugin_dirs(&cwd),
+    );
     for p in problems {
         crate::say_err!("cohost: warning: {p}");
     }

@@ -6,8 +6,8 @@
 
 mod orphans_support;
 
+use cohost_agents::drivers::pty::{PtyChild, PtyOutput};
 use cohost_agents::process::EnvPolicy;
-use cohost_agents::pty::{PtyChild, PtyOutput};
 use orphans_support::{exit_within, signal, wait_for};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;

@@ -1,48 +1,71 @@
 //! The IO shell: locate the agent, spawn it through the shared supervisor,
-//! pump stdout through the [`AcpClient`], route events to the running turn,
-//! write what the client asks, perform confined file requests.
+//! hand stdout to the session actor, whose core is the [`AcpClient`] and
+//! whose effects are the confined file requests.
 
-use cohost_core::{AdapterConfig, AgentEvent, ApprovalMode, CohostError, ErrorCode};
-use futures::channel::mpsc as fmpsc;
+use cohost_core::{AdapterConfig, ApprovalMode, CohostError, ErrorCode, ToolDecision};
+use serde_json::Value;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
-use tokio::sync::{mpsc, oneshot};
 
 use super::fs::FsRoot;
-use super::normalize::{AcpClient, ClientConfig, Opened, Output};
+use super::normalize::{AcpClient, ClientConfig, FsRequest, Opened, Output};
 use super::providers::{self, AcpSpec};
 use crate::process::{
-    classify_stderr, locate_binary, lock, EnvPolicy, Frame, ProcessSpec, StdinWriter, Supervised,
+    classify_stderr, locate_binary, EnvPolicy, Frame, ProcessSpec, StdinWriter, Supervised,
 };
+use crate::session::{Effects, Session, SessionCore};
 
 /// How long the handshake (initialize + session/new or load) may take; a
 /// cold node agent on a busy machine needs many seconds.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(90);
 
-/// Shared between the adapter and the reader task.
-pub(crate) struct Shared {
-    client: Mutex<AcpClient>,
-    turn: Mutex<Option<fmpsc::UnboundedSender<AgentEvent>>>,
-    stdout_closed: AtomicBool,
+/// The ACP client as the session actor's core.
+pub(crate) struct AcpCore(AcpClient);
+
+impl SessionCore for AcpCore {
+    type Ready = Opened;
+    type Effect = FsRequest;
+    type Turn = Vec<Value>;
+
+    fn start(&mut self, out: &mut Vec<Output>) {
+        out.push(Output::Write(self.0.initialize()));
+    }
+
+    fn on_frame(&mut self, frame: Frame, out: &mut Vec<Output>) {
+        match frame {
+            Frame::Line(l) => self.0.on_line(&l, out),
+            Frame::Oversized { bytes } => self.0.on_oversized(bytes, out),
+        }
+    }
+
+    fn begin_turn(&mut self, blocks: Vec<Value>, out: &mut Vec<Output>) -> Result<(), CohostError> {
+        self.0.begin_turn(blocks, out)
+    }
+
+    fn decide(
+        &mut self,
+        decision: &ToolDecision,
+        out: &mut Vec<Output>,
+    ) -> Result<(), CohostError> {
+        out.push(Output::Write(self.0.decide(decision)?));
+        Ok(())
+    }
+
+    fn interrupt(&mut self, out: &mut Vec<Output>) {
+        self.0.cancel(out);
+    }
 }
 
-impl Shared {
-    pub(crate) fn client(&self) -> MutexGuard<'_, AcpClient> {
-        lock(&self.client)
-    }
-    pub(crate) fn turn(&self) -> MutexGuard<'_, Option<fmpsc::UnboundedSender<AgentEvent>>> {
-        lock(&self.turn)
-    }
-    pub(crate) fn stdout_closed(&self) -> bool {
-        self.stdout_closed.load(Ordering::SeqCst)
+/// File requests are confined to the session's directory.
+impl Effects<FsRequest> for FsRoot {
+    async fn perform(&mut self, request: FsRequest) -> Option<String> {
+        Some(self.answer(&request.id, request.op).await)
     }
 }
 
 /// A running ACP agent with an open session.
 pub(crate) struct Engine {
-    pub shared: Arc<Shared>,
+    pub session: Session<AcpCore>,
     pub child: Supervised,
     pub stdin: StdinWriter,
     pub binary: PathBuf,
@@ -129,7 +152,7 @@ impl Engine {
         let frames = child.take_stdout().ok_or_else(|| {
             CohostError::new(ErrorCode::SpawnFailed, "agent stdout was not captured")
         })?;
-        let mut client = AcpClient::new(ClientConfig {
+        let client = AcpClient::new(ClientConfig {
             provider_id: spec.id.clone(),
             cwd: cwd.display().to_string(),
             approval: config.approval,
@@ -137,26 +160,13 @@ impl Engine {
             model: config.model.clone(),
             text_errors: spec.text_errors,
         });
-        let init = client.initialize();
-        let shared = Arc::new(Shared {
-            client: Mutex::new(client),
-            turn: Mutex::new(None),
-            stdout_closed: AtomicBool::new(false),
-        });
         let stdin = child.stdin();
-        let (open_tx, open_rx) = oneshot::channel();
         let root = FsRoot::new(&cwd);
-        tokio::spawn(pump(
-            frames,
-            shared.clone(),
-            stdin.clone(),
-            root,
-            Some(open_tx),
-        ));
-        stdin.write_line(&init).await?;
+        let (session, open_rx) =
+            Session::spawn(&spec.id, AcpCore(client), frames, stdin.clone(), root);
         match tokio::time::timeout(HANDSHAKE_TIMEOUT, open_rx).await {
             Ok(Ok(Ok(opened))) => Ok(Engine {
-                shared,
+                session,
                 child,
                 stdin,
                 binary,
@@ -227,64 +237,4 @@ fn locate(
         )
         .with_fix(spec.install_hint.clone())
     }))
-}
-
-/// The reader task: stdout frames → client → turn stream / stdin / disk.
-async fn pump(
-    mut frames: mpsc::Receiver<Frame>,
-    shared: Arc<Shared>,
-    stdin: StdinWriter,
-    root: FsRoot,
-    mut open_tx: Option<oneshot::Sender<Result<Opened, CohostError>>>,
-) {
-    let mut outputs = Vec::new();
-    while let Some(frame) = frames.recv().await {
-        {
-            let mut c = shared.client();
-            match frame {
-                Frame::Line(l) => c.on_line(&l, &mut outputs),
-                Frame::Oversized { bytes } => c.on_oversized(bytes, &mut outputs),
-            }
-        }
-        for o in outputs.drain(..) {
-            match o {
-                Output::Event(ev) => send_event(&shared, ev),
-                Output::Write(line) => write(&stdin, &line).await,
-                Output::Fs { id, op } => write(&stdin, &root.answer(&id, op).await).await,
-                Output::Opened(opened) => {
-                    if let Some(tx) = open_tx.take() {
-                        let _ = tx.send(Ok(opened));
-                    }
-                }
-                Output::Failed(e) => {
-                    if let Some(tx) = open_tx.take() {
-                        let _ = tx.send(Err(e));
-                    }
-                }
-            }
-        }
-    }
-    // stdout closed: the agent is gone or going. Dropping the turn sender
-    // without `Ended` tells the host session engine the agent crashed.
-    shared.stdout_closed.store(true, Ordering::SeqCst);
-    shared.turn().take();
-    drop(open_tx);
-}
-
-pub(crate) fn send_event(shared: &Shared, ev: AgentEvent) {
-    let ended = matches!(ev, AgentEvent::Ended { .. });
-    let mut turn = shared.turn();
-    if let Some(tx) = turn.as_ref() {
-        // A receiver dropped mid-turn only means nobody listens any more.
-        let _ = tx.unbounded_send(ev);
-    }
-    if ended {
-        *turn = None;
-    }
-}
-
-pub(crate) async fn write(stdin: &StdinWriter, line: &str) {
-    if let Err(e) = stdin.write_line(line).await {
-        tracing::debug!(error = %e, "write to ACP agent failed");
-    }
 }

@@ -27,18 +27,18 @@ pub mod wire;
 use async_trait::async_trait;
 use cohost_core::{
     AdapterConfig, AdapterFactory, AgentAdapter, AgentEventStream, ApprovalSupport, Capabilities,
-    CohostError, ContextFile, ErrorCode, Health, InitInfo, InterruptStage, InterruptSupport,
-    PromptRequest, ProviderDescriptor, ProviderKind, Registry, StreamingGranularity, ToolDecision,
+    CohostError, ContextFile, Health, InitInfo, InterruptStage, InterruptSupport, PromptRequest,
+    ProviderDescriptor, ProviderKind, Registry, StreamingGranularity, ToolDecision,
 };
-use futures::StreamExt;
 use serde_json::{json, Value};
 use std::path::Path;
 use std::time::Duration;
 
-pub use normalize::{AcpClient, ClientConfig, FsOp, Opened, Output, Stats};
+pub use normalize::{AcpClient, ClientConfig, FsOp, FsRequest, Opened, Output, Stats};
 pub use providers::{AcpSpec, CLAUDE_ACP_SPEC, CODEX_ACP_SPEC};
 
 use crate::process::{find_on_path, GroupSignal};
+use crate::session::not_running;
 use engine::Engine;
 
 /// The descriptor of an ACP provider.
@@ -142,13 +142,7 @@ impl AcpAdapter {
 
     fn engine(&mut self) -> Result<&mut Engine, CohostError> {
         let id = &self.spec.id;
-        self.engine.as_mut().ok_or_else(|| {
-            CohostError::new(
-                ErrorCode::ProcessCrashed,
-                format!("agent `{id}` is not running"),
-            )
-            .with_fix("start the session first")
-        })
+        self.engine.as_mut().ok_or_else(|| not_running(id))
     }
 }
 
@@ -214,12 +208,7 @@ impl AgentAdapter for AcpAdapter {
             self.restart().await?;
         }
         let engine = self.engine()?;
-        if engine.shared.stdout_closed() || !engine.child.is_alive() {
-            return Err(
-                CohostError::new(ErrorCode::ProcessCrashed, engine.child.crash_report())
-                    .with_fix("cohost restarts the agent for the next prompt"),
-            );
-        }
+        engine.session.ensure_alive(&engine.child)?;
         let cwd = engine.cwd.clone();
         let embedded = engine
             .opened
@@ -227,43 +216,14 @@ impl AgentAdapter for AcpAdapter {
             .prompt_capabilities
             .embedded_context;
         let blocks = prompt_blocks(&prompt.text, &prompt.context_files, &cwd, embedded);
-        let (tx, rx) = futures::channel::mpsc::unbounded();
-        let mut out = Vec::new();
-        {
-            let mut client = engine.shared.client();
-            client.begin_turn(blocks, &mut out)?;
-            // The sender is in place before the prompt is written, so no
-            // update can arrive without a stream to go to.
-            *engine.shared.turn() = Some(tx);
-        }
-        for o in out {
-            match o {
-                Output::Event(ev) => engine::send_event(&engine.shared, ev),
-                Output::Write(line) => {
-                    if let Err(e) = engine.stdin.write_line(&line).await {
-                        engine.shared.turn().take();
-                        return Err(e);
-                    }
-                }
-                _ => {}
-            }
-        }
-        Ok(rx.boxed())
+        engine.session.begin_turn(blocks).await
     }
 
     async fn interrupt(&mut self, stage: InterruptStage) -> Result<(), CohostError> {
         let signal = match stage {
             InterruptStage::Cancel => {
                 self.cancelled = true;
-                let engine = self.engine()?;
-                let mut out = Vec::new();
-                engine.shared.client().cancel(&mut out);
-                for o in out {
-                    if let Output::Write(line) = o {
-                        engine.stdin.write_line(&line).await?;
-                    }
-                }
-                return Ok(());
+                return self.engine()?.session.interrupt().await;
             }
             InterruptStage::Signal => GroupSignal::Interrupt,
             InterruptStage::Terminate => GroupSignal::Terminate,
@@ -277,22 +237,15 @@ impl AgentAdapter for AcpAdapter {
     }
 
     async fn approve_tool(&mut self, decision: ToolDecision) -> Result<(), CohostError> {
-        let engine = self.engine()?;
-        let line = engine.shared.client().decide(&decision)?;
-        engine.stdin.write_line(&line).await
+        self.engine()?.session.decide(decision).await
     }
 
     async fn health(&mut self) -> Health {
-        let Some(engine) = self.engine.as_mut() else {
+        let Some(e) = self.engine.as_ref() else {
             return Health::default();
         };
-        crate::process::session_health(
-            &engine.child,
-            engine.shared.stdout_closed(),
-            &engine.binary,
-            engine.opened.agent.version.clone(),
-        )
-        .await
+        let version = e.opened.agent.version.clone();
+        e.session.health(&e.child, &e.binary, version).await
     }
 
     async fn terminate(&mut self) -> Result<(), CohostError> {

@@ -1,7 +1,7 @@
 //! The ACP client as a pure state machine: agent stdout lines in, cohost
 //! events and lines to write out. No IO and no clock, so a golden transcript
 //! is a unit test. File-system requests are handed to the IO shell as
-//! [`Output::Fs`] because they touch the disk.
+//! [`FsRequest`] effects because they touch the disk.
 //!
 //! Decisions worth knowing:
 //! - Our request ids are 0, 1, 2... in order (initialize, session/new or
@@ -81,25 +81,19 @@ pub struct Opened {
     pub capabilities: AgentCapabilities,
 }
 
-/// What the client wants done.
+/// A file-system request to perform and answer (request `id`).
 #[derive(Debug, Clone, PartialEq)]
-pub enum Output {
-    /// An event for the running turn.
-    Event(AgentEvent),
-    /// A line to write to the agent's stdin.
-    Write(String),
-    /// The handshake finished; the session is open.
-    Opened(Opened),
-    /// The handshake failed.
-    Failed(CohostError),
-    /// Perform a file-system request and answer request `id`.
-    Fs {
-        /// The agent's request id.
-        id: Value,
-        /// What to do.
-        op: FsOp,
-    },
+pub struct FsRequest {
+    /// The agent's request id.
+    pub id: Value,
+    /// What to do.
+    pub op: FsOp,
 }
+
+/// What the client wants done: the shared session output. `Ready` carries
+/// the open session or why the handshake failed; `Effect` a file-system
+/// request.
+pub type Output = crate::session::Output<Opened, FsRequest>;
 
 /// Counters of what the tolerant reader skipped.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -394,16 +388,14 @@ impl AcpClient {
                     }
                     self.open(sid.to_string(), false, out);
                 }
-                None => out.push(Output::Failed(
-                    CohostError::new(
-                        ErrorCode::InvalidOutput,
-                        format!(
-                            "agent `{}` answered session/new without a sessionId",
-                            self.cfg.provider_id
-                        ),
-                    )
-                    .with_fix("the agent does not follow ACP; check its version"),
-                )),
+                None => out.push(Output::Ready(Err(CohostError::new(
+                    ErrorCode::InvalidOutput,
+                    format!(
+                        "agent `{}` answered session/new without a sessionId",
+                        self.cfg.provider_id
+                    ),
+                )
+                .with_fix("the agent does not follow ACP; check its version")))),
             },
             (Pending::LoadSession, Ok(_)) => {
                 let sid = self.cfg.resume.clone().unwrap_or_default();
@@ -432,11 +424,11 @@ impl AcpClient {
                 } else {
                     "session/new"
                 };
-                out.push(Output::Failed(map::handshake_error(
+                out.push(Output::Ready(Err(map::handshake_error(
                     &self.cfg.provider_id,
                     step,
                     &e,
-                )));
+                ))));
             }
             (Pending::Prompt, Ok(v)) => {
                 let resp: PromptResponse = serde_json::from_value(v).unwrap_or_default();
@@ -475,12 +467,12 @@ impl AcpClient {
     fn open(&mut self, session_id: String, resumed: bool, out: &mut Vec<Output>) {
         self.session_id = Some(session_id.clone());
         self.phase = Phase::Idle;
-        out.push(Output::Opened(Opened {
+        out.push(Output::Ready(Ok(Opened {
             session_id,
             resumed,
             agent: self.info.agent_info.clone().unwrap_or_default(),
             capabilities: self.info.agent_capabilities.clone(),
-        }));
+        })));
     }
 
     fn end_turn(&mut self, reason: EndReason, usage: Option<Usage>, out: &mut Vec<Output>) {
@@ -533,24 +525,24 @@ impl AcpClient {
                 }
             },
             "fs/read_text_file" => match serde_json::from_value::<ReadTextFile>(params) {
-                Ok(r) => out.push(Output::Fs {
+                Ok(r) => out.push(Output::Effect(FsRequest {
                     id,
                     op: FsOp::Read {
                         path: r.path,
                         line: r.line,
                         limit: r.limit,
                     },
-                }),
+                })),
                 Err(e) => bad_params(out, e),
             },
             "fs/write_text_file" => match serde_json::from_value::<WriteTextFile>(params) {
-                Ok(w) => out.push(Output::Fs {
+                Ok(w) => out.push(Output::Effect(FsRequest {
                     id,
                     op: FsOp::Write {
                         path: w.path,
                         content: w.content,
                     },
-                }),
+                })),
                 Err(e) => bad_params(out, e),
             },
             _ => {

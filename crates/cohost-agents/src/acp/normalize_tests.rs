@@ -24,7 +24,7 @@ fn in_turn(approval: ApprovalMode) -> (AcpClient, Vec<Output>) {
         r#"{"jsonrpc":"2.0","id":1,"result":{"sessionId":"s1"}}"#,
         &mut out,
     );
-    assert!(matches!(out.last(), Some(Output::Opened(o)) if o.session_id == "s1"));
+    assert!(matches!(out.last(), Some(Output::Ready(Ok(o))) if o.session_id == "s1"));
     out.clear();
     c.begin_turn(vec![json!({"type":"text","text":"hi"})], &mut out)
         .unwrap();
@@ -154,13 +154,13 @@ fn fs_requests_go_to_the_shell() {
     c.on_line(r#"{"jsonrpc":"2.0","id":7,"method":"fs/write_text_file","params":{"sessionId":"s1","path":"/w/a.txt","content":"hi"}}"#, &mut out);
     assert_eq!(
         out,
-        [Output::Fs {
+        [Output::Effect(FsRequest {
             id: json!(7),
             op: FsOp::Write {
                 path: "/w/a.txt".into(),
                 content: "hi".into()
             }
-        }]
+        })]
     );
 }
 
@@ -319,7 +319,7 @@ fn resume_uses_session_load_only_when_offered() {
             &json!({"jsonrpc":"2.0","id":1,"result":answer}).to_string(),
             &mut out,
         );
-        let Some(Output::Opened(o)) = out.last() else {
+        let Some(Output::Ready(Ok(o))) = out.last() else {
             panic!("{out:?}")
         };
         assert_eq!(o.resumed, load);
@@ -356,7 +356,9 @@ fn a_failed_load_falls_back_to_a_new_session_with_a_notice() {
         r#"{"jsonrpc":"2.0","id":2,"result":{"sessionId":"fresh"}}"#,
         &mut out,
     );
-    assert!(matches!(out.last(), Some(Output::Opened(o)) if o.session_id == "fresh" && !o.resumed));
+    assert!(
+        matches!(out.last(), Some(Output::Ready(Ok(o))) if o.session_id == "fresh" && !o.resumed)
+    );
     out.clear();
     c.begin_turn(vec![], &mut out).unwrap();
     let ev = events(&out);
@@ -375,7 +377,7 @@ fn handshake_and_prompt_errors_are_classified() {
         r#"{"jsonrpc":"2.0","id":0,"error":{"code":-32000,"message":"Authentication required"}}"#,
         &mut out,
     );
-    assert!(matches!(&out[..], [Output::Failed(e)] if e.code == ErrorCode::AuthRequired));
+    assert!(matches!(&out[..], [Output::Ready(Err(e))] if e.code == ErrorCode::AuthRequired));
     let (mut c, mut out) = in_turn(ApprovalMode::Ask);
     c.on_line(r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"Internal error","data":{"details":"429 rate limit exceeded"}}}"#, &mut out);
     let ev = events(&out);

@@ -4,9 +4,7 @@
 use serde_json::Value;
 
 use crate::jsonrpc::Framing;
-pub use crate::jsonrpc::{
-    parse, Incoming, ParseError, RpcError, INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND,
-};
+pub use crate::jsonrpc::{parse, Incoming, RpcError, INVALID_PARAMS, METHOD_NOT_FOUND};
 
 /// A request line.
 pub fn request(id: u64, method: &str, params: Value) -> String {

@@ -18,10 +18,10 @@ use cohost_core::{
 };
 use serde_json::json;
 
+use crate::process::classify_stderr;
 #[cfg(test)]
 use crate::process::oneshot::TurnNormalizer;
-use crate::process::oneshot::{generic_fix, turn_marks, Closing, LineMap, TurnMarks};
-use crate::process::{classify_stderr, ExitInfo};
+use crate::process::oneshot::{generic_fix, turn_marks, Closing, LineMap, TurnExit, TurnMarks};
 
 /// Normalizes one `aider --message` turn.
 #[derive(Debug, Default)]
@@ -237,16 +237,9 @@ impl LineMap for AiderNormalizer {
         }
         self.classify(t, out);
     }
-    fn fix_for(code: ErrorCode) -> &'static str {
-        fix_for(code)
-    }
-    fn close(
-        &mut self,
-        exit: Option<ExitInfo>,
-        _stderr: &str,
-        interrupted: bool,
-        out: &mut Vec<AgentEvent>,
-    ) -> Closing {
+    const FIX: fn(ErrorCode) -> &'static str = fix_for;
+    fn close(&mut self, how: TurnExit<'_>, out: &mut Vec<AgentEvent>) -> Closing {
+        let (exit, interrupted) = (how.info, how.interrupted);
         if interrupted {
             return Closing::Usual { interrupted };
         }

@@ -2,54 +2,78 @@
 //! supervisor, pump stdout through the [`Normalizer`], route events to the
 //! running turn, write what the normalizer asks to stdin.
 
-use cohost_core::{AdapterConfig, AgentEvent, ApprovalMode, CohostError, ErrorCode};
-use futures::channel::mpsc as fmpsc;
+use cohost_core::{AdapterConfig, ApprovalMode, CohostError, ErrorCode, ToolDecision};
+use std::convert::Infallible;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::sync::{mpsc, oneshot};
 
 use super::dialect::Dialect;
 use super::normalize::{Normalizer, NormalizerConfig, Output};
 use crate::process::{
-    locate_checked, lock, probe, EnvPolicy, Frame, ProcessSpec, StdinWriter, Supervised,
-    PROBE_TIMEOUT,
+    locate_checked, probe, EnvPolicy, Frame, ProcessSpec, StdinWriter, Supervised, PROBE_TIMEOUT,
 };
+use crate::session::{NoEffects, Session, SessionCore};
+use futures::StreamExt;
 
 /// How long the CLI may take to answer `initialize`.
 const INIT_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// Shared between the adapter and the reader task.
-pub(crate) struct Shared {
-    pub normalizer: Mutex<Normalizer>,
-    /// Sender of the running turn's stream; `None` between turns.
-    pub turn: Mutex<Option<fmpsc::UnboundedSender<AgentEvent>>>,
-    /// Set when stdout reached EOF (the process is gone or going).
-    pub stdout_closed: std::sync::atomic::AtomicBool,
+/// The stream-json normalizer as the session actor's core.
+pub(crate) struct ClaudeCore {
+    normalizer: Normalizer,
+    id: &'static str,
+}
+
+impl SessionCore for ClaudeCore {
+    type Ready = Option<String>;
+    type Effect = Infallible;
+    type Turn = String;
+
+    fn start(&mut self, out: &mut Vec<Output>) {
+        out.push(Output::Write(self.normalizer.initialize()));
+    }
+
+    fn on_frame(&mut self, frame: Frame, out: &mut Vec<Output>) {
+        match frame {
+            Frame::Line(l) => self.normalizer.on_line(&l, out),
+            Frame::Oversized { bytes } => self.normalizer.on_oversized(bytes, out),
+        }
+    }
+
+    fn begin_turn(&mut self, text: String, out: &mut Vec<Output>) -> Result<(), CohostError> {
+        if self.normalizer.in_turn() {
+            return Err(CohostError::new(
+                ErrorCode::IllegalTransition,
+                format!("agent `{}` is already running a turn", self.id),
+            )
+            .with_fix("wait for the turn to end or interrupt it"));
+        }
+        out.push(Output::Write(self.normalizer.begin_turn(&text)));
+        Ok(())
+    }
+
+    fn decide(
+        &mut self,
+        decision: &ToolDecision,
+        out: &mut Vec<Output>,
+    ) -> Result<(), CohostError> {
+        out.push(Output::Write(self.normalizer.decide(decision)?));
+        Ok(())
+    }
+
+    fn interrupt(&mut self, out: &mut Vec<Output>) {
+        out.push(Output::Write(self.normalizer.interrupt()));
+    }
 }
 
 /// A running CLI session.
 pub(crate) struct Engine {
-    pub shared: Arc<Shared>,
+    pub session: Session<ClaudeCore>,
     pub child: Supervised,
     pub stdin: StdinWriter,
     pub binary: PathBuf,
     pub version: String,
     pub session_id: Option<String>,
-}
-
-impl Shared {
-    pub(crate) fn lock_normalizer(&self) -> std::sync::MutexGuard<'_, Normalizer> {
-        lock(&self.normalizer)
-    }
-    pub(crate) fn lock_turn(
-        &self,
-    ) -> std::sync::MutexGuard<'_, Option<fmpsc::UnboundedSender<AgentEvent>>> {
-        lock(&self.turn)
-    }
-    pub(crate) fn stdout_closed(&self) -> bool {
-        self.stdout_closed.load(std::sync::atomic::Ordering::SeqCst)
-    }
 }
 
 /// The environment policy for a session: vendor prefixes, driver variables,
@@ -119,23 +143,20 @@ impl Engine {
         let frames = child.take_stdout().ok_or_else(|| {
             CohostError::new(ErrorCode::SpawnFailed, "agent stdout was not captured")
         })?;
-        let mut normalizer = Normalizer::new(NormalizerConfig {
+        let normalizer = Normalizer::new(NormalizerConfig {
             dialect: dialect.clone(),
             deny_all: config.approval == ApprovalMode::DenyAll,
             no_approvals: config.approval == ApprovalMode::AutoApprove,
         });
-        let init_line = normalizer.initialize();
-        let shared = Arc::new(Shared {
-            normalizer: Mutex::new(normalizer),
-            turn: Mutex::new(None),
-            stdout_closed: Default::default(),
-        });
+        let core = ClaudeCore {
+            normalizer,
+            id: dialect.id,
+        };
         let stdin = child.stdin();
-        let (init_tx, init_rx) = oneshot::channel();
-        tokio::spawn(pump(frames, shared.clone(), stdin.clone(), Some(init_tx)));
-        stdin.write_line(&init_line).await?;
+        let (session, init_rx) = Session::spawn(dialect.id, core, frames, stdin.clone(), NoEffects);
         let session_id = match tokio::time::timeout(INIT_TIMEOUT, init_rx).await {
-            Ok(Ok(id)) => id,
+            Ok(Ok(Ok(id))) => id,
+            Ok(Ok(Err(e))) => return Err(e),
             Ok(Err(_)) => {
                 child.settle(Duration::from_secs(2)).await;
                 return Err(CohostError::new(
@@ -160,7 +181,7 @@ impl Engine {
             }
         };
         Ok(Engine {
-            shared,
+            session,
             child,
             stdin,
             binary,
@@ -170,53 +191,51 @@ impl Engine {
     }
 }
 
-/// The reader task: stdout frames → normalizer → turn stream / stdin.
-async fn pump(
-    mut frames: mpsc::Receiver<Frame>,
-    shared: Arc<Shared>,
-    stdin: StdinWriter,
-    mut init_tx: Option<oneshot::Sender<Option<String>>>,
-) {
-    let mut outputs = Vec::new();
-    while let Some(frame) = frames.recv().await {
-        {
-            let mut n = shared.lock_normalizer();
-            match frame {
-                Frame::Line(l) => n.on_line(&l, &mut outputs),
-                Frame::Oversized { bytes } => n.on_oversized(bytes, &mut outputs),
-            }
+/// For the `claude_parse` bench only: the driver's real stdout path (the
+/// session actor and its turn routing) over `child`, with a turn open; the
+/// user line is not written (the bench's `cat` would echo it back). Returns
+/// the turn's event stream.
+#[doc(hidden)]
+pub async fn bench_pump(child: &mut Supervised) -> Option<cohost_core::AgentEventStream> {
+    struct Bench(ClaudeCore);
+    impl SessionCore for Bench {
+        type Ready = Option<String>;
+        type Effect = Infallible;
+        type Turn = String;
+        fn start(&mut self, _: &mut Vec<Output>) {}
+        fn on_frame(&mut self, frame: Frame, out: &mut Vec<Output>) {
+            self.0.on_frame(frame, out);
         }
-        for o in outputs.drain(..) {
-            match o {
-                Output::Event(ev) => {
-                    let ended = matches!(ev, AgentEvent::Ended { .. });
-                    let mut turn = shared.lock_turn();
-                    if let Some(tx) = turn.as_ref() {
-                        let _ = tx.unbounded_send(ev);
-                    }
-                    if ended {
-                        // Closing the stream after `Ended` is what the engine expects.
-                        *turn = None;
-                    }
-                }
-                Output::Write(line) => {
-                    if let Err(e) = stdin.write_line(&line).await {
-                        tracing::debug!(error = %e, "write to agent failed");
-                    }
-                }
-                Output::Initialized { session_id } => {
-                    if let Some(tx) = init_tx.take() {
-                        let _ = tx.send(session_id);
-                    }
-                }
-            }
+        fn begin_turn(&mut self, text: String, _: &mut Vec<Output>) -> Result<(), CohostError> {
+            self.0.normalizer.begin_turn(&text);
+            Ok(())
+        }
+        fn decide(&mut self, d: &ToolDecision, out: &mut Vec<Output>) -> Result<(), CohostError> {
+            self.0.decide(d, out)
+        }
+        fn interrupt(&mut self, out: &mut Vec<Output>) {
+            self.0.interrupt(out);
         }
     }
-    // stdout closed: the process is gone or going. Dropping the turn sender
-    // without `Ended` tells the host session engine the agent crashed.
-    shared
-        .stdout_closed
-        .store(true, std::sync::atomic::Ordering::SeqCst);
-    shared.lock_turn().take();
-    drop(init_tx);
+    let frames = child.take_stdout()?;
+    let normalizer = Normalizer::new(NormalizerConfig {
+        dialect: super::CLAUDE,
+        deny_all: false,
+        no_approvals: false,
+    });
+    let core = Bench(ClaudeCore {
+        normalizer,
+        id: "bench",
+    });
+    let (session, _ready) = Session::spawn("bench", core, frames, child.stdin(), NoEffects);
+    let events = session.begin_turn("bench".into()).await.ok()?;
+    // The actor lives as long as its handle: keep it with the stream.
+    Some(
+        events
+            .map(move |e| {
+                let _keep = &session;
+                e
+            })
+            .boxed(),
+    )
 }

@@ -17,12 +17,14 @@ pub mod wire;
 use async_trait::async_trait;
 use cohost_core::{
     AdapterConfig, AdapterFactory, AgentAdapter, AgentEventStream, CohostError, ContextFile,
-    ErrorCode, Health, InitInfo, InterruptStage, PromptRequest, ProviderDescriptor, ToolDecision,
+    Health, InitInfo, InterruptStage, PromptRequest, ProviderDescriptor, ToolDecision,
 };
-use futures::StreamExt;
 use std::time::Duration;
 
+use crate::session::not_running;
 pub use dialect::{Dialect, CLAUDE, QWEN};
+#[doc(hidden)]
+pub use engine::bench_pump;
 use engine::Engine;
 pub use spec::{CLAUDE_AUTH, QWEN_SPEC, SPEC};
 
@@ -85,13 +87,7 @@ impl StreamJsonAdapter {
 
     fn engine(&mut self) -> Result<&mut Engine, CohostError> {
         let id = self.dialect.id;
-        self.engine.as_mut().ok_or_else(|| {
-            CohostError::new(
-                ErrorCode::ProcessCrashed,
-                format!("agent `{id}` is not running"),
-            )
-            .with_fix("start the session first")
-        })
+        self.engine.as_mut().ok_or_else(|| not_running(id))
     }
 }
 
@@ -131,41 +127,18 @@ impl AgentAdapter for StreamJsonAdapter {
         &mut self,
         prompt: PromptRequest,
     ) -> Result<AgentEventStream, CohostError> {
-        let id = self.dialect.id;
         let engine = self.engine()?;
-        if engine.shared.stdout_closed() || !engine.child.is_alive() {
-            return Err(
-                CohostError::new(ErrorCode::ProcessCrashed, engine.child.crash_report())
-                    .with_fix("cohost restarts the agent for the next prompt"),
-            );
-        }
-        let (tx, rx) = futures::channel::mpsc::unbounded();
-        let line = {
-            let mut n = engine.shared.lock_normalizer();
-            if n.in_turn() {
-                return Err(CohostError::new(
-                    ErrorCode::IllegalTransition,
-                    format!("agent `{id}` is already running a turn"),
-                )
-                .with_fix("wait for the turn to end or interrupt it"));
-            }
-            n.begin_turn(&prompt_text(&prompt.text, &prompt.context_files))
-        };
-        *engine.shared.lock_turn() = Some(tx);
-        if let Err(e) = engine.stdin.write_line(&line).await {
-            engine.shared.lock_turn().take();
-            return Err(e);
-        }
-        Ok(rx.boxed())
+        engine.session.ensure_alive(&engine.child)?;
+        engine
+            .session
+            .begin_turn(prompt_text(&prompt.text, &prompt.context_files))
+            .await
     }
 
     async fn interrupt(&mut self, stage: InterruptStage) -> Result<(), CohostError> {
         let engine = self.engine()?;
         let signal = match stage {
-            InterruptStage::Cancel => {
-                let line = engine.shared.lock_normalizer().interrupt();
-                return engine.stdin.write_line(&line).await;
-            }
+            InterruptStage::Cancel => return engine.session.interrupt().await,
             InterruptStage::Signal => GroupSignal::Interrupt,
             InterruptStage::Terminate => GroupSignal::Terminate,
             InterruptStage::Kill => GroupSignal::Kill,
@@ -174,22 +147,17 @@ impl AgentAdapter for StreamJsonAdapter {
     }
 
     async fn approve_tool(&mut self, decision: ToolDecision) -> Result<(), CohostError> {
-        let engine = self.engine()?;
-        let line = engine.shared.lock_normalizer().decide(&decision)?;
-        engine.stdin.write_line(&line).await
+        self.engine()?.session.decide(decision).await
     }
 
     async fn health(&mut self) -> Health {
-        let Some(engine) = self.engine.as_mut() else {
-            return Health::default();
-        };
-        crate::process::session_health(
-            &engine.child,
-            engine.shared.stdout_closed(),
-            &engine.binary,
-            Some(engine.version.clone()),
-        )
-        .await
+        match self.engine.as_ref() {
+            Some(e) => {
+                let version = Some(e.version.clone());
+                e.session.health(&e.child, &e.binary, version).await
+            }
+            None => Health::default(),
+        }
     }
 
     async fn terminate(&mut self) -> Result<(), CohostError> {

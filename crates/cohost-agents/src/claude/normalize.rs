@@ -28,19 +28,10 @@ mod results;
 
 use results::{classify_result, looks_denied, result_error, text_of, to_usage};
 
-/// What the normalizer wants done.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Output {
-    /// Emit to the current turn.
-    Event(AgentEvent),
-    /// Write this line to the CLI's stdin.
-    Write(String),
-    /// The CLI answered our `initialize`; carries a session id when it sent one.
-    Initialized {
-        /// Session id (Qwen sends one; Claude does not).
-        session_id: Option<String>,
-    },
-}
+/// What the normalizer wants done: the shared session output. `Ready`
+/// means the CLI answered our `initialize`, with the session id when it
+/// sent one (Qwen does; Claude does not).
+pub type Output = crate::session::Output<Option<String>>;
 
 /// Counters for diagnostics and tests.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -548,7 +539,7 @@ impl Normalizer {
                 .and_then(Value::as_str)
                 .map(str::to_string);
             self.note_session(session_id.as_ref());
-            out.push(Output::Initialized { session_id });
+            out.push(Output::Ready(Ok(session_id)));
         } else if body.subtype == "error" {
             let why = body.error.as_ref().map(text_of).unwrap_or_default();
             tracing::debug!(provider = self.cfg.dialect.id, %why, "control request refused");

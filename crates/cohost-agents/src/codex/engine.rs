@@ -1,33 +1,67 @@
 //! The IO shell of the app-server engine: one long-lived `codex app-server`
-//! process, a pump task feeding its stdout through [`AppServerCore`], and
-//! the adapter methods writing requests and answers to its stdin.
+//! process whose stdout the session actor feeds through [`AppServerCore`];
+//! the adapter's requests reach the core as the actor's commands.
 
-use cohost_core::{AgentEvent, AgentEventStream, CohostError, ErrorCode, InterruptStage};
-use futures::StreamExt;
-use std::sync::{Arc, Mutex};
+use cohost_core::{AgentEventStream, CohostError, ErrorCode, InterruptStage, ToolDecision};
+use std::convert::Infallible;
 use std::time::Duration;
-use tokio::sync::{mpsc, Notify};
 
-use super::normalize::{Action, AppServerCore, CoreConfig, Phase};
+use super::normalize::{Action, AppServerCore, CoreConfig};
 use crate::process::{
-    lock, oversized_line_error, Frame, GroupSignal, ProcessSpec, StdinWriter, Supervised,
+    oversized_line_error, Frame, GroupSignal, ProcessSpec, StdinWriter, Supervised,
 };
+use crate::session::{NoEffects, Session, SessionCore};
 
 /// How long the handshake may take (first start of codex creates its home).
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(30);
 
-struct Shared {
-    core: AppServerCore,
-    turn_tx: Option<mpsc::UnboundedSender<AgentEvent>>,
-    dead: bool,
+/// The app-server core as the session actor's core.
+pub(crate) struct CodexCore(AppServerCore);
+
+impl SessionCore for CodexCore {
+    type Ready = String;
+    type Effect = Infallible;
+    type Turn = String;
+
+    fn start(&mut self, out: &mut Vec<Action>) {
+        out.extend(self.0.start());
+    }
+
+    fn on_frame(&mut self, frame: Frame, out: &mut Vec<Action>) {
+        match frame {
+            Frame::Line(line) => out.extend(self.0.on_line(&line)),
+            Frame::Oversized { bytes } => out.push(Action::Event(cohost_core::AgentEvent::Error(
+                oversized_line_error("codex", bytes),
+            ))),
+        }
+    }
+
+    fn begin_turn(&mut self, text: String, out: &mut Vec<Action>) -> Result<(), CohostError> {
+        out.extend(self.0.start_turn(&text)?);
+        Ok(())
+    }
+
+    fn decide(
+        &mut self,
+        decision: &ToolDecision,
+        out: &mut Vec<Action>,
+    ) -> Result<(), CohostError> {
+        out.extend(self.0.decide(&decision.tool_id, decision.option)?);
+        Ok(())
+    }
+
+    fn interrupt(&mut self, out: &mut Vec<Action>) {
+        out.extend(self.0.interrupt());
+    }
 }
 
 /// A running app-server session.
 pub(crate) struct AppServer {
     proc: Supervised,
     stdin: StdinWriter,
-    shared: Arc<Mutex<Shared>>,
-    changed: Arc<Notify>,
+    session: Session<CodexCore>,
+    thread_id: String,
+    terminated: bool,
 }
 
 impl AppServer {
@@ -41,70 +75,43 @@ impl AppServer {
         let frames = proc.take_stdout().ok_or_else(|| {
             CohostError::new(ErrorCode::SpawnFailed, "codex app-server has no stdout")
         })?;
-        let shared = Arc::new(Mutex::new(Shared {
-            core: AppServerCore::new(cfg),
-            turn_tx: None,
-            dead: false,
-        }));
-        let changed = Arc::new(Notify::new());
-        tokio::spawn(pump(frames, shared.clone(), stdin.clone(), changed.clone()));
-        let server = AppServer {
+        let core = CodexCore(AppServerCore::new(cfg));
+        let (session, ready) = Session::spawn("codex", core, frames, stdin.clone(), NoEffects);
+        let thread_id = match tokio::time::timeout(HANDSHAKE_TIMEOUT, ready).await {
+            Ok(Ok(Ok(thread_id))) => thread_id,
+            Ok(Ok(Err(e))) => return Err(e),
+            Ok(Err(_)) => {
+                proc.settle(Duration::from_millis(500)).await;
+                return Err(startup_error(&proc));
+            }
+            Err(_) => {
+                return Err(CohostError::new(
+                    ErrorCode::Timeout,
+                    format!(
+                        "codex app-server did not finish its handshake within {} s",
+                        HANDSHAKE_TIMEOUT.as_secs()
+                    ),
+                )
+                .with_fix("run `codex app-server` by hand to see whether it waits for a login"))
+            }
+        };
+        Ok(AppServer {
             proc,
             stdin,
-            shared,
-            changed,
-        };
-        let first = lock(&server.shared).core.start();
-        server.run(first).await;
-        server.wait_ready().await?;
-        Ok(server)
-    }
-
-    async fn wait_ready(&self) -> Result<(), CohostError> {
-        let wait = async {
-            loop {
-                let notified = self.changed.notified();
-                tokio::pin!(notified);
-                // Register before checking, so a change in between is not lost.
-                notified.as_mut().enable();
-                {
-                    let s = lock(&self.shared);
-                    match s.core.phase() {
-                        Phase::Ready => return Ok::<(), Option<CohostError>>(()),
-                        Phase::Failed(e) => return Err(Some(e.clone())),
-                        _ if s.dead => return Err(None),
-                        _ => {}
-                    }
-                }
-                notified.await;
-            }
-        };
-        match tokio::time::timeout(HANDSHAKE_TIMEOUT, wait).await {
-            Ok(Ok(())) => Ok(()),
-            Ok(Err(Some(e))) => Err(e),
-            Ok(Err(None)) => {
-                self.proc.settle(Duration::from_millis(500)).await;
-                Err(startup_error(&self.proc))
-            }
-            Err(_) => Err(CohostError::new(
-                ErrorCode::Timeout,
-                format!(
-                    "codex app-server did not finish its handshake within {} s",
-                    HANDSHAKE_TIMEOUT.as_secs()
-                ),
-            )
-            .with_fix("run `codex app-server` by hand to see whether it waits for a login")),
-        }
+            session,
+            thread_id,
+            terminated: false,
+        })
     }
 
     /// The open thread id.
     pub(crate) fn thread_id(&self) -> Option<String> {
-        lock(&self.shared).core.thread_id().map(String::from)
+        Some(self.thread_id.clone())
     }
 
     /// Whether the process is still serving.
     pub(crate) fn alive(&self) -> bool {
-        self.proc.is_alive() && !lock(&self.shared).dead
+        self.proc.is_alive() && !self.session.stdout_closed() && !self.terminated
     }
 
     /// Why the process is gone (exit status + stderr tail).
@@ -126,24 +133,13 @@ impl AppServer {
             )
             .with_fix("cohost restarts the agent for the next prompt"));
         }
-        let (tx, mut rx) = mpsc::unbounded_channel();
-        let actions = {
-            let mut s = lock(&self.shared);
-            let actions = s.core.start_turn(text)?;
-            s.turn_tx = Some(tx);
-            actions
-        };
-        self.run(actions).await;
-        Ok(futures::stream::poll_fn(move |cx| rx.poll_recv(cx)).boxed())
+        self.session.begin_turn(text.to_string()).await
     }
 
     /// One step of the interrupt ladder.
     pub(crate) async fn interrupt(&mut self, stage: InterruptStage) -> Result<(), CohostError> {
         match stage {
-            InterruptStage::Cancel => {
-                let actions = lock(&self.shared).core.interrupt();
-                self.run(actions).await;
-            }
+            InterruptStage::Cancel => self.session.interrupt().await?,
             InterruptStage::Signal => {
                 self.proc.signal(GroupSignal::Interrupt)?;
             }
@@ -158,78 +154,16 @@ impl AppServer {
     }
 
     /// Answer an approval.
-    pub(crate) async fn decide(
-        &self,
-        tool_id: &str,
-        option: cohost_core::ApprovalOption,
-    ) -> Result<(), CohostError> {
-        let actions = lock(&self.shared).core.decide(tool_id, option)?;
-        self.run(actions).await;
-        Ok(())
+    pub(crate) async fn decide(&self, decision: ToolDecision) -> Result<(), CohostError> {
+        self.session.decide(decision).await
     }
 
     /// Close stdin, then SIGTERM and SIGKILL the group.
     pub(crate) async fn terminate(&mut self) {
         self.stdin.close().await;
         self.proc.terminate(Duration::from_millis(500)).await;
-        lock(&self.shared).dead = true;
+        self.terminated = true;
     }
-
-    async fn run(&self, actions: Vec<Action>) {
-        dispatch(actions, &self.shared, &self.stdin).await;
-    }
-}
-
-/// Apply the core's actions: writes go to stdin in order, events to the turn.
-async fn dispatch(actions: Vec<Action>, shared: &Mutex<Shared>, stdin: &StdinWriter) {
-    for a in actions {
-        match a {
-            Action::Send(line) => {
-                if let Err(e) = stdin.write_line(&line).await {
-                    // The pump sees the exit and ends the turn as a crash.
-                    tracing::debug!(error = %e, "codex: write to app-server failed");
-                }
-            }
-            Action::Emit(ev) => {
-                let mut s = lock(shared);
-                let end = matches!(ev, AgentEvent::Ended { .. });
-                match &s.turn_tx {
-                    Some(tx) => {
-                        let _ = tx.send(ev);
-                    }
-                    None => tracing::debug!(?ev, "codex: event outside a turn dropped"),
-                }
-                if end {
-                    s.turn_tx = None;
-                }
-            }
-        }
-    }
-}
-
-async fn pump(
-    mut frames: mpsc::Receiver<Frame>,
-    shared: Arc<Mutex<Shared>>,
-    stdin: StdinWriter,
-    changed: Arc<Notify>,
-) {
-    while let Some(frame) = frames.recv().await {
-        let actions = match frame {
-            Frame::Line(line) => lock(&shared).core.on_line(&line),
-            Frame::Oversized { bytes } => vec![Action::Emit(AgentEvent::Error(
-                oversized_line_error("codex", bytes),
-            ))],
-        };
-        dispatch(actions, &shared, &stdin).await;
-        changed.notify_waiters();
-    }
-    // stdout closed: the process is gone. Dropping the turn's sender ends
-    // its stream without `Ended`, which the session treats as a crash.
-    let mut s = lock(&shared);
-    s.dead = true;
-    s.turn_tx = None;
-    drop(s);
-    changed.notify_waiters();
 }
 
 /// The error for a process that died before the handshake finished.

@@ -266,7 +266,7 @@ impl AgentAdapter for CodexAdapter {
 
     async fn approve_tool(&mut self, decision: ToolDecision) -> Result<(), CohostError> {
         match &self.engine {
-            Engine::AppServer(s) => s.decide(&decision.tool_id, decision.option).await,
+            Engine::AppServer(s) => s.decide(decision).await,
             _ => Err(CohostError::new(
                 ErrorCode::UnsupportedMode,
                 "codex exec cannot wait for approvals",

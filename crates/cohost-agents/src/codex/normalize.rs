@@ -18,14 +18,9 @@ use super::errors::map_error;
 use super::items::{answer_body, Answer};
 use super::wire::{self, Incoming};
 
-/// What the core wants done.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Action {
-    /// Hand this event to the current turn.
-    Emit(AgentEvent),
-    /// Write this line to the app-server's stdin.
-    Send(String),
-}
+/// What the core wants done: the shared session output. `Ready` carries
+/// the open thread's id, or why the handshake failed.
+pub type Action = crate::session::Output<String>;
 
 /// Session settings the core needs.
 #[derive(Debug, Clone, Default)]
@@ -149,11 +144,17 @@ impl AppServerCore {
         self.unknown
     }
 
+    /// The handshake failed: remember why and say so.
+    fn fail(&mut self, err: CohostError) -> Vec<Action> {
+        self.phase = Phase::Failed(err.clone());
+        vec![Action::Ready(Err(err))]
+    }
+
     fn request(&mut self, method: &str, params: Value, kind: Pending) -> Action {
         let id = self.next_id;
         self.next_id += 1;
         self.pending.insert(id, kind);
-        Action::Send(wire::request(id, method, params))
+        Action::Write(wire::request(id, method, params))
     }
 
     /// Begin the handshake.
@@ -222,7 +223,7 @@ impl AppServerCore {
             )
             .with_fix("the turn may have ended; the decision was not needed"));
         };
-        Ok(vec![Action::Send(wire::reply(
+        Ok(vec![Action::Write(wire::reply(
             &rpc_id,
             answer_body(&answer, option),
         ))])
@@ -241,7 +242,7 @@ impl AppServerCore {
             Ok(Incoming::Notification { method, params }) => self.on_notification(&method, params),
             Err(e) => {
                 let shown: String = line.chars().take(120).collect();
-                vec![Action::Emit(AgentEvent::Error(
+                vec![Action::Event(AgentEvent::Error(
                     CohostError::new(
                         ErrorCode::InvalidOutput,
                         format!(
@@ -261,7 +262,7 @@ impl AppServerCore {
         };
         match (kind, result) {
             (Pending::Initialize, Ok(_)) => {
-                let mut out = vec![Action::Send(wire::notification("initialized"))];
+                let mut out = vec![Action::Write(wire::notification("initialized"))];
                 let sandbox = match self.cfg.approval {
                     ApprovalMode::DenyAll => "read-only",
                     _ => "workspace-write",
@@ -292,22 +293,18 @@ impl AppServerCore {
                 out.push(self.request(method, params, Pending::Thread));
                 out
             }
-            (Pending::Thread, Ok(v)) => {
-                match v.pointer("/thread/id").and_then(Value::as_str) {
-                    Some(t) => {
-                        self.thread_id = Some(t.to_string());
-                        self.model = v.get("model").and_then(Value::as_str).map(String::from);
-                        self.phase = Phase::Ready;
-                    }
-                    None => {
-                        self.phase = Phase::Failed(CohostError::new(
-                            ErrorCode::InvalidOutput,
-                            "codex app-server opened a thread without an id",
-                        ));
-                    }
+            (Pending::Thread, Ok(v)) => match v.pointer("/thread/id").and_then(Value::as_str) {
+                Some(t) => {
+                    self.thread_id = Some(t.to_string());
+                    self.model = v.get("model").and_then(Value::as_str).map(String::from);
+                    self.phase = Phase::Ready;
+                    vec![Action::Ready(Ok(t.to_string()))]
                 }
-                Vec::new()
-            }
+                None => self.fail(CohostError::new(
+                    ErrorCode::InvalidOutput,
+                    "codex app-server opened a thread without an id",
+                )),
+            },
             (Pending::Initialize | Pending::Thread, Err(e)) => {
                 let err = match (&self.cfg.resume, kind) {
                     (Some(t), Pending::Thread) => CohostError::new(
@@ -317,8 +314,7 @@ impl AppServerCore {
                     .with_fix("check the session id, or start a new session without resume"),
                     _ => map_error(&e.message, &Value::Null),
                 };
-                self.phase = Phase::Failed(err);
-                Vec::new()
+                self.fail(err)
             }
             (Pending::TurnStart, Ok(v)) => {
                 let id = v
@@ -330,8 +326,8 @@ impl AppServerCore {
             (Pending::TurnStart, Err(e)) => {
                 self.turn = None;
                 vec![
-                    Action::Emit(AgentEvent::Error(map_error(&e.message, &Value::Null))),
-                    Action::Emit(AgentEvent::Ended {
+                    Action::Event(AgentEvent::Error(map_error(&e.message, &Value::Null))),
+                    Action::Event(AgentEvent::Ended {
                         reason: EndReason::Error,
                         usage: None,
                     }),
@@ -355,7 +351,7 @@ impl AppServerCore {
         let mut out = Vec::new();
         if !turn.started {
             turn.started = true;
-            out.push(Action::Emit(AgentEvent::Started { session_id, model }));
+            out.push(Action::Event(AgentEvent::Started { session_id, model }));
         }
         if turn.id.is_none() {
             turn.id = id.clone();

@@ -10,12 +10,12 @@
 use cohost_core::{AgentEvent, CohostError, EndReason, ErrorCode};
 use serde::Deserialize;
 
+use crate::process::classify_stderr;
 #[cfg(test)]
 use crate::process::oneshot::TurnNormalizer;
 use crate::process::oneshot::{
-    error_end, generic_fix, parse_line, turn_marks, Closing, LineMap, TurnMarks,
+    error_end, generic_fix, parse_line, turn_marks, Closing, LineMap, TurnExit, TurnMarks,
 };
-use crate::process::{classify_stderr, ExitInfo};
 
 /// The one object `cn --format json` prints.
 #[derive(Debug, Clone, Deserialize)]
@@ -66,16 +66,9 @@ impl LineMap for ContinueNormalizer {
             self.on_result(r, out);
         }
     }
-    fn fix_for(code: ErrorCode) -> &'static str {
-        fix_for(code)
-    }
-    fn close(
-        &mut self,
-        _exit: Option<ExitInfo>,
-        stderr: &str,
-        interrupted: bool,
-        out: &mut Vec<AgentEvent>,
-    ) -> Closing {
+    const FIX: fn(ErrorCode) -> &'static str = fix_for;
+    fn close(&mut self, how: TurnExit<'_>, out: &mut Vec<AgentEvent>) -> Closing {
+        let (stderr, interrupted) = (how.stderr, how.interrupted);
         // Failures print their JSON object on stderr, not stdout.
         let failure = stderr
             .lines()
@@ -123,6 +116,7 @@ impl ContinueNormalizer {
 mod tests {
     use super::*;
     use crate::process::oneshot::replay_fixture;
+    use crate::process::ExitInfo;
 
     #[test]
     fn success_object_is_one_chunk() {

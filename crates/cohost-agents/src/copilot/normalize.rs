@@ -14,10 +14,12 @@ use cohost_core::{
 use std::collections::HashSet;
 
 use super::wire::{CopilotEvent, RunResult, SessionError, ToolComplete};
+use crate::process::classify_stderr;
 #[cfg(test)]
 use crate::process::oneshot::TurnNormalizer;
-use crate::process::oneshot::{generic_fix, parse_line, turn_marks, Closing, LineMap, TurnMarks};
-use crate::process::{classify_stderr, ExitInfo};
+use crate::process::oneshot::{
+    generic_fix, parse_line, turn_marks, Closing, LineMap, TurnExit, TurnMarks,
+};
 
 /// Normalizes one `copilot -p` turn.
 #[derive(Debug, Default)]
@@ -243,16 +245,9 @@ impl LineMap for CopilotNormalizer {
     fn open(&mut self, out: &mut Vec<AgentEvent>) {
         self.start(None, out);
     }
-    fn fix_for(code: ErrorCode) -> &'static str {
-        fix_for(code)
-    }
-    fn close(
-        &mut self,
-        _exit: Option<ExitInfo>,
-        _stderr: &str,
-        interrupted: bool,
-        _out: &mut Vec<AgentEvent>,
-    ) -> Closing {
+    const FIX: fn(ErrorCode) -> &'static str = fix_for;
+    fn close(&mut self, how: TurnExit<'_>, _out: &mut Vec<AgentEvent>) -> Closing {
+        let interrupted = how.interrupted;
         Closing::Usual {
             interrupted: interrupted || self.aborted,
         }

@@ -12,10 +12,10 @@ use cohost_core::{
 };
 use serde_json::Value;
 
+use crate::process::classify_stderr;
 use crate::process::oneshot::{
-    error_end, generic_fix, object_line, turn_marks, Closing, LineMap, TurnMarks,
+    error_end, generic_fix, object_line, turn_marks, Closing, LineMap, TurnExit, TurnMarks,
 };
-use crate::process::{classify_stderr, ExitInfo};
 
 /// Normalizes one `cursor-agent -p` turn.
 #[derive(Debug, Default)]
@@ -186,16 +186,9 @@ impl LineMap for CursorNormalizer {
             self.on_value(&v, out);
         }
     }
-    fn fix_for(code: ErrorCode) -> &'static str {
-        fix_for(code)
-    }
-    fn close(
-        &mut self,
-        _exit: Option<ExitInfo>,
-        stderr: &str,
-        interrupted: bool,
-        out: &mut Vec<AgentEvent>,
-    ) -> Closing {
+    const FIX: fn(ErrorCode) -> &'static str = fix_for;
+    fn close(&mut self, how: TurnExit<'_>, out: &mut Vec<AgentEvent>) -> Closing {
+        let (stderr, interrupted) = (how.stderr, how.interrupted);
         // Cursor's own wording, which the shared classifier does not know.
         let lower = stderr.to_ascii_lowercase();
         if !interrupted && lower.contains("authentication required") {

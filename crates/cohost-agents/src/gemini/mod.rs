@@ -15,8 +15,8 @@ pub mod normalize;
 pub mod wire;
 
 use cohost_core::{
-    AdapterFactory, ApprovalSupport, Capabilities, InterruptSupport, ProviderDescriptor,
-    ResumeSupport, StreamingGranularity, SupportTier,
+    AdapterFactory, ApprovalSupport, Capabilities, InterruptSupport, ResumeSupport,
+    StreamingGranularity, SupportTier,
 };
 use std::sync::Arc;
 
@@ -88,11 +88,6 @@ pub const SPEC: CliEntry = CliEntry {
     })),
     ..catalog::BASE
 };
-
-/// The descriptor before probing the installed version.
-pub fn descriptor() -> ProviderDescriptor {
-    SPEC.descriptor()
-}
 
 oneshot_factory!(
     /// Makes gemini adapters (the shared one-shot runner over [`engine`]'s

@@ -6,14 +6,13 @@ use cohost_core::{
 };
 
 use super::wire::{Stats, StreamEvent};
-use crate::process::oneshot::{interrupted_end, TurnNormalizer};
-use crate::process::{classify_stderr, ExitInfo};
+use crate::process::classify_stderr;
+use crate::process::oneshot::{error_end, turn_marks, Closing, LineMap, TurnExit, TurnMarks};
 
 /// Normalizer state for one turn.
 #[derive(Debug, Default)]
 pub struct GeminiNormalizer {
-    started: bool,
-    ended: bool,
+    marks: TurnMarks,
     errored: bool,
     unknown: u64,
 }
@@ -50,7 +49,7 @@ impl GeminiNormalizer {
         let mut out = Vec::new();
         match ev {
             StreamEvent::Init { session_id, model } => {
-                self.started = true;
+                self.marks.started = true;
                 out.push(AgentEvent::Started { session_id, model });
             }
             StreamEvent::Message {
@@ -123,7 +122,7 @@ impl GeminiNormalizer {
                     self.errored = true;
                     EndReason::Error
                 };
-                self.ended = true;
+                self.marks.ended = true;
                 out.push(AgentEvent::Ended { reason, usage });
             }
             StreamEvent::Unknown => {
@@ -135,59 +134,34 @@ impl GeminiNormalizer {
     }
 }
 
-impl TurnNormalizer for GeminiNormalizer {
-    fn on_line(&mut self, line: &str) -> Vec<AgentEvent> {
-        self.push(line)
+impl LineMap for GeminiNormalizer {
+    const NAME: &'static str = "gemini";
+    const FIX: fn(ErrorCode) -> &'static str = fix_for;
+    turn_marks!(marks);
+
+    fn map_line(&mut self, line: &str, out: &mut Vec<AgentEvent>) {
+        out.append(&mut self.push(line));
     }
 
-    fn ended(&self) -> bool {
-        self.ended
-    }
+    /// An exit closes the turn without an opening `Started`.
+    fn open(&mut self, _out: &mut Vec<AgentEvent>) {}
 
-    fn on_exit(
-        &mut self,
-        exit: Option<ExitInfo>,
-        stderr: &str,
-        interrupted: bool,
-    ) -> Option<Vec<AgentEvent>> {
-        if interrupted {
-            return Some(interrupted_end());
-        }
-        if stderr.contains("Error resuming session") {
-            let line = stderr
-                .lines()
-                .find(|l| l.contains("Error resuming session"))
-                .unwrap_or("");
-            return Some(vec![
-                AgentEvent::Error(
+    fn close(&mut self, how: TurnExit<'_>, out: &mut Vec<AgentEvent>) -> Closing {
+        const RESUME_FAILED: &str = "Error resuming session";
+        if let Some(line) = how.stderr.lines().find(|l| l.contains(RESUME_FAILED)) {
+            if !how.interrupted {
+                out.append(&mut error_end(
                     CohostError::new(ErrorCode::ConfigInvalid, format!("gemini: {}", line.trim()))
                         .with_fix("check the session id (`gemini --list-sessions` in the same directory), or start a new session"),
-                ),
-                AgentEvent::Ended {
-                    reason: EndReason::Error,
-                    usage: None,
-                },
-            ]);
+                ));
+                return Closing::Closed;
+            }
         }
         // A clean non-zero exit with a known cause (bad flag, no auth) is a
         // failed turn, not a crash; anything else is a crash.
-        let code = exit.and_then(|e| e.code)?;
-        let class = classify_stderr(stderr)?;
-        let last = stderr
-            .lines()
-            .rev()
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("");
-        Some(vec![
-            AgentEvent::Error(
-                CohostError::new(class, format!("gemini exited with code {code}: {last}"))
-                    .with_fix(fix_for(class)),
-            ),
-            AgentEvent::Ended {
-                reason: EndReason::Error,
-                usage: None,
-            },
-        ])
+        Closing::Usual {
+            interrupted: how.interrupted,
+        }
     }
 }
 

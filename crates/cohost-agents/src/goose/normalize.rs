@@ -11,8 +11,10 @@ use cohost_core::{
 };
 use serde_json::Value;
 
-use crate::process::oneshot::{generic_fix, object_line, turn_marks, Closing, LineMap, TurnMarks};
-use crate::process::{classify_stderr, ExitInfo};
+use crate::process::classify_stderr;
+use crate::process::oneshot::{
+    generic_fix, object_line, turn_marks, Closing, LineMap, TurnExit, TurnMarks,
+};
 
 /// Normalizes one `goose run` turn.
 #[derive(Debug, Default)]
@@ -169,13 +171,8 @@ impl LineMap for GooseNormalizer {
     fn open(&mut self, out: &mut Vec<AgentEvent>) {
         self.start(out);
     }
-    fn close(
-        &mut self,
-        _exit: Option<ExitInfo>,
-        _stderr: &str,
-        interrupted: bool,
-        out: &mut Vec<AgentEvent>,
-    ) -> Closing {
+    fn close(&mut self, how: TurnExit<'_>, out: &mut Vec<AgentEvent>) -> Closing {
+        let interrupted = how.interrupted;
         if self.errored && !interrupted {
             out.push(AgentEvent::Ended {
                 reason: EndReason::Error,

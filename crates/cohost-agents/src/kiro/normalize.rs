@@ -8,8 +8,9 @@ use cohost_core::{AgentEvent, CohostError, EndReason, ErrorCode};
 
 #[cfg(test)]
 use crate::process::oneshot::TurnNormalizer;
-use crate::process::oneshot::{error_end, generic_fix, turn_marks, Closing, LineMap, TurnMarks};
-use crate::process::ExitInfo;
+use crate::process::oneshot::{
+    error_end, generic_fix, turn_marks, Closing, LineMap, TurnExit, TurnMarks,
+};
 use crate::pty::TextCleaner;
 
 /// Normalizes one `kiro-cli chat --no-interactive` turn.
@@ -64,16 +65,9 @@ impl LineMap for KiroNormalizer {
         text.push('\n');
         out.push(AgentEvent::TextDelta(text));
     }
-    fn fix_for(code: ErrorCode) -> &'static str {
-        fix_for(code)
-    }
-    fn close(
-        &mut self,
-        exit: Option<ExitInfo>,
-        stderr: &str,
-        interrupted: bool,
-        out: &mut Vec<AgentEvent>,
-    ) -> Closing {
+    const FIX: fn(ErrorCode) -> &'static str = fix_for;
+    fn close(&mut self, how: TurnExit<'_>, out: &mut Vec<AgentEvent>) -> Closing {
+        let (exit, stderr, interrupted) = (how.info, how.stderr, how.interrupted);
         if !interrupted && exit.and_then(|e| e.code) == Some(0) {
             out.push(AgentEvent::Ended {
                 reason: EndReason::Completed,
@@ -97,6 +91,7 @@ impl LineMap for KiroNormalizer {
 mod tests {
     use super::*;
     use crate::process::oneshot::replay_fixture;
+    use crate::process::ExitInfo;
 
     fn text(ev: &[AgentEvent]) -> String {
         ev.iter()

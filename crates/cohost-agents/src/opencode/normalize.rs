@@ -12,10 +12,12 @@ use cohost_core::{
 };
 
 use super::wire::{Envelope, ErrorEvent, RunEvent};
+use crate::process::classify_stderr;
 #[cfg(test)]
 use crate::process::oneshot::TurnNormalizer;
-use crate::process::oneshot::{generic_fix, parse_line, turn_marks, Closing, LineMap, TurnMarks};
-use crate::process::{classify_stderr, ExitInfo};
+use crate::process::oneshot::{
+    generic_fix, parse_line, turn_marks, Closing, LineMap, TurnExit, TurnMarks,
+};
 
 /// Normalizes one `opencode run` turn.
 #[derive(Debug, Default)]
@@ -154,16 +156,9 @@ impl LineMap for OpenCodeNormalizer {
     }
     /// An interrupted turn closes without an opening `Started`.
     fn open(&mut self, _out: &mut Vec<AgentEvent>) {}
-    fn fix_for(code: ErrorCode) -> &'static str {
-        fix_for(code)
-    }
-    fn close(
-        &mut self,
-        exit: Option<ExitInfo>,
-        _stderr: &str,
-        interrupted: bool,
-        out: &mut Vec<AgentEvent>,
-    ) -> Closing {
+    const FIX: fn(ErrorCode) -> &'static str = fix_for;
+    fn close(&mut self, how: TurnExit<'_>, out: &mut Vec<AgentEvent>) -> Closing {
+        let (exit, interrupted) = (how.info, how.interrupted);
         if interrupted {
             return Closing::Usual { interrupted };
         }

@@ -1,22 +1,23 @@
-//! The IO shell for `jsonl` and `text` plugins: one process per prompt,
-//! stdout mapped line by line, the turn ends when the process exits.
+//! `jsonl` and `text` plugins on the shared one-shot runner
+//! ([`OneShot`]): one process per prompt, stdout mapped line by line by
+//! [`PluginTurn`], the turn ends when the process exits.
 
 use async_trait::async_trait;
 use cohost_core::{
-    AdapterConfig, AgentAdapter, AgentEvent, AgentEventStream, CohostError, ErrorCode, Health,
-    InitInfo, InterruptStage, PromptRequest, ProviderDescriptor, ToolDecision,
+    AdapterConfig, AgentAdapter, AgentEvent, AgentEventStream, CohostError, EndReason, ErrorCode,
+    Health, InitInfo, InterruptStage, PromptRequest, ProviderDescriptor, ToolDecision,
 };
-use futures::StreamExt;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use super::jsonl::JsonlNormalizer;
-use super::manifest::{Manifest, Protocol};
-use crate::process::oneshot::ladder_signal;
+use super::manifest::Manifest;
+use crate::process::oneshot::{
+    lock_state, turn_marks, Closing, LineMap, OneShot, RunState, TurnExit, TurnMarks,
+};
 use crate::process::{
-    locate_binary, lock, EnvPolicy, Frame, GroupSignal, ProcessSpec, Supervised, PROBE_TIMEOUT,
+    classify_stderr, crash_report, locate_binary, tail_lines, EnvPolicy, ExitInfo, ProcessSpec,
+    PROBE_TIMEOUT,
 };
 
 /// Adapter for a one-shot plugin.
@@ -26,11 +27,9 @@ pub struct OneShotAdapter {
     config: AdapterConfig,
     binary: Option<PathBuf>,
     version: Option<String>,
-    /// Shared with the running turn's task.
-    session_id: Arc<Mutex<Option<String>>>,
-    child: Option<Arc<Supervised>>,
-    interrupted: Arc<AtomicBool>,
-    last_error: Arc<Mutex<Option<String>>>,
+    /// The session id and last crash, shared with the running turn.
+    state: Arc<Mutex<RunState>>,
+    turn: Option<OneShot>,
 }
 
 impl OneShotAdapter {
@@ -42,10 +41,8 @@ impl OneShotAdapter {
             config: AdapterConfig::default(),
             binary: None,
             version: None,
-            session_id: Arc::default(),
-            child: None,
-            interrupted: Arc::default(),
-            last_error: Arc::default(),
+            state: Arc::default(),
+            turn: None,
         }
     }
 
@@ -136,7 +133,7 @@ impl AgentAdapter for OneShotAdapter {
                 .map(|l| l.trim().to_string());
         }
         self.binary = Some(binary);
-        *lock(&self.session_id) = config.resume.clone();
+        lock_state(&self.state).session_id = config.resume.clone();
         Ok(InitInfo {
             version: self.version.clone(),
             session_id: config.resume.clone(),
@@ -155,14 +152,14 @@ impl AgentAdapter for OneShotAdapter {
             )
             .with_fix("start the session first")
         })?;
-        if self.child.as_ref().is_some_and(|c| c.is_alive()) {
+        if self.turn.as_ref().is_some_and(OneShot::is_running) {
             return Err(CohostError::new(
                 ErrorCode::IllegalTransition,
                 format!("agent `{id}` is already running a turn"),
             )
             .with_fix("wait for the turn to end or interrupt it"));
         }
-        let session = lock(&self.session_id).clone();
+        let session = lock_state(&self.state).session_id.clone();
         let mut text = prompt.text.clone();
         for f in &prompt.context_files {
             text.push_str(&format!("\n@{}", f.path.display()));
@@ -173,99 +170,29 @@ impl AgentAdapter for OneShotAdapter {
         if !self.config.cwd.as_os_str().is_empty() {
             spec.cwd = Some(self.config.cwd.clone());
         }
-        let mut child = Supervised::spawn(spec)?;
-        child.stdin().close().await;
-        let mut frames = child.take_stdout().ok_or_else(|| {
-            CohostError::new(ErrorCode::SpawnFailed, "agent stdout was not captured")
-        })?;
-        let child = Arc::new(child);
-        self.child = Some(child.clone());
-        self.interrupted.store(false, Ordering::SeqCst);
-        let (tx, rx) = futures::channel::mpsc::unbounded();
-        let protocol = self.manifest.protocol;
-        let mut normalizer = self
-            .manifest
-            .jsonl
-            .clone()
-            .map(|m| JsonlNormalizer::new(&id, m, session.clone(), self.config.model.clone()));
-        let (interrupted, session_slot, last_error) = (
-            self.interrupted.clone(),
-            self.session_id.clone(),
-            self.last_error.clone(),
-        );
         let model = self.config.model.clone();
-        tokio::spawn(async move {
-            let mut out = Vec::new();
-            if protocol == Protocol::Text {
-                out.push(AgentEvent::Started {
-                    session_id: session.clone(),
-                    model,
-                });
-            }
-            while let Some(frame) = frames.recv().await {
-                match (frame, normalizer.as_mut()) {
-                    (Frame::Line(l), Some(n)) => n.on_line(&l, &mut out),
-                    (Frame::Line(l), None) => out.push(AgentEvent::TextDelta(format!("{l}\n"))),
-                    (Frame::Oversized { bytes }, _) => out.push(AgentEvent::Error(
-                        crate::process::oversized_line_error(&id, bytes),
-                    )),
-                }
-                for ev in out.drain(..) {
-                    let _ = tx.unbounded_send(ev);
-                }
-            }
-            let exit = child.settle(Duration::from_secs(5)).await;
-            let was_interrupted = interrupted.load(Ordering::SeqCst);
-            let failure = match exit {
-                Some(e) if e.success() => None,
-                _ => {
-                    let report = child.crash_report();
-                    *lock(&last_error) = Some(report.clone());
-                    let code = crate::process::classify_stderr(&child.stderr_tail(20))
-                        .unwrap_or(ErrorCode::ProcessCrashed);
-                    Some(
-                        CohostError::new(code, report)
-                            .with_fix("run the agent's command yourself to see the problem"),
-                    )
-                }
-            };
-            match normalizer.as_mut() {
-                Some(n) => {
-                    if let Some(sid) = n.session_id() {
-                        *lock(&session_slot) = Some(sid.to_string());
-                    }
-                    n.finish(was_interrupted, failure, &mut out);
-                }
-                None => {
-                    let reason = if was_interrupted {
-                        cohost_core::EndReason::Interrupted
-                    } else if let Some(e) = failure {
-                        out.push(AgentEvent::Error(e));
-                        cohost_core::EndReason::Error
-                    } else {
-                        cohost_core::EndReason::Completed
-                    };
-                    out.push(AgentEvent::Ended {
-                        reason,
-                        usage: None,
-                    });
-                }
-            }
-            for ev in out.drain(..) {
-                let _ = tx.unbounded_send(ev);
-            }
-            // The turn is over: what is left of its processes dies now.
-            child.kill_tree();
-        });
-        Ok(rx.boxed())
+        let turn = PluginTurn {
+            jsonl: self
+                .manifest
+                .jsonl
+                .clone()
+                .map(|m| JsonlNormalizer::new(&id, m, session.clone(), model.clone())),
+            id,
+            session,
+            model,
+            marks: TurnMarks::default(),
+            state: self.state.clone(),
+        };
+        let (turn, stream) = OneShot::spawn(spec, turn, self.state.clone())?;
+        self.turn = Some(turn);
+        Ok(stream)
     }
 
     async fn interrupt(&mut self, stage: InterruptStage) -> Result<(), CohostError> {
-        let Some(child) = self.child.as_ref().filter(|c| c.is_alive()) else {
-            return Ok(());
-        };
-        self.interrupted.store(true, Ordering::SeqCst);
-        child.signal(ladder_signal(stage)).map(|_| ())
+        match self.turn.as_ref().filter(|t| t.is_running()) {
+            Some(turn) => turn.interrupt(stage),
+            None => Ok(()),
+        }
     }
 
     async fn approve_tool(&mut self, decision: ToolDecision) -> Result<(), CohostError> {
@@ -284,17 +211,93 @@ impl AgentAdapter for OneShotAdapter {
             alive: self.binary.is_some(),
             binary: self.binary.as_ref().map(|b| b.display().to_string()),
             version: self.version.clone(),
-            last_error: lock(&self.last_error).clone(),
+            last_error: lock_state(&self.state).last_error.clone(),
         }
     }
 
     async fn terminate(&mut self) -> Result<(), CohostError> {
-        if let Some(child) = self.child.take() {
-            // The group is killed when the last handle drops; do it now.
-            if let Err(e) = child.signal(GroupSignal::Kill) {
-                tracing::debug!(error = %e, "killing a finished plugin turn");
-            }
+        if let Some(turn) = self.turn.take() {
+            turn.kill().await;
         }
         Ok(())
+    }
+}
+
+/// One plugin turn's line map: the manifest's JSON-lines mapping, or each
+/// line as text. The turn always ends at the process exit (a manifest's end
+/// rule only records usage), so the runner calls [`LineMap::close`] then.
+struct PluginTurn {
+    id: String,
+    jsonl: Option<JsonlNormalizer>,
+    /// The session being resumed (text plugins' `Started`).
+    session: Option<String>,
+    model: Option<String>,
+    marks: TurnMarks,
+    state: Arc<Mutex<RunState>>,
+}
+
+impl PluginTurn {
+    /// The failure of an unsuccessful exit, kept as the adapter's last error.
+    fn failure(&self, exit: Option<ExitInfo>, stderr: &str) -> Option<CohostError> {
+        if exit.is_some_and(|e| e.success()) {
+            return None;
+        }
+        let report = crash_report(&self.id, exit, &tail_lines(stderr, 5));
+        lock_state(&self.state).last_error = Some(report.clone());
+        let code = classify_stderr(&tail_lines(stderr, 20)).unwrap_or(ErrorCode::ProcessCrashed);
+        Some(
+            CohostError::new(code, report)
+                .with_fix("run the agent's command yourself to see the problem"),
+        )
+    }
+
+    fn start_text(&mut self, out: &mut Vec<AgentEvent>) {
+        let (session, model) = (self.session.clone(), self.model.clone());
+        self.marks.start(session, model, out);
+    }
+}
+
+impl LineMap for PluginTurn {
+    const NAME: &'static str = "plugin";
+    turn_marks!(marks);
+
+    fn map_line(&mut self, line: &str, out: &mut Vec<AgentEvent>) {
+        match self.jsonl.as_mut() {
+            Some(n) => n.on_line(line, out),
+            None => {
+                self.start_text(out);
+                out.push(AgentEvent::TextDelta(format!("{line}\n")));
+            }
+        }
+    }
+
+    /// [`LineMap::close`] opens the turn itself (a JSON-lines mapping keeps
+    /// its own `Started`).
+    fn open(&mut self, _out: &mut Vec<AgentEvent>) {}
+
+    fn close(&mut self, how: TurnExit<'_>, out: &mut Vec<AgentEvent>) -> Closing {
+        let (exit, stderr, interrupted) = (how.info, how.stderr, how.interrupted);
+        let failure = self.failure(exit, stderr);
+        if let Some(n) = self.jsonl.as_mut() {
+            if let Some(sid) = n.session_id() {
+                lock_state(&self.state).session_id = Some(sid.to_string());
+            }
+            n.finish(interrupted, failure, out);
+            return Closing::Closed;
+        }
+        self.start_text(out);
+        let reason = if interrupted {
+            EndReason::Interrupted
+        } else if let Some(e) = failure {
+            out.push(AgentEvent::Error(e));
+            EndReason::Error
+        } else {
+            EndReason::Completed
+        };
+        out.push(AgentEvent::Ended {
+            reason,
+            usage: None,
+        });
+        Closing::Closed
     }
 }

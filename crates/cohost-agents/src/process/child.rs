@@ -400,19 +400,21 @@ impl Supervised {
     /// A one-line description of why the process is gone: exit status plus
     /// the stderr tail (for `health().last_error` and PROCESS_CRASHED).
     pub fn crash_report(&self) -> String {
-        let status = self
-            .exit_info()
-            .map_or_else(|| "stopped responding".to_string(), |i| i.to_string());
-        let tail = self.stderr_tail(5);
-        if tail.is_empty() {
-            format!("agent `{}` {status}", self.provider_id)
-        } else {
-            format!(
-                "agent `{}` {status}: {}",
-                self.provider_id,
-                tail.replace('\n', " | ")
-            )
-        }
+        crash_report(&self.provider_id, self.exit_info(), &self.stderr_tail(5))
+    }
+}
+
+/// [`Supervised::crash_report`] from its parts: the exit (`None`: still
+/// running) and the last stderr lines.
+pub(crate) fn crash_report(provider_id: &str, exit: Option<ExitInfo>, tail: &str) -> String {
+    let status = exit.map_or_else(|| "stopped responding".to_string(), |i| i.to_string());
+    if tail.is_empty() {
+        format!("agent `{provider_id}` {status}")
+    } else {
+        format!(
+            "agent `{provider_id}` {status}: {}",
+            tail.replace('\n', " | ")
+        )
     }
 }
 

@@ -40,6 +40,7 @@ pub mod procfs;
 mod stderr;
 pub mod supervisor;
 
+pub(crate) use child::crash_report;
 pub use child::{ExitInfo, ProcessSpec, StdinWriter, Supervised};
 pub use env::{EnvPolicy, ALLOWED_NAMES, ALLOWED_PREFIXES};
 pub use framer::{Frame, LineFramer, DEFAULT_MAX_LINE_BYTES};
@@ -56,6 +57,7 @@ pub use locate::{
 pub use oneshot::turn::TurnNormalizer;
 pub use probe_cache::set_cache_file as set_probe_cache_file;
 pub(crate) use probe_cache::write_atomic;
+pub(crate) use stderr::tail_lines;
 pub use stderr::{classify_stderr, StderrRing, DEFAULT_STDERR_BYTES};
 
 use cohost_core::{CohostError, ErrorCode};

@@ -71,11 +71,15 @@ impl StderrRing {
     /// The last `max_lines` non-blank lines of [`StderrRing::text`], joined
     /// with `\n` (for one-line error messages and `health().last_error`).
     pub fn tail_lines(&self, max_lines: usize) -> String {
-        let text = self.text();
-        let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-        let start = lines.len().saturating_sub(max_lines);
-        lines[start..].join("\n")
+        tail_lines(&self.text(), max_lines)
     }
+}
+
+/// The last `max_lines` non-blank lines of `text`.
+pub(crate) fn tail_lines(text: &str, max_lines: usize) -> String {
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let start = lines.len().saturating_sub(max_lines);
+    lines[start..].join("\n")
 }
 
 /// Map an agent's error text (stderr, or an error message in its output) to

@@ -58,11 +58,6 @@ impl PtyCore {
         self.phase == Phase::Idle
     }
 
-    /// Whether a turn runs.
-    pub fn in_turn(&self) -> bool {
-        self.phase == Phase::Turn
-    }
-
     /// The last lines printed before the first prompt.
     pub fn banner_tail(&self) -> String {
         let lines: Vec<&str> = self.banner.lines().collect();

@@ -4,7 +4,7 @@
 
 #![allow(dead_code)]
 
-use cohost_agents::claude::{Dialect, StreamJsonFactory};
+use cohost_agents::drivers::claude::{Dialect, StreamJsonFactory};
 use cohost_agents::process::procfs;
 use cohost_core::approval::SharedDecisionSource;
 use cohost_core::{

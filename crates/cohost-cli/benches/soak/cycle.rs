@@ -5,9 +5,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use cohost_agents::drivers::pty::{PtyChild, PtyOutput};
 use cohost_agents::process::procfs::{live_with_env, ProcEntry};
 use cohost_agents::process::EnvPolicy;
-use cohost_agents::pty::{PtyChild, PtyOutput};
 
 use crate::orphans_support::{exit_within, signal, wait_for};
 use crate::rigs::{Agent, Rigs};

@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::process::oneshot::replay_fixture;
+use crate::process::ExitInfo;
 
 fn replay(s: &str) -> Vec<AgentEvent> {
     replay_fixture("aider", "0.86.2", s, AiderNormalizer::new())

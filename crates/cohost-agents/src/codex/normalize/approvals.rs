@@ -18,7 +18,7 @@ impl AppServerCore {
             m if m.ends_with("requestApproval") => Answer::Decision,
             _ => {
                 self.unknown += 1;
-                return vec![Action::Send(wire::reply_error(
+                return vec![Action::Write(wire::reply_error(
                     &id,
                     -32601,
                     &format!("cohost does not support `{method}`"),
@@ -33,7 +33,7 @@ impl AppServerCore {
         match self.cfg.approval {
             ApprovalMode::Ask => {
                 self.approvals.insert(call.tool_id.clone(), (id, answer));
-                vec![Action::Emit(AgentEvent::ApprovalRequested {
+                vec![Action::Event(AgentEvent::ApprovalRequested {
                     call,
                     options: ApprovalOption::ALL.to_vec(),
                 })]
@@ -46,8 +46,8 @@ impl AppServerCore {
                     ApprovalOption::RejectOnce
                 };
                 vec![
-                    Action::Emit(AgentEvent::ToolCall(call)),
-                    Action::Send(wire::reply(&id, answer_body(&answer, option))),
+                    Action::Event(AgentEvent::ToolCall(call)),
+                    Action::Write(wire::reply(&id, answer_body(&answer, option))),
                 ]
             }
         }

@@ -20,7 +20,7 @@ impl AppServerCore {
         if d.delta.is_empty() {
             return Vec::new();
         }
-        vec![Action::Emit(if reasoning {
+        vec![Action::Event(if reasoning {
             AgentEvent::ReasoningDelta(d.delta)
         } else {
             AgentEvent::TextDelta(d.delta)
@@ -40,7 +40,7 @@ impl AppServerCore {
             // Items streamed as deltas are done; the rest arrive whole.
             ThreadItem::AgentMessage { id, text } => {
                 if completed && !turn.delta_items.contains(&id) && !text.is_empty() {
-                    out.push(Action::Emit(AgentEvent::TextDelta(text)));
+                    out.push(Action::Event(AgentEvent::TextDelta(text)));
                 }
             }
             ThreadItem::Reasoning {
@@ -50,7 +50,7 @@ impl AppServerCore {
             } => {
                 let text = if summary.is_empty() { content } else { summary }.join("\n");
                 if completed && !turn.delta_items.contains(&id) && !text.is_empty() {
-                    out.push(Action::Emit(AgentEvent::ReasoningDelta(text)));
+                    out.push(Action::Event(AgentEvent::ReasoningDelta(text)));
                 }
             }
             ThreadItem::Unknown => {}
@@ -65,7 +65,7 @@ impl AppServerCore {
                     // a call that needs a decision is not a plain tool_call.
                     if auto {
                         turn.announced.insert(id);
-                        out.push(Action::Emit(AgentEvent::ToolCall(call)));
+                        out.push(Action::Event(AgentEvent::ToolCall(call)));
                     } else {
                         turn.held.insert(id, call);
                     }
@@ -73,10 +73,10 @@ impl AppServerCore {
                 }
                 if turn.announced.insert(id.clone()) {
                     let call = turn.held.remove(&id).unwrap_or(call);
-                    out.push(Action::Emit(AgentEvent::ToolCall(call)));
+                    out.push(Action::Event(AgentEvent::ToolCall(call)));
                 }
                 if let Some((status, output)) = result {
-                    out.push(Action::Emit(AgentEvent::ToolExecuted {
+                    out.push(Action::Event(AgentEvent::ToolExecuted {
                         tool_id: id,
                         status,
                         output,
@@ -107,7 +107,7 @@ impl AppServerCore {
         u.cache_write_tokens += l.cache_write_input_tokens;
         u.output_tokens += l.output_tokens;
         u.reasoning_tokens += l.reasoning_output_tokens;
-        vec![Action::Emit(AgentEvent::Usage(*u))]
+        vec![Action::Event(AgentEvent::Usage(*u))]
     }
 
     pub(super) fn error(&mut self, params: Value) -> Vec<Action> {
@@ -115,7 +115,7 @@ impl AppServerCore {
             return Vec::new();
         };
         if p.will_retry {
-            return vec![Action::Emit(AgentEvent::Status {
+            return vec![Action::Event(AgentEvent::Status {
                 message: format!("codex is retrying: {}", p.error.message),
                 retry_after_ms: None,
             })];
@@ -123,7 +123,7 @@ impl AppServerCore {
         if let Some(t) = self.turn.as_mut() {
             t.errored = true;
         }
-        vec![Action::Emit(AgentEvent::Error(map_error(
+        vec![Action::Event(AgentEvent::Error(map_error(
             &p.error.message,
             &p.error.codex_error_info,
         )))]
@@ -135,7 +135,7 @@ impl AppServerCore {
         };
         self.approvals.clear();
         let Ok(p) = serde_json::from_value::<wire::TurnParams>(params) else {
-            return vec![Action::Emit(AgentEvent::Ended {
+            return vec![Action::Event(AgentEvent::Ended {
                 reason: EndReason::Error,
                 usage: None,
             })];
@@ -154,12 +154,12 @@ impl AppServerCore {
                             format!("codex ended the turn with status `{}`", p.turn.status),
                         ),
                     };
-                    out.push(Action::Emit(AgentEvent::Error(e)));
+                    out.push(Action::Event(AgentEvent::Error(e)));
                 }
                 EndReason::Error
             }
         };
-        out.push(Action::Emit(AgentEvent::Ended { reason, usage }));
+        out.push(Action::Event(AgentEvent::Ended { reason, usage }));
         out
     }
 }

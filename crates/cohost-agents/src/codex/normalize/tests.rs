@@ -78,11 +78,11 @@ fn replay(scenario: &str) -> Replay {
         }
         for a in actions.drain(..) {
             match a {
-                Action::Emit(ev) => {
+                Action::Event(ev) => {
                     if let (AgentEvent::ApprovalRequested { call, .. }, Some(d)) = (&ev, decision) {
                         let answer = core.decide(&call.tool_id, d).unwrap();
                         for a in answer {
-                            if let Action::Send(s) = a {
+                            if let Action::Write(s) = a {
                                 let v: Value = serde_json::from_str(&s).unwrap();
                                 r.sent_methods.push(format!("reply {}", v["result"]));
                             }
@@ -90,12 +90,13 @@ fn replay(scenario: &str) -> Replay {
                     }
                     r.events.push(ev);
                 }
-                Action::Send(s) => {
+                Action::Write(s) => {
                     let v: Value = serde_json::from_str(&s).unwrap();
                     if let Some(m) = v["method"].as_str() {
                         r.sent_methods.push(m.to_string());
                     }
                 }
+                Action::Ready(_) => {}
             }
         }
     }
@@ -302,7 +303,7 @@ fn malformed_lines_are_non_fatal_errors() {
         ),
     ] {
         let out = core.on_line(junk);
-        assert!(out.iter().all(|a| matches!(a, Action::Emit(AgentEvent::Error(e)) if e.code == ErrorCode::InvalidOutput && !e.retryable)) , "{junk:.40}");
+        assert!(out.iter().all(|a| matches!(a, Action::Event(AgentEvent::Error(e)) if e.code == ErrorCode::InvalidOutput && !e.retryable)) , "{junk:.40}");
     }
     assert!(core.in_turn());
     assert_eq!(core.unknown_count(), 1); // the huge but valid unknown notification
@@ -313,7 +314,7 @@ fn unknown_server_requests_get_an_error_at_once() {
     let mut core = ready_core(ApprovalMode::Ask);
     let out = core.on_line(r#"{"id":"q1","method":"item/tool/requestUserInput","params":{}}"#);
     match out.as_slice() {
-        [Action::Send(s)] => {
+        [Action::Write(s)] => {
             let v: Value = serde_json::from_str(s).unwrap();
             assert_eq!(v["id"], "q1");
             assert_eq!(v["error"]["code"], -32601);
@@ -328,13 +329,13 @@ fn deny_all_declines_without_asking() {
     let mut core = ready_core(ApprovalMode::DenyAll);
     core.start_turn("x").unwrap();
     let out = core.on_line(r#"{"id":0,"method":"item/fileChange/requestApproval","params":{"itemId":"f1","threadId":"th","turnId":"t","startedAtMs":1}}"#);
-    assert!(matches!(&out[0], Action::Emit(AgentEvent::ToolCall(c)) if c.kind == ToolKind::Edit));
-    assert!(matches!(&out[1], Action::Send(s) if s.contains("\"decline\"")));
+    assert!(matches!(&out[0], Action::Event(AgentEvent::ToolCall(c)) if c.kind == ToolKind::Edit));
+    assert!(matches!(&out[1], Action::Write(s) if s.contains("\"decline\"")));
     // Legacy approvals use the legacy decision words.
     let out = core.on_line(
         r#"{"id":5,"method":"execCommandApproval","params":{"callId":"c1","command":["ls"]}}"#,
     );
-    assert!(matches!(&out[1], Action::Send(s) if s.contains("\"denied\"")));
+    assert!(matches!(&out[1], Action::Write(s) if s.contains("\"denied\"")));
 }
 
 #[test]
@@ -344,9 +345,9 @@ fn interrupt_before_the_turn_id_is_sent_once_known() {
     assert!(core.interrupt().is_empty());
     let out =
         core.on_line(r#"{"id":3,"result":{"turn":{"id":"T1","items":[],"status":"inProgress"}}}"#);
-    assert!(out
-        .iter()
-        .any(|a| matches!(a, Action::Send(s) if s.contains("turn/interrupt") && s.contains("T1"))));
+    assert!(out.iter().any(
+        |a| matches!(a, Action::Write(s) if s.contains("turn/interrupt") && s.contains("T1"))
+    ));
 }
 
 #[test]

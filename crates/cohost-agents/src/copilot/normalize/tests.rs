@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::process::oneshot::replay_fixture;
+use crate::process::ExitInfo;
 
 fn replay(scenario: &str, session: Option<&str>) -> Vec<AgentEvent> {
     replay_fixture(

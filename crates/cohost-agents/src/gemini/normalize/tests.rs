@@ -3,6 +3,8 @@
 
 use super::*;
 use crate::process::oneshot::check_snapshot;
+use crate::process::oneshot::TurnNormalizer;
+use crate::process::ExitInfo;
 use std::path::PathBuf;
 
 fn replay(scenario: &str) -> (Vec<AgentEvent>, GeminiNormalizer) {

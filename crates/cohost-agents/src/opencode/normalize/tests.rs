@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::process::oneshot::replay_fixture;
+use crate::process::ExitInfo;
 
 fn replay(scenario: &str) -> Vec<AgentEvent> {
     replay_fixture("opencode", "1.18.33", scenario, OpenCodeNormalizer::new())

@@ -49,6 +49,17 @@ pub(crate) enum Closing {
     },
 }
 
+/// How a turn's process ended, as [`LineMap::close`] sees it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct TurnExit<'a> {
+    /// The exit status (`None`: still running after the grace).
+    pub info: Option<ExitInfo>,
+    /// Its sanitized stderr.
+    pub stderr: &'a str,
+    /// cohost signalled it.
+    pub interrupted: bool,
+}
+
 /// `marks`/`marks_mut` of a [`LineMap`] over the normalizer's
 /// [`TurnMarks`] field `$field`.
 macro_rules! turn_marks {
@@ -79,19 +90,13 @@ pub(crate) trait LineMap: Send + 'static {
         self.marks_mut().start(None, None, out);
     }
     /// The fix per error class in exit errors.
-    fn fix_for(code: ErrorCode) -> &'static str {
-        generic_fix(code)
-    }
+    const FIX: fn(ErrorCode) -> &'static str = generic_fix;
     /// The process exited before `Ended` (after [`LineMap::open`]): push
     /// the driver's own closing events, or leave it to the usual mapping.
-    fn close(
-        &mut self,
-        _exit: Option<ExitInfo>,
-        _stderr: &str,
-        interrupted: bool,
-        _out: &mut Vec<AgentEvent>,
-    ) -> Closing {
-        Closing::Usual { interrupted }
+    fn close(&mut self, how: TurnExit<'_>, _out: &mut Vec<AgentEvent>) -> Closing {
+        Closing::Usual {
+            interrupted: how.interrupted,
+        }
     }
 }
 
@@ -121,14 +126,19 @@ impl<T: LineMap> TurnNormalizer for T {
         self.marks_mut().ended = true;
         let mut out = Vec::new();
         self.open(&mut out);
-        match self.close(exit, stderr, interrupted, &mut out) {
+        let how = TurnExit {
+            info: exit,
+            stderr,
+            interrupted,
+        };
+        match self.close(how, &mut out) {
             Closing::Closed => {}
             Closing::Usual { interrupted } => out.append(&mut exit_events(
                 T::NAME,
                 exit,
                 stderr,
                 interrupted,
-                T::fix_for,
+                T::FIX,
             )?),
         }
         Some(out)

@@ -29,10 +29,8 @@ pub(crate) use adapter::replay_fixture;
 pub(crate) use adapter::{error_end, generic_fix, random_uuid, CliDriver, SessionArg};
 pub(crate) use argv::{build, resuming};
 pub(crate) use factory::oneshot_factory;
-pub(crate) use line_map::{turn_marks, Closing, LineMap, TurnMarks};
+pub(crate) use line_map::{turn_marks, Closing, LineMap, TurnExit, TurnMarks};
 pub(crate) use lines::{object_line, parse_line};
 #[cfg(test)]
 pub(crate) use turn::check_snapshot;
-pub(crate) use turn::{
-    interrupted_end, ladder_signal, lock_state, OneShot, RunState, TurnNormalizer,
-};
+pub(crate) use turn::{interrupted_end, lock_state, OneShot, RunState, TurnNormalizer};

@@ -66,6 +66,7 @@ impl OneShot {
         mut norm: N,
         state: Arc<Mutex<RunState>>,
     ) -> Result<(OneShot, AgentEventStream), CohostError> {
+        let provider = spec.provider_id.clone();
         let mut proc = Supervised::spawn(spec)?;
         let pgid = i32::try_from(proc.pid()).unwrap_or(0);
         let stdin = proc.stdin();
@@ -87,7 +88,7 @@ impl OneShot {
                 let events = match frame {
                     Frame::Line(l) => norm.on_line(&l),
                     Frame::Oversized { bytes } => {
-                        vec![AgentEvent::Error(oversized_line_error("agent", bytes))]
+                        vec![AgentEvent::Error(oversized_line_error(&provider, bytes))]
                     }
                 };
                 for ev in events {
@@ -134,6 +135,11 @@ impl OneShot {
             },
             stream,
         ))
+    }
+
+    /// Whether the turn's process (or its reader) is still going.
+    pub(crate) fn is_running(&self) -> bool {
+        !self.task.is_finished()
     }
 
     /// One ladder step. Without a protocol, Cancel is SIGINT too.
