@@ -46,6 +46,12 @@ pub struct AdapterConfig {
     pub approval: ApprovalMode,
     /// Native session id to resume.
     pub resume: Option<String>,
+    /// Resume `resume` as a new branch (the agent's fork: Claude's
+    /// `--fork-session`, Codex `thread/fork`, ACP `session/fork`), leaving
+    /// the original session as it was. Only for providers whose
+    /// capabilities say `fork`.
+    #[serde(default)]
+    pub fork: bool,
     /// Appended system prompt, where supported.
     pub system_prompt: Option<String>,
     /// Tools the caller offers the model. API providers send them with every

@@ -6,6 +6,9 @@
 //! installer fails on the same check). Everything lands in a temp
 //! `COHOST_AGENTS_DIR`; `--install-only` stops before any Rust test.
 
+// A test crate: a failed unwrap is a failed test with its line.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

@@ -55,6 +55,8 @@ pub fn descriptor(spec: &AcpSpec) -> ProviderDescriptor {
             resume: spec.resume,
             usage: spec.usage,
             context_files: true,
+            images: false,
+            fork: false,
             executes_tools: true,
             tier: spec.tier,
         },

@@ -98,6 +98,8 @@ impl ProviderSpec {
                 resume: ResumeSupport::Transcript,
                 usage: true,
                 context_files: true,
+                images: false,
+                fork: false,
                 executes_tools: false,
                 tier: SupportTier::Structured,
             },

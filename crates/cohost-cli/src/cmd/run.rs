@@ -62,9 +62,17 @@ pub struct RunArgs {
     /// Tool-approval policy.
     #[arg(long, value_enum, default_value_t = Approve::Ask)]
     approve: Approve,
-    /// Resume a stored cohost session (see `cohost sessions`), or an agent's native session id.
-    #[arg(long)]
+    /// Resume a stored cohost session (see `cohost sessions`), or an agent's
+    /// native session id (with --agent).
+    #[arg(long, conflicts_with_all = ["continue_last", "fork"])]
     resume: Option<String>,
+    /// Continue the most recent session run in this directory (of --agent, when given).
+    #[arg(long = "continue", short = 'c', conflicts_with = "fork")]
+    continue_last: bool,
+    /// Fork a stored (or, with --agent, native) session: a new session that
+    /// starts from its conversation; the original is left as it was.
+    #[arg(long, value_name = "SESSION")]
+    fork: Option<String>,
     /// Use a capability slot's provider, mode and model (see `cohost config list`).
     #[arg(long, conflicts_with = "agent")]
     slot: Option<String>,
@@ -128,7 +136,9 @@ fn request(args: &RunArgs) -> SessionRequest {
     );
     req.model = args.target.model.clone();
     req.cwd = args.target.cwd.clone();
-    req.resume = args.resume.clone();
+    req.resume = args.resume.clone().or(args.fork.clone());
+    req.fork = args.fork.is_some();
+    req.continue_last = args.continue_last;
     req.recording = Recording::New;
     if let Some(path) = &args.tools {
         req.tools = Tools::File(path.clone());
