@@ -6,45 +6,9 @@
 // A test crate: a failed unwrap is a failed test with its line.
 #![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+mod cli_support;
 
-/// `cohost` with a scratch HOME, no agent on PATH unless `path` adds one.
-fn cohost_in(home: &Path, path: &str) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_cohost"));
-    c.env_clear()
-        .env("PATH", path)
-        .env("HOME", home)
-        .env("NO_COLOR", "1")
-        .current_dir(home)
-        .stdin(Stdio::null());
-    c
-}
-
-fn ok(out: &Output) -> String {
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "stderr: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn failed(out: &Output, code: i32) -> String {
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(out.status.code(), Some(code), "stderr: {stderr}");
-    stderr
-}
-
-fn sessions(c: impl Fn() -> Command) -> Vec<serde_json::Value> {
-    let out = c().args(["sessions", "--json"]).output().unwrap();
-    serde_json::from_str::<serde_json::Value>(&ok(&out))
-        .unwrap()
-        .as_array()
-        .unwrap()
-        .clone()
-}
+use cli_support::{agents_bin, claude, cohost_in, failed, ok, sessions};
 
 #[test]
 fn config_refuses_unknown_keys_and_lists_its_file() {
@@ -212,28 +176,6 @@ fn continue_and_fork_on_the_mock() {
     assert_ne!(api.status.code(), Some(0));
 }
 
-fn agents_bin() -> Option<PathBuf> {
-    let dir = std::env::var_os("COHOST_AGENTS_DIR")
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/cohost-agents"))
-        })?
-        .join("bin");
-    if dir.join("claude").exists() {
-        return Some(dir);
-    }
-    let msg = format!(
-        "claude is not installed in {}: bash tests/agents/install.sh --only claude",
-        dir.display()
-    );
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "CI is set, so a missing CLI fails: {msg}"
-    );
-    eprintln!("\n=========== SKIPPED (real claude) ===========\n{msg}\n");
-    None
-}
-
 /// The forked Claude session starts from the parent's conversation (the
 /// fake model sees the parent's turn in the fork's request), gets its own
 /// Claude session id, and the parent resumes without the fork's turn.
@@ -246,15 +188,7 @@ async fn fork_and_continue_on_real_claude() {
     let home = tempfile::tempdir().unwrap();
     let path = format!("{}:/usr/local/bin:/usr/bin:/bin", bin.display());
     let base = fake.base_url();
-    let c = || {
-        let mut c = cohost_in(home.path(), &path);
-        c.env("ANTHROPIC_BASE_URL", &base)
-            .env("ANTHROPIC_API_KEY", "sk-fake-e2e")
-            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-            .env("DISABLE_AUTOUPDATER", "1")
-            .env("DISABLE_TELEMETRY", "1");
-        c
-    };
+    let c = || claude(cohost_in(home.path(), &path), &base);
     let run = |args: &[&str]| {
         let out = c()
             .args(["run", "--agent", "claude", "--approve", "none"])

@@ -77,6 +77,12 @@ pub const KEYS: &[KeyDoc] = &[
         "The provider the settings API (`cohost serve`) marks active.",
     ),
     key(
+        "active_model",
+        KeyKind::Str,
+        "(none)",
+        "The model the settings API marks active with `active_provider`.",
+    ),
+    key(
         "providers.<id>.binary",
         KeyKind::Str,
         "found on PATH",

@@ -18,7 +18,7 @@ const ACP_CAPABILITIES: Capabilities = Capabilities {
     resume: ResumeSupport::NativeId,
     usage: false,
     context_files: true,
-    images: false,
+    images: true,
     fork: false,
     executes_tools: true,
     tier: SupportTier::Structured,

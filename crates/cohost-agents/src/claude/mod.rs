@@ -111,6 +111,23 @@ fn prompt_text(text: &str, files: &[ContextFile]) -> String {
     out
 }
 
+/// The user message's content: the text (with files), then each image as a
+/// base64 `image` block; a plain string when there is no image.
+fn prompt_content(prompt: &PromptRequest) -> serde_json::Value {
+    let text = prompt_text(&prompt.text, &prompt.context_files);
+    if prompt.images.is_empty() {
+        return serde_json::Value::from(text);
+    }
+    let mut blocks = vec![serde_json::json!({"type": "text", "text": text})];
+    blocks.extend(prompt.images.iter().map(|i| {
+        serde_json::json!({
+            "type": "image",
+            "source": {"type": "base64", "media_type": i.media_type, "data": i.data}
+        })
+    }));
+    serde_json::Value::Array(blocks)
+}
+
 #[async_trait]
 impl AgentAdapter for StreamJsonAdapter {
     fn descriptor(&self) -> &ProviderDescriptor {
@@ -149,7 +166,7 @@ impl AgentAdapter for StreamJsonAdapter {
                 )
                 .with_fix("wait for the turn to end or interrupt it"));
             }
-            n.begin_turn(&prompt_text(&prompt.text, &prompt.context_files))
+            n.begin_turn_content(prompt_content(&prompt))
         };
         *engine.shared.lock_turn() = Some(tx);
         if let Err(e) = engine.stdin.write_line(&line).await {

@@ -73,7 +73,7 @@ pub const SPEC: CliEntry = CliEntry {
         resume: ResumeSupport::NativeId,
         usage: true,
         context_files: false,
-        images: true,
+        images: false,
         fork: true,
         executes_tools: true,
         tier: SupportTier::Structured,

@@ -1,9 +1,7 @@
 //! `cohost run`: stream one turn from an agent.
 
 use clap::{Args, ValueEnum};
-use cohost_core::{
-    ApprovalMode, CohostError, DecisionSource, ErrorCode, Event, PromptInput, SessionOptions,
-};
+use cohost_core::{ApprovalMode, CohostError, DecisionSource, ErrorCode, Event, SessionOptions};
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -81,6 +79,13 @@ pub struct RunArgs {
     /// their own tools and refuse this.
     #[arg(long, value_name = "FILE")]
     tools: Option<PathBuf>,
+    /// Attach a file, or only lines A to B of it (repeatable; relative to --cwd).
+    #[arg(long = "file", value_name = "PATH[:A-B]")]
+    files: Vec<String>,
+    /// Attach an image: PNG, JPEG, GIF or WebP (repeatable; providers whose
+    /// capabilities say `images`).
+    #[arg(long = "image", value_name = "PATH")]
+    images: Vec<PathBuf>,
     /// Seconds an approval request waits for an answer before it is denied.
     #[arg(long, default_value_t = 120)]
     approval_timeout: u64,
@@ -161,6 +166,7 @@ pub async fn run(args: RunArgs) -> CmdResult {
         SetupError::Tools(e) => Failure::usage(e),
         SetupError::Other(e) => Failure::from(e),
     })?;
+    let input = session.input(prompt, &args.files, &args.images)?;
     if session.fell_back() {
         eprintln!(
             "cohost: no agent CLI found on PATH; using the built-in mock agent. \
@@ -198,7 +204,7 @@ pub async fn run(args: RunArgs) -> CmdResult {
             human.show(&event);
         }
     };
-    let outcome = session.prompt(PromptInput::text(prompt), &mut sink).await;
+    let outcome = session.prompt(input, &mut sink).await;
     if !json {
         eprintln!(
             "cohost: session {record_id} (continue with: cohost run --resume {record_id} \"...\")"

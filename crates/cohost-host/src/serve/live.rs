@@ -3,7 +3,8 @@
 //! for `POST /api/sessions/{id}/approvals/{tool_id}`.
 
 use cohost_core::sync::lock;
-use cohost_core::{CohostError, ErrorCode, Event, PromptInput, SessionControl};
+use cohost_core::{CohostError, ErrorCode, Event, PromptInput, ProviderDescriptor, SessionControl};
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use tokio::sync::{broadcast, mpsc};
 
@@ -19,7 +20,9 @@ pub struct LiveSession {
     pub id: String,
     /// Provider id.
     pub provider: String,
-    prompts: mpsc::Sender<String>,
+    descriptor: ProviderDescriptor,
+    cwd: PathBuf,
+    prompts: mpsc::Sender<PromptInput>,
     control: SessionControl,
     /// Pending approvals.
     pub decisions: PendingApprovals,
@@ -37,11 +40,13 @@ impl LiveSession {
         session.start().await?;
         let id = session.record_id().unwrap_or_default().to_string();
         let provider = session.descriptor().id.clone();
-        let (prompts, mut rx) = mpsc::channel::<String>(16);
+        let (prompts, mut rx) = mpsc::channel::<PromptInput>(16);
         let (events, _) = broadcast::channel(1024);
         let live = Arc::new(LiveSession {
             id,
             provider,
+            descriptor: session.descriptor().clone(),
+            cwd: session.cwd().to_path_buf(),
             prompts,
             control: session.control(),
             decisions,
@@ -50,10 +55,10 @@ impl LiveSession {
         });
         let weak = Arc::downgrade(&live);
         tokio::spawn(async move {
-            while let Some(text) = rx.recv().await {
+            while let Some(input) = rx.recv().await {
                 let Some(live) = weak.upgrade() else { break };
                 let mut sink = |ev: Event| live.publish(ev);
-                session.prompt(PromptInput::text(text), &mut sink).await;
+                session.prompt(input, &mut sink).await;
             }
             // Best effort on shutdown: the process group is killed either way.
             let _ = session.terminate().await;
@@ -78,9 +83,30 @@ impl LiveSession {
         (log.clone(), self.events.subscribe())
     }
 
-    /// Queue a prompt.
+    /// Queue a text prompt.
     pub async fn prompt(&self, text: String) -> Result<(), CohostError> {
-        self.prompts.send(text).await.map_err(|_| {
+        self.prompt_input(PromptInput::text(text)).await
+    }
+
+    /// A prompt with files and images read for this session (see
+    /// [`crate::session::OpenSession::input`]).
+    pub fn input(
+        &self,
+        text: String,
+        files: &[String],
+        images: &[PathBuf],
+    ) -> Result<PromptInput, CohostError> {
+        crate::session::attach::prompt_input(&self.descriptor, &self.cwd, text, files, images)
+    }
+
+    /// The session's working directory.
+    pub fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+
+    /// Queue a prompt with its attachments.
+    pub async fn prompt_input(&self, input: PromptInput) -> Result<(), CohostError> {
+        self.prompts.send(input).await.map_err(|_| {
             CohostError::new(
                 ErrorCode::ProcessCrashed,
                 format!("session `{}` has ended", self.id),

@@ -288,6 +288,12 @@ struct CreateBody {
     /// Tools for an API provider's model (same shapes as `cohost run --tools`).
     #[serde(default)]
     tools: Option<serde_json::Value>,
+    /// A stored session to resume (as `cohost run --resume`).
+    #[serde(default)]
+    resume: Option<String>,
+    /// A stored session to fork (as `cohost run --fork`).
+    #[serde(default)]
+    fork: Option<String>,
 }
 
 async fn create_session(
@@ -302,6 +308,8 @@ async fn create_session(
     );
     req.cwd = Some(b.cwd);
     req.model = b.model;
+    req.fork = b.fork.is_some();
+    req.resume = b.fork.or(b.resume);
     req.provider_settings = true;
     req.recording = Recording::WithId(new_session_id());
     if let Some(value) = b.tools {
@@ -358,6 +366,12 @@ fn live(s: &AppState, id: &str) -> Result<Arc<LiveSession>, ApiError> {
 #[derive(Deserialize)]
 struct PromptBody {
     text: String,
+    /// `PATH[:A-B]` specs, as `cohost run --file`.
+    #[serde(default)]
+    files: Vec<String>,
+    /// Image paths, as `cohost run --image`.
+    #[serde(default)]
+    images: Vec<PathBuf>,
 }
 
 async fn prompt(
@@ -365,7 +379,9 @@ async fn prompt(
     Path(id): Path<String>,
     Json(b): Json<PromptBody>,
 ) -> Result<StatusCode, ApiError> {
-    live(&s, &id)?.prompt(b.text).await?;
+    let live = live(&s, &id)?;
+    let input = live.input(b.text, &b.files, &b.images)?;
+    live.prompt_input(input).await?;
     Ok(StatusCode::ACCEPTED)
 }
 

@@ -137,13 +137,17 @@ pub fn openapi_document() -> Value {
             "CreateSession": { "type": "object", "required": ["provider", "cwd"], "properties": {
                 "provider": { "type": "string" }, "cwd": { "type": "string" }, "model": { "type": "string" },
                 "approval": { "type": "string", "enum": ["ask", "auto_approve", "deny_all"] },
-                "tools": { "type": "array", "description": "API providers only: tools offered to the model (Anthropic, OpenAI or MCP shape); calls come back as tool_call events", "items": { "type": "object" } } } },
+                "tools": { "type": "array", "description": "API providers only: tools offered to the model (Anthropic, OpenAI or MCP shape); calls come back as tool_call events", "items": { "type": "object" } },
+                "resume": { "type": "string", "description": "A stored session id (or the provider's native id) to resume" },
+                "fork": { "type": "string", "description": "A stored session id (or native id) to fork into a new session (providers whose capabilities say fork; else 400 UNSUPPORTED_MODE)" } } },
             "SessionCreated": { "type": "object", "properties": { "id": { "type": "string" }, "provider": { "type": "string" } } },
             "SessionRecord": { "type": "object", "properties": {
                 "id": { "type": "string" }, "provider": { "type": "string" }, "native_session_id": { "type": "string", "nullable": true },
                 "cwd": { "type": "string" }, "model": { "type": "string", "nullable": true }, "watermark": { "type": "integer" },
                 "created_at_ms": { "type": "integer" }, "updated_at_ms": { "type": "integer" } } },
-            "Prompt": { "type": "object", "required": ["text"], "properties": { "text": { "type": "string" } } },
+            "Prompt": { "type": "object", "required": ["text"], "properties": { "text": { "type": "string" },
+                "files": { "type": "array", "description": "Files to attach, `PATH[:A-B]` (lines A to B), relative to the session's cwd", "items": { "type": "string" } },
+                "images": { "type": "array", "description": "PNG, JPEG, GIF or WebP images to attach (providers whose capabilities say images; else 400 UNSUPPORTED_MODE)", "items": { "type": "string" } } } },
             "ApprovalDecision": { "type": "object", "required": ["decision"], "properties": {
                 "decision": { "type": "string", "enum": ["allow_once", "allow_always", "reject_once", "reject_always"] },
                 "message": { "type": "string" } } }

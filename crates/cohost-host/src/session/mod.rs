@@ -11,6 +11,7 @@
 //! end then drives the resulting [`OpenSession`] and consumes the same engine
 //! event stream through [`OpenSession::prompt`].
 
+pub mod attach;
 mod open;
 
 pub use open::OpenSession;
@@ -433,13 +434,13 @@ pub fn prepare(
         Recording::WithId(id) => Some((id, plan.watermark)),
     }
     .map(|(id, watermark)| {
-        let mut rec = SessionRecord::new(id, descriptor.id.clone(), cwd);
+        let mut rec = SessionRecord::new(id, descriptor.id.clone(), cwd.clone());
         rec.model = config.model.clone();
         rec.watermark = watermark;
         (store, rec)
     });
     let session = HostSession::new(factory, config, req.approvals.source, req.options);
-    Ok(OpenSession::new(session, record, fell_back))
+    Ok(OpenSession::new(session, record, fell_back, cwd))
 }
 
 fn unsupported_fork(id: &str) -> CohostError {
@@ -449,7 +450,7 @@ fn unsupported_fork(id: &str) -> CohostError {
     )
     .with_fix(
         "resume it instead (--resume ID), or fork with an agent that can: \
-         claude, codex (see `cohost agents --json`, capabilities.fork)",
+         claude, codex (`cohost agents --json`: driver.fork)",
     )
 }
 
