@@ -38,6 +38,12 @@ if [ -f tests/agents/install-litellm.sh ] && [ "${COHOST_SKIP_AGENT_INSTALL:-0}"
   log "installing the pinned LiteLLM proxy"
   installer "the LiteLLM proxy" bash tests/agents/install-litellm.sh
 fi
+# schemathesis (PyPI, pinned in the script) for the OpenAPI fuzz run of
+# `cohost serve` (cohost-cli/tests/serve_schemathesis.rs, issue 18).
+if [ -f tests/agents/install-schemathesis.sh ] && [ "${COHOST_SKIP_AGENT_INSTALL:-0}" != 1 ]; then
+  log "installing the pinned schemathesis"
+  installer "schemathesis" bash tests/agents/install-schemathesis.sh
+fi
 # `scripts/test.sh --install-only`: install what the tests need, run nothing.
 if [ "${1:-}" = --install-only ]; then
   log "installed; --install-only runs no test"
