@@ -8,32 +8,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
 
+mod cli_support;
+
 use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::Instant;
-
-fn schemathesis() -> Option<PathBuf> {
-    let dir = std::env::var_os("COHOST_AGENTS_DIR")
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/cohost-agents"))
-        })?;
-    let bin = dir.join("bin/schemathesis");
-    if bin.exists() {
-        return Some(bin);
-    }
-    let msg = format!(
-        "schemathesis is not installed at {}: bash tests/agents/install-schemathesis.sh",
-        bin.display()
-    );
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "CI is set, so a missing schemathesis fails: {msg}"
-    );
-    eprintln!("\n=========== SKIPPED (schemathesis) ===========\n{msg}\n");
-    None
-}
 
 /// Kills the server when the test ends, however it ends.
 struct Server(std::process::Child);
@@ -47,7 +26,10 @@ impl Drop for Server {
 
 #[test]
 fn schemathesis_finds_no_failure_in_cohost_serve() {
-    let Some(st) = schemathesis() else { return };
+    let install = "bash tests/agents/install-schemathesis.sh";
+    let Some(st) = cli_support::installed("schemathesis", install) else {
+        return;
+    };
     let home = tempfile::tempdir().unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_cohost"))
         .args(["serve", "--port", "0"])

@@ -42,28 +42,33 @@ pub fn sessions(c: impl Fn() -> Command) -> Vec<serde_json::Value> {
         .clone()
 }
 
-/// The pinned agents' launcher dir when `claude` is installed; else `None`
-/// with a loud notice (a failure when CI=true).
-pub fn agents_bin() -> Option<PathBuf> {
-    let dir = std::env::var_os("COHOST_AGENTS_DIR")
+/// `$COHOST_AGENTS_DIR/bin/NAME` (default dir `~/.cache/cohost-agents`) when
+/// installed; else `None` with a loud notice naming `install` (a failure
+/// when CI=true).
+pub fn installed(name: &str, install: &str) -> Option<PathBuf> {
+    let bin = std::env::var_os("COHOST_AGENTS_DIR")
         .map(PathBuf::from)
         .or_else(|| {
             std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/cohost-agents"))
         })?
-        .join("bin");
-    if dir.join("claude").exists() {
-        return Some(dir);
+        .join("bin")
+        .join(name);
+    if bin.exists() {
+        return Some(bin);
     }
-    let msg = format!(
-        "claude is not installed in {}: bash tests/agents/install.sh --only claude",
-        dir.display()
-    );
+    let msg = format!("{name} is not installed at {}: {install}", bin.display());
     assert!(
         std::env::var("CI").as_deref() != Ok("true"),
-        "CI is set, so a missing CLI fails: {msg}"
+        "CI is set, so a missing {name} fails: {msg}"
     );
-    eprintln!("\n=========== SKIPPED (real claude) ===========\n{msg}\n");
+    eprintln!("\n=========== SKIPPED ({name}) ===========\n{msg}\n");
     None
+}
+
+/// The pinned agents' launcher dir, when `claude` is installed there.
+pub fn agents_bin() -> Option<PathBuf> {
+    installed("claude", "bash tests/agents/install.sh --only claude")
+        .and_then(|b| b.parent().map(PathBuf::from))
 }
 
 /// `c` pointed at a fake model server for Claude Code, telemetry off.
