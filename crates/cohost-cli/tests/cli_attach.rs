@@ -154,3 +154,39 @@ async fn real_claude_gets_file_and_image_blocks() {
     assert_eq!(data, PNG);
     fake.shutdown().await;
 }
+
+/// An HTTP API provider sends the image as its protocol's image part.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_openai_api_gets_an_image_part() {
+    let fake = cohost_fakellm::FakeLlm::start(Default::default())
+        .await
+        .unwrap();
+    let home = tempfile::tempdir().unwrap();
+    workspace(home.path());
+    let base = format!("{}/v1", fake.base_url());
+    tokio::task::block_in_place(|| {
+        let out = cohost_in(home.path(), "/usr/bin:/bin")
+            .env("OPENAI_BASE_URL", &base)
+            .env("OPENAI_API_KEY", "sk-test-not-a-real-key-000000")
+            .args(["run", "--agent", "openai", "--model", "fake-model"])
+            .args(["--image", "pixel.png", "look-at-this"])
+            .output()
+            .unwrap();
+        ok(&out);
+    });
+    let body = fake
+        .requests()
+        .into_iter()
+        .rev()
+        .find(|r| r.body.to_string().contains("look-at-this"))
+        .map(|r| r.body)
+        .expect("the prompt reached the model");
+    let text = body.to_string();
+    use base64::Engine as _;
+    let url = format!(
+        "data:image/png;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(PNG)
+    );
+    assert!(text.contains(&url), "{text}");
+    fake.shutdown().await;
+}

@@ -98,7 +98,8 @@ impl ProviderSpec {
                 resume: ResumeSupport::Transcript,
                 usage: true,
                 context_files: true,
-                images: false,
+                // Every HTTP protocol has image parts (the model may still refuse).
+                images: true,
                 fork: false,
                 executes_tools: false,
                 tier: SupportTier::Structured,

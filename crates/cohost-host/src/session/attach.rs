@@ -165,8 +165,8 @@ pub fn check_images(d: &ProviderDescriptor, images: &[PromptImage]) -> Result<()
         format!("`{}` does not take images", d.id),
     )
     .with_fix(
-        "drop --image, or use an agent that takes them: claude, codex \
-         (`cohost agents --json`: driver.images)",
+        "drop --image, or use a provider that takes them: claude, an API \
+         provider such as anthropic or openai (`cohost agents --json`: driver.images)",
     ))
 }
 
