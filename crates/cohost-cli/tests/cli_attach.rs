@@ -7,7 +7,7 @@
 
 mod cli_support;
 
-use cli_support::{agents_bin, claude, cohost_in, failed, ok};
+use cli_support::{agents_bin, claude, cohost_in, failed, last_request_with, ok};
 
 /// The smallest valid PNG: 1x1, one grey pixel.
 const PNG: &[u8] = &[
@@ -122,13 +122,7 @@ async fn real_claude_gets_file_and_image_blocks() {
             .unwrap();
         ok(&out);
     });
-    let body = fake
-        .requests()
-        .into_iter()
-        .rev()
-        .find(|r| r.route.starts_with("anthropic") && r.body.to_string().contains("describe-these"))
-        .map(|r| r.body)
-        .expect("the prompt reached the model");
+    let body = last_request_with(&fake, "describe-these");
     let user = body["messages"]
         .as_array()
         .unwrap()
@@ -174,13 +168,7 @@ async fn the_openai_api_gets_an_image_part() {
             .unwrap();
         ok(&out);
     });
-    let body = fake
-        .requests()
-        .into_iter()
-        .rev()
-        .find(|r| r.body.to_string().contains("look-at-this"))
-        .map(|r| r.body)
-        .expect("the prompt reached the model");
+    let body = last_request_with(&fake, "look-at-this");
     let text = body.to_string();
     use base64::Engine as _;
     let url = format!(

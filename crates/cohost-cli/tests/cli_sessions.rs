@@ -8,7 +8,7 @@
 
 mod cli_support;
 
-use cli_support::{agents_bin, claude, cohost_in, failed, ok, sessions};
+use cli_support::{agents_bin, claude, cohost_in, failed, last_request_with, ok, sessions};
 
 #[test]
 fn config_refuses_unknown_keys_and_lists_its_file() {
@@ -197,14 +197,7 @@ async fn fork_and_continue_on_real_claude() {
             .unwrap();
         ok(&out)
     };
-    let said = |what: &str| {
-        fake.requests()
-            .iter()
-            .rev()
-            .find(|r| r.route.starts_with("anthropic") && r.body.to_string().contains(what))
-            .map(|r| r.body.to_string())
-            .unwrap_or_else(|| panic!("no request carried {what:?}"))
-    };
+    let said = |what: &str| last_request_with(&fake, what).to_string();
     tokio::task::block_in_place(|| {
         assert!(run(&["first-turn-alpha"]).contains("first-turn-alpha"));
         let parent = sessions(c)[0].clone();

@@ -80,3 +80,14 @@ pub fn claude(mut c: Command, base: &str) -> Command {
         .env("DISABLE_TELEMETRY", "1");
     c
 }
+
+/// The body of the last model request `fake` received whose body holds
+/// `needle` (the prompt of the turn under test).
+pub fn last_request_with(fake: &cohost_fakellm::FakeLlmHandle, needle: &str) -> serde_json::Value {
+    fake.requests()
+        .into_iter()
+        .rev()
+        .find(|r| r.body.to_string().contains(needle))
+        .map(|r| r.body)
+        .unwrap_or_else(|| panic!("no request carried {needle:?}"))
+}
