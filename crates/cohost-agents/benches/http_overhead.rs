@@ -142,6 +142,7 @@ async fn raw_adapter(factory: &HttpFactory, config: &AdapterConfig) -> (Duration
                 prompt_id: "p".into(),
                 text: prompt_text(),
                 context_files: vec![],
+                images: vec![],
             })
             .await
             .expect("send");

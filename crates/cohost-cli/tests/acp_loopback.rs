@@ -13,7 +13,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use cohost_agents::acp::{AcpFactory, AcpSpec};
+use cohost_agents::drivers::acp::{AcpFactory, AcpSpec};
 use cohost_core::{
     AdapterConfig, ApprovalMode, DecisionSource, EndReason, Event, EventBody, HostSession, Policy,
     PromptInput, ResumeSupport, SessionOptions, SupportTier, ToolStatus,

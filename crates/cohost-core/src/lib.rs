@@ -34,8 +34,8 @@ pub use event::{
 pub use lifecycle::{IllegalTransition, Lifecycle, State};
 pub use port::{
     AdapterConfig, AdapterFactory, AgentAdapter, AgentEvent, AgentEventStream, ApprovalMode,
-    ContextFile, Health, InitInfo, InterruptStage, PromptRequest, ToolCallInfo, ToolDecision,
-    ToolSpec,
+    ContextFile, Health, InitInfo, InterruptStage, PromptImage, PromptRequest, ToolCallInfo,
+    ToolDecision, ToolSpec,
 };
 pub use provider::{
     ApprovalSupport, Capabilities, InterruptSupport, ProviderDescriptor, ProviderKind,

@@ -159,6 +159,8 @@ pub fn descriptor() -> ProviderDescriptor {
             resume: ResumeSupport::NativeId,
             usage: true,
             context_files: false,
+            images: false,
+            fork: true,
             executes_tools: false,
             tier: SupportTier::Builtin,
         },
@@ -228,10 +230,12 @@ impl AgentAdapter for MockAdapter {
             ));
         }
         self.config = config.clone();
+        // A fork is a new session that starts from the resumed one.
         self.session_id = Some(
             config
                 .resume
                 .clone()
+                .filter(|_| !config.fork)
                 .unwrap_or_else(|| format!("mock-{}", crate::ids::random_tag())),
         );
         Ok(InitInfo {

@@ -46,6 +46,12 @@ pub struct AdapterConfig {
     pub approval: ApprovalMode,
     /// Native session id to resume.
     pub resume: Option<String>,
+    /// Resume `resume` as a new branch (the agent's fork: Claude's
+    /// `--fork-session`, Codex `thread/fork`, ACP `session/fork`), leaving
+    /// the original session as it was. Only for providers whose
+    /// capabilities say `fork`.
+    #[serde(default)]
+    pub fork: bool,
     /// Appended system prompt, where supported.
     pub system_prompt: Option<String>,
     /// Tools the caller offers the model. API providers send them with every
@@ -77,6 +83,20 @@ pub struct ContextFile {
     pub content: Option<String>,
 }
 
+/// An image attached to a prompt, already read and encoded by the host.
+/// Drivers pass it in their provider's native form (a base64 content block,
+/// a local image path item); only providers whose capabilities say `images`
+/// ever receive one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PromptImage {
+    /// Where it was read from (absolute).
+    pub path: PathBuf,
+    /// `image/png`, `image/jpeg`, `image/gif` or `image/webp`.
+    pub media_type: String,
+    /// The bytes, standard base64 with padding.
+    pub data: String,
+}
+
 /// One prompt as the adapter receives it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PromptRequest {
@@ -86,6 +106,8 @@ pub struct PromptRequest {
     pub text: String,
     /// Attached files.
     pub context_files: Vec<ContextFile>,
+    /// Attached images.
+    pub images: Vec<PromptImage>,
 }
 
 /// A tool call as the agent described it.

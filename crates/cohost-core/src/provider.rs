@@ -95,6 +95,12 @@ pub struct Capabilities {
     pub usage: bool,
     /// Accepts context files with a prompt.
     pub context_files: bool,
+    /// Accepts images with a prompt (`--image`).
+    #[serde(default)]
+    pub images: bool,
+    /// Can fork a session into a new branch (`--fork`).
+    #[serde(default)]
+    pub fork: bool,
     /// Runs tools itself (false for API providers, which only surface calls).
     pub executes_tools: bool,
     /// Support tier.

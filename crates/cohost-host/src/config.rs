@@ -152,7 +152,9 @@ impl HostConfig {
     }
 
     /// Set dotted `key`. A value that parses as a TOML value (`true`, `3`,
-    /// `["a"]`) keeps its type; anything else is a string.
+    /// `["a"]`) keeps its type; anything else is a string. A key cohost does
+    /// not know ([`crate::config_keys::KEYS`]), or a value of the wrong type,
+    /// is CONFIG_INVALID with a did-you-mean.
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), CohostError> {
         let parts: Vec<&str> = key.split('.').collect();
         if parts.iter().any(|p| p.is_empty()) {
@@ -168,6 +170,7 @@ impl HostConfig {
             .ok()
             .filter(|v| !v.is_str() || value.trim_start().starts_with(['"', '\'']))
             .unwrap_or_else(|| Value::from(value));
+        crate::config_keys::check(key, &parsed)?;
         let (last, parents) = parts.split_last().unwrap_or((&"", &[]));
         let mut table: &mut Table = self.doc.as_table_mut();
         for p in parents {

@@ -12,6 +12,7 @@
 
 pub mod approvals;
 pub mod config;
+pub mod config_keys;
 pub mod discovery;
 pub mod env;
 pub mod fsutil;

@@ -299,6 +299,32 @@ fn streams(host: &Host, cfg: &HostConfig, f: &ProviderFacts, mode: SlotMode) -> 
     }
 }
 
+/// CONFIG_INVALID for a slot that is neither built in nor configured.
+fn unknown_slot(cfg: &HostConfig, name: &str) -> CohostError {
+    let mut names: Vec<String> = BUILTIN_SLOTS.iter().map(|s| s.to_string()).collect();
+    for n in cfg.slot_names() {
+        if !names.contains(&n) {
+            names.push(n);
+        }
+    }
+    let near = names
+        .iter()
+        .min_by_key(|n| strsim::damerau_levenshtein(name, n))
+        .filter(|n| strsim::damerau_levenshtein(name, n) <= 2);
+    let fix = match near {
+        Some(n) => format!("did you mean `--slot {n}`? Slots: {}", names.join(", ")),
+        None => format!(
+            "use one of: {} (or define it: cohost config set slots.{name}.provider ID)",
+            names.join(", ")
+        ),
+    };
+    CohostError::new(
+        ErrorCode::ConfigInvalid,
+        format!("there is no slot `{name}`"),
+    )
+    .with_fix(fix)
+}
+
 /// Resolve a slot to the provider to run and its adapter settings.
 pub fn resolve_slot(
     host: &Host,
@@ -306,6 +332,9 @@ pub fn resolve_slot(
     name: &str,
 ) -> Result<ResolvedSlot, CohostError> {
     let view = get_slot(host, cfg, name)?;
+    if !view.configured && !BUILTIN_SLOTS.contains(&name) {
+        return Err(unknown_slot(cfg, name));
+    }
     let spec = view.spec;
     let f = host.facts(cfg, &spec.provider)?;
     let provider_id = match (spec.mode, f.cli.and_then(|c| c.api_provider)) {

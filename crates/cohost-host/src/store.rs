@@ -162,6 +162,19 @@ impl SessionStore {
         Ok(self.read()?.sessions.remove(id))
     }
 
+    /// The record whose agent-native id is `native`, when one is.
+    pub fn find_native(&self, native: &str) -> Result<Option<SessionRecord>, CohostError> {
+        Ok(self
+            .list()?
+            .into_iter()
+            .find(|r| r.native_session_id.as_deref() == Some(native)))
+    }
+
+    /// The most recently used session that ran in `cwd` (`run --continue`).
+    pub fn last_in(&self, cwd: &Path) -> Result<Option<SessionRecord>, CohostError> {
+        Ok(self.list()?.into_iter().find(|r| r.cwd == cwd))
+    }
+
     /// Insert or replace a record, keeping the original creation time;
     /// returns the stored record.
     pub fn upsert(&self, mut record: SessionRecord) -> Result<SessionRecord, CohostError> {

@@ -55,6 +55,9 @@ pub fn descriptor(spec: &AcpSpec) -> ProviderDescriptor {
             resume: spec.resume,
             usage: spec.usage,
             context_files: true,
+            // Checked per agent against its `promptCapabilities.image`.
+            images: true,
+            fork: false,
             executes_tools: true,
             tier: spec.tier,
         },
@@ -215,7 +218,26 @@ impl AgentAdapter for AcpAdapter {
             .capabilities
             .prompt_capabilities
             .embedded_context;
-        let blocks = prompt_blocks(&prompt.text, &prompt.context_files, &cwd, embedded);
+        let mut blocks = prompt_blocks(&prompt.text, &prompt.context_files, &cwd, embedded);
+        if !prompt.images.is_empty() {
+            // Which ACP agents take images is only known from `initialize`.
+            if !engine.opened.capabilities.prompt_capabilities.image {
+                return Err(CohostError::new(
+                    ErrorCode::UnsupportedMode,
+                    format!(
+                        "agent `{}` takes no images (its ACP promptCapabilities.image is false)",
+                        self.spec.id
+                    ),
+                )
+                .with_fix("drop --image, or use an agent that takes them (e.g. claude)"));
+            }
+            blocks.extend(
+                prompt
+                    .images
+                    .iter()
+                    .map(|i| json!({"type": "image", "mimeType": i.media_type, "data": i.data})),
+            );
+        }
         engine.session.begin_turn(blocks).await
     }
 

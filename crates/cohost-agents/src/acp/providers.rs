@@ -18,6 +18,8 @@ const ACP_CAPABILITIES: Capabilities = Capabilities {
     resume: ResumeSupport::NativeId,
     usage: false,
     context_files: true,
+    images: true,
+    fork: false,
     executes_tools: true,
     tier: SupportTier::Structured,
 };

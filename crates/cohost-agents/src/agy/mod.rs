@@ -52,6 +52,8 @@ pub const SPEC: CliEntry = CliEntry {
         resume: ResumeSupport::NativeId,
         usage: true,
         context_files: false,
+        images: false,
+        fork: false,
         executes_tools: true,
         tier: SupportTier::FixtureOnly,
     },

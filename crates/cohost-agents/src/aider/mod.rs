@@ -77,6 +77,8 @@ pub const SPEC: CliEntry = CliEntry {
         resume: ResumeSupport::None,
         usage: true,
         context_files: false,
+        images: false,
+        fork: false,
         executes_tools: true,
         tier: SupportTier::Structured,
     },

@@ -145,6 +145,8 @@ const NO_CAPABILITIES: Capabilities = Capabilities {
     resume: cohost_core::ResumeSupport::None,
     usage: false,
     context_files: false,
+    images: false,
+    fork: false,
     executes_tools: true,
     tier: cohost_core::SupportTier::FixtureOnly,
 };

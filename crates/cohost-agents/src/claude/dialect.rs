@@ -107,6 +107,10 @@ impl Dialect {
                 }
                 if let Some(id) = &config.resume {
                     args.extend(flags.resume_args(id));
+                    if config.fork {
+                        // A new session id for the branch; the original stays.
+                        args.push("--fork-session".into());
+                    }
                 }
             }
         }
@@ -181,5 +185,19 @@ mod tests {
         let args = QWEN.args(&cfg);
         assert!(args.windows(2).any(|w| w == ["-m", "m1"]));
         assert!(args.windows(2).any(|w| w == ["--resume", "sess-1"]));
+    }
+
+    #[test]
+    fn fork_resumes_into_a_new_session() {
+        let mut cfg = AdapterConfig {
+            resume: Some("sess-1".into()),
+            ..Default::default()
+        };
+        assert!(!CLAUDE.args(&cfg).contains(&"--fork-session".to_string()));
+        cfg.fork = true;
+        let args = CLAUDE.args(&cfg);
+        assert!(args
+            .windows(3)
+            .any(|w| w == ["--resume", "sess-1", "--fork-session"]));
     }
 }

@@ -27,7 +27,7 @@ pub(crate) struct ClaudeCore {
 impl SessionCore for ClaudeCore {
     type Ready = Option<String>;
     type Effect = Infallible;
-    type Turn = String;
+    type Turn = serde_json::Value;
 
     fn start(&mut self, out: &mut Vec<Output>) {
         out.push(Output::Write(self.normalizer.initialize()));
@@ -40,7 +40,11 @@ impl SessionCore for ClaudeCore {
         }
     }
 
-    fn begin_turn(&mut self, text: String, out: &mut Vec<Output>) -> Result<(), CohostError> {
+    fn begin_turn(
+        &mut self,
+        content: serde_json::Value,
+        out: &mut Vec<Output>,
+    ) -> Result<(), CohostError> {
         if self.normalizer.in_turn() {
             return Err(CohostError::new(
                 ErrorCode::IllegalTransition,
@@ -48,7 +52,7 @@ impl SessionCore for ClaudeCore {
             )
             .with_fix("wait for the turn to end or interrupt it"));
         }
-        out.push(Output::Write(self.normalizer.begin_turn(&text)));
+        out.push(Output::Write(self.normalizer.begin_turn_content(content)));
         Ok(())
     }
 

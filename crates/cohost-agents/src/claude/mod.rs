@@ -107,6 +107,23 @@ fn prompt_text(text: &str, files: &[ContextFile]) -> String {
     out
 }
 
+/// The user message's content: the text (with files), then each image as a
+/// base64 `image` block; a plain string when there is no image.
+fn prompt_content(prompt: &PromptRequest) -> serde_json::Value {
+    let text = prompt_text(&prompt.text, &prompt.context_files);
+    if prompt.images.is_empty() {
+        return serde_json::Value::from(text);
+    }
+    let mut blocks = vec![serde_json::json!({"type": "text", "text": text})];
+    blocks.extend(prompt.images.iter().map(|i| {
+        serde_json::json!({
+            "type": "image",
+            "source": {"type": "base64", "media_type": i.media_type, "data": i.data}
+        })
+    }));
+    serde_json::Value::Array(blocks)
+}
+
 #[async_trait]
 impl AgentAdapter for StreamJsonAdapter {
     fn descriptor(&self) -> &ProviderDescriptor {
@@ -129,10 +146,7 @@ impl AgentAdapter for StreamJsonAdapter {
     ) -> Result<AgentEventStream, CohostError> {
         let engine = self.engine()?;
         engine.session.ensure_alive(&engine.child)?;
-        engine
-            .session
-            .begin_turn(prompt_text(&prompt.text, &prompt.context_files))
-            .await
+        engine.session.begin_turn(prompt_content(&prompt)).await
     }
 
     async fn interrupt(&mut self, stage: InterruptStage) -> Result<(), CohostError> {

@@ -139,6 +139,11 @@ impl Normalizer {
 
     /// Start a turn; returns the user message to write.
     pub fn begin_turn(&mut self, text: &str) -> String {
+        self.begin_turn_content(serde_json::Value::from(text))
+    }
+
+    /// Start a turn whose content is a string or content blocks (images).
+    pub fn begin_turn_content(&mut self, content: serde_json::Value) -> String {
         self.in_turn = true;
         self.started = false;
         self.held.clear();
@@ -146,7 +151,7 @@ impl Normalizer {
         self.approvals.clear();
         self.interrupt_requested = false;
         self.fatal = None;
-        out::user_message(text)
+        out::user_content(content)
     }
 
     /// Ask the CLI to stop the turn (protocol cancel); returns the line.

@@ -25,7 +25,8 @@ pub const CLAUDE_AUTH: AuthSpec = AuthSpec {
     status_args: Some(&["auth", "status"]),
 };
 
-/// What both family members can do with their tested versions; `initialize`
+/// What Claude Code can do with its tested versions (Qwen: less, see
+/// [`QWEN_SPEC`]); `initialize`
 /// refuses versions outside the accepted range or lacking the flags, so the
 /// descriptor stays honest.
 const CAPABILITIES: Capabilities = Capabilities {
@@ -36,6 +37,8 @@ const CAPABILITIES: Capabilities = Capabilities {
     resume: ResumeSupport::NativeId,
     usage: true,
     context_files: true,
+    images: true,
+    fork: true,
     executes_tools: true,
     tier: SupportTier::Structured,
 };
@@ -135,7 +138,12 @@ pub const QWEN_SPEC: CliEntry = CliEntry {
     },
     token_streaming: true,
     api_provider: Some("openai"),
-    capabilities: CAPABILITIES,
+    // Qwen has no fork flag, and its stream-json input takes text only.
+    capabilities: Capabilities {
+        images: false,
+        fork: false,
+        ..CAPABILITIES
+    },
     // 0.x: minor versions may break the protocol, so only 0.24.
     accepted: Some(VersionRange {
         min: Version::new(0, 24, 0),

@@ -363,9 +363,15 @@ pub mod out {
 
     /// A user turn.
     pub fn user_message(text: &str) -> String {
+        user_content(json!(text))
+    }
+
+    /// A user turn whose content is a string or an array of Anthropic
+    /// content blocks (text, image).
+    pub fn user_content(content: Value) -> String {
         json!({
             "type": "user",
-            "message": {"role": "user", "content": text},
+            "message": {"role": "user", "content": content},
             "parent_tool_use_id": null,
             "session_id": ""
         })

@@ -73,6 +73,8 @@ pub const SPEC: CliEntry = CliEntry {
         resume: ResumeSupport::NativeId,
         usage: true,
         context_files: false,
+        images: false,
+        fork: true,
         executes_tools: true,
         tier: SupportTier::Structured,
     },
@@ -101,6 +103,8 @@ fn exec_descriptor() -> ProviderDescriptor {
     d.capabilities.streaming = StreamingGranularity::WholeMessages;
     d.capabilities.approvals = ApprovalSupport::Advisory;
     d.capabilities.interrupt = InterruptSupport::Signal;
+    d.capabilities.fork = false;
+    d.capabilities.images = false;
     d
 }
 
@@ -186,6 +190,13 @@ impl AgentAdapter for CodexAdapter {
         self.binary = Some(binary.display().to_string());
         let help = probe("codex", &binary, &["--help"], &env, PROBE_TIMEOUT).await?;
         if !has_app_server(&help.text) {
+            if config.fork {
+                return Err(CohostError::new(
+                    ErrorCode::UnsupportedMode,
+                    "this codex has no app-server, and `codex exec` cannot fork a thread",
+                )
+                .with_fix("update codex (see `cohost agents`), or resume the thread instead of forking it"));
+            }
             self.descriptor = exec_descriptor();
             let state = Arc::new(Mutex::new(RunState {
                 session_id: config.resume.clone(),
@@ -212,6 +223,7 @@ impl AgentAdapter for CodexAdapter {
             approval: config.approval,
             model: config.model.clone(),
             resume: config.resume.clone(),
+            fork: config.fork,
             system_prompt: config.system_prompt.clone(),
         };
         let server = AppServer::start(spec, cfg).await?;

@@ -33,6 +33,8 @@ pub struct CoreConfig {
     pub model: Option<String>,
     /// Thread to resume.
     pub resume: Option<String>,
+    /// Fork `resume` into a new thread (`thread/fork`) instead of resuming it.
+    pub fork: bool,
     /// Extra developer instructions.
     pub system_prompt: Option<String>,
 }
@@ -286,7 +288,11 @@ impl AppServerCore {
                         params["threadId"] = json!(thread);
                         // Full-history hydration is deprecated; we need none.
                         params["excludeTurns"] = json!(true);
-                        "thread/resume"
+                        if self.cfg.fork {
+                            "thread/fork"
+                        } else {
+                            "thread/resume"
+                        }
                     }
                     None => "thread/start",
                 };

@@ -65,6 +65,8 @@ pub const SPEC: CliEntry = CliEntry {
         resume: ResumeSupport::None,
         usage: false,
         context_files: true,
+        images: false,
+        fork: false,
         executes_tools: true,
         tier: SupportTier::Structured,
     },

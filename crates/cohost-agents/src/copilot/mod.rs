@@ -78,6 +78,8 @@ pub const SPEC: CliEntry = CliEntry {
         resume: ResumeSupport::NativeId,
         usage: false,
         context_files: true,
+        images: false,
+        fork: false,
         executes_tools: true,
         tier: SupportTier::Structured,
     },

@@ -74,6 +74,8 @@ pub const SPEC: CliEntry = CliEntry {
         resume: ResumeSupport::NativeId,
         usage: true,
         context_files: true,
+        images: false,
+        fork: false,
         executes_tools: true,
         tier: SupportTier::Structured,
     },

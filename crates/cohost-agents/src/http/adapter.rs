@@ -303,7 +303,7 @@ impl AgentAdapter for HttpAdapter {
             t.cancel.send_replace(true);
         }
         let mut transcript = lock(&self.shared).transcript.clone();
-        transcript.push_user(&prompt_text(&prompt, &r.cwd));
+        transcript.push_user_with(&prompt_text(&prompt, &r.cwd), prompt.images.clone());
         transcript.model = Some(r.model.clone());
         let rctx = RequestCtx {
             model: &r.model,

@@ -18,12 +18,23 @@ pub fn request_body(t: &Transcript, ctx: &RequestCtx<'_>) -> Value {
     let mut messages: Vec<Value> = Vec::new();
     for item in &t.items {
         match item {
-            Item::User { text } => push_part(
-                &mut messages,
-                "user",
-                "content",
-                json!({"type": "text", "text": text}),
-            ),
+            Item::User { text, images } => {
+                push_part(
+                    &mut messages,
+                    "user",
+                    "content",
+                    json!({"type": "text", "text": text}),
+                );
+                for i in images {
+                    push_part(
+                        &mut messages,
+                        "user",
+                        "content",
+                        json!({"type": "image", "source": {"type": "base64",
+                            "media_type": i.media_type, "data": i.data}}),
+                    );
+                }
+            }
             Item::Assistant { text, tool_calls } => {
                 if !text.is_empty() {
                     push_part(

@@ -16,7 +16,17 @@ pub fn request_body(t: &Transcript, ctx: &RequestCtx<'_>) -> Value {
     let mut contents: Vec<Value> = Vec::new();
     for item in &t.items {
         match item {
-            Item::User { text } => push_part(&mut contents, "user", "parts", json!({"text": text})),
+            Item::User { text, images } => {
+                push_part(&mut contents, "user", "parts", json!({"text": text}));
+                for i in images {
+                    push_part(
+                        &mut contents,
+                        "user",
+                        "parts",
+                        json!({"inline_data": {"mime_type": i.media_type, "data": i.data}}),
+                    );
+                }
+            }
             Item::Assistant { text, tool_calls } => {
                 if !text.is_empty() {
                     push_part(&mut contents, "model", "parts", json!({"text": text}));

@@ -42,6 +42,9 @@ pub mod providers;
 mod session;
 pub mod transcript;
 
+#[cfg(test)]
+mod image_parts_tests;
+
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -85,6 +88,11 @@ impl Default for HttpOptions {
             tools: Vec::new(),
         }
     }
+}
+
+/// An image as a `data:` URL (the OpenAI protocols' image part).
+pub(crate) fn data_url(i: &cohost_core::PromptImage) -> String {
+    format!("data:{};base64,{}", i.media_type, i.data)
 }
 
 /// A reqwest client builder with TLS ready. reqwest is built without a

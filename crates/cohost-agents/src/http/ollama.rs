@@ -17,7 +17,12 @@ pub fn request_body(t: &Transcript, ctx: &RequestCtx<'_>) -> Value {
     }
     for item in &t.items {
         messages.push(match item {
-            Item::User { text } => json!({"role": "user", "content": text}),
+            Item::User { text, images } if images.is_empty() => {
+                json!({"role": "user", "content": text})
+            }
+            // Ollama takes bare base64 images beside the text.
+            Item::User { text, images } => json!({"role": "user", "content": text,
+                "images": images.iter().map(|i| i.data.clone()).collect::<Vec<_>>()}),
             Item::Assistant { text, tool_calls } => {
                 let mut m = json!({"role": "assistant", "content": text});
                 if !tool_calls.is_empty() {

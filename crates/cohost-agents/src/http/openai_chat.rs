@@ -16,7 +16,16 @@ pub fn request_body(t: &Transcript, ctx: &RequestCtx<'_>) -> Value {
     }
     for item in &t.items {
         messages.push(match item {
-            Item::User { text } => json!({"role": "user", "content": text}),
+            Item::User { text, images } if images.is_empty() => {
+                json!({"role": "user", "content": text})
+            }
+            Item::User { text, images } => {
+                let mut parts = vec![json!({"type": "text", "text": text})];
+                parts.extend(images.iter().map(
+                    |i| json!({"type": "image_url", "image_url": {"url": super::data_url(i)}}),
+                ));
+                json!({"role": "user", "content": parts})
+            }
             Item::Assistant { text, tool_calls } => {
                 let mut m = json!({"role": "assistant", "content": text});
                 if !tool_calls.is_empty() {

@@ -13,8 +13,15 @@ pub fn request_body(t: &Transcript, ctx: &RequestCtx<'_>) -> Value {
     let mut input: Vec<Value> = Vec::new();
     for item in &t.items {
         match item {
-            Item::User { text } => input.push(json!({"type": "message", "role": "user",
-                "content": [{"type": "input_text", "text": text}]})),
+            Item::User { text, images } => {
+                let mut parts = vec![json!({"type": "input_text", "text": text})];
+                parts.extend(
+                    images
+                        .iter()
+                        .map(|i| json!({"type": "input_image", "image_url": super::data_url(i)})),
+                );
+                input.push(json!({"type": "message", "role": "user", "content": parts}));
+            }
             Item::Assistant { text, tool_calls } => {
                 if !text.is_empty() {
                     input.push(json!({"type": "message", "role": "assistant",

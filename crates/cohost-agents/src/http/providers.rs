@@ -98,6 +98,9 @@ impl ProviderSpec {
                 resume: ResumeSupport::Transcript,
                 usage: true,
                 context_files: true,
+                // Every HTTP protocol has image parts (the model may still refuse).
+                images: true,
+                fork: false,
                 executes_tools: false,
                 tier: SupportTier::Structured,
             },

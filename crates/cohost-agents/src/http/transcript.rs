@@ -34,6 +34,9 @@ pub enum Item {
     User {
         /// Text.
         text: String,
+        /// Attached images (each encoder sends its vendor's image part).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        images: Vec<cohost_core::PromptImage>,
     },
     /// What the model answered.
     Assistant {
@@ -95,6 +98,11 @@ impl Transcript {
     /// have no result get a "not executed" result first: every vendor
     /// rejects a conversation with an unanswered call.
     pub fn push_user(&mut self, text: &str) {
+        self.push_user_with(text, Vec::new());
+    }
+
+    /// [`Transcript::push_user`] with images.
+    pub fn push_user_with(&mut self, text: &str, images: Vec<cohost_core::PromptImage>) {
         let mut answered: Vec<String> = Vec::new();
         let mut open: Vec<(String, String)> = Vec::new();
         for item in self.items.iter().rev() {
@@ -119,7 +127,10 @@ impl Transcript {
                 is_error: true,
             });
         }
-        self.items.push(Item::User { text: text.into() });
+        self.items.push(Item::User {
+            text: text.into(),
+            images,
+        });
     }
 }
 

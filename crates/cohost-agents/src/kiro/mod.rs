@@ -54,6 +54,8 @@ pub const SPEC: CliEntry = CliEntry {
         resume: ResumeSupport::None,
         usage: false,
         context_files: false,
+        images: false,
+        fork: false,
         executes_tools: true,
         tier: SupportTier::FixtureOnly,
     },

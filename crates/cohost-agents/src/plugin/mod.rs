@@ -191,6 +191,8 @@ impl AdapterFactory for OneShotFactory {
                     .and_then(|j| j.end.as_ref())
                     .is_some_and(|e| e.input_tokens.is_some() || e.output_tokens.is_some()),
                 context_files: false,
+                images: false,
+                fork: false,
                 executes_tools: true,
                 // `text` scrapes plain stdout: degraded like a PTY driver.
                 tier: if m.protocol == Protocol::Text {

@@ -91,6 +91,8 @@ pub fn descriptor(id: String, label: String) -> ProviderDescriptor {
             resume: ResumeSupport::None,
             usage: false,
             context_files: false,
+            images: false,
+            fork: false,
             executes_tools: true,
             tier: SupportTier::Pty,
         },

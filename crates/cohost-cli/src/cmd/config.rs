@@ -3,7 +3,7 @@
 //! that would make the config invalid is refused, not saved.
 
 use clap::{Args, Subcommand};
-use cohost_host::slots;
+use cohost_host::{config_keys, slots};
 
 use crate::exit::CmdResult;
 use crate::hostctx;
@@ -34,15 +34,25 @@ enum ConfigAction {
         /// Key.
         key: String,
     },
-    /// Every value, plus the capability slots as resolved.
+    /// The config file's path, every value, and the capability slots as resolved.
     List,
+    /// Every key cohost understands, with its type, default and meaning.
+    Keys,
+}
+
+/// A key cohost does not know is an error before anything is read or written.
+fn known(key: &str) -> Result<(), cohost_core::CohostError> {
+    match config_keys::lookup(key) {
+        Some(_) => Ok(()),
+        None => Err(config_keys::unknown_key(key)),
+    }
 }
 
 /// Run the command.
 pub async fn run(args: ConfigArgs) -> CmdResult {
     let (host, mut cfg) = hostctx::host_and_config()?;
     Ok(match args.action {
-        ConfigAction::Get { key } => match cfg.get(&key) {
+        ConfigAction::Get { key } => match known(&key).map(|()| cfg.get(&key))? {
             Some(v) => {
                 crate::say!("{v}");
                 0
@@ -62,6 +72,7 @@ pub async fn run(args: ConfigArgs) -> CmdResult {
             0
         }
         ConfigAction::Unset { key } => {
+            known(&key)?;
             if !cfg.unset(&key) {
                 crate::say_err!("cohost: `{key}` was not set");
                 return Ok(1);
@@ -70,8 +81,23 @@ pub async fn run(args: ConfigArgs) -> CmdResult {
             0
         }
         ConfigAction::List => {
+            let path = cfg.path();
+            let note = if path.exists() {
+                ""
+            } else {
+                " (not created yet)"
+            };
+            crate::say!("# {}{note}", path.display());
             for (k, v) in cfg.list() {
-                crate::say!("{k} = {v}");
+                match config_keys::lookup(&k) {
+                    Some(_) => crate::say!("{k} = {v}"),
+                    None => crate::say!(
+                        "{k} = {v}  # unknown key, ignored{}",
+                        config_keys::did_you_mean(&k)
+                            .map(|m| format!(" (did you mean `{m}`?)"))
+                            .unwrap_or_default()
+                    ),
+                }
             }
             let views = slots::list_slots(&host, &cfg)?;
             crate::say!("\n# capability slots");
@@ -88,6 +114,12 @@ pub async fn run(args: ConfigArgs) -> CmdResult {
                         .unwrap_or_default(),
                     if v.configured { "" } else { "  [default]" }
                 );
+            }
+            0
+        }
+        ConfigAction::Keys => {
+            for d in config_keys::KEYS {
+                crate::say!("{:<28} {:<17} {}", d.pattern, d.kind.name(), d.doc);
             }
             0
         }

@@ -1,9 +1,7 @@
 //! `cohost run`: stream one turn from an agent.
 
 use clap::{Args, ValueEnum};
-use cohost_core::{
-    ApprovalMode, CohostError, DecisionSource, ErrorCode, Event, PromptInput, SessionOptions,
-};
+use cohost_core::{ApprovalMode, CohostError, DecisionSource, ErrorCode, Event, SessionOptions};
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -62,9 +60,17 @@ pub struct RunArgs {
     /// Tool-approval policy.
     #[arg(long, value_enum, default_value_t = Approve::Ask)]
     approve: Approve,
-    /// Resume a stored cohost session (see `cohost sessions`), or an agent's native session id.
-    #[arg(long)]
+    /// Resume a stored cohost session (see `cohost sessions`), or an agent's
+    /// native session id (with --agent).
+    #[arg(long, conflicts_with_all = ["continue_last", "fork"])]
     resume: Option<String>,
+    /// Continue the most recent session run in this directory (of --agent, when given).
+    #[arg(long = "continue", short = 'c', conflicts_with = "fork")]
+    continue_last: bool,
+    /// Fork a stored (or, with --agent, native) session: a new session that
+    /// starts from its conversation; the original is left as it was.
+    #[arg(long, value_name = "SESSION")]
+    fork: Option<String>,
     /// Use a capability slot's provider, mode and model (see `cohost config list`).
     #[arg(long, conflicts_with = "agent")]
     slot: Option<String>,
@@ -73,6 +79,13 @@ pub struct RunArgs {
     /// their own tools and refuse this.
     #[arg(long, value_name = "FILE")]
     tools: Option<PathBuf>,
+    /// Attach a file, or only lines A to B of it (repeatable; relative to --cwd).
+    #[arg(long = "file", value_name = "PATH[:A-B]")]
+    files: Vec<String>,
+    /// Attach an image: PNG, JPEG, GIF or WebP (repeatable; providers whose
+    /// capabilities say `images`).
+    #[arg(long = "image", value_name = "PATH")]
+    images: Vec<PathBuf>,
     /// Seconds an approval request waits for an answer before it is denied.
     #[arg(long, default_value_t = 120)]
     approval_timeout: u64,
@@ -128,7 +141,9 @@ fn request(args: &RunArgs) -> SessionRequest {
     );
     req.model = args.target.model.clone();
     req.cwd = args.target.cwd.clone();
-    req.resume = args.resume.clone();
+    req.resume = args.resume.clone().or(args.fork.clone());
+    req.fork = args.fork.is_some();
+    req.continue_last = args.continue_last;
     req.recording = Recording::New;
     if let Some(path) = &args.tools {
         req.tools = Tools::File(path.clone());
@@ -151,6 +166,7 @@ pub async fn run(args: RunArgs) -> CmdResult {
         SetupError::Tools(e) => Failure::usage(e),
         SetupError::Other(e) => Failure::from(e),
     })?;
+    let input = session.input(prompt, &args.files, &args.images)?;
     if let Some(note) = session.default_note() {
         eprintln!("cohost: {note}");
     }
@@ -185,7 +201,7 @@ pub async fn run(args: RunArgs) -> CmdResult {
             human.show(&event);
         }
     };
-    let outcome = session.prompt(PromptInput::text(prompt), &mut sink).await;
+    let outcome = session.prompt(input, &mut sink).await;
     if !json {
         eprintln!(
             "cohost: session {record_id} (continue with: cohost run --resume {record_id} \"...\")"

@@ -19,7 +19,7 @@ use crate::error::{CohostError, ErrorCode};
 use crate::event::{EndReason, Usage};
 use crate::ids::IdGen;
 use crate::lifecycle::{Lifecycle, State};
-use crate::port::{AdapterConfig, AdapterFactory, AgentAdapter, ContextFile, Health};
+use crate::port::{AdapterConfig, AdapterFactory, AgentAdapter, ContextFile, Health, PromptImage};
 use crate::provider::ProviderDescriptor;
 
 /// Tunables of a session. Defaults suit interactive use.
@@ -86,6 +86,8 @@ pub struct PromptInput {
     pub correlation_id: Option<String>,
     /// Attached files.
     pub context_files: Vec<ContextFile>,
+    /// Attached images (only for providers whose capabilities say `images`).
+    pub images: Vec<PromptImage>,
 }
 
 impl PromptInput {
@@ -170,6 +172,11 @@ impl HostSession {
     /// Current lifecycle state.
     pub fn state(&self) -> State {
         self.lifecycle.state()
+    }
+
+    /// The adapter configuration the session runs with.
+    pub fn config(&self) -> &AdapterConfig {
+        &self.config
     }
 
     /// The provider's descriptor.

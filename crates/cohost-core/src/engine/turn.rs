@@ -78,6 +78,7 @@ impl HostSession {
             prompt_id: prompt_id.clone(),
             text: input.text,
             context_files: input.context_files,
+            images: input.images,
         };
         let stream = match adapter.send_prompt(request).await {
             Ok(s) => s,

@@ -3,7 +3,8 @@
 //! for `POST /api/sessions/{id}/approvals/{tool_id}`.
 
 use cohost_core::sync::lock;
-use cohost_core::{CohostError, ErrorCode, Event, PromptInput, SessionControl};
+use cohost_core::{CohostError, ErrorCode, Event, PromptInput, ProviderDescriptor, SessionControl};
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use tokio::sync::{broadcast, mpsc};
 
@@ -19,6 +20,8 @@ pub struct LiveSession {
     pub id: String,
     /// Provider id.
     pub provider: String,
+    descriptor: ProviderDescriptor,
+    cwd: PathBuf,
     prompts: mpsc::Sender<PromptInput>,
     control: SessionControl,
     /// Pending approvals.
@@ -42,6 +45,8 @@ impl LiveSession {
         let live = Arc::new(LiveSession {
             id,
             provider,
+            descriptor: session.descriptor().clone(),
+            cwd: session.cwd().to_path_buf(),
             prompts,
             control: session.control(),
             decisions,
@@ -78,12 +83,28 @@ impl LiveSession {
         (log.clone(), self.events.subscribe())
     }
 
-    /// Queue a prompt.
+    /// Queue a text prompt.
     pub async fn prompt(&self, text: String) -> Result<(), CohostError> {
         self.prompt_input(PromptInput::text(text)).await
     }
 
-    /// Queue a prompt with context files (the MCP and ACP front ends).
+    /// A prompt with files and images read for this session (see
+    /// [`crate::session::OpenSession::input`]).
+    pub fn input(
+        &self,
+        text: String,
+        files: &[String],
+        images: &[PathBuf],
+    ) -> Result<PromptInput, CohostError> {
+        crate::session::attach::prompt_input(&self.descriptor, &self.cwd, text, files, images)
+    }
+
+    /// The session's working directory.
+    pub fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+
+    /// Queue a prompt with its attachments.
     pub async fn prompt_input(&self, input: PromptInput) -> Result<(), CohostError> {
         self.prompts.send(input).await.map_err(|_| {
             CohostError::new(

@@ -2,6 +2,7 @@
 //! (default port [`DEFAULT_PORT`]). Every response body is sanitized data:
 //! status cards, smoke results, login commands, cohost events.
 
+mod body;
 // guard.rs is issue 14's file: its `localhost_only` should become
 // `pub(super)` there; until then the lint is allowed for that module only.
 #[allow(unreachable_pub)]
@@ -17,7 +18,7 @@ pub use live::LiveSession;
 pub use openapi::openapi_document;
 pub use token::{api_token_file, read_api_token, ApiToken};
 
-use axum::extract::{Path, Query, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
@@ -31,6 +32,8 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
+
+use body::{ApiJson, ApiPath, ApiQuery};
 
 use crate::approvals::PendingApprovals;
 use crate::host::Host;
@@ -167,6 +170,8 @@ pub fn router_with(host: Host, port: u16, credential: Credential, hooks: Arc<Hoo
         .route("/api/sessions/{id}/events", get(events))
         .route("/api/sessions/{id}/interrupt", post(interrupt))
         .route("/api/sessions/{id}/approvals/{tool_id}", post(approve))
+        .fallback(body::not_found)
+        .method_not_allowed_fallback(body::method_not_allowed)
         .with_state(state)
         // Layers run last-added first: the localhost guard, then the token.
         .layer(axum::middleware::from_fn_with_state(
@@ -218,7 +223,7 @@ async fn list_providers(State(s): State<Arc<AppState>>) -> ApiResult<serde_json:
 
 async fn provider_status(
     State(s): State<Arc<AppState>>,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
 ) -> ApiResult<crate::status::ProviderStatus> {
     let cfg = s.host.config()?;
     Ok(Json(
@@ -234,8 +239,8 @@ struct TestQuery {
 
 async fn test_provider(
     State(s): State<Arc<AppState>>,
-    Path(id): Path<String>,
-    Query(q): Query<TestQuery>,
+    ApiPath(id): ApiPath<String>,
+    ApiQuery(q): ApiQuery<TestQuery>,
 ) -> ApiResult<crate::smoke::SmokeTestResult> {
     Ok(Json(
         crate::smoke::test_provider(&s.host, &id, q.force).await?,
@@ -244,10 +249,23 @@ async fn test_provider(
 
 async fn login(
     State(s): State<Arc<AppState>>,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
 ) -> ApiResult<serde_json::Value> {
     // Never run an interactive login server-side: return the command.
-    let cmd = crate::login::login_command(&s.host, &id).await?;
+    let cmd = match crate::login::login_command(&s.host, &id).await {
+        Ok(cmd) => cmd,
+        // A known provider with no login (an API key, or nothing needed):
+        // the answer is "none", with what to do instead.
+        Err(e) if e.code == ErrorCode::UnsupportedMode => {
+            return Ok(Json(serde_json::json!({
+                "provider_id": id,
+                "command": null,
+                "args": [],
+                "note": e.suggested_fix.unwrap_or(e.message),
+            })))
+        }
+        Err(e) => return Err(e.into()),
+    };
     Ok(Json(serde_json::json!({
         "provider_id": cmd.provider_id,
         "command": cmd.display,
@@ -265,7 +283,7 @@ struct ActiveBody {
 
 async fn set_active(
     State(s): State<Arc<AppState>>,
-    Json(b): Json<ActiveBody>,
+    ApiJson(b): ApiJson<ActiveBody>,
 ) -> ApiResult<serde_json::Value> {
     let mut cfg = s.host.config()?;
     s.host.facts(&cfg, &b.provider_id)?;
@@ -280,8 +298,9 @@ async fn set_active(
         }
     }
     cfg.save()?;
+    // The ActiveProvider schema, as the request (the OpenAPI document says so).
     Ok(Json(
-        serde_json::json!({ "active_provider": b.provider_id, "active_model": b.model }),
+        serde_json::json!({ "provider_id": b.provider_id, "model": b.model }),
     ))
 }
 
@@ -296,11 +315,17 @@ struct CreateBody {
     /// Tools for an API provider's model (same shapes as `cohost run --tools`).
     #[serde(default)]
     tools: Option<serde_json::Value>,
+    /// A stored session to resume (as `cohost run --resume`).
+    #[serde(default)]
+    resume: Option<String>,
+    /// A stored session to fork (as `cohost run --fork`).
+    #[serde(default)]
+    fork: Option<String>,
 }
 
 async fn create_session(
     State(s): State<Arc<AppState>>,
-    Json(b): Json<CreateBody>,
+    ApiJson(b): ApiJson<CreateBody>,
 ) -> Result<(StatusCode, Json<serde_json::Value>), ApiError> {
     let cfg = s.host.config()?;
     let decisions = PendingApprovals::new("the approval was abandoned");
@@ -310,6 +335,8 @@ async fn create_session(
     );
     req.cwd = Some(b.cwd);
     req.model = b.model;
+    req.fork = b.fork.is_some();
+    req.resume = b.fork.or(b.resume);
     req.provider_settings = true;
     req.recording = Recording::WithId(new_session_id());
     if let Some(value) = b.tools {
@@ -366,14 +393,22 @@ fn live(s: &AppState, id: &str) -> Result<Arc<LiveSession>, ApiError> {
 #[derive(Deserialize)]
 struct PromptBody {
     text: String,
+    /// `PATH[:A-B]` specs, as `cohost run --file`.
+    #[serde(default)]
+    files: Vec<String>,
+    /// Image paths, as `cohost run --image`.
+    #[serde(default)]
+    images: Vec<PathBuf>,
 }
 
 async fn prompt(
     State(s): State<Arc<AppState>>,
-    Path(id): Path<String>,
-    Json(b): Json<PromptBody>,
+    ApiPath(id): ApiPath<String>,
+    ApiJson(b): ApiJson<PromptBody>,
 ) -> Result<StatusCode, ApiError> {
-    live(&s, &id)?.prompt(b.text).await?;
+    let live = live(&s, &id)?;
+    let input = live.input(b.text, &b.files, &b.images)?;
+    live.prompt_input(input).await?;
     Ok(StatusCode::ACCEPTED)
 }
 
@@ -382,7 +417,7 @@ async fn prompt(
 /// subscribers see their stream close.
 async fn end_session(
     State(s): State<Arc<AppState>>,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
 ) -> Result<StatusCode, ApiError> {
     let live = live(&s, &id)?;
     lock(&s.sessions).remove(&id);
@@ -393,7 +428,7 @@ async fn end_session(
 
 async fn interrupt(
     State(s): State<Arc<AppState>>,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
 ) -> ApiResult<serde_json::Value> {
     let sent = live(&s, &id)?.interrupt();
     Ok(Json(serde_json::json!({ "interrupt_sent": sent })))
@@ -408,8 +443,8 @@ struct ApprovalBody {
 
 async fn approve(
     State(s): State<Arc<AppState>>,
-    Path((id, tool_id)): Path<(String, String)>,
-    Json(b): Json<ApprovalBody>,
+    ApiPath((id, tool_id)): ApiPath<(String, String)>,
+    ApiJson(b): ApiJson<ApprovalBody>,
 ) -> Result<Json<serde_json::Value>, ApiError> {
     let decision = Decision {
         option: b.decision,
@@ -432,7 +467,7 @@ async fn approve(
 
 async fn events(
     State(s): State<Arc<AppState>>,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
 ) -> Result<impl IntoResponse, ApiError> {
     let (past, rx) = live(&s, &id)?.subscribe();
     let live_events = tokio_stream_from(rx);

@@ -18,11 +18,23 @@ fn ok(description: &str, schema: &str) -> Value {
 fn error_responses(mut base: Value) -> Value {
     let err = ok("error (code, message, suggested_fix)", "Error");
     if let Some(m) = base.as_object_mut() {
-        for code in ["400", "401", "403", "404", "500"] {
+        for code in ["400", "401", "403", "404", "405", "500"] {
             m.insert(code.into(), err.clone());
         }
     }
     base
+}
+
+/// [`error_responses`] plus the answers to a body that is not JSON (415)
+/// or not of the operation's schema (422), for operations with a body.
+fn body_error_responses(base: Value) -> Value {
+    let mut all = error_responses(base);
+    let err = ok("error (code, message, suggested_fix)", "Error");
+    if let Some(m) = all.as_object_mut() {
+        m.insert("415".into(), err.clone());
+        m.insert("422".into(), err);
+    }
+    all
 }
 
 fn body(schema: &str) -> Value {
@@ -65,13 +77,13 @@ pub fn openapi_document() -> Value {
             "/api/settings/providers/active": { "post": {
                 "summary": "Set the active provider (and model) in config.toml",
                 "requestBody": body("ActiveProvider"),
-                "responses": error_responses(json!({ "200": ok("saved", "ActiveProvider") }))
+                "responses": body_error_responses(json!({ "200": ok("saved", "ActiveProvider") }))
             }},
             "/api/sessions": {
                 "post": {
                     "summary": "Start a session with a provider",
                     "requestBody": body("CreateSession"),
-                    "responses": error_responses(json!({ "201": ok("created", "SessionCreated") }))
+                    "responses": body_error_responses(json!({ "201": ok("created", "SessionCreated") }))
                 },
                 "get": {
                     "summary": "Stored session bindings",
@@ -81,7 +93,7 @@ pub fn openapi_document() -> Value {
             "/api/sessions/{id}/prompt": { "post": {
                 "summary": "Queue a prompt; events arrive on /events",
                 "parameters": [id], "requestBody": body("Prompt"),
-                "responses": error_responses(json!({ "202": { "description": "accepted" } }))
+                "responses": body_error_responses(json!({ "202": { "description": "accepted" } }))
             }},
             "/api/sessions/{id}/events": { "get": {
                 "summary": "Server-sent events: every cohost event of the session (replayed from the start), `event:` = its type",
@@ -105,7 +117,7 @@ pub fn openapi_document() -> Value {
             "/api/sessions/{id}/approvals/{tool_id}": { "post": {
                 "summary": "Answer a pending tool approval",
                 "parameters": [id, path_param("tool_id")], "requestBody": body("ApprovalDecision"),
-                "responses": error_responses(json!({ "200": { "description": "delivered" } }))
+                "responses": body_error_responses(json!({ "200": { "description": "delivered" } }))
             }}
         },
         "components": {
@@ -129,21 +141,25 @@ pub fn openapi_document() -> Value {
                 "status": { "type": "string", "enum": ["passed", "failed", "blocked", "timeout", "unknown"] },
                 "message": { "type": "string" }, "output_preview": { "type": "string" }, "tested_at_ms": { "type": "integer" },
                 "duration_ms": { "type": "integer" }, "config_fingerprint": { "type": "string" }, "cached": { "type": "boolean" } } },
-            "LoginCommand": { "type": "object", "properties": {
-                "provider_id": { "type": "string" }, "command": { "type": "string" },
+            "LoginCommand": { "type": "object", "required": ["provider_id", "command", "args"], "properties": {
+                "provider_id": { "type": "string" }, "command": { "type": "string", "nullable": true, "description": "null when the provider has no login (the note says what to do instead)" },
                 "args": { "type": "array", "items": { "type": "string" } }, "note": { "type": "string" } } },
             "ActiveProvider": { "type": "object", "required": ["provider_id"], "properties": {
                 "provider_id": { "type": "string" }, "model": { "type": "string", "nullable": true } } },
             "CreateSession": { "type": "object", "required": ["provider", "cwd"], "properties": {
                 "provider": { "type": "string" }, "cwd": { "type": "string" }, "model": { "type": "string" },
                 "approval": { "type": "string", "enum": ["ask", "auto_approve", "deny_all"] },
-                "tools": { "type": "array", "description": "API providers only: tools offered to the model (Anthropic, OpenAI or MCP shape); calls come back as tool_call events", "items": { "type": "object" } } } },
+                "tools": { "type": "array", "description": "API providers only: tools offered to the model (Anthropic, OpenAI or MCP shape); calls come back as tool_call events", "items": { "type": "object" } },
+                "resume": { "type": "string", "description": "A stored session id (or the provider's native id) to resume" },
+                "fork": { "type": "string", "description": "A stored session id (or native id) to fork into a new session (providers whose capabilities say fork; else 400 UNSUPPORTED_MODE)" } } },
             "SessionCreated": { "type": "object", "properties": { "id": { "type": "string" }, "provider": { "type": "string" } } },
             "SessionRecord": { "type": "object", "properties": {
                 "id": { "type": "string" }, "provider": { "type": "string" }, "native_session_id": { "type": "string", "nullable": true },
                 "cwd": { "type": "string" }, "model": { "type": "string", "nullable": true }, "watermark": { "type": "integer" },
                 "created_at_ms": { "type": "integer" }, "updated_at_ms": { "type": "integer" } } },
-            "Prompt": { "type": "object", "required": ["text"], "properties": { "text": { "type": "string" } } },
+            "Prompt": { "type": "object", "required": ["text"], "properties": { "text": { "type": "string" },
+                "files": { "type": "array", "description": "Files to attach, `PATH[:A-B]` (lines A to B), relative to the session's cwd", "items": { "type": "string" } },
+                "images": { "type": "array", "description": "PNG, JPEG, GIF or WebP images to attach (providers whose capabilities say images; else 400 UNSUPPORTED_MODE)", "items": { "type": "string" } } } },
             "ApprovalDecision": { "type": "object", "required": ["decision"], "properties": {
                 "decision": { "type": "string", "enum": ["allow_once", "allow_always", "reject_once", "reject_always"] },
                 "message": { "type": "string" } } }

@@ -12,6 +12,7 @@
 //! event stream through [`OpenSession::prompt`].
 
 mod default_agent;
+pub mod attach;
 mod open;
 mod pass_env;
 
@@ -116,8 +117,15 @@ pub struct SessionRequest {
     pub model: Option<String>,
     /// Working directory; default: the resumed record's, else the current one.
     pub cwd: Option<PathBuf>,
-    /// A stored cohost session id to resume, or else an agent's native id.
+    /// A stored cohost session id to resume, or else an agent's native id
+    /// (which needs a named provider).
     pub resume: Option<String>,
+    /// Resume the most recent stored session of this working directory (and
+    /// of the named provider, when there is one); `resume` is then unused.
+    pub continue_last: bool,
+    /// Open the resumed session as a new branch (a new cohost record and a
+    /// new agent session); the original is left as it was.
+    pub fork: bool,
     /// Approval mode and who answers.
     pub approvals: Approvals,
     /// Tools for an API provider's model.
@@ -142,6 +150,8 @@ impl SessionRequest {
             model: None,
             cwd: None,
             resume: None,
+            continue_last: false,
+            fork: false,
             approvals,
             tools: Tools::None,
             provider_settings: false,
@@ -206,10 +216,22 @@ fn plan(
         plan.provider = ProviderChoice::Id(resolved.provider_id);
         plan.config = resolved.config;
     }
-    let Some(id) = &req.resume else {
-        return Ok(plan);
+    let last;
+    let id = if req.continue_last {
+        last = last_session(store, &plan.provider, req.cwd.clone())?;
+        &last
+    } else {
+        match &req.resume {
+            Some(id) => id,
+            None => return Ok(plan),
+        }
     };
-    match store.get(id)? {
+    plan.config.fork = req.fork;
+    let found = match store.get(id)? {
+        Some(rec) => Some(rec),
+        None => store.find_native(id)?,
+    };
+    match found {
         Some(rec) => {
             if let ProviderChoice::Id(agent) = &plan.provider {
                 if *agent != rec.provider {
@@ -224,13 +246,77 @@ fn plan(
             plan.cwd = Some(rec.cwd.clone());
             plan.config.model = plan.config.model.take().or(rec.model.clone());
             plan.config.resume = rec.native_session_id.clone();
-            plan.record_id = Some(rec.id.clone());
+            // A fork is a new record; the agent has seen the parent's turns.
+            plan.record_id = (!req.fork).then(|| rec.id.clone());
             plan.watermark = rec.watermark;
         }
-        // Not one of ours: hand it to the agent as its native id.
-        None => plan.config.resume = Some(id.clone()),
+        None => {
+            unknown_session(store, id, &plan.provider)?;
+            // Not one of ours: hand it to the named agent as its native id.
+            plan.config.resume = Some(id.clone());
+        }
     }
     Ok(plan)
+}
+
+/// The id of the most recent session in the working directory.
+fn last_session(
+    store: &SessionStore,
+    provider: &ProviderChoice,
+    cwd: Option<PathBuf>,
+) -> Result<String, CohostError> {
+    let dir = working_dir(cwd)?;
+    let agent = match provider {
+        ProviderChoice::Id(a) => Some(a.as_str()),
+        ProviderChoice::Default | ProviderChoice::Slot(_) => None,
+    };
+    let last = store
+        .list()?
+        .into_iter()
+        .find(|r| r.cwd == dir && agent.is_none_or(|a| r.provider == a));
+    match last {
+        Some(r) => Ok(r.id),
+        None => Err(CohostError::new(
+            ErrorCode::ConfigInvalid,
+            format!(
+                "no {}session has run in {} yet, so there is none to continue",
+                agent.map(|a| format!("`{a}` ")).unwrap_or_default(),
+                dir.display()
+            ),
+        )
+        .with_fix("start one without --continue (cohost run \"...\"), or see `cohost sessions`")),
+    }
+}
+
+/// An id that is neither a stored session nor any stored session's native
+/// id: an error when it has cohost's shape (`s-…`, a typo or a deleted
+/// session) or when no provider is named to take it as its own id.
+fn unknown_session(
+    store: &SessionStore,
+    id: &str,
+    provider: &ProviderChoice,
+) -> Result<(), CohostError> {
+    let ours = id.starts_with("s-");
+    if !ours && matches!(provider, ProviderChoice::Id(_)) {
+        return Ok(());
+    }
+    let ids: Vec<String> = store.list()?.into_iter().map(|r| r.id).collect();
+    let near = ids
+        .iter()
+        .filter(|k| strsim::damerau_levenshtein(id, k) <= 2)
+        .min_by_key(|k| strsim::damerau_levenshtein(id, k));
+    let fix = match near {
+        Some(k) => format!("did you mean `{k}`? (every session: `cohost sessions`)"),
+        None if ours => "see `cohost sessions` for the stored ones".to_string(),
+        None => "to resume an agent's own session id, name the agent: \
+                 --resume ID --agent AGENT; stored sessions: `cohost sessions`"
+            .to_string(),
+    };
+    Err(CohostError::new(
+        ErrorCode::ConfigInvalid,
+        format!("there is no cohost session `{id}`"),
+    )
+    .with_fix(fix))
 }
 
 /// The factory for `choice`; `true` when it fell back to the mock.
@@ -326,6 +412,18 @@ pub fn prepare(
     let cwd = working_dir(req.cwd.clone().or(plan.cwd))?;
     let tools = offered_tools(&descriptor, &req.tools)?;
     let mut config = plan.config;
+    if config.fork && !descriptor.capabilities.fork {
+        return Err(SetupError::Other(unsupported_fork(&descriptor.id)));
+    }
+    if config.fork && config.resume.is_none() {
+        return Err(SetupError::Other(
+            CohostError::new(
+                ErrorCode::ConfigInvalid,
+                "that session has no agent session yet, so there is nothing to fork",
+            )
+            .with_fix("resume it instead (--resume ID), or fork one that has run a turn"),
+        ));
+    }
     if req.provider_settings {
         let settings = cfg.provider(&descriptor.id);
         config.model = config.model.or(settings.model);
@@ -357,13 +455,24 @@ pub fn prepare(
         Recording::WithId(id) => Some((id, plan.watermark)),
     }
     .map(|(id, watermark)| {
-        let mut rec = SessionRecord::new(id, descriptor.id.clone(), cwd);
+        let mut rec = SessionRecord::new(id, descriptor.id.clone(), cwd.clone());
         rec.model = config.model.clone();
         rec.watermark = watermark;
         (store, rec)
     });
     let session = HostSession::new(factory, config, req.approvals.source, req.options);
-    Ok(OpenSession::new(session, record, fell_back).with_default_note(note))
+    Ok(OpenSession::new(session, record, fell_back, cwd).with_default_note(note))
+}
+
+fn unsupported_fork(id: &str) -> CohostError {
+    CohostError::new(
+        ErrorCode::UnsupportedMode,
+        format!("`{id}` cannot fork a session"),
+    )
+    .with_fix(
+        "resume it instead (--resume ID), or fork with an agent that can: \
+         claude, codex (`cohost agents --json`: driver.fork)",
+    )
 }
 
 /// [`prepare`] then [`OpenSession::start`].

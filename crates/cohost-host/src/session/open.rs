@@ -1,6 +1,8 @@
 //! A session opened by the setup service: the engine's [`HostSession`] plus
 //! its record in the session store, kept up to date after every turn.
 
+use std::path::{Path, PathBuf};
+
 use cohost_core::{
     CohostError, EventSink, HostSession, PromptInput, ProviderDescriptor, SessionControl, State,
     TurnOutcome,
@@ -15,13 +17,15 @@ pub struct OpenSession {
     session: HostSession,
     record: Option<(SessionStore, SessionRecord)>,
     fell_back: bool,
+    cwd: PathBuf,
     default_note: Option<String>,
 }
 
 impl From<HostSession> for OpenSession {
     /// An unrecorded session built by hand (tests, embedders).
     fn from(session: HostSession) -> Self {
-        OpenSession::new(session, None, false)
+        let cwd = session.config().cwd.clone();
+        OpenSession::new(session, None, false, cwd)
     }
 }
 
@@ -30,14 +34,35 @@ impl OpenSession {
         session: HostSession,
         record: Option<(SessionStore, SessionRecord)>,
         fell_back: bool,
+        cwd: PathBuf,
     ) -> OpenSession {
         OpenSession {
             session,
             record,
             fell_back,
+            cwd,
             default_note: None,
         }
     }
+
+    /// The directory the agent runs in (relative attachments are its).
+    pub fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+
+    /// A prompt with attachments, for every front end: `files` are
+    /// `PATH[:A-B]` specs, `images` paths; both relative to the session's
+    /// cwd. An unreadable file or bad range is CONFIG_INVALID, an image for
+    /// a provider that takes none UNSUPPORTED_MODE, each with a fix.
+    pub fn input(
+        &self,
+        text: impl Into<String>,
+        files: &[String],
+        images: &[PathBuf],
+    ) -> Result<PromptInput, CohostError> {
+        super::attach::prompt_input(self.descriptor(), &self.cwd, text, files, images)
+    }
+
 
     pub(super) fn with_default_note(mut self, note: Option<String>) -> OpenSession {
         self.default_note = note;
@@ -124,12 +149,19 @@ impl OpenSession {
 }
 
 /// Context files, decided in one place: a provider that takes no attached
-/// files gets them as `@path` mentions in the prompt (agent CLIs resolve
-/// them, or at least show the model the path) instead of losing them.
+/// files gets their content inline in the prompt (tagged with the path), or
+/// an `@path` mention when there is no content (agent CLIs resolve those, or
+/// at least show the model the path), instead of losing them.
 fn attach(d: &ProviderDescriptor, mut input: PromptInput) -> PromptInput {
     if !d.capabilities.context_files {
         for f in input.context_files.drain(..) {
-            input.text.push_str(&format!(" @{}", f.path.display()));
+            match f.content {
+                Some(c) => input.text.push_str(&format!(
+                    "\n\n<file path=\"{}\">\n{c}\n</file>",
+                    f.path.display()
+                )),
+                None => input.text.push_str(&format!(" @{}", f.path.display())),
+            }
         }
     }
     input

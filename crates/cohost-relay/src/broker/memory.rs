@@ -92,6 +92,8 @@ impl Broker for MemoryBroker {
 
     fn is_revoked<'a>(&'a self, jti: &'a str) -> BoxFuture<'a, bool> {
         Box::pin(std::future::ready(self.denied.contains(jti)))
+    }
+
     fn register_room(&self, room: &str, _ttl: Duration) -> BoxFuture<'_, Result<(), BrokerError>> {
         if let Ok(mut r) = self.rooms.lock() {
             r.insert(room.to_string());

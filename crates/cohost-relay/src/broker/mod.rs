@@ -92,6 +92,7 @@ pub trait Broker: Send + Sync + 'static {
 
     /// Whether a token id is on the deny list.
     fn is_revoked<'a>(&'a self, jti: &'a str) -> BoxFuture<'a, bool>;
+
     /// Publishes a replayable frame and records it in the shared history,
     /// in one ordered step (so a node that sees the frame live finds it in
     /// the history too). `prev` is the stream's previous chunk index. The

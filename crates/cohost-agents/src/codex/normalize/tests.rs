@@ -358,3 +358,30 @@ fn deciding_twice_is_an_error() {
     assert!(core.decide("c1", ApprovalOption::AllowAlways).is_ok());
     assert!(core.decide("c1", ApprovalOption::AllowOnce).is_err());
 }
+
+#[test]
+fn fork_asks_for_thread_fork_and_opens_the_new_thread() {
+    let sent = |actions: Vec<Action>| -> Vec<Value> {
+        actions
+            .into_iter()
+            .filter_map(|a| match a {
+                Action::Send(l) => serde_json::from_str(&l).ok(),
+                Action::Emit(_) => None,
+            })
+            .collect()
+    };
+    for (fork, method) in [(true, "thread/fork"), (false, "thread/resume")] {
+        let mut core = AppServerCore::new(CoreConfig {
+            resume: Some("parent".into()),
+            fork,
+            ..CoreConfig::default()
+        });
+        core.start();
+        let lines = sent(core.on_line(r#"{"id":1,"result":{}}"#));
+        let open = lines.iter().find(|l| l.get("id").is_some()).unwrap();
+        assert_eq!(open["method"], method);
+        assert_eq!(open["params"]["threadId"], "parent");
+        core.on_line(r#"{"id":2,"result":{"thread":{"id":"child"},"model":"m"}}"#);
+        assert_eq!(core.phase(), &Phase::Ready);
+    }
+}

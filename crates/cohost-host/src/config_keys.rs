@@ -1,0 +1,334 @@
+//! Every key `config.toml` understands, in one list: `cohost config set|get`
+//! refuses anything else (with a did-you-mean), and the README's key table is
+//! generated from [`KEYS`] (a test compares them, so they cannot drift).
+
+use cohost_core::{CohostError, ErrorCode};
+use toml_edit::Value;
+
+/// What a key holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyKind {
+    /// A string.
+    Str,
+    /// `true` or `false`.
+    Bool,
+    /// An array of strings.
+    StrArray,
+    /// A table of string values (`env`).
+    StrTable,
+}
+
+impl KeyKind {
+    /// How the README and `cohost config keys` name it.
+    pub fn name(self) -> &'static str {
+        match self {
+            KeyKind::Str => "string",
+            KeyKind::Bool => "bool",
+            KeyKind::StrArray => "array of strings",
+            KeyKind::StrTable => "table of strings",
+        }
+    }
+
+    fn accepts(self, v: &Value) -> bool {
+        match self {
+            KeyKind::Str => v.is_str(),
+            KeyKind::Bool => v.is_bool(),
+            KeyKind::StrArray => v.as_array().is_some_and(|a| a.iter().all(Value::is_str)),
+            KeyKind::StrTable => v
+                .as_inline_table()
+                .is_some_and(|t| t.iter().all(|(_, v)| v.is_str())),
+        }
+    }
+}
+
+/// One documented key. In `pattern`, a `<...>` segment stands for any name.
+#[derive(Debug, Clone, Copy)]
+pub struct KeyDoc {
+    /// Dotted pattern, e.g. `slots.<name>.provider`.
+    pub pattern: &'static str,
+    /// What it holds.
+    pub kind: KeyKind,
+    /// The value when unset.
+    pub default: &'static str,
+    /// What it does.
+    pub doc: &'static str,
+}
+
+const fn key(
+    pattern: &'static str,
+    kind: KeyKind,
+    default: &'static str,
+    doc: &'static str,
+) -> KeyDoc {
+    KeyDoc {
+        pattern,
+        kind,
+        default,
+        doc,
+    }
+}
+
+/// Every key cohost reads from `config.toml`.
+pub const KEYS: &[KeyDoc] = &[
+    key(
+        "active_provider",
+        KeyKind::Str,
+        "(none)",
+        "The provider the settings API (`cohost serve`) marks active.",
+    ),
+    key(
+        "active_model",
+        KeyKind::Str,
+        "(none)",
+        "The model the settings API marks active with `active_provider`.",
+    ),
+    key(
+        "providers.<id>.binary",
+        KeyKind::Str,
+        "found on PATH",
+        "Explicit path of the agent's binary (skips discovery).",
+    ),
+    key(
+        "providers.<id>.model",
+        KeyKind::Str,
+        "the agent's default",
+        "Model to ask for.",
+    ),
+    key(
+        "providers.<id>.enabled",
+        KeyKind::Bool,
+        "`true`",
+        "`false` blocks the provider.",
+    ),
+    key(
+        "providers.<id>.env",
+        KeyKind::StrTable,
+        "`{}`",
+        "Extra variables for the agent's process, as a table.",
+    ),
+    key(
+        "providers.<id>.env.<VAR>",
+        KeyKind::Str,
+        "(unset)",
+        "One extra variable for the agent's process.",
+    ),
+    key(
+        "providers.<id>.pass_env",
+        KeyKind::StrArray,
+        "`[]`",
+        "Variables (`NAME`, or `PREFIX_*`) passed through from cohost's own environment.",
+    ),
+    key(
+        "providers.<id>.endpoint",
+        KeyKind::Str,
+        "the vendor's",
+        "Endpoint of a model server or user-defined API.",
+    ),
+    key(
+        "providers.<id>.base_url",
+        KeyKind::Str,
+        "the vendor's",
+        "Same as `endpoint` (read when `endpoint` is unset).",
+    ),
+    key(
+        "providers.<id>.kind",
+        KeyKind::Str,
+        "(built-in provider)",
+        "`api` declares a user-defined OpenAI-compatible provider.",
+    ),
+    key(
+        "providers.<id>.key_env",
+        KeyKind::Str,
+        "(none)",
+        "Variable holding a user-defined provider's API key.",
+    ),
+    key(
+        "providers.<id>.models",
+        KeyKind::StrArray,
+        "`[]`",
+        "Models a user-defined provider serves.",
+    ),
+    key(
+        "slots.<name>.provider",
+        KeyKind::Str,
+        "`claude`",
+        "Provider of a capability slot (`terminal`, `summary`, `analysis`, `assistant`, or your own).",
+    ),
+    key(
+        "slots.<name>.mode",
+        KeyKind::Str,
+        "`cli`",
+        "How the slot reaches its provider: `cli` (the agent CLI) or `api` (its model API).",
+    ),
+    key(
+        "slots.<name>.model",
+        KeyKind::Str,
+        "the provider's",
+        "Model of the slot.",
+    ),
+];
+
+fn matches(pattern: &str, key: &[&str]) -> bool {
+    let pat: Vec<&str> = pattern.split('.').collect();
+    pat.len() == key.len()
+        && pat
+            .iter()
+            .zip(key)
+            .all(|(p, k)| p.starts_with('<') || p == k)
+}
+
+/// The documented key `key` is an instance of.
+pub fn lookup(key: &str) -> Option<&'static KeyDoc> {
+    let parts: Vec<&str> = key.split('.').collect();
+    KEYS.iter().find(|d| matches(d.pattern, &parts))
+}
+
+/// `key` with the names of `pattern` filled in from `key` where they line up
+/// (so a suggestion for `slots.summary.provdier` reads `slots.summary.provider`).
+fn instantiate(pattern: &str, key: &[&str]) -> String {
+    pattern
+        .split('.')
+        .enumerate()
+        .map(|(i, p)| match key.get(i) {
+            Some(k) if p.starts_with('<') => *k,
+            _ => p,
+        })
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+/// The closest documented key to an unknown one, when it is close enough to
+/// be a typo.
+pub fn did_you_mean(key: &str) -> Option<String> {
+    let parts: Vec<&str> = key.split('.').collect();
+    KEYS.iter()
+        .map(|d| instantiate(d.pattern, &parts))
+        .map(|cand| (strsim::damerau_levenshtein(key, &cand), cand))
+        .filter(|(d, cand)| *d <= (cand.len() / 3).max(2))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, cand)| cand)
+}
+
+/// CONFIG_INVALID for a key cohost does not know, with a did-you-mean.
+pub fn unknown_key(key: &str) -> CohostError {
+    let fix = match did_you_mean(key) {
+        Some(k) => format!("did you mean `{k}`? (every key: `cohost config keys`)"),
+        None => "see `cohost config keys` for every key".to_string(),
+    };
+    CohostError::new(
+        ErrorCode::ConfigInvalid,
+        format!("`{key}` is not a cohost config key"),
+    )
+    .with_fix(fix)
+}
+
+/// Check `key` is documented and `value` (as `HostConfig::set` parses it) has
+/// its kind.
+pub fn check(key: &str, value: &Value) -> Result<(), CohostError> {
+    let doc = lookup(key).ok_or_else(|| unknown_key(key))?;
+    if doc.kind.accepts(value) {
+        return Ok(());
+    }
+    let example = match doc.kind {
+        KeyKind::Str => "\"text\"",
+        KeyKind::Bool => "true",
+        KeyKind::StrArray => "'[\"A\", \"B\"]'",
+        KeyKind::StrTable => "'{ NAME = \"value\" }'",
+    };
+    Err(CohostError::new(
+        ErrorCode::ConfigInvalid,
+        format!("`{key}` holds a {}, not `{value}`", doc.kind.name()),
+    )
+    .with_fix(format!("e.g. cohost config set {key} {example}")))
+}
+
+/// The README's key table (Markdown), generated from [`KEYS`].
+pub fn markdown_table() -> String {
+    let mut out = String::from("| Key | Type | Default | What it does |\n|---|---|---|---|\n");
+    for d in KEYS {
+        out.push_str(&format!(
+            "| `{}` | {} | {} | {} |\n",
+            d.pattern,
+            d.kind.name(),
+            d.default,
+            d.doc
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn known_keys_match_their_patterns() {
+        assert!(lookup("slots.summary.provider").is_some());
+        assert!(lookup("providers.my-proxy.key_env").is_some());
+        assert!(lookup("providers.claude.env.FOO").is_some());
+        assert!(lookup("active_provider").is_some());
+        assert!(lookup("slots.summary.provdier").is_none());
+        assert!(lookup("nosuch.key").is_none());
+        assert!(lookup("slots.summary").is_none());
+    }
+
+    #[test]
+    fn typos_get_the_key_they_meant() {
+        assert_eq!(
+            did_you_mean("slots.summary.provdier").as_deref(),
+            Some("slots.summary.provider")
+        );
+        assert_eq!(
+            did_you_mean("providers.codex.modle").as_deref(),
+            Some("providers.codex.model")
+        );
+        assert_eq!(
+            did_you_mean("active_provder").as_deref(),
+            Some("active_provider")
+        );
+        assert_eq!(did_you_mean("nosuch.key"), None);
+        let e = unknown_key("nosuch.key");
+        assert_eq!(e.code, ErrorCode::ConfigInvalid);
+        assert!(e.suggested_fix.unwrap().contains("cohost config keys"));
+    }
+
+    #[test]
+    fn values_must_have_the_key_kind() {
+        let v = |s: &str| s.parse::<Value>().unwrap();
+        assert!(check("providers.claude.enabled", &v("false")).is_ok());
+        let e = check("providers.claude.enabled", &v("\"no\"")).unwrap_err();
+        assert!(e.message.contains("bool"), "{}", e.message);
+        assert!(check("providers.x.models", &v("[\"a\", \"b\"]")).is_ok());
+        assert!(check("providers.x.models", &v("[1]")).is_err());
+        assert!(check("providers.x.env", &v("{ A = \"b\" }")).is_ok());
+        assert!(check("slots.summary.model", &v("\"haiku\"")).is_ok());
+    }
+
+    /// The README's table is this list: regenerate it with
+    /// `COHOST_BLESS=1 cargo test -p cohost-host readme_key_table`.
+    #[test]
+    fn readme_key_table_is_the_code_list() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md");
+        let readme = std::fs::read_to_string(&path).unwrap();
+        let (start, end) = ("<!-- config-keys:start -->\n", "<!-- config-keys:end -->");
+        let a = readme
+            .find(start)
+            .expect("README has the config-keys markers")
+            + start.len();
+        let b = readme[a..]
+            .find(end)
+            .expect("README closes the config-keys table")
+            + a;
+        let table = markdown_table();
+        if std::env::var_os("COHOST_BLESS").is_some() {
+            let new = format!("{}{table}{}", &readme[..a], &readme[b..]);
+            std::fs::write(&path, new).unwrap();
+            return;
+        }
+        assert_eq!(
+            &readme[a..b],
+            table,
+            "README's config key table is stale: COHOST_BLESS=1 cargo test -p cohost-host readme_key_table"
+        );
+    }
+}

@@ -1,0 +1,248 @@
+//! Files and images attached to a prompt (`--file PATH[:A-B]`, `--image
+//! PATH`, the local API's `files` and `images`), read once here for every
+//! front end: relative paths are the session's cwd's, a line range keeps
+//! only those lines, an image is sniffed by its bytes and base64-encoded.
+//! What a provider cannot take is refused with UNSUPPORTED_MODE and a fix.
+
+use std::path::{Path, PathBuf};
+
+use base64::Engine as _;
+use cohost_core::{
+    CohostError, ContextFile, ErrorCode, PromptImage, PromptInput, ProviderDescriptor,
+};
+
+/// Largest attached text file (the whole file, before a range is taken).
+pub const MAX_FILE_BYTES: u64 = 4 << 20;
+/// Largest attached image.
+pub const MAX_IMAGE_BYTES: u64 = 20 << 20;
+
+/// `PATH`, or `PATH:A-B` / `PATH:A` (1-based, inclusive lines).
+pub fn parse_file_spec(spec: &str) -> Result<(PathBuf, Option<(usize, usize)>), CohostError> {
+    let bad = || {
+        CohostError::new(
+            ErrorCode::ConfigInvalid,
+            format!("`{spec}` is not a valid line range"),
+        )
+        .with_fix("give lines as PATH:START-END or PATH:LINE, counting from 1, START <= END")
+    };
+    let Some((path, range)) = spec.rsplit_once(':') else {
+        return Ok((PathBuf::from(spec), None));
+    };
+    if range.is_empty() || !range.chars().all(|c| c.is_ascii_digit() || c == '-') {
+        // A colon that is part of the file name.
+        return Ok((PathBuf::from(spec), None));
+    }
+    let (a, b) = match range.split_once('-') {
+        Some((a, b)) => (a, b),
+        None => (range, range),
+    };
+    let (a, b) = (
+        a.parse::<usize>().map_err(|_| bad())?,
+        b.parse::<usize>().map_err(|_| bad())?,
+    );
+    if a == 0 || a > b || path.is_empty() {
+        return Err(bad());
+    }
+    Ok((PathBuf::from(path), Some((a, b))))
+}
+
+fn resolve(cwd: &Path, path: &Path) -> PathBuf {
+    if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        cwd.join(path)
+    }
+}
+
+fn read(path: &Path, max: u64, what: &str) -> Result<Vec<u8>, CohostError> {
+    let meta = std::fs::metadata(path).map_err(|e| {
+        CohostError::new(
+            ErrorCode::ConfigInvalid,
+            format!("cannot attach {}: {e}", path.display()),
+        )
+        .with_fix(format!(
+            "pass an existing {what} (relative paths are the session's cwd's)"
+        ))
+    })?;
+    if !meta.is_file() {
+        return Err(CohostError::new(
+            ErrorCode::ConfigInvalid,
+            format!("cannot attach {}: not a file", path.display()),
+        )
+        .with_fix(format!("pass a {what}, not a directory")));
+    }
+    if meta.len() > max {
+        return Err(CohostError::new(
+            ErrorCode::ConfigInvalid,
+            format!(
+                "{} is {} bytes; an attached {what} may have at most {max}",
+                path.display(),
+                meta.len()
+            ),
+        )
+        .with_fix("attach a line range (PATH:START-END) or a smaller file"));
+    }
+    std::fs::read(path).map_err(|e| crate::fsutil::io_error("read", path, e))
+}
+
+/// One `--file` spec as a context file with its content (only the range's
+/// lines when one is given). The path stays as the user wrote it.
+pub fn read_file(cwd: &Path, spec: &str) -> Result<ContextFile, CohostError> {
+    let (path, range) = parse_file_spec(spec)?;
+    let full = resolve(cwd, &path);
+    let bytes = read(&full, MAX_FILE_BYTES, "text file")?;
+    let text = String::from_utf8(bytes).map_err(|_| {
+        CohostError::new(
+            ErrorCode::ConfigInvalid,
+            format!("{} is not UTF-8 text", path.display()),
+        )
+        .with_fix("attach images with --image; other binary files cannot be attached")
+    })?;
+    let content = match range {
+        None => text,
+        Some((a, b)) => {
+            let lines: Vec<&str> = text.lines().collect();
+            if a > lines.len() {
+                return Err(CohostError::new(
+                    ErrorCode::ConfigInvalid,
+                    format!(
+                        "{} has {} lines; the range starts at {a}",
+                        path.display(),
+                        lines.len()
+                    ),
+                )
+                .with_fix("pick lines inside the file"));
+            }
+            lines[a - 1..b.min(lines.len())].join("\n")
+        }
+    };
+    Ok(ContextFile {
+        path,
+        content: Some(content),
+    })
+}
+
+/// The media type of an image, from its first bytes.
+pub fn sniff_image(bytes: &[u8]) -> Option<&'static str> {
+    if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+        Some("image/png")
+    } else if bytes.starts_with(&[0xff, 0xd8, 0xff]) {
+        Some("image/jpeg")
+    } else if bytes.starts_with(b"GIF87a") || bytes.starts_with(b"GIF89a") {
+        Some("image/gif")
+    } else if bytes.len() >= 12 && &bytes[..4] == b"RIFF" && &bytes[8..12] == b"WEBP" {
+        Some("image/webp")
+    } else {
+        None
+    }
+}
+
+/// One `--image` path, read and encoded.
+pub fn read_image(cwd: &Path, path: &Path) -> Result<PromptImage, CohostError> {
+    let full = resolve(cwd, path);
+    let bytes = read(&full, MAX_IMAGE_BYTES, "image")?;
+    let media_type = sniff_image(&bytes).ok_or_else(|| {
+        CohostError::new(
+            ErrorCode::ConfigInvalid,
+            format!("{} is not a PNG, JPEG, GIF or WebP image", path.display()),
+        )
+        .with_fix("convert it to PNG or JPEG; text files go in --file")
+    })?;
+    Ok(PromptImage {
+        path: full,
+        media_type: media_type.to_string(),
+        data: base64::engine::general_purpose::STANDARD.encode(bytes),
+    })
+}
+
+/// UNSUPPORTED_MODE when `d` takes no images.
+pub fn check_images(d: &ProviderDescriptor, images: &[PromptImage]) -> Result<(), CohostError> {
+    if images.is_empty() || d.capabilities.images {
+        return Ok(());
+    }
+    Err(CohostError::new(
+        ErrorCode::UnsupportedMode,
+        format!("`{}` does not take images", d.id),
+    )
+    .with_fix(
+        "drop --image, or use a provider that takes them: claude, an API \
+         provider such as anthropic or openai (`cohost agents --json`: driver.images)",
+    ))
+}
+
+/// A prompt for provider `d` running in `cwd`, with `files` (`PATH[:A-B]`
+/// specs) and `images` read and checked (see [`crate::session::OpenSession::input`]).
+pub fn prompt_input(
+    d: &ProviderDescriptor,
+    cwd: &Path,
+    text: impl Into<String>,
+    files: &[String],
+    images: &[PathBuf],
+) -> Result<PromptInput, CohostError> {
+    let mut input = PromptInput::text(text);
+    for spec in files {
+        input.context_files.push(read_file(cwd, spec)?);
+    }
+    for path in images {
+        input.images.push(read_image(cwd, path)?);
+    }
+    check_images(d, &input.images)?;
+    Ok(input)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_specs_and_ranges() {
+        assert_eq!(parse_file_spec("a.rs").unwrap(), ("a.rs".into(), None));
+        assert_eq!(
+            parse_file_spec("src/a.rs:3-5").unwrap(),
+            ("src/a.rs".into(), Some((3, 5)))
+        );
+        assert_eq!(
+            parse_file_spec("a.rs:7").unwrap(),
+            ("a.rs".into(), Some((7, 7)))
+        );
+        assert_eq!(
+            parse_file_spec("odd:name").unwrap(),
+            ("odd:name".into(), None)
+        );
+        for bad in ["a.rs:0-2", "a.rs:5-3", "a.rs:1-", "a.rs:-"] {
+            let e = parse_file_spec(bad).unwrap_err();
+            assert_eq!(e.code, ErrorCode::ConfigInvalid, "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_range_keeps_only_its_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("f.txt"), "one\ntwo\nthree\nfour\n").unwrap();
+        let f = read_file(dir.path(), "f.txt:2-3").unwrap();
+        assert_eq!(f.content.as_deref(), Some("two\nthree"));
+        assert_eq!(f.path, PathBuf::from("f.txt"));
+        let whole = read_file(dir.path(), "f.txt").unwrap();
+        assert_eq!(whole.content.as_deref(), Some("one\ntwo\nthree\nfour\n"));
+        assert!(read_file(dir.path(), "f.txt:9-10").is_err());
+        assert!(read_file(dir.path(), "missing.txt").is_err());
+    }
+
+    #[test]
+    fn images_are_sniffed_and_encoded() {
+        let dir = tempfile::tempdir().unwrap();
+        let png = b"\x89PNG\r\n\x1a\nrest";
+        std::fs::write(dir.path().join("i.png"), png).unwrap();
+        let img = read_image(dir.path(), Path::new("i.png")).unwrap();
+        assert_eq!(img.media_type, "image/png");
+        assert_eq!(
+            base64::engine::general_purpose::STANDARD
+                .decode(&img.data)
+                .unwrap(),
+            png
+        );
+        std::fs::write(dir.path().join("t.png"), "not an image").unwrap();
+        let e = read_image(dir.path(), Path::new("t.png")).unwrap_err();
+        assert!(e.message.contains("not a PNG"), "{}", e.message);
+    }
+}
