@@ -231,6 +231,7 @@ async fn client(lb: u16, room: &str, token: String) -> RelayClient {
         reconnect: true,
         initial_backoff: Duration::from_millis(100),
         max_backoff: Duration::from_secs(1),
+        ca_file: None,
     })
     .await
     .expect("connects through nginx")
@@ -438,6 +439,7 @@ async fn viewers_of_a_killed_node_resume_on_the_other_through_nginx() {
             secure: false,
             room: c.room.clone(),
             token: t,
+            keys: None,
         })
     })
     .await

@@ -27,8 +27,8 @@ pub mod wire;
 use async_trait::async_trait;
 use cohost_core::{
     AdapterConfig, AdapterFactory, AgentAdapter, AgentEventStream, ApprovalSupport, Capabilities,
-    CohostError, ContextFile, Health, InitInfo, InterruptStage, InterruptSupport, PromptRequest,
-    ProviderDescriptor, ProviderKind, Registry, StreamingGranularity, ToolDecision,
+    CohostError, ContextFile, ErrorCode, Health, InitInfo, InterruptStage, InterruptSupport,
+    PromptRequest, ProviderDescriptor, ProviderKind, Registry, StreamingGranularity, ToolDecision,
 };
 use serde_json::{json, Value};
 use std::path::Path;

@@ -11,8 +11,8 @@
 //! end then drives the resulting [`OpenSession`] and consumes the same engine
 //! event stream through [`OpenSession::prompt`].
 
-mod default_agent;
 pub mod attach;
+mod default_agent;
 mod open;
 mod pass_env;
 

@@ -63,7 +63,6 @@ impl OpenSession {
         super::attach::prompt_input(self.descriptor(), &self.cwd, text, files, images)
     }
 
-
     pub(super) fn with_default_note(mut self, note: Option<String>) -> OpenSession {
         self.default_note = note;
         self

@@ -177,6 +177,7 @@ pub async fn failover(auth: &TokenAuthority) {
                 reconnect: true,
                 initial_backoff: Duration::from_millis(100),
                 max_backoff: Duration::from_secs(1),
+                ca_file: None,
             })
             .await
             .expect("viewer through nginx");

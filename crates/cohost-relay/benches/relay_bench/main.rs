@@ -235,12 +235,13 @@ async fn fanout(
     label: &str,
     server_pid: u32,
 ) -> Vec<(f64, f64, f64)> {
-    fanout_sized(addr, auth, label, server_pid, 64).await
+    fanout_sized(addr, host_addr, auth, label, server_pid, 64).await
 }
 
 /// [`fanout`] with host payloads of `payload_len` bytes.
 async fn fanout_sized(
     addr: &str,
+    host_addr: &str,
     auth: Option<&TokenAuthority>,
     label: &str,
     server_pid: u32,
@@ -451,7 +452,9 @@ fn main() {
             for (label, len) in [("plaintext 177 B", 177), ("sealed 275 B", 275)] {
                 let srv = Server::relay(&["relay"]);
                 let addr = srv.addrs[0].clone();
-                runs.push(fanout_sized(&addr, Some(&auth), label, srv.child.id(), len).await);
+                runs.push(
+                    fanout_sized(&addr, &addr, Some(&auth), label, srv.child.id(), len).await,
+                );
             }
             for (p, e) in runs[0].iter().zip(&runs[1]) {
                 println!(

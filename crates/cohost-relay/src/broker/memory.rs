@@ -1,8 +1,8 @@
 //! In-process broker: a tokio broadcast channel. The default for an embedded relay;
 //! share one `MemoryBroker` between several relays in one process to test multi-node.
 
-use std::sync::Arc;
 use std::collections::HashSet;
+use std::sync::Arc;
 use std::sync::Mutex;
 use std::time::Duration;
 

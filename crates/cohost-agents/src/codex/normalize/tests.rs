@@ -365,8 +365,8 @@ fn fork_asks_for_thread_fork_and_opens_the_new_thread() {
         actions
             .into_iter()
             .filter_map(|a| match a {
-                Action::Send(l) => serde_json::from_str(&l).ok(),
-                Action::Emit(_) => None,
+                Action::Write(l) => serde_json::from_str(&l).ok(),
+                _ => None,
             })
             .collect()
     };
