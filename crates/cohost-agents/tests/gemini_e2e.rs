@@ -216,6 +216,28 @@ async fn version_outside_the_tested_range_is_refused() {
     steps::old_version_is_refused(Arc::new(GeminiFactory), "old-gemini", "0.40.0").await;
 }
 
+/// A temp dir none of whose ancestors is group- or world-writable (gemini
+/// skips a system-defaults file below such a directory): under the target
+/// dir when the checkout is not below `/tmp`, else under `/run` (CI runs as
+/// root).
+fn secure_tempdir() -> tempfile::TempDir {
+    use std::os::unix::fs::PermissionsExt;
+    let secure = |dir: &std::path::Path| {
+        dir.ancestors()
+            .all(|a| std::fs::metadata(a).is_ok_and(|m| m.permissions().mode() & 0o022 == 0))
+    };
+    [env!("CARGO_TARGET_TMPDIR"), "/run", "/var/lib"]
+        .into_iter()
+        .map(std::path::Path::new)
+        .filter(|d| secure(d))
+        .find_map(|d| tempfile::tempdir_in(d).ok())
+        .expect(
+            "no writable directory without a group- or world-writable ancestor \
+             (gemini ignores a system-defaults file below one): run the tests \
+             from a checkout outside /tmp",
+        )
+}
+
 /// A user with a key and a base URL but no `~/.gemini/settings.json`:
 /// gemini 0.61 alone guesses the `gateway` auth type and exits 41
 /// ("Invalid auth method selected"); cohost picks `gemini-api-key` from the
@@ -227,7 +249,7 @@ async fn a_key_without_settings_picks_the_auth_type_from_the_environment() {
     let Some(bin) = gemini_bin() else { return };
     let mut env = setup(&bin, ApprovalMode::Ask).await;
     std::fs::remove_file(env.home.join(".gemini/settings.json")).unwrap();
-    let state = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let state = secure_tempdir();
     env.set_env([("XDG_STATE_HOME", state.path().display().to_string())]);
     let mut s = session(&env, Policy::DenyAll);
     s.start().await.unwrap();

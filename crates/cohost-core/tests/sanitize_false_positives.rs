@@ -26,6 +26,10 @@ fn plants_secrets(path: &Path, text: &str) -> bool {
         "cohost-cli/tests/run_cli.rs",
         "cohost-cli/src/secrets.rs",
         "cohost-host/tests/store.rs",
+        "cohost-host/tests/serve/secrets.rs",
+        "cohost-relay/tests/redis_history.rs",
+        "cohost-relay/tests/redis_nodes.rs",
+        "cohost-cli/tests/cli_attach.rs",
     ];
     PLANTED.iter().any(|f| p.ends_with(f))
         || p.contains("/sanitize")

@@ -95,6 +95,7 @@ impl MarkerScanner {
 
     /// Pids of live processes carrying the marker right now.
     pub fn scan(&mut self) -> Vec<u32> {
+        let now = uptime_ticks();
         let mut live = std::collections::HashMap::new();
         let mut found = Vec::new();
         for pid in pids() {
@@ -117,6 +118,12 @@ impl MarkerScanner {
                     if mark.is_some() && is_alive(pid) {
                         found.push(pid);
                     }
+                    // Between fork and exec a child still shows its parent's
+                    // environment, so an unmarked verdict on a young process
+                    // is not kept: it is judged again until it has settled.
+                    if mark.is_none() && now.is_none_or(|now| !settled(pid, now)) {
+                        continue;
+                    }
                     mark
                 }
             };
@@ -126,6 +133,22 @@ impl MarkerScanner {
         self.seen = live;
         found
     }
+}
+
+/// Clock ticks (USER_HZ, 100 on Linux) a process must have lived before an
+/// unmarked verdict on it is cached: 2 s.
+const SETTLE_TICKS: u64 = 200;
+
+/// Clock ticks since boot, from `/proc/uptime`.
+fn uptime_ticks() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/uptime").ok()?;
+    let secs: f64 = text.split_whitespace().next()?.parse().ok()?;
+    Some((secs * 100.0) as u64)
+}
+
+/// Whether `pid` started at least [`SETTLE_TICKS`] before `now`.
+fn settled(pid: u32, now: u64) -> bool {
+    read_stat(pid).is_some_and(|(_, start)| now.saturating_sub(start) >= SETTLE_TICKS)
 }
 
 /// `/proc/PID/cmdline` (NUL-separated) as one readable line.

@@ -143,6 +143,7 @@ mod tests {
         assert_eq!(e.code, ErrorCode::AuthRequired);
         assert!(e.message.contains("MY_GATEWAY_TOKEN"), "{}", e.message);
         let fix = e.suggested_fix.unwrap();
-        assert!(fix.contains("export MY_GATEWAY_TOKEN=") && fix.contains("[providers.gemini]"));
+        assert!(fix.contains("export MY_GATEWAY_TOKEN="), "{fix}");
+        assert!(fix.contains("[providers.gemini]"), "{fix}");
     }
 }

@@ -103,10 +103,9 @@ impl E2e {
 
     /// What the host puts into its invites: the epoch-0 key and its public key.
     pub fn invite_keys(&self) -> InviteKeys {
+        let epoch0 = self.ring(|r| r.key(0).map(RoomKey::to_bytes));
         InviteKeys {
-            room_key: self
-                .ring(|r| r.key(0).map(RoomKey::to_bytes))
-                .unwrap_or([0; 32]),
+            room_key: epoch0.unwrap_or([0; 32]),
             host_public: self.host.to_bytes(),
         }
     }
