@@ -185,6 +185,11 @@ const CODE_WORDS: &[&str] = &[
     "secretstring",
     "token",
     "password",
+    // A receiver whose method chain goes on on the next line
+    // (`room_key: self\n    .ring(..)`).
+    "self",
+    "this",
+    "super",
 ];
 
 /// Whether an unquoted value is code (`lexer.next_token()`, `&str`,
@@ -313,6 +318,7 @@ mod tests {
         assert!(is_code("lexer.next_token()", ";"));
         assert!(is_code("&str", ""));
         assert!(is_code("None", ""));
+        assert!(is_code("self", "\n"));
         assert!(is_code("os.environ", "[\"API_KEY\"]"));
         assert!(!is_code("s3cr3t-pass", ""));
         assert!(!is_code("s3cr3t-pass", "[REDACTED] (private key)"));

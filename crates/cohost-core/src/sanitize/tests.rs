@@ -96,6 +96,8 @@ const ORDINARY: &[&str] = &[
     "eyJ is how base64 JSON starts",
     "x = a ? b : c;",
     "HashMap<String, Vec<u8>>",
+    "room_key: self\n    .ring(|r| r.key(0).map(RoomKey::to_bytes))",
+    "session_token: this\n  .store.get(id)",
 ];
 
 #[test]
