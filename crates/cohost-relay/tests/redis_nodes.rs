@@ -170,3 +170,67 @@ async fn a_kicked_token_is_refused_on_every_node() {
     // Another token of the same room still works.
     let _ok = join(&n2, &room, Role::Viewer, "vera").await;
 }
+
+/// The host's own `room.kick` for a participant connected to another node
+/// (relays behind a load balancer): that node closes the connection (4403)
+/// and the token is refused everywhere.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_kicks_a_participant_on_another_node() {
+    use futures::StreamExt;
+    let Some(server) = redis().await else { return };
+    let prefix = format!("cohost-test-xkick-{}", std::process::id());
+    let n1 = node(&server.url, &prefix).await;
+    let n2 = node(&server.url, &prefix).await;
+    let room = n1.create_room(Some("xkick")).unwrap();
+    n2.create_room(Some("xkick")).unwrap();
+    let mut host = join(&n1, &room, Role::Host, "hana").await;
+    let vtoken = token(&n1, &room, Role::Viewer, "vic");
+    let mut viewer = try_connect(&n2, &room, &vtoken).await.unwrap();
+    let who: cohost_protocol::Participant = host
+        .recv_kind(FrameType::PresenceJoin)
+        .await
+        .control()
+        .unwrap();
+    assert_ne!(
+        who.conn_id >> 48,
+        n1.node_id() >> 48,
+        "the viewer's connection belongs to node 2"
+    );
+    let kick = cohost_protocol::Frame::control_frame(
+        FrameType::RoomKick,
+        &room,
+        None,
+        &cohost_protocol::Kick {
+            conn_id: who.conn_id,
+        },
+    )
+    .unwrap();
+    host.send_frame(&kick).await;
+    let code = tokio::time::timeout(Duration::from_secs(10), async {
+        while let Some(Ok(m)) = viewer.ws.next().await {
+            if let tokio_tungstenite::tungstenite::Message::Close(Some(c)) = m {
+                return u16::from(c.code);
+            }
+        }
+        0
+    })
+    .await
+    .expect("the kicked viewer is disconnected within 10 s");
+    assert_eq!(code, 4403, "the kicked participant is disconnected");
+    // The host was not told its kick failed.
+    host.assert_no(FrameType::RoomError, Duration::from_millis(300))
+        .await;
+    let mut refused = None;
+    for _ in 0..50 {
+        match try_connect(&n1, &room, &vtoken).await {
+            Err(e) => {
+                refused = Some(e);
+                break;
+            }
+            Ok(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+        }
+    }
+    let (status, why) = refused.expect("the revoked token is refused on the host's node");
+    assert_eq!(status, 401);
+    assert!(why.contains("revoked"), "{why}");
+}

@@ -315,7 +315,8 @@ fn on_frame(
                     )
                 }
                 Ok(k) => {
-                    if super::revoke::kick(state, room, k.conn_id) == super::revoke::Kicked::NotHere
+                    if super::revoke::kick_anywhere(state, room, k.conn_id, frame.bytes())
+                        == super::revoke::Kicked::NotHere
                     {
                         return refused(
                             ErrorCode::Malformed,

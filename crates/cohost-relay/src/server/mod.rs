@@ -157,6 +157,16 @@ impl RelayState {
                 if f.room() != room {
                     return;
                 }
+                // A host's kick for a participant on this node (only nodes
+                // publish to the broker, after checking the sender's role);
+                // never fanned out to clients.
+                if f.kind() == cohost_protocol::FrameType::RoomKick {
+                    let here = self.rooms.read().ok().and_then(|m| m.get(&room).cloned());
+                    if let (Some(r), Ok(k)) = (here, f.control::<cohost_protocol::Kick>()) {
+                        revoke::kick(self, &r, k.conn_id);
+                    }
+                    return;
+                }
                 let r = self.room(&room);
                 if let Err(e) = r.deliver(&f, None) {
                     tracing::debug!(room, error = %e, "broker frame not recorded");

@@ -1,7 +1,9 @@
 //! Kick: the host (a `room.kick` control frame) or the admin API removes a
 //! participant. The relay puts the token that connection joined with on the
 //! broker's deny list (every node refuses it from then on) and closes the
-//! connection.
+//! connection. A connection on another node (relays scaled out behind a
+//! load balancer) is kicked there: the kick frame goes out through the
+//! broker and the node that holds the connection acts on it.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -42,8 +44,30 @@ pub(crate) enum Kicked {
         /// The revoked token id.
         jti: String,
     },
+    /// The connection belongs to another node: the kick was sent there
+    /// through the broker.
+    Forwarded,
     /// No connection with that id in the room on this node.
     NotHere,
+}
+
+/// Connection ids carry the node that minted them in their top 16 bits
+/// (see `RelayState::next_conn_id`).
+const NODE_BITS: u64 = !0xffff_ffff_ffff;
+
+/// [`kick`], or for a connection minted by another node, the kick sent to
+/// every node through the broker (`frame` is the host's `room.kick`).
+pub(crate) fn kick_anywhere(state: &RelayState, room: &Room, conn_id: u64, frame: &[u8]) -> Kicked {
+    if conn_id & NODE_BITS == state.node_id {
+        return kick(state, room, conn_id);
+    }
+    state.broker.publish(
+        &room.id,
+        state.node_id,
+        &bytes::Bytes::copy_from_slice(frame),
+    );
+    tracing::info!(conn = conn_id, room = %room.id, "kick forwarded to the participant's node");
+    Kicked::Forwarded
 }
 
 /// Revokes `conn_id`'s token and disconnects it, if it is in `room` on this
@@ -67,6 +91,6 @@ pub(crate) fn kick_conn(state: &RelayState, room: &str, conn_id: u64) -> Option<
     let room = state.rooms.read().ok()?.get(room).cloned()?;
     match kick(state, &room, conn_id) {
         Kicked::Done { jti } => Some(jti),
-        Kicked::NotHere => None,
+        Kicked::Forwarded | Kicked::NotHere => None,
     }
 }
