@@ -158,11 +158,10 @@ pub fn descriptor() -> ProviderDescriptor {
             interrupt: InterruptSupport::Protocol,
             resume: ResumeSupport::NativeId,
             usage: true,
-            context_files: false,
-            images: false,
             fork: true,
             executes_tools: false,
             tier: SupportTier::Builtin,
+            ..Capabilities::BASELINE
         },
         install_hint: None,
     }

@@ -57,9 +57,8 @@ pub fn descriptor(spec: &AcpSpec) -> ProviderDescriptor {
             context_files: true,
             // Checked per agent against its `promptCapabilities.image`.
             images: true,
-            fork: false,
-            executes_tools: true,
             tier: spec.tier,
+            ..Capabilities::BASELINE
         },
         install_hint: Some(spec.install_hint.clone()),
     }

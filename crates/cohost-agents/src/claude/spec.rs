@@ -39,8 +39,8 @@ const CAPABILITIES: Capabilities = Capabilities {
     context_files: true,
     images: true,
     fork: true,
-    executes_tools: true,
     tier: SupportTier::Structured,
+    ..Capabilities::BASELINE
 };
 
 /// Claude Code's provider spec (`@anthropic-ai/claude-code`).

@@ -72,11 +72,9 @@ pub const SPEC: CliEntry = CliEntry {
         interrupt: InterruptSupport::Protocol,
         resume: ResumeSupport::NativeId,
         usage: true,
-        context_files: false,
-        images: false,
         fork: true,
-        executes_tools: true,
         tier: SupportTier::Structured,
+        ..Capabilities::BASELINE
     },
     // Tested with 0.171.0 (pinned in `tests/agents/versions.env`); the
     // app-server schema is versioned by method names, and the engine falls
@@ -86,9 +84,7 @@ pub const SPEC: CliEntry = CliEntry {
         min: Version::new(0, 171, 0),
         max_exclusive: Version::new(1, 0, 0),
     }),
-    factory: Some(MakeFactory(|| {
-        Arc::new(CodexFactory) as Arc<dyn AdapterFactory>
-    })),
+    factory: Some(MakeFactory::of::<CodexFactory>()),
     ..catalog::BASE
 };
 

@@ -14,11 +14,7 @@ pub mod engine;
 pub mod normalize;
 pub mod wire;
 
-use cohost_core::{
-    AdapterFactory, ApprovalSupport, Capabilities, InterruptSupport, ResumeSupport,
-    StreamingGranularity, SupportTier,
-};
-use std::sync::Arc;
+use cohost_core::{Capabilities, ResumeSupport, StreamingGranularity, SupportTier};
 
 use crate::catalog::{self, AuthSpec, CliEntry, FlagTable, MakeFactory, PromptArg};
 use crate::process::oneshot::oneshot_factory;
@@ -68,16 +64,11 @@ pub const SPEC: CliEntry = CliEntry {
     api_provider: Some("gemini-api"),
     capabilities: Capabilities {
         streaming: StreamingGranularity::TokenDeltas,
-        reasoning: false,
-        approvals: ApprovalSupport::Advisory,
-        interrupt: InterruptSupport::Signal,
         resume: ResumeSupport::NativeId,
         usage: true,
         context_files: true,
-        images: false,
-        fork: false,
-        executes_tools: true,
         tier: SupportTier::Structured,
+        ..Capabilities::BASELINE
     },
     // 0.61.0 is pinned in `tests/agents/versions.env`; the stream-json
     // format is checked at start-up, so later 0.x releases are accepted.
@@ -85,9 +76,7 @@ pub const SPEC: CliEntry = CliEntry {
         min: Version::new(0, 61, 0),
         max_exclusive: Version::new(1, 0, 0),
     }),
-    factory: Some(MakeFactory(|| {
-        Arc::new(GeminiFactory) as Arc<dyn AdapterFactory>
-    })),
+    factory: Some(MakeFactory::of::<GeminiFactory>()),
     ..catalog::BASE
 };
 

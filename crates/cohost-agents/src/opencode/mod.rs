@@ -15,11 +15,7 @@
 pub mod normalize;
 pub mod wire;
 
-use cohost_core::{
-    AdapterConfig, AdapterFactory, ApprovalMode, ApprovalSupport, Capabilities, InterruptSupport,
-    ResumeSupport, StreamingGranularity, SupportTier,
-};
-use std::sync::Arc;
+use cohost_core::{AdapterConfig, ApprovalMode, Capabilities, ResumeSupport, SupportTier};
 
 pub use normalize::OpenCodeNormalizer;
 
@@ -62,26 +58,19 @@ pub const SPEC: CliEntry = CliEntry {
         ..catalog::NO_FLAGS
     },
     capabilities: Capabilities {
-        streaming: StreamingGranularity::WholeMessages,
         reasoning: true,
-        approvals: ApprovalSupport::Advisory,
-        interrupt: InterruptSupport::Signal,
         resume: ResumeSupport::NativeId,
         usage: true,
         context_files: true,
-        images: false,
-        fork: false,
-        executes_tools: true,
         tier: SupportTier::Structured,
+        ..Capabilities::BASELINE
     },
     // 1.18.33 is pinned in `tests/agents/versions.env`.
     accepted: Some(VersionRange {
         min: Version::new(1, 18, 0),
         max_exclusive: Version::new(2, 0, 0),
     }),
-    factory: Some(MakeFactory(|| {
-        Arc::new(OpenCodeFactory) as Arc<dyn AdapterFactory>
-    })),
+    factory: Some(MakeFactory::of::<OpenCodeFactory>()),
     ..catalog::BASE
 };
 
@@ -101,18 +90,8 @@ pub fn permission_env(mode: ApprovalMode) -> Option<&'static str> {
     }
 }
 
-/// The arguments of one turn (pure, for tests).
-#[cfg(test)]
-pub(crate) fn turn_args(
-    prompt: &str,
-    config: &AdapterConfig,
-    session: Option<&SessionArg>,
-) -> Vec<OsString> {
-    Driver.turn_args(prompt, config, session, false)
-}
-
 #[derive(Debug, Default, Clone, Copy)]
-struct Driver;
+pub(crate) struct Driver;
 
 impl CliDriver for Driver {
     type Normalizer = OpenCodeNormalizer;
@@ -155,16 +134,16 @@ mod tests {
             id: "ses_1".into(),
             fresh: false,
         };
-        let ask = strs(turn_args("-rf hi", &cfg, Some(&s1)));
+        let ask = strs(Driver.turn_args("-rf hi", &cfg, Some(&s1), false));
         assert!(!ask.contains(&"--auto".to_string()), "{ask:?}");
         assert!(ask.windows(2).any(|w| w == ["-s", "ses_1"]));
         assert_eq!(&ask[ask.len() - 2..], ["--", "-rf hi"]);
         cfg.approval = ApprovalMode::AutoApprove;
-        let auto = strs(turn_args("x", &cfg, None));
+        let auto = strs(Driver.turn_args("x", &cfg, None, false));
         assert!(auto.contains(&"--auto".to_string()));
         assert!(!auto.contains(&"-s".to_string()));
         cfg.approval = ApprovalMode::DenyAll;
-        assert!(!strs(turn_args("x", &cfg, None)).contains(&"--auto".to_string()));
+        assert!(!strs(Driver.turn_args("x", &cfg, None, false)).contains(&"--auto".to_string()));
     }
 
     #[test]

@@ -23,9 +23,8 @@ pub use spawn::{PtyChild, PtyOutput};
 use async_trait::async_trait;
 use cohost_core::{
     AdapterConfig, AdapterFactory, AgentAdapter, AgentEvent, AgentEventStream, ApprovalSupport,
-    Capabilities, CohostError, ErrorCode, Health, InitInfo, InterruptStage, InterruptSupport,
-    PromptRequest, ProviderDescriptor, ProviderKind, ResumeSupport, StreamingGranularity,
-    SupportTier, ToolDecision,
+    Capabilities, CohostError, ErrorCode, Health, InitInfo, InterruptStage, PromptRequest,
+    ProviderDescriptor, ProviderKind, StreamingGranularity, SupportTier, ToolDecision,
 };
 use futures::StreamExt;
 use std::collections::BTreeMap;
@@ -85,16 +84,9 @@ pub fn descriptor(id: String, label: String) -> ProviderDescriptor {
         kind: ProviderKind::AgentCli,
         capabilities: Capabilities {
             streaming: StreamingGranularity::TokenDeltas,
-            reasoning: false,
             approvals: ApprovalSupport::None,
-            interrupt: InterruptSupport::Signal,
-            resume: ResumeSupport::None,
-            usage: false,
-            context_files: false,
-            images: false,
-            fork: false,
-            executes_tools: true,
             tier: SupportTier::Pty,
+            ..Capabilities::BASELINE
         },
         install_hint: None,
     }
