@@ -4,11 +4,10 @@
 //! driver that the table's spellings are the ones on its command line.
 
 use std::collections::BTreeMap;
-use std::ffi::OsString;
 
 use cohost_core::port::{AdapterConfig, ApprovalMode};
 
-use crate::process::oneshot::{CliDriver, SessionArg};
+use crate::process::oneshot::{strs, CliDriver, SessionArg};
 
 /// The four inputs every driver is checked with.
 const CASES: [&str; 4] = ["plain", "model", "resume", "auto"];
@@ -41,12 +40,6 @@ fn session(case: &str) -> Option<SessionArg> {
         id: "S1".into(),
         fresh: false,
     })
-}
-
-fn strs(args: Vec<OsString>) -> Vec<String> {
-    args.into_iter()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect()
 }
 
 /// A one-shot driver's first-turn argv.

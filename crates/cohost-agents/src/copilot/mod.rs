@@ -28,8 +28,6 @@ use crate::process::{Version, VersionRange};
 
 #[cfg(test)]
 use crate::process::oneshot::SessionArg;
-#[cfg(test)]
-use std::ffi::OsString;
 
 /// GitHub Copilot CLI's provider spec.
 pub const SPEC: CliEntry = CliEntry {
@@ -111,13 +109,8 @@ oneshot_factory!(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::process::oneshot::strs;
     use cohost_core::ApprovalMode;
-
-    fn strs(v: Vec<OsString>) -> Vec<String> {
-        v.into_iter()
-            .map(|a| a.to_string_lossy().into_owned())
-            .collect()
-    }
 
     #[test]
     fn session_flags_and_bypass_only_under_auto_approve() {

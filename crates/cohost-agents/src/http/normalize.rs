@@ -152,6 +152,22 @@ pub fn text<'a>(v: &'a Value, pointer: &str) -> Option<&'a str> {
     v.pointer(pointer).and_then(Value::as_str)
 }
 
+/// The offered tools rendered one by one, `None` when there are none (the
+/// request then leaves the field out).
+pub fn tools_json(ctx: &RequestCtx<'_>, render: impl Fn(&ToolDef) -> Value) -> Option<Value> {
+    (!ctx.tools.is_empty()).then(|| ctx.tools.iter().map(render).collect())
+}
+
+/// The string field `field` of each object in the array `list` of a model
+/// listing (`GET /v1/models` and the like).
+pub fn model_ids<'a>(v: &'a Value, list: &str, field: &'a str) -> impl Iterator<Item = &'a str> {
+    v.get(list)
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(move |m| m.get(field).and_then(Value::as_str))
+}
+
 /// The note for a completion cut short by the output limit.
 pub fn max_tokens_note(provider: &str) -> String {
     format!("`{provider}` stopped at its output token limit; the answer may be cut off")

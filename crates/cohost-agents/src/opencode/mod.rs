@@ -25,8 +25,6 @@ use crate::process::{Version, VersionRange};
 
 #[cfg(test)]
 use crate::process::oneshot::SessionArg;
-#[cfg(test)]
-use std::ffi::OsString;
 
 /// OpenCode's provider spec.
 pub const SPEC: CliEntry = CliEntry {
@@ -120,12 +118,7 @@ oneshot_factory!(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn strs(v: Vec<OsString>) -> Vec<String> {
-        v.into_iter()
-            .map(|a| a.to_string_lossy().into_owned())
-            .collect()
-    }
+    use crate::process::oneshot::strs;
 
     #[test]
     fn auto_only_under_auto_approve_and_prompt_after_dashdash() {

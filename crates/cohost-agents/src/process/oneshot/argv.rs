@@ -48,3 +48,11 @@ pub(crate) fn build(spec: &CliEntry, q: &QueryArgs) -> Vec<OsString> {
         .map(OsString::from)
         .collect()
 }
+
+/// A command line as strings, for tests comparing argv.
+#[cfg(test)]
+pub(crate) fn strs(args: Vec<OsString>) -> Vec<String> {
+    args.into_iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect()
+}

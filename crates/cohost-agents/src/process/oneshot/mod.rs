@@ -27,6 +27,8 @@ pub(crate) mod turn;
 #[cfg(test)]
 pub(crate) use adapter::replay_fixture;
 pub(crate) use adapter::{error_end, generic_fix, random_uuid, CliDriver, SessionArg};
+#[cfg(test)]
+pub(crate) use argv::strs;
 pub(crate) use argv::{build, resuming};
 pub(crate) use factory::oneshot_factory;
 pub(crate) use line_map::{turn_marks, Closing, LineMap, TurnExit, TurnMarks};
