@@ -10,7 +10,7 @@
 //! pass `--conversation`). Text arrives as `text_delta`s with live usage.
 //! Approvals are agy's own (advisory); interrupts are SIGINT.
 
-pub mod normalize;
+pub(crate) mod normalize;
 
 use cohost_core::{AdapterConfig, Capabilities, ResumeSupport, StreamingGranularity};
 
@@ -20,7 +20,7 @@ use crate::catalog::{self, CliEntry, Evidence, FlagTable, MakeFactory, PromptArg
 use crate::process::oneshot::{oneshot_factory, CliDriver};
 
 /// Antigravity's provider spec.
-pub const SPEC: CliEntry = CliEntry {
+pub(crate) const SPEC: CliEntry = CliEntry {
     id: "agy",
     label: "Antigravity agy",
     mode: "stream-json; fixture-only",

@@ -15,7 +15,7 @@
 //! `--no-git` when the directory is not a git repository (otherwise aider
 //! would create one unasked).
 
-pub mod normalize;
+pub(crate) mod normalize;
 
 use cohost_core::{AdapterConfig, ApprovalMode, Capabilities, StreamingGranularity, SupportTier};
 
@@ -26,7 +26,7 @@ use crate::process::oneshot::{oneshot_factory, CliDriver};
 use crate::process::{Version, VersionRange};
 
 /// Aider's provider spec.
-pub const SPEC: CliEntry = CliEntry {
+pub(crate) const SPEC: CliEntry = CliEntry {
     id: "aider",
     label: "Aider",
     mode: "plain text, --message per turn",

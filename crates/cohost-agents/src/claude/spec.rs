@@ -12,7 +12,7 @@ use crate::catalog::{self, AuthSpec, CliEntry, FlagTable, MakeFactory, PromptArg
 use crate::process::{Version, VersionRange};
 
 /// Claude Code's credentials, shared with the `claude-acp` wrapper.
-pub const CLAUDE_AUTH: AuthSpec = AuthSpec {
+pub(crate) const CLAUDE_AUTH: AuthSpec = AuthSpec {
     env_vars: &[
         "ANTHROPIC_API_KEY",
         "ANTHROPIC_AUTH_TOKEN",
@@ -44,7 +44,7 @@ const CAPABILITIES: Capabilities = Capabilities {
 };
 
 /// Claude Code's provider spec (`@anthropic-ai/claude-code`).
-pub const SPEC: CliEntry = CliEntry {
+pub(crate) const SPEC: CliEntry = CliEntry {
     id: "claude",
     label: "Claude Code",
     binaries: &["claude"],
@@ -100,7 +100,7 @@ pub const SPEC: CliEntry = CliEntry {
 };
 
 /// Qwen Code's provider spec (`@qwen-code/qwen-code`).
-pub const QWEN_SPEC: CliEntry = CliEntry {
+pub(crate) const QWEN_SPEC: CliEntry = CliEntry {
     id: "qwen",
     label: "Qwen Code",
     binaries: &["qwen"],

@@ -7,11 +7,11 @@
 //! approvals, SIGINT). The engine is chosen from `codex --help`.
 
 mod engine;
-pub mod errors;
-pub mod exec;
+pub(crate) mod errors;
+pub(crate) mod exec;
 mod items;
-pub mod normalize;
-pub mod wire;
+pub(crate) mod normalize;
+pub(crate) mod wire;
 
 use async_trait::async_trait;
 use cohost_core::{
@@ -32,7 +32,7 @@ use engine::AppServer;
 use normalize::CoreConfig;
 
 /// Codex's credentials, shared with the `codex-acp` wrapper.
-pub const CODEX_AUTH: AuthSpec = AuthSpec {
+pub(crate) const CODEX_AUTH: AuthSpec = AuthSpec {
     env_vars: &["OPENAI_API_KEY", "CODEX_API_KEY"],
     credential_files: &[".codex/auth.json"],
     // "Not logged in" and exit 1 when logged out.
@@ -40,7 +40,7 @@ pub const CODEX_AUTH: AuthSpec = AuthSpec {
 };
 
 /// Codex CLI's provider spec (the app-server engine's descriptor).
-pub const SPEC: CliEntry = CliEntry {
+pub(crate) const SPEC: CliEntry = CliEntry {
     id: "codex",
     label: "Codex CLI",
     mode: "app-server",
@@ -89,7 +89,7 @@ pub const SPEC: CliEntry = CliEntry {
 };
 
 /// The descriptor for the app-server engine.
-pub fn descriptor() -> ProviderDescriptor {
+pub(crate) fn descriptor() -> ProviderDescriptor {
     SPEC.descriptor()
 }
 
@@ -133,7 +133,7 @@ enum Engine {
 }
 
 /// The codex adapter.
-pub struct CodexAdapter {
+pub(crate) struct CodexAdapter {
     descriptor: ProviderDescriptor,
     config: AdapterConfig,
     engine: Engine,
@@ -143,7 +143,7 @@ pub struct CodexAdapter {
 
 impl CodexAdapter {
     /// A fresh adapter.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         CodexAdapter {
             descriptor: descriptor(),
             config: AdapterConfig::default(),
@@ -167,7 +167,7 @@ impl Default for CodexAdapter {
 }
 
 /// Whether `codex --help` lists the app-server subcommand.
-pub fn has_app_server(help: &str) -> bool {
+pub(crate) fn has_app_server(help: &str) -> bool {
     help.lines()
         .any(|l| l.split_whitespace().next() == Some("app-server"))
 }

@@ -17,7 +17,7 @@
 //! `~/.continue/config.yaml` when present, else `cn`'s own default
 //! (a logged-in Continue Hub assistant).
 
-pub mod normalize;
+pub(crate) mod normalize;
 
 use cohost_core::{AdapterConfig, ApprovalMode, Capabilities, SupportTier};
 use std::path::PathBuf;
@@ -29,7 +29,7 @@ use crate::process::oneshot::{oneshot_factory, CliDriver};
 use crate::process::{Version, VersionRange};
 
 /// Continue CLI's provider spec.
-pub const SPEC: CliEntry = CliEntry {
+pub(crate) const SPEC: CliEntry = CliEntry {
     id: "continue",
     label: "Continue CLI",
     mode: "cn -p --format json",
@@ -67,10 +67,10 @@ pub const SPEC: CliEntry = CliEntry {
 };
 
 /// The tools that change the machine, excluded unless auto-approved.
-pub const MUTATING_TOOLS: [&str; 4] = ["Bash", "Write", "Edit", "MultiEdit"];
+pub(crate) const MUTATING_TOOLS: [&str; 4] = ["Bash", "Write", "Edit", "MultiEdit"];
 
 /// The Continue config file to pass, when the user did not pass one.
-pub fn config_file(config: &AdapterConfig) -> Option<PathBuf> {
+pub(crate) fn config_file(config: &AdapterConfig) -> Option<PathBuf> {
     if config.extra_args.iter().any(|a| a == "--config") {
         return None;
     }

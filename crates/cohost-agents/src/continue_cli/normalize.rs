@@ -19,7 +19,7 @@ use crate::process::oneshot::{
 
 /// The one object `cn --format json` prints.
 #[derive(Debug, Clone, Deserialize)]
-pub struct RunOutput {
+pub(crate) struct RunOutput {
     /// `success` or `error`.
     pub status: String,
     /// The answer (success).

@@ -15,8 +15,8 @@
 //! [`ApprovalMode::AutoApprove`] passes `--allow-all-tools`. Blocking
 //! approvals come through `copilot --acp` (the `copilot-acp` provider).
 
-pub mod normalize;
-pub mod wire;
+pub(crate) mod normalize;
+pub(crate) mod wire;
 
 use cohost_core::{AdapterConfig, Capabilities, ResumeSupport, StreamingGranularity, SupportTier};
 
@@ -30,7 +30,7 @@ use crate::process::{Version, VersionRange};
 use crate::process::oneshot::SessionArg;
 
 /// GitHub Copilot CLI's provider spec.
-pub const SPEC: CliEntry = CliEntry {
+pub(crate) const SPEC: CliEntry = CliEntry {
     id: "copilot",
     label: "GitHub Copilot CLI",
     mode: "prompt mode, JSONL",

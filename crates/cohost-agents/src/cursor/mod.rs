@@ -10,7 +10,7 @@
 //! [`ApprovalMode::AutoApprove`] passes `--force`; otherwise Cursor's
 //! configured permissions apply (advisory). SIGINT interrupts.
 
-pub mod normalize;
+pub(crate) mod normalize;
 
 use cohost_core::{AdapterConfig, Capabilities, ResumeSupport};
 
@@ -20,7 +20,7 @@ use crate::catalog::{self, AuthSpec, CliEntry, Evidence, FlagTable, MakeFactory}
 use crate::process::oneshot::{oneshot_factory, CliDriver};
 
 /// Cursor Agent's provider spec.
-pub const SPEC: CliEntry = CliEntry {
+pub(crate) const SPEC: CliEntry = CliEntry {
     id: "cursor",
     label: "Cursor Agent",
     mode: "stream-json; fixture-only",

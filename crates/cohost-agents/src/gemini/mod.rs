@@ -9,10 +9,10 @@
 //! gemini's ACP mode (`gemini --acp`), the separate `gemini-acp` provider.
 //! Interrupts are SIGINT to the process group, then the usual escalation.
 
-pub mod auth;
-pub mod engine;
-pub mod normalize;
-pub mod wire;
+pub(crate) mod auth;
+pub(crate) mod engine;
+pub(crate) mod normalize;
+pub(crate) mod wire;
 
 use cohost_core::{Capabilities, ResumeSupport, StreamingGranularity, SupportTier};
 
@@ -21,7 +21,7 @@ use crate::process::oneshot::oneshot_factory;
 use crate::process::{Version, VersionRange};
 
 /// Gemini CLI's provider spec.
-pub const SPEC: CliEntry = CliEntry {
+pub(crate) const SPEC: CliEntry = CliEntry {
     id: "gemini",
     label: "Gemini CLI",
     mode: "headless stream-json",

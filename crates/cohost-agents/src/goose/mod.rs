@@ -9,7 +9,7 @@
 //! cannot ask: `auto` only under [`ApprovalMode::AutoApprove`], otherwise
 //! `chat` (no tools at all). SIGINT interrupts.
 
-pub mod normalize;
+pub(crate) mod normalize;
 
 use cohost_core::{AdapterConfig, ApprovalMode, Capabilities, ResumeSupport};
 
@@ -22,7 +22,7 @@ use crate::process::oneshot::{oneshot_factory, random_uuid, CliDriver};
 use crate::process::oneshot::SessionArg;
 
 /// Goose's provider spec.
-pub const SPEC: CliEntry = CliEntry {
+pub(crate) const SPEC: CliEntry = CliEntry {
     id: "goose",
     label: "Goose",
     mode: "run stream-json; fixture-only",
@@ -63,7 +63,7 @@ pub const SPEC: CliEntry = CliEntry {
 };
 
 /// `GOOSE_MODE` for a policy.
-pub fn goose_mode(mode: ApprovalMode) -> &'static str {
+pub(crate) fn goose_mode(mode: ApprovalMode) -> &'static str {
     match mode {
         ApprovalMode::AutoApprove => "auto",
         ApprovalMode::Ask | ApprovalMode::DenyAll => "chat",

@@ -10,7 +10,7 @@
 //! refuses tools that would need a confirmation. Follow-up turns pass
 //! `--resume` (the last conversation in this directory: no id to resume by).
 
-pub mod normalize;
+pub(crate) mod normalize;
 
 use cohost_core::{AdapterConfig, Capabilities, StreamingGranularity};
 
@@ -20,7 +20,7 @@ use crate::catalog::{self, AuthSpec, CliEntry, Evidence, FlagTable, MakeFactory,
 use crate::process::oneshot::{oneshot_factory, CliDriver};
 
 /// Kiro CLI's provider spec.
-pub const SPEC: CliEntry = CliEntry {
+pub(crate) const SPEC: CliEntry = CliEntry {
     id: "kiro",
     label: "Kiro CLI",
     mode: "chat --no-interactive; fixture-only",

@@ -12,8 +12,8 @@
 //! to `deny`, and only `AutoApprove` passes `--auto`. Blocking approvals
 //! and a protocol cancel come through opencode's ACP mode (`opencode-acp`).
 
-pub mod normalize;
-pub mod wire;
+pub(crate) mod normalize;
+pub(crate) mod wire;
 
 use cohost_core::{AdapterConfig, ApprovalMode, Capabilities, ResumeSupport, SupportTier};
 
@@ -27,7 +27,7 @@ use crate::process::{Version, VersionRange};
 use crate::process::oneshot::SessionArg;
 
 /// OpenCode's provider spec.
-pub const SPEC: CliEntry = CliEntry {
+pub(crate) const SPEC: CliEntry = CliEntry {
     id: "opencode",
     label: "OpenCode",
     mode: "run --format json",
@@ -75,7 +75,7 @@ pub const SPEC: CliEntry = CliEntry {
 /// `OPENCODE_PERMISSION` for a policy: the permissions that can change the
 /// machine. `None` under `AutoApprove` (opencode's own config applies, and
 /// `--auto` lifts its `ask` rules).
-pub fn permission_env(mode: ApprovalMode) -> Option<&'static str> {
+pub(crate) fn permission_env(mode: ApprovalMode) -> Option<&'static str> {
     match mode {
         ApprovalMode::AutoApprove => None,
         // Run mode rejects `ask` at once; the rejection shows up as a denied tool.

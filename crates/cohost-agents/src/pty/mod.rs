@@ -13,11 +13,13 @@
 //! `protocol = "pty"` carries), [`PtyFactory::with_prompt`] sets the marker.
 
 mod clean;
-pub mod core;
+pub(crate) mod core;
+// forkpty(3), the child side before exec, and the raw master fd.
+#[allow(unsafe_code)]
 mod spawn;
 
-pub use clean::TextCleaner;
-pub use core::{PtyCore, CTRL_C};
+pub(crate) use clean::TextCleaner;
+pub(crate) use core::{PtyCore, CTRL_C};
 pub use spawn::{PtyChild, PtyOutput};
 
 use async_trait::async_trait;
@@ -37,7 +39,7 @@ use tokio::sync::{mpsc, watch};
 use crate::process::{find_on_path, locate_binary, lock, EnvPolicy, GroupSignal};
 
 /// How long the program may take to show its first prompt.
-pub const READY_TIMEOUT: Duration = Duration::from_secs(60);
+pub(crate) const READY_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Makes [`PtyAdapter`]s for one interactive program.
 #[derive(Debug, Clone)]
@@ -77,7 +79,7 @@ impl PtyFactory {
 }
 
 /// The descriptor of a PTY provider: everything degraded, said plainly.
-pub fn descriptor(id: String, label: String) -> ProviderDescriptor {
+pub(crate) fn descriptor(id: String, label: String) -> ProviderDescriptor {
     ProviderDescriptor {
         id,
         label,
@@ -128,7 +130,7 @@ struct Shared {
 }
 
 /// A running interactive program.
-pub struct PtyAdapter {
+pub(crate) struct PtyAdapter {
     factory: PtyFactory,
     shared: Arc<Mutex<Shared>>,
     child: Option<PtyChild>,

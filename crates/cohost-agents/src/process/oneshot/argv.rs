@@ -33,6 +33,7 @@ pub(crate) fn turn_query(
 }
 
 /// The session argument for a native id to resume.
+#[cfg(test)]
 pub(crate) fn resuming(id: Option<&str>) -> Option<SessionArg> {
     id.map(|id| SessionArg {
         id: id.to_string(),
