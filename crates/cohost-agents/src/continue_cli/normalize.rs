@@ -43,10 +43,6 @@ impl ContinueNormalizer {
     pub fn new() -> Self {
         Self::default()
     }
-
-    fn start(&mut self, out: &mut Vec<AgentEvent>) {
-        self.turn.start(None, None, out);
-    }
 }
 
 fn fix_for(code: ErrorCode) -> &'static str {
@@ -86,7 +82,7 @@ impl LineMap for ContinueNormalizer {
 
 impl ContinueNormalizer {
     fn on_result(&mut self, r: RunOutput, out: &mut Vec<AgentEvent>) {
-        self.start(out);
+        self.open(out);
         self.turn.ended = true;
         if r.status == "success" {
             let text = match r.response {
