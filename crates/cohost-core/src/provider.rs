@@ -125,6 +125,20 @@ impl Capabilities {
         executes_tools: true,
         tier: SupportTier::FixtureOnly,
     };
+
+    /// A long-lived agent driven over a control protocol (Claude Code's
+    /// stream-json, Codex's app-server, the mock): token deltas and
+    /// reasoning, approvals that block, interrupts and resume by the
+    /// protocol's own means, token usage.
+    pub const CONTROL_PROTOCOL: Capabilities = Capabilities {
+        streaming: StreamingGranularity::TokenDeltas,
+        reasoning: true,
+        approvals: ApprovalSupport::Blocking,
+        interrupt: InterruptSupport::Protocol,
+        resume: ResumeSupport::NativeId,
+        usage: true,
+        ..Capabilities::BASELINE
+    };
 }
 
 /// The static description of a provider, shown by `cohost agents`.

@@ -1,10 +1,7 @@
 //! The provider specs of the Claude stream-json family: Claude Code and
 //! Qwen Code. What differs in behaviour is in [`super::dialect`].
 
-use cohost_core::{
-    AdapterFactory, ApprovalSupport, Capabilities, InterruptSupport, ResumeSupport,
-    StreamingGranularity, SupportTier,
-};
+use cohost_core::{AdapterFactory, Capabilities, SupportTier};
 use std::sync::Arc;
 
 use super::StreamJsonFactory;
@@ -30,17 +27,11 @@ pub(crate) const CLAUDE_AUTH: AuthSpec = AuthSpec {
 /// refuses versions outside the accepted range or lacking the flags, so the
 /// descriptor stays honest.
 const CAPABILITIES: Capabilities = Capabilities {
-    streaming: StreamingGranularity::TokenDeltas,
-    reasoning: true,
-    approvals: ApprovalSupport::Blocking,
-    interrupt: InterruptSupport::Protocol,
-    resume: ResumeSupport::NativeId,
-    usage: true,
     context_files: true,
     images: true,
     fork: true,
     tier: SupportTier::Structured,
-    ..Capabilities::BASELINE
+    ..Capabilities::CONTROL_PROTOCOL
 };
 
 /// Claude Code's provider spec (`@anthropic-ai/claude-code`).

@@ -17,7 +17,7 @@ use async_trait::async_trait;
 use cohost_core::{
     AdapterConfig, AdapterFactory, AgentAdapter, AgentEventStream, ApprovalSupport, Capabilities,
     CohostError, ErrorCode, Health, InitInfo, InterruptStage, InterruptSupport, PromptRequest,
-    ProviderDescriptor, ResumeSupport, StreamingGranularity, SupportTier, ToolDecision,
+    ProviderDescriptor, StreamingGranularity, SupportTier, ToolDecision,
 };
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -66,15 +66,9 @@ pub(crate) const SPEC: CliEntry = CliEntry {
     token_streaming: false,
     api_provider: Some("openai"),
     capabilities: Capabilities {
-        streaming: StreamingGranularity::TokenDeltas,
-        reasoning: true,
-        approvals: ApprovalSupport::Blocking,
-        interrupt: InterruptSupport::Protocol,
-        resume: ResumeSupport::NativeId,
-        usage: true,
         fork: true,
         tier: SupportTier::Structured,
-        ..Capabilities::BASELINE
+        ..Capabilities::CONTROL_PROTOCOL
     },
     // Tested with 0.171.0 (pinned in `tests/agents/versions.env`); the
     // app-server schema is versioned by method names, and the engine falls
