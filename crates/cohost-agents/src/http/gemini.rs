@@ -2,7 +2,7 @@
 //! request rendering and the pure stream normalizer. Thought parts
 //! (`thought: true`) are reasoning; function calls arrive whole.
 
-use cohost_core::{AgentEvent, CohostError, EndReason, Usage};
+use cohost_core::{AgentEvent, CohostError, Usage};
 use serde_json::{json, Value};
 
 use super::errors::{self, Ctx};
@@ -152,11 +152,8 @@ impl Normalizer for GeminiNormalizer {
 
     fn finish(&mut self) -> Option<Finish> {
         if let Some(b) = &self.blocked {
-            return Some(Finish {
-                reason: EndReason::Completed,
-                usage: self.usage,
-                note: Some(format!("`{}` blocked the prompt ({b})", self.ctx.provider)),
-            });
+            let note = format!("`{}` blocked the prompt ({b})", self.ctx.provider);
+            return Some(Finish::completed_with_note(self.usage, Some(note)));
         }
         let reason = self.finish_reason.as_deref()?;
         let note = match reason {
@@ -167,11 +164,7 @@ impl Normalizer for GeminiNormalizer {
                 self.ctx.provider
             )),
         };
-        Some(Finish {
-            reason: EndReason::Completed,
-            usage: self.usage,
-            note,
-        })
+        Some(Finish::completed_with_note(self.usage, note))
     }
 
     fn assistant(&self) -> (String, Vec<ToolUse>) {

@@ -28,6 +28,14 @@ impl Finish {
             note: None,
         }
     }
+
+    /// A completion with a note (max tokens, content filter...) or none.
+    pub fn completed_with_note(usage: Option<Usage>, note: Option<String>) -> Self {
+        Finish {
+            note,
+            ..Finish::completed(usage)
+        }
+    }
 }
 
 /// A pure state machine from one vendor's stream frames to cohost events.

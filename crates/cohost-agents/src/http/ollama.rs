@@ -2,7 +2,7 @@
 //! normalizer. `message.thinking` is reasoning; tool calls come whole and
 //! without ids, so ids are generated.
 
-use cohost_core::{AgentEvent, CohostError, EndReason, Usage};
+use cohost_core::{AgentEvent, CohostError, Usage};
 use serde_json::{json, Value};
 
 use super::errors::{self, Ctx};
@@ -120,11 +120,7 @@ impl Normalizer for OllamaNormalizer {
                 Some("length") => Some(max_tokens_note(&self.ctx.provider)),
                 _ => None,
             };
-            self.finish = Some(Finish {
-                reason: EndReason::Completed,
-                usage: Some(usage),
-                note,
-            });
+            self.finish = Some(Finish::completed_with_note(Some(usage), note));
         }
         Ok(())
     }

@@ -1,7 +1,7 @@
 //! OpenAI Chat Completions (`POST {base}/chat/completions`, SSE), also
 //! spoken by LM Studio, LiteLLM, OpenRouter, vLLM and most gateways.
 
-use cohost_core::{AgentEvent, CohostError, EndReason, Usage};
+use cohost_core::{AgentEvent, CohostError, Usage};
 use serde_json::{json, Value};
 
 use super::errors::{self, Ctx};
@@ -178,11 +178,7 @@ impl Normalizer for ChatNormalizer {
             )),
             _ => None,
         };
-        Some(Finish {
-            reason: EndReason::Completed,
-            usage: self.usage,
-            note,
-        })
+        Some(Finish::completed_with_note(self.usage, note))
     }
 
     fn assistant(&self) -> (String, Vec<ToolUse>) {
