@@ -160,6 +160,15 @@ pub fn text<'a>(v: &'a Value, pointer: &str) -> Option<&'a str> {
     v.pointer(pointer).and_then(Value::as_str)
 }
 
+/// The start of a chat-style `messages` array: the system prompt as its
+/// first message, when there is one (OpenAI Chat, Ollama).
+pub fn system_messages(ctx: &RequestCtx<'_>) -> Vec<Value> {
+    ctx.system
+        .map(|s| serde_json::json!({"role": "system", "content": s}))
+        .into_iter()
+        .collect()
+}
+
 /// The offered tools rendered one by one, `None` when there are none (the
 /// request then leaves the field out).
 pub fn tools_json(ctx: &RequestCtx<'_>, render: impl Fn(&ToolDef) -> Value) -> Option<Value> {

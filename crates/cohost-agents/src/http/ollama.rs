@@ -7,16 +7,14 @@ use serde_json::{json, Value};
 
 use super::errors::{self, Ctx};
 use super::normalize::{
-    emit_call, max_tokens_note, model_ids, num, text, tools_json, Finish, Normalizer, RequestCtx,
+    emit_call, max_tokens_note, model_ids, num, system_messages, text, tools_json, Finish,
+    Normalizer, RequestCtx,
 };
 use super::transcript::{Item, ToolUse, Transcript};
 
 /// The request body for the conversation so far.
 pub fn request_body(t: &Transcript, ctx: &RequestCtx<'_>) -> Value {
-    let mut messages: Vec<Value> = Vec::new();
-    if let Some(s) = ctx.system {
-        messages.push(json!({"role": "system", "content": s}));
-    }
+    let mut messages = system_messages(ctx);
     for item in &t.items {
         messages.push(match item {
             Item::User { text, images } if images.is_empty() => {
