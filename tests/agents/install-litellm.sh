@@ -10,6 +10,8 @@
 # Env: COHOST_AGENTS_DIR, COHOST_PYTHON (python 3.10-3.12, default python3),
 # COHOST_LITELLM_VERSION (try another version without editing this file).
 set -euo pipefail
+# shellcheck source=tests/agents/pip-venv.sh
+. "$(dirname "${BASH_SOURCE[0]}")/pip-venv.sh"
 
 # Newer pins fail to resolve from the registry this project can reach: 1.109+
 # require a `litellm-proxy` package it does not serve, 1.108.11+ pin `.post`
@@ -44,15 +46,7 @@ healthy() {
 if ! healthy; then
   "$PYTHON" -c 'import sys, venv; sys.exit(0 if (3, 10) <= sys.version_info[:2] < (3, 14) else 1)' 2>/dev/null ||
     die "needs python 3.10-3.13 with venv; set COHOST_PYTHON (have: $("$PYTHON" --version 2>&1 || echo none))"
-  echo "install-litellm: installing litellm[proxy]==$LITELLM_VERSION into $VENV" >&2
-  rm -rf "$VENV"
-  mkdir -p "$DIR/venv" "$DIR/bin" "$DIR/logs"
-  "$PYTHON" -m venv "$VENV" || die "could not create the venv at $VENV"
-  if ! "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
-    "litellm[proxy]==$LITELLM_VERSION" >"$DIR/logs/litellm.log" 2>&1; then
-    tail -n 20 "$DIR/logs/litellm.log" >&2 || true
-    die "pip install failed (full log: $DIR/logs/litellm.log)"
-  fi
+  pip_venv_install litellm "$VENV" "litellm[proxy]==$LITELLM_VERSION"
   [[ -x "$BIN" ]] || die "installed, but $BIN is missing"
   printf '%s\n' "litellm[proxy]==$LITELLM_VERSION" >"$STAMP"
   healthy || die "installed, but the package does not import"

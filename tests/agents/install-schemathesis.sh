@@ -6,6 +6,8 @@
 #   tests/agents/install-schemathesis.sh --print-bin print the linked binary
 # Env: COHOST_AGENTS_DIR (default ~/.cache/cohost-agents), COHOST_PYTHON (3.9+).
 set -euo pipefail
+# shellcheck source=tests/agents/pip-venv.sh
+. "$(dirname "${BASH_SOURCE[0]}")/pip-venv.sh"
 SCHEMATHESIS_VERSION=4.32.5
 DIR="${COHOST_AGENTS_DIR:-$HOME/.cache/cohost-agents}"
 PYTHON="${COHOST_PYTHON:-python3}"
@@ -21,15 +23,7 @@ healthy() { [[ -x "$VENV/bin/schemathesis" ]] && "$VENV/bin/schemathesis" --vers
 if ! healthy; then
   "$PYTHON" -c 'import sys, venv; sys.exit(0 if sys.version_info[:2] >= (3, 9) else 1)' 2>/dev/null ||
     die "needs python >= 3.9 with venv; set COHOST_PYTHON (have: $("$PYTHON" --version 2>&1 || echo none))"
-  echo "install-schemathesis: installing schemathesis==$SCHEMATHESIS_VERSION into $VENV" >&2
-  rm -rf "$VENV"
-  mkdir -p "$DIR/venv" "$DIR/bin" "$DIR/logs"
-  "$PYTHON" -m venv "$VENV" || die "could not create the venv at $VENV"
-  if ! "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
-    "schemathesis==$SCHEMATHESIS_VERSION" >"$DIR/logs/schemathesis.log" 2>&1; then
-    tail -n 20 "$DIR/logs/schemathesis.log" >&2 || true
-    die "pip install failed (full log: $DIR/logs/schemathesis.log)"
-  fi
+  pip_venv_install schemathesis "$VENV" "schemathesis==$SCHEMATHESIS_VERSION"
   healthy || die "installed, but $VENV/bin/schemathesis does not run"
 fi
 mkdir -p "$DIR/bin"

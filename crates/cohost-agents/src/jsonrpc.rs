@@ -9,15 +9,15 @@
 use serde_json::{Map, Value};
 
 /// JSON-RPC "method not found".
-pub const METHOD_NOT_FOUND: i64 = -32601;
+pub(crate) const METHOD_NOT_FOUND: i64 = -32601;
 /// JSON-RPC "invalid params".
-pub const INVALID_PARAMS: i64 = -32602;
+pub(crate) const INVALID_PARAMS: i64 = -32602;
 /// JSON-RPC "internal error".
-pub const INTERNAL_ERROR: i64 = -32603;
+pub(crate) const INTERNAL_ERROR: i64 = -32603;
 
 /// An error object from either side.
 #[derive(Debug, Clone, PartialEq)]
-pub struct RpcError {
+pub(crate) struct RpcError {
     /// Numeric code ([`INTERNAL_ERROR`] when the peer sent none).
     pub code: i64,
     /// Message.
@@ -28,7 +28,7 @@ pub struct RpcError {
 
 impl RpcError {
     /// Message plus any string-ish details, for classification and display.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match &self.data {
             Some(Value::String(s)) => format!("{} ({s})", self.message),
             Some(Value::Null) | None => self.message.clone(),
@@ -64,7 +64,7 @@ impl RpcError {
 
 /// One message from the peer.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Incoming {
+pub(crate) enum Incoming {
     /// The answer to one of our requests.
     Response {
         /// Our id. A peer may echo it as a numeric string; an id that is
@@ -93,7 +93,7 @@ pub enum Incoming {
 
 /// Why a line is not a JSON-RPC message.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ParseError {
+pub(crate) enum ParseError {
     /// Not JSON at all (agent logs on stdout, a truncated line).
     #[error("not JSON: {0}")]
     NotJson(String),
@@ -105,7 +105,7 @@ pub enum ParseError {
 impl Incoming {
     /// Classify one stdout line. The `"jsonrpc"` field is accepted when
     /// present and never required (codex's app-server omits it).
-    pub fn parse(line: &str) -> Result<Incoming, ParseError> {
+    pub(crate) fn parse(line: &str) -> Result<Incoming, ParseError> {
         let v: Value =
             serde_json::from_str(line.trim()).map_err(|e| ParseError::NotJson(e.to_string()))?;
         let Value::Object(mut m) = v else {
@@ -134,13 +134,13 @@ impl Incoming {
 }
 
 /// Parse one stdout line ([`Incoming::parse`]).
-pub fn parse(line: &str) -> Result<Incoming, ParseError> {
+pub(crate) fn parse(line: &str) -> Result<Incoming, ParseError> {
     Incoming::parse(line)
 }
 
 /// How a peer spells the messages we send it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Framing {
+pub(crate) enum Framing {
     /// `"jsonrpc": "2.0"` on every message, `params` always present (ACP).
     V2,
     /// No version field; a notification without params has none (codex's
@@ -161,7 +161,7 @@ impl Framing {
     }
 
     /// A request line.
-    pub fn request(self, id: u64, method: &str, params: Value) -> String {
+    pub(crate) fn request(self, id: u64, method: &str, params: Value) -> String {
         self.message([
             ("id", Value::from(id)),
             ("method", Value::from(method)),
@@ -170,18 +170,18 @@ impl Framing {
     }
 
     /// A notification line; `Bare` framing leaves out `null` params.
-    pub fn notification(self, method: &str, params: Value) -> String {
+    pub(crate) fn notification(self, method: &str, params: Value) -> String {
         let params = (self == Framing::V2 || !params.is_null()).then_some(("params", params));
         self.message(std::iter::once(("method", Value::from(method))).chain(params))
     }
 
     /// A success response line.
-    pub fn response(self, id: &Value, result: Value) -> String {
+    pub(crate) fn response(self, id: &Value, result: Value) -> String {
         self.message([("id", id.clone()), ("result", result)])
     }
 
     /// An error response line.
-    pub fn error_response(self, id: &Value, code: i64, message: &str) -> String {
+    pub(crate) fn error_response(self, id: &Value, code: i64, message: &str) -> String {
         let mut e = Map::new();
         e.insert("code".into(), Value::from(code));
         e.insert("message".into(), Value::from(message));

@@ -13,11 +13,10 @@
 //! - [`parsers`]: the drivers' pure parsers (line in, events out), for the
 //!   fuzz targets, golden transcripts and benches. Not a stable API.
 
-#![allow(unreachable_pub)]
-// `pub` inside a private driver folder is crate-visible.
-// Items only the unit tests use (the golden-argv helpers) are dead in a
-// non-test build of a private folder; the test build still finds dead code.
-#![cfg_attr(not(test), allow(dead_code))]
+// Unsafe code only where processes are spawned and signalled (fork/exec,
+// process groups, kill(2)): `process::supervisor` and `process::group`
+// allow it, each block with its SAFETY comment.
+#![deny(unsafe_code)]
 
 mod acp;
 mod agy;

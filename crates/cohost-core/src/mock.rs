@@ -152,17 +152,10 @@ pub fn descriptor() -> ProviderDescriptor {
         label: "Mock agent (built-in, scripted)".into(),
         kind: ProviderKind::AgentCli,
         capabilities: Capabilities {
-            streaming: StreamingGranularity::TokenDeltas,
-            reasoning: true,
-            approvals: ApprovalSupport::Blocking,
-            interrupt: InterruptSupport::Protocol,
-            resume: ResumeSupport::NativeId,
-            usage: true,
-            context_files: false,
-            images: false,
             fork: true,
             executes_tools: false,
             tier: SupportTier::Builtin,
+            ..Capabilities::CONTROL_PROTOCOL
         },
         install_hint: None,
     }

@@ -107,6 +107,40 @@ pub struct Capabilities {
     pub tier: SupportTier,
 }
 
+impl Capabilities {
+    /// What every provider starts from before it claims more (a spec says
+    /// only where it differs: `Capabilities { usage: true, ..BASELINE }`):
+    /// whole messages, advisory approvals, signal interrupts, no resume,
+    /// usage, files, images or fork, runs its own tools, fixture-only tier.
+    pub const BASELINE: Capabilities = Capabilities {
+        streaming: StreamingGranularity::WholeMessages,
+        reasoning: false,
+        approvals: ApprovalSupport::Advisory,
+        interrupt: InterruptSupport::Signal,
+        resume: ResumeSupport::None,
+        usage: false,
+        context_files: false,
+        images: false,
+        fork: false,
+        executes_tools: true,
+        tier: SupportTier::FixtureOnly,
+    };
+
+    /// A long-lived agent driven over a control protocol (Claude Code's
+    /// stream-json, Codex's app-server, the mock): token deltas and
+    /// reasoning, approvals that block, interrupts and resume by the
+    /// protocol's own means, token usage.
+    pub const CONTROL_PROTOCOL: Capabilities = Capabilities {
+        streaming: StreamingGranularity::TokenDeltas,
+        reasoning: true,
+        approvals: ApprovalSupport::Blocking,
+        interrupt: InterruptSupport::Protocol,
+        resume: ResumeSupport::NativeId,
+        usage: true,
+        ..Capabilities::BASELINE
+    };
+}
+
 /// The static description of a provider, shown by `cohost agents`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProviderDescriptor {

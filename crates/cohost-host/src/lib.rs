@@ -7,7 +7,8 @@
 //! and returns data or a [`cohost_core::CohostError`]; the `cohost` binary
 //! only prints. Every string that leaves this crate is sanitized.
 
-// The only unsafe code is `fsutil`'s flock(2) calls, allowed there alone.
+// The only unsafe code is `fsutil`'s flock(2) calls and `serve::token`'s
+// geteuid(2), allowed there alone.
 #![deny(unsafe_code)]
 
 pub mod approvals;

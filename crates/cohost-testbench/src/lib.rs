@@ -25,6 +25,9 @@
 //! # }
 //! ```
 
+// Only `process` (kill(2) of leftovers) may use unsafe code.
+#![deny(unsafe_code)]
+
 mod bench;
 mod cli;
 pub mod config;
@@ -32,6 +35,8 @@ pub mod drift;
 pub mod events;
 mod install;
 mod netwatch;
+// kill(2) of leftover processes and groups.
+#[allow(unsafe_code)]
 mod process;
 pub mod procfs;
 

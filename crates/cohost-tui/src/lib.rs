@@ -9,6 +9,8 @@
 //! second, the terminal restored on every way out. The binary wires the
 //! effects to a session or a room.
 
+#![forbid(unsafe_code)]
+
 pub mod app;
 pub mod commands;
 pub mod highlight;

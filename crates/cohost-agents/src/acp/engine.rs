@@ -79,8 +79,7 @@ pub(crate) fn env_policy(spec: &AcpSpec, config: &AdapterConfig) -> EnvPolicy {
     for (k, v) in &spec.env {
         env.set(k, v);
     }
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    if unsafe { libc::geteuid() } == 0 {
+    if crate::process::running_as_root() {
         for (k, v) in &spec.root_env {
             env.set(k, v);
         }

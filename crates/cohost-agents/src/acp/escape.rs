@@ -33,7 +33,7 @@ fn table() -> Vec<(u32, u32, i32)> {
 }
 
 /// Process groups, other than `leader`'s own, holding descendants of `leader`.
-pub fn escaped_groups(leader: u32) -> Vec<i32> {
+pub(crate) fn escaped_groups(leader: u32) -> Vec<i32> {
     let procs = table();
     let mut children: HashMap<u32, Vec<(u32, i32)>> = HashMap::new();
     for (pid, ppid, pgid) in &procs {
@@ -58,7 +58,7 @@ pub fn escaped_groups(leader: u32) -> Vec<i32> {
 }
 
 /// Send `signal` to each group (already-gone groups are fine).
-pub fn signal_groups(groups: &[i32], signal: GroupSignal) {
+pub(crate) fn signal_groups(groups: &[i32], signal: GroupSignal) {
     for g in groups {
         if let Err(e) = signal_group(*g, signal) {
             tracing::debug!(group = g, error = %e, "signalling an agent group");
@@ -67,13 +67,13 @@ pub fn signal_groups(groups: &[i32], signal: GroupSignal) {
 }
 
 /// Whether any live process is still in one of `groups`.
-pub fn any_alive(groups: &[i32]) -> bool {
+pub(crate) fn any_alive(groups: &[i32]) -> bool {
     table().iter().any(|(_, _, g)| groups.contains(g))
 }
 
 /// Wait up to `timeout` for every process in `groups` to exit on its own.
 /// Returns whether they all did.
-pub async fn wait_groups_gone(groups: &[i32], timeout: std::time::Duration) -> bool {
+pub(crate) async fn wait_groups_gone(groups: &[i32], timeout: std::time::Duration) -> bool {
     let deadline = tokio::time::Instant::now() + timeout;
     loop {
         if !any_alive(groups) {
@@ -87,7 +87,7 @@ pub async fn wait_groups_gone(groups: &[i32], timeout: std::time::Duration) -> b
 }
 
 /// SIGKILL each group (already-gone groups are fine).
-pub fn kill_groups(groups: &[i32]) {
+pub(crate) fn kill_groups(groups: &[i32]) {
     for g in groups {
         if let Err(e) = signal_group(*g, GroupSignal::Kill) {
             tracing::debug!(group = g, error = %e, "killing an escaped agent group");

@@ -16,20 +16,20 @@ const FS_ERROR: i64 = -32000;
 
 /// The directory file requests are confined to.
 #[derive(Debug, Clone)]
-pub struct FsRoot {
+pub(crate) struct FsRoot {
     root: PathBuf,
 }
 
 impl FsRoot {
     /// Confine to `cwd` (canonicalized; falls back to the path as given).
-    pub fn new(cwd: &Path) -> FsRoot {
+    pub(crate) fn new(cwd: &Path) -> FsRoot {
         FsRoot {
             root: std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf()),
         }
     }
 
     /// Where `path` lives inside the root, or why it may not be touched.
-    pub fn resolve(&self, path: &str) -> Result<PathBuf, String> {
+    pub(crate) fn resolve(&self, path: &str) -> Result<PathBuf, String> {
         let given = Path::new(path);
         let joined = if given.is_absolute() {
             given.to_path_buf()
@@ -76,7 +76,7 @@ impl FsRoot {
     }
 
     /// Perform `op` and build the JSON-RPC answer for request `id`.
-    pub async fn answer(&self, id: &Value, op: FsOp) -> String {
+    pub(crate) async fn answer(&self, id: &Value, op: FsOp) -> String {
         match self.perform(op).await {
             Ok(result) => rpc::response(id, result),
             Err(message) => rpc::error_response(id, FS_ERROR, &message),

@@ -12,7 +12,7 @@ use super::wire::{PermissionOption, PlanEntry, PromptResponse, ToolCall, ToolCal
 use crate::process::classify_stderr;
 
 /// ACP tool kind → cohost kind (`switch_mode` and unknown kinds → other).
-pub fn tool_kind(kind: &str) -> ToolKind {
+pub(crate) fn tool_kind(kind: &str) -> ToolKind {
     match kind {
         "read" => ToolKind::Read,
         "edit" => ToolKind::Edit,
@@ -27,7 +27,7 @@ pub fn tool_kind(kind: &str) -> ToolKind {
 }
 
 /// Option kind → the agent's option id (the first option of each kind).
-pub fn option_ids(options: &[PermissionOption]) -> HashMap<ApprovalOption, String> {
+pub(crate) fn option_ids(options: &[PermissionOption]) -> HashMap<ApprovalOption, String> {
     let mut map = HashMap::new();
     for o in options {
         let kind = match o.kind.as_str() {
@@ -45,7 +45,7 @@ pub fn option_ids(options: &[PermissionOption]) -> HashMap<ApprovalOption, Strin
 /// Fold a tool call or update into what we know of the call. The name is the
 /// title (ACP has no separate tool name); the input is `rawInput`, else the
 /// title, so a decider always sees what will run.
-pub fn merge_call(call: &mut ToolCallInfo, tc: &ToolCall) {
+pub(crate) fn merge_call(call: &mut ToolCallInfo, tc: &ToolCall) {
     if let Some(t) = tc.title.as_ref().filter(|t| !t.is_empty()) {
         call.name = t.clone();
     }
@@ -71,7 +71,7 @@ pub fn merge_call(call: &mut ToolCallInfo, tc: &ToolCall) {
 
 /// The text a finished tool produced: its content blocks and diffs, else
 /// its `rawOutput`.
-pub fn tool_output(tc: &ToolCall) -> String {
+pub(crate) fn tool_output(tc: &ToolCall) -> String {
     let mut parts = Vec::new();
     for c in tc.content.iter().flatten() {
         match c {
@@ -102,7 +102,7 @@ pub fn tool_output(tc: &ToolCall) -> String {
 }
 
 /// One line per plan entry, `[x]` done, `[~]` in progress, `[ ]` pending.
-pub fn plan_text(entries: &[PlanEntry]) -> String {
+pub(crate) fn plan_text(entries: &[PlanEntry]) -> String {
     let lines: Vec<String> = entries
         .iter()
         .map(|e| {
@@ -119,7 +119,7 @@ pub fn plan_text(entries: &[PlanEntry]) -> String {
 
 /// Token usage from a prompt response: ACP's `usage`, else gemini's
 /// `_meta.quota.token_count`.
-pub fn usage(resp: &PromptResponse) -> Option<Usage> {
+pub(crate) fn usage(resp: &PromptResponse) -> Option<Usage> {
     if let Some(u) = &resp.usage {
         return Some(Usage {
             input_tokens: u.input_tokens,
@@ -140,7 +140,10 @@ pub fn usage(resp: &PromptResponse) -> Option<Usage> {
 }
 
 /// `stopReason` → end reason, plus an error for `refusal`.
-pub fn stop_reason(provider: &str, reason: Option<&str>) -> (EndReason, Option<CohostError>) {
+pub(crate) fn stop_reason(
+    provider: &str,
+    reason: Option<&str>,
+) -> (EndReason, Option<CohostError>) {
     match reason {
         Some("cancelled") => (EndReason::Interrupted, None),
         Some("max_turn_requests") => (EndReason::MaxTurns, None),
@@ -173,7 +176,7 @@ fn fix_for(code: ErrorCode, provider: &str) -> String {
 }
 
 /// A failed `session/prompt`.
-pub fn prompt_error(provider: &str, e: &RpcError) -> CohostError {
+pub(crate) fn prompt_error(provider: &str, e: &RpcError) -> CohostError {
     let text = e.describe();
     let code = classify_stderr(&text)
         .or_else(|| auth_words(&text))
@@ -183,7 +186,7 @@ pub fn prompt_error(provider: &str, e: &RpcError) -> CohostError {
 }
 
 /// A failed handshake step.
-pub fn handshake_error(provider: &str, step: &str, e: &RpcError) -> CohostError {
+pub(crate) fn handshake_error(provider: &str, step: &str, e: &RpcError) -> CohostError {
     let text = e.describe();
     // ACP's "authentication required" is -32000.
     let code = if e.code == -32000 || text.to_ascii_lowercase().contains("auth") {
@@ -314,7 +317,7 @@ mod tests {
 /// [`TextErrors`]), as a typed error; `None` for an ordinary answer.
 ///
 /// [`TextErrors`]: super::providers::TextErrors
-pub fn text_error(
+pub(crate) fn text_error(
     kind: super::providers::TextErrors,
     provider: &str,
     text: &str,

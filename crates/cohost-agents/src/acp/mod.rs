@@ -16,13 +16,13 @@
 //! lines, process groups) nor a sans-IO core that golden transcripts replay.
 
 mod engine;
-pub mod escape;
-pub mod fs;
-pub mod map;
-pub mod normalize;
-pub mod providers;
-pub mod rpc;
-pub mod wire;
+pub(crate) mod escape;
+pub(crate) mod fs;
+pub(crate) mod map;
+pub(crate) mod normalize;
+pub(crate) mod providers;
+pub(crate) mod rpc;
+pub(crate) mod wire;
 
 use async_trait::async_trait;
 use cohost_core::{
@@ -35,14 +35,15 @@ use std::path::Path;
 use std::time::Duration;
 
 pub use normalize::{AcpClient, ClientConfig, FsOp, FsRequest, Opened, Output, Stats};
-pub use providers::{AcpSpec, CLAUDE_ACP_SPEC, CODEX_ACP_SPEC};
+pub use providers::AcpSpec;
+pub(crate) use providers::{CLAUDE_ACP_SPEC, CODEX_ACP_SPEC};
 
 use crate::process::{find_on_path, GroupSignal};
 use crate::session::not_running;
 use engine::Engine;
 
 /// The descriptor of an ACP provider.
-pub fn descriptor(spec: &AcpSpec) -> ProviderDescriptor {
+pub(crate) fn descriptor(spec: &AcpSpec) -> ProviderDescriptor {
     ProviderDescriptor {
         id: spec.id.clone(),
         label: spec.label.clone(),
@@ -57,16 +58,15 @@ pub fn descriptor(spec: &AcpSpec) -> ProviderDescriptor {
             context_files: true,
             // Checked per agent against its `promptCapabilities.image`.
             images: true,
-            fork: false,
-            executes_tools: true,
             tier: spec.tier,
+            ..Capabilities::BASELINE
         },
         install_hint: Some(spec.install_hint.clone()),
     }
 }
 
 /// Register the six built-in ACP providers.
-pub fn register(registry: &mut Registry) -> Result<(), CohostError> {
+pub(crate) fn register(registry: &mut Registry) -> Result<(), CohostError> {
     for spec in providers::all() {
         registry.register(std::sync::Arc::new(AcpFactory::new(spec)))?;
     }
@@ -110,7 +110,7 @@ impl AdapterFactory for AcpFactory {
 }
 
 /// The adapter: one agent process, one ACP session, turns one after another.
-pub struct AcpAdapter {
+pub(crate) struct AcpAdapter {
     spec: AcpSpec,
     descriptor: ProviderDescriptor,
     engine: Option<Engine>,
@@ -121,7 +121,7 @@ pub struct AcpAdapter {
 
 impl AcpAdapter {
     /// An uninitialized adapter.
-    pub fn new(spec: AcpSpec) -> Self {
+    pub(crate) fn new(spec: AcpSpec) -> Self {
         AcpAdapter {
             descriptor: descriptor(&spec),
             spec,
@@ -151,7 +151,12 @@ impl AcpAdapter {
 
 /// Prompt content blocks: the text, then each file as an embedded resource
 /// (when the agent accepts them) or a `resource_link` (always accepted).
-pub fn prompt_blocks(text: &str, files: &[ContextFile], cwd: &Path, embedded: bool) -> Vec<Value> {
+pub(crate) fn prompt_blocks(
+    text: &str,
+    files: &[ContextFile],
+    cwd: &Path,
+    embedded: bool,
+) -> Vec<Value> {
     let mut blocks = vec![json!({"type": "text", "text": text})];
     for f in files {
         let path = if f.path.is_absolute() {

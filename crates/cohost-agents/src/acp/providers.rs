@@ -33,7 +33,7 @@ const ACP_FLAGS: catalog::FlagTable = catalog::FlagTable {
 
 /// Zed's ACP bridge around Claude Code: its provider spec. Registered by
 /// [`super::register`] with the other ACP providers.
-pub const CLAUDE_ACP_SPEC: CliEntry = CliEntry {
+pub(crate) const CLAUDE_ACP_SPEC: CliEntry = CliEntry {
     id: "claude-acp",
     label: "Claude Code (ACP)",
     binaries: &["claude-code-acp"],
@@ -58,7 +58,7 @@ pub const CLAUDE_ACP_SPEC: CliEntry = CliEntry {
 
 /// Zed's ACP bridge around Codex: its provider spec. Registered by
 /// [`super::register`] with the other ACP providers.
-pub const CODEX_ACP_SPEC: CliEntry = CliEntry {
+pub(crate) const CODEX_ACP_SPEC: CliEntry = CliEntry {
     id: "codex-acp",
     label: "Codex (ACP)",
     binaries: &["codex-acp"],
@@ -83,7 +83,7 @@ pub const CODEX_ACP_SPEC: CliEntry = CliEntry {
 /// ("Error checking existing file"). Without the capability it uses its own
 /// file system, inside the same working directory, and still asks
 /// (`session/request_permission`) before it writes.
-pub const NO_CLIENT_FS: &[&str] = &["gemini-acp"];
+pub(crate) const NO_CLIENT_FS: &[&str] = &["gemini-acp"];
 
 /// How an agent reports provider failures that it does not send as errors.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -303,7 +303,11 @@ pub fn all() -> Vec<AcpSpec> {
 /// known-safe read-only commands run without asking, unconfined.
 /// With bubblewrap, approved commands stay confined to the workspace
 /// (`workspace-write`).
-pub fn policy_args(spec_id: &str, approval: ApprovalMode, sandbox_bwrap: bool) -> Vec<String> {
+pub(crate) fn policy_args(
+    spec_id: &str,
+    approval: ApprovalMode,
+    sandbox_bwrap: bool,
+) -> Vec<String> {
     if spec_id != "codex-acp" {
         return Vec::new();
     }
@@ -326,7 +330,7 @@ pub fn policy_args(spec_id: &str, approval: ApprovalMode, sandbox_bwrap: bool) -
 
 /// Whether codex's Linux sandbox can start: a `bwrap` on the child's PATH or
 /// the bundled `codex-resources/bwrap` next to the agent binary.
-pub fn bwrap_available(binary: &Path, path: Option<&std::ffi::OsStr>) -> bool {
+pub(crate) fn bwrap_available(binary: &Path, path: Option<&std::ffi::OsStr>) -> bool {
     let bundled = binary
         .parent()
         .map(|d| d.join("codex-resources/bwrap").is_file())

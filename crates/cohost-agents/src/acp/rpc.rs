@@ -4,24 +4,24 @@
 use serde_json::Value;
 
 use crate::jsonrpc::Framing;
-pub use crate::jsonrpc::{parse, Incoming, RpcError, INVALID_PARAMS, METHOD_NOT_FOUND};
+pub(crate) use crate::jsonrpc::{parse, Incoming, RpcError, INVALID_PARAMS, METHOD_NOT_FOUND};
 
 /// A request line.
-pub fn request(id: u64, method: &str, params: Value) -> String {
+pub(crate) fn request(id: u64, method: &str, params: Value) -> String {
     Framing::V2.request(id, method, params)
 }
 
 /// A notification line.
-pub fn notification(method: &str, params: Value) -> String {
+pub(crate) fn notification(method: &str, params: Value) -> String {
     Framing::V2.notification(method, params)
 }
 
 /// A success response line.
-pub fn response(id: &Value, result: Value) -> String {
+pub(crate) fn response(id: &Value, result: Value) -> String {
     Framing::V2.response(id, result)
 }
 
 /// An error response line.
-pub fn error_response(id: &Value, code: i64, message: &str) -> String {
+pub(crate) fn error_response(id: &Value, code: i64, message: &str) -> String {
     Framing::V2.error_response(id, code, message)
 }

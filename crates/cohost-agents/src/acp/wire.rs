@@ -13,7 +13,7 @@ use serde_json::Value;
 /// `initialize` result (the parts cohost uses).
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
-pub struct InitializeResult {
+pub(crate) struct InitializeResult {
     /// Protocol version the agent speaks.
     pub protocol_version: Option<Value>,
     /// What the agent can do.
@@ -57,7 +57,7 @@ pub struct AgentInfo {
 /// `session/update` params.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct SessionNotification {
+pub(crate) struct SessionNotification {
     /// Session the update belongs to.
     #[serde(default)]
     pub session_id: Option<String>,
@@ -68,7 +68,7 @@ pub struct SessionNotification {
 /// One `session/update`, tagged by `sessionUpdate`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(tag = "sessionUpdate", rename_all = "snake_case")]
-pub enum SessionUpdate {
+pub(crate) enum SessionUpdate {
     /// Answer text.
     AgentMessageChunk {
         /// The chunk.
@@ -101,7 +101,7 @@ pub enum SessionUpdate {
 /// A content block; only text matters to cohost's event stream.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
-pub struct ContentBlock {
+pub(crate) struct ContentBlock {
     /// `text`, `image`, `resource_link`, `resource`...
     #[serde(rename = "type")]
     pub kind: String,
@@ -115,7 +115,7 @@ pub struct ContentBlock {
 /// updates, and agents leave them out in calls too).
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
-pub struct ToolCall {
+pub(crate) struct ToolCall {
     /// The agent's id.
     pub tool_call_id: String,
     /// Human title (often the command or path).
@@ -135,7 +135,7 @@ pub struct ToolCall {
 /// One piece of tool-call content.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub enum ToolCallContent {
+pub(crate) enum ToolCallContent {
     /// A content block.
     Content {
         /// The block.
@@ -160,7 +160,7 @@ pub enum ToolCallContent {
 /// A plan entry.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
-pub struct PlanEntry {
+pub(crate) struct PlanEntry {
     /// What.
     pub content: String,
     /// `pending`, `in_progress`, `completed`.
@@ -170,7 +170,7 @@ pub struct PlanEntry {
 /// `usage_update`: context window used / size.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
-pub struct UsageUpdate {
+pub(crate) struct UsageUpdate {
     /// Tokens in the context window.
     pub used: Option<u64>,
     /// Window size.
@@ -180,7 +180,7 @@ pub struct UsageUpdate {
 /// `session/request_permission` params.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct PermissionRequest {
+pub(crate) struct PermissionRequest {
     /// Session.
     #[serde(default)]
     pub session_id: Option<String>,
@@ -194,7 +194,7 @@ pub struct PermissionRequest {
 /// One permission option.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct PermissionOption {
+pub(crate) struct PermissionOption {
     /// The id to answer with.
     pub option_id: String,
     /// Label.
@@ -208,7 +208,7 @@ pub struct PermissionOption {
 /// `session/prompt` result.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
-pub struct PromptResponse {
+pub(crate) struct PromptResponse {
     /// `end_turn`, `max_tokens`, `max_turn_requests`, `refusal`, `cancelled`.
     pub stop_reason: Option<String>,
     /// Token usage (unstable in the schema).
@@ -221,7 +221,7 @@ pub struct PromptResponse {
 /// Token usage in a prompt response.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
-pub struct TokenUsage {
+pub(crate) struct TokenUsage {
     /// Input tokens.
     pub input_tokens: u64,
     /// Output tokens.
@@ -237,7 +237,7 @@ pub struct TokenUsage {
 /// `fs/read_text_file` params.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ReadTextFile {
+pub(crate) struct ReadTextFile {
     /// Absolute path.
     pub path: String,
     /// First line, 1-based.
@@ -251,7 +251,7 @@ pub struct ReadTextFile {
 /// `fs/write_text_file` params.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct WriteTextFile {
+pub(crate) struct WriteTextFile {
     /// Absolute path.
     pub path: String,
     /// New contents.

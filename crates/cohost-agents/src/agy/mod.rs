@@ -10,22 +10,17 @@
 //! pass `--conversation`). Text arrives as `text_delta`s with live usage.
 //! Approvals are agy's own (advisory); interrupts are SIGINT.
 
-pub mod normalize;
+pub(crate) mod normalize;
 
-use cohost_core::{
-    AdapterConfig, AdapterFactory, ApprovalSupport, Capabilities, InterruptSupport, ResumeSupport,
-    StreamingGranularity, SupportTier,
-};
-use std::ffi::OsString;
-use std::sync::Arc;
+use cohost_core::{AdapterConfig, Capabilities, ResumeSupport, StreamingGranularity};
 
 pub use normalize::AgyNormalizer;
 
 use crate::catalog::{self, CliEntry, Evidence, FlagTable, MakeFactory, PromptArg};
-use crate::process::oneshot::{oneshot_factory, resuming, CliDriver};
+use crate::process::oneshot::{oneshot_factory, CliDriver};
 
 /// Antigravity's provider spec.
-pub const SPEC: CliEntry = CliEntry {
+pub(crate) const SPEC: CliEntry = CliEntry {
     id: "agy",
     label: "Antigravity agy",
     mode: "stream-json; fixture-only",
@@ -47,29 +42,16 @@ pub const SPEC: CliEntry = CliEntry {
     capabilities: Capabilities {
         streaming: StreamingGranularity::TokenDeltas,
         reasoning: true,
-        approvals: ApprovalSupport::Advisory,
-        interrupt: InterruptSupport::Signal,
         resume: ResumeSupport::NativeId,
         usage: true,
-        context_files: false,
-        images: false,
-        fork: false,
-        executes_tools: true,
-        tier: SupportTier::FixtureOnly,
+        ..Capabilities::BASELINE
     },
-    factory: Some(MakeFactory(|| {
-        Arc::new(AgyFactory) as Arc<dyn AdapterFactory>
-    })),
+    factory: Some(MakeFactory::of::<AgyFactory>()),
     ..catalog::BASE
 };
 
-/// The arguments of one turn (pure).
-pub fn turn_args(prompt: &str, config: &AdapterConfig, session: Option<&str>) -> Vec<OsString> {
-    Driver.turn_args(prompt, config, resuming(session).as_ref(), false)
-}
-
 #[derive(Debug, Default, Clone, Copy)]
-struct Driver;
+pub(crate) struct Driver;
 
 impl CliDriver for Driver {
     type Normalizer = AgyNormalizer;

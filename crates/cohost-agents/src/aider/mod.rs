@@ -15,14 +15,9 @@
 //! `--no-git` when the directory is not a git repository (otherwise aider
 //! would create one unasked).
 
-pub mod normalize;
+pub(crate) mod normalize;
 
-use cohost_core::{
-    AdapterConfig, AdapterFactory, ApprovalMode, ApprovalSupport, Capabilities, InterruptSupport,
-    ResumeSupport, StreamingGranularity, SupportTier,
-};
-use std::ffi::OsString;
-use std::sync::Arc;
+use cohost_core::{AdapterConfig, ApprovalMode, Capabilities, StreamingGranularity, SupportTier};
 
 pub use normalize::AiderNormalizer;
 
@@ -31,7 +26,7 @@ use crate::process::oneshot::{oneshot_factory, CliDriver};
 use crate::process::{Version, VersionRange};
 
 /// Aider's provider spec.
-pub const SPEC: CliEntry = CliEntry {
+pub(crate) const SPEC: CliEntry = CliEntry {
     id: "aider",
     label: "Aider",
     mode: "plain text, --message per turn",
@@ -71,35 +66,21 @@ pub const SPEC: CliEntry = CliEntry {
     capabilities: Capabilities {
         // Line by line as aider streams; not token deltas.
         streaming: StreamingGranularity::TokenDeltas,
-        reasoning: false,
-        approvals: ApprovalSupport::Advisory,
-        interrupt: InterruptSupport::Signal,
-        resume: ResumeSupport::None,
         usage: true,
-        context_files: false,
-        images: false,
-        fork: false,
-        executes_tools: true,
         tier: SupportTier::Structured,
+        ..Capabilities::BASELINE
     },
     // 0.86.2 is pinned in `tests/agents/versions.env`.
     accepted: Some(VersionRange {
         min: Version::new(0, 86, 0),
         max_exclusive: Version::new(0, 87, 0),
     }),
-    factory: Some(MakeFactory(|| {
-        Arc::new(AiderFactory) as Arc<dyn AdapterFactory>
-    })),
+    factory: Some(MakeFactory::of::<AiderFactory>()),
     ..catalog::BASE
 };
 
-/// The arguments of one turn (pure apart from the `.git` check).
-pub fn turn_args(prompt: &str, config: &AdapterConfig, follow_up: bool) -> Vec<OsString> {
-    Driver.turn_args(prompt, config, None, follow_up)
-}
-
 #[derive(Debug, Default, Clone, Copy)]
-struct Driver;
+pub(crate) struct Driver;
 
 impl CliDriver for Driver {
     type Normalizer = AiderNormalizer;

@@ -4,11 +4,10 @@
 //! driver that the table's spellings are the ones on its command line.
 
 use std::collections::BTreeMap;
-use std::ffi::OsString;
 
 use cohost_core::port::{AdapterConfig, ApprovalMode};
 
-use crate::process::oneshot::SessionArg;
+use crate::process::oneshot::{strs, CliDriver, SessionArg};
 
 /// The four inputs every driver is checked with.
 const CASES: [&str; 4] = ["plain", "model", "resume", "auto"];
@@ -43,10 +42,14 @@ fn session(case: &str) -> Option<SessionArg> {
     })
 }
 
-fn strs(args: Vec<OsString>) -> Vec<String> {
-    args.into_iter()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect()
+/// A one-shot driver's first-turn argv.
+fn oneshot<D: CliDriver>(
+    driver: D,
+    prompt: &str,
+    cfg: &AdapterConfig,
+    session: Option<SessionArg>,
+) -> Vec<String> {
+    strs(driver.turn_args(prompt, cfg, session.as_ref(), false))
 }
 
 /// The argv (after the binary) of `driver` for `case`, prompt "-hi".
@@ -66,14 +69,14 @@ fn argv(driver: &str, case: &str) -> Vec<String> {
             };
             strs(crate::gemini::engine::turn_args(prompt, &cfg, flags, id))
         }
-        "opencode" => strs(crate::opencode::turn_args(prompt, &cfg, s.as_ref())),
-        "copilot" => strs(crate::copilot::turn_args(prompt, &cfg, s.as_ref())),
-        "aider" => strs(crate::aider::turn_args(prompt, &cfg, false)),
-        "continue" => strs(crate::continue_cli::turn_args(prompt, &cfg, false)),
-        "cursor" => strs(crate::cursor::turn_args(prompt, &cfg, id)),
-        "goose" => strs(crate::goose::turn_args(prompt, &cfg, s.as_ref())),
-        "kiro" => strs(crate::kiro::turn_args(prompt, &cfg, false)),
-        "agy" => strs(crate::agy::turn_args(prompt, &cfg, id)),
+        "opencode" => oneshot(crate::opencode::Driver, prompt, &cfg, s),
+        "copilot" => oneshot(crate::copilot::Driver, prompt, &cfg, s),
+        "aider" => oneshot(crate::aider::Driver, prompt, &cfg, None),
+        "continue" => oneshot(crate::continue_cli::Driver, prompt, &cfg, None),
+        "cursor" => oneshot(crate::cursor::Driver, prompt, &cfg, s),
+        "goose" => oneshot(crate::goose::Driver, prompt, &cfg, s),
+        "kiro" => oneshot(crate::kiro::Driver, prompt, &cfg, None),
+        "agy" => oneshot(crate::agy::Driver, prompt, &cfg, s),
         other => panic!("unknown driver {other}"),
     }
 }

@@ -122,6 +122,18 @@ pub struct CliEntry {
 #[derive(Clone, Copy)]
 pub struct MakeFactory(pub fn() -> Arc<dyn AdapterFactory>);
 
+impl MakeFactory {
+    /// The maker of a factory that is its type's default value (a unit
+    /// struct such as `CursorFactory`).
+    pub const fn of<F: AdapterFactory + Default + 'static>() -> Self {
+        MakeFactory(make_default::<F>)
+    }
+}
+
+fn make_default<F: AdapterFactory + Default + 'static>() -> Arc<dyn AdapterFactory> {
+    Arc::new(F::default())
+}
+
 impl std::fmt::Debug for MakeFactory {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("MakeFactory")
@@ -135,21 +147,6 @@ impl PartialEq for MakeFactory {
 }
 
 impl Eq for MakeFactory {}
-
-/// The default capabilities of an entry: nothing claimed.
-const NO_CAPABILITIES: Capabilities = Capabilities {
-    streaming: cohost_core::StreamingGranularity::WholeMessages,
-    reasoning: false,
-    approvals: cohost_core::ApprovalSupport::Advisory,
-    interrupt: cohost_core::InterruptSupport::Signal,
-    resume: cohost_core::ResumeSupport::None,
-    usage: false,
-    context_files: false,
-    images: false,
-    fork: false,
-    executes_tools: true,
-    tier: cohost_core::SupportTier::FixtureOnly,
-};
 
 /// The defaults every spec starts from (`..catalog::BASE`).
 pub const BASE: CliEntry = CliEntry {
@@ -171,7 +168,7 @@ pub const BASE: CliEntry = CliEntry {
     models: &[],
     evidence: Evidence::Tested,
     mode: "",
-    capabilities: NO_CAPABILITIES,
+    capabilities: Capabilities::BASELINE,
     accepted: None,
     factory: None,
 };

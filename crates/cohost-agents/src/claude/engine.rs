@@ -84,8 +84,7 @@ pub(crate) struct Engine {
 /// then the user's `AdapterConfig.env` (which wins).
 pub(crate) fn env_policy(dialect: &Dialect, config: &AdapterConfig) -> EnvPolicy {
     let mut env = EnvPolicy::with_prefixes(dialect.spec.env_prefixes.iter().copied());
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    let root = unsafe { libc::geteuid() } == 0;
+    let root = crate::process::running_as_root();
     for (k, v) in dialect.driver_env(config, root) {
         env.set(k, v);
     }

@@ -8,11 +8,11 @@
 //! - `spec`: their provider specs ([`SPEC`], [`QWEN_SPEC`]).
 //! - `engine`: binary checks, spawn through [`crate::process`], the IO loop.
 
-pub mod dialect;
+pub(crate) mod dialect;
 mod engine;
-pub mod normalize;
+pub(crate) mod normalize;
 mod spec;
-pub mod wire;
+pub(crate) mod wire;
 
 use async_trait::async_trait;
 use cohost_core::{
@@ -26,12 +26,12 @@ pub use dialect::{Dialect, CLAUDE, QWEN};
 #[doc(hidden)]
 pub use engine::bench_pump;
 use engine::Engine;
-pub use spec::{CLAUDE_AUTH, QWEN_SPEC, SPEC};
+pub(crate) use spec::{CLAUDE_AUTH, QWEN_SPEC, SPEC};
 
 use crate::process::{find_on_path, GroupSignal};
 
 /// The descriptor of a family member, from its spec.
-pub fn descriptor(dialect: &Dialect) -> ProviderDescriptor {
+pub(crate) fn descriptor(dialect: &Dialect) -> ProviderDescriptor {
     dialect.spec.descriptor()
 }
 
@@ -68,7 +68,7 @@ impl AdapterFactory for StreamJsonFactory {
 }
 
 /// The adapter: one CLI process, turns one after another.
-pub struct StreamJsonAdapter {
+pub(crate) struct StreamJsonAdapter {
     dialect: Dialect,
     descriptor: ProviderDescriptor,
     engine: Option<Engine>,
@@ -76,7 +76,7 @@ pub struct StreamJsonAdapter {
 
 impl StreamJsonAdapter {
     /// An uninitialized adapter.
-    pub fn new(dialect: Dialect) -> Self {
+    pub(crate) fn new(dialect: Dialect) -> Self {
         let descriptor = descriptor(&dialect);
         StreamJsonAdapter {
             dialect,

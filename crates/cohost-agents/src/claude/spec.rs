@@ -1,10 +1,7 @@
 //! The provider specs of the Claude stream-json family: Claude Code and
 //! Qwen Code. What differs in behaviour is in [`super::dialect`].
 
-use cohost_core::{
-    AdapterFactory, ApprovalSupport, Capabilities, InterruptSupport, ResumeSupport,
-    StreamingGranularity, SupportTier,
-};
+use cohost_core::{AdapterFactory, Capabilities, SupportTier};
 use std::sync::Arc;
 
 use super::StreamJsonFactory;
@@ -12,7 +9,7 @@ use crate::catalog::{self, AuthSpec, CliEntry, FlagTable, MakeFactory, PromptArg
 use crate::process::{Version, VersionRange};
 
 /// Claude Code's credentials, shared with the `claude-acp` wrapper.
-pub const CLAUDE_AUTH: AuthSpec = AuthSpec {
+pub(crate) const CLAUDE_AUTH: AuthSpec = AuthSpec {
     env_vars: &[
         "ANTHROPIC_API_KEY",
         "ANTHROPIC_AUTH_TOKEN",
@@ -30,21 +27,15 @@ pub const CLAUDE_AUTH: AuthSpec = AuthSpec {
 /// refuses versions outside the accepted range or lacking the flags, so the
 /// descriptor stays honest.
 const CAPABILITIES: Capabilities = Capabilities {
-    streaming: StreamingGranularity::TokenDeltas,
-    reasoning: true,
-    approvals: ApprovalSupport::Blocking,
-    interrupt: InterruptSupport::Protocol,
-    resume: ResumeSupport::NativeId,
-    usage: true,
     context_files: true,
     images: true,
     fork: true,
-    executes_tools: true,
     tier: SupportTier::Structured,
+    ..Capabilities::CONTROL_PROTOCOL
 };
 
 /// Claude Code's provider spec (`@anthropic-ai/claude-code`).
-pub const SPEC: CliEntry = CliEntry {
+pub(crate) const SPEC: CliEntry = CliEntry {
     id: "claude",
     label: "Claude Code",
     binaries: &["claude"],
@@ -100,7 +91,7 @@ pub const SPEC: CliEntry = CliEntry {
 };
 
 /// Qwen Code's provider spec (`@qwen-code/qwen-code`).
-pub const QWEN_SPEC: CliEntry = CliEntry {
+pub(crate) const QWEN_SPEC: CliEntry = CliEntry {
     id: "qwen",
     label: "Qwen Code",
     binaries: &["qwen"],

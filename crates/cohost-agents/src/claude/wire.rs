@@ -15,7 +15,7 @@ use serde_json::Value;
 /// One stdout line.
 #[derive(Debug, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub enum Line {
+pub(crate) enum Line {
     /// `system` messages: `init`, `status`, `api_retry`, `retry`...
     System(SystemMsg),
     /// A raw Anthropic streaming event (with `--include-partial-messages`).
@@ -37,7 +37,7 @@ pub enum Line {
 
 /// `type: system`.
 #[derive(Debug, Default, Deserialize)]
-pub struct SystemMsg {
+pub(crate) struct SystemMsg {
     /// `init`, `status`, `api_retry` (Claude), `retry` (Qwen)...
     #[serde(default)]
     pub subtype: String,
@@ -61,7 +61,7 @@ pub struct SystemMsg {
 
 /// `type: stream_event`.
 #[derive(Debug, Deserialize)]
-pub struct StreamEventMsg {
+pub(crate) struct StreamEventMsg {
     /// The Anthropic SSE event.
     pub event: StreamEvent,
     /// Set when the event belongs to a sub-agent's tool call.
@@ -74,7 +74,7 @@ pub struct StreamEventMsg {
 /// Anthropic streaming events.
 #[derive(Debug, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub enum StreamEvent {
+pub(crate) enum StreamEvent {
     /// A message begins.
     MessageStart {
         /// The message header.
@@ -100,7 +100,7 @@ pub enum StreamEvent {
 
 /// `message_start.message`.
 #[derive(Debug, Default, Deserialize)]
-pub struct MessageHeader {
+pub(crate) struct MessageHeader {
     /// Message id.
     pub id: Option<String>,
     /// Model.
@@ -111,7 +111,7 @@ pub struct MessageHeader {
 #[derive(Debug, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 #[allow(clippy::enum_variant_names)] // the variants are the vendor's `type` names
-pub enum Delta {
+pub(crate) enum Delta {
     /// Answer text.
     TextDelta {
         /// The text.
@@ -129,7 +129,7 @@ pub enum Delta {
 
 /// `type: assistant`.
 #[derive(Debug, Deserialize)]
-pub struct AssistantMsg {
+pub(crate) struct AssistantMsg {
     /// The message.
     pub message: MessageBody,
     /// Set for a sub-agent's messages.
@@ -141,7 +141,7 @@ pub struct AssistantMsg {
 
 /// A message body.
 #[derive(Debug, Default, Deserialize)]
-pub struct MessageBody {
+pub(crate) struct MessageBody {
     /// Message id.
     pub id: Option<String>,
     /// Model (`<synthetic>` for messages the CLI made up, e.g. API errors).
@@ -154,7 +154,7 @@ pub struct MessageBody {
 /// A content block.
 #[derive(Debug, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub enum ContentBlock {
+pub(crate) enum ContentBlock {
     /// Text.
     Text {
         /// The text.
@@ -195,7 +195,7 @@ pub enum ContentBlock {
 
 /// `type: user`.
 #[derive(Debug, Deserialize)]
-pub struct UserMsg {
+pub(crate) struct UserMsg {
     /// The message.
     pub message: UserBody,
     /// Claude: per-tool permission outcome.
@@ -208,7 +208,7 @@ pub struct UserMsg {
 
 /// A user message body: plain text or blocks.
 #[derive(Debug, Default, Deserialize)]
-pub struct UserBody {
+pub(crate) struct UserBody {
     /// Content.
     #[serde(default)]
     pub content: UserContent,
@@ -217,7 +217,7 @@ pub struct UserBody {
 /// User content.
 #[derive(Debug, Deserialize)]
 #[serde(untagged)]
-pub enum UserContent {
+pub(crate) enum UserContent {
     /// Blocks.
     Blocks(Vec<ContentBlock>),
     /// Plain text (echoed prompts).
@@ -234,7 +234,7 @@ impl Default for UserContent {
 
 /// `tool_result_meta[]` (Claude).
 #[derive(Debug, Deserialize)]
-pub struct ToolResultMeta {
+pub(crate) struct ToolResultMeta {
     /// Tool call id.
     pub id: Option<String>,
     /// `{decision: accept|reject, source}`.
@@ -243,14 +243,14 @@ pub struct ToolResultMeta {
 
 /// How the CLI decided on a tool.
 #[derive(Debug, Deserialize)]
-pub struct PermissionDecision {
+pub(crate) struct PermissionDecision {
     /// `accept` or `reject`.
     pub decision: Option<String>,
 }
 
 /// `type: result`.
 #[derive(Debug, Default, Deserialize)]
-pub struct ResultMsg {
+pub(crate) struct ResultMsg {
     /// `success`, `error_during_execution`, `error_max_turns`...
     #[serde(default)]
     pub subtype: String,
@@ -276,7 +276,7 @@ pub struct ResultMsg {
 
 /// Token usage as the CLIs report it.
 #[derive(Debug, Default, Clone, Deserialize)]
-pub struct WireUsage {
+pub(crate) struct WireUsage {
     /// Prompt tokens.
     #[serde(default)]
     pub input_tokens: u64,
@@ -295,7 +295,7 @@ pub struct WireUsage {
 
 /// `usage.output_tokens_details`.
 #[derive(Debug, Default, Clone, Deserialize)]
-pub struct OutputDetails {
+pub(crate) struct OutputDetails {
     /// Reasoning tokens.
     #[serde(default)]
     pub thinking_tokens: u64,
@@ -303,7 +303,7 @@ pub struct OutputDetails {
 
 /// `type: control_request` from the CLI.
 #[derive(Debug, Deserialize)]
-pub struct ControlRequest {
+pub(crate) struct ControlRequest {
     /// Id to answer with.
     pub request_id: String,
     /// The request.
@@ -313,7 +313,7 @@ pub struct ControlRequest {
 /// Control requests the CLI sends.
 #[derive(Debug, Deserialize)]
 #[serde(tag = "subtype", rename_all = "snake_case")]
-pub enum ControlRequestBody {
+pub(crate) enum ControlRequestBody {
     /// Permission to run a tool.
     CanUseTool {
         /// Tool name.
@@ -331,14 +331,14 @@ pub enum ControlRequestBody {
 
 /// `type: control_response` from the CLI.
 #[derive(Debug, Deserialize)]
-pub struct ControlResponseMsg {
+pub(crate) struct ControlResponseMsg {
     /// The response.
     pub response: ControlResponseBody,
 }
 
 /// A control response body.
 #[derive(Debug, Deserialize)]
-pub struct ControlResponseBody {
+pub(crate) struct ControlResponseBody {
     /// `success` or `error`.
     #[serde(default)]
     pub subtype: String,
@@ -352,23 +352,23 @@ pub struct ControlResponseBody {
 }
 
 /// Lines cohost writes to the CLI's stdin.
-pub mod out {
+pub(crate) mod out {
     use serde_json::{json, Value};
 
     /// `control_request` of a subtype with no parameters (`initialize`, `interrupt`).
-    pub fn control_request(request_id: &str, subtype: &str) -> String {
+    pub(crate) fn control_request(request_id: &str, subtype: &str) -> String {
         json!({"type": "control_request", "request_id": request_id, "request": {"subtype": subtype}})
             .to_string()
     }
 
     /// A user turn.
-    pub fn user_message(text: &str) -> String {
+    pub(crate) fn user_message(text: &str) -> String {
         user_content(json!(text))
     }
 
     /// A user turn whose content is a string or an array of Anthropic
     /// content blocks (text, image).
-    pub fn user_content(content: Value) -> String {
+    pub(crate) fn user_content(content: Value) -> String {
         json!({
             "type": "user",
             "message": {"role": "user", "content": content},
@@ -380,7 +380,7 @@ pub mod out {
 
     /// Allow a tool. `updatedInput` must be present: without it the CLI
     /// treats the answer as a deny.
-    pub fn allow(request_id: &str, input: &Value) -> String {
+    pub(crate) fn allow(request_id: &str, input: &Value) -> String {
         success(
             request_id,
             json!({"behavior": "allow", "updatedInput": input}),
@@ -388,12 +388,12 @@ pub mod out {
     }
 
     /// Deny a tool, with the reason the model will see.
-    pub fn deny(request_id: &str, message: &str) -> String {
+    pub(crate) fn deny(request_id: &str, message: &str) -> String {
         success(request_id, json!({"behavior": "deny", "message": message}))
     }
 
     /// Refuse a control request we do not implement, so the CLI never waits.
-    pub fn unsupported(request_id: &str, subtype: &str) -> String {
+    pub(crate) fn unsupported(request_id: &str, subtype: &str) -> String {
         json!({
             "type": "control_response",
             "response": {

@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::process::classify_stderr;
 
 /// Map a codex error (message + optional `codexErrorInfo`) to a [`CohostError`].
-pub fn map_error(message: &str, info: &Value) -> CohostError {
+pub(crate) fn map_error(message: &str, info: &Value) -> CohostError {
     if let Some(var) = missing_variable(message) {
         return missing_env_error(&var);
     }
@@ -45,7 +45,7 @@ fn missing_variable(message: &str) -> Option<String> {
 /// AUTH_REQUIRED naming the unset variable a codex model provider reads its
 /// key from, and how to set it. cohost passes every variable codex's config
 /// names, so the variable is unset where cohost itself runs.
-pub fn missing_env_error(var: &str) -> CohostError {
+pub(crate) fn missing_env_error(var: &str) -> CohostError {
     CohostError::new(
         ErrorCode::AuthRequired,
         format!("codex: the model provider's key variable `{var}` is not set"),

@@ -219,7 +219,11 @@ impl TurnNormalizer for ExecNormalizer {
 }
 
 /// Arguments of one `codex exec --json` turn (pure, for tests).
-pub fn exec_args(prompt: &str, config: &AdapterConfig, thread: Option<&str>) -> Vec<OsString> {
+pub(crate) fn exec_args(
+    prompt: &str,
+    config: &AdapterConfig,
+    thread: Option<&str>,
+) -> Vec<OsString> {
     let sandbox = match config.approval {
         ApprovalMode::AutoApprove => "workspace-write",
         // No approvals in exec mode: without the user's consent the agent

@@ -7,17 +7,17 @@
 //! approvals, SIGINT). The engine is chosen from `codex --help`.
 
 mod engine;
-pub mod errors;
-pub mod exec;
+pub(crate) mod errors;
+pub(crate) mod exec;
 mod items;
-pub mod normalize;
-pub mod wire;
+pub(crate) mod normalize;
+pub(crate) mod wire;
 
 use async_trait::async_trait;
 use cohost_core::{
     AdapterConfig, AdapterFactory, AgentAdapter, AgentEventStream, ApprovalSupport, Capabilities,
     CohostError, ErrorCode, Health, InitInfo, InterruptStage, InterruptSupport, PromptRequest,
-    ProviderDescriptor, ResumeSupport, StreamingGranularity, SupportTier, ToolDecision,
+    ProviderDescriptor, StreamingGranularity, SupportTier, ToolDecision,
 };
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -32,7 +32,7 @@ use engine::AppServer;
 use normalize::CoreConfig;
 
 /// Codex's credentials, shared with the `codex-acp` wrapper.
-pub const CODEX_AUTH: AuthSpec = AuthSpec {
+pub(crate) const CODEX_AUTH: AuthSpec = AuthSpec {
     env_vars: &["OPENAI_API_KEY", "CODEX_API_KEY"],
     credential_files: &[".codex/auth.json"],
     // "Not logged in" and exit 1 when logged out.
@@ -40,7 +40,7 @@ pub const CODEX_AUTH: AuthSpec = AuthSpec {
 };
 
 /// Codex CLI's provider spec (the app-server engine's descriptor).
-pub const SPEC: CliEntry = CliEntry {
+pub(crate) const SPEC: CliEntry = CliEntry {
     id: "codex",
     label: "Codex CLI",
     mode: "app-server",
@@ -66,17 +66,9 @@ pub const SPEC: CliEntry = CliEntry {
     token_streaming: false,
     api_provider: Some("openai"),
     capabilities: Capabilities {
-        streaming: StreamingGranularity::TokenDeltas,
-        reasoning: true,
-        approvals: ApprovalSupport::Blocking,
-        interrupt: InterruptSupport::Protocol,
-        resume: ResumeSupport::NativeId,
-        usage: true,
-        context_files: false,
-        images: false,
         fork: true,
-        executes_tools: true,
         tier: SupportTier::Structured,
+        ..Capabilities::CONTROL_PROTOCOL
     },
     // Tested with 0.171.0 (pinned in `tests/agents/versions.env`); the
     // app-server schema is versioned by method names, and the engine falls
@@ -86,14 +78,12 @@ pub const SPEC: CliEntry = CliEntry {
         min: Version::new(0, 171, 0),
         max_exclusive: Version::new(1, 0, 0),
     }),
-    factory: Some(MakeFactory(|| {
-        Arc::new(CodexFactory) as Arc<dyn AdapterFactory>
-    })),
+    factory: Some(MakeFactory::of::<CodexFactory>()),
     ..catalog::BASE
 };
 
 /// The descriptor for the app-server engine.
-pub fn descriptor() -> ProviderDescriptor {
+pub(crate) fn descriptor() -> ProviderDescriptor {
     SPEC.descriptor()
 }
 
@@ -137,7 +127,7 @@ enum Engine {
 }
 
 /// The codex adapter.
-pub struct CodexAdapter {
+pub(crate) struct CodexAdapter {
     descriptor: ProviderDescriptor,
     config: AdapterConfig,
     engine: Engine,
@@ -147,7 +137,7 @@ pub struct CodexAdapter {
 
 impl CodexAdapter {
     /// A fresh adapter.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         CodexAdapter {
             descriptor: descriptor(),
             config: AdapterConfig::default(),
@@ -171,7 +161,7 @@ impl Default for CodexAdapter {
 }
 
 /// Whether `codex --help` lists the app-server subcommand.
-pub fn has_app_server(help: &str) -> bool {
+pub(crate) fn has_app_server(help: &str) -> bool {
     help.lines()
         .any(|l| l.split_whitespace().next() == Some("app-server"))
 }

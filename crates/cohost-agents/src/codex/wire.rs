@@ -15,12 +15,12 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::jsonrpc::Framing;
-pub use crate::jsonrpc::{Incoming, RpcError};
+pub(crate) use crate::jsonrpc::{Incoming, RpcError};
 
 /// `item/agentMessage/delta`, `item/reasoning/textDelta`, `item/reasoning/summaryTextDelta`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct DeltaParams {
+pub(crate) struct DeltaParams {
     /// The new text.
     pub delta: String,
     /// Item it belongs to.
@@ -31,7 +31,7 @@ pub struct DeltaParams {
 /// `item/started` and `item/completed`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ItemParams {
+pub(crate) struct ItemParams {
     /// The item.
     pub item: ThreadItem,
 }
@@ -39,7 +39,7 @@ pub struct ItemParams {
 /// The thread items cohost turns into events.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(tag = "type", rename_all = "camelCase")]
-pub enum ThreadItem {
+pub(crate) enum ThreadItem {
     /// Answer text.
     AgentMessage {
         /// Item id.
@@ -129,7 +129,7 @@ pub enum ThreadItem {
 
 /// One file of a `fileChange` item.
 #[derive(Debug, Clone, Deserialize)]
-pub struct FileUpdate {
+pub(crate) struct FileUpdate {
     /// Path.
     pub path: String,
     /// `{"type":"add"|"delete"|"update"}`.
@@ -139,14 +139,14 @@ pub struct FileUpdate {
 
 /// `turn/started` and `turn/completed`.
 #[derive(Debug, Clone, Deserialize)]
-pub struct TurnParams {
+pub(crate) struct TurnParams {
     /// The turn.
     pub turn: Turn,
 }
 
 /// A turn.
 #[derive(Debug, Clone, Deserialize)]
-pub struct Turn {
+pub(crate) struct Turn {
     /// Turn id (needed for `turn/interrupt`).
     pub id: String,
     /// `completed`, `interrupted`, `failed`, `inProgress`.
@@ -160,7 +160,7 @@ pub struct Turn {
 /// Codex's error shape.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct TurnError {
+pub(crate) struct TurnError {
     /// Human message.
     #[serde(default)]
     pub message: String,
@@ -173,7 +173,7 @@ pub struct TurnError {
 /// `error` notification.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ErrorParams {
+pub(crate) struct ErrorParams {
     /// The error.
     pub error: TurnError,
     /// Codex retries on its own when true.
@@ -184,7 +184,7 @@ pub struct ErrorParams {
 /// `thread/tokenUsage/updated`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct TokenUsageParams {
+pub(crate) struct TokenUsageParams {
     /// Turn the usage belongs to.
     #[serde(default)]
     pub turn_id: String,
@@ -194,7 +194,7 @@ pub struct TokenUsageParams {
 
 /// Thread usage: `last` is the latest model request, `total` the thread's.
 #[derive(Debug, Clone, Deserialize)]
-pub struct ThreadTokenUsage {
+pub(crate) struct ThreadTokenUsage {
     /// The latest request.
     pub last: TokenBreakdown,
 }
@@ -202,7 +202,7 @@ pub struct ThreadTokenUsage {
 /// Token counts.
 #[derive(Debug, Clone, Copy, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct TokenBreakdown {
+pub(crate) struct TokenBreakdown {
     /// Input, cache reads included.
     #[serde(default)]
     pub input_tokens: u64,
@@ -221,22 +221,22 @@ pub struct TokenBreakdown {
 }
 
 /// A request line (`id` + `method` + `params`).
-pub fn request(id: u64, method: &str, params: Value) -> String {
+pub(crate) fn request(id: u64, method: &str, params: Value) -> String {
     Framing::Bare.request(id, method, params)
 }
 
 /// A notification line.
-pub fn notification(method: &str) -> String {
+pub(crate) fn notification(method: &str) -> String {
     Framing::Bare.notification(method, Value::Null)
 }
 
 /// A success reply to a server request.
-pub fn reply(id: &Value, result: Value) -> String {
+pub(crate) fn reply(id: &Value, result: Value) -> String {
     Framing::Bare.response(id, result)
 }
 
 /// An error reply to a server request.
-pub fn reply_error(id: &Value, code: i64, message: &str) -> String {
+pub(crate) fn reply_error(id: &Value, code: i64, message: &str) -> String {
     Framing::Bare.error_response(id, code, message)
 }
 

@@ -17,15 +17,10 @@
 //! `~/.continue/config.yaml` when present, else `cn`'s own default
 //! (a logged-in Continue Hub assistant).
 
-pub mod normalize;
+pub(crate) mod normalize;
 
-use cohost_core::{
-    AdapterConfig, AdapterFactory, ApprovalMode, ApprovalSupport, Capabilities, InterruptSupport,
-    ResumeSupport, StreamingGranularity, SupportTier,
-};
-use std::ffi::OsString;
+use cohost_core::{AdapterConfig, ApprovalMode, Capabilities, SupportTier};
 use std::path::PathBuf;
-use std::sync::Arc;
 
 pub use normalize::ContinueNormalizer;
 
@@ -34,7 +29,7 @@ use crate::process::oneshot::{oneshot_factory, CliDriver};
 use crate::process::{Version, VersionRange};
 
 /// Continue CLI's provider spec.
-pub const SPEC: CliEntry = CliEntry {
+pub(crate) const SPEC: CliEntry = CliEntry {
     id: "continue",
     label: "Continue CLI",
     mode: "cn -p --format json",
@@ -58,34 +53,24 @@ pub const SPEC: CliEntry = CliEntry {
         ..catalog::NO_FLAGS
     },
     capabilities: Capabilities {
-        streaming: StreamingGranularity::WholeMessages,
-        reasoning: false,
-        approvals: ApprovalSupport::Advisory,
-        interrupt: InterruptSupport::Signal,
-        resume: ResumeSupport::None,
-        usage: false,
         context_files: true,
-        images: false,
-        fork: false,
-        executes_tools: true,
         tier: SupportTier::Structured,
+        ..Capabilities::BASELINE
     },
     // 1.5.47 is pinned in `tests/agents/versions.env`.
     accepted: Some(VersionRange {
         min: Version::new(1, 5, 0),
         max_exclusive: Version::new(2, 0, 0),
     }),
-    factory: Some(MakeFactory(|| {
-        Arc::new(ContinueFactory) as Arc<dyn AdapterFactory>
-    })),
+    factory: Some(MakeFactory::of::<ContinueFactory>()),
     ..catalog::BASE
 };
 
 /// The tools that change the machine, excluded unless auto-approved.
-pub const MUTATING_TOOLS: [&str; 4] = ["Bash", "Write", "Edit", "MultiEdit"];
+pub(crate) const MUTATING_TOOLS: [&str; 4] = ["Bash", "Write", "Edit", "MultiEdit"];
 
 /// The Continue config file to pass, when the user did not pass one.
-pub fn config_file(config: &AdapterConfig) -> Option<PathBuf> {
+pub(crate) fn config_file(config: &AdapterConfig) -> Option<PathBuf> {
     if config.extra_args.iter().any(|a| a == "--config") {
         return None;
     }
@@ -103,13 +88,8 @@ pub fn config_file(config: &AdapterConfig) -> Option<PathBuf> {
     Some(dir.join("config.yaml")).filter(|p| p.is_file())
 }
 
-/// The arguments of one turn (pure apart from the config lookup).
-pub fn turn_args(prompt: &str, config: &AdapterConfig, follow_up: bool) -> Vec<OsString> {
-    Driver.turn_args(prompt, config, None, follow_up)
-}
-
 #[derive(Debug, Default, Clone, Copy)]
-struct Driver;
+pub(crate) struct Driver;
 
 impl CliDriver for Driver {
     type Normalizer = ContinueNormalizer;
@@ -154,7 +134,8 @@ mod tests {
             "CONTINUE_GLOBAL_DIR".into(),
             dir.path().display().to_string(),
         );
-        let a: Vec<String> = turn_args("-q", &cfg, false)
+        let a: Vec<String> = Driver
+            .turn_args("-q", &cfg, None, false)
             .iter()
             .map(|s| s.to_string_lossy().into_owned())
             .collect();
@@ -166,7 +147,8 @@ mod tests {
             .any(|w| w[0] == "--config" && w[1].ends_with("config.yaml")));
         assert_eq!(&a[a.len() - 2..], ["--", "-q"]);
         cfg.approval = ApprovalMode::AutoApprove;
-        let b: Vec<String> = turn_args("q", &cfg, true)
+        let b: Vec<String> = Driver
+            .turn_args("q", &cfg, None, true)
             .iter()
             .map(|s| s.to_string_lossy().into_owned())
             .collect();

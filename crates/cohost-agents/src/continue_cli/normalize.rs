@@ -19,7 +19,7 @@ use crate::process::oneshot::{
 
 /// The one object `cn --format json` prints.
 #[derive(Debug, Clone, Deserialize)]
-pub struct RunOutput {
+pub(crate) struct RunOutput {
     /// `success` or `error`.
     pub status: String,
     /// The answer (success).
@@ -42,10 +42,6 @@ impl ContinueNormalizer {
     /// A normalizer for a new turn.
     pub fn new() -> Self {
         Self::default()
-    }
-
-    fn start(&mut self, out: &mut Vec<AgentEvent>) {
-        self.turn.start(None, None, out);
     }
 }
 
@@ -86,7 +82,7 @@ impl LineMap for ContinueNormalizer {
 
 impl ContinueNormalizer {
     fn on_result(&mut self, r: RunOutput, out: &mut Vec<AgentEvent>) {
-        self.start(out);
+        self.open(out);
         self.turn.ended = true;
         if r.status == "success" {
             let text = match r.response {

@@ -15,14 +15,10 @@
 //! [`ApprovalMode::AutoApprove`] passes `--allow-all-tools`. Blocking
 //! approvals come through `copilot --acp` (the `copilot-acp` provider).
 
-pub mod normalize;
-pub mod wire;
+pub(crate) mod normalize;
+pub(crate) mod wire;
 
-use cohost_core::{
-    AdapterConfig, AdapterFactory, ApprovalSupport, Capabilities, InterruptSupport, ResumeSupport,
-    StreamingGranularity, SupportTier,
-};
-use std::sync::Arc;
+use cohost_core::{AdapterConfig, Capabilities, ResumeSupport, StreamingGranularity, SupportTier};
 
 pub use normalize::CopilotNormalizer;
 
@@ -32,11 +28,9 @@ use crate::process::{Version, VersionRange};
 
 #[cfg(test)]
 use crate::process::oneshot::SessionArg;
-#[cfg(test)]
-use std::ffi::OsString;
 
 /// GitHub Copilot CLI's provider spec.
-pub const SPEC: CliEntry = CliEntry {
+pub(crate) const SPEC: CliEntry = CliEntry {
     id: "copilot",
     label: "GitHub Copilot CLI",
     mode: "prompt mode, JSONL",
@@ -73,39 +67,22 @@ pub const SPEC: CliEntry = CliEntry {
     capabilities: Capabilities {
         streaming: StreamingGranularity::TokenDeltas,
         reasoning: true,
-        approvals: ApprovalSupport::Advisory,
-        interrupt: InterruptSupport::Signal,
         resume: ResumeSupport::NativeId,
-        usage: false,
         context_files: true,
-        images: false,
-        fork: false,
-        executes_tools: true,
         tier: SupportTier::Structured,
+        ..Capabilities::BASELINE
     },
     // 1.0.102 is pinned in `tests/agents/versions.env`.
     accepted: Some(VersionRange {
         min: Version::new(1, 0, 100),
         max_exclusive: Version::new(2, 0, 0),
     }),
-    factory: Some(MakeFactory(|| {
-        Arc::new(CopilotFactory) as Arc<dyn AdapterFactory>
-    })),
+    factory: Some(MakeFactory::of::<CopilotFactory>()),
     ..catalog::BASE
 };
 
-/// The arguments of one turn (pure, for tests).
-#[cfg(test)]
-pub(crate) fn turn_args(
-    prompt: &str,
-    config: &AdapterConfig,
-    session: Option<&SessionArg>,
-) -> Vec<OsString> {
-    Driver.turn_args(prompt, config, session, false)
-}
-
 #[derive(Debug, Default, Clone, Copy)]
-struct Driver;
+pub(crate) struct Driver;
 
 impl CliDriver for Driver {
     type Normalizer = CopilotNormalizer;
@@ -132,13 +109,8 @@ oneshot_factory!(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::process::oneshot::strs;
     use cohost_core::ApprovalMode;
-
-    fn strs(v: Vec<OsString>) -> Vec<String> {
-        v.into_iter()
-            .map(|a| a.to_string_lossy().into_owned())
-            .collect()
-    }
 
     #[test]
     fn session_flags_and_bypass_only_under_auto_approve() {
@@ -151,16 +123,18 @@ mod tests {
             id: "u1".into(),
             fresh: false,
         };
-        let a = strs(turn_args("-x", &cfg, Some(&fresh)));
+        let a = strs(Driver.turn_args("-x", &cfg, Some(&fresh), false));
         assert!(a.windows(2).any(|w| w == ["--session-id", "u1"]));
         assert!(!a.contains(&"--allow-all-tools".to_string()));
         assert_eq!(a.last().unwrap(), "--prompt=-x");
-        let b = strs(turn_args("x", &cfg, Some(&old)));
+        let b = strs(Driver.turn_args("x", &cfg, Some(&old), false));
         assert!(b.windows(2).any(|w| w == ["--resume", "u1"]));
         cfg.approval = ApprovalMode::DenyAll;
-        assert!(!strs(turn_args("x", &cfg, None)).contains(&"--allow-all-tools".to_string()));
+        assert!(!strs(Driver.turn_args("x", &cfg, None, false))
+            .contains(&"--allow-all-tools".to_string()));
         cfg.approval = ApprovalMode::AutoApprove;
-        assert!(strs(turn_args("x", &cfg, None)).contains(&"--allow-all-tools".to_string()));
+        assert!(strs(Driver.turn_args("x", &cfg, None, false))
+            .contains(&"--allow-all-tools".to_string()));
     }
 
     #[test]

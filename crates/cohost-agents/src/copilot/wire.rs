@@ -13,7 +13,7 @@ use serde::Deserialize;
 /// One stdout line.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(tag = "type")]
-pub enum CopilotEvent {
+pub(crate) enum CopilotEvent {
     /// Answer text delta.
     #[serde(rename = "assistant.message_delta")]
     MessageDelta {
@@ -88,7 +88,7 @@ pub enum CopilotEvent {
 /// A text or reasoning delta.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Delta {
+pub(crate) struct Delta {
     /// Message id (answer deltas).
     #[serde(default)]
     pub message_id: Option<String>,
@@ -103,7 +103,7 @@ pub struct Delta {
 /// A whole assistant message.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Message {
+pub(crate) struct Message {
     /// Message id.
     #[serde(default)]
     pub message_id: Option<String>,
@@ -121,7 +121,7 @@ pub struct Message {
 /// A tool call in a message.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ToolRequest {
+pub(crate) struct ToolRequest {
     /// Call id.
     #[serde(default)]
     pub tool_call_id: String,
@@ -136,7 +136,7 @@ pub struct ToolRequest {
 /// A whole reasoning block.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Reasoning {
+pub(crate) struct Reasoning {
     /// Reasoning id.
     #[serde(default)]
     pub reasoning_id: Option<String>,
@@ -148,7 +148,7 @@ pub struct Reasoning {
 /// `tool.execution_start`.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ToolStart {
+pub(crate) struct ToolStart {
     /// Call id.
     #[serde(default)]
     pub tool_call_id: String,
@@ -163,7 +163,7 @@ pub struct ToolStart {
 /// `tool.execution_complete`.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ToolComplete {
+pub(crate) struct ToolComplete {
     /// Call id.
     #[serde(default)]
     pub tool_call_id: String,
@@ -180,7 +180,7 @@ pub struct ToolComplete {
 
 /// A tool's output.
 #[derive(Debug, Clone, Default, Deserialize)]
-pub struct ToolResult {
+pub(crate) struct ToolResult {
     /// Text shown to the model.
     #[serde(default)]
     pub content: String,
@@ -188,7 +188,7 @@ pub struct ToolResult {
 
 /// A tool's failure.
 #[derive(Debug, Clone, Default, Deserialize)]
-pub struct ToolError {
+pub(crate) struct ToolError {
     /// Message.
     #[serde(default)]
     pub message: String,
@@ -200,7 +200,7 @@ pub struct ToolError {
 /// `session.error`.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct SessionError {
+pub(crate) struct SessionError {
     /// `authentication`, `rate_limit`, `model`...
     #[serde(default)]
     pub error_type: String,
@@ -215,7 +215,7 @@ pub struct SessionError {
 /// The final `result` line.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct RunResult {
+pub(crate) struct RunResult {
     /// Native session id.
     #[serde(default)]
     pub session_id: Option<String>,

@@ -10,22 +10,17 @@
 //! [`ApprovalMode::AutoApprove`] passes `--force`; otherwise Cursor's
 //! configured permissions apply (advisory). SIGINT interrupts.
 
-pub mod normalize;
+pub(crate) mod normalize;
 
-use cohost_core::{
-    AdapterConfig, AdapterFactory, ApprovalSupport, Capabilities, InterruptSupport, ResumeSupport,
-    StreamingGranularity, SupportTier,
-};
-use std::ffi::OsString;
-use std::sync::Arc;
+use cohost_core::{AdapterConfig, Capabilities, ResumeSupport};
 
 pub use normalize::CursorNormalizer;
 
 use crate::catalog::{self, AuthSpec, CliEntry, Evidence, FlagTable, MakeFactory};
-use crate::process::oneshot::{oneshot_factory, resuming, CliDriver};
+use crate::process::oneshot::{oneshot_factory, CliDriver};
 
 /// Cursor Agent's provider spec.
-pub const SPEC: CliEntry = CliEntry {
+pub(crate) const SPEC: CliEntry = CliEntry {
     id: "cursor",
     label: "Cursor Agent",
     mode: "stream-json; fixture-only",
@@ -52,31 +47,16 @@ pub const SPEC: CliEntry = CliEntry {
     token_streaming: true,
     evidence: Evidence::FixtureOnly,
     capabilities: Capabilities {
-        streaming: StreamingGranularity::WholeMessages,
-        reasoning: false,
-        approvals: ApprovalSupport::Advisory,
-        interrupt: InterruptSupport::Signal,
         resume: ResumeSupport::NativeId,
-        usage: false,
         context_files: true,
-        images: false,
-        fork: false,
-        executes_tools: true,
-        tier: SupportTier::FixtureOnly,
+        ..Capabilities::BASELINE
     },
-    factory: Some(MakeFactory(|| {
-        Arc::new(CursorFactory) as Arc<dyn AdapterFactory>
-    })),
+    factory: Some(MakeFactory::of::<CursorFactory>()),
     ..catalog::BASE
 };
 
-/// The arguments of one turn (pure).
-pub fn turn_args(prompt: &str, config: &AdapterConfig, session: Option<&str>) -> Vec<OsString> {
-    Driver.turn_args(prompt, config, resuming(session).as_ref(), false)
-}
-
 #[derive(Debug, Default, Clone, Copy)]
-struct Driver;
+pub(crate) struct Driver;
 
 impl CliDriver for Driver {
     type Normalizer = CursorNormalizer;

@@ -1,8 +1,8 @@
 //! The Cursor driver on fixtures hand-written from Cursor's public docs.
 
 use super::*;
-use crate::process::oneshot::replay_fixture;
 use crate::process::oneshot::TurnNormalizer;
+use crate::process::oneshot::{replay_fixture, resuming};
 use cohost_core::{AgentEvent, ApprovalMode, EndReason, ErrorCode, ToolKind, ToolStatus};
 
 fn replay(s: &str) -> Vec<AgentEvent> {
@@ -115,7 +115,8 @@ fn malformed_input_is_skipped() {
 fn force_only_under_auto_approve() {
     let mut cfg = AdapterConfig::default();
     let has = |cfg: &AdapterConfig| {
-        turn_args("x", cfg, Some("s"))
+        Driver
+            .turn_args("x", cfg, resuming(Some("s")).as_ref(), false)
             .iter()
             .any(|a| a == "--force")
     };

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use cohost_core::AdapterConfig;
 
 /// The variable naming gemini's system-defaults settings file.
-pub const DEFAULTS_VAR: &str = "GEMINI_CLI_SYSTEM_DEFAULTS_PATH";
+pub(crate) const DEFAULTS_VAR: &str = "GEMINI_CLI_SYSTEM_DEFAULTS_PATH";
 
 /// A variable of the child's environment: explicit first, then inherited.
 fn var(config: &AdapterConfig, name: &str) -> Option<String> {
@@ -42,7 +42,7 @@ fn selects_auth(file: &Path) -> bool {
 }
 
 /// The auth type the environment's credentials call for, if any.
-pub fn type_from_env(lookup: impl Fn(&str) -> Option<String>) -> Option<&'static str> {
+pub(crate) fn type_from_env(lookup: impl Fn(&str) -> Option<String>) -> Option<&'static str> {
     let set = |n: &str| lookup(n).is_some();
     // Explicit environment choices gemini understands by itself.
     if set("GOOGLE_GENAI_USE_GCA") || set("GOOGLE_GENAI_USE_VERTEXAI") {
@@ -61,7 +61,7 @@ pub fn type_from_env(lookup: impl Fn(&str) -> Option<String>) -> Option<&'static
 /// `(GEMINI_CLI_SYSTEM_DEFAULTS_PATH, file)` when no settings choose an auth
 /// type and the environment has credentials; the file (in cohost's state
 /// directory) selects that type. `None` leaves gemini to itself.
-pub fn defaults_env(config: &AdapterConfig) -> Option<(&'static str, String)> {
+pub(crate) fn defaults_env(config: &AdapterConfig) -> Option<(&'static str, String)> {
     if var(config, DEFAULTS_VAR).is_some() {
         return None;
     }

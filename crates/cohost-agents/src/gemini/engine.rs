@@ -4,6 +4,7 @@
 //! decides the flags.
 
 use cohost_core::{AdapterConfig, CohostError, ErrorCode, ProviderDescriptor, ResumeSupport};
+#[cfg(test)]
 use std::ffi::OsString;
 use std::sync::Mutex;
 
@@ -11,11 +12,13 @@ use super::normalize::GeminiNormalizer;
 use super::SPEC;
 use crate::catalog::{CliEntry, QueryArgs};
 use crate::process::lock;
-use crate::process::oneshot::{resuming, CliDriver};
+#[cfg(test)]
+use crate::process::oneshot::resuming;
+use crate::process::oneshot::CliDriver;
 
 /// What `--help` says this installed gemini can do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct HelpFlags {
+pub(crate) struct HelpFlags {
     /// `--resume` exists.
     pub resume: bool,
     /// `--approval-mode` exists (else only `--yolo`).
@@ -24,7 +27,7 @@ pub struct HelpFlags {
 
 impl HelpFlags {
     /// Parse `gemini --help`. `stream-json` output is required.
-    pub fn parse(help: &str) -> Result<HelpFlags, CohostError> {
+    pub(crate) fn parse(help: &str) -> Result<HelpFlags, CohostError> {
         if !help.contains("stream-json") {
             let range = SPEC.accepted.map(|r| r.to_string()).unwrap_or_default();
             return Err(CohostError::new(
@@ -41,7 +44,8 @@ impl HelpFlags {
 }
 
 /// The arguments of one turn (pure, for tests).
-pub fn turn_args(
+#[cfg(test)]
+pub(crate) fn turn_args(
     prompt: &str,
     config: &AdapterConfig,
     flags: HelpFlags,

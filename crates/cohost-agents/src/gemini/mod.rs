@@ -9,23 +9,19 @@
 //! gemini's ACP mode (`gemini --acp`), the separate `gemini-acp` provider.
 //! Interrupts are SIGINT to the process group, then the usual escalation.
 
-pub mod auth;
-pub mod engine;
-pub mod normalize;
-pub mod wire;
+pub(crate) mod auth;
+pub(crate) mod engine;
+pub(crate) mod normalize;
+pub(crate) mod wire;
 
-use cohost_core::{
-    AdapterFactory, ApprovalSupport, Capabilities, InterruptSupport, ResumeSupport,
-    StreamingGranularity, SupportTier,
-};
-use std::sync::Arc;
+use cohost_core::{Capabilities, ResumeSupport, StreamingGranularity, SupportTier};
 
 use crate::catalog::{self, AuthSpec, CliEntry, FlagTable, MakeFactory, PromptArg};
 use crate::process::oneshot::oneshot_factory;
 use crate::process::{Version, VersionRange};
 
 /// Gemini CLI's provider spec.
-pub const SPEC: CliEntry = CliEntry {
+pub(crate) const SPEC: CliEntry = CliEntry {
     id: "gemini",
     label: "Gemini CLI",
     mode: "headless stream-json",
@@ -68,16 +64,11 @@ pub const SPEC: CliEntry = CliEntry {
     api_provider: Some("gemini-api"),
     capabilities: Capabilities {
         streaming: StreamingGranularity::TokenDeltas,
-        reasoning: false,
-        approvals: ApprovalSupport::Advisory,
-        interrupt: InterruptSupport::Signal,
         resume: ResumeSupport::NativeId,
         usage: true,
         context_files: true,
-        images: false,
-        fork: false,
-        executes_tools: true,
         tier: SupportTier::Structured,
+        ..Capabilities::BASELINE
     },
     // 0.61.0 is pinned in `tests/agents/versions.env`; the stream-json
     // format is checked at start-up, so later 0.x releases are accepted.
@@ -85,9 +76,7 @@ pub const SPEC: CliEntry = CliEntry {
         min: Version::new(0, 61, 0),
         max_exclusive: Version::new(1, 0, 0),
     }),
-    factory: Some(MakeFactory(|| {
-        Arc::new(GeminiFactory) as Arc<dyn AdapterFactory>
-    })),
+    factory: Some(MakeFactory::of::<GeminiFactory>()),
     ..catalog::BASE
 };
 

@@ -188,7 +188,7 @@ fn tool_kind(name: &str) -> ToolKind {
 }
 
 /// Map gemini's error text (`[API Error: {"error":{"code":401…}}]`).
-pub fn map_error(message: &str) -> CohostError {
+pub(crate) fn map_error(message: &str) -> CohostError {
     let lower = message.to_ascii_lowercase();
     let code = if lower.contains("input token count") || lower.contains("maximum number of tokens")
     {

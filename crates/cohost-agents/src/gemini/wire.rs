@@ -11,7 +11,7 @@ use serde_json::Value;
 /// One JSONL line of `gemini -p … --output-format stream-json`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub enum StreamEvent {
+pub(crate) enum StreamEvent {
     /// The session started.
     Init {
         /// Session id (resumable with `--resume`).
@@ -89,7 +89,7 @@ pub enum StreamEvent {
 
 /// Gemini's error shape.
 #[derive(Debug, Clone, Deserialize)]
-pub struct ErrorInfo {
+pub(crate) struct ErrorInfo {
     /// Class (often `unknown`).
     #[serde(default, rename = "type")]
     pub kind: String,
@@ -100,7 +100,7 @@ pub struct ErrorInfo {
 
 /// `result.stats`.
 #[derive(Debug, Clone, Copy, Default, Deserialize)]
-pub struct Stats {
+pub(crate) struct Stats {
     /// Input tokens (all models of the turn, cache reads included).
     #[serde(default)]
     pub input_tokens: u64,

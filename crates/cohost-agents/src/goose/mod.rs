@@ -9,13 +9,9 @@
 //! cannot ask: `auto` only under [`ApprovalMode::AutoApprove`], otherwise
 //! `chat` (no tools at all). SIGINT interrupts.
 
-pub mod normalize;
+pub(crate) mod normalize;
 
-use cohost_core::{
-    AdapterConfig, AdapterFactory, ApprovalMode, ApprovalSupport, Capabilities, InterruptSupport,
-    ResumeSupport, StreamingGranularity, SupportTier,
-};
-use std::sync::Arc;
+use cohost_core::{AdapterConfig, ApprovalMode, Capabilities, ResumeSupport};
 
 pub use normalize::GooseNormalizer;
 
@@ -24,11 +20,9 @@ use crate::process::oneshot::{oneshot_factory, random_uuid, CliDriver};
 
 #[cfg(test)]
 use crate::process::oneshot::SessionArg;
-#[cfg(test)]
-use std::ffi::OsString;
 
 /// Goose's provider spec.
-pub const SPEC: CliEntry = CliEntry {
+pub(crate) const SPEC: CliEntry = CliEntry {
     id: "goose",
     label: "Goose",
     mode: "run stream-json; fixture-only",
@@ -59,44 +53,25 @@ pub const SPEC: CliEntry = CliEntry {
     token_streaming: true,
     evidence: Evidence::FixtureOnly,
     capabilities: Capabilities {
-        streaming: StreamingGranularity::WholeMessages,
         reasoning: true,
-        approvals: ApprovalSupport::Advisory,
-        interrupt: InterruptSupport::Signal,
         resume: ResumeSupport::NativeId,
         usage: true,
-        context_files: false,
-        images: false,
-        fork: false,
-        executes_tools: true,
-        tier: SupportTier::FixtureOnly,
+        ..Capabilities::BASELINE
     },
-    factory: Some(MakeFactory(|| {
-        Arc::new(GooseFactory) as Arc<dyn AdapterFactory>
-    })),
+    factory: Some(MakeFactory::of::<GooseFactory>()),
     ..catalog::BASE
 };
 
 /// `GOOSE_MODE` for a policy.
-pub fn goose_mode(mode: ApprovalMode) -> &'static str {
+pub(crate) fn goose_mode(mode: ApprovalMode) -> &'static str {
     match mode {
         ApprovalMode::AutoApprove => "auto",
         ApprovalMode::Ask | ApprovalMode::DenyAll => "chat",
     }
 }
 
-/// The arguments of one turn (pure).
-#[cfg(test)]
-pub(crate) fn turn_args(
-    prompt: &str,
-    config: &AdapterConfig,
-    session: Option<&SessionArg>,
-) -> Vec<OsString> {
-    Driver.turn_args(prompt, config, session, false)
-}
-
 #[derive(Debug, Default, Clone, Copy)]
-struct Driver;
+pub(crate) struct Driver;
 
 impl CliDriver for Driver {
     type Normalizer = GooseNormalizer;

@@ -64,7 +64,8 @@ fn tools_only_under_auto_approve_and_resume_by_name() {
         id: "cohost-1".into(),
         fresh: false,
     };
-    let a: Vec<String> = turn_args("hi", &AdapterConfig::default(), Some(&s))
+    let a: Vec<String> = Driver
+        .turn_args("hi", &AdapterConfig::default(), Some(&s), false)
         .iter()
         .map(|x| x.to_string_lossy().into_owned())
         .collect();

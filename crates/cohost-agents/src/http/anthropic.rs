@@ -6,7 +6,8 @@ use serde_json::{json, Value};
 
 use super::errors::{self, Ctx};
 use super::normalize::{
-    max_tokens_note, num, push_part, text, Finish, Normalizer, PendingCall, RequestCtx,
+    max_tokens_note, model_ids, num, push_part, text, tools_json, Finish, Normalizer, PendingCall,
+    RequestCtx,
 };
 use super::transcript::{Item, ToolUse, Transcript};
 
@@ -75,12 +76,11 @@ pub fn request_body(t: &Transcript, ctx: &RequestCtx<'_>) -> Value {
     if let Some(s) = ctx.system {
         body["system"] = json!(s);
     }
-    if !ctx.tools.is_empty() {
-        body["tools"] = ctx
-            .tools
-            .iter()
-            .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.parameters}))
-            .collect();
+    if let Some(tools) = tools_json(
+        ctx,
+        |t| json!({"name": t.name, "description": t.description, "input_schema": t.parameters}),
+    ) {
+        body["tools"] = tools;
     }
     if ctx.reasoning {
         // Thinking needs a budget below max_tokens; a quarter leaves room for the answer.
@@ -234,12 +234,5 @@ impl Normalizer for AnthropicNormalizer {
 
 /// Model ids from `GET /v1/models` (Anthropic and OpenAI share the shape).
 pub fn parse_model_list(v: &Value) -> Vec<String> {
-    v.get("data")
-        .and_then(Value::as_array)
-        .map(|d| {
-            d.iter()
-                .filter_map(|m| m.get("id").and_then(Value::as_str).map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default()
+    model_ids(v, "data", "id").map(str::to_string).collect()
 }

@@ -206,6 +206,15 @@ pub fn from_status(status: u16, body_text: &str, ctx: &Ctx) -> CohostError {
     e
 }
 
+/// The stream's error when `v` carries a non-null `error` member (the
+/// streams whose error is an ordinary event with that member).
+pub fn check_error_member(v: &serde_json::Value, ctx: &Ctx) -> Result<(), CohostError> {
+    match v.get("error").is_some_and(|e| !e.is_null()) {
+        true => Err(from_stream_error(&v.to_string(), ctx)),
+        false => Ok(()),
+    }
+}
+
 /// A fatal error event inside a 200 stream (`event: error`, `{error:...}`).
 pub fn from_stream_error(data: &str, ctx: &Ctx) -> CohostError {
     let body = parse_body(&redact_key(data, ctx.key.as_deref()));

@@ -2,12 +2,13 @@
 //! request rendering and the pure stream normalizer. Thought parts
 //! (`thought: true`) are reasoning; function calls arrive whole.
 
-use cohost_core::{AgentEvent, CohostError, EndReason, Usage};
+use cohost_core::{AgentEvent, CohostError, Usage};
 use serde_json::{json, Value};
 
 use super::errors::{self, Ctx};
 use super::normalize::{
-    emit_call, max_tokens_note, num, push_part, text, Finish, Normalizer, RequestCtx,
+    emit_call, max_tokens_note, model_ids, num, push_part, text, tools_json, Finish, Normalizer,
+    RequestCtx,
 };
 use super::transcript::{Item, ToolUse, Transcript};
 
@@ -60,12 +61,10 @@ pub fn request_body(t: &Transcript, ctx: &RequestCtx<'_>) -> Value {
     if let Some(s) = ctx.system {
         body["systemInstruction"] = json!({"parts": [{"text": s}]});
     }
-    if !ctx.tools.is_empty() {
-        let decls: Vec<Value> = ctx
-            .tools
-            .iter()
-            .map(|t| json!({"name": t.name, "description": t.description, "parameters": t.parameters}))
-            .collect();
+    if let Some(decls) = tools_json(
+        ctx,
+        |t| json!({"name": t.name, "description": t.description, "parameters": t.parameters}),
+    ) {
         body["tools"] = json!([{"functionDeclarations": decls}]);
     }
     if ctx.reasoning {
@@ -106,9 +105,7 @@ impl Normalizer for GeminiNormalizer {
         v: &Value,
         out: &mut Vec<AgentEvent>,
     ) -> Result<(), CohostError> {
-        if v.get("error").is_some_and(|e| !e.is_null()) {
-            return Err(errors::from_stream_error(&v.to_string(), &self.ctx));
-        }
+        errors::check_error_member(v, &self.ctx)?;
         if let Some(r) = text(v, "/promptFeedback/blockReason") {
             self.blocked = Some(r.into());
         }
@@ -155,11 +152,8 @@ impl Normalizer for GeminiNormalizer {
 
     fn finish(&mut self) -> Option<Finish> {
         if let Some(b) = &self.blocked {
-            return Some(Finish {
-                reason: EndReason::Completed,
-                usage: self.usage,
-                note: Some(format!("`{}` blocked the prompt ({b})", self.ctx.provider)),
-            });
+            let note = format!("`{}` blocked the prompt ({b})", self.ctx.provider);
+            return Some(Finish::completed_with_note(self.usage, Some(note)));
         }
         let reason = self.finish_reason.as_deref()?;
         let note = match reason {
@@ -170,11 +164,7 @@ impl Normalizer for GeminiNormalizer {
                 self.ctx.provider
             )),
         };
-        Some(Finish {
-            reason: EndReason::Completed,
-            usage: self.usage,
-            note,
-        })
+        Some(Finish::completed_with_note(self.usage, note))
     }
 
     fn assistant(&self) -> (String, Vec<ToolUse>) {
@@ -184,13 +174,7 @@ impl Normalizer for GeminiNormalizer {
 
 /// Model ids from `GET /v1beta/models` (`models/` prefix removed).
 pub fn parse_model_list(v: &Value) -> Vec<String> {
-    v.get("models")
-        .and_then(Value::as_array)
-        .map(|d| {
-            d.iter()
-                .filter_map(|m| m.get("name").and_then(Value::as_str))
-                .map(|n| n.strip_prefix("models/").unwrap_or(n).to_string())
-                .collect()
-        })
-        .unwrap_or_default()
+    model_ids(v, "models", "name")
+        .map(|n| n.strip_prefix("models/").unwrap_or(n).to_string())
+        .collect()
 }

@@ -28,6 +28,14 @@ impl Finish {
             note: None,
         }
     }
+
+    /// A completion with a note (max tokens, content filter...) or none.
+    pub fn completed_with_note(usage: Option<Usage>, note: Option<String>) -> Self {
+        Finish {
+            note,
+            ..Finish::completed(usage)
+        }
+    }
 }
 
 /// A pure state machine from one vendor's stream frames to cohost events.
@@ -150,6 +158,31 @@ pub fn num(v: &Value, pointer: &str) -> u64 {
 /// A string at a JSON pointer.
 pub fn text<'a>(v: &'a Value, pointer: &str) -> Option<&'a str> {
     v.pointer(pointer).and_then(Value::as_str)
+}
+
+/// The start of a chat-style `messages` array: the system prompt as its
+/// first message, when there is one (OpenAI Chat, Ollama).
+pub fn system_messages(ctx: &RequestCtx<'_>) -> Vec<Value> {
+    ctx.system
+        .map(|s| serde_json::json!({"role": "system", "content": s}))
+        .into_iter()
+        .collect()
+}
+
+/// The offered tools rendered one by one, `None` when there are none (the
+/// request then leaves the field out).
+pub fn tools_json(ctx: &RequestCtx<'_>, render: impl Fn(&ToolDef) -> Value) -> Option<Value> {
+    (!ctx.tools.is_empty()).then(|| ctx.tools.iter().map(render).collect())
+}
+
+/// The string field `field` of each object in the array `list` of a model
+/// listing (`GET /v1/models` and the like).
+pub fn model_ids<'a>(v: &'a Value, list: &str, field: &'a str) -> impl Iterator<Item = &'a str> {
+    v.get(list)
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(move |m| m.get(field).and_then(Value::as_str))
 }
 
 /// The note for a completion cut short by the output limit.

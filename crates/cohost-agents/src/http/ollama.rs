@@ -2,19 +2,19 @@
 //! normalizer. `message.thinking` is reasoning; tool calls come whole and
 //! without ids, so ids are generated.
 
-use cohost_core::{AgentEvent, CohostError, EndReason, Usage};
+use cohost_core::{AgentEvent, CohostError, Usage};
 use serde_json::{json, Value};
 
 use super::errors::{self, Ctx};
-use super::normalize::{emit_call, max_tokens_note, num, text, Finish, Normalizer, RequestCtx};
+use super::normalize::{
+    emit_call, max_tokens_note, model_ids, num, system_messages, text, tools_json, Finish,
+    Normalizer, RequestCtx,
+};
 use super::transcript::{Item, ToolUse, Transcript};
 
 /// The request body for the conversation so far.
 pub fn request_body(t: &Transcript, ctx: &RequestCtx<'_>) -> Value {
-    let mut messages: Vec<Value> = Vec::new();
-    if let Some(s) = ctx.system {
-        messages.push(json!({"role": "system", "content": s}));
-    }
+    let mut messages = system_messages(ctx);
     for item in &t.items {
         messages.push(match item {
             Item::User { text, images } if images.is_empty() => {
@@ -39,12 +39,11 @@ pub fn request_body(t: &Transcript, ctx: &RequestCtx<'_>) -> Value {
         });
     }
     let mut body = json!({"model": ctx.model, "stream": true, "messages": messages});
-    if !ctx.tools.is_empty() {
-        body["tools"] = ctx
-            .tools
-            .iter()
-            .map(|t| json!({"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}))
-            .collect();
+    if let Some(tools) = tools_json(
+        ctx,
+        |t| json!({"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}),
+    ) {
+        body["tools"] = tools;
     }
     if ctx.reasoning {
         body["think"] = json!(true);
@@ -80,9 +79,7 @@ impl Normalizer for OllamaNormalizer {
         v: &Value,
         out: &mut Vec<AgentEvent>,
     ) -> Result<(), CohostError> {
-        if v.get("error").is_some_and(|e| !e.is_null()) {
-            return Err(errors::from_stream_error(&v.to_string(), &self.ctx));
-        }
+        errors::check_error_member(v, &self.ctx)?;
         let m = &v["message"];
         if let Some(t) = text(m, "/thinking").filter(|t| !t.is_empty()) {
             out.push(AgentEvent::ReasoningDelta(t.into()));
@@ -121,11 +118,7 @@ impl Normalizer for OllamaNormalizer {
                 Some("length") => Some(max_tokens_note(&self.ctx.provider)),
                 _ => None,
             };
-            self.finish = Some(Finish {
-                reason: EndReason::Completed,
-                usage: Some(usage),
-                note,
-            });
+            self.finish = Some(Finish::completed_with_note(Some(usage), note));
         }
         Ok(())
     }
@@ -141,12 +134,5 @@ impl Normalizer for OllamaNormalizer {
 
 /// Model names from `GET /api/tags`.
 pub fn parse_model_list(v: &Value) -> Vec<String> {
-    v.get("models")
-        .and_then(Value::as_array)
-        .map(|d| {
-            d.iter()
-                .filter_map(|m| m.get("name").and_then(Value::as_str).map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default()
+    model_ids(v, "models", "name").map(str::to_string).collect()
 }

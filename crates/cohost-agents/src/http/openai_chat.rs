@@ -1,19 +1,19 @@
 //! OpenAI Chat Completions (`POST {base}/chat/completions`, SSE), also
 //! spoken by LM Studio, LiteLLM, OpenRouter, vLLM and most gateways.
 
-use cohost_core::{AgentEvent, CohostError, EndReason, Usage};
+use cohost_core::{AgentEvent, CohostError, Usage};
 use serde_json::{json, Value};
 
 use super::errors::{self, Ctx};
-use super::normalize::{max_tokens_note, num, text, Finish, Normalizer, PendingCall, RequestCtx};
+use super::normalize::{
+    max_tokens_note, num, system_messages, text, tools_json, Finish, Normalizer, PendingCall,
+    RequestCtx,
+};
 use super::transcript::{Item, ToolUse, Transcript};
 
 /// The request body for the conversation so far.
 pub fn request_body(t: &Transcript, ctx: &RequestCtx<'_>) -> Value {
-    let mut messages: Vec<Value> = Vec::new();
-    if let Some(s) = ctx.system {
-        messages.push(json!({"role": "system", "content": s}));
-    }
+    let mut messages = system_messages(ctx);
     for item in &t.items {
         messages.push(match item {
             Item::User { text, images } if images.is_empty() => {
@@ -50,12 +50,11 @@ pub fn request_body(t: &Transcript, ctx: &RequestCtx<'_>) -> Value {
         "stream_options": {"include_usage": true},
         "messages": messages,
     });
-    if !ctx.tools.is_empty() {
-        body["tools"] = ctx
-            .tools
-            .iter()
-            .map(|t| json!({"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}))
-            .collect();
+    if let Some(tools) = tools_json(
+        ctx,
+        |t| json!({"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}),
+    ) {
+        body["tools"] = tools;
     }
     body
 }
@@ -101,9 +100,7 @@ impl Normalizer for ChatNormalizer {
         v: &Value,
         out: &mut Vec<AgentEvent>,
     ) -> Result<(), CohostError> {
-        if v.get("error").is_some_and(|e| !e.is_null()) {
-            return Err(errors::from_stream_error(&v.to_string(), &self.ctx));
-        }
+        errors::check_error_member(v, &self.ctx)?;
         if let Some(choice) = v.pointer("/choices/0") {
             let d = &choice["delta"];
             // `reasoning_content` (DeepSeek, Qwen, vLLM) or `reasoning` (OpenRouter, Ollama's /v1).
@@ -179,11 +176,7 @@ impl Normalizer for ChatNormalizer {
             )),
             _ => None,
         };
-        Some(Finish {
-            reason: EndReason::Completed,
-            usage: self.usage,
-            note,
-        })
+        Some(Finish::completed_with_note(self.usage, note))
     }
 
     fn assistant(&self) -> (String, Vec<ToolUse>) {

@@ -5,7 +5,9 @@ use cohost_core::{AgentEvent, CohostError, EndReason, Usage};
 use serde_json::{json, Value};
 
 use super::errors::{self, Ctx};
-use super::normalize::{max_tokens_note, num, text, Finish, Normalizer, PendingCall, RequestCtx};
+use super::normalize::{
+    max_tokens_note, num, text, tools_json, Finish, Normalizer, PendingCall, RequestCtx,
+};
 use super::transcript::{Item, ToolUse, Transcript};
 
 /// The request body for the conversation so far.
@@ -48,12 +50,11 @@ pub fn request_body(t: &Transcript, ctx: &RequestCtx<'_>) -> Value {
     if let Some(s) = ctx.system {
         body["instructions"] = json!(s);
     }
-    if !ctx.tools.is_empty() {
-        body["tools"] = ctx
-            .tools
-            .iter()
-            .map(|t| json!({"type": "function", "name": t.name, "description": t.description, "parameters": t.parameters}))
-            .collect();
+    if let Some(tools) = tools_json(
+        ctx,
+        |t| json!({"type": "function", "name": t.name, "description": t.description, "parameters": t.parameters}),
+    ) {
+        body["tools"] = tools;
     }
     if ctx.reasoning {
         body["reasoning"] = json!({"summary": "auto"});

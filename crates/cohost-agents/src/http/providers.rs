@@ -100,9 +100,9 @@ impl ProviderSpec {
                 context_files: true,
                 // Every HTTP protocol has image parts (the model may still refuse).
                 images: true,
-                fork: false,
                 executes_tools: false,
                 tier: SupportTier::Structured,
+                ..Capabilities::BASELINE
             },
             install_hint: Some(self.hint()),
         }

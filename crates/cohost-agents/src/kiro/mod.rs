@@ -10,14 +10,9 @@
 //! refuses tools that would need a confirmation. Follow-up turns pass
 //! `--resume` (the last conversation in this directory: no id to resume by).
 
-pub mod normalize;
+pub(crate) mod normalize;
 
-use cohost_core::{
-    AdapterConfig, AdapterFactory, ApprovalSupport, Capabilities, InterruptSupport, ResumeSupport,
-    StreamingGranularity, SupportTier,
-};
-use std::ffi::OsString;
-use std::sync::Arc;
+use cohost_core::{AdapterConfig, Capabilities, StreamingGranularity};
 
 pub use normalize::KiroNormalizer;
 
@@ -25,7 +20,7 @@ use crate::catalog::{self, AuthSpec, CliEntry, Evidence, FlagTable, MakeFactory,
 use crate::process::oneshot::{oneshot_factory, CliDriver};
 
 /// Kiro CLI's provider spec.
-pub const SPEC: CliEntry = CliEntry {
+pub(crate) const SPEC: CliEntry = CliEntry {
     id: "kiro",
     label: "Kiro CLI",
     mode: "chat --no-interactive; fixture-only",
@@ -48,30 +43,14 @@ pub const SPEC: CliEntry = CliEntry {
     evidence: Evidence::FixtureOnly,
     capabilities: Capabilities {
         streaming: StreamingGranularity::TokenDeltas,
-        reasoning: false,
-        approvals: ApprovalSupport::Advisory,
-        interrupt: InterruptSupport::Signal,
-        resume: ResumeSupport::None,
-        usage: false,
-        context_files: false,
-        images: false,
-        fork: false,
-        executes_tools: true,
-        tier: SupportTier::FixtureOnly,
+        ..Capabilities::BASELINE
     },
-    factory: Some(MakeFactory(|| {
-        Arc::new(KiroFactory) as Arc<dyn AdapterFactory>
-    })),
+    factory: Some(MakeFactory::of::<KiroFactory>()),
     ..catalog::BASE
 };
 
-/// The arguments of one turn (pure).
-pub fn turn_args(prompt: &str, config: &AdapterConfig, follow_up: bool) -> Vec<OsString> {
-    Driver.turn_args(prompt, config, None, follow_up)
-}
-
 #[derive(Debug, Default, Clone, Copy)]
-struct Driver;
+pub(crate) struct Driver;
 
 impl CliDriver for Driver {
     type Normalizer = KiroNormalizer;

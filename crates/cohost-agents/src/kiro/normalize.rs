@@ -34,10 +34,6 @@ impl KiroNormalizer {
     pub fn new() -> Self {
         Self::default()
     }
-
-    fn start(&mut self, out: &mut Vec<AgentEvent>) {
-        self.turn.start(None, None, out);
-    }
 }
 
 fn fix_for(code: ErrorCode) -> &'static str {
@@ -51,7 +47,7 @@ impl LineMap for KiroNormalizer {
     const NAME: &'static str = "kiro-cli";
     turn_marks!(turn);
     fn map_line(&mut self, line: &str, out: &mut Vec<AgentEvent>) {
-        self.start(out);
+        self.open(out);
         let mut text = self.cleaner.push(line.as_bytes());
         if !self.first_text {
             if text.trim().is_empty() {

@@ -12,14 +12,10 @@
 //! to `deny`, and only `AutoApprove` passes `--auto`. Blocking approvals
 //! and a protocol cancel come through opencode's ACP mode (`opencode-acp`).
 
-pub mod normalize;
-pub mod wire;
+pub(crate) mod normalize;
+pub(crate) mod wire;
 
-use cohost_core::{
-    AdapterConfig, AdapterFactory, ApprovalMode, ApprovalSupport, Capabilities, InterruptSupport,
-    ResumeSupport, StreamingGranularity, SupportTier,
-};
-use std::sync::Arc;
+use cohost_core::{AdapterConfig, ApprovalMode, Capabilities, ResumeSupport, SupportTier};
 
 pub use normalize::OpenCodeNormalizer;
 
@@ -29,11 +25,9 @@ use crate::process::{Version, VersionRange};
 
 #[cfg(test)]
 use crate::process::oneshot::SessionArg;
-#[cfg(test)]
-use std::ffi::OsString;
 
 /// OpenCode's provider spec.
-pub const SPEC: CliEntry = CliEntry {
+pub(crate) const SPEC: CliEntry = CliEntry {
     id: "opencode",
     label: "OpenCode",
     mode: "run --format json",
@@ -62,33 +56,26 @@ pub const SPEC: CliEntry = CliEntry {
         ..catalog::NO_FLAGS
     },
     capabilities: Capabilities {
-        streaming: StreamingGranularity::WholeMessages,
         reasoning: true,
-        approvals: ApprovalSupport::Advisory,
-        interrupt: InterruptSupport::Signal,
         resume: ResumeSupport::NativeId,
         usage: true,
         context_files: true,
-        images: false,
-        fork: false,
-        executes_tools: true,
         tier: SupportTier::Structured,
+        ..Capabilities::BASELINE
     },
     // 1.18.33 is pinned in `tests/agents/versions.env`.
     accepted: Some(VersionRange {
         min: Version::new(1, 18, 0),
         max_exclusive: Version::new(2, 0, 0),
     }),
-    factory: Some(MakeFactory(|| {
-        Arc::new(OpenCodeFactory) as Arc<dyn AdapterFactory>
-    })),
+    factory: Some(MakeFactory::of::<OpenCodeFactory>()),
     ..catalog::BASE
 };
 
 /// `OPENCODE_PERMISSION` for a policy: the permissions that can change the
 /// machine. `None` under `AutoApprove` (opencode's own config applies, and
 /// `--auto` lifts its `ask` rules).
-pub fn permission_env(mode: ApprovalMode) -> Option<&'static str> {
+pub(crate) fn permission_env(mode: ApprovalMode) -> Option<&'static str> {
     match mode {
         ApprovalMode::AutoApprove => None,
         // Run mode rejects `ask` at once; the rejection shows up as a denied tool.
@@ -101,18 +88,8 @@ pub fn permission_env(mode: ApprovalMode) -> Option<&'static str> {
     }
 }
 
-/// The arguments of one turn (pure, for tests).
-#[cfg(test)]
-pub(crate) fn turn_args(
-    prompt: &str,
-    config: &AdapterConfig,
-    session: Option<&SessionArg>,
-) -> Vec<OsString> {
-    Driver.turn_args(prompt, config, session, false)
-}
-
 #[derive(Debug, Default, Clone, Copy)]
-struct Driver;
+pub(crate) struct Driver;
 
 impl CliDriver for Driver {
     type Normalizer = OpenCodeNormalizer;
@@ -141,12 +118,7 @@ oneshot_factory!(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn strs(v: Vec<OsString>) -> Vec<String> {
-        v.into_iter()
-            .map(|a| a.to_string_lossy().into_owned())
-            .collect()
-    }
+    use crate::process::oneshot::strs;
 
     #[test]
     fn auto_only_under_auto_approve_and_prompt_after_dashdash() {
@@ -155,16 +127,16 @@ mod tests {
             id: "ses_1".into(),
             fresh: false,
         };
-        let ask = strs(turn_args("-rf hi", &cfg, Some(&s1)));
+        let ask = strs(Driver.turn_args("-rf hi", &cfg, Some(&s1), false));
         assert!(!ask.contains(&"--auto".to_string()), "{ask:?}");
         assert!(ask.windows(2).any(|w| w == ["-s", "ses_1"]));
         assert_eq!(&ask[ask.len() - 2..], ["--", "-rf hi"]);
         cfg.approval = ApprovalMode::AutoApprove;
-        let auto = strs(turn_args("x", &cfg, None));
+        let auto = strs(Driver.turn_args("x", &cfg, None, false));
         assert!(auto.contains(&"--auto".to_string()));
         assert!(!auto.contains(&"-s".to_string()));
         cfg.approval = ApprovalMode::DenyAll;
-        assert!(!strs(turn_args("x", &cfg, None)).contains(&"--auto".to_string()));
+        assert!(!strs(Driver.turn_args("x", &cfg, None, false)).contains(&"--auto".to_string()));
     }
 
     #[test]

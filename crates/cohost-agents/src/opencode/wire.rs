@@ -13,7 +13,7 @@ use serde::Deserialize;
 /// One stdout line.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub enum RunEvent {
+pub(crate) enum RunEvent {
     /// A model step began.
     StepStart(Envelope),
     /// A finished text part (whole, never a delta).
@@ -33,7 +33,7 @@ pub enum RunEvent {
 
 /// The common envelope of part events.
 #[derive(Debug, Clone, Deserialize)]
-pub struct Envelope {
+pub(crate) struct Envelope {
     /// Native session id (`ses_…`).
     #[serde(rename = "sessionID", default)]
     pub session_id: Option<String>,
@@ -44,7 +44,7 @@ pub struct Envelope {
 
 /// A message part (text, reasoning, tool, step-start, step-finish).
 #[derive(Debug, Clone, Default, Deserialize)]
-pub struct Part {
+pub(crate) struct Part {
     /// Part id.
     #[serde(default)]
     pub id: Option<String>,
@@ -70,7 +70,7 @@ pub struct Part {
 
 /// A tool part's state.
 #[derive(Debug, Clone, Default, Deserialize)]
-pub struct ToolState {
+pub(crate) struct ToolState {
     /// `pending`, `running`, `completed`, `error`.
     #[serde(default)]
     pub status: String,
@@ -87,7 +87,7 @@ pub struct ToolState {
 
 /// Token counts of one step.
 #[derive(Debug, Clone, Copy, Default, Deserialize)]
-pub struct Tokens {
+pub(crate) struct Tokens {
     /// Prompt tokens.
     #[serde(default)]
     pub input: u64,
@@ -104,7 +104,7 @@ pub struct Tokens {
 
 /// Cache token counts.
 #[derive(Debug, Clone, Copy, Default, Deserialize)]
-pub struct CacheTokens {
+pub(crate) struct CacheTokens {
     /// Read from cache.
     #[serde(default)]
     pub read: u64,
@@ -115,7 +115,7 @@ pub struct CacheTokens {
 
 /// An `error` line.
 #[derive(Debug, Clone, Deserialize)]
-pub struct ErrorEvent {
+pub(crate) struct ErrorEvent {
     /// Native session id.
     #[serde(rename = "sessionID", default)]
     pub session_id: Option<String>,

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::manifest::JsonlMapping;
 
 /// Look up a dotted (`a.b.0`) or JSON-pointer (`/a/b/0`) path.
-pub fn lookup<'a>(v: &'a Value, path: &str) -> Option<&'a Value> {
+pub(crate) fn lookup<'a>(v: &'a Value, path: &str) -> Option<&'a Value> {
     if path.starts_with('/') {
         return v.pointer(path);
     }

@@ -21,7 +21,7 @@
 //! end = { when = "done", input_tokens = "usage.input", output_tokens = "usage.output" }
 //! ```
 
-pub mod jsonl;
+pub(crate) mod jsonl;
 pub mod manifest;
 mod oneshot;
 
@@ -35,7 +35,7 @@ use std::sync::Arc;
 
 use crate::acp::{AcpFactory, AcpSpec};
 use manifest::{Manifest, Protocol};
-pub use oneshot::OneShotAdapter;
+pub(crate) use oneshot::OneShotAdapter;
 
 /// A manifest that could not be used: which file, which field, why.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -162,7 +162,7 @@ fn factory(m: Manifest) -> Arc<dyn AdapterFactory> {
 
 /// Factory of a `jsonl` / `text` plugin.
 #[derive(Debug, Clone)]
-pub struct OneShotFactory {
+pub(crate) struct OneShotFactory {
     manifest: Manifest,
 }
 

@@ -21,7 +21,7 @@ use crate::process::{
 };
 
 /// Adapter for a one-shot plugin.
-pub struct OneShotAdapter {
+pub(crate) struct OneShotAdapter {
     manifest: Manifest,
     descriptor: ProviderDescriptor,
     config: AdapterConfig,
@@ -34,7 +34,7 @@ pub struct OneShotAdapter {
 
 impl OneShotAdapter {
     /// An uninitialized adapter.
-    pub fn new(manifest: Manifest, descriptor: ProviderDescriptor) -> Self {
+    pub(crate) fn new(manifest: Manifest, descriptor: ProviderDescriptor) -> Self {
         OneShotAdapter {
             manifest,
             descriptor,

@@ -131,6 +131,13 @@ pub fn kill_all() -> usize {
     n
 }
 
+/// Whether cohost runs as root (some CLIs refuse their permission bypass
+/// as root unless told they are sandboxed).
+pub(crate) fn running_as_root() -> bool {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -30,20 +30,27 @@
 mod child;
 mod env;
 mod framer;
+// kill(2) on a process group.
+#[allow(unsafe_code)]
 mod group;
 mod installed;
+// pre_exec hooks (parent-death signal, the control fd).
+#[allow(unsafe_code)]
 mod launch;
 mod locate;
 pub(crate) mod oneshot;
 mod probe_cache;
 pub mod procfs;
 mod stderr;
+// fork/exec, setsid and waitpid of the spawn helper.
+#[allow(unsafe_code)]
 pub mod supervisor;
 
 pub(crate) use child::crash_report;
 pub use child::{ExitInfo, ProcessSpec, StdinWriter, Supervised};
 pub use env::{EnvPolicy, ALLOWED_NAMES, ALLOWED_PREFIXES};
 pub use framer::{Frame, LineFramer, DEFAULT_MAX_LINE_BYTES};
+pub(crate) use group::running_as_root;
 pub use group::{
     deregister, kill_all, live_groups, register, signal_group, GroupRegistry, GroupSignal,
 };

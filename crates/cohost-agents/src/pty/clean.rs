@@ -12,7 +12,7 @@
 use vte::{Params, Parser, Perform};
 
 /// Streaming cleaner: bytes in, plain text out.
-pub struct TextCleaner {
+pub(crate) struct TextCleaner {
     parser: Parser,
     sink: Sink,
 }
@@ -58,7 +58,7 @@ impl Default for TextCleaner {
 
 impl TextCleaner {
     /// A cleaner in the ground state.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         TextCleaner {
             parser: Parser::new(),
             sink: Sink::default(),
@@ -67,7 +67,7 @@ impl TextCleaner {
 
     /// Feed raw terminal bytes; returns the text they complete. Partial
     /// UTF-8 and partial escape sequences are kept for the next call.
-    pub fn push(&mut self, bytes: &[u8]) -> String {
+    pub(crate) fn push(&mut self, bytes: &[u8]) -> String {
         self.parser.advance(&mut self.sink, bytes);
         std::mem::take(&mut self.sink.out)
     }

@@ -13,7 +13,7 @@ use cohost_core::{AgentEvent, EndReason};
 use super::clean::TextCleaner;
 
 /// The Ctrl-C byte: the terminal turns it into SIGINT for the foreground job.
-pub const CTRL_C: &[u8] = b"\x03";
+pub(crate) const CTRL_C: &[u8] = b"\x03";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -26,7 +26,7 @@ enum Phase {
 }
 
 /// The PTY protocol state machine.
-pub struct PtyCore {
+pub(crate) struct PtyCore {
     cleaner: TextCleaner,
     marker: String,
     phase: Phase,
@@ -41,7 +41,7 @@ pub struct PtyCore {
 
 impl PtyCore {
     /// A core that treats `marker` as the program's input prompt.
-    pub fn new(marker: impl Into<String>) -> Self {
+    pub(crate) fn new(marker: impl Into<String>) -> Self {
         PtyCore {
             cleaner: TextCleaner::new(),
             marker: marker.into(),
@@ -54,19 +54,19 @@ impl PtyCore {
     }
 
     /// Whether the program showed its prompt and no turn runs.
-    pub fn is_ready(&self) -> bool {
+    pub(crate) fn is_ready(&self) -> bool {
         self.phase == Phase::Idle
     }
 
     /// The last lines printed before the first prompt.
-    pub fn banner_tail(&self) -> String {
+    pub(crate) fn banner_tail(&self) -> String {
         let lines: Vec<&str> = self.banner.lines().collect();
         lines[lines.len().saturating_sub(5)..].join(" | ")
     }
 
     /// Start a turn: the bytes to type. Newlines inside the prompt would
     /// submit early, so they become spaces.
-    pub fn begin_turn(&mut self, prompt: &str) -> Vec<u8> {
+    pub(crate) fn begin_turn(&mut self, prompt: &str) -> Vec<u8> {
         let line: String = prompt
             .chars()
             .map(|c| if c == '\n' || c == '\r' { ' ' } else { c })
@@ -82,7 +82,7 @@ impl PtyCore {
     }
 
     /// The first interrupt step: the bytes to type (Ctrl-C).
-    pub fn interrupt(&mut self) -> &'static [u8] {
+    pub(crate) fn interrupt(&mut self) -> &'static [u8] {
         if self.phase == Phase::Turn {
             self.interrupted = true;
         }
@@ -90,7 +90,7 @@ impl PtyCore {
     }
 
     /// Feed terminal output.
-    pub fn on_output(&mut self, bytes: &[u8]) -> Vec<AgentEvent> {
+    pub(crate) fn on_output(&mut self, bytes: &[u8]) -> Vec<AgentEvent> {
         let text = self.cleaner.push(bytes);
         let mut out = Vec::new();
         if text.is_empty() {
@@ -122,7 +122,7 @@ impl PtyCore {
     /// The program exited. Returns the closing events, or `None` when a
     /// turn ran and was not interrupted (a crash: the stream must close
     /// without `Ended`).
-    pub fn on_exit(&mut self) -> Option<Vec<AgentEvent>> {
+    pub(crate) fn on_exit(&mut self) -> Option<Vec<AgentEvent>> {
         let was = self.phase;
         self.phase = Phase::Starting;
         if was != Phase::Turn {

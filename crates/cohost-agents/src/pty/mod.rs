@@ -13,19 +13,20 @@
 //! `protocol = "pty"` carries), [`PtyFactory::with_prompt`] sets the marker.
 
 mod clean;
-pub mod core;
+pub(crate) mod core;
+// forkpty(3), the child side before exec, and the raw master fd.
+#[allow(unsafe_code)]
 mod spawn;
 
-pub use clean::TextCleaner;
-pub use core::{PtyCore, CTRL_C};
+pub(crate) use clean::TextCleaner;
+pub(crate) use core::{PtyCore, CTRL_C};
 pub use spawn::{PtyChild, PtyOutput};
 
 use async_trait::async_trait;
 use cohost_core::{
     AdapterConfig, AdapterFactory, AgentAdapter, AgentEvent, AgentEventStream, ApprovalSupport,
-    Capabilities, CohostError, ErrorCode, Health, InitInfo, InterruptStage, InterruptSupport,
-    PromptRequest, ProviderDescriptor, ProviderKind, ResumeSupport, StreamingGranularity,
-    SupportTier, ToolDecision,
+    Capabilities, CohostError, ErrorCode, Health, InitInfo, InterruptStage, PromptRequest,
+    ProviderDescriptor, ProviderKind, StreamingGranularity, SupportTier, ToolDecision,
 };
 use futures::StreamExt;
 use std::collections::BTreeMap;
@@ -38,7 +39,7 @@ use tokio::sync::{mpsc, watch};
 use crate::process::{find_on_path, locate_binary, lock, EnvPolicy, GroupSignal};
 
 /// How long the program may take to show its first prompt.
-pub const READY_TIMEOUT: Duration = Duration::from_secs(60);
+pub(crate) const READY_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Makes [`PtyAdapter`]s for one interactive program.
 #[derive(Debug, Clone)]
@@ -78,23 +79,16 @@ impl PtyFactory {
 }
 
 /// The descriptor of a PTY provider: everything degraded, said plainly.
-pub fn descriptor(id: String, label: String) -> ProviderDescriptor {
+pub(crate) fn descriptor(id: String, label: String) -> ProviderDescriptor {
     ProviderDescriptor {
         id,
         label,
         kind: ProviderKind::AgentCli,
         capabilities: Capabilities {
             streaming: StreamingGranularity::TokenDeltas,
-            reasoning: false,
             approvals: ApprovalSupport::None,
-            interrupt: InterruptSupport::Signal,
-            resume: ResumeSupport::None,
-            usage: false,
-            context_files: false,
-            images: false,
-            fork: false,
-            executes_tools: true,
             tier: SupportTier::Pty,
+            ..Capabilities::BASELINE
         },
         install_hint: None,
     }
@@ -136,7 +130,7 @@ struct Shared {
 }
 
 /// A running interactive program.
-pub struct PtyAdapter {
+pub(crate) struct PtyAdapter {
     factory: PtyFactory,
     shared: Arc<Mutex<Shared>>,
     child: Option<PtyChild>,

@@ -33,6 +33,7 @@ pub(crate) fn turn_query(
 }
 
 /// The session argument for a native id to resume.
+#[cfg(test)]
 pub(crate) fn resuming(id: Option<&str>) -> Option<SessionArg> {
     id.map(|id| SessionArg {
         id: id.to_string(),
@@ -46,5 +47,13 @@ pub(crate) fn build(spec: &CliEntry, q: &QueryArgs) -> Vec<OsString> {
         .query_args(q)
         .into_iter()
         .map(OsString::from)
+        .collect()
+}
+
+/// A command line as strings, for tests comparing argv.
+#[cfg(test)]
+pub(crate) fn strs(args: Vec<OsString>) -> Vec<String> {
+    args.into_iter()
+        .map(|a| a.to_string_lossy().into_owned())
         .collect()
 }
