@@ -154,6 +154,42 @@ fn streaming_answer_with_markdown_and_collapsed_reasoning() {
     assert!(screen(&draw(&mut a, 80, 24)).contains("┊ Let me look at the layout first."));
 }
 
+#[test]
+fn a_markdown_table_is_aligned_and_cut_to_80_columns() {
+    let mut a = app(Mode::Chat, Theme::new(false));
+    type_text(&mut a, "compare the adapters");
+    a.on_key(key(KeyCode::Enter));
+    a.on_incoming(start(), t0());
+    let answer = "Here they are:\n\n| agent | protocol | approvals | notes |\n|:------|:--------:|----------:|-------|\n| claude | stream-json | yes | resumes by session id; tools report their kind and a one-line summary of the input |\n| codex | app-server | yes | |\n| gemini | ACP | 12 | `--experimental-acp` |\n\nAll three stream.";
+    for (i, piece) in answer.split_inclusive(' ').enumerate() {
+        a.on_incoming(chunk(i as u64, piece), t0());
+    }
+    a.on_incoming(end(EndReason::Completed), t0());
+    let text = snapshot("chat_table", &mut a);
+    let rows: Vec<&str> = text.lines().collect();
+    let head = rows.iter().position(|r| r.starts_with("agent")).unwrap();
+    // One row per table row, every separator in the same columns, none
+    // past the transcript's width (79: one column is kept free).
+    let table = &rows[head..head + 5];
+    let bars = |r: &str| -> Vec<usize> {
+        r.chars()
+            .enumerate()
+            .filter(|(_, c)| *c == '│' || *c == '┼')
+            .map(|(i, _)| i)
+            .collect()
+    };
+    for r in table {
+        assert_eq!(bars(r), bars(table[0]), "{r:?} in\n{text}");
+        assert!(r.chars().count() <= 79, "{r:?}");
+    }
+    assert!(table[2].ends_with('…'), "the long note is cut: {text}");
+    assert!(
+        table[4].contains("   12 │"),
+        "approvals align right: {text}"
+    );
+    assert!(text.contains("All three stream."));
+}
+
 fn decided(a: &mut App, id: &str, decision: ApprovalOption, origin: DecisionOrigin) {
     a.on_incoming(
         ev(EventBody::ToolApprovalDecided {
