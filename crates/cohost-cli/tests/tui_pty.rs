@@ -113,7 +113,11 @@ fn host_console_and_participant_view_over_the_embedded_relay() {
     guest.wait_for("type a prompt to suggest it to the host", WAIT);
     let mut viewer = Tty::spawn(&["join", &viewer_invite], 30, 110);
     viewer.wait_for("you are watching", WAIT);
-    host.wait_for("participants (2)", WAIT);
+    // The host is in its own pane, first, and both guests after it.
+    let s = host.wait_for("participants (3)", WAIT);
+    let pane: Vec<&str> = s.lines().filter_map(|l| l.split('│').nth(1)).collect();
+    let first = pane.iter().find(|l| l.contains('●')).map(|l| l.trim());
+    assert_eq!(first, Some("● host (you) · host"), "{s}");
 
     // The participants see the host's turn, rendered the same way.
     host.type_line("hello room");

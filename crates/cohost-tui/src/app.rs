@@ -208,8 +208,10 @@ impl App {
                     .iter()
                     .any(|q| q.id == p.id && q.present);
                 let line = format!("{} joined as {}", p.name, p.role);
+                // On the host's screen the host is this user.
+                let me = self.mode == Mode::Host && p.role == "host";
                 self.room.joined(p);
-                if !known {
+                if !known && !me {
                     self.notice(line);
                 }
             }

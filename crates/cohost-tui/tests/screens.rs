@@ -331,6 +331,8 @@ fn host_console_participants_and_suggestions() {
     );
     a.on_incoming(Incoming::Joined(participant(2, "ada", "co-driver")), t0());
     a.on_incoming(Incoming::Joined(participant(3, "bob", "viewer")), t0());
+    // The host's own connection, welcomed after the others were seen.
+    a.on_incoming(Incoming::Joined(participant(1, "host (you)", "host")), t0());
     a.on_incoming(Incoming::Left(3), t0());
     a.on_incoming(
         Incoming::Suggested(Suggestion {
@@ -348,7 +350,16 @@ fn host_console_participants_and_suggestions() {
         t0(),
     );
     let text = snapshot("host_console", &mut a);
-    assert!(text.contains("participants (1)"));
+    assert!(text.contains("participants (2)"));
+    // The host first, with its role; no "joined" line about itself.
+    let pane: Vec<&str> = text.lines().filter_map(|l| l.split('│').nth(1)).collect();
+    let first = pane.iter().position(|l| l.contains('●') || l.contains('○'));
+    assert_eq!(
+        first.map(|i| pane[i].trim()),
+        Some("● host (you) · host"),
+        "{text}"
+    );
+    assert!(!text.contains("host (you) joined"), "{text}");
     assert!(text.contains("● ada · co-driver"));
     assert!(text.contains("○ bob · viewer"));
     assert!(text.contains("suggestions (1)"));

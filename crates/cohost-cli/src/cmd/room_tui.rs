@@ -71,27 +71,23 @@ fn participant(p: &Participant, present: bool) -> room::Participant {
     }
 }
 
-/// The bridge tells presence as `NAME (ROLE #ID) joined|left`
-/// (`host::describe`): read it back for the participants pane.
-fn presence(line: &str) -> Option<Incoming> {
-    let (rest, joined) = match line.rsplit_once(' ')? {
-        (r, "joined") => (r, true),
-        (r, "left") => (r, false),
+/// A typed presence event as the screen takes it: the host's own
+/// connection is named `NAME (you)`.
+fn presence(p: cohost_share::Presence) -> Option<Incoming> {
+    use cohost_share::Presence;
+    Some(match p {
+        Presence::Joined { who, you } => {
+            let mut q = participant(&who, true);
+            if you {
+                q.name = format!("{} (you)", q.name);
+            }
+            Incoming::Joined(q)
+        }
+        Presence::Renamed { who } | Presence::RoleChanged { who, .. } => {
+            Incoming::Joined(participant(&who, true))
+        }
+        Presence::Left { who } => Incoming::Left(who.conn_id),
         _ => return None,
-    };
-    let rest = rest.strip_suffix(')')?;
-    let (name, inner) = rest.rsplit_once(" (")?;
-    let (role, id) = inner.split_once(" #")?;
-    let id: u64 = id.parse().ok()?;
-    Some(if joined {
-        Incoming::Joined(room::Participant {
-            id,
-            name: name.to_string(),
-            role: role.to_string(),
-            present: true,
-        })
-    } else {
-        Incoming::Left(id)
     })
 }
 
@@ -114,7 +110,8 @@ fn host_incoming(n: HostNotice) -> Option<Incoming> {
             from: inert_line(c.from.as_deref().unwrap_or("someone")),
             text: cohost_core::sanitize::strip_controls(&c.text).into_owned(),
         },
-        HostNotice::Room(m) => presence(&m).unwrap_or(Incoming::Notice(m)),
+        HostNotice::Presence(p) => return presence(p),
+        HostNotice::Room(m) => Incoming::Notice(m),
         HostNotice::InterruptRequested { from } => Incoming::Notice(format!(
             "{} asks to interrupt the turn (Esc interrupts)",
             inert_line(&from)
@@ -209,10 +206,9 @@ pub async fn host(p: HostParts) -> CmdResult {
         p.approvals.abandon_all();
         let _ = session.terminate().await;
     }
-    // `RelayClient::close` only queues the room's close behind the frames
-    // before it: give the connection a moment to send them before the
-    // embedded relay stops, so guests see "room closed", not a reconnect.
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    // The bridge returned once the relay acknowledged the room's close (or
+    // `CLOSE_ACK` passed), so the embedded relay may stop now: the guests
+    // have "room closed" queued, not a reconnect.
     shown.map_err(|e| crate::exit::internal(format!("the terminal failed: {e}")))?;
     Ok(0)
 }
@@ -362,26 +358,43 @@ pub async fn participant_view(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cohost_share::Presence;
 
     #[test]
-    fn presence_lines_read_back() {
+    fn typed_presence_reaches_the_pane() {
         let p = Participant {
             conn_id: 7,
             role: Role::CoDriver,
             name: "ada (the) lovelace".into(),
         };
-        let line = format!("{} joined", crate::multiplayer::host::describe(&p));
-        match presence(&line) {
+        match presence(Presence::Joined {
+            who: p.clone(),
+            you: false,
+        }) {
+            Some(Incoming::Joined(q)) => assert_eq!(
+                (q.id, q.name.as_str(), q.role.as_str(), q.present),
+                (7, "ada (the) lovelace", "co-driver", true)
+            ),
+            other => panic!("{other:?}"),
+        }
+        let host = Participant {
+            conn_id: 1,
+            role: Role::Host,
+            name: "host".into(),
+        };
+        match presence(Presence::Joined {
+            who: host,
+            you: true,
+        }) {
             Some(Incoming::Joined(q)) => {
-                assert_eq!(
-                    (q.id, q.name.as_str(), q.role.as_str()),
-                    (7, "ada (the) lovelace", "co-driver")
-                );
+                assert_eq!((q.name.as_str(), q.role.as_str()), ("host (you)", "host"))
             }
             other => panic!("{other:?}"),
         }
-        let line = format!("{} left", crate::multiplayer::host::describe(&p));
-        assert!(matches!(presence(&line), Some(Incoming::Left(7))));
-        assert!(presence("hosting room r-1").is_none());
+        assert!(matches!(
+            presence(Presence::Left { who: p }),
+            Some(Incoming::Left(7))
+        ));
+        assert!(presence(Presence::Unknown).is_none());
     }
 }

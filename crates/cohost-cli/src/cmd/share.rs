@@ -421,6 +421,7 @@ fn print_notice(human: &mut Human, n: HostNotice, json_mode: bool) {
                 json!({"notice":"approval_needed","tool_id":a.tool_id,"name":a.name,"input":a.input})
             }
             HostNotice::Chat(c) => json!({"notice":"chat","chat":c}),
+            HostNotice::Presence(p) => json!({"notice":"presence","presence":p}),
             HostNotice::Room(m) => json!({"notice":"room","message":m}),
             HostNotice::TurnDone(r) => json!({"notice":"turn_done","reason":r}),
             HostNotice::InterruptRequested { from } => {
@@ -456,6 +457,11 @@ fn print_notice(human: &mut Human, n: HostNotice, json_mode: bool) {
             inert_line(c.from.as_deref().unwrap_or("someone")),
             strip_controls(&c.text)
         ),
+        HostNotice::Presence(p) => {
+            if let Some(line) = presence_line(&p) {
+                eprintln!("\n· {line}");
+            }
+        }
         HostNotice::Room(m) => eprintln!("\n· {}", strip_controls(&m)),
         HostNotice::TurnDone(_) => eprintln!(),
         HostNotice::InterruptRequested { from } => eprintln!(
@@ -463,6 +469,21 @@ fn print_notice(human: &mut Human, n: HostNotice, json_mode: bool) {
             inert_line(&from)
         ),
     }
+}
+
+/// A presence event as the host's line mode tells it (`None`: nothing to
+/// say, e.g. the host's own connection or an unknown kind).
+fn presence_line(p: &cohost_share::Presence) -> Option<String> {
+    use crate::multiplayer::host::describe;
+    use cohost_share::Presence;
+    Some(match p {
+        Presence::Joined { you: true, .. } | Presence::Unknown => return None,
+        Presence::Joined { who, .. } => format!("{} joined", describe(who)),
+        Presence::Left { who } => format!("{} left", describe(who)),
+        Presence::Renamed { who } => format!("#{} goes by {}", who.conn_id, describe(who)),
+        Presence::RoleChanged { who, .. } => format!("{} has a new role", describe(who)),
+        _ => return None,
+    })
 }
 
 #[cfg(test)]
