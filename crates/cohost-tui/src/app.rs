@@ -239,6 +239,12 @@ impl App {
                 self.end_stream_blocks();
                 self.transcript.push(BlockKind::Chat { from, text });
             }
+            Incoming::Shared(i) => {
+                self.mode = Mode::Host;
+                self.state = "ready";
+                self.notice("this session is shared now: guests see what runs from here on");
+                self.on_incoming(Incoming::Invites(i), now);
+            }
             Incoming::Invites(i) => {
                 self.room.invites = Some(i);
                 if let Some(text) = self.room.invite_text() {

@@ -383,6 +383,42 @@ fn host_console_participants_and_suggestions() {
 }
 
 #[test]
+fn share_turns_the_chat_into_the_host_console_in_place() {
+    let mut a = app(Mode::Chat, Theme::new(false));
+    type_text(&mut a, "hello");
+    a.on_key(key(KeyCode::Enter));
+    a.on_incoming(start(), t0());
+    a.on_incoming(chunk(0, "Hello from the mock agent."), t0());
+    a.on_incoming(end(EndReason::Completed), t0());
+    type_text(&mut a, "/share");
+    a.on_key(key(KeyCode::Enter));
+    assert_eq!(
+        a.take_effects(),
+        [Effect::Prompt("hello".into()), Effect::Share]
+    );
+    a.on_incoming(
+        Incoming::Shared(Invites {
+            co_driver: "cohost://127.0.0.1:7070/r-1#c0".into(),
+            viewer: "cohost://127.0.0.1:7070/r-1#v1".into(),
+        }),
+        t0(),
+    );
+    a.on_incoming(Incoming::Joined(participant(1, "host (you)", "host")), t0());
+    assert_eq!(a.mode, Mode::Host);
+    let text = snapshot("chat_shared", &mut a);
+    // The conversation is still there; the room pane and the invites came.
+    assert!(text.contains("you ❯ hello"), "{text}");
+    assert!(text.contains("Hello from the mock agent."), "{text}");
+    assert!(text.contains("● host (you) · host"), "{text}");
+    assert!(text.contains("co-driver: cohost join"), "{text}");
+    assert!(text.contains("1 in room"), "{text}");
+    // Prompts now go to the room's session, and /share is not offered again.
+    type_text(&mut a, "/share");
+    a.on_key(key(KeyCode::Enter));
+    assert!(a.take_effects().is_empty());
+}
+
+#[test]
 fn participant_sees_the_stream_and_who_decided() {
     let mut a = app(Mode::Participant { co_driver: true }, Theme::new(false));
     a.on_incoming(Incoming::Joined(participant(1, "host", "host")), t0());

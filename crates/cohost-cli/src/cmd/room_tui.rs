@@ -119,13 +119,17 @@ fn host_incoming(n: HostNotice) -> Option<Incoming> {
     })
 }
 
-/// The host console until the host quits or the room closes.
-pub async fn host(p: HostParts) -> CmdResult {
-    let info = SessionInfo {
-        agent: p.session.descriptor().id.clone(),
-        model: None,
-        session_id: Some(p.client.room_id().as_str().to_string()),
-    };
+/// A host bridge running for a screen: what it is told, and the session
+/// it hands back when the room is done.
+struct Hosting {
+    inputs: mpsc::UnboundedSender<HostInput>,
+    bridge: tokio::task::JoinHandle<OpenSession>,
+    approvals: PendingApprovals,
+}
+
+/// Start the bridge over `p`'s session and room; its notices and its end
+/// go to the screen.
+fn start_hosting(p: HostParts, to_app: &mpsc::UnboundedSender<Incoming>) -> Hosting {
     let (notice_tx, mut notices) = mpsc::unbounded_channel();
     let bridge = HostBridge::new(
         p.session,
@@ -136,20 +140,7 @@ pub async fn host(p: HostParts) -> CmdResult {
     )
     .with_e2e(p.e2e)
     .with_interrupt_policy(p.interrupts);
-    let (to_app, mut inbox) = mpsc::unbounded_channel();
-    let (effects, mut from_app) = mpsc::unbounded_channel();
     let (inputs, bridge_inputs) = mpsc::unbounded_channel();
-    // Also on the main screen: still there to copy after the console ends.
-    println!(
-        "Sharing {} — give these to your guests:\n  co-driver: cohost join '{}'\n  viewer:    cohost join '{}'",
-        info.agent, p.invites.co_driver, p.invites.viewer
-    );
-    let _ = to_app.send(Incoming::Session(info));
-    let _ = to_app.send(Incoming::Invites(p.invites));
-    let _ = to_app.send(Incoming::Notice(
-        "type a prompt to run it; /help for commands and keys".into(),
-    ));
-    watch_signals(effects.clone(), to_app.clone());
     let news = to_app.clone();
     tokio::spawn(async move {
         while let Some(n) = notices.recv().await {
@@ -164,9 +155,20 @@ pub async fn host(p: HostParts) -> CmdResult {
         let _ = closed.send(Incoming::Closed("the room closed".into()));
         s
     });
-    let approvals = p.approvals.clone();
-    let say = to_app.clone();
-    let relay = tokio::spawn(async move {
+    Hosting {
+        inputs,
+        bridge,
+        approvals: p.approvals,
+    }
+}
+
+impl Hosting {
+    /// The screen's effects as the bridge's inputs, until the host quits.
+    async fn relay(
+        &self,
+        from_app: &mut mpsc::UnboundedReceiver<Effect>,
+        say: &mpsc::UnboundedSender<Incoming>,
+    ) {
         while let Some(e) = from_app.recv().await {
             let input = match e {
                 Effect::Prompt(t) => HostInput::Prompt(t),
@@ -176,13 +178,13 @@ pub async fn host(p: HostParts) -> CmdResult {
                 Effect::Chat(t) => HostInput::Chat(t),
                 Effect::Kick(who) => HostInput::Kick(who),
                 Effect::Decide { tool_id, option } => {
-                    decide(&approvals, tool_id, option);
+                    decide(&self.approvals, tool_id, option);
                     continue;
                 }
                 Effect::Quit => {
-                    let _ = inputs.send(HostInput::Interrupt);
-                    let _ = inputs.send(HostInput::Quit);
-                    break;
+                    let _ = self.inputs.send(HostInput::Interrupt);
+                    let _ = self.inputs.send(HostInput::Quit);
+                    return;
                 }
                 other => {
                     let _ = say.send(Incoming::Notice(format!(
@@ -191,26 +193,89 @@ pub async fn host(p: HostParts) -> CmdResult {
                     continue;
                 }
             };
-            if inputs.send(input).is_err() {
-                break;
+            if self.inputs.send(input).is_err() {
+                return;
             }
         }
+    }
+
+    /// The room closed (the bridge returned once the relay acknowledged
+    /// it, or `CLOSE_ACK` passed, so an embedded relay may stop next: the
+    /// guests have "room closed" queued, not a reconnect); the session
+    /// ends. The quit budget bounds it: a turn that will not stop is killed.
+    async fn finish(self) {
+        crate::signals::exit_within(crate::signals::QUIT_BUDGET, 0);
+        drop(self.inputs);
+        if let Ok(mut session) = self.bridge.await {
+            self.approvals.abandon_all();
+            let _ = session.terminate().await;
+        }
+    }
+}
+
+/// The host console until the host quits or the room closes.
+pub async fn host(p: HostParts) -> CmdResult {
+    let info = SessionInfo {
+        agent: p.session.descriptor().id.clone(),
+        model: None,
+        session_id: Some(p.client.room_id().as_str().to_string()),
+    };
+    let invites = p.invites.clone();
+    let (to_app, mut inbox) = mpsc::unbounded_channel();
+    let (effects, mut from_app) = mpsc::unbounded_channel();
+    // Also on the main screen: still there to copy after the console ends.
+    println!(
+        "Sharing {} — give these to your guests:\n  co-driver: cohost join '{}'\n  viewer:    cohost join '{}'",
+        info.agent, invites.co_driver, invites.viewer
+    );
+    let _ = to_app.send(Incoming::Session(info));
+    let _ = to_app.send(Incoming::Invites(invites));
+    let _ = to_app.send(Incoming::Notice(
+        "type a prompt to run it; /help for commands and keys".into(),
+    ));
+    watch_signals(effects.clone(), to_app.clone());
+    let hosting = start_hosting(p, &to_app);
+    let say = to_app.clone();
+    let relay = tokio::spawn(async move {
+        hosting.relay(&mut from_app, &say).await;
+        hosting
     });
     let mut app = App::new(Mode::Host, Theme::from_env());
     let shown = cohost_tui::term::run(&mut app, &mut inbox, &effects).await;
     drop(inbox);
-    let _ = relay.await;
-    // The quit budget bounds this: a turn that will not stop is killed.
-    crate::signals::exit_within(crate::signals::QUIT_BUDGET, 0);
-    if let Ok(mut session) = bridge.await {
-        p.approvals.abandon_all();
-        let _ = session.terminate().await;
+    if let Ok(hosting) = relay.await {
+        hosting.finish().await;
     }
-    // The bridge returned once the relay acknowledged the room's close (or
-    // `CLOSE_ACK` passed), so the embedded relay may stop now: the guests
-    // have "room closed" queued, not a reconnect.
     shown.map_err(|e| crate::exit::internal(format!("the terminal failed: {e}")))?;
     Ok(0)
+}
+
+/// `/share` in `cohost chat`: the running session goes on in `room`, the
+/// screen turns into the host console (participants, suggestions,
+/// invites), until the host quits.
+pub(crate) async fn share_in_place(
+    session: OpenSession,
+    approvals: PendingApprovals,
+    room: crate::cmd::hosting::OpenRoom,
+    mut effects: mpsc::UnboundedReceiver<Effect>,
+    to_app: mpsc::UnboundedSender<Incoming>,
+) {
+    let _ = to_app.send(Incoming::Shared(room.invites.clone()));
+    let parts = HostParts {
+        session,
+        client: room.client,
+        e2e: room.e2e,
+        approvals,
+        suggestions: SuggestionPolicy::Ask,
+        interrupts: SuggestionPolicy::Ask,
+        invites: room.invites,
+    };
+    let hosting = start_hosting(parts, &to_app);
+    hosting.relay(&mut effects, &to_app).await;
+    hosting.finish().await;
+    if let Some(r) = room.embedded {
+        r.shutdown().await;
+    }
 }
 
 /// A participant's event as the screen takes it.
