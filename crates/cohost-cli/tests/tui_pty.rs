@@ -148,13 +148,18 @@ fn host_console_and_participant_view_over_the_embedded_relay() {
     host.wait_for("nice work", WAIT);
 
     // The host quits: the room closes and the participants' screens end.
+    host_quits(&mut host, &mut [&mut guest, &mut viewer]);
+}
+
+/// `/quit` on the host: it and every guest exit 0, terminals restored.
+fn host_quits(host: &mut Tty, guests: &mut [&mut Tty]) {
     host.type_line("/quit");
     assert_eq!(host.wait_exit(WAIT), 0);
     host.assert_restored();
-    assert_eq!(guest.wait_exit(WAIT), 0);
-    guest.assert_restored();
-    assert_eq!(viewer.wait_exit(WAIT), 0);
-    viewer.assert_restored();
+    for g in guests {
+        assert_eq!(g.wait_exit(WAIT), 0);
+        g.assert_restored();
+    }
 }
 
 /// The invite for `role` as the chat shows it after `/share`: a notice in
@@ -226,10 +231,5 @@ fn share_in_a_running_chat_opens_a_room_for_the_same_session() {
     guest.type_line("and a test");
     host.wait_for("suggestions (1)", WAIT);
 
-    host.type_line("/quit");
-    assert_eq!(host.wait_exit(WAIT), 0);
-    host.assert_restored();
-    assert_eq!(guest.wait_exit(WAIT), 0);
-    guest.assert_restored();
-    assert_eq!(plain.wait_exit(WAIT), 0);
+    host_quits(&mut host, &mut [&mut guest, &mut plain]);
 }

@@ -315,7 +315,7 @@ fn presence_line(p: &cohost_share::Presence) -> Option<String> {
         Presence::Joined { you: true, .. } | Presence::Unknown => return None,
         Presence::Joined { who, .. } => format!("{} joined", describe(who)),
         Presence::Left { who } => format!("{} left", describe(who)),
-        Presence::Renamed { who } => format!("#{} goes by {}", who.conn_id, describe(who)),
+        Presence::Renamed { who } => format!("#{} goes by {}", who.conn_id, inert_line(&who.name)),
         Presence::RoleChanged { who, .. } => format!("{} has a new role", describe(who)),
         _ => return None,
     })
@@ -363,5 +363,34 @@ mod tests {
             .contains("needs an argument"));
         assert!(command_help("/frobnicate").unwrap().contains("/kick NAME"));
         assert!(command_help("/help").unwrap().contains("/who"));
+    }
+
+    #[test]
+    fn presence_reads_as_lines_and_the_host_itself_is_not_announced() {
+        use cohost_share::Presence;
+        let who = cohost_protocol::Participant {
+            conn_id: 3,
+            role: cohost_protocol::Role::CoDriver,
+            name: "ada".into(),
+        };
+        let line = |p| presence_line(&p);
+        assert_eq!(
+            line(Presence::Joined {
+                who: who.clone(),
+                you: false
+            })
+            .as_deref(),
+            Some("ada (co-driver #3) joined")
+        );
+        assert_eq!(
+            line(Presence::Left { who: who.clone() }).as_deref(),
+            Some("ada (co-driver #3) left")
+        );
+        assert_eq!(
+            line(Presence::Renamed { who: who.clone() }).as_deref(),
+            Some("#3 goes by ada")
+        );
+        assert_eq!(line(Presence::Joined { who, you: true }), None);
+        assert_eq!(line(Presence::Unknown), None);
     }
 }
