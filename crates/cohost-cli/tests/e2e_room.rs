@@ -14,7 +14,7 @@ use cohost_cli::multiplayer::host::{HostInput, HostNotice, SuggestionPolicy};
 use cohost_cli::multiplayer::session::{JoinOptions, ParticipantEvent, ParticipantSession};
 use cohost_protocol::{Frame, FrameType};
 use cohost_relay::{ClientEvent, RelayConfig};
-use cohost_share::{CodecError, Message, ShareError};
+use cohost_share::{CodecError, Message, Presence, ShareError};
 use tokio::time::timeout;
 
 mod room_support;
@@ -258,8 +258,8 @@ async fn a_kicked_participant_is_out_and_cannot_read_what_follows() {
     // Wait until the host has seen the viewer join, then kick it by name.
     timeout(T, async {
         loop {
-            if let Some(HostNotice::Room(m)) = notices.recv().await {
-                if m.contains("vic (viewer") {
+            if let Some(HostNotice::Presence(Presence::Joined { who, .. })) = notices.recv().await {
+                if who.name == "vic" && who.role == cohost_protocol::Role::Viewer {
                     return;
                 }
             }

@@ -144,3 +144,39 @@ async fn co_driver_suggests_host_runs_everyone_sees_every_chunk() {
     session.terminate().await.unwrap();
     relay.shutdown().await;
 }
+
+#[tokio::test]
+async fn quitting_waits_for_the_relays_close_ack_then_guests_see_room_closed() {
+    let room_support::Room {
+        relay,
+        host,
+        input,
+        mut co,
+        ..
+    } = room_support::room(Duration::ZERO).await;
+    let started = std::time::Instant::now();
+    input.send(HostInput::Quit).unwrap();
+    timeout(T, host).await.unwrap().unwrap();
+    // Acknowledged by the relay, not given up on after the bound.
+    assert!(
+        started.elapsed() < cohost_cli::multiplayer::host::CLOSE_ACK,
+        "the bridge waited {:?}",
+        started.elapsed()
+    );
+    // The relay may stop at once: the guest still learns the room closed.
+    relay.shutdown().await;
+    let reason = timeout(T, async {
+        loop {
+            match co.next().await {
+                Some(cohost_cli::multiplayer::session::ParticipantEvent::Relay(
+                    cohost_relay::ClientEvent::Closed { reason },
+                )) => return reason,
+                Some(_) => continue,
+                None => return String::new(),
+            }
+        }
+    })
+    .await
+    .unwrap();
+    assert!(reason.contains("room closed"), "{reason}");
+}

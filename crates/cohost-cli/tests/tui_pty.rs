@@ -113,7 +113,11 @@ fn host_console_and_participant_view_over_the_embedded_relay() {
     guest.wait_for("type a prompt to suggest it to the host", WAIT);
     let mut viewer = Tty::spawn(&["join", &viewer_invite], 30, 110);
     viewer.wait_for("you are watching", WAIT);
-    host.wait_for("participants (2)", WAIT);
+    // The host is in its own pane, first, and both guests after it.
+    let s = host.wait_for("participants (3)", WAIT);
+    let pane: Vec<&str> = s.lines().filter_map(|l| l.split('│').nth(1)).collect();
+    let first = pane.iter().find(|l| l.contains('●')).map(|l| l.trim());
+    assert_eq!(first, Some("● host (you) · host"), "{s}");
 
     // The participants see the host's turn, rendered the same way.
     host.type_line("hello room");
@@ -144,11 +148,88 @@ fn host_console_and_participant_view_over_the_embedded_relay() {
     host.wait_for("nice work", WAIT);
 
     // The host quits: the room closes and the participants' screens end.
+    host_quits(&mut host, &mut [&mut guest, &mut viewer]);
+}
+
+/// `/quit` on the host: it and every guest exit 0, terminals restored.
+fn host_quits(host: &mut Tty, guests: &mut [&mut Tty]) {
     host.type_line("/quit");
     assert_eq!(host.wait_exit(WAIT), 0);
     host.assert_restored();
-    assert_eq!(guest.wait_exit(WAIT), 0);
-    guest.assert_restored();
-    assert_eq!(viewer.wait_exit(WAIT), 0);
-    viewer.assert_restored();
+    for g in guests {
+        assert_eq!(g.wait_exit(WAIT), 0);
+        g.assert_restored();
+    }
+}
+
+/// The invite for `role` as the chat shows it after `/share`: a notice in
+/// the transcript (columns `0..cols`, beside the room pane), wrapped over
+/// rows that are put back together.
+fn invite_in_transcript(t: &Tty, role: &str, cols: u16) -> String {
+    let start = std::time::Instant::now();
+    loop {
+        let rows: Vec<String> = t
+            .rows_within(cols)
+            .iter()
+            .map(|r| r.trim_end().to_string())
+            .collect();
+        let text = rows.concat();
+        let found = text.find(&format!("{role}:")).and_then(|i| {
+            let rest = &text[i..];
+            let open = rest.find('\'')? + 1;
+            let close = rest[open..].find('\'')?;
+            Some(rest[open..open + close].to_string())
+        });
+        if let Some(invite) = found {
+            return invite;
+        }
+        assert!(
+            start.elapsed() < WAIT,
+            "no {role} invite on screen:\n{}",
+            t.screen()
+        );
+        std::thread::sleep(Duration::from_millis(30));
+    }
+}
+
+#[test]
+fn share_in_a_running_chat_opens_a_room_for_the_same_session() {
+    let (rows, cols) = (30, 110);
+    let mut host = Tty::spawn(&["chat", "--agent", "mock"], rows, cols);
+    host.wait_for("type a prompt", WAIT);
+    host.type_line("before sharing");
+    host.wait_for("You said: \"before sharing\"", WAIT);
+    host.wait_for("· ready", WAIT);
+
+    host.type_line("/share");
+    let s = host.wait_for("participants (1)", WAIT);
+    assert!(s.contains("this session is shared now"), "{s}");
+    assert!(
+        s.contains("You said: \"before sharing\""),
+        "the chat goes on: {s}"
+    );
+    // The room pane is 32 columns wide on the right, and the transcript
+    // keeps one column free before it.
+    let co_driver = invite_in_transcript(&host, "co-driver", cols - 33);
+    let viewer = invite_in_transcript(&host, "viewer", cols - 33);
+    assert!(co_driver.starts_with("cohost://127.0.0.1:"), "{co_driver}");
+
+    // A participant TUI and a plain `cohost join` both get in.
+    let mut guest = Tty::spawn(&["join", "--name", "ada", &co_driver], rows, cols);
+    guest.wait_for("type a prompt to suggest it to the host", WAIT);
+    let mut plain = Tty::spawn(&["join", "--plain", &viewer], rows, cols);
+    host.wait_for("participants (3)", WAIT);
+
+    // The host's next answer reaches both, from the same agent session.
+    host.type_line("after sharing");
+    host.wait_for("You said: \"after sharing\"", WAIT);
+    guest.wait_for("host ❯ after sharing", WAIT);
+    guest.wait_for("You said: \"after sharing\"", WAIT);
+    plain.wait_for("You said: \"after sharing\"", WAIT);
+
+    // A co-driver's suggestion queues on the host, as in `cohost share`.
+    guest.type_line("and a test");
+    host.wait_for("suggestions (1)", WAIT);
+
+    host_quits(&mut host, &mut [&mut guest, &mut plain]);
 }

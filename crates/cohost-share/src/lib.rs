@@ -33,6 +33,7 @@ mod codec;
 pub mod e2e;
 mod message;
 pub mod payload;
+mod presence;
 mod turn;
 
 pub use codec::{CodecError, Header, PayloadCodec, Plain};
@@ -42,6 +43,7 @@ pub use payload::{
     Chat, ExecutionStarted, InterruptRequest, KeyAnnounce, KeyRotate, Suggestion,
     SuggestionDecision, WrappedKey,
 };
+pub use presence::Presence;
 pub use turn::{RoomCodec, TurnStream};
 
 #[cfg(test)]

@@ -208,8 +208,10 @@ impl App {
                     .iter()
                     .any(|q| q.id == p.id && q.present);
                 let line = format!("{} joined as {}", p.name, p.role);
+                // On the host's screen the host is this user.
+                let me = self.mode == Mode::Host && p.role == "host";
                 self.room.joined(p);
-                if !known {
+                if !known && !me {
                     self.notice(line);
                 }
             }
@@ -236,6 +238,12 @@ impl App {
             Incoming::Chat { from, text } => {
                 self.end_stream_blocks();
                 self.transcript.push(BlockKind::Chat { from, text });
+            }
+            Incoming::Shared(i) => {
+                self.mode = Mode::Host;
+                self.state = "ready";
+                self.notice("this session is shared now: guests see what runs from here on");
+                self.on_incoming(Incoming::Invites(i), now);
             }
             Incoming::Invites(i) => {
                 self.room.invites = Some(i);

@@ -45,7 +45,11 @@ const CHAT: &[Command] = &[
         "ID",
         "resume a stored session (see `cohost sessions`)",
     ),
-    c("/share", "", "share this session through an embedded relay"),
+    c(
+        "/share",
+        "",
+        "share this session (embedded relay, or chat --relay)",
+    ),
     c("/help", "", "commands and keys"),
     c("/quit", "", "end the session and exit"),
 ];

@@ -274,7 +274,11 @@ impl App {
                 self.notice(need("a session id (see `cohost sessions`)"))
             }
             (Mode::Chat, "/resume") => self.switching(Effect::Resume(arg.into())),
-            (Mode::Chat, "/share") => self.switching(Effect::Share),
+            (Mode::Chat, "/share") if self.busy() => self.set_busy_hint(),
+            (Mode::Chat, "/share") => {
+                self.notice("opening a room for this session…");
+                self.effect(Effect::Share);
+            }
             (Mode::Host, "/accept") => self.decide_suggestion(arg, true),
             (Mode::Host, "/reject") => self.decide_suggestion(arg, false),
             (Mode::Host, "/kick") if arg.is_empty() => self.notice(need("a participant's name")),

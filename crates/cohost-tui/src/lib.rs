@@ -20,6 +20,7 @@ pub mod markdown;
 pub mod msg;
 pub mod room;
 pub mod stream;
+pub mod table;
 pub mod term;
 pub mod theme;
 pub mod transcript;

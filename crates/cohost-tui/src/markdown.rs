@@ -1,19 +1,40 @@
 //! Markdown (pulldown-cmark) to styled lines, unwrapped: one [`Line`] per
-//! logical line, code blocks highlighted, a blank line between blocks.
+//! logical line, code blocks highlighted, tables laid out in columns, a
+//! blank line between blocks.
 
 use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 
-use crate::highlight;
+use crate::highlight::CodeState;
+use crate::table::Table;
 use crate::theme::Theme;
 
-/// Render `src` as lines.
-pub fn render(src: &str, theme: Theme) -> Vec<Line<'static>> {
-    let mut r = Renderer::new(theme);
+/// What rendering a piece of markdown gives.
+#[derive(Debug, Clone, Default)]
+pub struct Rendered {
+    /// The lines (not wrapped).
+    pub lines: Vec<Line<'static>>,
+    /// The highlighting state after the last code block, to carry on into
+    /// the next piece of a fence that was cut open.
+    pub code: Option<CodeState>,
+    /// A table was fitted to the width: the lines change with it.
+    pub width_bound: bool,
+}
+
+/// Render `src` as lines; tables fit in `width` columns.
+pub fn render(src: &str, theme: Theme, width: usize) -> Vec<Line<'static>> {
+    render_piece(src, theme, width, None).lines
+}
+
+/// Render one piece of a longer source: a first code block highlights on
+/// from `carry` (the state where the previous piece of it ended).
+pub fn render_piece(src: &str, theme: Theme, width: usize, carry: Option<CodeState>) -> Rendered {
+    let mut r = Renderer::new(theme, width);
+    r.carry = carry;
     for ev in Parser::new_ext(
         src,
-        Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS,
+        Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS | Options::ENABLE_TABLES,
     ) {
         r.event(ev);
     }
@@ -21,7 +42,18 @@ pub fn render(src: &str, theme: Theme) -> Vec<Line<'static>> {
     while r.out.last().is_some_and(|l| l.spans.is_empty()) {
         r.out.pop();
     }
-    r.out
+    Rendered {
+        lines: r.out,
+        code: r.last_code,
+        width_bound: r.width_bound,
+    }
+}
+
+/// A code block being collected.
+struct Code {
+    lang: String,
+    text: String,
+    carry: Option<CodeState>,
 }
 
 struct Renderer {
@@ -34,11 +66,17 @@ struct Renderer {
     /// Set at an item's start: the marker to put before its first line.
     marker: Option<String>,
     quote: usize,
-    code: Option<(String, String)>,
+    code: Option<Code>,
+    width: usize,
+    /// For the first block, if it is a code block.
+    carry: Option<CodeState>,
+    last_code: Option<CodeState>,
+    table: Option<Table>,
+    width_bound: bool,
 }
 
 impl Renderer {
-    fn new(theme: Theme) -> Renderer {
+    fn new(theme: Theme, width: usize) -> Renderer {
         Renderer {
             theme,
             out: Vec::new(),
@@ -48,6 +86,11 @@ impl Renderer {
             marker: None,
             quote: 0,
             code: None,
+            width,
+            carry: None,
+            last_code: None,
+            table: None,
+            width_bound: false,
         }
     }
 
@@ -106,9 +149,9 @@ impl Renderer {
     }
 
     fn event(&mut self, ev: Event<'_>) {
-        if let Some((_, buf)) = &mut self.code {
+        if let Some(code) = &mut self.code {
             match ev {
-                Event::Text(t) => return buf.push_str(&t),
+                Event::Text(t) => return code.text.push_str(&t),
                 Event::End(TagEnd::CodeBlock) => {}
                 _ => return,
             }
@@ -142,6 +185,7 @@ impl Renderer {
     }
 
     fn start(&mut self, tag: Tag<'_>) {
+        let carry = self.carry.take();
         match tag {
             Tag::Paragraph => {}
             Tag::Heading { level, .. } => {
@@ -171,7 +215,11 @@ impl Renderer {
                         .to_string(),
                     CodeBlockKind::Indented => String::new(),
                 };
-                self.code = Some((lang, String::new()));
+                self.code = Some(Code {
+                    lang,
+                    text: String::new(),
+                    carry,
+                });
             }
             Tag::List(start) => {
                 self.flush();
@@ -198,8 +246,39 @@ impl Renderer {
             Tag::Link { .. } | Tag::Image { .. } => {
                 self.push_style(|s| s.add_modifier(Modifier::UNDERLINED))
             }
+            Tag::Table(aligns) => {
+                self.blank();
+                self.table = Some(Table::new(aligns));
+            }
+            Tag::TableHead => {
+                self.push_style(|s| s.add_modifier(Modifier::BOLD));
+                if let Some(t) = &mut self.table {
+                    t.row();
+                }
+            }
+            Tag::TableRow => {
+                if let Some(t) = &mut self.table {
+                    t.row();
+                }
+            }
+            Tag::TableCell => self.line.clear(),
             _ => {}
         }
+    }
+
+    /// Lay the finished table out in the width left after the prefix.
+    fn end_table(&mut self) {
+        let Some(table) = self.table.take() else {
+            return;
+        };
+        let prefix = 2 * self.quote + 2 * self.lists.len();
+        let width = self.width.saturating_sub(prefix).max(8);
+        self.width_bound = true;
+        for row in table.layout(width, self.theme) {
+            self.line = row;
+            self.flush();
+        }
+        self.blank();
     }
 
     fn end(&mut self, tag: TagEnd) {
@@ -222,7 +301,7 @@ impl Renderer {
                 self.blank();
             }
             TagEnd::CodeBlock => {
-                if let Some((lang, code)) = self.code.take() {
+                if let Some(code) = self.code.take() {
                     let mut gutter = self.prefix();
                     gutter.push(Span::styled("▏ ", self.theme.dim()));
                     let g = Span::raw(
@@ -232,8 +311,11 @@ impl Renderer {
                             .collect::<String>(),
                     );
                     let g = g.style(self.theme.dim());
-                    self.out
-                        .extend(highlight::code_lines(&code, &lang, g, self.theme));
+                    let mut state = code
+                        .carry
+                        .unwrap_or_else(|| CodeState::start(&code.lang, self.theme));
+                    self.out.extend(state.lines(&code.text, g, self.theme));
+                    self.last_code = Some(state);
                     self.blank();
                 }
             }
@@ -245,6 +327,16 @@ impl Renderer {
                 }
             }
             TagEnd::Item => self.flush(),
+            TagEnd::TableCell => {
+                let cell = std::mem::take(&mut self.line);
+                if let Some(t) = &mut self.table {
+                    t.cell(cell);
+                }
+            }
+            TagEnd::TableHead => {
+                self.styles.pop();
+            }
+            TagEnd::Table => self.end_table(),
             TagEnd::Emphasis
             | TagEnd::Strong
             | TagEnd::Strikethrough
@@ -262,7 +354,7 @@ mod tests {
     use super::*;
 
     fn plain(src: &str) -> Vec<String> {
-        render(src, Theme::new(false))
+        render(src, Theme::new(false), 80)
             .iter()
             .map(|l| l.to_string())
             .collect()
@@ -293,7 +385,7 @@ mod tests {
 
     #[test]
     fn styles_reach_the_spans() {
-        let lines = render("**bold** _it_", Theme::new(false));
+        let lines = render("**bold** _it_", Theme::new(false), 80);
         let bold = &lines[0].spans[0];
         assert_eq!(bold.content, "bold");
         assert!(bold.style.add_modifier.contains(Modifier::BOLD));

@@ -76,6 +76,9 @@ pub enum Incoming {
     },
     /// The room's invites (host).
     Invites(Invites),
+    /// This chat is shared now, in a room with these invites: the screen
+    /// becomes the host console, the conversation goes on.
+    Shared(Invites),
     /// The room or session is gone: show why and exit.
     Closed(String),
 }

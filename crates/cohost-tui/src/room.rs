@@ -46,10 +46,18 @@ pub struct Room {
 }
 
 impl Room {
-    /// Someone joined (again).
+    /// Someone joined (again). The host is listed first.
     pub fn joined(&mut self, p: Participant) {
         match self.participants.iter_mut().find(|q| q.id == p.id) {
             Some(q) => *q = p,
+            None if p.role == "host" => {
+                let at = self
+                    .participants
+                    .iter()
+                    .take_while(|q| q.role == "host")
+                    .count();
+                self.participants.insert(at, p);
+            }
             None => self.participants.push(p),
         }
     }

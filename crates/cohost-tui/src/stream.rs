@@ -6,6 +6,7 @@
 
 use ratatui::text::Line;
 
+use crate::highlight::CodeState;
 use crate::markdown;
 use crate::theme::Theme;
 use crate::wrap::wrap_into;
@@ -30,7 +31,9 @@ pub struct MdStream {
     tail_fence: Option<String>,
     /// Code lines finished since the last commit inside the fence.
     fence_lines: usize,
-    committed: Vec<Line<'static>>,
+    /// The fence's highlighting where `committed_to` cut it.
+    code: Option<CodeState>,
+    committed: Vec<Piece>,
     committed_rows: Vec<Line<'static>>,
     tail_rows: Vec<Line<'static>>,
     width: usize,
@@ -46,6 +49,7 @@ impl Default for MdStream {
             fence: None,
             tail_fence: None,
             fence_lines: 0,
+            code: None,
             committed: Vec::new(),
             committed_rows: Vec::new(),
             tail_rows: Vec::new(),
@@ -61,6 +65,14 @@ fn fence_marker(line: &str) -> Option<&str> {
         return None;
     }
     ["```", "~~~"].into_iter().find(|m| t.starts_with(m))
+}
+
+/// A committed piece: its lines, and for lines laid out to the width (a
+/// table) what re-renders them at another width.
+#[derive(Debug, Clone)]
+struct Piece {
+    lines: Vec<Line<'static>>,
+    redo: Option<(String, Option<CodeState>)>,
 }
 
 impl MdStream {
@@ -120,7 +132,11 @@ impl MdStream {
         if inside {
             seg.push_str("```\n");
         }
-        let lines = markdown::render(&seg, theme);
+        let carry = self.tail_fence.as_ref().and(self.code.take());
+        let r = markdown::render_piece(&seg, theme, self.width, carry.clone());
+        // The highlighting goes on from here in the fence's next piece.
+        self.code = if inside { r.code } else { None };
+        let lines = r.lines;
         if lines.is_empty() {
             self.committed_to = end;
             self.tail_fence = self.fence.clone();
@@ -131,7 +147,10 @@ impl MdStream {
         // block or a long paragraph was cut in the middle.
         let continues = self.tail_fence.is_some() || self.last_cut_mid_block();
         if !self.committed.is_empty() && !continues {
-            self.committed.push(Line::default());
+            self.committed.push(Piece {
+                lines: vec![Line::default()],
+                redo: None,
+            });
             if self.width > 0 {
                 self.committed_rows.push(Line::default());
             }
@@ -141,7 +160,8 @@ impl MdStream {
                 wrap_into(l, self.width, &mut self.committed_rows);
             }
         }
-        self.committed.extend(lines);
+        let redo = r.width_bound.then_some((seg, carry));
+        self.committed.push(Piece { lines, redo });
         self.committed_to = end;
         self.tail_fence = self.fence.clone();
         self.fence_lines = 0;
@@ -159,8 +179,13 @@ impl MdStream {
         if width != self.width {
             self.width = width;
             self.committed_rows.clear();
-            for l in &self.committed {
-                wrap_into(l, width, &mut self.committed_rows);
+            for p in &mut self.committed {
+                if let Some((seg, carry)) = &p.redo {
+                    p.lines = markdown::render_piece(seg, theme, width, carry.clone()).lines;
+                }
+                for l in &p.lines {
+                    wrap_into(l, width, &mut self.committed_rows);
+                }
             }
             self.tail_dirty = true;
         }
@@ -179,7 +204,8 @@ impl MdStream {
             seg.push('\n');
         }
         seg.push_str(tail);
-        let lines = markdown::render(&seg, theme);
+        let carry = self.tail_fence.as_ref().and(self.code.clone());
+        let lines = markdown::render_piece(&seg, theme, width, carry).lines;
         let continues = self.tail_fence.is_some() || self.last_cut_mid_block();
         if !self.committed_rows.is_empty() && !continues && !lines.is_empty() {
             self.tail_rows.push(Line::default());
@@ -208,7 +234,7 @@ mod tests {
     #[test]
     fn streamed_in_any_pieces_it_renders_like_the_whole() {
         let src = "Intro paragraph here.\n\n```rust\nfn a() {}\nfn b() {}\n```\n\n- item one\n- item two\n\nThe end.\n";
-        let whole: Vec<String> = markdown::render(src, Theme::new(false))
+        let whole: Vec<String> = markdown::render(src, Theme::new(false), 80)
             .iter()
             .map(|l| l.to_string())
             .collect();
@@ -235,6 +261,70 @@ mod tests {
         let all = rows(&mut s, 80);
         assert_eq!(all.len(), 60);
         assert!(all.iter().all(|r| r.starts_with("▏ line")), "{all:?}");
+    }
+
+    #[test]
+    fn a_long_block_highlights_as_one_across_its_batches() {
+        // A comment opens on line 20 and closes on line 30: across the cut
+        // after line 24 it is still a comment, coloured as one.
+        let mut code = String::new();
+        for i in 0..19 {
+            code.push_str(&format!("let x{i} = {i};\n"));
+        }
+        code.push_str("/* a comment\n");
+        for i in 0..9 {
+            code.push_str(&format!("   let y{i} = \"still a comment\";\n"));
+        }
+        code.push_str("*/\nlet z = 1;\n");
+        let src = format!("```rust\n{code}```\n\nafter\n");
+        let theme = Theme::new(true);
+        let whole = markdown::render(&src, theme, 80);
+        let mut s = MdStream::default();
+        let chars: Vec<char> = src.chars().collect();
+        for piece in chars.chunks(5) {
+            s.push(&piece.iter().collect::<String>(), theme);
+            s.layout(80, theme);
+        }
+        assert!(s.committed.len() > 1, "the fence was committed in batches");
+        let (a, b) = s.rows();
+        let streamed: Vec<Line<'static>> = a.iter().chain(b).cloned().collect();
+        assert_eq!(streamed.len(), whole.len());
+        let cells = |l: &Line<'_>| -> Vec<(char, ratatui::style::Style)> {
+            l.spans
+                .iter()
+                .flat_map(|s| s.content.chars().map(move |c| (c, s.style)))
+                .collect()
+        };
+        for (i, (got, want)) in streamed.iter().zip(&whole).enumerate() {
+            assert_eq!(
+                cells(got),
+                cells(want),
+                "row {i} differs from the whole block's"
+            );
+        }
+        // Line 26 (inside the comment, past the cut) has the comment's
+        // colour, not the code's: one style for the whole line.
+        let row = &streamed[25];
+        assert!(row.to_string().contains("let y5"), "{row}");
+        let styles: std::collections::HashSet<_> =
+            row.spans.iter().skip(1).map(|s| s.style).collect();
+        assert_eq!(styles.len(), 1, "{row:?}");
+    }
+
+    #[test]
+    fn tables_fit_the_width_and_refit_on_resize() {
+        let mut s = MdStream::default();
+        let long = "word ".repeat(30);
+        s.push(
+            &format!("| k | v |\n|---|---|\n| a | {long} |\n\nafter\n"),
+            Theme::new(false),
+        );
+        let wide = rows(&mut s, 80);
+        assert!(wide.iter().all(|r| r.chars().count() <= 80), "{wide:?}");
+        assert!(wide[2].ends_with('…'), "{wide:?}");
+        let narrow = rows(&mut s, 30);
+        assert_eq!(narrow.len(), wide.len(), "a table row never wraps");
+        assert!(narrow.iter().all(|r| r.chars().count() <= 30), "{narrow:?}");
     }
 
     #[test]

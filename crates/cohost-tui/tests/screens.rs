@@ -154,6 +154,42 @@ fn streaming_answer_with_markdown_and_collapsed_reasoning() {
     assert!(screen(&draw(&mut a, 80, 24)).contains("┊ Let me look at the layout first."));
 }
 
+#[test]
+fn a_markdown_table_is_aligned_and_cut_to_80_columns() {
+    let mut a = app(Mode::Chat, Theme::new(false));
+    type_text(&mut a, "compare the adapters");
+    a.on_key(key(KeyCode::Enter));
+    a.on_incoming(start(), t0());
+    let answer = "Here they are:\n\n| agent | protocol | approvals | notes |\n|:------|:--------:|----------:|-------|\n| claude | stream-json | yes | resumes by session id; tools report their kind and a one-line summary of the input |\n| codex | app-server | yes | |\n| gemini | ACP | 12 | `--experimental-acp` |\n\nAll three stream.";
+    for (i, piece) in answer.split_inclusive(' ').enumerate() {
+        a.on_incoming(chunk(i as u64, piece), t0());
+    }
+    a.on_incoming(end(EndReason::Completed), t0());
+    let text = snapshot("chat_table", &mut a);
+    let rows: Vec<&str> = text.lines().collect();
+    let head = rows.iter().position(|r| r.starts_with("agent")).unwrap();
+    // One row per table row, every separator in the same columns, none
+    // past the transcript's width (79: one column is kept free).
+    let table = &rows[head..head + 5];
+    let bars = |r: &str| -> Vec<usize> {
+        r.chars()
+            .enumerate()
+            .filter(|(_, c)| *c == '│' || *c == '┼')
+            .map(|(i, _)| i)
+            .collect()
+    };
+    for r in table {
+        assert_eq!(bars(r), bars(table[0]), "{r:?} in\n{text}");
+        assert!(r.chars().count() <= 79, "{r:?}");
+    }
+    assert!(table[2].ends_with('…'), "the long note is cut: {text}");
+    assert!(
+        table[4].contains("   12 │"),
+        "approvals align right: {text}"
+    );
+    assert!(text.contains("All three stream."));
+}
+
 fn decided(a: &mut App, id: &str, decision: ApprovalOption, origin: DecisionOrigin) {
     a.on_incoming(
         ev(EventBody::ToolApprovalDecided {
@@ -295,6 +331,8 @@ fn host_console_participants_and_suggestions() {
     );
     a.on_incoming(Incoming::Joined(participant(2, "ada", "co-driver")), t0());
     a.on_incoming(Incoming::Joined(participant(3, "bob", "viewer")), t0());
+    // The host's own connection, welcomed after the others were seen.
+    a.on_incoming(Incoming::Joined(participant(1, "host (you)", "host")), t0());
     a.on_incoming(Incoming::Left(3), t0());
     a.on_incoming(
         Incoming::Suggested(Suggestion {
@@ -312,7 +350,16 @@ fn host_console_participants_and_suggestions() {
         t0(),
     );
     let text = snapshot("host_console", &mut a);
-    assert!(text.contains("participants (1)"));
+    assert!(text.contains("participants (2)"));
+    // The host first, with its role; no "joined" line about itself.
+    let pane: Vec<&str> = text.lines().filter_map(|l| l.split('│').nth(1)).collect();
+    let first = pane.iter().position(|l| l.contains('●') || l.contains('○'));
+    assert_eq!(
+        first.map(|i| pane[i].trim()),
+        Some("● host (you) · host"),
+        "{text}"
+    );
+    assert!(!text.contains("host (you) joined"), "{text}");
     assert!(text.contains("● ada · co-driver"));
     assert!(text.contains("○ bob · viewer"));
     assert!(text.contains("suggestions (1)"));
@@ -333,6 +380,42 @@ fn host_console_participants_and_suggestions() {
         "{text}"
     );
     assert!(text.contains("no suggestion is waiting"));
+}
+
+#[test]
+fn share_turns_the_chat_into_the_host_console_in_place() {
+    let mut a = app(Mode::Chat, Theme::new(false));
+    type_text(&mut a, "hello");
+    a.on_key(key(KeyCode::Enter));
+    a.on_incoming(start(), t0());
+    a.on_incoming(chunk(0, "Hello from the mock agent."), t0());
+    a.on_incoming(end(EndReason::Completed), t0());
+    type_text(&mut a, "/share");
+    a.on_key(key(KeyCode::Enter));
+    assert_eq!(
+        a.take_effects(),
+        [Effect::Prompt("hello".into()), Effect::Share]
+    );
+    a.on_incoming(
+        Incoming::Shared(Invites {
+            co_driver: "cohost://127.0.0.1:7070/r-1#c0".into(),
+            viewer: "cohost://127.0.0.1:7070/r-1#v1".into(),
+        }),
+        t0(),
+    );
+    a.on_incoming(Incoming::Joined(participant(1, "host (you)", "host")), t0());
+    assert_eq!(a.mode, Mode::Host);
+    let text = snapshot("chat_shared", &mut a);
+    // The conversation is still there; the room pane and the invites came.
+    assert!(text.contains("you ❯ hello"), "{text}");
+    assert!(text.contains("Hello from the mock agent."), "{text}");
+    assert!(text.contains("● host (you) · host"), "{text}");
+    assert!(text.contains("co-driver: cohost join"), "{text}");
+    assert!(text.contains("1 in room"), "{text}");
+    // Prompts now go to the room's session, and /share is not offered again.
+    type_text(&mut a, "/share");
+    a.on_key(key(KeyCode::Enter));
+    assert!(a.take_effects().is_empty());
 }
 
 #[test]

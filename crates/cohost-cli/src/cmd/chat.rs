@@ -39,6 +39,9 @@ pub struct ChatArgs {
     /// Seconds an approval waits for an answer before it is denied [default: 120].
     #[arg(long)]
     pub approval_timeout: Option<u64>,
+    /// Where `/share` opens its room.
+    #[command(flatten, next_help_heading = "Sharing (/share)")]
+    pub room: crate::cmd::hosting::RoomArgs,
 }
 
 /// Whether cohost talks to a person at a terminal (stdin and stdout).
@@ -215,7 +218,11 @@ async fn drive(
                 say(Incoming::Agents(agents));
             }
             Effect::SwitchAgent(id) => {
-                let next = Target { provider: ProviderChoice::Id(id), model: None, resume: None };
+                let next = Target {
+                    provider: ProviderChoice::Id(id),
+                    model: None,
+                    resume: None,
+                };
                 switch(&mut session, &ctx, &mut target, next, &to_app).await;
             }
             Effect::SwitchModel(model) => {
@@ -228,14 +235,31 @@ async fn drive(
                 switch(&mut session, &ctx, &mut target, next, &to_app).await;
             }
             Effect::Resume(id) => {
-                let next = Target { provider: ProviderChoice::Default, model: None, resume: Some(id) };
+                let next = Target {
+                    provider: ProviderChoice::Default,
+                    model: None,
+                    resume: Some(id),
+                };
                 switch(&mut session, &ctx, &mut target, next, &to_app).await;
             }
-            Effect::Share => say(Incoming::Notice(
-                "sharing a running chat is not wired yet: /quit, then `cohost share --agent ID` opens a shared session".into(),
-            )),
+            Effect::Share => match crate::cmd::hosting::open_room(&ctx.args.room).await {
+                // The same session goes on, shared, until the host quits.
+                Ok(room) => {
+                    let approvals = ctx.approvals.clone();
+                    return crate::cmd::room_tui::share_in_place(
+                        session, approvals, room, effects, to_app,
+                    )
+                    .await;
+                }
+                Err(e) => say(Incoming::Error {
+                    message: format!("cannot share: {}", e.message),
+                    fix: e.suggested_fix,
+                }),
+            },
             Effect::Quit => break,
-            other => say(Incoming::Notice(format!("{other:?} is for shared sessions"))),
+            other => say(Incoming::Notice(format!(
+                "{other:?} is for shared sessions"
+            ))),
         }
     }
     ctx.approvals.abandon_all();

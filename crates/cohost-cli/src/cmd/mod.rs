@@ -7,6 +7,7 @@ pub mod config;
 pub mod doctor;
 pub mod fake_llm;
 pub mod hooks;
+pub mod hosting;
 pub mod join;
 pub mod login;
 pub mod mcp;

@@ -71,27 +71,23 @@ fn participant(p: &Participant, present: bool) -> room::Participant {
     }
 }
 
-/// The bridge tells presence as `NAME (ROLE #ID) joined|left`
-/// (`host::describe`): read it back for the participants pane.
-fn presence(line: &str) -> Option<Incoming> {
-    let (rest, joined) = match line.rsplit_once(' ')? {
-        (r, "joined") => (r, true),
-        (r, "left") => (r, false),
+/// A typed presence event as the screen takes it: the host's own
+/// connection is named `NAME (you)`.
+fn presence(p: cohost_share::Presence) -> Option<Incoming> {
+    use cohost_share::Presence;
+    Some(match p {
+        Presence::Joined { who, you } => {
+            let mut q = participant(&who, true);
+            if you {
+                q.name = format!("{} (you)", q.name);
+            }
+            Incoming::Joined(q)
+        }
+        Presence::Renamed { who } | Presence::RoleChanged { who, .. } => {
+            Incoming::Joined(participant(&who, true))
+        }
+        Presence::Left { who } => Incoming::Left(who.conn_id),
         _ => return None,
-    };
-    let rest = rest.strip_suffix(')')?;
-    let (name, inner) = rest.rsplit_once(" (")?;
-    let (role, id) = inner.split_once(" #")?;
-    let id: u64 = id.parse().ok()?;
-    Some(if joined {
-        Incoming::Joined(room::Participant {
-            id,
-            name: name.to_string(),
-            role: role.to_string(),
-            present: true,
-        })
-    } else {
-        Incoming::Left(id)
     })
 }
 
@@ -114,7 +110,8 @@ fn host_incoming(n: HostNotice) -> Option<Incoming> {
             from: inert_line(c.from.as_deref().unwrap_or("someone")),
             text: cohost_core::sanitize::strip_controls(&c.text).into_owned(),
         },
-        HostNotice::Room(m) => presence(&m).unwrap_or(Incoming::Notice(m)),
+        HostNotice::Presence(p) => return presence(p),
+        HostNotice::Room(m) => Incoming::Notice(m),
         HostNotice::InterruptRequested { from } => Incoming::Notice(format!(
             "{} asks to interrupt the turn (Esc interrupts)",
             inert_line(&from)
@@ -122,13 +119,17 @@ fn host_incoming(n: HostNotice) -> Option<Incoming> {
     })
 }
 
-/// The host console until the host quits or the room closes.
-pub async fn host(p: HostParts) -> CmdResult {
-    let info = SessionInfo {
-        agent: p.session.descriptor().id.clone(),
-        model: None,
-        session_id: Some(p.client.room_id().as_str().to_string()),
-    };
+/// A host bridge running for a screen: what it is told, and the session
+/// it hands back when the room is done.
+struct Hosting {
+    inputs: mpsc::UnboundedSender<HostInput>,
+    bridge: tokio::task::JoinHandle<OpenSession>,
+    approvals: PendingApprovals,
+}
+
+/// Start the bridge over `p`'s session and room; its notices and its end
+/// go to the screen.
+fn start_hosting(p: HostParts, to_app: &mpsc::UnboundedSender<Incoming>) -> Hosting {
     let (notice_tx, mut notices) = mpsc::unbounded_channel();
     let bridge = HostBridge::new(
         p.session,
@@ -139,20 +140,7 @@ pub async fn host(p: HostParts) -> CmdResult {
     )
     .with_e2e(p.e2e)
     .with_interrupt_policy(p.interrupts);
-    let (to_app, mut inbox) = mpsc::unbounded_channel();
-    let (effects, mut from_app) = mpsc::unbounded_channel();
     let (inputs, bridge_inputs) = mpsc::unbounded_channel();
-    // Also on the main screen: still there to copy after the console ends.
-    println!(
-        "Sharing {} — give these to your guests:\n  co-driver: cohost join '{}'\n  viewer:    cohost join '{}'",
-        info.agent, p.invites.co_driver, p.invites.viewer
-    );
-    let _ = to_app.send(Incoming::Session(info));
-    let _ = to_app.send(Incoming::Invites(p.invites));
-    let _ = to_app.send(Incoming::Notice(
-        "type a prompt to run it; /help for commands and keys".into(),
-    ));
-    watch_signals(effects.clone(), to_app.clone());
     let news = to_app.clone();
     tokio::spawn(async move {
         while let Some(n) = notices.recv().await {
@@ -167,9 +155,20 @@ pub async fn host(p: HostParts) -> CmdResult {
         let _ = closed.send(Incoming::Closed("the room closed".into()));
         s
     });
-    let approvals = p.approvals.clone();
-    let say = to_app.clone();
-    let relay = tokio::spawn(async move {
+    Hosting {
+        inputs,
+        bridge,
+        approvals: p.approvals,
+    }
+}
+
+impl Hosting {
+    /// The screen's effects as the bridge's inputs, until the host quits.
+    async fn relay(
+        &self,
+        from_app: &mut mpsc::UnboundedReceiver<Effect>,
+        say: &mpsc::UnboundedSender<Incoming>,
+    ) {
         while let Some(e) = from_app.recv().await {
             let input = match e {
                 Effect::Prompt(t) => HostInput::Prompt(t),
@@ -179,13 +178,13 @@ pub async fn host(p: HostParts) -> CmdResult {
                 Effect::Chat(t) => HostInput::Chat(t),
                 Effect::Kick(who) => HostInput::Kick(who),
                 Effect::Decide { tool_id, option } => {
-                    decide(&approvals, tool_id, option);
+                    decide(&self.approvals, tool_id, option);
                     continue;
                 }
                 Effect::Quit => {
-                    let _ = inputs.send(HostInput::Interrupt);
-                    let _ = inputs.send(HostInput::Quit);
-                    break;
+                    let _ = self.inputs.send(HostInput::Interrupt);
+                    let _ = self.inputs.send(HostInput::Quit);
+                    return;
                 }
                 other => {
                     let _ = say.send(Incoming::Notice(format!(
@@ -194,27 +193,89 @@ pub async fn host(p: HostParts) -> CmdResult {
                     continue;
                 }
             };
-            if inputs.send(input).is_err() {
-                break;
+            if self.inputs.send(input).is_err() {
+                return;
             }
         }
+    }
+
+    /// The room closed (the bridge returned once the relay acknowledged
+    /// it, or `CLOSE_ACK` passed, so an embedded relay may stop next: the
+    /// guests have "room closed" queued, not a reconnect); the session
+    /// ends. The quit budget bounds it: a turn that will not stop is killed.
+    async fn finish(self) {
+        crate::signals::exit_within(crate::signals::QUIT_BUDGET, 0);
+        drop(self.inputs);
+        if let Ok(mut session) = self.bridge.await {
+            self.approvals.abandon_all();
+            let _ = session.terminate().await;
+        }
+    }
+}
+
+/// The host console until the host quits or the room closes.
+pub async fn host(p: HostParts) -> CmdResult {
+    let info = SessionInfo {
+        agent: p.session.descriptor().id.clone(),
+        model: None,
+        session_id: Some(p.client.room_id().as_str().to_string()),
+    };
+    let invites = p.invites.clone();
+    let (to_app, mut inbox) = mpsc::unbounded_channel();
+    let (effects, mut from_app) = mpsc::unbounded_channel();
+    // Also on the main screen: still there to copy after the console ends.
+    println!(
+        "Sharing {} — give these to your guests:\n  co-driver: cohost join '{}'\n  viewer:    cohost join '{}'",
+        info.agent, invites.co_driver, invites.viewer
+    );
+    let _ = to_app.send(Incoming::Session(info));
+    let _ = to_app.send(Incoming::Invites(invites));
+    let _ = to_app.send(Incoming::Notice(
+        "type a prompt to run it; /help for commands and keys".into(),
+    ));
+    watch_signals(effects.clone(), to_app.clone());
+    let hosting = start_hosting(p, &to_app);
+    let say = to_app.clone();
+    let relay = tokio::spawn(async move {
+        hosting.relay(&mut from_app, &say).await;
+        hosting
     });
     let mut app = App::new(Mode::Host, Theme::from_env());
     let shown = cohost_tui::term::run(&mut app, &mut inbox, &effects).await;
     drop(inbox);
-    let _ = relay.await;
-    // The quit budget bounds this: a turn that will not stop is killed.
-    crate::signals::exit_within(crate::signals::QUIT_BUDGET, 0);
-    if let Ok(mut session) = bridge.await {
-        p.approvals.abandon_all();
-        let _ = session.terminate().await;
+    if let Ok(hosting) = relay.await {
+        hosting.finish().await;
     }
-    // `RelayClient::close` only queues the room's close behind the frames
-    // before it: give the connection a moment to send them before the
-    // embedded relay stops, so guests see "room closed", not a reconnect.
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     shown.map_err(|e| crate::exit::internal(format!("the terminal failed: {e}")))?;
     Ok(0)
+}
+
+/// `/share` in `cohost chat`: the running session goes on in `room`, the
+/// screen turns into the host console (participants, suggestions,
+/// invites), until the host quits.
+pub(crate) async fn share_in_place(
+    session: OpenSession,
+    approvals: PendingApprovals,
+    room: crate::cmd::hosting::OpenRoom,
+    mut effects: mpsc::UnboundedReceiver<Effect>,
+    to_app: mpsc::UnboundedSender<Incoming>,
+) {
+    let _ = to_app.send(Incoming::Shared(room.invites.clone()));
+    let parts = HostParts {
+        session,
+        client: room.client,
+        e2e: room.e2e,
+        approvals,
+        suggestions: SuggestionPolicy::Ask,
+        interrupts: SuggestionPolicy::Ask,
+        invites: room.invites,
+    };
+    let hosting = start_hosting(parts, &to_app);
+    hosting.relay(&mut effects, &to_app).await;
+    hosting.finish().await;
+    if let Some(r) = room.embedded {
+        r.shutdown().await;
+    }
 }
 
 /// A participant's event as the screen takes it.
@@ -362,26 +423,43 @@ pub async fn participant_view(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cohost_share::Presence;
 
     #[test]
-    fn presence_lines_read_back() {
+    fn typed_presence_reaches_the_pane() {
         let p = Participant {
             conn_id: 7,
             role: Role::CoDriver,
             name: "ada (the) lovelace".into(),
         };
-        let line = format!("{} joined", crate::multiplayer::host::describe(&p));
-        match presence(&line) {
+        match presence(Presence::Joined {
+            who: p.clone(),
+            you: false,
+        }) {
+            Some(Incoming::Joined(q)) => assert_eq!(
+                (q.id, q.name.as_str(), q.role.as_str(), q.present),
+                (7, "ada (the) lovelace", "co-driver", true)
+            ),
+            other => panic!("{other:?}"),
+        }
+        let host = Participant {
+            conn_id: 1,
+            role: Role::Host,
+            name: "host".into(),
+        };
+        match presence(Presence::Joined {
+            who: host,
+            you: true,
+        }) {
             Some(Incoming::Joined(q)) => {
-                assert_eq!(
-                    (q.id, q.name.as_str(), q.role.as_str()),
-                    (7, "ada (the) lovelace", "co-driver")
-                );
+                assert_eq!((q.name.as_str(), q.role.as_str()), ("host (you)", "host"))
             }
             other => panic!("{other:?}"),
         }
-        let line = format!("{} left", crate::multiplayer::host::describe(&p));
-        assert!(matches!(presence(&line), Some(Incoming::Left(7))));
-        assert!(presence("hosting room r-1").is_none());
+        assert!(matches!(
+            presence(Presence::Left { who: p }),
+            Some(Incoming::Left(7))
+        ));
+        assert!(presence(Presence::Unknown).is_none());
     }
 }

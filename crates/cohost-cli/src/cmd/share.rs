@@ -3,16 +3,15 @@
 
 use clap::{Args, ValueEnum};
 use cohost_core::sanitize::{inert_line, strip_controls};
-use cohost_core::{CohostError, ErrorCode};
+use cohost_core::CohostError;
 use cohost_host::session::{self, SessionRequest};
-use cohost_protocol::{Invite, Role};
 use cohost_relay::web::web_link;
-use cohost_relay::{Relay, RelayClient, RelayConfig};
 use serde_json::json;
 use std::io::BufRead;
 use std::sync::Arc;
 use tokio::sync::mpsc;
 
+use crate::cmd::hosting::{open_room, OpenRoom, RoomArgs};
 use crate::cmd::run::{AgentArgs, Approve};
 use crate::exit::CmdResult;
 use crate::multiplayer::host::{
@@ -42,117 +41,17 @@ pub struct ShareArgs {
     /// Co-driver suggestions.
     #[arg(long, value_enum, default_value_t = Suggestions::Ask)]
     suggestions: Suggestions,
-    /// A running relay (`host:port`); default: an embedded relay on 127.0.0.1.
-    #[arg(long)]
-    relay: Option<String>,
-    /// The relay's admin secret (needed with --relay).
-    #[arg(long, env = "COHOST_RELAY_ADMIN_SECRET", hide_env_values = true)]
-    admin_secret: Option<String>,
+    #[command(flatten)]
+    room: RoomArgs,
     /// A co-driver's `/interrupt`: ask the host, stop the turn, or refuse.
     #[arg(long, value_enum, default_value_t = Suggestions::Ask)]
     interrupts: Suggestions,
-    /// Invites say `cohosts://` (the relay is behind a TLS proxy; a relay
-    /// with its own TLS says so itself).
-    #[arg(long)]
-    secure_invites: bool,
-    /// Trust this CA certificate (PEM) when the relay speaks TLS.
-    #[arg(long, value_name = "PEM")]
-    ca_file: Option<std::path::PathBuf>,
-    /// Invite lifetime in seconds.
-    #[arg(long, default_value_t = 24 * 3600)]
-    ttl: u64,
     /// Print notices and events as NDJSON.
     #[arg(long)]
     pub json: bool,
     /// Line mode even on a terminal (no full-screen console).
     #[arg(long)]
     pub plain: bool,
-}
-
-/// Invites for the three roles.
-pub struct Invites {
-    /// The host's own.
-    pub host: String,
-    /// For co-drivers.
-    pub co_driver: String,
-    /// For viewers.
-    pub viewer: String,
-}
-
-async fn remote_invites(relay: &str, secret: &str, ttl: u64) -> Result<Invites, String> {
-    use cohost_relay::admin::{CreateInvite, CreateRoom, InviteCreated, RoomCreated};
-    let base = if relay.starts_with("http://") || relay.starts_with("https://") {
-        relay.trim_end_matches('/').to_string()
-    } else {
-        format!("http://{relay}")
-    };
-    let http = cohost_agents::http::client_builder()
-        .build()
-        .map_err(|e| format!("cannot start an HTTP client: {e}"))?;
-    let refused = |what: &str, e: reqwest::Error| match e.status() {
-        Some(s) if s.as_u16() == 401 || s.as_u16() == 403 => {
-            format!("the relay refused to {what}: {s} (check --admin-secret)")
-        }
-        Some(s) => format!("the relay refused to {what}: {s}"),
-        None => format!("cannot reach the relay at {base}: {e}"),
-    };
-    let room: RoomCreated = http
-        .post(format!("{base}/admin/rooms"))
-        .bearer_auth(secret)
-        .json(&CreateRoom { room: None })
-        .send()
-        .await
-        .and_then(reqwest::Response::error_for_status)
-        .map_err(|e| refused("create a room", e))?
-        .json()
-        .await
-        .map_err(|e| format!("unexpected answer from the relay: {e}"))?;
-    let mut mint = Vec::new();
-    for (role, name) in [
-        (Role::Host, "host"),
-        (Role::CoDriver, "co-driver"),
-        (Role::Viewer, "viewer"),
-    ] {
-        let created: InviteCreated = http
-            .post(format!("{base}/admin/rooms/{}/invites", room.room))
-            .bearer_auth(secret)
-            .json(&CreateInvite {
-                role,
-                ttl_secs: ttl,
-                name: name.to_string(),
-            })
-            .send()
-            .await
-            .and_then(reqwest::Response::error_for_status)
-            .map_err(|e| refused("mint an invite", e))?
-            .json()
-            .await
-            .map_err(|e| format!("unexpected answer from the relay: {e}"))?;
-        mint.push(created.invite);
-    }
-    let [host, co_driver, viewer]: [String; 3] = mint
-        .try_into()
-        .map_err(|_| "the relay returned too few invites".to_string())?;
-    Ok(Invites {
-        host,
-        co_driver,
-        viewer,
-    })
-}
-
-fn embedded_invites(relay: &cohost_relay::RelayHandle, ttl: u64) -> Result<Invites, String> {
-    let room = relay.create_room(None).map_err(|e| e.to_string())?;
-    let mint = |role, name| {
-        relay
-            .mint_invite(&room, role, ttl, name)
-            .map(|i: Invite| i.to_string())
-            .map_err(|e| e.to_string())
-    };
-    Ok(Invites {
-        host: mint(Role::Host, "host")?,
-        co_driver: mint(Role::CoDriver, "co-driver")?,
-        viewer: mint(Role::Viewer, "viewer")?,
-    })
 }
 
 /// The host's commands, for `/help` and unknown ones.
@@ -213,36 +112,6 @@ pub fn parse_input(line: &str) -> Option<HostInput> {
     })
 }
 
-/// Invites for a new room: from the relay at `--relay`, else from an
-/// embedded relay (returned too, to shut it down at the end).
-async fn invites(
-    args: &ShareArgs,
-) -> Result<(Invites, Option<cohost_relay::RelayHandle>), CohostError> {
-    let network = |e: String| CohostError::new(ErrorCode::NetworkError, e);
-    match &args.relay {
-        Some(url) => {
-            let Some(secret) = args.admin_secret.as_deref() else {
-                return Err(CohostError::new(
-                    ErrorCode::ConfigInvalid,
-                    "--relay needs the relay's admin secret",
-                )
-                .with_fix("pass --admin-secret or set COHOST_RELAY_ADMIN_SECRET"));
-            };
-            let invites = remote_invites(url, secret, args.ttl)
-                .await
-                .map_err(network)?;
-            Ok((invites, None))
-        }
-        None => {
-            let relay = Relay::bind(RelayConfig::default())
-                .await
-                .map_err(|e| network(e.to_string()))?;
-            let invites = embedded_invites(&relay, args.ttl).map_err(network)?;
-            Ok((invites, Some(relay)))
-        }
-    }
-}
-
 /// Run until the host quits.
 pub async fn run(args: ShareArgs) -> CmdResult {
     if let Err(e) = crate::signals::listen() {
@@ -260,43 +129,12 @@ pub async fn run(args: ShareArgs) -> CmdResult {
     if let Some(note) = session.default_note() {
         eprintln!("cohost: {note}");
     }
-    let (invites, embedded) = invites(&args).await?;
-    // The room key and the host's signing key are made here and travel
-    // only inside the invites' fragments: the relay never sees them.
-    let e2e = Arc::new(cohost_share::E2e::generate_host().map_err(|e| {
-        CohostError::new(ErrorCode::Unknown, format!("cannot make room keys: {e}"))
-    })?);
-    let keyed = |invite: &str| -> Result<String, CohostError> {
-        let mut i = Invite::parse(invite)
-            .map_err(|e| {
-                CohostError::new(
-                    ErrorCode::NetworkError,
-                    format!("the relay minted a bad invite: {e}"),
-                )
-            })?
-            .with_keys(e2e.invite_keys());
-        i.secure |= args.secure_invites;
-        Ok(i.to_string())
-    };
-    let invites = Invites {
-        co_driver: keyed(&invites.co_driver)?,
-        viewer: keyed(&invites.viewer)?,
-        host: invites.host,
-    };
-    let host_invite = Invite::parse(&invites.host).map_err(|e| {
-        CohostError::new(
-            ErrorCode::NetworkError,
-            format!("the relay minted a bad invite: {e}"),
-        )
-    })?;
-    let mut host_cfg = cohost_relay::ClientConfig::from_invite(&host_invite);
-    host_cfg.ca_file = args.ca_file.clone();
-    let client = RelayClient::connect(host_cfg).await.map_err(|e| {
-        CohostError::new(
-            ErrorCode::NetworkError,
-            format!("cannot join the room as host: {e}"),
-        )
-    })?;
+    let OpenRoom {
+        client,
+        e2e,
+        invites,
+        embedded,
+    } = open_room(&args.room).await?;
     session.start().await?;
 
     if crate::cmd::room_tui::wanted(args.json, args.plain) {
@@ -307,10 +145,7 @@ pub async fn run(args: ShareArgs) -> CmdResult {
             approvals,
             suggestions: args.suggestions.into(),
             interrupts: args.interrupts.into(),
-            invites: cohost_tui::room::Invites {
-                co_driver: invites.co_driver,
-                viewer: invites.viewer,
-            },
+            invites: invites.clone(),
         };
         let code = crate::cmd::room_tui::host(parts).await;
         if let Some(r) = embedded {
@@ -421,6 +256,7 @@ fn print_notice(human: &mut Human, n: HostNotice, json_mode: bool) {
                 json!({"notice":"approval_needed","tool_id":a.tool_id,"name":a.name,"input":a.input})
             }
             HostNotice::Chat(c) => json!({"notice":"chat","chat":c}),
+            HostNotice::Presence(p) => json!({"notice":"presence","presence":p}),
             HostNotice::Room(m) => json!({"notice":"room","message":m}),
             HostNotice::TurnDone(r) => json!({"notice":"turn_done","reason":r}),
             HostNotice::InterruptRequested { from } => {
@@ -456,6 +292,11 @@ fn print_notice(human: &mut Human, n: HostNotice, json_mode: bool) {
             inert_line(c.from.as_deref().unwrap_or("someone")),
             strip_controls(&c.text)
         ),
+        HostNotice::Presence(p) => {
+            if let Some(line) = presence_line(&p) {
+                eprintln!("\n· {line}");
+            }
+        }
         HostNotice::Room(m) => eprintln!("\n· {}", strip_controls(&m)),
         HostNotice::TurnDone(_) => eprintln!(),
         HostNotice::InterruptRequested { from } => eprintln!(
@@ -463,6 +304,21 @@ fn print_notice(human: &mut Human, n: HostNotice, json_mode: bool) {
             inert_line(&from)
         ),
     }
+}
+
+/// A presence event as the host's line mode tells it (`None`: nothing to
+/// say, e.g. the host's own connection or an unknown kind).
+fn presence_line(p: &cohost_share::Presence) -> Option<String> {
+    use crate::multiplayer::host::describe;
+    use cohost_share::Presence;
+    Some(match p {
+        Presence::Joined { you: true, .. } | Presence::Unknown => return None,
+        Presence::Joined { who, .. } => format!("{} joined", describe(who)),
+        Presence::Left { who } => format!("{} left", describe(who)),
+        Presence::Renamed { who } => format!("#{} goes by {}", who.conn_id, inert_line(&who.name)),
+        Presence::RoleChanged { who, .. } => format!("{} has a new role", describe(who)),
+        _ => return None,
+    })
 }
 
 #[cfg(test)]
@@ -507,5 +363,34 @@ mod tests {
             .contains("needs an argument"));
         assert!(command_help("/frobnicate").unwrap().contains("/kick NAME"));
         assert!(command_help("/help").unwrap().contains("/who"));
+    }
+
+    #[test]
+    fn presence_reads_as_lines_and_the_host_itself_is_not_announced() {
+        use cohost_share::Presence;
+        let who = cohost_protocol::Participant {
+            conn_id: 3,
+            role: cohost_protocol::Role::CoDriver,
+            name: "ada".into(),
+        };
+        let line = |p| presence_line(&p);
+        assert_eq!(
+            line(Presence::Joined {
+                who: who.clone(),
+                you: false
+            })
+            .as_deref(),
+            Some("ada (co-driver #3) joined")
+        );
+        assert_eq!(
+            line(Presence::Left { who: who.clone() }).as_deref(),
+            Some("ada (co-driver #3) left")
+        );
+        assert_eq!(
+            line(Presence::Renamed { who: who.clone() }).as_deref(),
+            Some("#3 goes by ada")
+        );
+        assert_eq!(line(Presence::Joined { who, you: true }), None);
+        assert_eq!(line(Presence::Unknown), None);
     }
 }

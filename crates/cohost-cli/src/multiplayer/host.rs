@@ -8,16 +8,20 @@ use std::sync::Arc;
 
 use cohost_core::{ApprovalContext, Decision, DecisionOrigin, EndReason, Event, PromptInput};
 use cohost_host::{OpenSession, PendingApprovals};
-use cohost_protocol::{Frame, FrameType, InviteKeys, Kick, Participant, Role, StreamId};
+use cohost_protocol::{Frame, FrameType, InviteKeys, Kick, Participant, Role};
 use cohost_relay::{ClientEvent, RelayClient};
 use cohost_share::{
-    Chat, E2e, ExecutionStarted, Message, PayloadCodec, RoomCodec, ShareError, Suggestion,
+    Chat, E2e, Message, PayloadCodec, Presence, RoomCodec, ShareError, Suggestion,
     SuggestionDecision, TurnStream,
 };
 
+use super::host_turn::{interrupt_policy, publish, Started};
 use super::keys::{HostKeys, NoKeys};
 pub use super::participant::describe;
 use tokio::sync::mpsc;
+
+/// How long the bridge waits for the relay to acknowledge the room's close.
+pub const CLOSE_ACK: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// What the host (a person or a test) tells the bridge.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,7 +65,10 @@ pub enum HostNotice {
     ApprovalNeeded(ApprovalContext),
     /// Chat from the room.
     Chat(Chat),
-    /// Someone joined or left, or the connection changed.
+    /// Who is in the room changed (the host's own connection included, once
+    /// welcomed).
+    Presence(Presence),
+    /// Something about the room or its connection, to show as it is.
     Room(String),
     /// A turn finished.
     TurnDone(EndReason),
@@ -101,7 +108,7 @@ fn answer(approvals: Option<&PendingApprovals>, tool_id: Option<&str>, allow: bo
 
 /// Send a built frame; a frame that could not be built or sent is told to
 /// the host (never dropped silently).
-async fn deliver(
+pub(super) async fn deliver(
     client: &RelayClient,
     notices: &mpsc::UnboundedSender<HostNotice>,
     frame: Result<Frame, ShareError>,
@@ -222,8 +229,27 @@ impl HostBridge {
             }
         }
         deliver(&self.client, &self.notices, self.codec.room_close()).await;
-        self.client.close().await;
+        self.await_close().await;
         self.session
+    }
+
+    /// After `room.close`: the relay has fanned it out to everyone once it
+    /// closes this connection too ("room closed"), which is the ack waited
+    /// for, within [`CLOSE_ACK`] (a relay that is gone never answers).
+    async fn await_close(&mut self) {
+        let acked = tokio::time::timeout(CLOSE_ACK, async {
+            while let Some(ev) = self.client.recv().await {
+                if let ClientEvent::Closed { reason } = ev {
+                    return reason.contains("room closed");
+                }
+            }
+            false
+        })
+        .await;
+        if !matches!(acked, Ok(true)) {
+            tracing::debug!(?acked, "the relay did not acknowledge the room's close");
+        }
+        self.client.close().await;
     }
 
     async fn handle_input(&mut self, input: HostInput) {
@@ -364,7 +390,12 @@ impl HostBridge {
                 (FrameType::KeyAnnounce, Ok(Some(Message::KeyAnnounce(a)))) => {
                     // The name a participant chose (`--name`), for /who and /kick.
                     if let (Some(p), Some(n)) = (self.roster.get_mut(&f.sender()), &a.name) {
-                        p.name = cohost_core::sanitize::inert_line(n);
+                        let name = cohost_core::sanitize::inert_line(n);
+                        if p.name != name {
+                            p.name = name;
+                            let who = p.clone();
+                            self.notify(HostNotice::Presence(Presence::Renamed { who }));
+                        }
                     }
                     let answer = self.keys.as_mut().map(|k| k.announced(f.sender(), &a));
                     match answer {
@@ -383,23 +414,9 @@ impl HostBridge {
                     let _ = interrupt_policy(self.interrupts, &self.notices, &f);
                 }
                 (FrameType::PresenceJoin | FrameType::PresenceLeave, _) => {
-                    let Ok(p) = f.control::<Participant>() else {
-                        return;
-                    };
-                    let joined = f.kind() == FrameType::PresenceJoin;
-                    if joined {
-                        self.roster.insert(p.conn_id, p.clone());
-                    } else {
-                        self.roster.remove(&p.conn_id);
-                        if let Some(k) = self.keys.as_mut() {
-                            k.left(p.conn_id);
-                        }
+                    if let Some(p) = Presence::from_frame(&f) {
+                        self.presence(p);
                     }
-                    self.notify(HostNotice::Room(format!(
-                        "{} {}",
-                        describe(&p),
-                        if joined { "joined" } else { "left" }
-                    )));
                 }
                 (kind, Err(e)) => {
                     self.notify(HostNotice::Room(format!("ignored a {kind} frame: {e}")))
@@ -407,13 +424,19 @@ impl HostBridge {
                 _ => {}
             },
             ClientEvent::Welcome(w) => {
-                self.roster = w
+                self.notify(HostNotice::Room(format!("hosting room {}", w.room)));
+                self.notify(HostNotice::Presence(Presence::Joined {
+                    who: w.you.clone(),
+                    you: true,
+                }));
+                self.roster.clear();
+                for p in w
                     .participants
                     .into_iter()
                     .filter(|p| p.conn_id != w.you.conn_id)
-                    .map(|p| (p.conn_id, p))
-                    .collect();
-                self.notify(HostNotice::Room(format!("hosting room {}", w.room)))
+                {
+                    self.presence(Presence::Joined { who: p, you: false });
+                }
             }
             ClientEvent::Resync(_) | ClientEvent::Error(_) => {}
             ClientEvent::Disconnected { reason } => self.notify(HostNotice::Room(format!(
@@ -424,6 +447,29 @@ impl HostBridge {
                 self.quit = true;
             }
         }
+    }
+
+    /// Keep the roster and tell the host: a join of someone known under
+    /// another role is a role change.
+    fn presence(&mut self, p: Presence) {
+        let p = match p {
+            Presence::Joined { who, you } => {
+                let before = self.roster.insert(who.conn_id, who.clone());
+                match before {
+                    Some(b) if b.role != who.role => Presence::RoleChanged { who, from: b.role },
+                    _ => Presence::Joined { who, you },
+                }
+            }
+            Presence::Left { who } => {
+                self.roster.remove(&who.conn_id);
+                if let Some(k) = self.keys.as_mut() {
+                    k.left(who.conn_id);
+                }
+                Presence::Left { who }
+            }
+            other => other,
+        };
+        self.notify(HostNotice::Presence(p));
     }
 
     async fn run_turn(
@@ -504,83 +550,6 @@ impl HostBridge {
             self.handle_input(i).await;
         }
     }
-}
-
-/// What `ai.execution.started` says about a turn besides its ids.
-struct Started<'a> {
-    text: &'a str,
-    provider: &'a str,
-    origin: &'a str,
-}
-
-/// Publish one event of a turn: the turn's stream opens with
-/// `ai.execution.started` at its first event; approval events also go out as
-/// notices outside the stream.
-async fn publish(
-    client: &RelayClient,
-    codec: &RoomCodec,
-    notices: &mpsc::UnboundedSender<HostNotice>,
-    stream: &mut Option<TurnStream>,
-    event: &Event,
-    started: Started<'_>,
-) {
-    let turn = match stream {
-        Some(t) => t,
-        None => match StreamId::new(&event.prompt_id) {
-            Ok(id) => stream.insert(codec.turn(id)),
-            Err(e) => {
-                let _ = notices.send(HostNotice::Room(format!(
-                    "turn {} is not shared: {e}",
-                    event.prompt_id
-                )));
-                return;
-            }
-        },
-    };
-    if turn.is_new() {
-        let msg = Message::ExecutionStarted(ExecutionStarted {
-            prompt_id: event.prompt_id.clone(),
-            correlation_id: event.correlation_id.clone(),
-            text: started.text.to_string(),
-            provider: started.provider.to_string(),
-            origin: started.origin.to_string(),
-        });
-        deliver(client, notices, turn.frame(&msg)).await;
-    }
-    deliver(
-        client,
-        notices,
-        turn.frame(&Message::TurnEvent(event.clone())),
-    )
-    .await;
-    if let Some(notice) = Message::approval_notice(event) {
-        deliver(client, notices, codec.room_frame(&notice)).await;
-    }
-}
-
-/// A co-driver's interrupt request under `policy`, told to the host; true
-/// when the turn is to stop now.
-fn interrupt_policy(
-    policy: SuggestionPolicy,
-    notices: &mpsc::UnboundedSender<HostNotice>,
-    f: &Frame,
-) -> bool {
-    let from = super::participant::stamped_name(f);
-    let (stop, notice) = match policy {
-        SuggestionPolicy::Accept => (
-            true,
-            HostNotice::Room(format!("{from} interrupted the turn")),
-        ),
-        SuggestionPolicy::Ask => (false, HostNotice::InterruptRequested { from }),
-        SuggestionPolicy::Reject => (
-            false,
-            HostNotice::Room(format!(
-                "{from} asked to interrupt; refused by the room's policy"
-            )),
-        ),
-    };
-    let _ = notices.send(notice);
-    stop
 }
 
 /// A fresh suggestion id.

@@ -100,6 +100,12 @@ impl Tty {
         self.parser.lock().unwrap().screen().contents()
     }
 
+    /// The screen's rows, only columns `0..cols` of each (a pane beside
+    /// them left out), trailing spaces cut.
+    pub fn rows_within(&self, cols: u16) -> Vec<String> {
+        self.parser.lock().unwrap().screen().rows(0, cols).collect()
+    }
+
     /// Wait until the screen shows `needle`; panics with the screen if not.
     pub fn wait_for(&self, needle: &str, within: Duration) -> String {
         let start = Instant::now();

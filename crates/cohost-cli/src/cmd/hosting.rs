@@ -1,0 +1,218 @@
+//! Opening a room to host a session in: the relay (an embedded one on
+//! 127.0.0.1, or `--relay` with its admin secret), the room and its
+//! invites, the end-to-end keys and the host's connection. `cohost share`
+//! opens one before its session starts; `/share` in `cohost chat` opens one
+//! for the session already running.
+
+use std::sync::Arc;
+
+use clap::Args;
+use cohost_core::{CohostError, ErrorCode};
+use cohost_protocol::{Invite, Role};
+use cohost_relay::{Relay, RelayClient, RelayConfig, RelayHandle};
+
+/// Where and how a room is opened.
+#[derive(Debug, Clone, Args)]
+pub struct RoomArgs {
+    /// A running relay (`host:port`); default: an embedded relay on 127.0.0.1.
+    #[arg(long)]
+    pub relay: Option<String>,
+    /// The relay's admin secret (needed with --relay).
+    #[arg(long, env = "COHOST_RELAY_ADMIN_SECRET", hide_env_values = true)]
+    pub admin_secret: Option<String>,
+    /// Invites say `cohosts://` (the relay is behind a TLS proxy; a relay
+    /// with its own TLS says so itself).
+    #[arg(long)]
+    pub secure_invites: bool,
+    /// Trust this CA certificate (PEM) when the relay speaks TLS.
+    #[arg(long, value_name = "PEM")]
+    pub ca_file: Option<std::path::PathBuf>,
+    /// Invite lifetime in seconds.
+    #[arg(long, default_value_t = 24 * 3600)]
+    pub ttl: u64,
+}
+
+impl Default for RoomArgs {
+    /// What `cohost` alone gets (no flags parsed): an embedded relay, a
+    /// day's invites; the admin secret still comes from the environment.
+    fn default() -> Self {
+        RoomArgs {
+            relay: None,
+            admin_secret: std::env::var("COHOST_RELAY_ADMIN_SECRET").ok(),
+            secure_invites: false,
+            ca_file: None,
+            ttl: 24 * 3600,
+        }
+    }
+}
+
+/// An open room, the host connected.
+pub struct OpenRoom {
+    /// Connected to the room as host.
+    pub client: RelayClient,
+    /// The room's keys (they travel only in the invites' fragments).
+    pub e2e: Arc<cohost_share::E2e>,
+    /// The guests' invites, keys included.
+    pub invites: cohost_tui::room::Invites,
+    /// The embedded relay, to shut down when the room is done.
+    pub embedded: Option<RelayHandle>,
+}
+
+fn bad_invite(e: impl std::fmt::Display) -> CohostError {
+    CohostError::new(
+        ErrorCode::NetworkError,
+        format!("the relay minted a bad invite: {e}"),
+    )
+}
+
+/// Open a room as `args` says and connect to it as host.
+pub async fn open_room(args: &RoomArgs) -> Result<OpenRoom, CohostError> {
+    let (minted, embedded) = invites(args).await?;
+    // The room key and the host's signing key are made here and travel
+    // only inside the invites' fragments: the relay never sees them.
+    let e2e = Arc::new(cohost_share::E2e::generate_host().map_err(|e| {
+        CohostError::new(ErrorCode::Unknown, format!("cannot make room keys: {e}"))
+    })?);
+    let keyed = |invite: &str| -> Result<String, CohostError> {
+        let mut i = Invite::parse(invite)
+            .map_err(bad_invite)?
+            .with_keys(e2e.invite_keys());
+        i.secure |= args.secure_invites;
+        Ok(i.to_string())
+    };
+    let invites = cohost_tui::room::Invites {
+        co_driver: keyed(&minted.co_driver)?,
+        viewer: keyed(&minted.viewer)?,
+    };
+    let host_invite = Invite::parse(&minted.host).map_err(bad_invite)?;
+    let mut host_cfg = cohost_relay::ClientConfig::from_invite(&host_invite);
+    host_cfg.ca_file = args.ca_file.clone();
+    let client = RelayClient::connect(host_cfg).await.map_err(|e| {
+        CohostError::new(
+            ErrorCode::NetworkError,
+            format!("cannot join the room as host: {e}"),
+        )
+    })?;
+    Ok(OpenRoom {
+        client,
+        e2e,
+        invites,
+        embedded,
+    })
+}
+
+/// Invites for the three roles, as the relay minted them (no keys yet).
+struct Minted {
+    /// The host's own.
+    pub host: String,
+    /// For co-drivers.
+    pub co_driver: String,
+    /// For viewers.
+    pub viewer: String,
+}
+
+async fn remote_invites(relay: &str, secret: &str, ttl: u64) -> Result<Minted, String> {
+    use cohost_relay::admin::{CreateInvite, CreateRoom, InviteCreated, RoomCreated};
+    let base = if relay.starts_with("http://") || relay.starts_with("https://") {
+        relay.trim_end_matches('/').to_string()
+    } else {
+        format!("http://{relay}")
+    };
+    let http = cohost_agents::http::client_builder()
+        .build()
+        .map_err(|e| format!("cannot start an HTTP client: {e}"))?;
+    let refused = |what: &str, e: reqwest::Error| match e.status() {
+        Some(s) if s.as_u16() == 401 || s.as_u16() == 403 => {
+            format!("the relay refused to {what}: {s} (check --admin-secret)")
+        }
+        Some(s) => format!("the relay refused to {what}: {s}"),
+        None => format!("cannot reach the relay at {base}: {e}"),
+    };
+    let room: RoomCreated = http
+        .post(format!("{base}/admin/rooms"))
+        .bearer_auth(secret)
+        .json(&CreateRoom { room: None })
+        .send()
+        .await
+        .and_then(reqwest::Response::error_for_status)
+        .map_err(|e| refused("create a room", e))?
+        .json()
+        .await
+        .map_err(|e| format!("unexpected answer from the relay: {e}"))?;
+    let mut mint = Vec::new();
+    for (role, name) in [
+        (Role::Host, "host"),
+        (Role::CoDriver, "co-driver"),
+        (Role::Viewer, "viewer"),
+    ] {
+        let created: InviteCreated = http
+            .post(format!("{base}/admin/rooms/{}/invites", room.room))
+            .bearer_auth(secret)
+            .json(&CreateInvite {
+                role,
+                ttl_secs: ttl,
+                name: name.to_string(),
+            })
+            .send()
+            .await
+            .and_then(reqwest::Response::error_for_status)
+            .map_err(|e| refused("mint an invite", e))?
+            .json()
+            .await
+            .map_err(|e| format!("unexpected answer from the relay: {e}"))?;
+        mint.push(created.invite);
+    }
+    let [host, co_driver, viewer]: [String; 3] = mint
+        .try_into()
+        .map_err(|_| "the relay returned too few invites".to_string())?;
+    Ok(Minted {
+        host,
+        co_driver,
+        viewer,
+    })
+}
+
+fn embedded_invites(relay: &cohost_relay::RelayHandle, ttl: u64) -> Result<Minted, String> {
+    let room = relay.create_room(None).map_err(|e| e.to_string())?;
+    let mint = |role, name| {
+        relay
+            .mint_invite(&room, role, ttl, name)
+            .map(|i: Invite| i.to_string())
+            .map_err(|e| e.to_string())
+    };
+    Ok(Minted {
+        host: mint(Role::Host, "host")?,
+        co_driver: mint(Role::CoDriver, "co-driver")?,
+        viewer: mint(Role::Viewer, "viewer")?,
+    })
+}
+
+/// Invites for a new room: from the relay at `--relay`, else from an
+/// embedded relay (returned too, to shut it down at the end).
+async fn invites(
+    args: &RoomArgs,
+) -> Result<(Minted, Option<cohost_relay::RelayHandle>), CohostError> {
+    let network = |e: String| CohostError::new(ErrorCode::NetworkError, e);
+    match &args.relay {
+        Some(url) => {
+            let Some(secret) = args.admin_secret.as_deref() else {
+                return Err(CohostError::new(
+                    ErrorCode::ConfigInvalid,
+                    "--relay needs the relay's admin secret",
+                )
+                .with_fix("pass --admin-secret or set COHOST_RELAY_ADMIN_SECRET"));
+            };
+            let invites = remote_invites(url, secret, args.ttl)
+                .await
+                .map_err(network)?;
+            Ok((invites, None))
+        }
+        None => {
+            let relay = Relay::bind(RelayConfig::default())
+                .await
+                .map_err(|e| network(e.to_string()))?;
+            let invites = embedded_invites(&relay, args.ttl).map_err(network)?;
+            Ok((invites, Some(relay)))
+        }
+    }
+}
