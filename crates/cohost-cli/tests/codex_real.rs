@@ -7,7 +7,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
 
-use cohost_testbench::{AgentCli, Bench};
+use cohost_testbench::{require_cli, AgentCli, Bench};
 
 /// The smallest valid PNG: 1x1, one grey pixel.
 const PNG: &[u8] = &[
@@ -19,16 +19,8 @@ const PNG: &[u8] = &[
 ];
 
 async fn codex_bench() -> Option<Bench> {
-    let b = Bench::start(AgentCli::Codex).await.unwrap();
-    if b.bin_path(AgentCli::Codex).is_none() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "codex is not installed (tests/agents/install.sh)"
-        );
-        eprintln!("SKIP: codex is not installed; codex_real tests did not run");
-        return None;
-    }
-    Some(b)
+    require_cli(AgentCli::Codex)?;
+    Some(Bench::start(AgentCli::Codex).await.unwrap())
 }
 
 /// `cohost ARGS` in the bench; its stdout, after asserting exit 0.
