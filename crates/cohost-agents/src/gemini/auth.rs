@@ -84,8 +84,10 @@ pub fn defaults_env(config: &AdapterConfig) -> Option<(&'static str, String)> {
         .filter(|p| p.is_absolute())
         .unwrap_or_else(|| PathBuf::from(&home).join(".local/state"));
     let file = state.join("cohost/gemini").join(format!("{kind}.json"));
-    // gemini skips a defaults file below a group- or world-writable
-    // directory (a `/tmp` HOME): setting it would change nothing.
+    // gemini 0.61 (`isFileAndDirectorySecureSync`) skips a defaults file
+    // not owned by root or below a directory that is not root-owned or is
+    // group/world-writable (a `/tmp` HOME, any non-root user's HOME):
+    // setting it would change nothing.
     if !private_ancestors(&file) {
         return None;
     }
@@ -96,13 +98,14 @@ pub fn defaults_env(config: &AdapterConfig) -> Option<(&'static str, String)> {
     Some((DEFAULTS_VAR, file.display().to_string()))
 }
 
-/// Whether no existing ancestor of `file` is writable by group or others.
+/// Whether every existing ancestor of `file` is owned by root and not
+/// writable by group or others (what gemini requires of a defaults file).
 fn private_ancestors(file: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
     file.ancestors()
         .skip(1)
         .all(|dir| match std::fs::metadata(dir) {
-            Ok(m) => m.permissions().mode() & 0o022 == 0,
+            Ok(m) => m.uid() == 0 && m.permissions().mode() & 0o022 == 0,
             Err(_) => true,
         })
 }
