@@ -166,6 +166,29 @@ mod tests {
         assert_eq!(defaults_env(&named), None);
     }
 
+    /// A state dir owned by a non-root user (what any non-root user has):
+    /// gemini 0.61 would skip the file, so cohost sets nothing. Needs root
+    /// to make such a directory; skips with a notice otherwise.
+    #[test]
+    fn a_state_dir_not_owned_by_root_is_skipped() {
+        use std::os::unix::fs::MetadataExt;
+        let home = tempfile::tempdir().unwrap();
+        if std::fs::metadata(home.path()).unwrap().uid() != 0 {
+            eprintln!("SKIP: not root; every dir of ours is non-root-owned already");
+            let cfg = config(home.path(), &[("GEMINI_API_KEY", "k")]);
+            assert_eq!(defaults_env(&cfg), None);
+            return;
+        }
+        let state = home.path().join("nobodys");
+        std::fs::create_dir_all(&state).unwrap();
+        std::os::unix::fs::chown(&state, Some(65534), Some(65534)).unwrap();
+        let mut cfg = config(home.path(), &[("GEMINI_API_KEY", "k")]);
+        cfg.env
+            .insert("XDG_STATE_HOME".into(), state.display().to_string());
+        assert_eq!(defaults_env(&cfg), None);
+        assert!(!state.join("cohost").exists(), "nothing written");
+    }
+
     #[test]
     fn types_from_the_environment() {
         let env = |pairs: &'static [(&'static str, &'static str)]| {
