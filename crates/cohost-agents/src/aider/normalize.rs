@@ -10,7 +10,9 @@
 //!   a `git_commit` call that ran;
 //! - `Tokens: N sent, M received.` → usage;
 //! - `litellm.…Error` lines → an error (classified), the turn then ends in
-//!   error even though aider exits 0;
+//!   error even though aider exits 0; unless aider then says `Retrying in
+//!   N seconds...`: that error was a passing one, reported as a status
+//!   notice (with the wait) and the turn goes on;
 //! - everything else is answer text, one chunk per line.
 
 use cohost_core::{
@@ -124,6 +126,14 @@ impl AiderNormalizer {
         } else if let Some(u) = parse_tokens(t) {
             self.usage = Some(u);
             out.push(AgentEvent::Usage(u));
+        } else if let Some(ms) = retry_wait_ms(t).filter(|_| self.error.is_some()) {
+            // aider retries by itself: what it reported is a notice, not the
+            // end of the turn.
+            let e = self.error.take().unwrap_or_default();
+            out.push(AgentEvent::Status {
+                message: format!("aider: {e} ({})", t.trim().trim_end_matches("...")),
+                retry_after_ms: Some(ms),
+            });
         } else if t.starts_with("litellm.") || t.contains("Error: OpenAIException") {
             if self.error.is_none() {
                 self.error = Some(t.to_string());
@@ -176,6 +186,19 @@ fn litellm_code(text: &str) -> Option<ErrorCode> {
         .iter()
         .find(|(name, _)| text.contains(name))
         .map(|(_, code)| *code)
+}
+
+/// `Retrying in 0.2 seconds...` (aider's own retry after a litellm error)
+/// → the wait in milliseconds.
+fn retry_wait_ms(line: &str) -> Option<u64> {
+    let secs = line
+        .trim()
+        .strip_prefix("Retrying in ")?
+        .strip_suffix(" seconds...")?
+        .parse::<f64>()
+        .ok()
+        .filter(|s| s.is_finite() && *s >= 0.0)?;
+    Some((secs * 1000.0).round() as u64)
 }
 
 fn is_hash_then_msg(rest: &str) -> bool {

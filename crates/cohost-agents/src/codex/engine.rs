@@ -4,6 +4,7 @@
 
 use cohost_core::{AgentEventStream, CohostError, ErrorCode, InterruptStage, ToolDecision};
 use std::convert::Infallible;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use super::normalize::{Action, AppServerCore, CoreConfig};
@@ -21,7 +22,8 @@ pub(crate) struct CodexCore(AppServerCore);
 impl SessionCore for CodexCore {
     type Ready = String;
     type Effect = Infallible;
-    type Turn = String;
+    /// The prompt text and its images' paths.
+    type Turn = (String, Vec<PathBuf>);
 
     fn start(&mut self, out: &mut Vec<Action>) {
         out.extend(self.0.start());
@@ -36,8 +38,12 @@ impl SessionCore for CodexCore {
         }
     }
 
-    fn begin_turn(&mut self, text: String, out: &mut Vec<Action>) -> Result<(), CohostError> {
-        out.extend(self.0.start_turn(&text)?);
+    fn begin_turn(
+        &mut self,
+        (text, images): Self::Turn,
+        out: &mut Vec<Action>,
+    ) -> Result<(), CohostError> {
+        out.extend(self.0.start_turn(&text, &images)?);
         Ok(())
     }
 
@@ -122,7 +128,11 @@ impl AppServer {
 
     /// Start a turn; the returned stream ends after `Ended` (or when the
     /// process dies, without it).
-    pub(crate) async fn send_prompt(&self, text: &str) -> Result<AgentEventStream, CohostError> {
+    pub(crate) async fn send_prompt(
+        &self,
+        text: &str,
+        images: Vec<PathBuf>,
+    ) -> Result<AgentEventStream, CohostError> {
         if !self.alive() {
             return Err(CohostError::new(
                 ErrorCode::ProcessCrashed,
@@ -133,7 +143,7 @@ impl AppServer {
             )
             .with_fix("cohost restarts the agent for the next prompt"));
         }
-        self.session.begin_turn(text.to_string()).await
+        self.session.begin_turn((text.to_string(), images)).await
     }
 
     /// One step of the interrupt ladder.

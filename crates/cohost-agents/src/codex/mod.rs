@@ -66,6 +66,8 @@ pub(crate) const SPEC: CliEntry = CliEntry {
     token_streaming: false,
     api_provider: Some("openai"),
     capabilities: Capabilities {
+        // `turn/start` takes `localImage` input items.
+        images: true,
         fork: true,
         tier: SupportTier::Structured,
         ..Capabilities::CONTROL_PROTOCOL
@@ -94,6 +96,7 @@ fn exec_descriptor() -> ProviderDescriptor {
     d.capabilities.approvals = ApprovalSupport::Advisory;
     d.capabilities.interrupt = InterruptSupport::Signal;
     d.capabilities.fork = false;
+    // cohost's exec fallback passes no `--image`.
     d.capabilities.images = false;
     d
 }
@@ -231,12 +234,22 @@ impl AgentAdapter for CodexAdapter {
     ) -> Result<AgentEventStream, CohostError> {
         let env = self.env();
         match &mut self.engine {
-            Engine::AppServer(s) => s.send_prompt(&prompt.text).await,
+            Engine::AppServer(s) => {
+                let images = prompt.images.iter().map(|i| i.path.clone()).collect();
+                s.send_prompt(&prompt.text, images).await
+            }
             Engine::Exec {
                 binary,
                 state,
                 turn,
             } => {
+                if !prompt.images.is_empty() {
+                    return Err(CohostError::new(
+                        ErrorCode::UnsupportedMode,
+                        "this codex has no app-server, and cohost's `codex exec` fallback sends no images",
+                    )
+                    .with_fix("update codex (see `cohost agents`), or send the prompt without --image"));
+                }
                 if let Some(prev) = turn.take() {
                     prev.finish().await;
                 }

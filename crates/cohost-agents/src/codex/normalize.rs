@@ -39,6 +39,18 @@ pub struct CoreConfig {
     pub system_prompt: Option<String>,
 }
 
+/// `turn/start`'s input items: the text, then one `localImage` per image
+/// (codex reads the file itself and sends it to the model as an image).
+fn turn_input(text: &str, images: &[std::path::PathBuf]) -> Value {
+    let mut items = vec![json!({"type": "text", "text": text})];
+    items.extend(
+        images
+            .iter()
+            .map(|p| json!({"type": "localImage", "path": p.display().to_string()})),
+    );
+    Value::Array(items)
+}
+
 /// Handshake progress.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Phase {
@@ -166,8 +178,12 @@ impl AppServerCore {
         vec![self.request("initialize", params, Pending::Initialize)]
     }
 
-    /// Start a turn with `text`.
-    pub fn start_turn(&mut self, text: &str) -> Result<Vec<Action>, CohostError> {
+    /// Start a turn with `text` and the images at `images` (absolute paths).
+    pub fn start_turn(
+        &mut self,
+        text: &str,
+        images: &[std::path::PathBuf],
+    ) -> Result<Vec<Action>, CohostError> {
         let Some(thread) = self
             .thread_id
             .clone()
@@ -187,7 +203,7 @@ impl AppServerCore {
             .with_fix("wait for the turn to end or interrupt it"));
         }
         self.turn = Some(TurnState::default());
-        let params = json!({"threadId": thread, "input": [{"type": "text", "text": text}]});
+        let params = json!({"threadId": thread, "input": turn_input(text, images)});
         Ok(vec![self.request("turn/start", params, Pending::TurnStart)])
     }
 

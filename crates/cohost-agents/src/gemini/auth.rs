@@ -84,8 +84,10 @@ pub(crate) fn defaults_env(config: &AdapterConfig) -> Option<(&'static str, Stri
         .filter(|p| p.is_absolute())
         .unwrap_or_else(|| PathBuf::from(&home).join(".local/state"));
     let file = state.join("cohost/gemini").join(format!("{kind}.json"));
-    // gemini skips a defaults file below a group- or world-writable
-    // directory (a `/tmp` HOME): setting it would change nothing.
+    // gemini 0.61 (`isFileAndDirectorySecureSync`) skips a defaults file
+    // not owned by root or below a directory that is not root-owned or is
+    // group/world-writable (a `/tmp` HOME, any non-root user's HOME):
+    // setting it would change nothing.
     if !private_ancestors(&file) {
         return None;
     }
@@ -96,13 +98,14 @@ pub(crate) fn defaults_env(config: &AdapterConfig) -> Option<(&'static str, Stri
     Some((DEFAULTS_VAR, file.display().to_string()))
 }
 
-/// Whether no existing ancestor of `file` is writable by group or others.
+/// Whether every existing ancestor of `file` is owned by root and not
+/// writable by group or others (what gemini requires of a defaults file).
 fn private_ancestors(file: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
     file.ancestors()
         .skip(1)
         .all(|dir| match std::fs::metadata(dir) {
-            Ok(m) => m.permissions().mode() & 0o022 == 0,
+            Ok(m) => m.uid() == 0 && m.permissions().mode() & 0o022 == 0,
             Err(_) => true,
         })
 }
@@ -161,6 +164,29 @@ mod tests {
         let mut named = config(home.path(), &vars);
         named.env.insert(DEFAULTS_VAR.into(), "/x.json".into());
         assert_eq!(defaults_env(&named), None);
+    }
+
+    /// A state dir owned by a non-root user (what any non-root user has):
+    /// gemini 0.61 would skip the file, so cohost sets nothing. Needs root
+    /// to make such a directory; skips with a notice otherwise.
+    #[test]
+    fn a_state_dir_not_owned_by_root_is_skipped() {
+        use std::os::unix::fs::MetadataExt;
+        let home = tempfile::tempdir().unwrap();
+        if std::fs::metadata(home.path()).unwrap().uid() != 0 {
+            eprintln!("SKIP: not root; every dir of ours is non-root-owned already");
+            let cfg = config(home.path(), &[("GEMINI_API_KEY", "k")]);
+            assert_eq!(defaults_env(&cfg), None);
+            return;
+        }
+        let state = home.path().join("nobodys");
+        std::fs::create_dir_all(&state).unwrap();
+        std::os::unix::fs::chown(&state, Some(65534), Some(65534)).unwrap();
+        let mut cfg = config(home.path(), &[("GEMINI_API_KEY", "k")]);
+        cfg.env
+            .insert("XDG_STATE_HOME".into(), state.display().to_string());
+        assert_eq!(defaults_env(&cfg), None);
+        assert!(!state.join("cohost").exists(), "nothing written");
     }
 
     #[test]

@@ -139,3 +139,83 @@ fn odd_lines_and_crashes() {
         })
     ));
 }
+
+/// What aider 0.86.2 prints when litellm raises a retryable error
+/// (`base_coder.py`: `tool_warning(str(err))`, the description, then
+/// `Retrying in {delay:.1f} seconds...`).
+const RETRY_REPORT: [&str; 3] = [
+    "litellm.InternalServerError: InternalServerError: OpenAIException - Internal Server Error",
+    "The API provider's servers are down or overloaded.",
+    "Retrying in 0.2 seconds...",
+];
+
+fn exit_zero() -> Option<ExitInfo> {
+    Some(ExitInfo {
+        code: Some(0),
+        signal: None,
+    })
+}
+
+#[test]
+fn a_retried_litellm_error_is_a_notice_and_the_answer_completes() {
+    let mut n = AiderNormalizer::new();
+    let mut ev = Vec::new();
+    for l in ["Aider v0.86.2", "Model: openai/fake with whole edit format"]
+        .into_iter()
+        .chain(RETRY_REPORT)
+        .chain(["Hello after the retry.", "Tokens: 10 sent, 4 received."])
+    {
+        ev.extend(n.on_line(l));
+    }
+    ev.extend(n.on_exit(exit_zero(), "", false).unwrap());
+    assert!(
+        !ev.iter().any(|e| matches!(e, AgentEvent::Error(_))),
+        "{ev:#?}"
+    );
+    assert!(
+        ev.iter().any(|e| matches!(e, AgentEvent::Status { message, retry_after_ms: Some(200) }
+            if message.contains("InternalServerError") && message.contains("Retrying in 0.2 seconds"))),
+        "{ev:#?}"
+    );
+    assert_eq!(text(&ev), "Hello after the retry.\n");
+    assert!(matches!(
+        ev.last(),
+        Some(AgentEvent::Ended {
+            reason: EndReason::Completed,
+            ..
+        })
+    ));
+}
+
+#[test]
+fn a_litellm_error_without_retry_still_ends_the_turn() {
+    let mut n = AiderNormalizer::new();
+    let mut ev = Vec::new();
+    for l in ["Aider v0.86.2"]
+        .into_iter()
+        .chain(RETRY_REPORT[..2].iter().copied())
+    {
+        ev.extend(n.on_line(l));
+    }
+    ev.extend(n.on_exit(exit_zero(), "", false).unwrap());
+    assert!(
+        ev.iter().any(|e| matches!(e, AgentEvent::Error(err)
+            if err.message.contains("InternalServerError"))),
+        "{ev:#?}"
+    );
+    assert!(!ev.iter().any(|e| matches!(e, AgentEvent::Status { .. })));
+    assert!(matches!(
+        ev.last(),
+        Some(AgentEvent::Ended {
+            reason: EndReason::Error,
+            ..
+        })
+    ));
+}
+
+#[test]
+fn retrying_text_without_a_pending_error_is_answer_text() {
+    let mut n = AiderNormalizer::new();
+    let ev = n.on_line("Retrying in 2.0 seconds...");
+    assert_eq!(text(&ev), "Retrying in 2.0 seconds...\n");
+}

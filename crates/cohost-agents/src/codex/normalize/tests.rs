@@ -67,7 +67,7 @@ fn replay(scenario: &str) -> Replay {
                 match m {
                     "turn/start" => {
                         let t = sent["params"]["input"][0]["text"].as_str().unwrap();
-                        actions.extend(core.start_turn(t).unwrap());
+                        actions.extend(core.start_turn(t, &[]).unwrap());
                     }
                     "turn/interrupt" => actions.extend(core.interrupt()),
                     _ => {}
@@ -292,7 +292,7 @@ fn ready_core(approval: ApprovalMode) -> AppServerCore {
 #[test]
 fn malformed_lines_are_non_fatal_errors() {
     let mut core = ready_core(ApprovalMode::Ask);
-    core.start_turn("hi").unwrap();
+    core.start_turn("hi", &[]).unwrap();
     for junk in [
         "{\"method\":\"item/agentMessage/del",
         "\u{1b}[31mgarbage",
@@ -327,7 +327,7 @@ fn unknown_server_requests_get_an_error_at_once() {
 #[test]
 fn deny_all_declines_without_asking() {
     let mut core = ready_core(ApprovalMode::DenyAll);
-    core.start_turn("x").unwrap();
+    core.start_turn("x", &[]).unwrap();
     let out = core.on_line(r#"{"id":0,"method":"item/fileChange/requestApproval","params":{"itemId":"f1","threadId":"th","turnId":"t","startedAtMs":1}}"#);
     assert!(matches!(&out[0], Action::Event(AgentEvent::ToolCall(c)) if c.kind == ToolKind::Edit));
     assert!(matches!(&out[1], Action::Write(s) if s.contains("\"decline\"")));
@@ -341,7 +341,7 @@ fn deny_all_declines_without_asking() {
 #[test]
 fn interrupt_before_the_turn_id_is_sent_once_known() {
     let mut core = ready_core(ApprovalMode::Ask);
-    core.start_turn("x").unwrap();
+    core.start_turn("x", &[]).unwrap();
     assert!(core.interrupt().is_empty());
     let out =
         core.on_line(r#"{"id":3,"result":{"turn":{"id":"T1","items":[],"status":"inProgress"}}}"#);
@@ -353,7 +353,7 @@ fn interrupt_before_the_turn_id_is_sent_once_known() {
 #[test]
 fn deciding_twice_is_an_error() {
     let mut core = ready_core(ApprovalMode::Ask);
-    core.start_turn("x").unwrap();
+    core.start_turn("x", &[]).unwrap();
     core.on_line(r#"{"id":9,"method":"item/commandExecution/requestApproval","params":{"itemId":"c1","command":"rm -rf x"}}"#);
     assert!(core.decide("c1", ApprovalOption::AllowAlways).is_ok());
     assert!(core.decide("c1", ApprovalOption::AllowOnce).is_err());
@@ -384,4 +384,30 @@ fn fork_asks_for_thread_fork_and_opens_the_new_thread() {
         core.on_line(r#"{"id":2,"result":{"thread":{"id":"child"},"model":"m"}}"#);
         assert_eq!(core.phase(), &Phase::Ready);
     }
+}
+
+#[test]
+fn images_are_local_image_input_items_after_the_text() {
+    let mut core = AppServerCore::new(CoreConfig::default());
+    core.start();
+    core.on_line(r#"{"id":1,"result":{}}"#);
+    core.on_line(r#"{"id":2,"result":{"thread":{"id":"t1"},"model":"m"}}"#);
+    let images = [std::path::PathBuf::from("/work/pixel.png")];
+    let sent: Vec<Value> = core
+        .start_turn("what is it", &images)
+        .unwrap()
+        .into_iter()
+        .filter_map(|a| match a {
+            Action::Write(l) => serde_json::from_str(&l).ok(),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(sent[0]["method"], "turn/start");
+    assert_eq!(
+        sent[0]["params"]["input"],
+        json!([
+            {"type": "text", "text": "what is it"},
+            {"type": "localImage", "path": "/work/pixel.png"}
+        ])
+    );
 }
