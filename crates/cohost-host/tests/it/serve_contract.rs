@@ -2,7 +2,7 @@
 //! rejection (not JSON, malformed JSON, the wrong shape, a bad query, an
 //! unknown id, route or method) is cohost's JSON error with a code and a
 //! fix, under a status the document lists for that operation; responses
-//! match their schemas. The schemathesis run is `cohost-cli/tests/serve_schemathesis.rs`.
+//! match their schemas. The schemathesis run is `cohost-cli/tests/it/serve_schemathesis.rs`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
 
