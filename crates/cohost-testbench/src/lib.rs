@@ -34,6 +34,7 @@ mod install;
 mod netwatch;
 mod process;
 pub mod procfs;
+pub mod snapshot;
 
 pub use bench::{assert_requests_to, Bench};
 pub use cli::{AgentCli, ModelApi, UnknownCli};

@@ -3,7 +3,8 @@
 //! pure client state machine. `>> ` lines are what the client wrote and are
 //! re-enacted as client calls; our own writes must match what the agent
 //! accepted. Each fixture has a snapshot of the normalized events beside it
-//! (`<scenario>.events.json`); `COHOST_UPDATE_SNAPSHOTS=1` rewrites them.
+//! (`<scenario>.events`, `cohost_testbench::snapshot`); `COHOST_UPDATE_SNAPSHOTS=1`
+//! rewrites them.
 
 #![allow(
     clippy::unwrap_used,
@@ -16,7 +17,7 @@ use cohost_agents::parsers::acp::{AcpClient, ClientConfig, Output};
 use cohost_core::{
     AgentEvent, ApprovalMode, ApprovalOption, EndReason, ErrorCode, ToolDecision, ToolStatus,
 };
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::path::PathBuf;
 
 const AGENTS: [(&str, &str); 6] = [
@@ -158,55 +159,9 @@ fn replay(agent: &str, text: &str) -> Replay {
     Replay { events, writes }
 }
 
-fn to_json(e: &AgentEvent) -> Value {
-    match e {
-        AgentEvent::Started { session_id, model } => {
-            json!({"started": {"session": session_id.is_some(), "model": model}})
-        }
-        AgentEvent::TextDelta(t) => json!({"text": t}),
-        AgentEvent::ReasoningDelta(t) => json!({"reasoning": t}),
-        AgentEvent::ToolCall(c) => {
-            json!({"tool_call": {"id": c.tool_id, "name": c.name, "kind": c.kind, "input": c.input}})
-        }
-        AgentEvent::ApprovalRequested { call, options } => {
-            json!({"approval": {"id": call.tool_id, "name": call.name, "kind": call.kind, "input": call.input, "options": options}})
-        }
-        AgentEvent::ToolExecuted {
-            tool_id,
-            status,
-            output,
-        } => json!({"executed": {"id": tool_id, "status": status, "output": output}}),
-        AgentEvent::Usage(u) => json!({"usage": u}),
-        AgentEvent::Status { message, .. } => json!({"status": message}),
-        AgentEvent::Error(e) => json!({"error": {"code": e.code, "message": e.message}}),
-        AgentEvent::Ended { reason, usage } => json!({"ended": {"reason": reason, "usage": usage}}),
-    }
-}
-
 fn check_snapshot(agent: &str, version: &str, scenario: &str, events: &[AgentEvent]) {
-    let path = dir(agent, version).join(format!("{scenario}.events.json"));
-    let got = serde_json::to_string_pretty(&events.iter().map(to_json).collect::<Vec<_>>())
-        .unwrap()
-        + "\n";
-    if std::env::var_os("COHOST_UPDATE_SNAPSHOTS").is_some() {
-        std::fs::write(&path, &got).unwrap();
-        return;
-    }
-    let want = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e}; run with COHOST_UPDATE_SNAPSHOTS=1 and review",
-            path.display()
-        )
-    });
-    // As JSON values: key order is not part of the snapshot.
-    let got: serde_json::Value = serde_json::from_str(&got).unwrap();
-    let want: serde_json::Value = serde_json::from_str(&want).unwrap();
-    assert_eq!(
-        got,
-        want,
-        "{agent} {scenario}: events differ from {}",
-        path.display()
-    );
+    let path = dir(agent, version).join(format!("{scenario}.events"));
+    cohost_testbench::snapshot::check_events(&path, events);
 }
 
 fn text_of(events: &[AgentEvent]) -> String {

@@ -1,8 +1,8 @@
 //! Golden transcripts of the Claude stream-json family (Claude Code and Qwen
 //! Code), captured from the pinned CLIs against cohost-fakellm, replayed
 //! through the pure normalizer. Each fixture has a snapshot of the normalized
-//! events beside it (`<scenario>.events.json`); set `COHOST_UPDATE_SNAPSHOTS=1`
-//! to rewrite them after reviewing a change.
+//! events beside it (`<scenario>.events`, `cohost_testbench::snapshot`); set
+//! `COHOST_UPDATE_SNAPSHOTS=1` to rewrite them after reviewing a change.
 
 #![allow(
     clippy::unwrap_used,
@@ -97,63 +97,9 @@ fn replay(dialect: Dialect, text: &str) -> (Vec<AgentEvent>, Vec<String>, Stats)
     (events, writes, n.stats())
 }
 
-/// A stable JSON form of events for snapshots (ids and paths from the
-/// capture are kept: they are part of what the CLI sent).
-fn to_json(events: &[AgentEvent]) -> Value {
-    Value::Array(
-        events
-            .iter()
-            .map(|e| match e {
-                AgentEvent::Started { session_id, model } => {
-                    json!({"started": {"session_id": session_id, "model": model}})
-                }
-                AgentEvent::TextDelta(t) => json!({"text": t}),
-                AgentEvent::ReasoningDelta(t) => json!({"reasoning": t}),
-                AgentEvent::ToolCall(c) => {
-                    json!({"tool_call": {"id": c.tool_id, "name": c.name, "kind": c.kind, "input": c.input}})
-                }
-                AgentEvent::ApprovalRequested { call, options } => json!({"approval": {
-                    "id": call.tool_id, "name": call.name, "kind": call.kind,
-                    "input": call.input, "options": options}}),
-                AgentEvent::ToolExecuted {
-                    tool_id,
-                    status,
-                    output,
-                } => json!({"tool_executed": {"id": tool_id, "status": status, "output": output}}),
-                AgentEvent::Usage(u) => json!({"usage": u}),
-                AgentEvent::Status {
-                    message,
-                    retry_after_ms,
-                } => json!({"status": {"message": message, "retry_after_ms": retry_after_ms}}),
-                AgentEvent::Error(e) => json!({"error": {"code": e.code, "message": e.message}}),
-                AgentEvent::Ended { reason, usage } => {
-                    json!({"ended": {"reason": reason, "usage": usage}})
-                }
-            })
-            .collect(),
-    )
-}
-
 fn check_snapshot(family: &str, version: &str, scenario: &str, events: &[AgentEvent]) {
-    let path = fixture_dir(family, version).join(format!("{scenario}.events.json"));
-    let actual = serde_json::to_string_pretty(&to_json(events)).unwrap() + "\n";
-    if std::env::var_os("COHOST_UPDATE_SNAPSHOTS").is_some() {
-        std::fs::write(&path, &actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(&path).unwrap_or_else(|_| {
-        panic!(
-            "missing snapshot {}; run with COHOST_UPDATE_SNAPSHOTS=1 and review it",
-            path.display()
-        )
-    });
-    // As JSON values: key order is not part of the snapshot.
-    let parsed: serde_json::Value = serde_json::from_str(&expected).unwrap();
-    assert_eq!(
-        to_json(events),
-        parsed,
-        "normalized events of {family}/{version}/{scenario} changed; review, then COHOST_UPDATE_SNAPSHOTS=1"
-    );
+    let path = fixture_dir(family, version).join(format!("{scenario}.events"));
+    cohost_testbench::snapshot::check_events(&path, events);
 }
 
 fn run(dialect: Dialect, family: &str, version: &str, scenario: &str) -> Vec<AgentEvent> {

@@ -53,7 +53,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         if p.is_dir() {
             walk(&p, out);
         } else if [
-            "rs", "md", "json", "jsonl", "ndjson", "txt", "toml", "sse", "lock",
+            "rs", "md", "json", "jsonl", "ndjson", "txt", "toml", "sse", "lock", "events",
         ]
         .iter()
         .any(|x| name.ends_with(&format!(".{x}")))
