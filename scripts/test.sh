@@ -15,7 +15,7 @@ if [ "$(id -u)" = 0 ] && ! command -v redis-server >/dev/null 2>&1; then
 fi
 
 # nginx (Debian package) for the relay's load-balancer tests (issue 17):
-# crates/cohost-cli/tests/relay_ha.rs runs deploy/nginx/nginx.conf for real.
+# crates/cohost-cli/tests/it/relay_ha.rs runs deploy/nginx/nginx.conf for real.
 if [ "$(id -u)" = 0 ] && ! command -v nginx >/dev/null 2>&1; then
   log "installing nginx (apt)"
   apt-get update -qq
@@ -47,7 +47,7 @@ if [ -f tests/agents/install-litellm.sh ] && [ "${COHOST_SKIP_AGENT_INSTALL:-0}"
   installer "the LiteLLM proxy" bash tests/agents/install-litellm.sh
 fi
 # schemathesis (PyPI, pinned in the script) for the OpenAPI fuzz run of
-# `cohost serve` (cohost-cli/tests/serve_schemathesis.rs, issue 18).
+# `cohost serve` (cohost-cli/tests/it/serve_schemathesis.rs, issue 18).
 if [ -f tests/agents/install-schemathesis.sh ] && [ "${COHOST_SKIP_AGENT_INSTALL:-0}" != 1 ]; then
   log "installing the pinned schemathesis"
   installer "schemathesis" bash tests/agents/install-schemathesis.sh
@@ -61,7 +61,7 @@ fi
 
 # The participant web page (issue 19): its vendored libraries match the
 # lock and npm, and its browser tests get Debian's chromium and a pinned
-# playwright-core (crates/cohost-cli/tests/web_page.rs).
+# playwright-core (crates/cohost-cli/tests/it/web_page.rs).
 if [ "$(id -u)" = 0 ] && [ ! -x /usr/bin/chromium ]; then
   log "installing chromium (apt)"
   apt-get update -qq

@@ -305,7 +305,7 @@ mod tests {
     }
 
     /// The README's table is this list: regenerate it with
-    /// `COHOST_BLESS=1 cargo test -p cohost-host readme_key_table`.
+    /// `COHOST_UPDATE_SNAPSHOTS=1 cargo test -p cohost-host readme_key_table`.
     #[test]
     fn readme_key_table_is_the_code_list() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md");
@@ -320,7 +320,7 @@ mod tests {
             .expect("README closes the config-keys table")
             + a;
         let table = markdown_table();
-        if std::env::var_os("COHOST_BLESS").is_some() {
+        if std::env::var_os("COHOST_UPDATE_SNAPSHOTS").is_some() {
             let new = format!("{}{table}{}", &readme[..a], &readme[b..]);
             std::fs::write(&path, new).unwrap();
             return;
@@ -328,7 +328,7 @@ mod tests {
         assert_eq!(
             &readme[a..b],
             table,
-            "README's config key table is stale: COHOST_BLESS=1 cargo test -p cohost-host readme_key_table"
+            "README's config key table is stale: COHOST_UPDATE_SNAPSHOTS=1 cargo test -p cohost-host readme_key_table"
         );
     }
 }

@@ -39,6 +39,7 @@ mod netwatch;
 #[allow(unsafe_code)]
 mod process;
 pub mod procfs;
+pub mod snapshot;
 
 pub use bench::{assert_requests_to, Bench};
 pub use cli::{AgentCli, ModelApi, UnknownCli};

@@ -1,5 +1,5 @@
 //! Snapshot tests of the main screens on ratatui's `TestBackend` at 80x24.
-//! `UPDATE_SNAPSHOTS=1` rewrites `tests/snapshots/*.txt` (review the diff).
+//! `COHOST_UPDATE_SNAPSHOTS=1` rewrites `tests/snapshots/*.txt` (review the diff).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
 
@@ -111,13 +111,13 @@ fn screen(t: &Terminal<TestBackend>) -> String {
 fn snapshot(name: &str, a: &mut App) -> String {
     let text = screen(&draw(a, 80, 24));
     let path = format!("{}/tests/snapshots/{name}.txt", env!("CARGO_MANIFEST_DIR"));
-    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+    if std::env::var_os("COHOST_UPDATE_SNAPSHOTS").is_some() {
         std::fs::write(&path, &text).unwrap();
     }
     let want = std::fs::read_to_string(&path).unwrap_or_default();
     assert_eq!(
         text, want,
-        "screen {name} changed (UPDATE_SNAPSHOTS=1 to accept):\n{text}"
+        "screen {name} changed (COHOST_UPDATE_SNAPSHOTS=1 to accept):\n{text}"
     );
     text
 }

@@ -3,7 +3,7 @@ pinned in scripts/test.sh) running the ACP registry's checks against
 `cohost acp --agent AGENT`: initialize, session/new, a prompt with streamed
 updates, a permission round trip (deny, then allow), cancel, session/list,
 and session/load from a second connection. Run by
-crates/cohost-cli/tests/acp_clients.rs; prints one JSON object on stdout.
+crates/cohost-cli/tests/it/acp_clients.rs; prints one JSON object on stdout.
 
 usage: acp_client.py COHOST_BIN CONFIG_JSON
   CONFIG: {"agent", "cwd", "text", "tool", "slow", "model"} (prompts; tool,

@@ -1,6 +1,6 @@
 """An MCP client on the official Python SDK (PyPI `mcp`, pinned in
 scripts/test.sh) driving `cohost mcp` over stdio. Run by
-crates/cohost-cli/tests/mcp_clients.rs; prints one JSON object on stdout.
+crates/cohost-cli/tests/it/mcp_clients.rs; prints one JSON object on stdout.
 
 usage: mcp_client.py COHOST_BIN SCENARIO [ARGS_JSON]
   (with COHOST_MCP_URL set: streamable HTTP to that URL instead of stdio)

@@ -193,20 +193,9 @@ pub(crate) fn interrupted_end() -> Vec<AgentEvent> {
     }]
 }
 
-/// Compare events against a snapshot file (Debug, one event per line);
-/// `COHOST_UPDATE_SNAPSHOTS=1` rewrites it. Shared by the driver tests.
+/// Compare events against a snapshot file: the workspace's one format and
+/// update switch (`cohost_testbench::snapshot`). Shared by the driver tests.
 #[cfg(test)]
 pub(crate) fn check_snapshot(path: std::path::PathBuf, events: &[AgentEvent]) {
-    let got: String = events.iter().map(|e| format!("{e:?}\n")).collect();
-    if std::env::var_os("COHOST_UPDATE_SNAPSHOTS").is_some() {
-        std::fs::write(&path, &got).unwrap();
-        return;
-    }
-    let want = std::fs::read_to_string(&path).unwrap_or_else(|_| {
-        panic!(
-            "missing snapshot {}; run with COHOST_UPDATE_SNAPSHOTS=1 and review it",
-            path.display()
-        )
-    });
-    assert_eq!(got, want, "snapshot {} differs", path.display());
+    cohost_testbench::snapshot::check_events(&path, events);
 }

@@ -1,0 +1,34 @@
+//! Integration tests of the agent drivers: golden transcripts, each CLI end to end on its pinned binary, the HTTP providers, plugins and the pty.
+//!
+//! One test binary for the crate (linking one binary instead of one per
+//! file is most of a test build): each former `tests/<name>.rs` is the
+//! module `<name>`, so its tests are `<name>::<test>`
+//! (`cargo nextest run -p cohost-agents -E 'test(/^<name>::/)'`). The shared
+//! support folders stay beside `it/` and are declared here once.
+
+// A test crate: a failed unwrap is a failed test with its line, and
+// nothing here is API.
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
+
+mod acp_e2e;
+mod acp_golden;
+mod aider_e2e;
+mod claude_e2e;
+mod claude_golden;
+#[path = "../claude_support/mod.rs"]
+mod claude_support;
+mod codex_e2e;
+mod continue_e2e;
+mod copilot_e2e;
+mod cursor_goose_agy_kiro_engines;
+mod gemini_e2e;
+mod http_edge;
+mod http_litellm;
+mod http_providers;
+mod http_support;
+mod opencode_e2e;
+mod plugin_manifests;
+mod pty_e2e;
+mod qwen_e2e;
+#[path = "../support/mod.rs"]
+mod support;

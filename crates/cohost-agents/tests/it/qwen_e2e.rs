@@ -1,0 +1,71 @@
+//! Qwen Code end to end: the pinned `qwen` through `HostSession`, against
+//! cohost-fakellm (OpenAI wire), in a scratch HOME. Skips loudly when `qwen`
+//! is not installed; fails when `CI` is set.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    unreachable_pub,
+    missing_docs
+)]
+
+use crate::claude_support;
+
+use claude_support::scenarios as sc;
+use cohost_agents::drivers::claude::QWEN;
+use cohost_core::ErrorCode;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn text_turn_and_reasoning() {
+    sc::text_and_reasoning(QWEN).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn approved_tool_writes_the_file() {
+    sc::tool_allow(QWEN).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn denied_tool_writes_nothing() {
+    sc::tool_deny(QWEN).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn auto_approve_never_asks() {
+    sc::auto_approve(QWEN).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn interrupt_mid_stream_then_next_prompt() {
+    sc::interrupt_then_continue(QWEN).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resume_continues_the_conversation() {
+    sc::resume(QWEN).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn api_errors_map_to_codes() {
+    // Qwen 0.24.4 retries a 429 ten times from a 60 s delay unless its
+    // settings say `model.generationConfig.maxRetries: 0` (the rig writes it).
+    sc::api_errors(
+        QWEN,
+        &[
+            ("401", ErrorCode::AuthRequired),
+            ("429", ErrorCode::RateLimited),
+            ("context", ErrorCode::ContextWindowExceeded),
+        ],
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn missing_binary_is_provider_not_found() {
+    sc::missing_binary(QWEN).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn killed_group_is_a_crash_then_respawn_works() {
+    sc::crash_then_respawn(QWEN).await;
+}

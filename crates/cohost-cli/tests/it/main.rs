@@ -1,0 +1,44 @@
+//! Integration tests of the `cohost` binary: run, sessions, serve, MCP/ACP clients, shared rooms, the relay cluster, the TUI in a pty, the web page.
+//!
+//! One test binary for the crate (linking one binary instead of one per
+//! file is most of a test build): each former `tests/<name>.rs` is the
+//! module `<name>`, so its tests are `<name>::<test>`
+//! (`cargo nextest run -p cohost-cli -E 'test(/^<name>::/)'`). The shared
+//! support folders stay beside `it/` and are declared here once.
+
+// A test crate: a failed unwrap is a failed test with its line, and
+// nothing here is API.
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
+
+mod acp_clients;
+mod acp_loopback;
+mod agent_env;
+mod cli_attach;
+mod cli_sessions;
+#[path = "../cli_support/mod.rs"]
+mod cli_support;
+#[path = "../clients/mod.rs"]
+mod clients;
+mod e2e_room;
+mod mcp_clients;
+mod mcp_host_claude;
+mod multiplayer;
+mod no_orphans;
+#[path = "../orphans_support/mod.rs"]
+mod orphans_support;
+mod readme;
+mod relay_ha;
+mod room_secrets;
+#[path = "../room_support/mod.rs"]
+mod room_support;
+mod run_cli;
+mod secret_channels;
+mod serve_schemathesis;
+mod share_join_cli;
+mod terminal_exits;
+#[path = "../tls_support/mod.rs"]
+mod tls_support;
+mod tui_pty;
+#[path = "../tui_support/mod.rs"]
+mod tui_support;
+mod web_page;

@@ -1,0 +1,235 @@
+//! The terminal UI end to end: the real `cohost` binary in a pseudo-terminal,
+//! the screen read through a terminal emulator (`vt100`).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
+
+use crate::tui_support;
+
+use std::time::Duration;
+use tui_support::Tty;
+
+const WAIT: Duration = Duration::from_secs(20);
+
+#[test]
+fn chat_answers_approves_interrupts_resizes_and_exits_restored() {
+    let mut t = Tty::spawn(&["chat", "--agent", "mock"], 24, 80);
+    t.wait_for("type a prompt", WAIT);
+    t.type_line("hello there");
+    t.wait_for("You said: \"hello there\"", WAIT);
+
+    t.type_line("write it [mock:tool]");
+    let s = t.wait_for("approval needed", WAIT);
+    assert!(s.contains("y once  a always  n no  N never"), "{s}");
+    assert!(s.contains("denied in 1"), "the deadline counts down: {s}");
+    t.send(b"y");
+    let s = t.wait_for("allowed once by you", WAIT);
+    assert!(!s.contains("approval needed"), "the card went away: {s}");
+    t.wait_for("✓ write_file", WAIT);
+
+    t.type_line("go [mock:slow]");
+    t.wait_for("tick 2", WAIT);
+    t.send(b"\x03");
+    t.wait_for("· interrupted", WAIT);
+    t.type_line("after the interrupt");
+    t.wait_for("You said: \"after the interrupt\"", WAIT);
+
+    // A resize redraws at the new size: the status line moves to the last row.
+    t.resize(30, 100);
+    let start = std::time::Instant::now();
+    loop {
+        let s = t.screen();
+        if s.lines().count() >= 30 && s.lines().nth(29).is_some_and(|l| l.contains("tokens")) {
+            break;
+        }
+        assert!(start.elapsed() < WAIT, "no redraw at 100x30:\n{s}");
+        std::thread::sleep(Duration::from_millis(30));
+    }
+
+    t.send(b"\x04");
+    assert_eq!(t.wait_exit(WAIT), 0);
+    t.assert_restored();
+}
+
+#[test]
+fn quit_command_and_termination_signals_restore_the_terminal() {
+    let mut t = Tty::spawn(&["chat", "--agent", "mock"], 24, 80);
+    t.wait_for("type a prompt", WAIT);
+    t.type_line("/quit");
+    assert_eq!(t.wait_exit(WAIT), 0);
+    t.assert_restored();
+
+    for (sig, code) in [(libc::SIGTERM, 143), (libc::SIGHUP, 129)] {
+        let mut t = Tty::spawn(&["chat", "--agent", "mock"], 24, 80);
+        t.wait_for("type a prompt", WAIT);
+        t.type_line("go [mock:slow]");
+        t.wait_for("tick 1", WAIT);
+        t.signal(sig);
+        assert_eq!(t.wait_exit(WAIT), code, "signal {sig}");
+        t.assert_restored();
+    }
+}
+
+#[test]
+fn cohost_alone_on_a_terminal_opens_the_chat() {
+    let mut t = Tty::spawn(&[], 24, 80);
+    let s = t.wait_for("type a prompt", WAIT);
+    assert!(s.contains("built-in mock agent"), "no agent on PATH: {s}");
+    t.send(b"\x03");
+    t.wait_for("Ctrl+C again to quit", WAIT);
+    t.send(b"\x03");
+    assert_eq!(t.wait_exit(WAIT), 0);
+    t.assert_restored();
+}
+
+/// The invite for `role` as the host console printed it before the screen
+/// switched (a line on the main screen, to copy).
+fn invite(host: &Tty, role: &str) -> String {
+    let start = std::time::Instant::now();
+    loop {
+        let raw = host.raw();
+        let tag = "cohost join '";
+        let at = raw
+            .find(&format!("{role}:"))
+            .and_then(|i| raw[i..].find(tag).map(|j| i + j));
+        if let Some(i) = at {
+            let rest = &raw[i + tag.len()..];
+            if let Some(end) = rest.find('\'') {
+                return rest[..end].to_string();
+            }
+        }
+        assert!(start.elapsed() < WAIT, "no {role} invite printed:\n{raw}");
+        std::thread::sleep(Duration::from_millis(30));
+    }
+}
+
+#[test]
+fn host_console_and_participant_view_over_the_embedded_relay() {
+    let mut host = Tty::spawn(&["share", "--agent", "mock"], 30, 110);
+    host.wait_for("type a prompt to run it", WAIT);
+    let co_driver = invite(&host, "co-driver");
+    let viewer_invite = invite(&host, "viewer");
+
+    let mut guest = Tty::spawn(&["join", "--name", "ada", &co_driver], 30, 110);
+    guest.wait_for("type a prompt to suggest it to the host", WAIT);
+    let mut viewer = Tty::spawn(&["join", &viewer_invite], 30, 110);
+    viewer.wait_for("you are watching", WAIT);
+    // The host is in its own pane, first, and both guests after it.
+    let s = host.wait_for("participants (3)", WAIT);
+    let pane: Vec<&str> = s.lines().filter_map(|l| l.split('│').nth(1)).collect();
+    let first = pane.iter().find(|l| l.contains('●')).map(|l| l.trim());
+    assert_eq!(first, Some("● host (you) · host"), "{s}");
+
+    // The participants see the host's turn, rendered the same way.
+    host.type_line("hello room");
+    host.wait_for("You said: \"hello room\"", WAIT);
+    guest.wait_for("host ❯ hello room", WAIT);
+    guest.wait_for("You said: \"hello room\"", WAIT);
+    viewer.wait_for("You said: \"hello room\"", WAIT);
+
+    // The co-driver's typed suggestion queues on the host, runs when accepted.
+    guest.type_line("please add tests");
+    let s = host.wait_for("suggestions (1)", WAIT);
+    assert!(s.contains("please add tests"), "{s}");
+    host.send(b"\x01");
+    host.wait_for("You said: \"please add tests\"", WAIT);
+    guest.wait_for("You said: \"please add tests\"", WAIT);
+    guest.wait_for("suggestion s-", WAIT);
+
+    // Approvals: the host decides, the participants see who did.
+    host.type_line("write it [mock:tool]");
+    host.wait_for("approval needed", WAIT);
+    guest.wait_for("waiting for the host's decision", WAIT);
+    host.send(b"y");
+    host.wait_for("allowed once by you", WAIT);
+    guest.wait_for("allowed once by the host", WAIT);
+
+    // Chat goes both ways.
+    viewer.type_line("nice work");
+    host.wait_for("nice work", WAIT);
+
+    // The host quits: the room closes and the participants' screens end.
+    host_quits(&mut host, &mut [&mut guest, &mut viewer]);
+}
+
+/// `/quit` on the host: it and every guest exit 0, terminals restored.
+fn host_quits(host: &mut Tty, guests: &mut [&mut Tty]) {
+    host.type_line("/quit");
+    assert_eq!(host.wait_exit(WAIT), 0);
+    host.assert_restored();
+    for g in guests {
+        assert_eq!(g.wait_exit(WAIT), 0);
+        g.assert_restored();
+    }
+}
+
+/// The invite for `role` as the chat shows it after `/share`: a notice in
+/// the transcript (columns `0..cols`, beside the room pane), wrapped over
+/// rows that are put back together.
+fn invite_in_transcript(t: &Tty, role: &str, cols: u16) -> String {
+    let start = std::time::Instant::now();
+    loop {
+        let rows: Vec<String> = t
+            .rows_within(cols)
+            .iter()
+            .map(|r| r.trim_end().to_string())
+            .collect();
+        let text = rows.concat();
+        let found = text.find(&format!("{role}:")).and_then(|i| {
+            let rest = &text[i..];
+            let open = rest.find('\'')? + 1;
+            let close = rest[open..].find('\'')?;
+            Some(rest[open..open + close].to_string())
+        });
+        if let Some(invite) = found {
+            return invite;
+        }
+        assert!(
+            start.elapsed() < WAIT,
+            "no {role} invite on screen:\n{}",
+            t.screen()
+        );
+        std::thread::sleep(Duration::from_millis(30));
+    }
+}
+
+#[test]
+fn share_in_a_running_chat_opens_a_room_for_the_same_session() {
+    let (rows, cols) = (30, 110);
+    let mut host = Tty::spawn(&["chat", "--agent", "mock"], rows, cols);
+    host.wait_for("type a prompt", WAIT);
+    host.type_line("before sharing");
+    host.wait_for("You said: \"before sharing\"", WAIT);
+    host.wait_for("· ready", WAIT);
+
+    host.type_line("/share");
+    let s = host.wait_for("participants (1)", WAIT);
+    assert!(s.contains("this session is shared now"), "{s}");
+    assert!(
+        s.contains("You said: \"before sharing\""),
+        "the chat goes on: {s}"
+    );
+    // The room pane is 32 columns wide on the right, and the transcript
+    // keeps one column free before it.
+    let co_driver = invite_in_transcript(&host, "co-driver", cols - 33);
+    let viewer = invite_in_transcript(&host, "viewer", cols - 33);
+    assert!(co_driver.starts_with("cohost://127.0.0.1:"), "{co_driver}");
+
+    // A participant TUI and a plain `cohost join` both get in.
+    let mut guest = Tty::spawn(&["join", "--name", "ada", &co_driver], rows, cols);
+    guest.wait_for("type a prompt to suggest it to the host", WAIT);
+    let mut plain = Tty::spawn(&["join", "--plain", &viewer], rows, cols);
+    host.wait_for("participants (3)", WAIT);
+
+    // The host's next answer reaches both, from the same agent session.
+    host.type_line("after sharing");
+    host.wait_for("You said: \"after sharing\"", WAIT);
+    guest.wait_for("host ❯ after sharing", WAIT);
+    guest.wait_for("You said: \"after sharing\"", WAIT);
+    plain.wait_for("You said: \"after sharing\"", WAIT);
+
+    // A co-driver's suggestion queues on the host, as in `cohost share`.
+    guest.type_line("and a test");
+    host.wait_for("suggestions (1)", WAIT);
+
+    host_quits(&mut host, &mut [&mut guest, &mut plain]);
+}

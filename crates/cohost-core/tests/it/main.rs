@@ -1,0 +1,16 @@
+//! Integration tests of cohost-core: property tests of chunking and the lifecycle, and the sanitizer over real text.
+//!
+//! One test binary for the crate (linking one binary instead of one per
+//! file is most of a test build): each former `tests/<name>.rs` is the
+//! module `<name>`, so its tests are `<name>::<test>`
+//! (`cargo nextest run -p cohost-core -E 'test(/^<name>::/)'`). The shared
+//! support folders stay beside `it/` and are declared here once.
+
+// A test crate: a failed unwrap is a failed test with its line, and
+// nothing here is API.
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
+
+mod prop_chunks;
+mod prop_lifecycle;
+mod sanitize_false_positives;
+mod stream_sanitizer_splits;

@@ -1,0 +1,23 @@
+//! Integration tests of the relay: room flow, admin API, limits, Redis history and nodes.
+//!
+//! One test binary for the crate (linking one binary instead of one per
+//! file is most of a test build): each former `tests/<name>.rs` is the
+//! module `<name>`, so its tests are `<name>::<test>`
+//! (`cargo nextest run -p cohost-relay -E 'test(/^<name>::/)'`). The shared
+//! support folders stay beside `it/` and are declared here once.
+
+// A test crate: a failed unwrap is a failed test with its line, and
+// nothing here is API.
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
+
+mod admin_api;
+mod bounded;
+#[path = "../common/mod.rs"]
+mod common;
+mod exhaustion;
+mod operable;
+mod redis_history;
+mod redis_nodes;
+mod rejections;
+mod room_flow;
+mod safe_settings;

@@ -1,0 +1,18 @@
+//! Integration tests of the testbench: the scratch bench, the CLI smoke run, the drift report and scripts/test.sh.
+//!
+//! One test binary for the crate (linking one binary instead of one per
+//! file is most of a test build): each former `tests/<name>.rs` is the
+//! module `<name>`, so its tests are `<name>::<test>`
+//! (`cargo nextest run -p cohost-testbench -E 'test(/^<name>::/)'`). The shared
+//! support folders stay beside `it/` and are declared here once.
+
+// A test crate: a failed unwrap is a failed test with its line, and
+// nothing here is API.
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
+
+mod bench;
+#[path = "../common/mod.rs"]
+mod common;
+mod drift_report;
+mod smoke;
+mod test_script;
