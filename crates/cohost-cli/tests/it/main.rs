@@ -15,6 +15,7 @@ mod acp_loopback;
 mod agent_env;
 mod cli_attach;
 mod cli_sessions;
+mod codex_real;
 #[path = "../cli_support/mod.rs"]
 mod cli_support;
 #[path = "../clients/mod.rs"]

@@ -5,8 +5,6 @@
 //! parent's history. Skips with a loud notice when codex is not installed,
 //! unless `CI` is set.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
-
 use cohost_testbench::{require_cli, AgentCli, Bench};
 
 /// The smallest valid PNG: 1x1, one grey pixel.
