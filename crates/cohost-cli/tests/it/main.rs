@@ -15,11 +15,11 @@ mod acp_loopback;
 mod agent_env;
 mod cli_attach;
 mod cli_sessions;
-mod codex_real;
 #[path = "../cli_support/mod.rs"]
 mod cli_support;
 #[path = "../clients/mod.rs"]
 mod clients;
+mod codex_real;
 mod e2e_room;
 mod mcp_clients;
 mod mcp_host_claude;
