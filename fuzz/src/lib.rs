@@ -297,6 +297,7 @@ pub fn acp_session(data: &[u8]) {
         cwd: "/work".into(),
         approval,
         resume: (b(1) % 2 == 1).then(|| "sess-1".to_string()),
+        fork: false,
         model: None,
         text_errors: if b(2) % 2 == 1 {
             cohost_agents::parsers::acp::TextErrors::Copilot

@@ -156,6 +156,7 @@ impl Engine {
             cwd: cwd.display().to_string(),
             approval: config.approval,
             resume: config.resume.clone(),
+            fork: config.fork && config.resume.is_some(),
             model: config.model.clone(),
             text_errors: spec.text_errors,
         });

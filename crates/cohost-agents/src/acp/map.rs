@@ -185,18 +185,32 @@ pub(crate) fn prompt_error(provider: &str, e: &RpcError) -> CohostError {
     CohostError::new(code, format!("agent `{provider}`: {text}")).with_fix(fix_for(code, provider))
 }
 
+/// `--fork` on an agent whose `initialize` does not offer `session/fork`.
+pub(crate) fn fork_unsupported(provider: &str) -> CohostError {
+    CohostError::new(
+        ErrorCode::UnsupportedMode,
+        format!("agent `{provider}` cannot fork a session (its initialize offers no session/fork)"),
+    )
+    .with_fix(
+        "resume the session instead (--resume ID), or update the agent to a version that can fork",
+    )
+}
+
 /// A failed handshake step.
 pub(crate) fn handshake_error(provider: &str, step: &str, e: &RpcError) -> CohostError {
     let text = e.describe();
     // ACP's "authentication required" is -32000.
     let code = if e.code == -32000 || text.to_ascii_lowercase().contains("auth") {
         ErrorCode::AuthRequired
-    } else if step == "session/load" {
+    } else if step == "session/load" || step == "session/fork" {
         ErrorCode::ConfigInvalid
     } else {
         classify_stderr(&text).unwrap_or(ErrorCode::SpawnFailed)
     };
-    let fix = if code == ErrorCode::ConfigInvalid {
+    let fix = if code == ErrorCode::ConfigInvalid && step == "session/fork" {
+        "check the session id (`cohost sessions`), or resume it (--resume ID) instead of forking it"
+            .to_string()
+    } else if code == ErrorCode::ConfigInvalid {
         "check the session id, or start without --resume for a new session".to_string()
     } else {
         fix_for(code, provider)

@@ -138,6 +138,8 @@ impl AcpAdapter {
         };
         let mut config = self.config.clone();
         config.resume = Some(old.opened.session_id.clone());
+        // A forked session is reloaded, not forked again.
+        config.fork = false;
         stop(old).await;
         self.engine = Some(Engine::start(&self.spec, &config).await?);
         Ok(())

@@ -41,6 +41,8 @@ pub struct ClientConfig {
     pub approval: ApprovalMode,
     /// Native session id to load.
     pub resume: Option<String>,
+    /// Fork `resume` into a new session (`session/fork`) instead of loading it.
+    pub fork: bool,
     /// Model, when the user chose one (reported in `Started`).
     pub model: Option<String>,
     /// How the agent reports provider failures in answer text.
@@ -123,7 +125,21 @@ enum Pending {
     Initialize,
     NewSession,
     LoadSession,
+    ForkSession,
     Prompt,
+}
+
+impl Pending {
+    /// The method this answers.
+    fn method(self) -> &'static str {
+        match self {
+            Pending::Initialize => "initialize",
+            Pending::NewSession => "session/new",
+            Pending::LoadSession => "session/load",
+            Pending::ForkSession => "session/fork",
+            Pending::Prompt => "session/prompt",
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -359,8 +375,22 @@ impl AcpClient {
             (Pending::Initialize, Ok(v)) => {
                 self.info = serde_json::from_value(v).unwrap_or_default();
                 let cwd = self.cfg.cwd.clone();
+                let caps = &self.info.agent_capabilities;
                 let line = match self.cfg.resume.clone() {
-                    Some(sid) if self.info.agent_capabilities.load_session => self.request(
+                    Some(sid) if self.cfg.fork => {
+                        if caps.session_capabilities.fork.is_none() {
+                            out.push(Output::Ready(Err(map::fork_unsupported(
+                                &self.cfg.provider_id,
+                            ))));
+                            return;
+                        }
+                        self.request(
+                            "session/fork",
+                            json!({"sessionId": sid, "cwd": cwd, "mcpServers": []}),
+                            Pending::ForkSession,
+                        )
+                    }
+                    Some(sid) if caps.load_session => self.request(
                         "session/load",
                         json!({"sessionId": sid, "cwd": cwd, "mcpServers": []}),
                         Pending::LoadSession,
@@ -381,22 +411,27 @@ impl AcpClient {
                 };
                 out.push(Output::Write(line));
             }
-            (Pending::NewSession, Ok(v)) => match v.get("sessionId").and_then(Value::as_str) {
-                Some(sid) => {
-                    if let Some(m) = v.pointer("/models/currentModelId").and_then(Value::as_str) {
-                        self.model = self.model.clone().or(Some(m.to_string()));
+            (Pending::NewSession | Pending::ForkSession, Ok(v)) => {
+                match v.get("sessionId").and_then(Value::as_str) {
+                    Some(sid) => {
+                        if let Some(m) = v.pointer("/models/currentModelId").and_then(Value::as_str)
+                        {
+                            self.model = self.model.clone().or(Some(m.to_string()));
+                        }
+                        // A fork is a new session that carries the parent's history.
+                        self.open(sid.to_string(), what == Pending::ForkSession, out);
                     }
-                    self.open(sid.to_string(), false, out);
+                    None => out.push(Output::Ready(Err(CohostError::new(
+                        ErrorCode::InvalidOutput,
+                        format!(
+                            "agent `{}` answered {} without a sessionId",
+                            self.cfg.provider_id,
+                            what.method()
+                        ),
+                    )
+                    .with_fix("the agent does not follow ACP; check its version")))),
                 }
-                None => out.push(Output::Ready(Err(CohostError::new(
-                    ErrorCode::InvalidOutput,
-                    format!(
-                        "agent `{}` answered session/new without a sessionId",
-                        self.cfg.provider_id
-                    ),
-                )
-                .with_fix("the agent does not follow ACP; check its version")))),
-            },
+            }
             (Pending::LoadSession, Ok(_)) => {
                 let sid = self.cfg.resume.clone().unwrap_or_default();
                 self.open(sid, true, out);
@@ -418,15 +453,10 @@ impl AcpClient {
                 );
                 out.push(Output::Write(line));
             }
-            (Pending::Initialize | Pending::NewSession, Err(e)) => {
-                let step = if what == Pending::Initialize {
-                    "initialize"
-                } else {
-                    "session/new"
-                };
+            (Pending::Initialize | Pending::NewSession | Pending::ForkSession, Err(e)) => {
                 out.push(Output::Ready(Err(map::handshake_error(
                     &self.cfg.provider_id,
-                    step,
+                    what.method(),
                     &e,
                 ))));
             }

@@ -9,6 +9,7 @@ fn client(approval: ApprovalMode) -> AcpClient {
         cwd: "/w".into(),
         approval,
         resume: None,
+        fork: false,
         model: None,
         text_errors: Default::default(),
     })
@@ -299,6 +300,7 @@ fn resume_uses_session_load_only_when_offered() {
             cwd: "/w".into(),
             approval: ApprovalMode::Ask,
             resume: Some("old".into()),
+            fork: false,
             model: None,
             text_errors: Default::default(),
         });
@@ -341,6 +343,7 @@ fn a_failed_load_falls_back_to_a_new_session_with_a_notice() {
         cwd: "/w".into(),
         approval: ApprovalMode::Ask,
         resume: Some("gone".into()),
+        fork: false,
         model: None,
         text_errors: Default::default(),
     });
@@ -506,4 +509,63 @@ fn a_turn_the_agent_aborts_on_a_denial_completes() {
             ..
         })
     ));
+}
+
+/// A client asked to fork session `old`, after `initialize` answered `caps`.
+fn forking(caps: Value) -> (AcpClient, Vec<Output>) {
+    let mut c = client(ApprovalMode::Ask);
+    c.cfg.resume = Some("old".into());
+    c.cfg.fork = true;
+    let mut out = Vec::new();
+    c.initialize();
+    let init = json!({"jsonrpc":"2.0","id":0,"result":{"agentCapabilities":caps}});
+    c.on_line(&init.to_string(), &mut out);
+    (c, out)
+}
+
+#[test]
+fn fork_sends_session_fork_when_offered_and_opens_the_new_session() {
+    let (mut c, mut out) = forking(json!({"loadSession":true,"sessionCapabilities":{"fork":{}}}));
+    let w = writes(&out);
+    assert_eq!(w[0]["method"], "session/fork", "{out:?}");
+    assert_eq!(w[0]["params"]["sessionId"], "old");
+    assert_eq!(w[0]["params"]["cwd"], "/w");
+    c.on_line(
+        r#"{"jsonrpc":"2.0","id":1,"result":{"sessionId":"forked"}}"#,
+        &mut out,
+    );
+    let Some(Output::Ready(Ok(o))) = out.last() else {
+        panic!("{out:?}")
+    };
+    assert_eq!(o.session_id, "forked");
+    assert!(o.resumed, "a fork carries the parent's history");
+}
+
+#[test]
+fn fork_without_the_capability_is_unsupported_mode_and_loads_nothing() {
+    let (_c, out) = forking(json!({"loadSession":true}));
+    assert!(writes(&out).is_empty(), "{out:?}");
+    let Some(Output::Ready(Err(e))) = out.last() else {
+        panic!("{out:?}")
+    };
+    assert_eq!(e.code, ErrorCode::UnsupportedMode);
+    assert!(e.message.contains("session/fork"), "{e:?}");
+    assert!(e
+        .suggested_fix
+        .as_deref()
+        .is_some_and(|f| f.contains("--resume")));
+}
+
+#[test]
+fn a_refused_fork_is_a_handshake_error_naming_the_session() {
+    let (mut c, mut out) = forking(json!({"sessionCapabilities":{"fork":{}}}));
+    c.on_line(
+        r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"no such session"}}"#,
+        &mut out,
+    );
+    let Some(Output::Ready(Err(e))) = out.last() else {
+        panic!("{out:?}")
+    };
+    assert_eq!(e.code, ErrorCode::ConfigInvalid);
+    assert!(e.message.contains("session/fork"), "{e:?}");
 }

@@ -52,7 +52,12 @@ pub(crate) const CLAUDE_ACP_SPEC: CliEntry = CliEntry {
     ],
     flags: ACP_FLAGS,
     token_streaming: true,
-    capabilities: ACP_CAPABILITIES,
+    // claude-code-acp offers `sessionCapabilities.fork` (unstable
+    // `session/fork`, Claude's fork-session underneath).
+    capabilities: Capabilities {
+        fork: true,
+        ..ACP_CAPABILITIES
+    },
     ..catalog::BASE
 };
 

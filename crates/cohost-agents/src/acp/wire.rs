@@ -30,6 +30,18 @@ pub struct AgentCapabilities {
     pub load_session: bool,
     /// Content kinds accepted in prompts.
     pub prompt_capabilities: PromptCapabilities,
+    /// Optional session methods (`fork`, `resume`, `list`: present means
+    /// supported).
+    pub session_capabilities: SessionCapabilities,
+}
+
+/// `agentCapabilities.sessionCapabilities`: each present member (an object,
+/// possibly empty) means the agent serves that unstable session method.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct SessionCapabilities {
+    /// `session/fork` is supported.
+    pub fork: Option<serde_json::Value>,
 }
 
 /// `promptCapabilities`.

@@ -470,3 +470,64 @@ async fn gemini_acp_creates_a_new_file_after_asking() {
     );
     assert_no_leftovers(bench.marker()).await;
 }
+
+/// The model request whose body holds `marker`, as text.
+fn request_with(bench: &Bench, marker: &str) -> String {
+    bench
+        .fake()
+        .requests()
+        .iter()
+        .rev()
+        .map(|r| r.body.to_string())
+        .find(|b| b.contains(marker))
+        .unwrap_or_else(|| panic!("no model request holds {marker:?}"))
+}
+
+/// `--fork` on claude-code-acp: `session/fork` opens a new session id that
+/// starts from the parent's history; the parent, resumed afterwards, never
+/// sees the fork's turn.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claude_acp_forks_a_session() {
+    let cli = AgentCli::ClaudeCodeAcp;
+    let Some(bench) = bench(cli).await else {
+        return;
+    };
+    let spec = providers::claude();
+    let open = |resume: Option<String>, fork: bool| {
+        let mut c = config(&bench, cli, ApprovalMode::Ask, resume);
+        c.fork = fork;
+        session(&spec, c, Policy::DenyAll)
+    };
+    let mut parent = open(None, false);
+    parent.start().await.unwrap();
+    let (out, ev) = run(&mut parent, "remember the word pelican").await;
+    assert_eq!(out.reason, EndReason::Completed, "{ev:#?}");
+    let native = parent.native_session_id().unwrap().to_string();
+    parent.terminate().await.unwrap();
+
+    let mut fork = open(Some(native.clone()), true);
+    fork.start().await.unwrap();
+    let forked = fork.native_session_id().unwrap().to_string();
+    assert_ne!(forked, native, "a fork is a new session");
+    let (out, ev) = run(&mut fork, "fork turn marker").await;
+    assert_eq!(out.reason, EndReason::Completed, "{ev:#?}");
+    assert!(
+        request_with(&bench, "fork turn marker").contains("pelican"),
+        "the fork starts from the parent's history"
+    );
+    fork.terminate().await.unwrap();
+
+    let mut again = open(Some(native.clone()), false);
+    again.start().await.unwrap();
+    assert_eq!(again.native_session_id(), Some(native.as_str()));
+    let (out, ev) = run(&mut again, "parent again marker").await;
+    assert_eq!(out.reason, EndReason::Completed, "{ev:#?}");
+    let body = request_with(&bench, "parent again marker");
+    assert!(body.contains("pelican"), "the parent keeps its history");
+    assert!(
+        !body.contains("fork turn marker"),
+        "the parent never sees the fork's turn"
+    );
+    again.terminate().await.unwrap();
+    assert_no_leftovers(bench.marker()).await;
+}

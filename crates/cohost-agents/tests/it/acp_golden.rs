@@ -52,6 +52,7 @@ fn replay(agent: &str, text: &str) -> Replay {
         cwd: "/work".into(),
         approval: ApprovalMode::Ask,
         resume: None,
+        fork: false,
         model: None,
         text_errors,
     });

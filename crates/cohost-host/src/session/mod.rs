@@ -471,7 +471,7 @@ fn unsupported_fork(id: &str) -> CohostError {
     )
     .with_fix(
         "resume it instead (--resume ID), or fork with an agent that can: \
-         claude, codex (`cohost agents --json`: driver.fork)",
+         claude, codex, claude-acp (`cohost agents --json`: driver.fork)",
     )
 }
 
