@@ -18,8 +18,8 @@
 //!   stragglers after a cancel) are dropped.
 
 use cohost_core::{
-    AgentEvent, ApprovalMode, ApprovalOption, CohostError, EndReason, ErrorCode, ToolCallInfo,
-    ToolDecision, ToolStatus, Usage,
+    AgentEvent, ApprovalMode, CohostError, EndReason, ErrorCode, ToolCallInfo, ToolDecision,
+    ToolStatus, Usage,
 };
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet};
@@ -29,6 +29,7 @@ use super::rpc::{self, Incoming};
 use super::wire::{
     AgentCapabilities, AgentInfo, InitializeResult, PromptResponse, ReadTextFile, WriteTextFile,
 };
+use updates::{answer_permission, OpenPermission};
 
 /// What the client needs to know about the session it opens.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -140,12 +141,6 @@ impl Pending {
             Pending::Prompt => "session/prompt",
         }
     }
-}
-
-#[derive(Debug, Clone)]
-struct OpenPermission {
-    rpc_id: Value,
-    options: HashMap<ApprovalOption, String>,
 }
 
 /// The ACP client state machine.
@@ -585,22 +580,6 @@ impl AcpClient {
             }
         }
     }
-}
-
-/// The answer line for a permission request: the agent's option id for the
-/// wanted kind, its sibling kind when missing, else `cancelled`.
-fn answer_permission(p: &OpenPermission, want: ApprovalOption) -> String {
-    let sibling = match want {
-        ApprovalOption::AllowOnce => ApprovalOption::AllowAlways,
-        ApprovalOption::AllowAlways => ApprovalOption::AllowOnce,
-        ApprovalOption::RejectOnce => ApprovalOption::RejectAlways,
-        ApprovalOption::RejectAlways => ApprovalOption::RejectOnce,
-    };
-    let outcome = match p.options.get(&want).or_else(|| p.options.get(&sibling)) {
-        Some(option_id) => json!({"outcome": "selected", "optionId": option_id}),
-        None => json!({"outcome": "cancelled"}),
-    };
-    rpc::response(&p.rpc_id, json!({ "outcome": outcome }))
 }
 
 #[path = "normalize_updates.rs"]

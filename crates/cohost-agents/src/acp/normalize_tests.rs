@@ -1,6 +1,7 @@
 //! Malformed and adversarial input for the ACP client state machine.
 
 use super::*;
+use cohost_core::ApprovalOption;
 use serde_json::Value;
 
 fn client(approval: ApprovalMode) -> AcpClient {

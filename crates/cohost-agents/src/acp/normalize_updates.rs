@@ -4,10 +4,11 @@
 use cohost_core::{AgentEvent, ApprovalMode, ApprovalOption, ToolCallInfo, ToolStatus};
 use serde_json::{json, Value};
 
-use super::{answer_permission, AcpClient, OpenPermission, Output, Phase};
+use super::{AcpClient, Output, Phase};
 use crate::acp::map;
 use crate::acp::rpc;
 use crate::acp::wire::{PermissionRequest, SessionNotification, SessionUpdate, ToolCall};
+use std::collections::HashMap;
 
 impl AcpClient {
     pub(super) fn on_permission(
@@ -203,4 +204,27 @@ impl AcpClient {
             }
         }
     }
+}
+
+/// A permission request waiting for the user's decision.
+#[derive(Debug, Clone)]
+pub(super) struct OpenPermission {
+    pub(super) rpc_id: Value,
+    pub(super) options: HashMap<ApprovalOption, String>,
+}
+
+/// The answer line for a permission request: the agent's option id for the
+/// wanted kind, its sibling kind when missing, else `cancelled`.
+pub(super) fn answer_permission(p: &OpenPermission, want: ApprovalOption) -> String {
+    let sibling = match want {
+        ApprovalOption::AllowOnce => ApprovalOption::AllowAlways,
+        ApprovalOption::AllowAlways => ApprovalOption::AllowOnce,
+        ApprovalOption::RejectOnce => ApprovalOption::RejectAlways,
+        ApprovalOption::RejectAlways => ApprovalOption::RejectOnce,
+    };
+    let outcome = match p.options.get(&want).or_else(|| p.options.get(&sibling)) {
+        Some(option_id) => json!({"outcome": "selected", "optionId": option_id}),
+        None => json!({"outcome": "cancelled"}),
+    };
+    rpc::response(&p.rpc_id, json!({ "outcome": outcome }))
 }
