@@ -259,7 +259,7 @@ pub fn codex_app_server(data: &[u8]) {
     turns.extend(emitted(core.start()));
     for line in text(payload).lines() {
         match host_action(line) {
-            Some(HostAction::Prompt(p)) if !core.in_turn() => match core.start_turn(p) {
+            Some(HostAction::Prompt(p)) if !core.in_turn() => match core.start_turn(p, &[]) {
                 Ok(a) => {
                     turns.next_turn(true);
                     turns.extend(emitted(a));
