@@ -126,9 +126,12 @@ fn draw_pane(frame: &mut Frame<'_>, app: &App, area: Rect) {
         }
         for (i, s) in app.room.suggestions.iter().enumerate() {
             let style = if i == 0 { t.warn() } else { t.text() };
+            // The text first, on its own line: a sender label such as
+            // `co-driver #18687123703820451` would push it out of the pane.
+            lines.push(Line::styled(truncate(&s.text, inner_w), style));
             lines.push(Line::styled(
-                truncate(&format!("{}: {}", s.from, s.text), inner_w),
-                style,
+                truncate(&format!("  from {}", s.from), inner_w),
+                t.dim(),
             ));
         }
         if !app.room.suggestions.is_empty() {

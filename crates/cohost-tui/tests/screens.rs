@@ -363,7 +363,8 @@ fn host_console_participants_and_suggestions() {
     assert!(text.contains("● ada · co-driver"));
     assert!(text.contains("○ bob · viewer"));
     assert!(text.contains("suggestions (1)"));
-    assert!(text.contains("ada: add a test for the"));
+    assert!(text.contains("│ add a test for the parser"), "{text}");
+    assert!(text.contains("│   from ada"), "{text}");
     assert!(text.contains("<ada> hi host"));
     // Ctrl+A runs the oldest suggestion, shown as ada's prompt.
     a.on_key(ctrl('a'));
