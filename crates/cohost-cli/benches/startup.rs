@@ -1,10 +1,12 @@
 //! Start-up overhead of `cohost run` over the bare CLI (issue 18): `cohost
 //! run --agent claude hello` against `claude -p hello`, both against the
-//! same fake model server in the same scratch user, run in alternating
-//! pairs so machine load hits both alike. Prints the median wall time of
-//! each and their ratio (goal: at most 1.03). A third run per round starts
-//! with cohost's probe cache deleted: what every `cohost run` cost before
-//! the cache (it probed `claude --version` and `claude --help` each time).
+//! same fake model server in the same scratch user, in rounds whose order
+//! rotates so machine load hits all alike. Prints each variant's median
+//! wall time and its ratio to the bare CLI (goal: at most 1.03). Two more
+//! variants per round: Claude in the session mode cohost drives it in, run
+//! by hand (what the mode costs without cohost), and `cohost run` with its
+//! probe cache deleted first (what every run cost before the cache: it
+//! probed `claude --version` and `claude --help` each time).
 //!
 //! ```text
 //! cargo bench -p cohost-cli --bench startup -- --pairs 15
@@ -26,9 +28,20 @@ fn pairs_arg() -> usize {
         .unwrap_or(15)
 }
 
-async fn timed(mut cmd: tokio::process::Command, what: &str) -> Duration {
+async fn timed(mut cmd: tokio::process::Command, input: Option<&str>, what: &str) -> Duration {
+    use tokio::io::AsyncWriteExt;
     let start = Instant::now();
-    let out = cmd.output().await.unwrap();
+    if input.is_some() {
+        cmd.stdin(std::process::Stdio::piped());
+    }
+    cmd.stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    if let (Some(text), Some(mut stdin)) = (input, child.stdin.take()) {
+        stdin.write_all(text.as_bytes()).await.unwrap();
+        // Dropped: EOF, the end of the session's input.
+    }
+    let out = child.wait_with_output().await.unwrap();
     let took = start.elapsed();
     assert!(
         out.status.success(),
@@ -53,61 +66,86 @@ async fn main() {
         return;
     };
     let cohost = env!("CARGO_BIN_EXE_cohost");
-    let bare = || b.command_for(&claude, ["-p", "hello"]);
-    let ours = || b.command_for(cohost, ["run", "--agent", "claude", "hello"]);
     let cache = b.layout().xdg_state.join("cohost/probes.json");
-    let cold = || {
-        let _ = std::fs::remove_file(&cache);
-        ours()
-    };
+    // The session mode cohost drives Claude in (control protocol, partial
+    // messages, approvals over stdio), run by hand: what the mode itself
+    // costs over `-p hello`, with no cohost in between.
+    let session_input = concat!(
+        r#"{"type":"control_request","request_id":"0","request":{"subtype":"initialize"}}"#,
+        "\n",
+        r#"{"type":"user","message":{"role":"user","content":"hello"},"parent_tool_use_id":null,"session_id":""}"#,
+        "\n"
+    );
+    let mode_args = [
+        "-p",
+        "--input-format",
+        "stream-json",
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        "--include-partial-messages",
+        "--permission-prompt-tool",
+        "stdio",
+    ];
+    type Make<'a> = Box<dyn Fn() -> tokio::process::Command + 'a>;
+    let variants: [(&str, Make<'_>, Option<&str>); 4] = [
+        (
+            "bare claude -p",
+            Box::new(|| b.command_for(&claude, ["-p", "hello"])),
+            None,
+        ),
+        (
+            "claude session mode by hand",
+            Box::new(|| b.command_for(&claude, mode_args)),
+            Some(session_input),
+        ),
+        (
+            "cohost run (probe cache)",
+            Box::new(|| b.command_for(cohost, ["run", "--agent", "claude", "hello"])),
+            None,
+        ),
+        (
+            "cohost run (no probe cache)",
+            Box::new(|| {
+                let _ = std::fs::remove_file(&cache);
+                b.command_for(cohost, ["run", "--agent", "claude", "hello"])
+            }),
+            None,
+        ),
+    ];
     // Warm all (page cache, first-run files, cohost's probe cache).
-    timed(bare(), "claude -p").await;
-    timed(ours(), "cohost run").await;
-    let (mut t_bare, mut t_ours, mut t_cold) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut r_ours, mut r_cold) = (Vec::new(), Vec::new());
-    for i in 0..pairs {
-        // Rotate which goes first.
-        let (a, c, k) = match i % 3 {
-            0 => {
-                let a = timed(bare(), "claude -p").await;
-                let k = timed(cold(), "cohost run (cold)").await;
-                (a, timed(ours(), "cohost run").await, k)
-            }
-            1 => {
-                let k = timed(cold(), "cohost run (cold)").await;
-                let c = timed(ours(), "cohost run").await;
-                (timed(bare(), "claude -p").await, c, k)
-            }
-            _ => {
-                let c = timed(ours(), "cohost run").await;
-                let a = timed(bare(), "claude -p").await;
-                (a, c, timed(cold(), "cohost run (cold)").await)
-            }
-        };
-        r_ours.push(c.as_secs_f64() / a.as_secs_f64());
-        r_cold.push(k.as_secs_f64() / a.as_secs_f64());
-        t_bare.push(a);
-        t_ours.push(c);
-        t_cold.push(k);
+    for (name, make, input) in &variants {
+        timed(make(), *input, name).await;
     }
-    let (mb, mo, mk) = (median(t_bare), median(t_ours), median(t_cold));
+    let mut times: Vec<Vec<Duration>> = vec![Vec::new(); variants.len()];
+    let mut ratios: Vec<Vec<f64>> = vec![Vec::new(); variants.len()];
+    for i in 0..pairs {
+        // Rotate which goes first, so machine load hits all alike.
+        let mut round = vec![Duration::ZERO; variants.len()];
+        for k in 0..variants.len() {
+            let v = (i + k) % variants.len();
+            let (name, make, input) = &variants[v];
+            round[v] = timed(make(), *input, name).await;
+        }
+        for (v, t) in round.iter().enumerate() {
+            ratios[v].push(t.as_secs_f64() / round[0].as_secs_f64());
+            times[v].push(*t);
+        }
+    }
     let mid = |mut v: Vec<f64>| {
         v.sort_by(f64::total_cmp);
         v[v.len() / 2]
     };
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let medians: Vec<Duration> = times.into_iter().map(median).collect();
     println!("startup: {pairs} rounds, claude -p hello vs cohost run --agent claude hello");
-    println!("  bare claude -p               median {:>7.1} ms", ms(mb));
-    println!("  cohost run (probe cache)     median {:>7.1} ms", ms(mo));
-    println!("  cohost run (no probe cache)  median {:>7.1} ms", ms(mk));
-    println!(
-        "  with cache: ratio of medians {:.3}, median of per-round ratios {:.3} (goal <= 1.03)",
-        ms(mo) / ms(mb),
-        mid(r_ours)
-    );
-    println!(
-        "  no cache:   ratio of medians {:.3}, median of per-round ratios {:.3}",
-        ms(mk) / ms(mb),
-        mid(r_cold)
-    );
+    for (v, (name, _, _)) in variants.iter().enumerate() {
+        println!(
+            "  {name:<30} median {:>7.1} ms  ratio of medians {:.3}  median per-round ratio {:.3}",
+            ms(medians[v]),
+            ms(medians[v]) / ms(medians[0]),
+            mid(ratios[v].clone())
+        );
+    }
+    println!("  goal: cohost run (probe cache) <= 1.03 of bare claude -p");
 }

@@ -131,6 +131,8 @@ fn main() -> ExitCode {
         return ExitCode::from(u8::try_from(code).unwrap_or(1));
     }
     cohost_agents::process::supervisor::use_current_exe();
+    // The secret patterns compile while the rest of start-up runs.
+    cohost_core::sanitize::precompile();
     let cli = Cli::parse();
     // Before anything prints or logs: the sanitizer learns every secret
     // value cohost knows (environment, config, credential files).

@@ -32,10 +32,10 @@ const REDACTED_KEY: &str = "[REDACTED] (private key)";
 /// which uses the process-wide one ([`install`], [`global`]).
 #[derive(Debug)]
 pub struct Sanitizer {
-    /// Every shape as one regex; alternative `i` is group `a{i}`.
-    shapes: Regex,
-    /// Per rule: its kind and the indexes of its groups `a`, `v`, `n`.
-    groups: Vec<RuleGroups>,
+    // The shapes are process-wide (`compiled()`), not per sanitizer: they
+    // compile on first use, or ahead of it on a thread of their own
+    // ([`precompile`]), so building a sanitizer at start-up costs no
+    // compilation on the way to spawning an agent.
     known: known::KnownValues,
     /// Values given to [`Sanitizer::with_known_values`], kept so more can be added.
     known_list: Vec<String>,
@@ -50,7 +50,9 @@ struct RuleGroups {
     name: Option<usize>,
 }
 
-/// The combined shape regex, compiled once per process.
+/// The combined shape regex (every shape as one regex; alternative `i` is
+/// group `a{i}`) and per rule its kind and the indexes of its groups `a`,
+/// `v`, `n`; compiled once per process.
 fn compiled() -> &'static (Regex, Vec<RuleGroups>) {
     static RE: OnceLock<(Regex, Vec<RuleGroups>)> = OnceLock::new();
     RE.get_or_init(|| {
@@ -93,15 +95,12 @@ impl Sanitizer {
         K: AsRef<str>,
         V: AsRef<str>,
     {
-        let (shapes, groups) = compiled().clone();
         let known_list: Vec<String> = env
             .into_iter()
             .filter(|(k, v)| is_secret_name(k.as_ref()) && is_secret_value(v.as_ref()))
             .map(|(_, v)| v.as_ref().to_string())
             .collect();
         Sanitizer {
-            shapes,
-            groups,
             known: known::KnownValues::new(&known_list),
             known_list,
             home: home.filter(|h| h.len() > 1 && h != "/"),
@@ -163,14 +162,15 @@ impl Sanitizer {
 
     /// One pass of the shape regex; `None` when nothing matched.
     fn redact_shapes(&self, text: &str) -> Option<String> {
+        let (shapes, groups) = compiled();
         let mut out: Option<String> = None;
         let mut copied = 0; // bytes of `text` already in `out`
         let mut at = 0;
         while at < text.len() {
-            let Some(caps) = self.shapes.captures_at(text, at) else {
+            let Some(caps) = shapes.captures_at(text, at) else {
                 break;
             };
-            let Some(rule) = self.groups.iter().find(|g| caps.get(g.all).is_some()) else {
+            let Some(rule) = groups.iter().find(|g| caps.get(g.all).is_some()) else {
                 break;
             };
             let Some(all) = caps.get(rule.all) else {
@@ -330,6 +330,22 @@ pub fn install(sanitizer: Sanitizer) -> bool {
 /// from the environment and `$HOME`.
 pub fn global() -> &'static Sanitizer {
     GLOBAL.get_or_init(Sanitizer::from_process_env)
+}
+
+/// Compile every secret pattern now, on a thread of its own: a start-up
+/// that calls this first does its other work while the patterns compile
+/// (a few milliseconds), and the first text to sanitize waits only for what
+/// is left. Without it, the first use compiles them.
+pub fn precompile() {
+    let spawned = std::thread::Builder::new()
+        .name("cohost-patterns".into())
+        .spawn(|| {
+            let _ = compiled();
+            let _ = private_key_block();
+            stream::precompile();
+        });
+    // No thread: the first use compiles them, as without this call.
+    drop(spawned);
 }
 
 /// Build the process-wide sanitizer now (compiling its patterns takes a few

@@ -134,6 +134,24 @@ pub(crate) fn probe_env(host: &Host, entry: &CliEntry, settings: &ProviderSettin
     policy
 }
 
+/// The CLI's own pre-spawn check of the user's setup (gemini's auth type),
+/// in the environment a run would give it, from the current directory.
+fn preflight(
+    host: &Host,
+    entry: &CliEntry,
+    settings: &ProviderSettings,
+) -> Result<(), CohostError> {
+    let Some(check) = entry.preflight else {
+        return Ok(());
+    };
+    // The host's environment (not the process's: tests and `serve` give
+    // their own), then the provider's configured variables.
+    let mut env = host.env.child_overlay();
+    env.extend(settings.env.clone());
+    let cwd = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("."));
+    (check.0)(&|n| env.get(n).cloned(), &cwd)
+}
+
 /// Detect credentials for a CLI: variables, then files, then its local
 /// status command (bounded; never a model call).
 pub async fn detect_auth(
@@ -306,14 +324,22 @@ pub async fn provider_status(
                 ),
                 AuthState::Present { how } => {
                     let failed = smoke::cached(host, cfg, &f, &d).await.filter(|r| !r.ok);
-                    match failed {
-                        Some(r) => set(
+                    match (preflight(host, entry, &settings), failed) {
+                        // Credentials alone do not make it ready when the CLI
+                        // would still refuse to start.
+                        (Err(e), _) => set(
+                            &mut st,
+                            StatusValue::NeedsAuth,
+                            e.message.clone(),
+                            e.suggested_fix.clone(),
+                        ),
+                        (Ok(()), Some(r)) => set(
                             &mut st,
                             StatusValue::Failed,
                             format!("last smoke test failed: {}", r.message),
                             Some(format!("fix it, then `cohost test {id} --force`")),
                         ),
-                        None => set(
+                        (Ok(()), None) => set(
                             &mut st,
                             StatusValue::Ready,
                             format!("ready (credentials: {how})"),

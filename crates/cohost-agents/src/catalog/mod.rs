@@ -19,7 +19,7 @@ pub use data::{ACP_BASES, API_KEYS, CLIS, SERVERS};
 pub use flags::{ArgTemplate, FlagTable, PromptArg, QueryArgs, NO_FLAGS};
 pub use pins::{pinned_version, PINS_FILE};
 
-use cohost_core::{AdapterFactory, Capabilities, ProviderDescriptor, ProviderKind};
+use cohost_core::{AdapterFactory, Capabilities, CohostError, ProviderDescriptor, ProviderKind};
 use std::sync::Arc;
 
 use crate::process::{Version, VersionRange};
@@ -116,7 +116,33 @@ pub struct CliEntry {
     /// Makes the driver's factory; `None` when a driver family registers
     /// the provider itself (the ACP wrappers, through `crate::acp`).
     pub factory: Option<MakeFactory>,
+    /// A check of the user's setup the CLI itself would only fail on after
+    /// it started; run before every spawn and by `agents`/`doctor`.
+    pub preflight: Option<Preflight>,
 }
+
+/// A variable of the environment the CLI would run with.
+pub type EnvLookup<'a> = &'a dyn Fn(&str) -> Option<String>;
+
+/// A pre-spawn check of the user's setup: the environment the CLI would see
+/// and its working directory. `Err` says what the CLI would fail on and how
+/// to fix it.
+#[derive(Clone, Copy)]
+pub struct Preflight(pub fn(EnvLookup<'_>, &std::path::Path) -> Result<(), CohostError>);
+
+impl std::fmt::Debug for Preflight {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Preflight")
+    }
+}
+
+impl PartialEq for Preflight {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::fn_addr_eq(self.0, other.0)
+    }
+}
+
+impl Eq for Preflight {}
 
 /// A function making a driver's factory, for the registry.
 #[derive(Clone, Copy)]
@@ -171,6 +197,7 @@ pub const BASE: CliEntry = CliEntry {
     capabilities: Capabilities::BASELINE,
     accepted: None,
     factory: None,
+    preflight: None,
 };
 
 impl CliEntry {

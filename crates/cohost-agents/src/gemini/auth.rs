@@ -12,7 +12,9 @@
 
 use std::path::{Path, PathBuf};
 
-use cohost_core::AdapterConfig;
+use cohost_core::{AdapterConfig, CohostError, ErrorCode};
+
+use crate::catalog::EnvLookup;
 
 /// The variable naming gemini's system-defaults settings file.
 pub(crate) const DEFAULTS_VAR: &str = "GEMINI_CLI_SYSTEM_DEFAULTS_PATH";
@@ -58,17 +60,31 @@ pub(crate) fn type_from_env(lookup: impl Fn(&str) -> Option<String>) -> Option<&
     }
 }
 
-/// `(GEMINI_CLI_SYSTEM_DEFAULTS_PATH, file)` when no settings choose an auth
-/// type and the environment has credentials; the file (in cohost's state
-/// directory) selects that type. `None` leaves gemini to itself.
-pub(crate) fn defaults_env(config: &AdapterConfig) -> Option<(&'static str, String)> {
-    if var(config, DEFAULTS_VAR).is_some() {
-        return None;
+/// What gemini will do about its auth type.
+#[derive(Debug, PartialEq, Eq)]
+enum Choice {
+    /// Settings or the environment settle it (or cohost cannot tell).
+    Settled,
+    /// cohost hands gemini a defaults file selecting this type.
+    Defaults(&'static str, PathBuf),
+    /// gemini will guess `gateway` and refuse it; the type the
+    /// environment's credentials call for, if any.
+    Refused(Option<&'static str>, PathBuf),
+}
+
+/// Decide, from the environment gemini will see and its working directory.
+fn choose(lookup: EnvLookup<'_>, cwd: &Path) -> Choice {
+    let var = |n: &str| lookup(n).filter(|v| !v.is_empty());
+    if var(DEFAULTS_VAR).is_some() {
+        return Choice::Settled;
     }
-    let home = var(config, "GEMINI_CLI_HOME").or_else(|| var(config, "HOME"))?;
+    let Some(home) = var("GEMINI_CLI_HOME").or_else(|| var("HOME")) else {
+        return Choice::Settled;
+    };
+    let user_settings = PathBuf::from(&home).join(".gemini/settings.json");
     let settings = [
-        PathBuf::from(&home).join(".gemini/settings.json"),
-        config.cwd.join(".gemini/settings.json"),
+        user_settings.clone(),
+        cwd.join(".gemini/settings.json"),
         PathBuf::from("/etc/gemini-cli/settings.json"),
         PathBuf::from("/etc/gemini-cli/system-defaults.json"),
     ];
@@ -76,26 +92,72 @@ pub(crate) fn defaults_env(config: &AdapterConfig) -> Option<(&'static str, Stri
         .iter()
         .any(|f| selects_auth(f) || f.ends_with("system-defaults.json") && f.is_file())
     {
-        return None;
+        return Choice::Settled;
     }
-    let kind = type_from_env(|n| var(config, n))?;
-    let state = var(config, "XDG_STATE_HOME")
+    let kind = type_from_env(var);
+    let explicit =
+        var("GOOGLE_GENAI_USE_GCA").is_some() || var("GOOGLE_GENAI_USE_VERTEXAI").is_some();
+    let state = var("XDG_STATE_HOME")
         .map(PathBuf::from)
         .filter(|p| p.is_absolute())
         .unwrap_or_else(|| PathBuf::from(&home).join(".local/state"));
-    let file = state.join("cohost/gemini").join(format!("{kind}.json"));
     // gemini 0.61 (`isFileAndDirectorySecureSync`) skips a defaults file
     // not owned by root or below a directory that is not root-owned or is
-    // group/world-writable (a `/tmp` HOME, any non-root user's HOME):
-    // setting it would change nothing.
-    if !private_ancestors(&file) {
-        return None;
+    // group/world-writable (a `/tmp` HOME, any non-root user's HOME).
+    let file = kind.map(|k| state.join("cohost/gemini").join(format!("{k}.json")));
+    match (kind, file) {
+        (Some(k), Some(file)) if private_ancestors(&file) => Choice::Defaults(k, file),
+        // What gemini guesses first when nothing is selected.
+        _ if var("GOOGLE_GEMINI_BASE_URL").is_some() && !explicit => {
+            Choice::Refused(kind, user_settings)
+        }
+        _ => Choice::Settled,
     }
+}
+
+/// `(GEMINI_CLI_SYSTEM_DEFAULTS_PATH, file)` when no settings choose an auth
+/// type, the environment has credentials and gemini would read a defaults
+/// file cohost writes (root, private state directory); the file (in
+/// cohost's state directory) selects that type. `None` leaves gemini to
+/// itself.
+pub(crate) fn defaults_env(config: &AdapterConfig) -> Option<(&'static str, String)> {
+    let Choice::Defaults(kind, file) = choose(&|n| var(config, n), &config.cwd) else {
+        return None;
+    };
     let body = serde_json::json!({"security": {"auth": {"selectedType": kind}}}).to_string();
     if std::fs::read_to_string(&file).ok().as_deref() != Some(body.as_str()) {
         crate::process::write_atomic(&file, body.as_bytes()).ok()?;
     }
     Some((DEFAULTS_VAR, file.display().to_string()))
+}
+
+/// The failure gemini would start into, found before it is spawned: no
+/// settings select an auth type and `GOOGLE_GEMINI_BASE_URL` is set, so
+/// gemini 0.61 guesses `gateway` and then refuses it ("Invalid auth method
+/// selected", exit 41), and cohost cannot hand over a defaults file (gemini
+/// reads one only below root-owned private directories, so not for a
+/// non-root user). cohost does not write the user's own settings; the fix
+/// says what to add.
+pub(crate) fn preflight(lookup: EnvLookup<'_>, cwd: &Path) -> Result<(), CohostError> {
+    let Choice::Refused(kind, settings) = choose(lookup, cwd) else {
+        return Ok(());
+    };
+    let shown = settings.display();
+    let (kind, key_hint) = match kind {
+        Some(k) => (k, String::new()),
+        None => ("gemini-api-key", "set GEMINI_API_KEY and ".to_string()),
+    };
+    let line = format!(r#"{{"security":{{"auth":{{"selectedType":"{kind}"}}}}}}"#);
+    let fix = if settings.is_file() {
+        format!("{key_hint}add \"security\": {{\"auth\": {{\"selectedType\": \"{kind}\"}}}} to {shown}, or run `cohost login gemini` once and choose the API key")
+    } else {
+        format!("{key_hint}create {shown} containing {line}, or run `cohost login gemini` once and choose the API key")
+    };
+    Err(CohostError::new(
+        ErrorCode::AuthRequired,
+        "gemini cannot pick an auth type: no settings file selects one and GOOGLE_GEMINI_BASE_URL is set, so gemini guesses `gateway` and then refuses it (\"Invalid auth method selected\")",
+    )
+    .with_fix(fix))
 }
 
 /// Whether every existing ancestor of `file` is owned by root and not

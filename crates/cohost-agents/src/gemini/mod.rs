@@ -16,7 +16,7 @@ pub(crate) mod wire;
 
 use cohost_core::{Capabilities, ResumeSupport, StreamingGranularity, SupportTier};
 
-use crate::catalog::{self, AuthSpec, CliEntry, FlagTable, MakeFactory, PromptArg};
+use crate::catalog::{self, AuthSpec, CliEntry, FlagTable, MakeFactory, Preflight, PromptArg};
 use crate::process::oneshot::oneshot_factory;
 use crate::process::{Version, VersionRange};
 
@@ -77,6 +77,7 @@ pub(crate) const SPEC: CliEntry = CliEntry {
         max_exclusive: Version::new(1, 0, 0),
     }),
     factory: Some(MakeFactory::of::<GeminiFactory>()),
+    preflight: Some(Preflight(auth::preflight)),
     ..catalog::BASE
 };
 

@@ -110,6 +110,16 @@ impl EnvPolicy {
         self.build(std::env::vars_os())
     }
 
+    /// A variable as the child will see it (explicit, else inherited when
+    /// it may pass).
+    pub fn var(&self, name: &str) -> Option<String> {
+        match self.explicit.get(name) {
+            Some(v) => Some(v.clone()),
+            None if self.allows(OsStr::new(name)) => std::env::var(name).ok(),
+            None => None,
+        }
+    }
+
     /// The PATH the child will search (explicit PATH first).
     pub fn effective_path(&self) -> Option<OsString> {
         self.explicit

@@ -264,3 +264,45 @@ async fn a_key_without_settings_picks_the_auth_type_from_the_environment() {
     assert!(defaults.is_file(), "{}", defaults.display());
     finish(s, env).await;
 }
+
+/// The same user where cohost cannot hand gemini a defaults file (any
+/// non-root user; here a state dir below `/tmp`): gemini alone would start,
+/// guess `gateway` and exit 41, so cohost refuses before spawning it, with
+/// the settings line that fixes it; following the fix, the turn runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_and_base_url_without_usable_defaults_is_a_clear_error_whose_fix_works() {
+    let Some(bin) = gemini_bin() else { return };
+    let mut env = setup(&bin, ApprovalMode::Ask).await;
+    let settings = env.home.join(".gemini/settings.json");
+    std::fs::remove_file(&settings).unwrap();
+    let open = tempfile::tempdir().unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(open.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+    }
+    env.set_env([(
+        "XDG_STATE_HOME",
+        open.path().join("state").display().to_string(),
+    )]);
+    let mut s = session(&env, Policy::DenyAll);
+    let err = s.start().await.unwrap_err();
+    assert_eq!(err.code, cohost_core::ErrorCode::AuthRequired, "{err:?}");
+    assert!(err.message.contains("gateway"), "{}", err.message);
+    let fix = err.suggested_fix.clone().unwrap_or_default();
+    let line = r#"{"security":{"auth":{"selectedType":"gemini-api-key"}}}"#;
+    assert!(fix.contains(line) && fix.contains("settings.json"), "{fix}");
+    assert!(!settings.exists(), "the user's settings are not written");
+    assert!(
+        !open.path().join("state/cohost").exists(),
+        "no defaults file either"
+    );
+    drop(s);
+    // What the fix says to do.
+    std::fs::write(&settings, line).unwrap();
+    let mut s = session(&env, Policy::DenyAll);
+    s.start().await.unwrap();
+    let (out, ev) = run(&mut s, "say hello").await;
+    assert_eq!(out.reason, EndReason::Completed, "{ev:#?}");
+    assert_eq!(text(&ev), "Hello from fake-llm. You said: say hello");
+    finish(s, env).await;
+}

@@ -70,6 +70,12 @@ impl StreamSanitizer {
     }
 }
 
+/// Compile the stream's own patterns (see [`super::precompile`]).
+pub(super) fn precompile() {
+    let _ = quoted_value();
+    let _ = header_opener();
+}
+
 /// `name: "value"` or `NAME='value'`, closed or not yet.
 fn quoted_value() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();

@@ -145,3 +145,32 @@ async fn the_default_agent_is_the_first_ready_one_else_the_mock() {
     let p = prepare(&host, &cfg, req).unwrap();
     assert_eq!(p.default_note(), None);
 }
+
+/// gemini with a key and a base URL but no settings selecting an auth type,
+/// where cohost cannot hand it a defaults file (a state dir below `/tmp`,
+/// as for any non-root user): not `ready`, since gemini would refuse to
+/// start; the fix names the settings line. With the line, ready.
+#[tokio::test]
+async fn gemini_that_would_guess_the_gateway_auth_type_is_not_ready() {
+    let s = Scratch::new();
+    s.stub_on_path("gemini", "echo 0.61.0");
+    let vars = |e: &mut cohost_host::DiscoveryEnv| {
+        e.vars.insert("GEMINI_API_KEY".into(), "k".into());
+        e.vars
+            .insert("GOOGLE_GEMINI_BASE_URL".into(), "http://127.0.0.1:9".into());
+    };
+    let host = s.host_with(registry(), vars);
+    let st = status(&host, "gemini").await;
+    assert_eq!(st.status, StatusValue::NeedsAuth, "{st:?}");
+    assert!(st.message.contains("gateway"), "{st:?}");
+    let fix = st.suggested_fix.clone().unwrap_or_default();
+    assert!(fix.contains(r#""selectedType":"gemini-api-key""#), "{fix}");
+    let home = host.env.home.clone().unwrap();
+    std::fs::create_dir_all(home.join(".gemini")).unwrap();
+    std::fs::write(
+        home.join(".gemini/settings.json"),
+        r#"{"security":{"auth":{"selectedType":"gemini-api-key"}}}"#,
+    )
+    .unwrap();
+    assert_eq!(status(&host, "gemini").await.status, StatusValue::Ready);
+}

@@ -180,6 +180,9 @@ impl<D: CliDriver> AgentAdapter for OneShotAdapter<D> {
     async fn initialize(&mut self, config: &AdapterConfig) -> Result<InitInfo, CohostError> {
         self.config = config.clone();
         let env = self.env();
+        if let Some(check) = D::SPEC.preflight {
+            (check.0)(&|n| env.var(n), &config.cwd)?;
+        }
         let (binary, version) = locate_checked(D::SPEC, config.binary.as_deref(), &env).await?;
         let help = match D::PROBE_HELP {
             true => Some(probe(D::SPEC.id, &binary, &["--help"], &env, PROBE_TIMEOUT).await?),
