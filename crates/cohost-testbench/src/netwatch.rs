@@ -20,6 +20,11 @@ use crate::procfs::{self, MarkerScanner};
 
 // One scan costs ~4 ms of a loaded 2-core box (debug build, 200 processes).
 const INTERVAL: Duration = Duration::from_millis(50);
+/// The TCP tables are read every this many samples (every 200 ms): each
+/// read walks the kernel's whole established hash (see [`sample`]), and a
+/// TCP connection to anywhere but loopback cannot complete here, so it sits
+/// in SYN_SENT for seconds, far longer than that. UDP (DNS) every sample.
+const TCP_EVERY: u32 = 4;
 
 /// A socket with a non-loopback peer, held by a marked process.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -51,7 +56,12 @@ impl std::fmt::Display for Outbound {
 /// (262,144 buckets on a 24 GiB machine, about 5 ms each for tcp and tcp6),
 /// and every bench process shares one namespace. Read per process, the
 /// sampler took a fifth of a 2-core machine's CPU from the agents it watched.
-pub(crate) fn sample(scanner: &mut MarkerScanner) -> Vec<Outbound> {
+pub(crate) fn sample(scanner: &mut MarkerScanner, tcp: bool) -> Vec<Outbound> {
+    let protos: &[&'static str] = if tcp {
+        &["tcp", "tcp6", "udp", "udp6"]
+    } else {
+        &["udp", "udp6"]
+    };
     let mut found = Vec::new();
     let mut tables: HashMap<Option<PathBuf>, Vec<(&'static str, procfs::SocketRow)>> =
         HashMap::new();
@@ -63,7 +73,7 @@ pub(crate) fn sample(scanner: &mut MarkerScanner) -> Vec<Outbound> {
         let netns = std::fs::read_link(format!("/proc/{pid}/ns/net")).ok();
         let rows = tables
             .entry(netns)
-            .or_insert_with(|| procfs::net_tables(pid));
+            .or_insert_with(|| procfs::net_tables_of(pid, protos));
         for (proto, row) in rows.iter() {
             if inodes.contains(&row.inode) && !procfs::is_local_or_unconnected(&row.remote) {
                 found.push(Outbound {
@@ -97,8 +107,10 @@ impl NetWatch {
                 .name("cohost-netwatch".into())
                 .spawn(move || {
                     let mut scanner = MarkerScanner::new(&marker);
+                    let mut round = 0u32;
                     while !stop.load(Ordering::Relaxed) {
-                        let hits = sample(&mut scanner);
+                        let hits = sample(&mut scanner, round.is_multiple_of(TCP_EVERY));
+                        round = round.wrapping_add(1);
                         if !hits.is_empty() {
                             seen.lock().unwrap_or_else(|p| p.into_inner()).extend(hits);
                         }
@@ -196,10 +208,10 @@ mod cost {
     #[ignore = "measurement; run with --ignored --nocapture"]
     fn sample_cost() {
         let mut scanner = super::MarkerScanner::new("no-such-marker");
-        super::sample(&mut scanner);
+        super::sample(&mut scanner, true);
         let start = std::time::Instant::now();
         for _ in 0..50 {
-            super::sample(&mut scanner);
+            super::sample(&mut scanner, true);
         }
         let procs = std::fs::read_dir("/proc").map(|d| d.count()).unwrap_or(0);
         eprintln!(

@@ -298,9 +298,15 @@ pub fn is_local_or_unconnected(addr: &SocketAddr) -> bool {
 
 /// All socket rows visible from `pid`'s network namespace.
 pub fn net_tables(pid: u32) -> Vec<(&'static str, SocketRow)> {
+    net_tables_of(pid, &["tcp", "tcp6", "udp", "udp6"])
+}
+
+/// [`net_tables`] for some of the tables only (`tcp`, `tcp6`, `udp`, `udp6`).
+pub fn net_tables_of(pid: u32, protos: &[&'static str]) -> Vec<(&'static str, SocketRow)> {
     let base = Path::new("/proc").join(pid.to_string()).join("net");
-    ["tcp", "tcp6", "udp", "udp6"]
-        .into_iter()
+    protos
+        .iter()
+        .copied()
         .flat_map(|proto| {
             let text = std::fs::read_to_string(base.join(proto)).unwrap_or_default();
             parse_net_table(&text)
