@@ -76,17 +76,15 @@ async fn main() {
         r#"{"type":"user","message":{"role":"user","content":"hello"},"parent_tool_use_id":null,"session_id":""}"#,
         "\n"
     );
-    let mode_args = [
-        "-p",
-        "--input-format",
-        "stream-json",
-        "--output-format",
-        "stream-json",
-        "--verbose",
-        "--include-partial-messages",
-        "--permission-prompt-tool",
-        "stdio",
-    ];
+    // The same flags the driver passes (its flag table), plus approvals
+    // over stdio as the driver asks for them.
+    let claude_entry = cohost_agents::catalog::CLIS
+        .iter()
+        .find(|e| e.id == "claude")
+        .expect("claude is in the catalog");
+    let mut mode_args = vec!["-p".to_string()];
+    mode_args.extend(claude_entry.flags.stream_session_args());
+    mode_args.extend(["--permission-prompt-tool".into(), "stdio".into()]);
     type Make<'a> = Box<dyn Fn() -> tokio::process::Command + 'a>;
     let variants: [(&str, Make<'_>, Option<&str>); 4] = [
         (
@@ -96,7 +94,7 @@ async fn main() {
         ),
         (
             "claude session mode by hand",
-            Box::new(|| b.command_for(&claude, mode_args)),
+            Box::new(|| b.command_for(&claude, &mode_args)),
             Some(session_input),
         ),
         (
