@@ -181,6 +181,17 @@ impl Bench {
         cmd
     }
 
+    /// The body of the last request to the fake server that contains
+    /// `needle` (a prompt's marker), if any.
+    pub fn last_request_with(&self, needle: &str) -> Option<String> {
+        self.fake
+            .requests()
+            .iter()
+            .rev()
+            .map(|r| r.body.to_string())
+            .find(|b| b.contains(needle))
+    }
+
     /// Requests that reached the fake server's model endpoint for this CLI's API.
     pub fn model_requests(&self) -> Vec<LoggedRequest> {
         let api = self.cli.model_api();

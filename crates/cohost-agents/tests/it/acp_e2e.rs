@@ -474,12 +474,7 @@ async fn gemini_acp_creates_a_new_file_after_asking() {
 /// The model request whose body holds `marker`, as text.
 fn request_with(bench: &Bench, marker: &str) -> String {
     bench
-        .fake()
-        .requests()
-        .iter()
-        .rev()
-        .map(|r| r.body.to_string())
-        .find(|b| b.contains(marker))
+        .last_request_with(marker)
         .unwrap_or_else(|| panic!("no model request holds {marker:?}"))
 }
 

@@ -40,11 +40,7 @@ async fn cohost(b: &Bench, args: &[&str]) -> String {
 
 /// The last model request whose body contains `needle`, as text.
 fn request_with(b: &Bench, needle: &str) -> String {
-    b.model_requests()
-        .into_iter()
-        .rev()
-        .map(|r| r.body.to_string())
-        .find(|body| body.contains(needle))
+    b.last_request_with(needle)
         .unwrap_or_else(|| panic!("no model request carried {needle:?}"))
 }
 
