@@ -6,7 +6,7 @@ mod conn;
 mod outbox;
 mod revoke;
 mod tls;
-pub(crate) use revoke::kick_conn;
+pub(crate) use revoke::{kick_conn, Kicked};
 mod room;
 mod ws;
 

@@ -61,12 +61,22 @@ pub(crate) fn kick_anywhere(state: &RelayState, room: &Room, conn_id: u64, frame
     if conn_id & NODE_BITS == state.node_id {
         return kick(state, room, conn_id);
     }
-    state.broker.publish(
+    forward(
+        state,
         &room.id,
-        state.node_id,
+        conn_id,
         &bytes::Bytes::copy_from_slice(frame),
+    )
+}
+
+/// Sends a `room.kick` frame to every node; the one holding `conn_id` acts.
+fn forward(state: &RelayState, room: &str, conn_id: u64, frame: &bytes::Bytes) -> Kicked {
+    state.broker.publish(room, state.node_id, frame);
+    tracing::info!(
+        conn = conn_id,
+        room,
+        "kick forwarded to the participant's node"
     );
-    tracing::info!(conn = conn_id, room = %room.id, "kick forwarded to the participant's node");
     Kicked::Forwarded
 }
 
@@ -85,12 +95,24 @@ pub(crate) fn kick(state: &RelayState, room: &Room, conn_id: u64) -> Kicked {
     Kicked::Done { jti }
 }
 
-/// [`kick`] by room id (the admin API); the revoked token id, or `None`
-/// when the room or connection is not on this node.
-pub(crate) fn kick_conn(state: &RelayState, room: &str, conn_id: u64) -> Option<String> {
-    let room = state.rooms.read().ok()?.get(room).cloned()?;
-    match kick(state, &room, conn_id) {
-        Kicked::Done { jti } => Some(jti),
-        Kicked::Forwarded | Kicked::NotHere => None,
+/// [`kick`] by room id (the admin API); a connection minted by another node
+/// is kicked there, through the broker, as a host's `room.kick` would be.
+pub(crate) fn kick_conn(state: &RelayState, room: &str, conn_id: u64) -> Kicked {
+    if conn_id & NODE_BITS != state.node_id {
+        let kick = cohost_protocol::Kick { conn_id };
+        let Ok(frame) = cohost_protocol::Frame::control_frame(
+            cohost_protocol::FrameType::RoomKick,
+            room,
+            None,
+            &kick,
+        ) else {
+            // Only a room id too long for a frame; no such room exists.
+            return Kicked::NotHere;
+        };
+        return forward(state, room, conn_id, frame.bytes());
     }
+    let Some(room) = state.rooms.read().ok().and_then(|m| m.get(room).cloned()) else {
+        return Kicked::NotHere;
+    };
+    kick(state, &room, conn_id)
 }

@@ -110,11 +110,56 @@ async fn two_nodes_deliver_across_redis_and_survive_a_killed_subscription() {
     n2.shutdown().await;
 }
 
+/// `POST /admin/rooms/{room}/kick` with `{"conn_id": conn}` on node `n`.
+async fn admin_kick(n: &RelayHandle, room: &str, conn: u64) -> (u16, String) {
+    let body = format!("{{\"conn_id\":{conn}}}");
+    http(
+        n.local_addr(),
+        &format!(
+            "POST /admin/rooms/{room}/kick HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer admin-test-secret-0123456789abcdef\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        ),
+    )
+    .await
+}
+
+/// The close code `peer` is disconnected with (within 10 s).
+async fn close_code(peer: &mut Peer) -> u16 {
+    use futures::StreamExt;
+    tokio::time::timeout(Duration::from_secs(10), async {
+        while let Some(Ok(m)) = peer.ws.next().await {
+            if let tokio_tungstenite::tungstenite::Message::Close(Some(c)) = m {
+                return u16::from(c.code);
+            }
+        }
+        0
+    })
+    .await
+    .expect("disconnected within 10 s")
+}
+
+/// `token` is refused as revoked by node `n` (it learns through Redis, in
+/// the background, so a few tries).
+async fn assert_refused(n: &RelayHandle, room: &str, token: &str) {
+    let mut refused = None;
+    for _ in 0..50 {
+        match try_connect(n, room, token).await {
+            Err(e) => {
+                refused = Some(e);
+                break;
+            }
+            Ok(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+        }
+    }
+    let (status, why) = refused.expect("the revoked token is refused");
+    assert_eq!(status, 401);
+    assert!(why.contains("revoked"), "{why}");
+}
+
 /// Kick through the admin API on one node: the participant is disconnected
 /// (close 4403) and its token is refused on every node sharing the Redis.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_kicked_token_is_refused_on_every_node() {
-    use futures::StreamExt;
     let Some(server) = redis().await else { return };
     let prefix = format!("cohost-test-kick-{}", std::process::id());
     let n1 = node(&server.url, &prefix).await;
@@ -129,46 +174,52 @@ async fn a_kicked_token_is_refused_on_every_node() {
         .await
         .control()
         .unwrap();
-    let body = format!("{{\"conn_id\":{}}}", who.conn_id);
-    let (status, answer) = http(
-        n1.local_addr(),
-        &format!(
-            "POST /admin/rooms/{room}/kick HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer admin-test-secret-0123456789abcdef\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            body.len()
-        ),
-    )
-    .await;
+    let (status, answer) = admin_kick(&n1, &room, who.conn_id).await;
     assert_eq!(status, 200, "{answer}");
     assert!(answer.contains("revoked"), "{answer}");
-    let code = tokio::time::timeout(Duration::from_secs(10), async {
-        while let Some(Ok(m)) = viewer.ws.next().await {
-            if let tokio_tungstenite::tungstenite::Message::Close(Some(c)) = m {
-                return u16::from(c.code);
-            }
-        }
-        0
-    })
-    .await
-    .unwrap();
-    assert_eq!(code, 4403, "the kicked participant is disconnected");
+    assert_eq!(
+        close_code(&mut viewer).await,
+        4403,
+        "the kicked participant is disconnected"
+    );
     for n in [&n1, &n2] {
-        // The other node learns it through Redis (written in the background).
-        let mut refused = None;
-        for _ in 0..50 {
-            match try_connect(n, &room, &vtoken).await {
-                Err(e) => {
-                    refused = Some(e);
-                    break;
-                }
-                Ok(_) => tokio::time::sleep(Duration::from_millis(50)).await,
-            }
-        }
-        let (status, why) = refused.expect("the revoked token is refused");
-        assert_eq!(status, 401);
-        assert!(why.contains("revoked"), "{why}");
+        assert_refused(n, &room, &vtoken).await;
     }
     // Another token of the same room still works.
     let _ok = join(&n2, &room, Role::Viewer, "vera").await;
+}
+
+/// The admin API of one node, asked to kick a participant connected to
+/// another (relays behind a load balancer, the admin reaching any node):
+/// 202, forwarded; that node closes the connection and revokes the token.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_admin_kick_reaches_a_participant_on_another_node() {
+    let Some(server) = redis().await else { return };
+    let prefix = format!("cohost-test-akick-{}", std::process::id());
+    let n1 = node(&server.url, &prefix).await;
+    let n2 = node(&server.url, &prefix).await;
+    let room = n1.create_room(Some("akick")).unwrap();
+    n2.create_room(Some("akick")).unwrap();
+    let mut host = join(&n1, &room, Role::Host, "hana").await;
+    let vtoken = token(&n1, &room, Role::Viewer, "vic");
+    let mut viewer = try_connect(&n2, &room, &vtoken).await.unwrap();
+    let who: cohost_protocol::Participant = host
+        .recv_kind(FrameType::PresenceJoin)
+        .await
+        .control()
+        .unwrap();
+    let (status, answer) = admin_kick(&n1, &room, who.conn_id).await;
+    assert_eq!(status, 202, "{answer}");
+    assert!(answer.contains("\"forwarded\":true"), "{answer}");
+    assert_eq!(
+        close_code(&mut viewer).await,
+        4403,
+        "the kicked participant is disconnected"
+    );
+    assert_refused(&n1, &room, &vtoken).await;
+    // An id no node minted answers 404 on its own node.
+    let (status, _) = admin_kick(&n1, &room, (n1.node_id() & !0xffff_ffff_ffff) | 0xfff0).await;
+    assert_eq!(status, 404);
 }
 
 /// The host's own `room.kick` for a participant connected to another node
@@ -176,7 +227,6 @@ async fn a_kicked_token_is_refused_on_every_node() {
 /// and the token is refused everywhere.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_host_kicks_a_participant_on_another_node() {
-    use futures::StreamExt;
     let Some(server) = redis().await else { return };
     let prefix = format!("cohost-test-xkick-{}", std::process::id());
     let n1 = node(&server.url, &prefix).await;
@@ -206,31 +256,13 @@ async fn a_host_kicks_a_participant_on_another_node() {
     )
     .unwrap();
     host.send_frame(&kick).await;
-    let code = tokio::time::timeout(Duration::from_secs(10), async {
-        while let Some(Ok(m)) = viewer.ws.next().await {
-            if let tokio_tungstenite::tungstenite::Message::Close(Some(c)) = m {
-                return u16::from(c.code);
-            }
-        }
-        0
-    })
-    .await
-    .expect("the kicked viewer is disconnected within 10 s");
-    assert_eq!(code, 4403, "the kicked participant is disconnected");
+    assert_eq!(
+        close_code(&mut viewer).await,
+        4403,
+        "the kicked participant is disconnected"
+    );
     // The host was not told its kick failed.
     host.assert_no(FrameType::RoomError, Duration::from_millis(300))
         .await;
-    let mut refused = None;
-    for _ in 0..50 {
-        match try_connect(&n1, &room, &vtoken).await {
-            Err(e) => {
-                refused = Some(e);
-                break;
-            }
-            Ok(_) => tokio::time::sleep(Duration::from_millis(50)).await,
-        }
-    }
-    let (status, why) = refused.expect("the revoked token is refused on the host's node");
-    assert_eq!(status, 401);
-    assert!(why.contains("revoked"), "{why}");
+    assert_refused(&n1, &room, &vtoken).await;
 }
