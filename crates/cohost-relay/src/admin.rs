@@ -202,38 +202,39 @@ pub(crate) async fn kick(
             "expected {\"conn_id\": N} or {\"jti\": \"...\"}",
         );
     };
-    let revoked =
-        match (req.conn_id, req.jti) {
-            (Some(id), _) => match crate::server::kick_conn(&state, &room, id) {
-                Kicked::Done { jti } => jti,
-                // The node holding the connection revokes its token and closes
-                // it; which token that was is only known there.
-                Kicked::Forwarded => {
-                    return (
-                        StatusCode::ACCEPTED,
-                        Json(serde_json::json!({ "forwarded": true, "conn_id": id })),
-                    )
-                        .into_response();
-                }
-                Kicked::NotHere => return err(
+    let revoked = match (req.conn_id, req.jti) {
+        (Some(id), _) => match crate::server::kick_conn(&state, &room, id) {
+            Kicked::Done { jti } => jti,
+            // The node holding the connection revokes its token and closes
+            // it; which token that was is only known there.
+            Kicked::Forwarded => {
+                return (
+                    StatusCode::ACCEPTED,
+                    Json(serde_json::json!({ "forwarded": true, "conn_id": id })),
+                )
+                    .into_response();
+            }
+            Kicked::NotHere => {
+                return err(
                     StatusCode::NOT_FOUND,
                     format!(
                         "no participant #{id} in room {room}; check the id in the room's presence"
                     ),
-                ),
-            },
-            (None, Some(jti)) => {
-                let exp = req.exp.unwrap_or_else(|| {
-                    let now = std::time::SystemTime::now()
-                        .duration_since(std::time::UNIX_EPOCH)
-                        .map_or(0, |d| d.as_secs());
-                    now + state.config.max_token_lifetime.as_secs().max(MAX_TTL)
-                });
-                state.broker.revoke(&jti, exp);
-                jti
+                )
             }
-            (None, None) => return err(StatusCode::BAD_REQUEST, "name a conn_id or a jti"),
-        };
+        },
+        (None, Some(jti)) => {
+            let exp = req.exp.unwrap_or_else(|| {
+                let now = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs());
+                now + state.config.max_token_lifetime.as_secs().max(MAX_TTL)
+            });
+            state.broker.revoke(&jti, exp);
+            jti
+        }
+        (None, None) => return err(StatusCode::BAD_REQUEST, "name a conn_id or a jti"),
+    };
     tracing::info!(room, "token revoked through the admin API");
     (
         StatusCode::OK,

@@ -85,7 +85,12 @@ fn choose(lookup: EnvLookup<'_>, cwd: &Path) -> Choice {
     let settings = [
         user_settings.clone(),
         cwd.join(".gemini/settings.json"),
-        PathBuf::from("/etc/gemini-cli/settings.json"),
+        // gemini's system settings: where the user's variable says, else
+        // the default path.
+        var("GEMINI_CLI_SYSTEM_SETTINGS_PATH").map_or_else(
+            || PathBuf::from("/etc/gemini-cli/settings.json"),
+            PathBuf::from,
+        ),
         PathBuf::from("/etc/gemini-cli/system-defaults.json"),
     ];
     if settings
@@ -222,6 +227,28 @@ mod tests {
         .unwrap();
         assert!(selects_auth(&home.path().join(".gemini/settings.json")));
         assert_eq!(defaults_env(&config(home.path(), &vars)), None);
+        // So does a system settings file the user named that selects one.
+        std::fs::remove_file(home.path().join(".gemini/settings.json")).unwrap();
+        let system = home.path().join("system.json");
+        std::fs::write(
+            &system,
+            r#"{"security":{"auth":{"selectedType":"gemini-api-key"}}}"#,
+        )
+        .unwrap();
+        let lookup = |extra: Option<&Path>| {
+            let mut cfg = config(home.path(), &vars);
+            if let Some(p) = extra {
+                cfg.env.insert(
+                    "GEMINI_CLI_SYSTEM_SETTINGS_PATH".into(),
+                    p.display().to_string(),
+                );
+            }
+            cfg
+        };
+        let without = lookup(None);
+        assert!(preflight(&|n| var(&without, n), &without.cwd).is_err());
+        let with = lookup(Some(&system));
+        assert!(preflight(&|n| var(&with, n), &with.cwd).is_ok());
         // So does a defaults file the user named.
         let mut named = config(home.path(), &vars);
         named.env.insert(DEFAULTS_VAR.into(), "/x.json".into());
