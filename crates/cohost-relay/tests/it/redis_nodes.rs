@@ -156,37 +156,76 @@ async fn assert_refused(n: &RelayHandle, room: &str, token: &str) {
     assert!(why.contains("revoked"), "{why}");
 }
 
-/// Kick through the admin API on one node: the participant is disconnected
-/// (close 4403) and its token is refused on every node sharing the Redis.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_kicked_token_is_refused_on_every_node() {
-    let Some(server) = redis().await else { return };
-    let prefix = format!("cohost-test-kick-{}", std::process::id());
+/// Two nodes on one Redis sharing a room; a host on node 1 and a viewer on
+/// node 1 or 2, as the host's presence shows it.
+struct KickScene {
+    _server: common::redis_server::RedisServer,
+    n1: RelayHandle,
+    n2: RelayHandle,
+    room: String,
+    host: Peer,
+    vtoken: String,
+    viewer: Peer,
+    who: cohost_protocol::Participant,
+}
+
+async fn kick_scene(name: &str, viewer_on_second: bool) -> Option<KickScene> {
+    let server = redis().await?;
+    let prefix = format!("cohost-test-{name}-{}", std::process::id());
     let n1 = node(&server.url, &prefix).await;
     let n2 = node(&server.url, &prefix).await;
-    let room = n1.create_room(Some("kick")).unwrap();
-    n2.create_room(Some("kick")).unwrap();
+    let room = n1.create_room(Some(name)).unwrap();
+    n2.create_room(Some(name)).unwrap();
     let mut host = join(&n1, &room, Role::Host, "hana").await;
     let vtoken = token(&n1, &room, Role::Viewer, "vic");
-    let mut viewer = try_connect(&n1, &room, &vtoken).await.unwrap();
-    let who: cohost_protocol::Participant = host
+    let at = if viewer_on_second { &n2 } else { &n1 };
+    let viewer = try_connect(at, &room, &vtoken).await.unwrap();
+    let who = host
         .recv_kind(FrameType::PresenceJoin)
         .await
         .control()
         .unwrap();
-    let (status, answer) = admin_kick(&n1, &room, who.conn_id).await;
+    Some(KickScene {
+        _server: server,
+        n1,
+        n2,
+        room,
+        host,
+        vtoken,
+        viewer,
+        who,
+    })
+}
+
+/// Kick through the admin API on one node: the participant is disconnected
+/// (close 4403) and its token is refused on every node sharing the Redis.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kicked_token_is_refused_on_every_node() {
+    let Some(mut k) = kick_scene("kick", false).await else {
+        return;
+    };
+    let KickScene {
+        n1,
+        n2,
+        room,
+        vtoken,
+        viewer,
+        who,
+        ..
+    } = &mut k;
+    let (status, answer) = admin_kick(n1, room, who.conn_id).await;
     assert_eq!(status, 200, "{answer}");
     assert!(answer.contains("revoked"), "{answer}");
     assert_eq!(
-        close_code(&mut viewer).await,
+        close_code(viewer).await,
         4403,
         "the kicked participant is disconnected"
     );
     for n in [&n1, &n2] {
-        assert_refused(n, &room, &vtoken).await;
+        assert_refused(n, room, vtoken).await;
     }
     // Another token of the same room still works.
-    let _ok = join(&n2, &room, Role::Viewer, "vera").await;
+    let _ok = join(n2, room, Role::Viewer, "vera").await;
 }
 
 /// The admin API of one node, asked to kick a participant connected to
@@ -194,31 +233,28 @@ async fn a_kicked_token_is_refused_on_every_node() {
 /// 202, forwarded; that node closes the connection and revokes the token.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_admin_kick_reaches_a_participant_on_another_node() {
-    let Some(server) = redis().await else { return };
-    let prefix = format!("cohost-test-akick-{}", std::process::id());
-    let n1 = node(&server.url, &prefix).await;
-    let n2 = node(&server.url, &prefix).await;
-    let room = n1.create_room(Some("akick")).unwrap();
-    n2.create_room(Some("akick")).unwrap();
-    let mut host = join(&n1, &room, Role::Host, "hana").await;
-    let vtoken = token(&n1, &room, Role::Viewer, "vic");
-    let mut viewer = try_connect(&n2, &room, &vtoken).await.unwrap();
-    let who: cohost_protocol::Participant = host
-        .recv_kind(FrameType::PresenceJoin)
-        .await
-        .control()
-        .unwrap();
-    let (status, answer) = admin_kick(&n1, &room, who.conn_id).await;
+    let Some(mut k) = kick_scene("akick", true).await else {
+        return;
+    };
+    let KickScene {
+        n1,
+        room,
+        vtoken,
+        viewer,
+        who,
+        ..
+    } = &mut k;
+    let (status, answer) = admin_kick(n1, room, who.conn_id).await;
     assert_eq!(status, 202, "{answer}");
     assert!(answer.contains("\"forwarded\":true"), "{answer}");
     assert_eq!(
-        close_code(&mut viewer).await,
+        close_code(viewer).await,
         4403,
         "the kicked participant is disconnected"
     );
-    assert_refused(&n1, &room, &vtoken).await;
+    assert_refused(n1, room, vtoken).await;
     // An id no node minted answers 404 on its own node.
-    let (status, _) = admin_kick(&n1, &room, (n1.node_id() & !0xffff_ffff_ffff) | 0xfff0).await;
+    let (status, _) = admin_kick(n1, room, (n1.node_id() & !0xffff_ffff_ffff) | 0xfff0).await;
     assert_eq!(status, 404);
 }
 
@@ -227,20 +263,18 @@ async fn an_admin_kick_reaches_a_participant_on_another_node() {
 /// and the token is refused everywhere.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_host_kicks_a_participant_on_another_node() {
-    let Some(server) = redis().await else { return };
-    let prefix = format!("cohost-test-xkick-{}", std::process::id());
-    let n1 = node(&server.url, &prefix).await;
-    let n2 = node(&server.url, &prefix).await;
-    let room = n1.create_room(Some("xkick")).unwrap();
-    n2.create_room(Some("xkick")).unwrap();
-    let mut host = join(&n1, &room, Role::Host, "hana").await;
-    let vtoken = token(&n1, &room, Role::Viewer, "vic");
-    let mut viewer = try_connect(&n2, &room, &vtoken).await.unwrap();
-    let who: cohost_protocol::Participant = host
-        .recv_kind(FrameType::PresenceJoin)
-        .await
-        .control()
-        .unwrap();
+    let Some(mut k) = kick_scene("xkick", true).await else {
+        return;
+    };
+    let KickScene {
+        n1,
+        room,
+        host,
+        vtoken,
+        viewer,
+        who,
+        ..
+    } = &mut k;
     assert_ne!(
         who.conn_id >> 48,
         n1.node_id() >> 48,
@@ -248,7 +282,7 @@ async fn a_host_kicks_a_participant_on_another_node() {
     );
     let kick = cohost_protocol::Frame::control_frame(
         FrameType::RoomKick,
-        &room,
+        room,
         None,
         &cohost_protocol::Kick {
             conn_id: who.conn_id,
@@ -257,12 +291,12 @@ async fn a_host_kicks_a_participant_on_another_node() {
     .unwrap();
     host.send_frame(&kick).await;
     assert_eq!(
-        close_code(&mut viewer).await,
+        close_code(viewer).await,
         4403,
         "the kicked participant is disconnected"
     );
     // The host was not told its kick failed.
     host.assert_no(FrameType::RoomError, Duration::from_millis(300))
         .await;
-    assert_refused(&n1, &room, &vtoken).await;
+    assert_refused(n1, room, vtoken).await;
 }
