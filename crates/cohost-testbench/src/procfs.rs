@@ -296,12 +296,8 @@ pub fn is_local_or_unconnected(addr: &SocketAddr) -> bool {
     ip.is_loopback() || ip.is_unspecified()
 }
 
-/// All socket rows visible from `pid`'s network namespace.
-pub fn net_tables(pid: u32) -> Vec<(&'static str, SocketRow)> {
-    net_tables_of(pid, &["tcp", "tcp6", "udp", "udp6"])
-}
-
-/// [`net_tables`] for some of the tables only (`tcp`, `tcp6`, `udp`, `udp6`).
+/// The socket rows visible from `pid`'s network namespace, from the tables
+/// named (`tcp`, `tcp6`, `udp`, `udp6`).
 pub fn net_tables_of(pid: u32, protos: &[&'static str]) -> Vec<(&'static str, SocketRow)> {
     let base = Path::new("/proc").join(pid.to_string()).join("net");
     protos

@@ -129,7 +129,7 @@ pub(crate) fn defaults_env(config: &AdapterConfig) -> Option<(&'static str, Stri
     let Choice::Defaults(kind, file) = choose(&|n| var(config, n), &config.cwd) else {
         return None;
     };
-    let body = serde_json::json!({"security": {"auth": {"selectedType": kind}}}).to_string();
+    let body = selection(kind);
     if std::fs::read_to_string(&file).ok().as_deref() != Some(body.as_str()) {
         crate::process::write_atomic(&file, body.as_bytes()).ok()?;
     }
@@ -152,7 +152,7 @@ pub(crate) fn preflight(lookup: EnvLookup<'_>, cwd: &Path) -> Result<(), CohostE
         Some(k) => (k, String::new()),
         None => ("gemini-api-key", "set GEMINI_API_KEY and ".to_string()),
     };
-    let line = format!(r#"{{"security":{{"auth":{{"selectedType":"{kind}"}}}}}}"#);
+    let line = selection(kind);
     let fix = if settings.is_file() {
         format!("{key_hint}add \"security\": {{\"auth\": {{\"selectedType\": \"{kind}\"}}}} to {shown}, or run `cohost login gemini` once and choose the API key")
     } else {
@@ -163,6 +163,11 @@ pub(crate) fn preflight(lookup: EnvLookup<'_>, cwd: &Path) -> Result<(), CohostE
         "gemini cannot pick an auth type: no settings file selects one and GOOGLE_GEMINI_BASE_URL is set, so gemini guesses `gateway` and then refuses it (\"Invalid auth method selected\")",
     )
     .with_fix(fix))
+}
+
+/// A settings document that selects auth type `kind` (and nothing else).
+fn selection(kind: &str) -> String {
+    serde_json::json!({"security": {"auth": {"selectedType": kind}}}).to_string()
 }
 
 /// Whether every existing ancestor of `file` is owned by root and not

@@ -315,7 +315,7 @@ fn on_frame(
                     )
                 }
                 Ok(k) => {
-                    if super::revoke::kick_anywhere(state, room, k.conn_id, frame.bytes())
+                    if super::revoke::kick_conn(state, &room.id, k.conn_id)
                         == super::revoke::Kicked::NotHere
                     {
                         return refused(

@@ -55,31 +55,6 @@ pub(crate) enum Kicked {
 /// (see `RelayState::next_conn_id`).
 const NODE_BITS: u64 = !0xffff_ffff_ffff;
 
-/// [`kick`], or for a connection minted by another node, the kick sent to
-/// every node through the broker (`frame` is the host's `room.kick`).
-pub(crate) fn kick_anywhere(state: &RelayState, room: &Room, conn_id: u64, frame: &[u8]) -> Kicked {
-    if conn_id & NODE_BITS == state.node_id {
-        return kick(state, room, conn_id);
-    }
-    forward(
-        state,
-        &room.id,
-        conn_id,
-        &bytes::Bytes::copy_from_slice(frame),
-    )
-}
-
-/// Sends a `room.kick` frame to every node; the one holding `conn_id` acts.
-fn forward(state: &RelayState, room: &str, conn_id: u64, frame: &bytes::Bytes) -> Kicked {
-    state.broker.publish(room, state.node_id, frame);
-    tracing::info!(
-        conn = conn_id,
-        room,
-        "kick forwarded to the participant's node"
-    );
-    Kicked::Forwarded
-}
-
 /// Revokes `conn_id`'s token and disconnects it, if it is in `room` on this
 /// node. A host cannot kick itself out this way (the caller checks roles).
 pub(crate) fn kick(state: &RelayState, room: &Room, conn_id: u64) -> Kicked {
@@ -95,8 +70,9 @@ pub(crate) fn kick(state: &RelayState, room: &Room, conn_id: u64) -> Kicked {
     Kicked::Done { jti }
 }
 
-/// [`kick`] by room id (the admin API); a connection minted by another node
-/// is kicked there, through the broker, as a host's `room.kick` would be.
+/// [`kick`] by room id (the host's `room.kick` and the admin API); a
+/// connection minted by another node is kicked there: a `room.kick` for it
+/// goes to every node through the broker and the one holding it acts.
 pub(crate) fn kick_conn(state: &RelayState, room: &str, conn_id: u64) -> Kicked {
     if conn_id & NODE_BITS != state.node_id {
         let kick = cohost_protocol::Kick { conn_id };
@@ -109,7 +85,13 @@ pub(crate) fn kick_conn(state: &RelayState, room: &str, conn_id: u64) -> Kicked 
             // Only a room id too long for a frame; no such room exists.
             return Kicked::NotHere;
         };
-        return forward(state, room, conn_id, frame.bytes());
+        state.broker.publish(room, state.node_id, frame.bytes());
+        tracing::info!(
+            conn = conn_id,
+            room,
+            "kick forwarded to the participant's node"
+        );
+        return Kicked::Forwarded;
     }
     let Some(room) = state.rooms.read().ok().and_then(|m| m.get(room).cloned()) else {
         return Kicked::NotHere;
