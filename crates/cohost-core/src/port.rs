@@ -59,6 +59,13 @@ pub struct AdapterConfig {
     /// agent CLIs bring their own tools and refuse these.
     #[serde(default)]
     pub tools: Vec<ToolSpec>,
+    /// `initialize` may return before the agent has answered its start-up
+    /// handshake: the first prompt is then written without waiting for the
+    /// answer, and a failed handshake is that prompt's error. For callers
+    /// that prompt at once (`cohost run`), so the agent's boot overlaps
+    /// cohost's own work; adapters without a handshake ignore it.
+    #[serde(default)]
+    pub defer_handshake: bool,
 }
 
 /// A tool offered to the model: a name, what it does, and the JSON schema of

@@ -14,6 +14,7 @@ use crate::process::{
 };
 use crate::session::{NoEffects, Session, SessionCore};
 use futures::StreamExt;
+use tokio::sync::oneshot;
 
 /// How long the CLI may take to answer `initialize`.
 const INIT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -78,6 +79,8 @@ pub(crate) struct Engine {
     pub binary: PathBuf,
     pub version: String,
     pub session_id: Option<String>,
+    /// The answer to `initialize`, until it has been awaited.
+    handshake: Option<oneshot::Receiver<Result<Option<String>, CohostError>>>,
 }
 
 /// The environment policy for a session: vendor prefixes, driver variables,
@@ -130,7 +133,8 @@ pub(crate) async fn check_binary(
 }
 
 impl Engine {
-    /// Spawn the CLI, send `initialize` and wait for its answer.
+    /// Spawn the CLI and send `initialize`; wait for its answer unless
+    /// `config.defer_handshake` (then [`Engine::finish_handshake`] does).
     pub(crate) async fn start(
         dialect: &Dialect,
         config: &AdapterConfig,
@@ -157,40 +161,58 @@ impl Engine {
         };
         let stdin = child.stdin();
         let (session, init_rx) = Session::spawn(dialect.id, core, frames, stdin.clone(), NoEffects);
-        let session_id = match tokio::time::timeout(INIT_TIMEOUT, init_rx).await {
-            Ok(Ok(Ok(id))) => id,
-            Ok(Ok(Err(e))) => return Err(e),
-            Ok(Err(_)) => {
-                child.settle(Duration::from_secs(2)).await;
-                return Err(CohostError::new(
-                    ErrorCode::SpawnFailed,
-                    format!("{} before answering `initialize`", child.crash_report()),
-                )
-                .with_fix(format!(
-                    "run `{} --version` yourself to see the problem",
-                    binary.display()
-                )));
-            }
-            Err(_) => {
-                return Err(CohostError::new(
-                    ErrorCode::Timeout,
-                    format!(
-                        "agent `{}` did not answer `initialize` within {} s",
-                        dialect.id,
-                        INIT_TIMEOUT.as_secs()
-                    ),
-                )
-                .with_fix("check that the agent starts on its own (login prompts, updates)"));
-            }
-        };
-        Ok(Engine {
+        let mut engine = Engine {
             session,
             child,
             stdin,
             binary,
             version,
-            session_id: session_id.or_else(|| config.resume.clone()),
-        })
+            session_id: config.resume.clone(),
+            handshake: Some(init_rx),
+        };
+        if !config.defer_handshake {
+            engine.finish_handshake(dialect.id).await?;
+        }
+        Ok(engine)
+    }
+
+    /// Wait for the answer to `initialize` if it is still outstanding (a
+    /// deferred handshake waits here, after the first prompt went out).
+    pub(crate) async fn finish_handshake(&mut self, id: &str) -> Result<(), CohostError> {
+        let Some(init_rx) = self.handshake.take() else {
+            return Ok(());
+        };
+        match tokio::time::timeout(INIT_TIMEOUT, init_rx).await {
+            Ok(Ok(Ok(session_id))) => {
+                if session_id.is_some() {
+                    self.session_id = session_id;
+                }
+                Ok(())
+            }
+            Ok(Ok(Err(e))) => Err(e),
+            Ok(Err(_)) => {
+                self.child.settle(Duration::from_secs(2)).await;
+                Err(CohostError::new(
+                    ErrorCode::SpawnFailed,
+                    format!(
+                        "{} before answering `initialize`",
+                        self.child.crash_report()
+                    ),
+                )
+                .with_fix(format!(
+                    "run `{} --version` yourself to see the problem",
+                    self.binary.display()
+                )))
+            }
+            Err(_) => Err(CohostError::new(
+                ErrorCode::Timeout,
+                format!(
+                    "agent `{id}` did not answer `initialize` within {} s",
+                    INIT_TIMEOUT.as_secs()
+                ),
+            )
+            .with_fix("check that the agent starts on its own (login prompts, updates)")),
+        }
     }
 }
 

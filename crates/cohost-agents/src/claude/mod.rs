@@ -144,9 +144,14 @@ impl AgentAdapter for StreamJsonAdapter {
         &mut self,
         prompt: PromptRequest,
     ) -> Result<AgentEventStream, CohostError> {
+        let id = self.dialect.id;
         let engine = self.engine()?;
         engine.session.ensure_alive(&engine.child)?;
-        engine.session.begin_turn(prompt_content(&prompt)).await
+        let turn = engine.session.begin_turn(prompt_content(&prompt)).await?;
+        // A deferred handshake: the prompt is on its way; its failure is
+        // this prompt's error.
+        engine.finish_handshake(id).await?;
+        Ok(turn)
     }
 
     async fn interrupt(&mut self, stage: InterruptStage) -> Result<(), CohostError> {

@@ -15,6 +15,7 @@ mod acp_golden;
 mod aider_e2e;
 mod claude_e2e;
 mod claude_golden;
+mod claude_handshake;
 #[path = "../claude_support/mod.rs"]
 mod claude_support;
 mod codex_e2e;

@@ -145,6 +145,8 @@ fn request(args: &RunArgs) -> SessionRequest {
     req.fork = args.fork.is_some();
     req.continue_last = args.continue_last;
     req.recording = Recording::New;
+    // One prompt, sent at once: it need not wait for the agent's handshake.
+    req.defer_handshake = true;
     if let Some(path) = &args.tools {
         req.tools = Tools::File(path.clone());
     }
@@ -201,13 +203,13 @@ pub async fn run(args: RunArgs) -> CmdResult {
             human.show(&event);
         }
     };
-    let outcome = session.prompt(input, &mut sink).await;
+    let (outcome, stopped) = session.prompt_then_terminate(input, &mut sink).await;
     if !json {
         eprintln!(
             "cohost: session {record_id} (continue with: cohost run --resume {record_id} \"...\")"
         );
     }
-    if let Err(e) = session.terminate().await {
+    if let Err(e) = stopped {
         tracing::warn!(error = %e, "terminate failed");
     }
     // The turn's own error is already in the event stream: exit with its code.

@@ -140,6 +140,10 @@ pub struct SessionRequest {
     pub options: SessionOptions,
     /// The session record.
     pub recording: Recording,
+    /// Let the first prompt overtake the agent's start-up handshake
+    /// ([`AdapterConfig::defer_handshake`]): for one-shot front ends that
+    /// prompt right after opening the session.
+    pub defer_handshake: bool,
 }
 
 impl SessionRequest {
@@ -158,6 +162,7 @@ impl SessionRequest {
             binary: None,
             options: SessionOptions::default(),
             recording: Recording::Off,
+            defer_handshake: false,
         }
     }
 }
@@ -216,6 +221,7 @@ fn plan(
         plan.provider = ProviderChoice::Id(resolved.provider_id);
         plan.config = resolved.config;
     }
+    plan.config.defer_handshake = req.defer_handshake;
     let last;
     let id = if req.continue_last {
         last = last_session(store, &plan.provider, req.cwd.clone())?;

@@ -124,21 +124,30 @@ impl OpenSession {
     pub async fn prompt(&mut self, input: PromptInput, sink: &mut dyn EventSink) -> TurnOutcome {
         let input = attach(self.session.descriptor(), input);
         let outcome = self.session.prompt(input, sink).await;
-        if let Some((store, rec)) = &mut self.record {
-            let native = self.session.native_session_id().map(String::from);
-            let updated = store.update(&rec.id, |r| {
-                r.native_session_id = native.or(r.native_session_id.take());
-                r.watermark += 1;
-            });
-            match updated {
-                Ok(Some(stored)) => *rec = stored,
-                Ok(None) => tracing::warn!(session = %rec.id, "the session record is gone"),
-                Err(e) => {
-                    tracing::warn!(session = %rec.id, error = %e, "could not update the session record")
-                }
-            }
-        }
+        let native = self.session.native_session_id().map(String::from);
+        record_turn(&mut self.record, native);
         outcome
+    }
+
+    /// [`OpenSession::prompt`] then [`OpenSession::terminate`], for a front
+    /// end with one prompt (`cohost run`): the agent is told to stop before
+    /// the record is written, so its exit and the record's fsyncs overlap
+    /// instead of adding up.
+    pub async fn prompt_then_terminate(
+        &mut self,
+        input: PromptInput,
+        sink: &mut dyn EventSink,
+    ) -> (TurnOutcome, Result<(), CohostError>) {
+        let input = attach(self.session.descriptor(), input);
+        let outcome = self.session.prompt(input, sink).await;
+        let native = self.session.native_session_id().map(String::from);
+        let record = &mut self.record;
+        // Polled first, so the stop request is out before the record's
+        // (blocking) write.
+        let (stopped, ()) = tokio::join!(self.session.terminate(), async move {
+            record_turn(record, native)
+        });
+        (outcome, stopped)
     }
 
     /// Stop the agent. Idempotent.
@@ -164,4 +173,21 @@ fn attach(d: &ProviderDescriptor, mut input: PromptInput) -> PromptInput {
         }
     }
     input
+}
+
+/// Bring the record up to date after a turn: the native id (once known) and
+/// one more turn seen. A store that cannot be written is logged.
+fn record_turn(record: &mut Option<(SessionStore, SessionRecord)>, native: Option<String>) {
+    let Some((store, rec)) = record else { return };
+    let updated = store.update(&rec.id, |r| {
+        r.native_session_id = native.or(r.native_session_id.take());
+        r.watermark += 1;
+    });
+    match updated {
+        Ok(Some(stored)) => *rec = stored,
+        Ok(None) => tracing::warn!(session = %rec.id, "the session record is gone"),
+        Err(e) => {
+            tracing::warn!(session = %rec.id, error = %e, "could not update the session record")
+        }
+    }
 }

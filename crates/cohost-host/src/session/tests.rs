@@ -91,6 +91,33 @@ async fn recorded_sessions_track_turns_and_resume_under_their_id() {
 }
 
 #[tokio::test]
+async fn a_last_prompt_ends_the_session_and_still_records_the_turn() {
+    let home = tempfile::tempdir().unwrap();
+    let h = host(home.path());
+    let cfg = h.config().unwrap();
+    let store = SessionStore::open(&h.paths.state_dir);
+    let mut req = request(home.path());
+    req.recording = Recording::New;
+    req.defer_handshake = true;
+    let mut s = open(&h, &cfg, req).await.unwrap();
+    let id = s.record_id().unwrap().to_string();
+    let mut events = Vec::new();
+    let (outcome, stopped) = s
+        .prompt_then_terminate(PromptInput::text("hi [mock:text]"), &mut |e: Event| {
+            events.push(e)
+        })
+        .await;
+    assert_eq!(outcome.reason, cohost_core::EndReason::Completed);
+    stopped.unwrap();
+    assert_eq!(s.state(), cohost_core::State::Terminated);
+    let rec = store.get(&id).unwrap().unwrap();
+    assert_eq!(rec.watermark, 1);
+    assert!(rec.native_session_id.is_some());
+    // Stopping again is a no-op, as after `terminate`.
+    s.terminate().await.unwrap();
+}
+
+#[tokio::test]
 async fn agent_clis_refuse_offered_tools_as_a_tools_error() {
     let home = tempfile::tempdir().unwrap();
     let h = host(home.path());

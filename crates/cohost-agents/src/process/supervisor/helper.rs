@@ -14,7 +14,6 @@ use std::os::fd::FromRawFd;
 use std::os::unix::net::UnixStream;
 use std::os::unix::process::CommandExt;
 use std::process::Command;
-use std::time::Duration;
 
 use super::tree::kill_tree;
 use super::{CONTROL_FD, KILL_BUDGET};
@@ -89,9 +88,8 @@ pub(super) fn run(args: &[OsString]) -> i32 {
             _ => break,
         }
     }
+    // Zombies the reaper has not collected yet go to init when we exit.
     kill_tree(pgid_of(pid), KILL_BUDGET);
-    // Let the reaper collect the last zombies; exiting would also do.
-    std::thread::sleep(Duration::from_millis(1));
     0
 }
 
