@@ -130,19 +130,21 @@ async fn main() {
             times[v].push(*t);
         }
     }
-    let mid = |mut v: Vec<f64>| {
+    // Per-round ratios' quartiles: the spread says how far one run's
+    // median can be trusted (this machine's neighbours move it by several %).
+    let quartiles = |mut v: Vec<f64>| {
         v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
+        (v[v.len() / 4], v[v.len() / 2], v[(3 * v.len()) / 4])
     };
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     let medians: Vec<Duration> = times.into_iter().map(median).collect();
     println!("startup: {pairs} rounds, claude -p hello vs cohost run --agent claude hello");
     for (v, (name, _, _)) in variants.iter().enumerate() {
+        let (q1, q2, q3) = quartiles(ratios[v].clone());
         println!(
-            "  {name:<30} median {:>7.1} ms  ratio of medians {:.3}  median per-round ratio {:.3}",
+            "  {name:<30} median {:>7.1} ms  ratio of medians {:.3}  per-round ratio median {q2:.3} (quartiles {q1:.3}-{q3:.3})",
             ms(medians[v]),
             ms(medians[v]) / ms(medians[0]),
-            mid(ratios[v].clone())
         );
     }
     println!("  goal: cohost run (probe cache) <= 1.03 of bare claude -p");

@@ -27,6 +27,16 @@ fn request(home: &std::path::Path) -> SessionRequest {
     req
 }
 
+/// A host, its config and store, and a request for a recorded session.
+fn recorded(home: &std::path::Path) -> (Host, HostConfig, SessionStore, SessionRequest) {
+    let h = host(home);
+    let cfg = h.config().unwrap();
+    let store = SessionStore::open(&h.paths.state_dir);
+    let mut req = request(home);
+    req.recording = Recording::New;
+    (h, cfg, store, req)
+}
+
 async fn one_turn(s: &mut OpenSession) -> Vec<Event> {
     let mut events = Vec::new();
     let mut sink = |e: Event| events.push(e);
@@ -50,11 +60,7 @@ async fn nothing_installed_falls_back_to_the_mock() {
 #[tokio::test]
 async fn recorded_sessions_track_turns_and_resume_under_their_id() {
     let home = tempfile::tempdir().unwrap();
-    let h = host(home.path());
-    let cfg = h.config().unwrap();
-    let store = SessionStore::open(&h.paths.state_dir);
-    let mut req = request(home.path());
-    req.recording = Recording::New;
+    let (h, cfg, store, req) = recorded(home.path());
     let mut s = open(&h, &cfg, req).await.unwrap();
     let id = s.record_id().unwrap().to_string();
     assert!(id.starts_with("s-"), "{id}");
@@ -93,11 +99,7 @@ async fn recorded_sessions_track_turns_and_resume_under_their_id() {
 #[tokio::test]
 async fn a_last_prompt_ends_the_session_and_still_records_the_turn() {
     let home = tempfile::tempdir().unwrap();
-    let h = host(home.path());
-    let cfg = h.config().unwrap();
-    let store = SessionStore::open(&h.paths.state_dir);
-    let mut req = request(home.path());
-    req.recording = Recording::New;
+    let (h, cfg, store, mut req) = recorded(home.path());
     req.defer_handshake = true;
     let mut s = open(&h, &cfg, req).await.unwrap();
     let id = s.record_id().unwrap().to_string();
