@@ -81,12 +81,12 @@ impl MarkerScanner {
     }
 
     /// `Some(Some(start))` marked, `Some(None)` not marked, `None` unknown
-    /// (unreadable or empty environment, e.g. mid-exec): judged again next scan.
+    /// (unreadable environment): judged again next scan. An empty
+    /// environment is unmarked: a kernel thread's stays empty (kept as such,
+    /// not re-read every scan), and one mid-exec is young, which
+    /// [`MarkerScanner::scan`] judges again until it has settled.
     fn check(&self, pid: u32) -> Option<Option<u64>> {
         let env = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
-        if env.is_empty() {
-            return None;
-        }
         if !env.split(|b| *b == 0).any(|kv| kv == self.want) {
             return Some(None);
         }
@@ -315,6 +315,27 @@ pub fn net_tables_of(pid: u32, protos: &[&'static str]) -> Vec<(&'static str, So
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn settled_processes_with_an_empty_environment_are_judged_once() {
+        // Like a kernel thread's: an empty environment, for good.
+        let mut child = std::process::Command::new("/bin/sleep")
+            .arg("30")
+            .env_clear()
+            .spawn()
+            .unwrap();
+        let pid = child.id();
+        let mut s = MarkerScanner::new("nobody-carries-this");
+        assert!(s.scan().is_empty());
+        assert_eq!(s.seen.get(&pid), None, "young: judged again next scan");
+        std::thread::sleep(std::time::Duration::from_millis(2200));
+        let marked = s.scan();
+        let kept = s.seen.get(&pid).copied();
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert!(marked.is_empty());
+        assert_eq!(kept, Some(None), "settled: kept as unmarked");
+    }
 
     #[test]
     fn marker_must_match_exactly() {
