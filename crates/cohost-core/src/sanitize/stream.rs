@@ -117,32 +117,38 @@ fn is_opener(word: &str) -> bool {
             .is_some_and(|tail| tail.len() < bare.len() && is_opener(tail))
 }
 
-/// The last private key block (or a BEGIN line that may start one): its start,
-/// and its end once the END line is complete. The block is the sanitizer's
-/// own match, so an END line the sanitizer does not accept (found by fuzzing:
-/// `-----END OPENSSH ,PRIVATE KEY-----`) does not end it here either, or a
-/// split there would redact differently from the whole text.
-fn key_block(pending: &str) -> Option<(usize, Option<usize>)> {
+/// Every private key block (and a BEGIN line after the last one that may
+/// start another): its start, and its end once its END line is complete.
+/// All of them, not only the last: a cut inside an earlier block's END line
+/// is as wrong as one inside the last (found by fuzzing: a stray
+/// `-----BEGIN` after a complete block hid the block from the check). The
+/// blocks are the sanitizer's own matches, so an END line the sanitizer does
+/// not accept (`-----END OPENSSH ,PRIVATE KEY-----`, also found by fuzzing)
+/// does not end one here either.
+fn key_blocks(pending: &str) -> Vec<(usize, Option<usize>)> {
     const BEGIN: &str = "-----BEGIN";
-    let last = super::private_key_block().find_iter(pending).last();
-    let searched_from = last.map_or(0, |m| m.end());
+    let mut blocks = Vec::new();
+    let mut searched_from = 0;
+    for m in super::private_key_block().find_iter(pending) {
+        let text = m.as_str();
+        // The body starts after the BEGIN line's closing dashes.
+        let body_at = text[BEGIN.len()..]
+            .find("-----")
+            .map_or(text.len(), |i| BEGIN.len() + i + "-----".len());
+        let body = &text[body_at..];
+        // The match runs to the end of the text when no valid END line closes it.
+        let closed = body.contains("-----END") && body.ends_with("-----");
+        blocks.push((m.start(), closed.then_some(m.end())));
+        searched_from = m.end();
+    }
     // A BEGIN line still arriving after the last block.
     if let Some(b) = pending[searched_from..].rfind(BEGIN) {
         let begin = searched_from + b;
         if !pending[begin + BEGIN.len()..].contains("-----") {
-            return Some((begin, None));
+            blocks.push((begin, None));
         }
     }
-    let m = last?;
-    let text = m.as_str();
-    // The body starts after the BEGIN line's closing dashes.
-    let body_at = text[BEGIN.len()..]
-        .find("-----")
-        .map_or(text.len(), |i| BEGIN.len() + i + "-----".len());
-    let body = &text[body_at..];
-    // The match runs to the end of the text when no valid END line closes it.
-    let closed = body.contains("-----END") && body.ends_with("-----");
-    Some((m.start(), closed.then_some(m.end())))
+    blocks
 }
 
 /// Where `pending` can be split so that no secret pattern spans the split.
@@ -172,14 +178,14 @@ fn safe_cut(sanitizer: &Sanitizer, pending: &str) -> usize {
         cut = safe_cut(sanitizer, &pending[..cut]);
     }
     // A private key block runs to its END line.
-    if let Some((begin, block_end)) = key_block(pending) {
-        let held = match block_end {
+    let holding = key_blocks(pending)
+        .into_iter()
+        .find(|&(begin, block_end)| match block_end {
             None => end - begin <= MAX_KEY_HOLD && cut > begin,
             Some(block_end) => cut > begin && cut < block_end,
-        };
-        if held {
-            return safe_cut(sanitizer, &pending[..begin]);
-        }
+        });
+    if let Some((begin, _)) = holding {
+        return safe_cut(sanitizer, &pending[..begin]);
     }
     cut
 }
@@ -288,6 +294,17 @@ mod tests {
                 assert_eq!(out, whole, "split at {a},{b} of {text:?}");
             }
         }
+    }
+
+    #[test]
+    fn a_stray_begin_after_a_key_block_does_not_hide_the_block() {
+        // Found by fuzzing (fuzz/regressions/stream_sanitizer-crash-372a4803):
+        // `KEY-----` gives the next word a context, so the plain cut fell
+        // inside the END line, and only the later BEGIN was checked.
+        let text = "x\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk=\n-----END OPENSSH PRIVATE KEY-----\nhttps://user:-----BEGINexample/x";
+        let san = s();
+        assert_eq!(stream(&san, &[text]).0, san.sanitize(text));
+        check_splits(&san, text);
     }
 
     #[test]
