@@ -122,11 +122,21 @@ impl OpenSession {
     /// Run one turn, every engine event into `sink`, then bring the record
     /// up to date (native id, one more turn seen).
     pub async fn prompt(&mut self, input: PromptInput, sink: &mut dyn EventSink) -> TurnOutcome {
-        let input = attach(self.session.descriptor(), input);
-        let outcome = self.session.prompt(input, sink).await;
-        let native = self.session.native_session_id().map(String::from);
+        let (outcome, native) = self.turn(input, sink).await;
         record_turn(&mut self.record, native);
         outcome
+    }
+
+    /// One turn, attachments placed for the provider; with the native id
+    /// known after it, for the record.
+    async fn turn(
+        &mut self,
+        input: PromptInput,
+        sink: &mut dyn EventSink,
+    ) -> (TurnOutcome, Option<String>) {
+        let input = attach(self.session.descriptor(), input);
+        let outcome = self.session.prompt(input, sink).await;
+        (outcome, self.session.native_session_id().map(String::from))
     }
 
     /// [`OpenSession::prompt`] then [`OpenSession::terminate`], for a front
@@ -138,9 +148,7 @@ impl OpenSession {
         input: PromptInput,
         sink: &mut dyn EventSink,
     ) -> (TurnOutcome, Result<(), CohostError>) {
-        let input = attach(self.session.descriptor(), input);
-        let outcome = self.session.prompt(input, sink).await;
-        let native = self.session.native_session_id().map(String::from);
+        let (outcome, native) = self.turn(input, sink).await;
         let record = &mut self.record;
         // Polled first, so the stop request is out before the record's
         // (blocking) write.

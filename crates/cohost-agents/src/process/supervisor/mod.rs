@@ -211,11 +211,10 @@ fn wait_one_gone(pid: u32, deadline: Instant) {
         pidfd::wait_exit(&fd, deadline);
         return;
     }
-    let mut nap = Duration::from_micros(200);
+    let mut nap = tree::Backoff::new();
     while tree::state_of(pid).is_some_and(|s| !matches!(s, 'Z' | 'X')) && Instant::now() < deadline
     {
-        std::thread::sleep(nap);
-        nap = (nap * 2).min(Duration::from_millis(5));
+        nap.sleep();
     }
 }
 

@@ -74,49 +74,6 @@ pub(crate) fn live_descendants(root: u32, nodes: &[Node]) -> Vec<u32> {
     out
 }
 
-/// Live descendants of `root`, from the kernel's per-thread `children`
-/// lists: a walk of `root`'s own tree, where [`all_nodes`] reads the stat of
-/// every process on the machine. `None` when the kernel keeps no such lists
-/// (`CONFIG_PROC_CHILDREN`) or `/proc` is missing.
-pub(crate) fn walk_live_descendants(root: u32) -> Option<Vec<u32>> {
-    let mut out = Vec::new();
-    let mut seen = BTreeSet::new();
-    let mut stack = vec![root];
-    while let Some(pid) = stack.pop() {
-        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
-            if pid == root {
-                return None;
-            }
-            continue; // Gone since its parent listed it.
-        };
-        for task in tasks.flatten() {
-            let list = match std::fs::read_to_string(task.path().join("children")) {
-                Ok(list) => list,
-                Err(_) if pid == root => return None,
-                Err(_) => continue,
-            };
-            for child in list
-                .split_whitespace()
-                .filter_map(|c| c.parse::<u32>().ok())
-            {
-                if child == root || !seen.insert(child) {
-                    continue;
-                }
-                // A zombie's own children were handed on when it died.
-                if state_of(child).is_some_and(|s| !matches!(s, 'Z' | 'X')) {
-                    out.push(child);
-                    stack.push(child);
-                }
-            }
-        }
-    }
-    Some(out)
-}
-
-fn live_descendants_of(root: u32) -> Vec<u32> {
-    walk_live_descendants(root).unwrap_or_else(|| live_descendants(root, &all_nodes()))
-}
-
 /// SIGKILL `pgid` and then every live descendant of this process, again and
 /// again until none is left (a dying parent hands its children to us, the
 /// subreaper) or `budget` runs out. Returns how many were still alive then.
@@ -130,11 +87,9 @@ pub(crate) fn kill_tree(pgid: i32, budget: Duration) -> usize {
     }
     let me = std::process::id();
     let start = Instant::now();
-    // A killed process is gone within microseconds to a few milliseconds:
-    // look again soon, then less often.
-    let mut nap = Duration::from_micros(200);
+    let mut nap = Backoff::new();
     loop {
-        let left = live_descendants_of(me);
+        let left = live_descendants(me, &all_nodes());
         if left.is_empty() || start.elapsed() >= budget {
             return left.len();
         }
@@ -146,8 +101,23 @@ pub(crate) fn kill_tree(pgid: i32, budget: Duration) -> usize {
                 }
             }
         }
-        std::thread::sleep(nap);
-        nap = (nap * 2).min(Duration::from_millis(5));
+        nap.sleep();
+    }
+}
+
+/// Sleeps between looks at processes that were just signalled: a killed
+/// process is gone within microseconds to a few milliseconds, so look again
+/// soon (0.2 ms), then less often (doubling, at most 5 ms).
+pub(crate) struct Backoff(Duration);
+
+impl Backoff {
+    pub(crate) fn new() -> Backoff {
+        Backoff(Duration::from_micros(200))
+    }
+
+    pub(crate) fn sleep(&mut self) {
+        std::thread::sleep(self.0);
+        self.0 = (self.0 * 2).min(Duration::from_millis(5));
     }
 }
 
@@ -180,22 +150,5 @@ mod tests {
         got.sort_unstable();
         assert_eq!(got, vec![11, 13, 14]);
         assert!(live_descendants(20, &nodes).is_empty());
-    }
-
-    #[cfg(target_os = "linux")]
-    #[test]
-    fn the_walk_finds_what_the_scan_finds() {
-        let mut child = std::process::Command::new("sleep")
-            .arg("30")
-            .spawn()
-            .unwrap();
-        let me = std::process::id();
-        let walked = walk_live_descendants(me).expect("this kernel lists children");
-        let scanned = live_descendants(me, &all_nodes());
-        assert!(walked.contains(&child.id()), "{walked:?}");
-        assert!(scanned.contains(&child.id()), "{scanned:?}");
-        child.kill().unwrap();
-        child.wait().unwrap();
-        assert!(!walk_live_descendants(me).unwrap().contains(&child.id()));
     }
 }
