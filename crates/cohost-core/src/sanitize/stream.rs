@@ -72,15 +72,7 @@ impl StreamSanitizer {
 
 /// Compile the stream's own patterns (see [`super::precompile`]).
 pub(super) fn precompile() {
-    let _ = quoted_value();
     let _ = header_opener();
-}
-
-/// `name: "value"` or `NAME='value'`, closed or not yet.
-fn quoted_value() -> &'static Regex {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    #[allow(clippy::expect_used)] // a static pattern, covered by every test
-    RE.get_or_init(|| Regex::new(r#"\S*[:=]\s*(?:"[^"]*"?|'[^']*'?)"#).expect("static regex"))
 }
 
 fn header_opener() -> &'static Regex {
@@ -165,11 +157,8 @@ fn safe_cut(sanitizer: &Sanitizer, pending: &str) -> usize {
         cut = cut.min(h);
     }
     // A quoted value may contain spaces: never split one from its name.
-    if let Some(m) = quoted_value()
-        .find_iter(pending)
-        .find(|m| m.start() < cut && cut < m.end() + usize::from(m.end() == end))
-    {
-        cut = m.start();
+    if let Some(name) = quoted_value_around(pending, cut) {
+        cut = name;
     }
     // A known secret with a space in it may run across the cut.
     cut -= sanitizer.known_hold(&pending[..cut]);
@@ -191,6 +180,66 @@ fn safe_cut(sanitizer: &Sanitizer, pending: &str) -> usize {
         return safe_cut(sanitizer, &pending[..begin]);
     }
     cut
+}
+
+/// The start of the name of a quoted value (`name: "value"`,
+/// `NAME='value'`, closed or not yet) that `cut` would split, if any.
+///
+/// Every `:` or `=` followed by a quote opens a value of its own, and each
+/// value runs to its own closing quote: quotes are not paired left to right
+/// across the text. Pairing them that way (one regex's non-overlapping
+/// matches) let `:" token:"Bea "` out unredacted (found by fuzzing): the
+/// stray `:"` took the quote that opens `token`'s value as its closing one.
+/// A backslash escapes the next character, so a value closes no earlier
+/// than the whole-text rule's does.
+fn quoted_value_around(pending: &str, cut: usize) -> Option<usize> {
+    let end = pending.len();
+    for (at, c) in pending.char_indices() {
+        if c != ':' && c != '=' {
+            continue;
+        }
+        let name = pending[..at]
+            .char_indices()
+            .rev()
+            .find(|(_, c)| c.is_whitespace())
+            .map_or(0, |(i, c)| i + c.len_utf8());
+        if name >= cut {
+            return None;
+        }
+        let after = &pending[at + 1..];
+        let gap = after.len() - after.trim_start().len();
+        let value = at + 1 + gap;
+        let Some(quote) = pending[value..]
+            .chars()
+            .next()
+            .filter(|q| matches!(q, '"' | '\''))
+        else {
+            continue;
+        };
+        let close = closing_quote(&pending[value + 1..], quote).map(|i| value + 1 + i);
+        let holds = match close {
+            None => true,
+            // A value closed by the text's last byte may go on in the next delta.
+            Some(close) => cut <= close || close + 1 == end,
+        };
+        if holds {
+            return Some(name);
+        }
+    }
+    None
+}
+
+/// The index in `value` of the quote that closes it, skipping escaped characters.
+fn closing_quote(value: &str, quote: char) -> Option<usize> {
+    let mut chars = value.char_indices();
+    while let Some((i, c)) = chars.next() {
+        if c == '\\' {
+            chars.next();
+        } else if c == quote {
+            return Some(i);
+        }
+    }
+    None
 }
 
 /// After the last whitespace run, backing off over words that give the next
@@ -318,6 +367,24 @@ mod tests {
         let san = s();
         assert!(!san.sanitize(text).contains("eyJzdWIi"));
         check_splits(&san, text);
+    }
+
+    #[test]
+    fn a_stray_quote_does_not_close_the_next_value() {
+        // Found by fuzzing (fuzz/regressions/stream_sanitizer-crash-46a671c4,
+        // minimized): the stray `:"` was paired with the quote that opens
+        // `token`'s value, so that value was let out in one piece.
+        let san = s();
+        for text in [
+            ":\" token:\"Bea \"",
+            "x=' and NAME='two words' after",
+            "a:\"b\\\" token:\"sec ret\" c",
+            "a:\" x\npassword: \"correct horse\" end",
+        ] {
+            assert_eq!(stream(&san, &[text]).0, san.sanitize(text), "{text:?}");
+            check_splits(&san, text);
+        }
+        assert!(!stream(&san, &[":\" token:\"Bea \""]).0.contains("Bea"));
     }
 
     #[test]
