@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
-use super::{is_secret_name, Sanitizer};
+use super::{is_secret_name, names, Sanitizer};
 
 /// Parts of a name that hold the next word back when the name is in capitals
 /// (conservative: `KEYBOARD_X` waits one word too).
@@ -90,7 +90,10 @@ fn header_opener() -> &'static Regex {
 
 /// Whether a word gives the next word a secret's context.
 fn is_opener(word: &str) -> bool {
-    if word.ends_with(':') || word.ends_with('=') {
+    // A declaration keyword (`val`, `let`) makes the next name's value code
+    // in the whole text, so the two must be sanitized together (found by
+    // fuzzing: `val APIKEY=sk--` was redacted in the stream only).
+    if word.ends_with(':') || word.ends_with('=') || names::is_declaration(word) {
         return true;
     }
     let bare = word.trim_matches(|c: char| !c.is_ascii_alphanumeric() && c != '_' && c != '-');
@@ -385,6 +388,19 @@ mod tests {
             check_splits(&san, text);
         }
         assert!(!stream(&san, &[":\" token:\"Bea \""]).0.contains("Bea"));
+    }
+
+    #[test]
+    fn a_declaration_keyword_stays_with_its_name() {
+        // Found by fuzzing: `val` makes the value code in the whole text.
+        let san = s();
+        for text in [
+            "val APIKEY=sk-- more",
+            "x\n(let  API_TOKEN=abc123xyz",
+            "pub\nSECRET=hunter2x",
+        ] {
+            check_splits(&san, text);
+        }
     }
 
     #[test]
