@@ -6,11 +6,18 @@
 //! variants per round: Claude in the session mode cohost drives it in, run
 //! by hand (what the mode costs without cohost), and `cohost run` with its
 //! probe cache deleted first (what every run cost before the cache: it
-//! probed `claude --version` and `claude --help` each time).
+//! probed `claude --version` and `claude --help` each time). Each ratio
+//! comes with a 95% bootstrap interval over the rounds: on a shared VM one
+//! run's median moves by several %, and the interval says how much of a
+//! difference this run can resolve.
 //!
 //! ```text
 //! cargo bench -p cohost-cli --bench startup -- --pairs 15
+//! cargo bench -p cohost-cli --bench startup -- --pairs 31 --ablate
 //! ```
+//! `--ablate` replaces the no-cache variant with `claude -p hello` plus
+//! each part of the session mode's flags in turn (stream-json output,
+//! partial messages, approvals over stdio), to see which part costs.
 //! Skips (exit 0, with a notice) when claude is not installed.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
@@ -18,6 +25,10 @@
 use std::time::{Duration, Instant};
 
 use cohost_testbench::{AgentCli, Bench};
+
+fn has_flag(flag: &str) -> bool {
+    std::env::args().any(|a| a == flag)
+}
 
 fn pairs_arg() -> usize {
     let argv: Vec<String> = std::env::args().collect();
@@ -86,31 +97,58 @@ async fn main() {
     mode_args.extend(claude_entry.flags.stream_session_args());
     mode_args.extend(["--permission-prompt-tool".into(), "stdio".into()]);
     type Make<'a> = Box<dyn Fn() -> tokio::process::Command + 'a>;
-    let variants: [(&str, Make<'_>, Option<&str>); 4] = [
-        (
-            "bare claude -p",
-            Box::new(|| b.command_for(&claude, ["-p", "hello"])),
-            None,
-        ),
-        (
-            "claude session mode by hand",
-            Box::new(|| b.command_for(&claude, &mode_args)),
-            Some(session_input),
-        ),
-        (
-            "cohost run (probe cache)",
-            Box::new(|| b.command_for(cohost, ["run", "--agent", "claude", "hello"])),
-            None,
-        ),
-        (
-            "cohost run (no probe cache)",
+    let mut variants: Vec<(String, Make<'_>, Option<&str>)> = vec![(
+        "bare claude -p".into(),
+        Box::new(|| b.command_for(&claude, ["-p", "hello"])),
+        None,
+    )];
+    if has_flag("--ablate") {
+        // What each part of the session mode costs on its own, added to
+        // `claude -p hello` one step at a time.
+        let out = ["--output-format", "stream-json", "--verbose"];
+        let steps: [(&str, &[&str]); 3] = [
+            ("+ stream-json out", &[]),
+            (
+                "+ stream-json out, partials",
+                &["--include-partial-messages"],
+            ),
+            (
+                "+ stream-json out, stdio approvals",
+                &["--permission-prompt-tool", "stdio"],
+            ),
+        ];
+        for (label, extra) in steps {
+            let (b, claude) = (&b, &claude);
+            let mut args = vec!["-p", "hello"];
+            args.extend(out);
+            args.extend(extra);
+            variants.push((
+                label.into(),
+                Box::new(move || b.command_for(claude, &args)),
+                None,
+            ));
+        }
+    }
+    variants.push((
+        "claude session mode by hand".into(),
+        Box::new(|| b.command_for(&claude, &mode_args)),
+        Some(session_input),
+    ));
+    variants.push((
+        "cohost run (probe cache)".into(),
+        Box::new(|| b.command_for(cohost, ["run", "--agent", "claude", "hello"])),
+        None,
+    ));
+    if !has_flag("--ablate") {
+        variants.push((
+            "cohost run (no probe cache)".into(),
             Box::new(|| {
                 let _ = std::fs::remove_file(&cache);
                 b.command_for(cohost, ["run", "--agent", "claude", "hello"])
             }),
             None,
-        ),
-    ];
+        ));
+    }
     // Warm all (page cache, first-run files, cohost's probe cache).
     for (name, make, input) in &variants {
         timed(make(), *input, name).await;
@@ -137,15 +175,50 @@ async fn main() {
         (v[v.len() / 4], v[v.len() / 2], v[(3 * v.len()) / 4])
     };
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let intervals: Vec<(f64, f64)> = (0..variants.len())
+        .map(|v| bootstrap_ratio_interval(&times[0], &times[v]))
+        .collect();
     let medians: Vec<Duration> = times.into_iter().map(median).collect();
     println!("startup: {pairs} rounds, claude -p hello vs cohost run --agent claude hello");
     for (v, (name, _, _)) in variants.iter().enumerate() {
         let (q1, q2, q3) = quartiles(ratios[v].clone());
+        let (lo, hi) = intervals[v];
         println!(
-            "  {name:<30} median {:>7.1} ms  ratio of medians {:.3}  per-round ratio median {q2:.3} (quartiles {q1:.3}-{q3:.3})",
+            "  {name:<30} median {:>7.1} ms  ratio of medians {:.3} (95% CI {lo:.3}-{hi:.3})  per-round ratio median {q2:.3} (quartiles {q1:.3}-{q3:.3})",
             ms(medians[v]),
             ms(medians[v]) / ms(medians[0]),
         );
     }
     println!("  goal: cohost run (probe cache) <= 1.03 of bare claude -p");
+}
+
+/// A 95% percentile-bootstrap interval of the ratio of medians
+/// `median(variant) / median(base)`, resampling whole rounds (each round's
+/// pair stays together, so load that hit both alike cancels as it does in
+/// the point estimate). A fixed-seed generator: the same times give the
+/// same interval.
+fn bootstrap_ratio_interval(base: &[Duration], variant: &[Duration]) -> (f64, f64) {
+    const RESAMPLES: usize = 4000;
+    let n = base.len();
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        // xorshift64*: plenty for picking rounds.
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        state.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    };
+    let mut ratios: Vec<f64> = (0..RESAMPLES)
+        .map(|_| {
+            let picks: Vec<usize> = (0..n).map(|_| (next() % n as u64) as usize).collect();
+            let b = median(picks.iter().map(|&i| base[i]).collect());
+            let v = median(picks.iter().map(|&i| variant[i]).collect());
+            v.as_secs_f64() / b.as_secs_f64()
+        })
+        .collect();
+    ratios.sort_by(f64::total_cmp);
+    (
+        ratios[RESAMPLES / 40],
+        ratios[RESAMPLES - 1 - RESAMPLES / 40],
+    )
 }

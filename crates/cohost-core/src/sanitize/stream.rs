@@ -97,11 +97,16 @@ fn is_opener(word: &str) -> bool {
         return true;
     }
     let bare = word.trim_matches(|c: char| !c.is_ascii_alphanumeric() && c != '_' && c != '-');
-    // Dashes stay in names (`x-api-key`) but not around a scheme: `-----Bearer`
-    // (found by fuzzing) gives its token the same context as `Bearer`.
-    let scheme = bare.trim_matches('-');
-    scheme.eq_ignore_ascii_case("bearer")
-        || scheme.eq_ignore_ascii_case("basic")
+    // Dashes stay in names (`x-api-key`) but not around a scheme: the scheme
+    // rules start at an ASCII word boundary, so `-----Bearer` and `e-Bearer`
+    // (both found by fuzzing) give their token the same context as `Bearer`.
+    let last_word = bare
+        .rsplit(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+        .next()
+        .unwrap_or("");
+    [bare.trim_matches('-'), last_word].iter().any(|scheme| {
+        scheme.eq_ignore_ascii_case("bearer") || scheme.eq_ignore_ascii_case("basic")
+    })
         || (bare.len() >= 3
             && bare.chars().any(|c| c.is_ascii_uppercase())
             && !bare.chars().any(|c| c.is_ascii_lowercase())
@@ -366,10 +371,16 @@ mod tests {
     fn a_scheme_glued_to_dashes_still_holds_its_token() {
         // Found by fuzzing: the token after `-----Bearer` was let out alone,
         // where the whole text redacts it.
-        let text = "-----\n-----Bearer eyJhbGciOi.eyJzdWIi.sig \"password\"";
         let san = s();
-        assert!(!san.sanitize(text).contains("eyJzdWIi"));
-        check_splits(&san, text);
+        for text in [
+            "-----\n-----Bearer eyJhbGciOi.eyJzdWIi.sig \"password\"",
+            "e-Bearer eyJhbGciOi.eyJzdWIi.sig",
+            "x.basic QWxhZGRpbjpvcGVuIHNlc2FtZQ== y",
+        ] {
+            assert!(!san.sanitize(text).contains("eyJzdWIi"), "{text:?}");
+            assert!(!san.sanitize(text).contains("QWxhZGRpbjpv"), "{text:?}");
+            check_splits(&san, text);
+        }
     }
 
     #[test]
