@@ -202,15 +202,17 @@ fn safe_cut(sanitizer: &Sanitizer, pending: &str) -> usize {
 /// than the whole-text rule's does.
 fn quoted_value_around(pending: &str, cut: usize) -> Option<usize> {
     let end = pending.len();
+    // The start of the current word, kept as the scan goes: looking back
+    // from every `:` made a long word full of them quadratic.
+    let mut name = 0;
     for (at, c) in pending.char_indices() {
+        if c.is_whitespace() {
+            name = at + c.len_utf8();
+            continue;
+        }
         if c != ':' && c != '=' {
             continue;
         }
-        let name = pending[..at]
-            .char_indices()
-            .rev()
-            .find(|(_, c)| c.is_whitespace())
-            .map_or(0, |(i, c)| i + c.len_utf8());
         if name >= cut {
             return None;
         }
