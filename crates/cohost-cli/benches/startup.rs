@@ -102,7 +102,8 @@ async fn main() {
         Box::new(|| b.command_for(&claude, ["-p", "hello"])),
         None,
     )];
-    if has_flag("--ablate") {
+    let ablate = has_flag("--ablate");
+    if ablate {
         // What each part of the session mode costs on its own, added to
         // `claude -p hello` one step at a time.
         let out = ["--output-format", "stream-json", "--verbose"];
@@ -139,7 +140,7 @@ async fn main() {
         Box::new(|| b.command_for(cohost, ["run", "--agent", "claude", "hello"])),
         None,
     ));
-    if !has_flag("--ablate") {
+    if !ablate {
         variants.push((
             "cohost run (no probe cache)".into(),
             Box::new(|| {
