@@ -9,12 +9,17 @@
 //! probed `claude --version` and `claude --help` each time). Each ratio
 //! comes with a 95% bootstrap interval over the rounds: on a shared VM one
 //! run's median moves by several %, and the interval says how much of a
-//! difference this run can resolve.
+//! difference this run can resolve. The bench's network watch is stopped
+//! first: its sampling costs CPU the timed runs would otherwise get, and
+//! more of it during a cohost run (three processes) than a bare one.
 //!
 //! ```text
 //! cargo bench -p cohost-cli --bench startup -- --pairs 15
 //! cargo bench -p cohost-cli --bench startup -- --pairs 31 --ablate
+//! cargo bench -p cohost-cli --bench startup -- --pairs 41 --baseline /tmp/old/cohost
 //! ```
+//! `--baseline PATH` adds `PATH run --agent claude hello`, another cohost
+//! build (the previous commit's, say), to the same rounds.
 //! `--ablate` replaces the no-cache variant with `claude -p hello` plus
 //! each part of the session mode's flags in turn (stream-json output,
 //! partial messages, approvals over stdio), to see which part costs.
@@ -30,11 +35,17 @@ fn has_flag(flag: &str) -> bool {
     std::env::args().any(|a| a == flag)
 }
 
-fn pairs_arg() -> usize {
+/// The value after `flag`, if any.
+fn flag_value(flag: &str) -> Option<String> {
     let argv: Vec<String> = std::env::args().collect();
     argv.iter()
-        .position(|a| a == "--pairs")
+        .position(|a| a == flag)
         .and_then(|i| argv.get(i + 1))
+        .cloned()
+}
+
+fn pairs_arg() -> usize {
+    flag_value("--pairs")
         .and_then(|v| v.parse().ok())
         .unwrap_or(15)
 }
@@ -71,7 +82,14 @@ fn median(mut v: Vec<Duration>) -> Duration {
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
     let pairs = pairs_arg();
-    let b = Bench::start(AgentCli::Claude).await.unwrap();
+    // Another cohost build (say, the previous commit's) in the same rounds:
+    // a before/after that machine load cannot skew.
+    let baseline = flag_value("--baseline");
+    let mut b = Bench::start(AgentCli::Claude).await.unwrap();
+    // The network sampler reads every marked process's fds and the socket
+    // tables every 50 ms: CPU taken from the timed runs, and more from a
+    // cohost run (three processes) than from the bare CLI (one).
+    b.stop_network_watch();
     let Some(claude) = b.bin_path(AgentCli::Claude) else {
         println!("startup: claude is not installed; skipped");
         return;
@@ -140,6 +158,14 @@ async fn main() {
         Box::new(|| b.command_for(cohost, ["run", "--agent", "claude", "hello"])),
         None,
     ));
+    if let Some(other) = &baseline {
+        let b = &b;
+        variants.push((
+            "baseline cohost run".into(),
+            Box::new(move || b.command_for(other, ["run", "--agent", "claude", "hello"])),
+            None,
+        ));
+    }
     if !ablate {
         variants.push((
             "cohost run (no probe cache)".into(),

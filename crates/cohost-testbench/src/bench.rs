@@ -202,6 +202,12 @@ impl Bench {
             .collect()
     }
 
+    /// Stops the network watch, for a timing benchmark that should not share
+    /// the CPU with it; [`Bench::assert_only_loopback`] fails from then on.
+    pub fn stop_network_watch(&mut self) {
+        self.net.stop();
+    }
+
     /// Non-loopback peers any of this bench's processes held so far.
     pub fn outbound(&self) -> Vec<Outbound> {
         self.net.outbound()

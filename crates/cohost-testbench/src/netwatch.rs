@@ -130,6 +130,20 @@ impl NetWatch {
         self.thread.is_some()
     }
 
+    /// Stops sampling (and waits for the sampler's thread); what it saw so
+    /// far stays readable, and [`NetWatch::is_running`] turns false. For
+    /// timing benchmarks: each sample reads every process's fds and the
+    /// kernel's socket tables, CPU the timed processes would otherwise get,
+    /// and more of it for a run with more processes.
+    pub fn stop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            if t.join().is_err() {
+                eprintln!("cohost-testbench: network watch thread panicked");
+            }
+        }
+    }
+
     /// Every non-local peer seen so far.
     pub fn outbound(&self) -> Vec<Outbound> {
         self.seen
@@ -143,12 +157,7 @@ impl NetWatch {
 
 impl Drop for NetWatch {
     fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(t) = self.thread.take() {
-            if t.join().is_err() {
-                eprintln!("cohost-testbench: network watch thread panicked");
-            }
-        }
+        self.stop();
     }
 }
 

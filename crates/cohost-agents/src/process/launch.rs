@@ -2,6 +2,7 @@
 
 use std::fmt;
 use std::io::BufRead;
+use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::process::Stdio;
@@ -125,18 +126,22 @@ pub(crate) fn direct(spec: &ProcessSpec) -> std::io::Result<Launched> {
 /// supervisor's pipes, environment and working directory.
 pub(crate) fn supervised(sup: &Path, spec: &ProcessSpec) -> Result<Launched, Failure> {
     let (ours, theirs) = supervisor::socket_pair().map_err(Failure::Supervisor)?;
-    let fd = supervisor::raw(&theirs);
+    // The agent's stdin travels over the control socket (which is the
+    // supervisor's stdin); both pipe ends are close-on-exec here.
+    let (agent_in, stdin) = std::io::pipe().map_err(Failure::Supervisor)?;
+    supervisor::hand_over_stdin(&ours, agent_in.as_fd()).map_err(Failure::Supervisor)?;
+    drop(agent_in);
+    let stdin = ChildStdin::from_std(std::process::ChildStdin::from(OwnedFd::from(stdin)))
+        .map_err(Failure::Supervisor)?;
     let mut cmd = base_command(sup, spec);
     // No kill_on_drop: killing the supervisor is what must never happen
-    // before it has killed the tree.
-    cmd.arg(SUPERVISE_ARG).arg(&spec.program).args(&spec.args);
-    // SAFETY: install_control_fd only calls dup2/fcntl (async-signal-safe)
-    // on descriptors of the forked child.
-    unsafe {
-        cmd.pre_exec(move || supervisor::install_control_fd(fd));
-    }
+    // before it has killed the tree. No `pre_exec` either, so this spawn
+    // takes posix_spawn's vfork path rather than forking all of cohost.
+    cmd.stdin(Stdio::from(theirs))
+        .arg(SUPERVISE_ARG)
+        .arg(&spec.program)
+        .args(&spec.args);
     let mut child = cmd.spawn().map_err(Failure::Supervisor)?;
-    drop(theirs);
     let supervisor_pid = child.id().unwrap_or(0);
     let (started, reader) = match supervisor::read_started(&ours) {
         Ok(x) => x,
@@ -152,7 +157,7 @@ pub(crate) fn supervised(sup: &Path, spec: &ProcessSpec) -> Result<Launched, Fai
     supervisor::register(pid, &ours, supervisor_pid);
     let (exit_tx, exit) = watch::channel(None);
     let (tree_tx, tree_done) = watch::channel(false);
-    let pipes = (child.stdin.take(), child.stdout.take(), child.stderr.take());
+    let pipes = (Some(stdin), child.stdout.take(), child.stderr.take());
     // Lines are rare (one per agent exit): a plain thread reads them, so
     // bytes the start-up read buffered are not lost.
     let spawned = std::thread::Builder::new()

@@ -34,7 +34,7 @@ mod framer;
 #[allow(unsafe_code)]
 mod group;
 mod installed;
-// pre_exec hooks (parent-death signal, the control fd).
+// The direct spawn's pre_exec hook (parent-death signal).
 #[allow(unsafe_code)]
 mod launch;
 mod locate;

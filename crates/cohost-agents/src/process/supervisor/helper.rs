@@ -10,57 +10,71 @@
 
 use std::ffi::OsString;
 use std::io::{Read, Write};
-use std::os::fd::FromRawFd;
+use std::os::fd::{AsFd, AsRawFd};
+use std::os::unix::fs::FileTypeExt;
 use std::os::unix::net::UnixStream;
 use std::os::unix::process::CommandExt;
 use std::process::Command;
 
 use super::tree::kill_tree;
-use super::{CONTROL_FD, KILL_BUDGET};
+use super::KILL_BUDGET;
 
 /// Signals a terminal or a process-group kill may send; the supervisor
-/// ignores them (its job is to outlive cohost) and the agent gets them back
+/// shrugs them off (its job is to outlive cohost) and the agent gets them
 /// at their defaults.
 const SHIELDED: [libc::c_int; 4] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT];
+
+/// The handler for [`SHIELDED`] signals: does nothing. A handler rather than
+/// `SIG_IGN` because exec resets handled signals to their defaults but keeps
+/// ignored ones ignored: so the agent needs no `pre_exec` reset, and the
+/// spawn can take posix_spawn's vfork path instead of forking.
+extern "C" fn shrug(_: libc::c_int) {}
+
+/// Install [`shrug`] for every [`SHIELDED`] signal, restarting interrupted
+/// calls (the control read, `waitpid`).
+fn shield() {
+    for s in SHIELDED {
+        // SAFETY: a zeroed sigaction is valid (empty mask, no flags); the
+        // handler is async-signal-safe (it does nothing).
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = shrug as extern "C" fn(libc::c_int) as libc::sighandler_t;
+            action.sa_flags = libc::SA_RESTART;
+            libc::sigemptyset(&mut action.sa_mask);
+            libc::sigaction(s, &action, std::ptr::null_mut());
+        }
+    }
+}
 
 /// Run the supervisor; returns the process exit code. `args` is
 /// `PROGRAM ARGS...` (everything after the hidden subcommand).
 pub(super) fn run(args: &[OsString]) -> i32 {
-    // SAFETY: fcntl(F_GETFD) only inspects the descriptor table.
-    if unsafe { libc::fcntl(CONTROL_FD, libc::F_GETFD) } < 0 {
-        eprintln!(
-            "cohost: the supervisor mode is internal; it needs cohost's control socket on fd 3"
-        );
-        return 2;
-    }
-    // SAFETY: fd 3 is open (checked above) and nothing else in this process
-    // owns it; the stream takes sole ownership.
-    let mut control = unsafe { UnixStream::from_raw_fd(CONTROL_FD) };
-    // SAFETY: plain fcntl/prctl/signal calls on our own process.
-    unsafe {
-        libc::fcntl(CONTROL_FD, libc::F_SETFD, libc::FD_CLOEXEC);
-        #[cfg(target_os = "linux")]
-        libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-        for s in SHIELDED {
-            libc::signal(s, libc::SIG_IGN);
+    let mut control = match control_socket() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!(
+                "cohost: the supervisor mode is internal; it needs cohost's control socket on stdin ({e})"
+            );
+            return 2;
         }
+    };
+    // SAFETY: prctl on our own process.
+    #[cfg(target_os = "linux")]
+    unsafe {
+        libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
     }
+    shield();
     let Some((program, rest)) = args.split_first() else {
         let _ = control.write_all(b"E no agent program given\n");
         return 2;
     };
+    if let Err(e) = agent_stdin(&control) {
+        let msg = format!("the agent's stdin: {e}").replace('\n', " ");
+        let _ = control.write_all(format!("E {msg}\n").as_bytes());
+        return 2;
+    }
     let mut cmd = Command::new(program);
     cmd.args(rest).process_group(0);
-    // SAFETY: the closure runs between fork and exec and only calls
-    // signal(2), which is async-signal-safe.
-    unsafe {
-        cmd.pre_exec(|| {
-            for s in SHIELDED {
-                libc::signal(s, libc::SIG_DFL);
-            }
-            Ok(())
-        });
-    }
     let agent = match cmd.spawn() {
         Ok(c) => c,
         Err(e) => {
@@ -93,6 +107,30 @@ pub(super) fn run(args: &[OsString]) -> i32 {
     0
 }
 
+/// Our stdin, which must be cohost's control socket, moved to a
+/// close-on-exec descriptor of its own (fd 0 is the agent's stdin next).
+fn control_socket() -> std::io::Result<UnixStream> {
+    // A close-on-exec duplicate: the agent must not hold the socket.
+    let dup = std::fs::File::from(std::io::stdin().as_fd().try_clone_to_owned()?);
+    if !dup.metadata()?.file_type().is_socket() {
+        return Err(std::io::Error::other("stdin is not a socket"));
+    }
+    Ok(UnixStream::from(std::os::fd::OwnedFd::from(dup)))
+}
+
+/// Receive the agent's stdin from cohost and put it on our fd 0, where the
+/// agent inherits it.
+fn agent_stdin(control: &UnixStream) -> std::io::Result<()> {
+    let fd = super::take_stdin(control)?;
+    // SAFETY: dup2 onto our own fd 0; `fd` stays open for the call. The new
+    // fd 0 is inheritable (dup2 clears close-on-exec) and the socket that
+    // was there stays open through `control`.
+    if unsafe { libc::dup2(fd.as_raw_fd(), 0) } < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
 fn pgid_of(pid: u32) -> i32 {
     i32::try_from(pid).unwrap_or(0)
 }
@@ -107,7 +145,6 @@ fn detach_stdio() {
     else {
         return;
     };
-    use std::os::fd::AsRawFd;
     for fd in 0..=2 {
         // SAFETY: dup2 onto the standard descriptors, which this process
         // owns; `null` stays open for the duration of the call.

@@ -13,10 +13,15 @@
 //! spawned directly with `PR_SET_PDEATHSIG` (Linux): its leader dies with
 //! cohost, and its process group dies on every path cohost controls.
 //!
-//! The control protocol is lines on fd 3: the supervisor writes `P PID`
-//! (agent started) or `E MESSAGE` (it could not start), then `X c CODE` or
-//! `X s SIGNAL` when the agent leader exits; cohost writes nothing but a
-//! byte to ask for the tree kill, or closes its end.
+//! The control socket is the supervisor's stdin, so cohost can start it with
+//! posix_spawn (no `pre_exec`, no fork of cohost's whole address space) and
+//! no descriptor is ever inheritable in cohost, where other threads spawn
+//! processes of their own. cohost first sends one byte carrying the agent's
+//! stdin (`SCM_RIGHTS`); the supervisor's stdout and stderr are the agent's.
+//! Then the supervisor writes lines: `P PID` (agent started) or `E MESSAGE`
+//! (it could not start), then `X c CODE` or `X s SIGNAL` when the agent
+//! leader exits; cohost writes nothing more but a byte to ask for the tree
+//! kill, or closes its end.
 
 mod helper;
 pub(crate) mod tree;
@@ -24,8 +29,10 @@ pub(crate) mod tree;
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::io::{self, BufRead, BufReader};
+use std::io::{IoSlice, IoSliceMut};
+use std::mem::MaybeUninit;
 use std::net::Shutdown;
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
 use std::sync::{Mutex, OnceLock};
@@ -33,8 +40,8 @@ use std::time::{Duration, Instant};
 
 /// The hidden subcommand the binary dispatches to [`run_helper`].
 pub const SUPERVISE_ARG: &str = "__supervise";
-/// The supervisor's end of the control socket.
-pub(crate) const CONTROL_FD: i32 = 3;
+/// The byte that carries the agent's stdin to the supervisor.
+const STDIN_TAG: u8 = b'I';
 /// How long a tree kill may keep hunting descendants.
 pub(crate) const KILL_BUDGET: Duration = Duration::from_secs(2);
 /// How long cohost waits for a supervisor to report the agent's pid.
@@ -87,21 +94,64 @@ pub(crate) fn socket_pair() -> io::Result<(UnixStream, OwnedFd)> {
     Ok((ours, OwnedFd::from(theirs)))
 }
 
-/// Put `fd` at [`CONTROL_FD`] in the child, inheritable. To be called from
-/// `pre_exec`: it only uses async-signal-safe calls.
-pub(crate) fn install_control_fd(fd: i32) -> io::Result<()> {
-    // SAFETY: dup2/fcntl on descriptors of the forked child.
-    unsafe {
-        if fd == CONTROL_FD {
-            // dup2 onto itself keeps FD_CLOEXEC; clear it by hand.
-            if libc::fcntl(fd, libc::F_SETFD, 0) < 0 {
-                return Err(io::Error::last_os_error());
-            }
-        } else if libc::dup2(fd, CONTROL_FD) < 0 {
-            return Err(io::Error::last_os_error());
-        }
+/// Send the agent's stdin (the read end of its pipe) to the supervisor.
+/// Sent before the supervisor starts: it waits in the socket's buffer.
+pub(crate) fn hand_over_stdin(control: &UnixStream, stdin: BorrowedFd<'_>) -> io::Result<()> {
+    let fds = [stdin];
+    let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(1))];
+    let mut ancillary = rustix::net::SendAncillaryBuffer::new(&mut space);
+    if !ancillary.push(rustix::net::SendAncillaryMessage::ScmRights(&fds)) {
+        return Err(io::Error::other("no room for the agent's stdin"));
+    }
+    let sent = rustix::net::sendmsg(
+        control,
+        &[IoSlice::new(&[STDIN_TAG])],
+        &mut ancillary,
+        rustix::net::SendFlags::NOSIGNAL,
+    )?;
+    if sent != 1 {
+        return Err(io::Error::new(
+            io::ErrorKind::WriteZero,
+            "the agent's stdin was not handed over",
+        ));
     }
     Ok(())
+}
+
+/// The supervisor's side of [`hand_over_stdin`]: the agent's stdin
+/// (close-on-exec until it is moved onto fd 0).
+pub(crate) fn take_stdin(control: &UnixStream) -> io::Result<OwnedFd> {
+    let mut byte = [0u8; 1];
+    let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(1))];
+    let mut ancillary = rustix::net::RecvAncillaryBuffer::new(&mut space);
+    let got = loop {
+        match rustix::net::recvmsg(
+            control.as_fd(),
+            &mut [IoSliceMut::new(&mut byte)],
+            &mut ancillary,
+            rustix::net::RecvFlags::CMSG_CLOEXEC,
+        ) {
+            Err(rustix::io::Errno::INTR) => continue,
+            other => break other?,
+        }
+    };
+    let mut fds = Vec::new();
+    for message in ancillary.drain() {
+        if let rustix::net::RecvAncillaryMessage::ScmRights(rights) = message {
+            fds.extend(rights);
+        }
+    }
+    match (got.bytes, byte[0], fds.len()) {
+        (1, STDIN_TAG, 1) => Ok(fds.remove(0)),
+        (0, _, _) => Err(io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            "cohost closed the control socket before sending the agent's stdin",
+        )),
+        _ => Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "the control socket's first message is not the agent's stdin",
+        )),
+    }
 }
 
 /// Read the supervisor's first line (blocking, bounded).
@@ -255,14 +305,38 @@ mod pidfd {
     }
 }
 
-/// The raw fd of a stream, for `pre_exec`.
-pub(crate) fn raw(fd: &OwnedFd) -> i32 {
-    fd.as_raw_fd()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_agents_stdin_crosses_the_control_socket() {
+        use std::io::{Read, Write};
+        let (ours, theirs) = socket_pair().unwrap();
+        let theirs = UnixStream::from(theirs);
+        let (reader, mut writer) = std::io::pipe().unwrap();
+        hand_over_stdin(&ours, reader.as_fd()).unwrap();
+        drop(reader);
+        let got = take_stdin(&theirs).unwrap();
+        writer.write_all(b"prompt").unwrap();
+        drop(writer);
+        let mut text = String::new();
+        std::fs::File::from(got).read_to_string(&mut text).unwrap();
+        assert_eq!(text, "prompt");
+    }
+
+    #[test]
+    fn a_control_socket_without_the_stdin_is_refused() {
+        use std::io::Write;
+        let (mut ours, theirs) = socket_pair().unwrap();
+        let theirs = UnixStream::from(theirs);
+        ours.write_all(b"I").unwrap();
+        let err = take_stdin(&theirs).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::InvalidData, "{err}");
+        drop(ours);
+        let err = take_stdin(&theirs).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::UnexpectedEof, "{err}");
+    }
 
     #[test]
     fn exit_lines() {
