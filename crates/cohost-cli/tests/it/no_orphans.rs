@@ -89,6 +89,38 @@ fn agent_exit_ends_the_turn_although_a_child_holds_stdout() {
     no_marked_within(&rig.marker, Duration::from_secs(2));
 }
 
+/// The supervisor shrugs off INT/TERM/HUP/QUIT so it outlives cohost, but
+/// the agent must get them at their defaults (else an interrupt or a
+/// terminal hang-up would not reach it), with nothing blocked.
+#[test]
+fn the_agent_starts_with_default_signals() {
+    let rig = tree_plugin();
+    let mut child = cohost(&rig.dir)
+        .args(["run", "--agent", "tree", "--approve", "all", "signals"])
+        .spawn()
+        .unwrap();
+    let status = exit_within(&mut child, Duration::from_secs(15)).expect("cohost ends");
+    assert_eq!(status.code(), Some(0));
+    let masks = std::fs::read_to_string(rig.dir.path().join("signals"))
+        .expect("the agent recorded its signal masks");
+    let mask = |name: &str| {
+        let line = masks
+            .lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("no {name} in {masks:?}"));
+        u64::from_str_radix(line[name.len()..].trim(), 16).unwrap()
+    };
+    let ignored = mask("SigIgn:");
+    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT] {
+        assert_eq!(
+            ignored & (1 << (sig - 1)),
+            0,
+            "signal {sig} is ignored in the agent: {masks:?}"
+        );
+    }
+    assert_eq!(mask("SigBlk:"), 0, "the agent starts with signals blocked");
+}
+
 mod claude {
     use super::orphans_support::{live_with_env, signal, wait_for};
     use cohost_testbench::{AgentCli, Bench};

@@ -23,8 +23,14 @@ pub struct TreeRig {
 
 /// The agent: three background children (same group, ignoring INT/TERM/HUP,
 /// `setsid`), then a long foreground sleep; for the prompt `quick` it exits
-/// at once, for `bg` it exits leaving one more silent child on stdout.
+/// at once, for `bg` it exits leaving one more silent child on stdout. For
+/// `signals` it only records its ignored and blocked signal masks (as
+/// `/proc` shows them) in `signals` and exits.
 const SCRIPT: &str = r#"#!/bin/sh
+if [ "$1" = "signals" ]; then
+  grep -E '^Sig(Ign|Blk):' /proc/self/status > "$(dirname "$0")/signals"
+  exit 0
+fi
 sleep 300 &
 (trap '' INT TERM HUP; exec sleep 301) &
 setsid sleep 302 &
