@@ -183,14 +183,24 @@ for t in "${targets[@]}"; do
   limits=(-max_total_time="$secs")
   [ -n "$runs" ] && limits+=(-runs="$runs")
   mkdir -p "artifacts/$t"
+  # Inputs that once failed this target (each fixed since) must pass again.
+  mapfile -t known < <(find regressions -maxdepth 1 -type f -name "$t-*" | sort)
+  if [ ${#known[@]} -gt 0 ] && ! "$bin_dir/$t" "${known[@]}" >"$log_dir/$t.regressions.log" 2>&1; then
+    status="REGRESSED (log: $log_dir/$t.regressions.log)"
+    failed+=("$t")
+  fi
   # -timeout: a hang is an input taking over 10 s; -rss_limit_mb and
   # -malloc_limit_mb: an allocation blow-up is a crash. The binaries were
   # built above, so they run directly (no cargo per target).
   if ! nice -n "$nice_level" "$bin_dir/$t" -artifact_prefix="artifacts/$t/" \
     "${limits[@]}" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 \
     -max_len="$max_len" -print_final_stats=1 "corpus/$t" >"$log_file" 2>&1; then
-    status=FAILED
-    failed+=("$t")
+    if [ "$status" = ok ]; then
+      status=FAILED
+      failed+=("$t")
+    else
+      status="FAILED, $status"
+    fi
   fi
   # The last status line: `#N DONE cov: C ft: F corp: ... exec/s: E ...`.
   line=$(grep -E '^#[0-9]+' "$log_file" | tail -1 || true)
