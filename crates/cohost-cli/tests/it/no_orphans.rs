@@ -91,7 +91,9 @@ fn agent_exit_ends_the_turn_although_a_child_holds_stdout() {
 
 /// The supervisor shrugs off INT/TERM/HUP/QUIT so it outlives cohost, but
 /// the agent must get them at their defaults (else an interrupt or a
-/// terminal hang-up would not reach it), with nothing blocked.
+/// terminal hang-up would not reach it), with nothing blocked. SIGPIPE too:
+/// Rust ignores it in cohost and the supervisor, a shell pipeline in the
+/// agent needs it back (`yes | head` would never end).
 #[test]
 fn the_agent_starts_with_default_signals() {
     let rig = tree_plugin();
@@ -111,7 +113,13 @@ fn the_agent_starts_with_default_signals() {
         u64::from_str_radix(line[name.len()..].trim(), 16).unwrap()
     };
     let ignored = mask("SigIgn:");
-    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT] {
+    for sig in [
+        libc::SIGINT,
+        libc::SIGTERM,
+        libc::SIGHUP,
+        libc::SIGQUIT,
+        libc::SIGPIPE,
+    ] {
         assert_eq!(
             ignored & (1 << (sig - 1)),
             0,
