@@ -131,9 +131,16 @@ fn main() -> ExitCode {
         return ExitCode::from(u8::try_from(code).unwrap_or(1));
     }
     cohost_agents::process::supervisor::use_current_exe();
-    // The secret patterns compile while the rest of start-up runs.
-    cohost_core::sanitize::precompile();
     let cli = Cli::parse();
+    // The secret patterns compile on a thread of their own while the rest
+    // of start-up runs, except for `run`: there, a few milliseconds of
+    // compiling beside a start-up that is over as soon as the agent is
+    // spawned delayed the spawn (measured: the two threads contend for the
+    // 2-core machine and its memory map), so the compile starts with the
+    // agent instead (every agent spawn calls this), while it boots.
+    if !matches!(cli.command, Some(Command::Run(_))) {
+        cohost_core::sanitize::precompile();
+    }
     // Before anything prints or logs: the sanitizer learns every secret
     // value cohost knows (environment, config, credential files).
     cohost_cli::secrets::install();

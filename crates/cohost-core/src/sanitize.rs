@@ -335,8 +335,14 @@ pub fn global() -> &'static Sanitizer {
 /// Compile every secret pattern now, on a thread of its own: a start-up
 /// that calls this first does its other work while the patterns compile
 /// (a few milliseconds), and the first text to sanitize waits only for what
-/// is left. Without it, the first use compiles them.
+/// is left. Without it, the first use compiles them. Only the first call
+/// starts the thread; later ones return at once.
 pub fn precompile() {
+    static STARTED: std::sync::Once = std::sync::Once::new();
+    STARTED.call_once(start_compiling);
+}
+
+fn start_compiling() {
     let spawned = std::thread::Builder::new()
         .name("cohost-patterns".into())
         .spawn(|| {

@@ -92,6 +92,9 @@ impl PtyChild {
             });
         }
         let child = cmd.spawn().map_err(|e| spawn_err("spawn", e))?;
+        // The secret patterns compile while the program starts (see
+        // `process::launch`).
+        cohost_core::sanitize::precompile();
         // Our copies of the slave must close, or the master never sees EOF.
         drop(cmd);
         drop(slave);
