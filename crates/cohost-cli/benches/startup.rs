@@ -86,9 +86,6 @@ async fn main() {
     // a before/after that machine load cannot skew.
     let baseline = flag_value("--baseline");
     let mut b = Bench::start(AgentCli::Claude).await.unwrap();
-    // The network sampler reads every marked process's fds and the socket
-    // tables every 50 ms: CPU taken from the timed runs, and more from a
-    // cohost run (three processes) than from the bare CLI (one).
     b.stop_network_watch();
     let Some(claude) = b.bin_path(AgentCli::Claude) else {
         println!("startup: claude is not installed; skipped");

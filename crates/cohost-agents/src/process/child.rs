@@ -221,6 +221,9 @@ impl Supervised {
             },
             None => launch::direct(&spec).map_err(|e| failed(&e))?,
         };
+        // The agent boots for a while before its first output: compile the
+        // secret patterns meanwhile (a no-op when they are already under way).
+        cohost_core::sanitize::precompile();
         let launch::Launched {
             pid,
             stdin,

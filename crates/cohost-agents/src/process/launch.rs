@@ -101,9 +101,6 @@ pub(crate) fn direct(spec: &ProcessSpec) -> std::io::Result<Launched> {
         }
     }
     let mut child = cmd.spawn()?;
-    // The agent boots for a while before its first output: compile the
-    // secret patterns meanwhile (a no-op when they are already under way).
-    cohost_core::sanitize::precompile();
     let pid = child.id().unwrap_or(0);
     let (exit_tx, exit) = watch::channel(None);
     let (tree_tx, tree_done) = watch::channel(false);
@@ -145,8 +142,6 @@ pub(crate) fn supervised(sup: &Path, spec: &ProcessSpec) -> Result<Launched, Fai
         .arg(&spec.program)
         .args(&spec.args);
     let mut child = cmd.spawn().map_err(Failure::Supervisor)?;
-    // As in `direct`: the patterns compile while the agent starts.
-    cohost_core::sanitize::precompile();
     let supervisor_pid = child.id().unwrap_or(0);
     let (started, reader) = match supervisor::read_started(&ours) {
         Ok(x) => x,

@@ -92,8 +92,8 @@ impl PtyChild {
             });
         }
         let child = cmd.spawn().map_err(|e| spawn_err("spawn", e))?;
-        // The secret patterns compile while the program starts (see
-        // `process::launch`).
+        // The secret patterns compile while the program starts (as in
+        // `process::Supervised::spawn`).
         cohost_core::sanitize::precompile();
         // Our copies of the slave must close, or the master never sees EOF.
         drop(cmd);
