@@ -11,7 +11,9 @@
 //! run's median moves by several %, and the interval says how much of a
 //! difference this run can resolve. The bench's network watch is stopped
 //! first: its sampling costs CPU the timed runs would otherwise get, and
-//! more of it during a cohost run (three processes) than a bare one.
+//! more of it during a cohost run (three processes) than a bare one. cohost
+//! runs from copies of its binaries (`cohost`, `cohost-supervise`), as an
+//! install leaves them.
 //!
 //! ```text
 //! cargo bench -p cohost-cli --bench startup -- --pairs 15
@@ -74,6 +76,14 @@ async fn timed(mut cmd: tokio::process::Command, input: Option<&str>, what: &str
     took
 }
 
+/// Copy the program at `from` into `dir`; returns the copy's path.
+fn install(from: &str, dir: &std::path::Path) -> String {
+    let name = std::path::Path::new(from).file_name().expect("a file name");
+    let to = dir.join(name);
+    std::fs::copy(from, &to).unwrap_or_else(|e| panic!("copy {from}: {e}"));
+    to.to_string_lossy().into_owned()
+}
+
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
     v[v.len() / 2]
@@ -91,7 +101,21 @@ async fn main() {
         println!("startup: claude is not installed; skipped");
         return;
     };
-    let cohost = env!("CARGO_BIN_EXE_cohost");
+    // Run copies, as `cargo install` would leave them: a binary the linker
+    // has just written starts up to ~1 ms slower than a copy of it (how its
+    // pages sit in the page cache), which is not what users run.
+    let installed = tempfile::tempdir().unwrap();
+    let cohost = &install(env!("CARGO_BIN_EXE_cohost"), installed.path());
+    install(env!("CARGO_BIN_EXE_cohost-supervise"), installed.path());
+    let baseline_dir = tempfile::tempdir().unwrap();
+    let baseline = baseline.map(|other| {
+        let bin = install(&other, baseline_dir.path());
+        let beside = std::path::Path::new(&other).with_file_name("cohost-supervise");
+        if beside.exists() {
+            install(&beside.to_string_lossy(), baseline_dir.path());
+        }
+        bin
+    });
     let cache = b.layout().xdg_state.join("cohost/probes.json");
     // The session mode cohost drives Claude in (control protocol, partial
     // messages, approvals over stdio), run by hand: what the mode itself

@@ -210,15 +210,28 @@ impl Supervised {
             )
             .with_fix("check the binary path, its permissions and the working directory")
         };
-        let launched = match supervisor::program() {
-            Some(sup) => match launch::supervised(sup, &spec) {
-                Ok(l) => l,
+        // The configured supervisor, then (when that was the small program
+        // and it could not run) cohost itself.
+        let mut launched = None;
+        for sup in [supervisor::program(), supervisor::fallback()]
+            .into_iter()
+            .flatten()
+        {
+            match launch::supervised(sup, &spec) {
+                Ok(l) => {
+                    launched = Some(l);
+                    break;
+                }
                 Err(launch::Failure::Agent(msg)) => return Err(failed(&msg)),
                 Err(launch::Failure::Supervisor(e)) => {
-                    tracing::warn!(error = %e, "agent supervisor unavailable; spawning directly");
-                    launch::direct(&spec).map_err(|e| failed(&e))?
+                    tracing::warn!(error = %e, program = %sup.path().display(), "agent supervisor unavailable");
                 }
-            },
+            }
+        }
+        let launched = match launched {
+            Some(l) => l,
+            // No supervisor configured, or none could run: the agent
+            // itself, with `PR_SET_PDEATHSIG`.
             None => launch::direct(&spec).map_err(|e| failed(&e))?,
         };
         // The agent boots for a while before its first output: compile the

@@ -10,7 +10,7 @@ use tokio::process::{ChildStderr, ChildStdin, ChildStdout, Command};
 use tokio::sync::watch;
 
 use super::child::{ExitInfo, ProcessSpec};
-use super::supervisor::{self, Started, SUPERVISE_ARG};
+use super::supervisor::{self, Program, Started};
 
 /// A started agent: its pipes and how its end is reported.
 pub(crate) struct Launched {
@@ -124,7 +124,7 @@ pub(crate) fn direct(spec: &ProcessSpec) -> std::io::Result<Launched> {
 
 /// Spawn `sup __supervise PROGRAM ARGS...`; the agent inherits the
 /// supervisor's pipes, environment and working directory.
-pub(crate) fn supervised(sup: &Path, spec: &ProcessSpec) -> Result<Launched, Failure> {
+pub(crate) fn supervised(sup: &Program, spec: &ProcessSpec) -> Result<Launched, Failure> {
     let (ours, theirs) = supervisor::socket_pair().map_err(Failure::Supervisor)?;
     // The agent's stdin travels over the control socket (which is the
     // supervisor's stdin); both pipe ends are close-on-exec here.
@@ -133,15 +133,22 @@ pub(crate) fn supervised(sup: &Path, spec: &ProcessSpec) -> Result<Launched, Fai
     drop(agent_in);
     let stdin = ChildStdin::from_std(std::process::ChildStdin::from(OwnedFd::from(stdin)))
         .map_err(Failure::Supervisor)?;
-    let mut cmd = base_command(sup, spec);
+    let mut cmd = base_command(sup.path(), spec);
+    if let Some(name) = sup.arg0() {
+        cmd.arg0(name);
+    }
     // No kill_on_drop: killing the supervisor is what must never happen
     // before it has killed the tree. No `pre_exec` either, so this spawn
     // takes posix_spawn's vfork path rather than forking all of cohost.
     cmd.stdin(Stdio::from(theirs))
-        .arg(SUPERVISE_ARG)
+        .args(cohost_supervisor::supervise_args())
         .arg(&spec.program)
         .args(&spec.args);
     let mut child = cmd.spawn().map_err(Failure::Supervisor)?;
+    // The command holds the supervisor's end of the socket: were it kept,
+    // a supervisor that dies at start would leave the read below waiting
+    // for its whole timeout instead of seeing EOF.
+    drop(cmd);
     let supervisor_pid = child.id().unwrap_or(0);
     let (started, reader) = match supervisor::read_started(&ours) {
         Ok(x) => x,

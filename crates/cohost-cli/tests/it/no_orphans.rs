@@ -8,15 +8,21 @@
 use crate::orphans_support;
 
 use orphans_support::{
-    cohost, exit_within, live_marked, no_marked_within, signal, tree_plugin, wait_for,
+    cohost, cohost_at, exit_within, live_marked, no_marked_within, signal, tree_plugin, wait_for,
 };
+use std::path::Path;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// Start the tree plugin on a long turn, wait until its whole tree runs,
 /// send `sig`, and check the exit code and that nothing marked survives.
 fn signal_ends_the_whole_tree(sig: i32, want_code: Option<i32>) {
+    signal_ends_the_whole_tree_of(Path::new(env!("CARGO_BIN_EXE_cohost")), sig, want_code);
+}
+
+/// [`signal_ends_the_whole_tree`] with the cohost binary at `bin`.
+fn signal_ends_the_whole_tree_of(bin: &Path, sig: i32, want_code: Option<i32>) {
     let rig = tree_plugin();
-    let mut child = cohost(&rig.dir)
+    let mut child = cohost_at(bin, &rig.dir)
         .args(["run", "--agent", "tree", "--approve", "all", "long"])
         .spawn()
         .unwrap();
@@ -127,6 +133,111 @@ fn the_agent_starts_with_default_signals() {
         );
     }
     assert_eq!(mask("SigBlk:"), 0, "the agent starts with signals blocked");
+}
+
+/// Run the tree plugin's `signals` prompt under the cohost binary at `bin`;
+/// returns the supervisor's executable and name, as the agent saw them.
+fn supervisor_of_an_agent(bin: &Path) -> (String, String) {
+    let rig = tree_plugin();
+    let mut child = cohost_at(bin, &rig.dir)
+        .args(["run", "--agent", "tree", "--approve", "all", "signals"])
+        .spawn()
+        .unwrap();
+    let status = exit_within(&mut child, Duration::from_secs(15)).expect("cohost ends");
+    assert_eq!(status.code(), Some(0));
+    let parent = std::fs::read_to_string(rig.dir.path().join("parent"))
+        .expect("the agent recorded its parent");
+    let mut lines = parent.lines().map(str::to_string);
+    (
+        lines.next().unwrap_or_default(),
+        lines.next().unwrap_or_default(),
+    )
+}
+
+/// Every agent spawn waits for its supervisor to start, so cohost uses the
+/// small `cohost-supervise` from its own directory, not itself.
+#[test]
+fn agents_run_below_the_small_supervisor_program() {
+    let (exe, name) = supervisor_of_an_agent(Path::new(env!("CARGO_BIN_EXE_cohost")));
+    let small = Path::new(env!("CARGO_BIN_EXE_cohost-supervise"));
+    assert_eq!(
+        std::fs::canonicalize(&exe).ok(),
+        std::fs::canonicalize(small).ok(),
+        "the agent's parent runs {exe:?}"
+    );
+    assert_eq!(name, cohost_supervisor::PROCESS_NAME);
+}
+
+/// A `cohost` installed without `cohost-supervise` beside it supervises
+/// with itself (`cohost __supervise`), and still leaves no orphan.
+#[test]
+fn without_the_supervisor_program_cohost_supervises_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    let alone = dir.path().join("cohost");
+    let original = Path::new(env!("CARGO_BIN_EXE_cohost"));
+    if std::fs::hard_link(original, &alone).is_err() {
+        std::fs::copy(original, &alone).unwrap();
+    }
+    let (exe, name) = supervisor_of_an_agent(&alone);
+    assert_eq!(
+        std::fs::canonicalize(&exe).ok(),
+        std::fs::canonicalize(&alone).ok(),
+        "the agent's parent runs {exe:?}"
+    );
+    assert_eq!(name, cohost_supervisor::PROCESS_NAME);
+    signal_ends_the_whole_tree_of(&alone, libc::SIGKILL, None);
+}
+
+/// A `cohost-supervise` that cannot supervise (another build's, beside a
+/// `cohost` run with `cargo run`; here a script, which cannot even start
+/// through `/proc/self/fd`) is passed over at once: cohost supervises with
+/// itself.
+#[test]
+fn a_supervisor_program_that_cannot_supervise_is_passed_over() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("cohost");
+    let original = Path::new(env!("CARGO_BIN_EXE_cohost"));
+    if std::fs::hard_link(original, &bin).is_err() {
+        std::fs::copy(original, &bin).unwrap();
+    }
+    // Answers as a supervisor of protocol 0 would, on its stdin (the socket).
+    let stale = dir.path().join("cohost-supervise");
+    std::fs::write(&stale, "#!/bin/sh\nprintf 'V 0\\n' >&0\nexit 2\n").unwrap();
+    std::fs::set_permissions(&stale, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let started = Instant::now();
+    let (exe, _) = supervisor_of_an_agent(&bin);
+    assert_eq!(
+        std::fs::canonicalize(&exe).ok(),
+        std::fs::canonicalize(&bin).ok(),
+        "the agent's parent runs {exe:?}"
+    );
+    // Not after the supervisor start-up timeout (10 s).
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "took {:?}",
+        started.elapsed()
+    );
+}
+
+/// The real `cohost-supervise`, asked in another protocol, says which one
+/// it speaks on the control socket instead of starting anything.
+#[test]
+fn the_supervisor_program_names_its_protocol_when_asked_in_another() {
+    use std::io::Read;
+    use std::os::unix::net::UnixStream;
+    let (mut ours, theirs) = UnixStream::pair().unwrap();
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_cohost-supervise"))
+        .args([cohost_supervisor::SUPERVISE_ARG, "0", "/bin/true"])
+        .stdin(std::process::Stdio::from(std::os::fd::OwnedFd::from(
+            theirs,
+        )))
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(2));
+    let mut said = String::new();
+    ours.read_to_string(&mut said).unwrap();
+    assert_eq!(said, format!("V {}\n", cohost_supervisor::PROTOCOL));
 }
 
 mod claude {

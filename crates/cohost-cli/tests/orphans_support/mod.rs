@@ -25,10 +25,12 @@ pub struct TreeRig {
 /// `setsid`), then a long foreground sleep; for the prompt `quick` it exits
 /// at once, for `bg` it exits leaving one more silent child on stdout. For
 /// `signals` it only records its ignored and blocked signal masks (as
-/// `/proc` shows them) in `signals` and exits.
+/// `/proc` shows them) in `signals`, and its parent's (the supervisor's)
+/// executable and name in `parent`, and exits.
 const SCRIPT: &str = r#"#!/bin/sh
 if [ "$1" = "signals" ]; then
   grep -E '^Sig(Ign|Blk):' /proc/self/status > "$(dirname "$0")/signals"
+  { readlink /proc/$PPID/exe; cat /proc/$PPID/comm; } > "$(dirname "$0")/parent"
   exit 0
 fi
 sleep 300 &
@@ -74,7 +76,13 @@ pub fn tree_plugin() -> TreeRig {
 
 /// `cohost` in `dir` with a scratch HOME and a PATH of system tools only.
 pub fn cohost(dir: &tempfile::TempDir) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_cohost"));
+    cohost_at(Path::new(env!("CARGO_BIN_EXE_cohost")), dir)
+}
+
+/// [`cohost`], but the binary at `bin` (a copy without its supervisor
+/// program beside it, say).
+pub fn cohost_at(bin: &Path, dir: &tempfile::TempDir) -> Command {
+    let mut c = Command::new(bin);
     c.env_clear()
         .env("PATH", "/usr/local/bin:/usr/bin:/bin")
         .env("HOME", dir.path().join("home"))

@@ -1,13 +1,15 @@
-//! Supervision that does not depend on cohost staying alive.
+//! cohost's side of process supervision (the supervisor's own side and the
+//! control protocol are the `cohost-supervisor` crate).
 //!
 //! With a supervisor program configured ([`use_current_exe`], done by the
-//! `cohost` binary), every agent runs under its own small supervisor: cohost
-//! re-executed in the hidden mode [`SUPERVISE_ARG`]. The supervisor holds
-//! one end of a socket pair whose other end only cohost holds; it is a
-//! child subreaper (Linux), so every process the agent starts stays its
-//! descendant even after `setsid` or a double fork; and when the socket
-//! closes, because cohost ended the session or died (SIGKILL included), it
-//! SIGKILLs the agent's group and then every descendant until none is left.
+//! `cohost` binary), every agent runs under its own small supervisor:
+//! `cohost-supervise` from cohost's own directory, else cohost itself in
+//! the hidden mode [`SUPERVISE_ARG`]. The supervisor holds one end of a
+//! socket pair whose other end only cohost holds; it is a child subreaper
+//! (Linux), so every process the agent starts stays its descendant even
+//! after `setsid` or a double fork; and when the socket closes, because
+//! cohost ended the session or died (SIGKILL included), it SIGKILLs the
+//! agent's group and then every descendant until none is left.
 //!
 //! Without a supervisor program (a library user, a test binary) the agent is
 //! spawned directly with `PR_SET_PDEATHSIG` (Linux): its leader dies with
@@ -16,68 +18,30 @@
 //! The control socket is the supervisor's stdin, so cohost can start it with
 //! posix_spawn (no `pre_exec`, no fork of cohost's whole address space) and
 //! no descriptor is ever inheritable in cohost, where other threads spawn
-//! processes of their own. cohost first sends one byte carrying the agent's
-//! stdin (`SCM_RIGHTS`); the supervisor's stdout and stderr are the agent's.
-//! Then the supervisor writes lines: `P PID` (agent started) or `E MESSAGE`
-//! (it could not start), then `X c CODE` or `X s SIGNAL` when the agent
-//! leader exits; cohost writes nothing more but a byte to ask for the tree
-//! kill, or closes its end.
+//! processes of their own.
 
-mod helper;
-pub(crate) mod tree;
+mod program;
+
+pub use cohost_supervisor::SUPERVISE_ARG;
+pub(crate) use cohost_supervisor::{hand_over_stdin, parse_exit, tree};
+pub use program::{fallback, program, use_current_exe, Program, SUPERVISOR_BINARY};
 
 use std::collections::BTreeMap;
-use std::ffi::OsString;
 use std::io::{self, BufRead, BufReader};
-use std::io::{IoSlice, IoSliceMut};
-use std::mem::MaybeUninit;
 use std::net::Shutdown;
-use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::os::unix::net::UnixStream;
-use std::path::PathBuf;
-use std::sync::{Mutex, OnceLock};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// The hidden subcommand the binary dispatches to [`run_helper`].
-pub const SUPERVISE_ARG: &str = "__supervise";
-/// The byte that carries the agent's stdin to the supervisor.
-const STDIN_TAG: u8 = b'I';
-/// How long a tree kill may keep hunting descendants.
-pub(crate) const KILL_BUDGET: Duration = Duration::from_secs(2);
 /// How long cohost waits for a supervisor to report the agent's pid.
 const START_TIMEOUT: Duration = Duration::from_secs(10);
 
-static PROGRAM: OnceLock<PathBuf> = OnceLock::new();
-
-/// Use this executable as the supervisor. Call it once at startup from a
-/// binary that dispatches [`SUPERVISE_ARG`] to [`run_helper`] before
-/// anything else. On Linux `/proc/self/exe` is used, which still works when
-/// the installed binary is replaced while cohost runs.
-pub fn use_current_exe() {
-    let exe = if cfg!(target_os = "linux") && std::path::Path::new("/proc/self/exe").exists() {
-        Some(PathBuf::from("/proc/self/exe"))
-    } else {
-        std::env::current_exe().ok()
-    };
-    if let Some(exe) = exe {
-        let _ = PROGRAM.set(exe);
-    }
-}
-
-/// The configured supervisor program, if any.
-pub fn program() -> Option<&'static PathBuf> {
-    PROGRAM.get()
-}
-
 /// If this process was started as a supervisor (`argv[1]` is
-/// [`SUPERVISE_ARG`]), run it and return its exit code.
+/// [`SUPERVISE_ARG`]), run it and return its exit code. A binary that
+/// calls [`use_current_exe`] must call this first, before anything else.
 pub fn run_helper_if_requested() -> Option<i32> {
-    let mut args = std::env::args_os().skip(1);
-    if args.next()? != SUPERVISE_ARG {
-        return None;
-    }
-    let rest: Vec<OsString> = args.collect();
-    Some(helper::run(&rest))
+    cohost_supervisor::run_if_requested()
 }
 
 /// What the supervisor said at start.
@@ -92,66 +56,6 @@ pub(crate) enum Started {
 pub(crate) fn socket_pair() -> io::Result<(UnixStream, OwnedFd)> {
     let (ours, theirs) = UnixStream::pair()?;
     Ok((ours, OwnedFd::from(theirs)))
-}
-
-/// Send the agent's stdin (the read end of its pipe) to the supervisor.
-/// Sent before the supervisor starts: it waits in the socket's buffer.
-pub(crate) fn hand_over_stdin(control: &UnixStream, stdin: BorrowedFd<'_>) -> io::Result<()> {
-    let fds = [stdin];
-    let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(1))];
-    let mut ancillary = rustix::net::SendAncillaryBuffer::new(&mut space);
-    if !ancillary.push(rustix::net::SendAncillaryMessage::ScmRights(&fds)) {
-        return Err(io::Error::other("no room for the agent's stdin"));
-    }
-    let sent = rustix::net::sendmsg(
-        control,
-        &[IoSlice::new(&[STDIN_TAG])],
-        &mut ancillary,
-        rustix::net::SendFlags::NOSIGNAL,
-    )?;
-    if sent != 1 {
-        return Err(io::Error::new(
-            io::ErrorKind::WriteZero,
-            "the agent's stdin was not handed over",
-        ));
-    }
-    Ok(())
-}
-
-/// The supervisor's side of [`hand_over_stdin`]: the agent's stdin
-/// (close-on-exec until it is moved onto fd 0).
-pub(crate) fn take_stdin(control: &UnixStream) -> io::Result<OwnedFd> {
-    let mut byte = [0u8; 1];
-    let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(1))];
-    let mut ancillary = rustix::net::RecvAncillaryBuffer::new(&mut space);
-    let got = loop {
-        match rustix::net::recvmsg(
-            control.as_fd(),
-            &mut [IoSliceMut::new(&mut byte)],
-            &mut ancillary,
-            rustix::net::RecvFlags::CMSG_CLOEXEC,
-        ) {
-            Err(rustix::io::Errno::INTR) => continue,
-            other => break other?,
-        }
-    };
-    let mut fds = Vec::new();
-    for message in ancillary.drain() {
-        if let rustix::net::RecvAncillaryMessage::ScmRights(rights) = message {
-            fds.extend(rights);
-        }
-    }
-    match (got.bytes, byte[0], fds.len()) {
-        (1, STDIN_TAG, 1) => Ok(fds.remove(0)),
-        (0, _, _) => Err(io::Error::new(
-            io::ErrorKind::UnexpectedEof,
-            "cohost closed the control socket before sending the agent's stdin",
-        )),
-        _ => Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            "the control socket's first message is not the agent's stdin",
-        )),
-    }
 }
 
 /// Read the supervisor's first line (blocking, bounded).
@@ -169,6 +73,15 @@ pub(crate) fn read_started(control: &UnixStream) -> io::Result<(Started, BufRead
             .map(Started::Agent)
             .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, line.to_string()))?,
         Some(("E", msg)) => Started::Failed(msg.to_string()),
+        Some(("V", theirs)) => {
+            return Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                format!(
+                    "the supervisor program speaks protocol {theirs}, this cohost {}",
+                    cohost_supervisor::PROTOCOL
+                ),
+            ))
+        }
         _ => {
             return Err(io::Error::new(
                 io::ErrorKind::UnexpectedEof,
@@ -177,19 +90,6 @@ pub(crate) fn read_started(control: &UnixStream) -> io::Result<(Started, BufRead
         }
     };
     Ok((started, reader))
-}
-
-/// How the agent leader ended, from an `X` line.
-pub(crate) fn parse_exit(line: &str) -> Option<(Option<i32>, Option<i32>)> {
-    let mut f = line.split_whitespace();
-    if f.next()? != "X" {
-        return None;
-    }
-    match (f.next()?, f.next().and_then(|n| n.parse().ok())) {
-        ("c", Some(code)) => Some((Some(code), None)),
-        ("s", Some(sig)) => Some((None, Some(sig))),
-        _ => Some((None, None)),
-    }
 }
 
 /// A live supervisor, as the registry keeps it.
@@ -302,47 +202,5 @@ mod pidfd {
                 return;
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_agents_stdin_crosses_the_control_socket() {
-        use std::io::{Read, Write};
-        let (ours, theirs) = socket_pair().unwrap();
-        let theirs = UnixStream::from(theirs);
-        let (reader, mut writer) = std::io::pipe().unwrap();
-        hand_over_stdin(&ours, reader.as_fd()).unwrap();
-        drop(reader);
-        let got = take_stdin(&theirs).unwrap();
-        writer.write_all(b"prompt").unwrap();
-        drop(writer);
-        let mut text = String::new();
-        std::fs::File::from(got).read_to_string(&mut text).unwrap();
-        assert_eq!(text, "prompt");
-    }
-
-    #[test]
-    fn a_control_socket_without_the_stdin_is_refused() {
-        use std::io::Write;
-        let (mut ours, theirs) = socket_pair().unwrap();
-        let theirs = UnixStream::from(theirs);
-        ours.write_all(b"I").unwrap();
-        let err = take_stdin(&theirs).unwrap_err();
-        assert_eq!(err.kind(), io::ErrorKind::InvalidData, "{err}");
-        drop(ours);
-        let err = take_stdin(&theirs).unwrap_err();
-        assert_eq!(err.kind(), io::ErrorKind::UnexpectedEof, "{err}");
-    }
-
-    #[test]
-    fn exit_lines() {
-        assert_eq!(parse_exit("X c 3"), Some((Some(3), None)));
-        assert_eq!(parse_exit("X s 9\n"), Some((None, Some(9))));
-        assert_eq!(parse_exit("X ?"), Some((None, None)));
-        assert_eq!(parse_exit("P 12"), None);
     }
 }

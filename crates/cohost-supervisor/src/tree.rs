@@ -32,7 +32,7 @@ pub(crate) fn parse_stat(stat: &str) -> Option<Node> {
 }
 
 /// The state letter of `pid`, `None` once it is gone (or without `/proc`).
-pub(crate) fn state_of(pid: u32) -> Option<char> {
+pub fn state_of(pid: u32) -> Option<char> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     parse_stat(&stat).map(|n| n.state)
 }
@@ -108,16 +108,25 @@ pub(crate) fn kill_tree(pgid: i32, budget: Duration) -> usize {
 /// Sleeps between looks at processes that were just signalled: a killed
 /// process is gone within microseconds to a few milliseconds, so look again
 /// soon (0.2 ms), then less often (doubling, at most 5 ms).
-pub(crate) struct Backoff(Duration);
+#[derive(Debug)]
+pub struct Backoff(Duration);
 
 impl Backoff {
-    pub(crate) fn new() -> Backoff {
+    /// The first nap is the shortest.
+    pub fn new() -> Backoff {
         Backoff(Duration::from_micros(200))
     }
 
-    pub(crate) fn sleep(&mut self) {
+    /// Sleep this nap, and make the next one longer.
+    pub fn sleep(&mut self) {
         std::thread::sleep(self.0);
         self.0 = (self.0 * 2).min(Duration::from_millis(5));
+    }
+}
+
+impl Default for Backoff {
+    fn default() -> Backoff {
+        Backoff::new()
     }
 }
 

@@ -1,8 +1,9 @@
-//! The supervisor's own side: what `cohost __supervise PROGRAM ARGS...` runs.
+//! The supervisor's own side: what `cohost-supervise __supervise PROGRAM
+//! ARGS...` (or `cohost __supervise ...`) runs.
 //!
 //! It starts the agent as the leader of a new process group with the
 //! supervisor's stdio (the pipes cohost made), reports the agent's pid and
-//! exit on the control socket (fd 3), and when that socket closes (cohost
+//! exit on the control socket (its stdin at start), and when that socket closes (cohost
 //! ended the session, or died, even by SIGKILL) kills the agent's whole
 //! tree. As a child subreaper it inherits every orphan the agent leaves,
 //! including those that called `setsid`, so "the tree" is everything the
@@ -16,8 +17,8 @@ use std::os::unix::net::UnixStream;
 use std::os::unix::process::CommandExt;
 use std::process::Command;
 
-use super::tree::kill_tree;
-use super::KILL_BUDGET;
+use crate::tree::kill_tree;
+use crate::{KILL_BUDGET, PROCESS_NAME};
 
 /// Signals a terminal or a process-group kill may send; the supervisor
 /// shrugs them off (its job is to outlive cohost) and the agent gets them
@@ -58,10 +59,17 @@ pub(super) fn run(args: &[OsString]) -> i32 {
             return 2;
         }
     };
-    // SAFETY: prctl on our own process.
     #[cfg(target_os = "linux")]
-    unsafe {
-        libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    {
+        // One name in `ps` whichever binary runs us (spawned as
+        // `/proc/self/fd/N`, the kernel would call us `N`).
+        let name = std::ffi::CString::new(PROCESS_NAME).unwrap_or_default();
+        // SAFETY: prctl on our own process; PR_SET_NAME reads a
+        // NUL-terminated string of at most 16 bytes, which `name` is.
+        unsafe {
+            libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+            libc::prctl(libc::PR_SET_NAME, name.as_ptr(), 0, 0, 0);
+        }
     }
     shield();
     let Some((program, rest)) = args.split_first() else {
@@ -107,6 +115,18 @@ pub(super) fn run(args: &[OsString]) -> i32 {
     0
 }
 
+/// Another build's cohost asked: say which protocol we speak (cohost then
+/// supervises with itself) and exit.
+pub(super) fn refuse_protocol() -> i32 {
+    match control_socket() {
+        Ok(mut control) => {
+            let _ = control.write_all(format!("V {}\n", crate::PROTOCOL).as_bytes());
+        }
+        Err(_) => eprintln!("cohost-supervise: internal to cohost; run `cohost` instead"),
+    }
+    2
+}
+
 /// Our stdin, which must be cohost's control socket, moved to a
 /// close-on-exec descriptor of its own (fd 0 is the agent's stdin next).
 fn control_socket() -> std::io::Result<UnixStream> {
@@ -121,7 +141,7 @@ fn control_socket() -> std::io::Result<UnixStream> {
 /// Receive the agent's stdin from cohost and put it on our fd 0, where the
 /// agent inherits it.
 fn agent_stdin(control: &UnixStream) -> std::io::Result<()> {
-    let fd = super::take_stdin(control)?;
+    let fd = crate::take_stdin(control)?;
     // SAFETY: dup2 onto our own fd 0; `fd` stays open for the call. The new
     // fd 0 is inheritable (dup2 clears close-on-exec) and the socket that
     // was there stays open through `control`.
