@@ -102,13 +102,7 @@ fn agent_exit_ends_the_turn_although_a_child_holds_stdout() {
 /// agent needs it back (`yes | head` would never end).
 #[test]
 fn the_agent_starts_with_default_signals() {
-    let rig = tree_plugin();
-    let mut child = cohost(&rig.dir)
-        .args(["run", "--agent", "tree", "--approve", "all", "signals"])
-        .spawn()
-        .unwrap();
-    let status = exit_within(&mut child, Duration::from_secs(15)).expect("cohost ends");
-    assert_eq!(status.code(), Some(0));
+    let rig = signals_prompt(Path::new(env!("CARGO_BIN_EXE_cohost")));
     let masks = std::fs::read_to_string(rig.dir.path().join("signals"))
         .expect("the agent recorded its signal masks");
     let mask = |name: &str| {
@@ -135,9 +129,9 @@ fn the_agent_starts_with_default_signals() {
     assert_eq!(mask("SigBlk:"), 0, "the agent starts with signals blocked");
 }
 
-/// Run the tree plugin's `signals` prompt under the cohost binary at `bin`;
-/// returns the supervisor's executable and name, as the agent saw them.
-fn supervisor_of_an_agent(bin: &Path) -> (String, String) {
+/// Run the tree plugin's `signals` prompt (it records what it was started
+/// with) under the cohost binary at `bin`, to its successful end.
+fn signals_prompt(bin: &Path) -> orphans_support::TreeRig {
     let rig = tree_plugin();
     let mut child = cohost_at(bin, &rig.dir)
         .args(["run", "--agent", "tree", "--approve", "all", "signals"])
@@ -145,6 +139,13 @@ fn supervisor_of_an_agent(bin: &Path) -> (String, String) {
         .unwrap();
     let status = exit_within(&mut child, Duration::from_secs(15)).expect("cohost ends");
     assert_eq!(status.code(), Some(0));
+    rig
+}
+
+/// Run the `signals` prompt under the cohost binary at `bin`; returns the
+/// supervisor's executable and name, as the agent saw them.
+fn supervisor_of_an_agent(bin: &Path) -> (String, String) {
+    let rig = signals_prompt(bin);
     let parent = std::fs::read_to_string(rig.dir.path().join("parent"))
         .expect("the agent recorded its parent");
     let mut lines = parent.lines().map(str::to_string);
