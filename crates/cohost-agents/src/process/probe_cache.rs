@@ -21,7 +21,16 @@ use super::locate::ProbeOutput;
 const MAX_ENTRIES: usize = 128;
 
 static FILE: RwLock<Option<PathBuf>> = RwLock::new(None);
-static MEMORY: Mutex<Option<HashMap<String, String>>> = Mutex::new(None);
+static MEMORY: Mutex<Option<Memory>> = Mutex::new(None);
+
+/// What this process knows: answers it probed or read, and which file it
+/// has read them from (read once, not once per lookup: a session start
+/// looks up `--version` and `--help`).
+#[derive(Default)]
+struct Memory {
+    answers: HashMap<String, String>,
+    read: Option<PathBuf>,
+}
 
 /// Keep probe answers in `file` too (the binary calls this with a file in
 /// cohost's state directory); `None` goes back to memory only.
@@ -77,18 +86,24 @@ fn load(file: &Path) -> BTreeMap<String, String> {
         .unwrap_or_default()
 }
 
-fn memory<R>(f: impl FnOnce(&mut HashMap<String, String>) -> R) -> R {
+fn memory<R>(f: impl FnOnce(&mut Memory) -> R) -> R {
     let mut guard = MEMORY.lock().unwrap_or_else(|p| p.into_inner());
-    f(guard.get_or_insert_with(HashMap::new))
+    f(guard.get_or_insert_with(Memory::default))
 }
 
 /// The remembered answer of `binary args…`, when there is one.
 pub(crate) fn lookup(binary: &Path, args: &[&str]) -> Option<ProbeOutput> {
     let key = key_for(binary, args)?;
-    let text = memory(|m| m.get(&key).cloned()).or_else(|| {
-        let text = load(&cache_file()?).remove(&key)?;
-        memory(|m| m.insert(key.clone(), text.clone()));
-        Some(text)
+    let file = cache_file();
+    let text = memory(|m| {
+        if let Some(file) = file.filter(|f| m.read.as_ref() != Some(f)) {
+            // What this process probed itself stays; the file adds the rest.
+            for (k, v) in load(&file) {
+                m.answers.entry(k).or_insert(v);
+            }
+            m.read = Some(file);
+        }
+        m.answers.get(&key).cloned()
     })?;
     Some(ProbeOutput {
         text,
@@ -104,7 +119,7 @@ pub(crate) fn remember(binary: &Path, args: &[&str], out: &ProbeOutput) {
     let Some(key) = key_for(binary, args) else {
         return;
     };
-    memory(|m| m.insert(key.clone(), out.text.clone()));
+    memory(|m| m.answers.insert(key.clone(), out.text.clone()));
     let Some(file) = cache_file() else { return };
     let mut all = load(&file);
     if all.len() >= MAX_ENTRIES {
@@ -134,6 +149,39 @@ pub(crate) fn write_atomic(file: &Path, bytes: &[u8]) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// As a new process starts: nothing probed, no file read.
+    fn forget() {
+        memory(|m| *m = Memory::default());
+    }
+
+    #[test]
+    fn the_file_is_read_once_for_every_lookup_after() {
+        let dir = tempfile::tempdir().unwrap();
+        let bin = dir.path().join("tool");
+        std::fs::write(&bin, "x").unwrap();
+        let file = dir.path().join("probes.json");
+        let all: BTreeMap<String, String> = [
+            (
+                key_for(&bin, &["--version"]).unwrap(),
+                "tool 1.0".to_string(),
+            ),
+            (
+                key_for(&bin, &["--help"]).unwrap(),
+                "usage: tool".to_string(),
+            ),
+        ]
+        .into();
+        std::fs::write(&file, serde_json::to_vec(&all).unwrap()).unwrap();
+        forget();
+        set_cache_file(Some(file.clone()));
+        assert_eq!(lookup(&bin, &["--version"]).unwrap().text, "tool 1.0");
+        // Gone from disk: the second lookup does not read it again.
+        std::fs::remove_file(&file).unwrap();
+        assert_eq!(lookup(&bin, &["--help"]).unwrap().text, "usage: tool");
+        set_cache_file(None);
+        forget();
+    }
 
     #[test]
     fn a_changed_file_is_a_different_identity() {
@@ -176,11 +224,11 @@ mod tests {
         remember(&bin, &["--help"], &ok("usage: tool"));
         assert_eq!(lookup(&bin, &["--help"]), Some(ok("usage: tool")));
         // A new process: memory empty, the file answers.
-        memory(HashMap::clear);
+        forget();
         assert_eq!(lookup(&bin, &["--help"]), Some(ok("usage: tool")));
         // Garbage in the file is an empty cache, not an error.
         std::fs::write(&file, "not json").unwrap();
-        memory(HashMap::clear);
+        forget();
         assert_eq!(lookup(&bin, &["--help"]), None);
         set_cache_file(None);
         // The binary changes: the old answer no longer applies.
