@@ -44,7 +44,7 @@ pub(crate) const CLAUDE_ACP_SPEC: CliEntry = CliEntry {
     login_args: Some(&["auth", "login"]),
     login_binary: Some("claude"),
     install_hint: "npm install -g @zed-industries/claude-code-acp",
-    env_prefixes: &["ANTHROPIC_", "CLAUDE_"],
+    env_prefixes: crate::claude::CLAUDE_ENV,
     relevant_env: &[
         "ANTHROPIC_BASE_URL",
         "ANTHROPIC_API_KEY",

@@ -143,6 +143,32 @@ mod tests {
     use super::*;
 
     #[test]
+    fn claudes_documented_switches_reach_it_and_other_secrets_do_not() {
+        use std::ffi::OsStr;
+        let env = super::super::engine::env_policy(&CLAUDE, &AdapterConfig::default());
+        for name in [
+            "DISABLE_TELEMETRY",
+            "DISABLE_AUTOUPDATER",
+            "DISABLE_ERROR_REPORTING",
+            "DISABLE_PROMPT_CACHING_HAIKU",
+            "MAX_THINKING_TOKENS",
+            "BASH_DEFAULT_TIMEOUT_MS",
+            "DO_NOT_TRACK",
+            "ANTHROPIC_API_KEY",
+        ] {
+            assert!(env.allows(OsStr::new(name)), "{name} is dropped");
+        }
+        for name in [
+            "GITHUB_TOKEN",
+            "AWS_SECRET_ACCESS_KEY",
+            "OPENAI_API_KEY",
+            "DISABLE",
+        ] {
+            assert!(!env.allows(OsStr::new(name)), "{name} passes");
+        }
+    }
+
+    #[test]
     fn bypass_flag_only_with_auto_approve() {
         let mut cfg = AdapterConfig::default();
         for mode in [ApprovalMode::Ask, ApprovalMode::DenyAll] {

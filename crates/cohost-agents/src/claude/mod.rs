@@ -26,7 +26,7 @@ pub use dialect::{Dialect, CLAUDE, QWEN};
 #[doc(hidden)]
 pub use engine::bench_pump;
 use engine::Engine;
-pub(crate) use spec::{CLAUDE_AUTH, QWEN_SPEC, SPEC};
+pub(crate) use spec::{CLAUDE_AUTH, CLAUDE_ENV, QWEN_SPEC, SPEC};
 
 use crate::process::{find_on_path, GroupSignal};
 

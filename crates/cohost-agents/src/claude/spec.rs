@@ -35,6 +35,33 @@ const CAPABILITIES: Capabilities = Capabilities {
 };
 
 /// Claude Code's provider spec (`@anthropic-ai/claude-code`).
+/// What passes from the user's environment to Claude Code (and its ACP
+/// adapter): its vendor prefixes, and the switches it documents that carry
+/// no prefix. Without the latter a user's `DISABLE_TELEMETRY=1` or
+/// `DISABLE_AUTOUPDATER=1` was silently dropped under cohost, turning
+/// telemetry, error reports and update checks back on. Names act as
+/// prefixes (`DISABLE_PROMPT_CACHING` also passes its `_HAIKU`... forms);
+/// none of them is a secret.
+pub(crate) const CLAUDE_ENV: &[&str] = &[
+    "ANTHROPIC_",
+    "CLAUDE_",
+    "DISABLE_AUTOUPDATER",
+    "DISABLE_BUG_COMMAND",
+    "DISABLE_COST_WARNINGS",
+    "DISABLE_ERROR_REPORTING",
+    "DISABLE_NON_ESSENTIAL_MODEL_CALLS",
+    "DISABLE_PROMPT_CACHING",
+    "DISABLE_TELEMETRY",
+    "MAX_THINKING_TOKENS",
+    "MAX_MCP_OUTPUT_TOKENS",
+    "MCP_TIMEOUT",
+    "MCP_TOOL_TIMEOUT",
+    "BASH_DEFAULT_TIMEOUT_MS",
+    "BASH_MAX_TIMEOUT_MS",
+    "BASH_MAX_OUTPUT_LENGTH",
+    "USE_BUILTIN_RIPGREP",
+];
+
 pub(crate) const SPEC: CliEntry = CliEntry {
     id: "claude",
     label: "Claude Code",
@@ -44,7 +71,7 @@ pub(crate) const SPEC: CliEntry = CliEntry {
     auth: CLAUDE_AUTH,
     login_args: Some(&["auth", "login"]),
     install_hint: "npm install -g @anthropic-ai/claude-code",
-    env_prefixes: &["ANTHROPIC_", "CLAUDE_"],
+    env_prefixes: CLAUDE_ENV,
     relevant_env: &[
         "ANTHROPIC_BASE_URL",
         "ANTHROPIC_API_KEY",

@@ -34,6 +34,9 @@ pub const ALLOWED_NAMES: &[&str] = &[
     "SSL_CERT_FILE",
     "SSL_CERT_DIR",
     "NODE_EXTRA_CA_CERTS",
+    // The cross-tool opt-out of analytics: a user who set it meant every
+    // program, agents included.
+    "DO_NOT_TRACK",
 ];
 
 /// Variables passed through by prefix, whatever the provider.
@@ -145,6 +148,7 @@ mod tests {
             ("AWS_SECRET_ACCESS_KEY", "nope"),
             ("GITHUB_TOKEN", "nope"),
             ("COHOST_CANARY", "nope"),
+            ("DO_NOT_TRACK", "1"),
         ]
         .into_iter()
         .map(|(k, v)| (k.into(), v.into()))
@@ -163,6 +167,7 @@ mod tests {
             keys,
             [
                 "ANTHROPIC_API_KEY",
+                "DO_NOT_TRACK",
                 "HOME",
                 "LC_ALL",
                 "PATH",
