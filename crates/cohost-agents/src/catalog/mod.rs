@@ -88,7 +88,9 @@ pub struct CliEntry {
     pub login_binary: Option<&'static str>,
     /// What to tell a user who lacks the tool.
     pub install_hint: &'static str,
-    /// Environment prefixes the vendor's users set (`ANTHROPIC_`).
+    /// Environment prefixes the vendor's users set (`ANTHROPIC_`), and the
+    /// switches it documents without a prefix (`DISABLE_TELEMETRY`), which
+    /// match the same way.
     pub env_prefixes: &'static [&'static str],
     /// Variables whose names (and, when not secret, values) change behaviour;
     /// they feed the smoke-test fingerprint.

@@ -163,9 +163,18 @@ fn every_spec_is_consistent() {
             e.binaries.iter().all(|b| !b.is_empty() && !b.contains('/')),
             "{id}: binaries are names looked up on PATH"
         );
+        // A prefix ends in `_`; a documented switch without one
+        // (`DISABLE_TELEMETRY`) is a whole multi-word name. A bare stem
+        // (`CLAUDE`) would also let through `CLAUDEX_TOKEN`.
         assert!(
-            e.env_prefixes.iter().all(|p| p.ends_with('_')),
-            "{id}: env prefixes end in `_`"
+            e.env_prefixes.iter().all(|p| {
+                let inner = p.trim_end_matches('_');
+                !inner.is_empty()
+                    && (p.ends_with('_') || inner.contains('_'))
+                    && p.chars()
+                        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+            }),
+            "{id}: env prefixes end in `_` or are whole switch names"
         );
         assert!(
             e.relevant_env
