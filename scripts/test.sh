@@ -8,7 +8,13 @@ cd "$(dirname "$0")/.."
 
 log() { printf '\n==> %s\n' "$*" >&2; }
 
-if [ "$(id -u)" = 0 ] && ! command -v redis-server >/dev/null 2>&1; then
+# COHOST_SKIP_SYSTEM_INSTALL=1 leaves alone what lives outside
+# COHOST_AGENTS_DIR (apt packages, the pip SDKs, playwright-core): the tests
+# of this script set it, since two of them running at once would otherwise
+# race for apt's lock and write to the machine's Python and $HOME.
+system_install() { [ "${COHOST_SKIP_SYSTEM_INSTALL:-0}" != 1 ]; }
+
+if system_install && [ "$(id -u)" = 0 ] && ! command -v redis-server >/dev/null 2>&1; then
   log "installing redis-server (apt)"
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null
@@ -16,7 +22,7 @@ fi
 
 # nginx (Debian package) for the relay's load-balancer tests (issue 17):
 # crates/cohost-cli/tests/it/relay_ha.rs runs deploy/nginx/nginx.conf for real.
-if [ "$(id -u)" = 0 ] && ! command -v nginx >/dev/null 2>&1; then
+if system_install && [ "$(id -u)" = 0 ] && ! command -v nginx >/dev/null 2>&1; then
   log "installing nginx (apt)"
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null
@@ -54,7 +60,7 @@ if [ -f tests/agents/install-schemathesis.sh ] && [ "${COHOST_SKIP_AGENT_INSTALL
 fi
 # Issue 16: the independent clients that drive `cohost mcp` and `cohost acp`
 # (crates/cohost-cli/tests/{mcp,acp}_clients.rs), pinned.
-if [ "${COHOST_SKIP_AGENT_INSTALL:-0}" != 1 ]; then
+if system_install && [ "${COHOST_SKIP_AGENT_INSTALL:-0}" != 1 ]; then
   log "installing the MCP and ACP Python SDKs (pip)"
   installer "the MCP and ACP Python SDKs" python3 -m pip install -q --disable-pip-version-check 'mcp==2.3.0' 'agent-client-protocol==0.12.1'
 fi
@@ -62,13 +68,13 @@ fi
 # The participant web page (issue 19): its vendored libraries match the
 # lock and npm, and its browser tests get Debian's chromium and a pinned
 # playwright-core (crates/cohost-cli/tests/it/web_page.rs).
-if [ "$(id -u)" = 0 ] && [ ! -x /usr/bin/chromium ]; then
+if system_install && [ "$(id -u)" = 0 ] && [ ! -x /usr/bin/chromium ]; then
   log "installing chromium (apt)"
   apt-get update -qq
   installer "chromium" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
 fi
 export COHOST_PLAYWRIGHT_DIR="${COHOST_PLAYWRIGHT_DIR:-$HOME/.cache/cohost-web-test/node_modules/playwright-core}"
-if [ "$(node -p 'require(process.argv[1]+"/package.json").version' "$COHOST_PLAYWRIGHT_DIR" 2>/dev/null)" != 1.65.1 ]; then
+if system_install && [ "$(node -p 'require(process.argv[1]+"/package.json").version' "$COHOST_PLAYWRIGHT_DIR" 2>/dev/null)" != 1.65.1 ]; then
   log "installing playwright-core 1.65.1 (npm)"
   installer "playwright-core" npm install --prefix "$(dirname "$(dirname "$COHOST_PLAYWRIGHT_DIR")")" --no-save --no-audit --no-fund playwright-core@1.65.1 >/dev/null
 fi

@@ -4,7 +4,8 @@
 //! The install is made to fail for real: the pinned aider needs Python
 //! 3.10-3.12 and `COHOST_PYTHON=false` is no Python at all (LiteLLM's
 //! installer fails on the same check). Everything lands in a temp
-//! `COHOST_AGENTS_DIR`; `--install-only` stops before any Rust test.
+//! `COHOST_AGENTS_DIR`, nothing outside it (`COHOST_SKIP_SYSTEM_INSTALL`);
+//! `--install-only` stops before any Rust test.
 
 // A test crate: a failed unwrap is a failed test with its line.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -23,6 +24,9 @@ fn install_only(ci: Option<&str>, dir: &Path) -> Output {
         .env("COHOST_AGENTS_DIR", dir)
         .env("COHOST_PYTHON", "false")
         .env("COHOST_AGENT_INSTALL_ARGS", "--only aider")
+        // Two of these at once would race for apt's lock (seen on a fresh
+        // machine without Redis) and write outside the temp dir.
+        .env("COHOST_SKIP_SYSTEM_INSTALL", "1")
         .env_remove("COHOST_SKIP_AGENT_INSTALL")
         .env_remove("CI");
     if let Some(v) = ci {
