@@ -73,11 +73,19 @@ struct FileFormat {
     sessions: BTreeMap<String, SessionRecord>,
 }
 
+/// How many sessions the store keeps by default: the most recently used
+/// ones. Every run reads and rewrites the whole file (twice, with fsync), so
+/// an unbounded store made each start slower for a long-time user (65 KB
+/// after ~270 runs); a session older than the last thousand is seldom
+/// resumed, and the agent's own history of it stays where the agent keeps it.
+pub const DEFAULT_KEEP: usize = 1000;
+
 /// The store. Cheap to clone; holds only paths.
 #[derive(Debug, Clone)]
 pub struct SessionStore {
     file: PathBuf,
     lock: PathBuf,
+    keep: usize,
 }
 
 fn now_ms() -> u64 {
@@ -114,7 +122,15 @@ impl SessionStore {
         SessionStore {
             file: state_dir.join("sessions.json"),
             lock: state_dir.join("sessions.lock"),
+            keep: DEFAULT_KEEP,
         }
+    }
+
+    /// The same store keeping at most `keep` sessions (at least one): each
+    /// write drops the least recently updated beyond that.
+    pub fn keeping(mut self, keep: usize) -> SessionStore {
+        self.keep = keep.max(1);
+        self
     }
 
     /// The file's path.
@@ -219,6 +235,7 @@ impl SessionStore {
         private(&self.file, 0o600, false)?;
         let mut data = self.read()?;
         let out = f(&mut data.sessions);
+        forget_oldest(&mut data.sessions, self.keep);
         for rec in data.sessions.values_mut() {
             rec.model = rec.model.as_deref().map(cohost_core::sanitize::sanitize);
             rec.provider = cohost_core::sanitize::sanitize(&rec.provider);
@@ -232,5 +249,21 @@ impl SessionStore {
         })?;
         atomic_write(&self.file, text.as_bytes())?;
         Ok(out)
+    }
+}
+
+/// Drops the least recently updated records beyond `keep` (ties: the
+/// greater id goes first, the order `list` shows them in).
+fn forget_oldest(all: &mut BTreeMap<String, SessionRecord>, keep: usize) {
+    if all.len() <= keep {
+        return;
+    }
+    let mut by_age: Vec<(u64, String)> = all
+        .values()
+        .map(|r| (r.updated_at_ms, r.id.clone()))
+        .collect();
+    by_age.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    for (_, id) in by_age.drain(keep..) {
+        all.remove(&id);
     }
 }

@@ -141,3 +141,57 @@ fn the_store_is_owner_only_and_its_metadata_sanitized() {
     assert_eq!(back.native_session_id.as_deref(), Some("native-abc"));
     assert_eq!(back.cwd, std::path::PathBuf::from("/work/project"));
 }
+
+/// Upserts `ids` one millisecond apart, so their update times order them.
+fn upsert_in_order(store: &SessionStore, ids: &[&str]) {
+    for id in ids {
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        store.upsert(SessionRecord::new(*id, "mock", "/w")).unwrap();
+    }
+}
+
+fn ids(store: &SessionStore) -> Vec<String> {
+    store.list().unwrap().into_iter().map(|r| r.id).collect()
+}
+
+#[test]
+fn the_store_forgets_the_least_recently_used_sessions_beyond_its_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SessionStore::open(dir.path()).keeping(3);
+    upsert_in_order(&store, &["s1", "s2", "s3", "s4", "s5"]);
+    assert_eq!(ids(&store), ["s5", "s4", "s3"]);
+    // A session used again is recent again: the next new one pushes out s4.
+    std::thread::sleep(std::time::Duration::from_millis(2));
+    store.update("s3", |r| r.watermark = 7).unwrap().unwrap();
+    upsert_in_order(&store, &["s6"]);
+    assert_eq!(ids(&store), ["s6", "s3", "s5"]);
+    assert_eq!(store.get("s3").unwrap().unwrap().watermark, 7);
+}
+
+#[test]
+fn a_store_grown_past_the_default_size_is_cut_to_it_on_the_next_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SessionStore::open(dir.path());
+    let n = cohost_host::store::DEFAULT_KEEP + 5;
+    let sessions: serde_json::Map<String, serde_json::Value> = (0..n)
+        .map(|i| {
+            let id = format!("old-{i:05}");
+            let rec = serde_json::json!({
+                "id": id, "provider": "mock", "cwd": "/w",
+                "created_at_ms": 1000 + i, "updated_at_ms": 1000 + i,
+            });
+            (id, rec)
+        })
+        .collect();
+    let file = serde_json::json!({ "version": 1, "sessions": sessions });
+    std::fs::write(store.path(), file.to_string()).unwrap();
+    store
+        .upsert(SessionRecord::new("new", "mock", "/w"))
+        .unwrap();
+    let kept = ids(&store);
+    assert_eq!(kept.len(), cohost_host::store::DEFAULT_KEEP);
+    assert_eq!(kept[0], "new");
+    // The six oldest went: the new one took the place of the fifth.
+    assert!(!kept.contains(&"old-00005".to_string()));
+    assert!(kept.contains(&"old-00006".to_string()));
+}
