@@ -198,15 +198,7 @@ fn main() -> ExitCode {
             Command::HookEvent(args) => cmd::hooks::hook_event(args).await,
             Command::Sessions(args) => cmd::sessions::run(args).await,
             Command::Serve(args) => cmd::serve::run(args).await,
-            Command::Completions { shell } => {
-                clap_complete::generate(
-                    shell,
-                    &mut Cli::command(),
-                    "cohost",
-                    &mut std::io::stdout(),
-                );
-                Ok(0)
-            }
+            Command::Completions { shell } => completions(shell),
             Command::Man => man_page(),
         }
     });
@@ -217,6 +209,17 @@ fn main() -> ExitCode {
     // The one place a command's failure is shown (human, or JSON under --json).
     let code = cohost_cli::exit::report(result, json);
     ExitCode::from(cohost_cli::signals::exit_code(code))
+}
+
+/// `cohost completions SHELL`. Rendered first, then written best effort:
+/// clap_complete panics when its writer fails, and `cohost completions bash
+/// | head` closes the pipe early.
+fn completions(shell: clap_complete::Shell) -> cohost_cli::exit::CmdResult {
+    let mut out = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "cohost", &mut out);
+    use std::io::Write;
+    let _ = std::io::stdout().write_all(&out);
+    Ok(0)
 }
 
 /// `cohost man`: the man page of the whole command line.

@@ -19,6 +19,7 @@ mod cli_sessions;
 mod cli_support;
 #[path = "../clients/mod.rs"]
 mod clients;
+mod closed_stdout;
 mod codex_real;
 mod e2e_room;
 mod mcp_clients;
