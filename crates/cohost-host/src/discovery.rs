@@ -204,6 +204,13 @@ pub async fn discover_cli(
     d.command_display = Some(sanitize(&path.display().to_string()));
     d.command = Some(path.clone());
     if entry.version_args.is_empty() {
+        // No `--version` (an ACP wrapper would start serving instead): an
+        // npm install still says which version it is.
+        if let Some(v) = package_version(&path) {
+            d.version_display = Some(format!("{v} (package.json)"));
+            d.version = Some(v);
+            warn_outside_tested_range(entry, v, &mut d);
+        }
         return d;
     }
     // Clean answers are remembered by binary identity (the probe cache).
@@ -225,13 +232,7 @@ pub async fn discover_cli(
             match Version::find_in(&text).filter(|_| success) {
                 Some(v) => {
                     d.version = Some(v);
-                    if let Some(range) = entry.tested_range() {
-                        if !range.contains(v) {
-                            d.warnings.push(format!(
-                                "version {v} is outside the tested range {range}; it may work, but cohost was not tested with it"
-                            ));
-                        }
-                    }
+                    warn_outside_tested_range(entry, v, &mut d);
                 }
                 None => {
                     d.version_error = Some(
@@ -252,6 +253,46 @@ pub async fn discover_cli(
         Err(e) => d.version_error = Some(e),
     }
     d
+}
+
+fn warn_outside_tested_range(entry: &CliEntry, v: Version, d: &mut Discovery) {
+    if let Some(range) = entry.tested_range() {
+        if !range.contains(v) {
+            d.warnings.push(format!(
+                "version {v} is outside the tested range {range}; it may work, but cohost was not tested with it"
+            ));
+        }
+    }
+}
+
+/// The version of the npm package a binary belongs to: the `package.json`
+/// of the package root the (symlink-resolved) file sits in, at most a few
+/// folders up and never above the `node_modules` holding it. `None` for
+/// anything not installed by npm.
+pub fn package_version(binary: &Path) -> Option<Version> {
+    let real = std::fs::canonicalize(binary).ok()?;
+    for dir in real.ancestors().skip(1).take(4) {
+        if dir.file_name().is_some_and(|n| n == "node_modules") {
+            return None;
+        }
+        // A package root sits right in `node_modules` or in a scope there.
+        let parent = dir.parent()?;
+        let in_node_modules = parent.file_name().is_some_and(|n| n == "node_modules")
+            || (parent
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with('@'))
+                && parent
+                    .parent()
+                    .and_then(Path::file_name)
+                    .is_some_and(|n| n == "node_modules"));
+        if !in_node_modules {
+            continue;
+        }
+        let text = std::fs::read_to_string(dir.join("package.json")).ok()?;
+        let json: serde_json::Value = serde_json::from_str(&text).ok()?;
+        return Version::find_in(json.get("version")?.as_str()?);
+    }
+    None
 }
 
 /// The line of a `--version` answer that holds the version (codex warns

@@ -402,3 +402,63 @@ async fn version_answers_are_remembered_until_the_binary_changes() {
         assert!(d.version_error.is_some());
     }
 }
+
+/// Writes an npm-style install of `version` under `root` (a scoped package
+/// whose `.bin` link points into it) and returns the link.
+fn npm_install(root: &std::path::Path, version: &str) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let pkg = root.join("node_modules/@zed-industries/claude-code-acp");
+    std::fs::create_dir_all(pkg.join("dist")).unwrap();
+    std::fs::write(
+        pkg.join("package.json"),
+        format!(r#"{{"name": "@zed-industries/claude-code-acp", "version": "{version}"}}"#),
+    )
+    .unwrap();
+    let script = pkg.join("dist/index.js");
+    std::fs::write(&script, "#!/usr/bin/env node\n").unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let bin = root.join("node_modules/.bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let link = bin.join("claude-code-acp");
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink("../@zed-industries/claude-code-acp/dist/index.js", &link).unwrap();
+    link
+}
+
+/// An ACP wrapper has no `--version` (it would start serving): its npm
+/// package says which version it is, checked against the tested range.
+#[tokio::test]
+async fn a_wrapper_without_a_version_flag_is_versioned_by_its_package() {
+    let s = Scratch::new();
+    let host = s.host();
+    let acp = catalog::cli("claude-acp").unwrap();
+    let pinned = acp.tested_range().unwrap().min.to_string();
+    let link = npm_install(s.dir.path(), &pinned);
+    let d = discover_cli(acp, Some(&link), &host.env, &host.timeouts).await;
+    assert_eq!(d.command_source, CommandSource::Explicit);
+    assert_eq!(d.version.map(|v| v.to_string()), Some(pinned.clone()));
+    assert_eq!(d.version_display, Some(format!("{pinned} (package.json)")));
+    assert!(d.warnings.is_empty(), "{:?}", d.warnings);
+
+    let link = npm_install(s.dir.path(), "99.0.0");
+    let d = discover_cli(acp, Some(&link), &host.env, &host.timeouts).await;
+    assert!(
+        d.warnings
+            .iter()
+            .any(|w| w.contains("outside the tested range")),
+        "{:?}",
+        d.warnings
+    );
+
+    // Not from npm: a project's own package.json above it says nothing.
+    let plain = s.stub(&s.dir.path().join("proj/bin"), "claude-code-acp", "exit 0");
+    std::fs::write(
+        s.dir.path().join("proj/package.json"),
+        r#"{"version": "1.2.3"}"#,
+    )
+    .unwrap();
+    let d = discover_cli(acp, Some(&plain), &host.env, &host.timeouts).await;
+    assert!(d.installed);
+    assert_eq!(d.version, None);
+    assert_eq!(d.version_display, None);
+}
