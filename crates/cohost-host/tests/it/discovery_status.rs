@@ -124,13 +124,7 @@ async fn version_outside_tested_range_warns_and_hung_probe_times_out() {
     )
     .await;
     assert!(d.version_error.is_none());
-    assert!(
-        d.warnings
-            .iter()
-            .any(|w| w.contains("outside the tested range")),
-        "{:?}",
-        d.warnings
-    );
+    assert_warns_untested(&d);
 
     s.stub_on_path("gemini", "exec /bin/sleep 30");
     host.timeouts.version = std::time::Duration::from_millis(300);
@@ -403,6 +397,16 @@ async fn version_answers_are_remembered_until_the_binary_changes() {
     }
 }
 
+fn assert_warns_untested(d: &cohost_host::discovery::Discovery) {
+    assert!(
+        d.warnings
+            .iter()
+            .any(|w| w.contains("outside the tested range")),
+        "{:?}",
+        d.warnings
+    );
+}
+
 /// Writes an npm-style install of `version` under `root` (a scoped package
 /// whose `.bin` link points into it) and returns the link.
 fn npm_install(root: &std::path::Path, version: &str) -> std::path::PathBuf {
@@ -442,13 +446,7 @@ async fn a_wrapper_without_a_version_flag_is_versioned_by_its_package() {
 
     let link = npm_install(s.dir.path(), "99.0.0");
     let d = discover_cli(acp, Some(&link), &host.env, &host.timeouts).await;
-    assert!(
-        d.warnings
-            .iter()
-            .any(|w| w.contains("outside the tested range")),
-        "{:?}",
-        d.warnings
-    );
+    assert_warns_untested(&d);
 
     // Not from npm: a project's own package.json above it says nothing.
     let plain = s.stub(&s.dir.path().join("proj/bin"), "claude-code-acp", "exit 0");
