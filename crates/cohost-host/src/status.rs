@@ -308,7 +308,7 @@ pub async fn provider_status(
                     &mut st,
                     StatusValue::NeedsAuth,
                     reason.clone(),
-                    Some(login_fix(entry)),
+                    Some(entry.login_fix()),
                 ),
                 AuthState::Blocked { reason } => set(
                     &mut st,
@@ -433,18 +433,6 @@ pub async fn provider_status(
 
 fn kind_name(k: ProviderKind) -> &'static str {
     k.as_str()
-}
-
-fn login_fix(entry: &CliEntry) -> String {
-    match entry.login_command() {
-        Some(cmd) => format!(
-            "run `cohost login {}` (runs `{}`), or set ${}",
-            entry.id,
-            cmd.join(" "),
-            entry.auth.env_vars.first().copied().unwrap_or("an API key")
-        ),
-        None => format!("set ${}", entry.auth.env_vars.join(" or $")),
-    }
 }
 
 /// Status of every known provider (the `cohost agents` table), sorted by id.

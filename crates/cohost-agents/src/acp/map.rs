@@ -165,9 +165,10 @@ pub(crate) fn stop_reason(
 
 fn fix_for(code: ErrorCode, provider: &str) -> String {
     match code {
-        ErrorCode::AuthRequired => {
-            format!("log in with `{provider}`'s own CLI or set its API key, then retry")
-        }
+        ErrorCode::AuthRequired => crate::catalog::cli(provider).map_or_else(
+            || format!("log in with `{provider}`'s own CLI or set its API key, then retry"),
+            |e| e.login_fix(),
+        ),
         ErrorCode::RateLimited => "wait a moment and retry".into(),
         ErrorCode::ContextWindowExceeded => "start a new session".into(),
         ErrorCode::ModelNotAvailable => "pick a model the provider serves (`--model`)".into(),
@@ -306,6 +307,12 @@ mod tests {
         let h = handshake_error("g", "session/new", &e);
         assert_eq!(h.code, ErrorCode::AuthRequired);
         assert!(h.suggested_fix.is_some());
+        // A known wrapper's fix names how to log in to what it wraps.
+        let h = handshake_error("codex-acp", "session/new", &e);
+        assert_eq!(
+            h.suggested_fix.as_deref(),
+            Some("run `cohost login codex-acp` (runs `codex login`), or set $OPENAI_API_KEY")
+        );
     }
 
     #[test]

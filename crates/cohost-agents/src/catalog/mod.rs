@@ -250,6 +250,24 @@ impl CliEntry {
         }
     }
 
+    /// The fix for a run that needs a login: `cohost login ID` and the
+    /// command it runs, or the key variable, whichever the tool has.
+    pub fn login_fix(&self) -> String {
+        let key = self.auth.env_vars.first().copied();
+        match (self.login_command(), key) {
+            (Some(cmd), Some(key)) => format!(
+                "run `cohost login {}` (runs `{}`), or set ${key}",
+                self.id,
+                cmd.join(" ")
+            ),
+            (Some(cmd), None) => {
+                format!("run `cohost login {}` (runs `{}`)", self.id, cmd.join(" "))
+            }
+            (None, Some(_)) => format!("set ${}", self.auth.env_vars.join(" or $")),
+            (None, None) => format!("sign in with `{}` itself, then retry", self.id),
+        }
+    }
+
     /// The login command line (binary name first), when the tool has one.
     pub fn login_command(&self) -> Option<Vec<String>> {
         let args = self.login_args?;

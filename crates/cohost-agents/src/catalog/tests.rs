@@ -150,6 +150,21 @@ fn login_commands() {
     assert!(cli("aider").unwrap().login_command().is_none());
 }
 
+#[test]
+fn login_fixes_name_the_command_and_the_key() {
+    assert_eq!(
+        cli("claude-acp").unwrap().login_fix(),
+        "run `cohost login claude-acp` (runs `claude auth login`), or set $ANTHROPIC_API_KEY"
+    );
+    let aider = cli("aider").unwrap();
+    assert!(aider.login_command().is_none());
+    assert_eq!(
+        aider.login_fix(),
+        format!("set ${}", aider.auth.env_vars.join(" or $"))
+    );
+    assert!(!aider.login_fix().contains("cohost login"));
+}
+
 /// Every spec in the one provider list is consistent with itself, with the
 /// pins, and with the driver the registry builds from it.
 #[test]

@@ -90,10 +90,10 @@ pub(super) fn result_error(provider: &str, code: ErrorCode, detail: &str) -> Coh
     let login;
     let fix = match code {
         ErrorCode::AuthRequired => {
-            let key = crate::catalog::cli(provider)
-                .and_then(|e| e.auth.env_vars.first().copied())
-                .unwrap_or("the API key variable");
-            login = format!("run `cohost login {provider}`, or set {key}");
+            login = crate::catalog::cli(provider).map_or_else(
+                || format!("run `cohost login {provider}`, or set its API key"),
+                |e| e.login_fix(),
+            );
             login.as_str()
         }
         ErrorCode::RateLimited => "wait and retry, or use a key with a higher rate limit",
