@@ -165,10 +165,9 @@ pub(crate) fn stop_reason(
 
 fn fix_for(code: ErrorCode, provider: &str) -> String {
     match code {
-        ErrorCode::AuthRequired => crate::catalog::cli(provider).map_or_else(
-            || format!("log in with `{provider}`'s own CLI or set its API key, then retry"),
-            |e| e.login_fix(),
-        ),
+        ErrorCode::AuthRequired => crate::catalog::login_fix(provider).unwrap_or_else(|| {
+            format!("log in with `{provider}`'s own CLI or set its API key, then retry")
+        }),
         ErrorCode::RateLimited => "wait a moment and retry".into(),
         ErrorCode::ContextWindowExceeded => "start a new session".into(),
         ErrorCode::ModelNotAvailable => "pick a model the provider serves (`--model`)".into(),

@@ -35,6 +35,9 @@ pub struct AiderNormalizer {
     tools: usize,
 }
 
+/// What aider 0.86 prints when it has no model and no key.
+const NO_KEY: &str = "No LLM model was specified and no API keys were provided.";
+
 const NOISE_PREFIXES: &[&str] = &[
     "Analytics have been permanently disabled",
     "Detected dumb terminal",
@@ -250,6 +253,26 @@ impl LineMap for AiderNormalizer {
         self.start(out);
         let t = strip_questions(line.trim_end());
         if t.is_empty() {
+            return;
+        }
+        // Without a key aider starts OpenRouter's browser sign-in and waits
+        // five minutes for it (listening on localhost:8484): no run could
+        // answer that, so the turn ends here, signed out.
+        if t.starts_with(NO_KEY) {
+            out.push(AgentEvent::Error(
+                CohostError::new(
+                    ErrorCode::AuthRequired,
+                    format!("aider: {NO_KEY} (it would wait for a browser sign-in to OpenRouter)"),
+                )
+                .with_fix(
+                    crate::catalog::login_fix(Self::NAME)
+                        .unwrap_or_else(|| fix_for(ErrorCode::AuthRequired).into()),
+                ),
+            ));
+            out.push(AgentEvent::Ended {
+                reason: EndReason::Error,
+                usage: None,
+            });
             return;
         }
         if !self.in_answer {

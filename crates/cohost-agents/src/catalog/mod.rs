@@ -253,18 +253,21 @@ impl CliEntry {
     /// The fix for a run that needs a login: `cohost login ID` and the
     /// command it runs, or the key variable, whichever the tool has.
     pub fn login_fix(&self) -> String {
+        self.login_fix_as(self.id)
+    }
+
+    /// [`CliEntry::login_fix`] for `id`, a provider signed in through this
+    /// CLI (`gemini-acp` through `gemini`).
+    fn login_fix_as(&self, id: &str) -> String {
         let key = self.auth.env_vars.first().copied();
         match (self.login_command(), key) {
             (Some(cmd), Some(key)) => format!(
-                "run `cohost login {}` (runs `{}`), or set ${key}",
-                self.id,
+                "run `cohost login {id}` (runs `{}`), or set ${key}",
                 cmd.join(" ")
             ),
-            (Some(cmd), None) => {
-                format!("run `cohost login {}` (runs `{}`)", self.id, cmd.join(" "))
-            }
+            (Some(cmd), None) => format!("run `cohost login {id}` (runs `{}`)", cmd.join(" ")),
             (None, Some(_)) => format!("set ${}", self.auth.env_vars.join(" or $")),
-            (None, None) => format!("sign in with `{}` itself, then retry", self.id),
+            (None, None) => format!("sign in with `{id}` itself, then retry"),
         }
     }
 
@@ -303,6 +306,15 @@ pub struct ServerEntry {
 /// The CLI entry for a provider id.
 pub fn cli(id: &str) -> Option<&'static CliEntry> {
     CLIS.iter().find(|e| e.id == id)
+}
+
+/// The fix for provider `id` needing a login ([`CliEntry::login_fix`]),
+/// ACP variants without an entry of their own included; `None` for ids the
+/// catalog does not know (plugins).
+pub fn login_fix(id: &str) -> Option<String> {
+    cli(id)
+        .map(CliEntry::login_fix)
+        .or_else(|| acp_base(id).map(|base| base.login_fix_as(id)))
 }
 
 /// The base CLI of an ACP variant without an entry of its own

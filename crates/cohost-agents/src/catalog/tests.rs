@@ -163,6 +163,12 @@ fn login_fixes_name_the_command_and_the_key() {
         format!("set ${}", aider.auth.env_vars.join(" or $"))
     );
     assert!(!aider.login_fix().contains("cohost login"));
+    // A variant signed in through its base CLI.
+    assert_eq!(
+        super::login_fix("gemini-acp").unwrap(),
+        "run `cohost login gemini-acp` (runs `gemini`), or set $GEMINI_API_KEY"
+    );
+    assert_eq!(super::login_fix("my-plugin"), None);
 }
 
 /// Every spec in the one provider list is consistent with itself, with the

@@ -554,6 +554,13 @@ impl Normalizer {
     fn on_result(&mut self, r: wire::ResultMsg, out: &mut Vec<Output>) {
         self.flush_held(out);
         self.note_session(r.session_id.as_ref());
+        // A failed result before `initialize` is answered is why the CLI
+        // will not start (Qwen without an auth type): the handshake fails
+        // with it, typed, instead of "exited before answering".
+        if self.init_request.is_some() && (r.is_error || r.subtype != "success") {
+            self.init_request = None;
+            out.push(Output::Ready(Err(classify_result(self.cfg.dialect.id, &r))));
+        }
         if !self.in_turn {
             return;
         }

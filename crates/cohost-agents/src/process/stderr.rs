@@ -119,8 +119,17 @@ pub fn classify_stderr(text: &str) -> Option<ErrorCode> {
             "missing api key",
             "no api key",
             "missing environment variable",
-            // Gemini CLI without a usable auth type (exit 41).
+            // Gemini CLI without a usable auth type (exit 41), with no
+            // key or settings at all, and its ACP mode.
             "invalid auth method",
+            "please set an auth method",
+            "api key is missing",
+            // Qwen Code without an auth type.
+            "no auth type is selected",
+            // ACP's -32000 text (claude-code-acp).
+            "authentication required",
+            // Copilot CLI signed out.
+            "copilot can be authenticated",
         ])
     {
         return Some(ErrorCode::AuthRequired);
@@ -262,6 +271,12 @@ mod tests {
                 ErrorCode::AuthRequired,
             ),
             ("Invalid auth method selected.", ErrorCode::AuthRequired),
+            // Captured from the pinned CLIs, signed out, no key.
+            ("Please set an Auth method in your ~/.gemini/settings.json or specify one of the following environment variables before running: GEMINI_API_KEY, GOOGLE_GENAI_USE_VERTEXAI, GOOGLE_GENAI_USE_GCA", ErrorCode::AuthRequired),
+            ("Gemini API key is missing or not configured.", ErrorCode::AuthRequired),
+            ("No auth type is selected. Please configure an auth type (e.g. via settings or `--auth-type`) before running in non-interactive mode.", ErrorCode::AuthRequired),
+            ("Authentication required", ErrorCode::AuthRequired),
+            ("Copilot can be authenticated with GitHub using an OAuth Token or a Fine-Grained Personal Access Token.", ErrorCode::AuthRequired),
         ];
         for (text, code) in cases {
             assert_eq!(classify_stderr(text), Some(code), "{text}");

@@ -152,10 +152,17 @@ async fn jsonl_manifest_streams_through_host_session() {
             control.interrupt();
         }
     };
+    let asked = Instant::now();
     let out = s.prompt(PromptInput::text("slow please"), &mut sink).await;
     let took = pressed.lock().unwrap().expect("pressed").elapsed();
     assert_eq!(out.reason, EndReason::Interrupted);
     assert!(took < Duration::from_secs(2), "{took:?}");
+    // Pressed early, not at the end of the script's 10 s of ticks.
+    assert!(
+        asked.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        asked.elapsed()
+    );
     s.terminate().await.unwrap();
 
     // A plugin cannot take a built-in id.

@@ -37,6 +37,7 @@ mod run_cli;
 mod secret_channels;
 mod serve_schemathesis;
 mod share_join_cli;
+mod signed_out;
 mod terminal_exits;
 #[path = "../tls_support/mod.rs"]
 mod tls_support;

@@ -219,3 +219,46 @@ fn retrying_text_without_a_pending_error_is_answer_text() {
     let ev = n.on_line("Retrying in 2.0 seconds...");
     assert_eq!(text(&ev), "Retrying in 2.0 seconds...\n");
 }
+
+/// Lines the pinned aider 0.86.2 printed with no key and no model
+/// (`aider --message hi --no-pretty --stream`, empty HOME): it then waits
+/// five minutes for a browser sign-in, so the turn ends at the first line.
+#[test]
+fn no_key_ends_the_turn_signed_out_instead_of_waiting_for_a_browser() {
+    let mut n = AiderNormalizer::new();
+    let mut ev = Vec::new();
+    for line in [
+        "Warning: Input is not a terminal (fd=0).",
+        "No LLM model was specified and no API keys were provided.",
+        "OpenRouter provides free and paid access to many LLMs.",
+        "Please open this URL in your browser to connect Aider with OpenRouter:",
+    ] {
+        ev.extend(n.on_line(line));
+    }
+    let errors: Vec<&CohostError> = ev
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::Error(e) => Some(e),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(errors.len(), 1, "{ev:?}");
+    assert_eq!(errors[0].code, ErrorCode::AuthRequired);
+    assert!(
+        errors[0]
+            .suggested_fix
+            .as_deref()
+            .unwrap_or("")
+            .contains("set $"),
+        "{errors:?}"
+    );
+    assert!(matches!(
+        ev.last(),
+        Some(AgentEvent::Ended {
+            reason: EndReason::Error,
+            ..
+        })
+    ));
+    assert!(n.ended());
+    assert_eq!(text(&ev), "", "nothing of the sign-in offer is answer text");
+}

@@ -90,10 +90,8 @@ pub(super) fn result_error(provider: &str, code: ErrorCode, detail: &str) -> Coh
     let login;
     let fix = match code {
         ErrorCode::AuthRequired => {
-            login = crate::catalog::cli(provider).map_or_else(
-                || format!("run `cohost login {provider}`, or set its API key"),
-                |e| e.login_fix(),
-            );
+            login = crate::catalog::login_fix(provider)
+                .unwrap_or_else(|| format!("run `cohost login {provider}`, or set its API key"));
             login.as_str()
         }
         ErrorCode::RateLimited => "wait and retry, or use a key with a higher rate limit",

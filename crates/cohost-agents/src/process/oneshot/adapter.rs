@@ -321,12 +321,17 @@ pub(crate) fn exit_events(
         .rev()
         .find(|l| !l.trim().is_empty())
         .unwrap_or("");
+    // Signed out: say how to sign in to this very tool.
+    let fix = match crate::catalog::login_fix(provider) {
+        Some(login) if class == ErrorCode::AuthRequired => login,
+        _ => fix_for(class).to_string(),
+    };
     Some(error_end(
         CohostError::new(
             class,
             format!("{provider} exited with code {code}: {}", last.trim()),
         )
-        .with_fix(fix_for(class)),
+        .with_fix(fix),
     ))
 }
 
