@@ -211,15 +211,12 @@ fn main() -> ExitCode {
     ExitCode::from(cohost_cli::signals::exit_code(code))
 }
 
-/// `cohost completions SHELL`. Rendered first, then written best effort:
-/// clap_complete panics when its writer fails, and `cohost completions bash
-/// | head` closes the pipe early.
+/// `cohost completions SHELL` (clap_complete panics when its writer fails,
+/// so it renders into memory first).
 fn completions(shell: clap_complete::Shell) -> cohost_cli::exit::CmdResult {
     let mut out = Vec::new();
     clap_complete::generate(shell, &mut Cli::command(), "cohost", &mut out);
-    use std::io::Write;
-    let _ = std::io::stdout().write_all(&out);
-    Ok(0)
+    print_rendered(&out)
 }
 
 /// `cohost man`: the man page of the whole command line.
@@ -228,8 +225,13 @@ fn man_page() -> cohost_cli::exit::CmdResult {
     clap_mangen::Man::new(Cli::command())
         .render(&mut out)
         .map_err(|e| cohost_cli::exit::internal(format!("cannot render the man page: {e}")))?;
+    print_rendered(&out)
+}
+
+/// Writes a rendered page to stdout, best effort: `cohost man | head`
+/// closes the pipe early, and that is no failure.
+fn print_rendered(out: &[u8]) -> cohost_cli::exit::CmdResult {
     use std::io::Write;
-    // Best effort: `cohost man | head` closes the pipe early.
-    let _ = std::io::stdout().write_all(&out);
+    let _ = std::io::stdout().write_all(out);
     Ok(0)
 }

@@ -269,7 +269,7 @@ fn warn_outside_tested_range(entry: &CliEntry, v: Version, d: &mut Discovery) {
 /// of the package root the (symlink-resolved) file sits in, at most a few
 /// folders up and never above the `node_modules` holding it. `None` for
 /// anything not installed by npm.
-pub fn package_version(binary: &Path) -> Option<Version> {
+fn package_version(binary: &Path) -> Option<Version> {
     let real = std::fs::canonicalize(binary).ok()?;
     for dir in real.ancestors().skip(1).take(4) {
         if dir.file_name().is_some_and(|n| n == "node_modules") {
