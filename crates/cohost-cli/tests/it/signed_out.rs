@@ -9,25 +9,31 @@ use cohost_testbench::{bin_dir, require_cli, AgentCli};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-fn signed_out_run(id: &str) -> (Option<i32>, String, Duration) {
-    let home = tempfile::tempdir().unwrap();
+/// `cohost run --agent ID ARGS… hello` in the empty HOME `home`, offline.
+fn signed_out_command(home: &std::path::Path, id: &str, args: &[&str]) -> Command {
     let path = format!("{}:/usr/local/bin:/usr/bin:/bin", bin_dir().display());
-    let t0 = Instant::now();
-    let out = Command::new(env!("CARGO_BIN_EXE_cohost"))
-        .args(["run", "--agent", id, "hello"])
-        .current_dir(home.path())
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cohost"));
+    cmd.args(["run", "--agent", id])
+        .args(args)
+        .arg("hello")
+        .current_dir(home)
         .env_clear()
-        .env("HOME", home.path())
-        .env("XDG_STATE_HOME", home.path().join(".state"))
+        .env("HOME", home)
+        .env("XDG_STATE_HOME", home.join(".state"))
         .env("PATH", path)
         .env("HTTPS_PROXY", "http://127.0.0.1:9")
         .env("HTTP_PROXY", "http://127.0.0.1:9")
         .env("NO_PROXY", "")
         .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
         .env("DISABLE_AUTOUPDATER", "1")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+        .stdin(Stdio::null());
+    cmd
+}
+
+fn signed_out_run(id: &str) -> (Option<i32>, String, Duration) {
+    let home = tempfile::tempdir().unwrap();
+    let t0 = Instant::now();
+    let out = signed_out_command(home.path(), id, &[]).output().unwrap();
     (
         out.status.code(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -62,4 +68,63 @@ fn signed_out_agents_say_auth_required_and_how_to_log_in() {
         assert!(!stderr.contains("PROCESS_CRASHED"), "{id}: {stderr}");
         assert!(took < Duration::from_secs(60), "{id}: {took:?}");
     }
+}
+
+/// Codex signed out and offline never gets its API's 401: it retries
+/// ("Reconnecting... 2/5", then "waiting for network") for as long as the
+/// user waits. Its first retry notice says cohost sees no Codex
+/// credentials and how to sign in, and Ctrl+C still ends the run.
+#[test]
+fn signed_out_codex_offline_says_how_to_sign_in_while_it_retries() {
+    use std::io::BufRead;
+    if require_cli(AgentCli::Codex).is_none() {
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let mut child = signed_out_command(home.path(), "codex", &["--json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let fix = cohost_agents::catalog::login_fix("codex").unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut seen = Vec::new();
+    let hinted = loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let Ok(line) = rx.recv_timeout(left) else {
+            break None;
+        };
+        let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+        if v["type"] == "status" {
+            let message = v["message"].as_str().unwrap_or_default().to_string();
+            if message.contains(&fix) {
+                break Some(message);
+            }
+        }
+        seen.push(line);
+    };
+    let _ = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status();
+    let t0 = Instant::now();
+    let status = child.wait().unwrap();
+    let hinted = hinted.unwrap_or_else(|| panic!("no retry notice with the login fix: {seen:#?}"));
+    assert!(
+        hinted.starts_with("codex is retrying") && hinted.contains("no Codex CLI credentials"),
+        "{hinted}"
+    );
+    assert!(!status.success(), "an interrupted run is not a success");
+    assert!(t0.elapsed() < Duration::from_secs(15), "{:?}", t0.elapsed());
 }

@@ -13,6 +13,7 @@
 
 pub mod attach;
 mod default_agent;
+mod no_credentials;
 mod open;
 mod pass_env;
 
@@ -439,6 +440,7 @@ pub fn prepare(
         }
     }
     config.cwd = cwd.clone();
+    let before = config.env.len();
     pass_env::apply(
         &host.env,
         &descriptor.id,
@@ -466,8 +468,16 @@ pub fn prepare(
         rec.watermark = watermark;
         (store, rec)
     });
+    // A variable the user's agent config names (a custom provider's key)
+    // is a credential cohost cannot judge: no hint then.
+    let passed_own_vars = config.env.len() > before;
+    let hint = (!passed_own_vars)
+        .then(|| no_credentials::hint(host, cfg, &descriptor.id))
+        .flatten();
     let session = HostSession::new(factory, config, req.approvals.source, req.options);
-    Ok(OpenSession::new(session, record, fell_back, cwd).with_default_note(note))
+    Ok(OpenSession::new(session, record, fell_back, cwd)
+        .with_default_note(note)
+        .with_credential_hint(hint))
 }
 
 fn unsupported_fork(id: &str) -> CohostError {

@@ -19,6 +19,7 @@ pub struct OpenSession {
     fell_back: bool,
     cwd: PathBuf,
     default_note: Option<String>,
+    credential_hint: Option<String>,
 }
 
 impl From<HostSession> for OpenSession {
@@ -42,6 +43,7 @@ impl OpenSession {
             fell_back,
             cwd,
             default_note: None,
+            credential_hint: None,
         }
     }
 
@@ -65,6 +67,11 @@ impl OpenSession {
 
     pub(super) fn with_default_note(mut self, note: Option<String>) -> OpenSession {
         self.default_note = note;
+        self
+    }
+
+    pub(super) fn with_credential_hint(mut self, hint: Option<String>) -> OpenSession {
+        self.credential_hint = hint;
         self
     }
 
@@ -135,7 +142,17 @@ impl OpenSession {
         sink: &mut dyn EventSink,
     ) -> (TurnOutcome, Option<String>) {
         let input = attach(self.session.descriptor(), input);
-        let outcome = self.session.prompt(input, sink).await;
+        let outcome = match &self.credential_hint {
+            Some(hint) => {
+                let mut hinted = super::no_credentials::Hinted::new(sink, hint);
+                let mut outcome = self.session.prompt(input, &mut hinted).await;
+                if let Some(e) = outcome.error.as_mut() {
+                    super::no_credentials::add_to_fix(e, hint);
+                }
+                outcome
+            }
+            None => self.session.prompt(input, sink).await,
+        };
         (outcome, self.session.native_session_id().map(String::from))
     }
 
