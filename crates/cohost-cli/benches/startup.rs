@@ -25,6 +25,9 @@
 //! `--ablate` replaces the no-cache variant with `claude -p hello` plus
 //! each part of the session mode's flags in turn (stream-json output,
 //! partial messages, approvals over stdio), to see which part costs.
+//! `--hold` prints the scratch user's environment as shell `export`s and
+//! keeps the fake model server up until Ctrl-C, to time or trace one run
+//! by hand.
 //! Skips (exit 0, with a notice) when claude is not installed.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
@@ -84,6 +87,11 @@ fn install(from: &str, dir: &std::path::Path) -> String {
     to.to_string_lossy().into_owned()
 }
 
+/// `s` in single quotes for a POSIX shell.
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
     v[v.len() / 2]
@@ -117,6 +125,16 @@ async fn main() {
         bin
     });
     let cache = b.layout().xdg_state.join("cohost/probes.json");
+    if has_flag("--hold") {
+        // The bench's scratch user, to time or trace one run by hand.
+        for (k, v) in b.env() {
+            println!("export {k}={}", shell_quote(&v));
+        }
+        println!("cd {}", shell_quote(&b.layout().work.to_string_lossy()));
+        println!("# holding the fake model server; Ctrl-C ends");
+        let _ = tokio::signal::ctrl_c().await;
+        return;
+    }
     // The session mode cohost drives Claude in (control protocol, partial
     // messages, approvals over stdio), run by hand: what the mode itself
     // costs over `-p hello`, with no cohost in between.
