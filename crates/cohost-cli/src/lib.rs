@@ -13,6 +13,7 @@ pub mod fsutil;
 pub mod hostctx;
 pub mod multiplayer;
 pub mod providers;
+pub mod quiet;
 pub mod render;
 pub mod secrets;
 pub mod signals;

@@ -44,6 +44,8 @@ pub enum Scenario {
     Crash,
     /// Ignores gentle interrupts.
     Hang,
+    /// Says nothing until interrupted (a model that never answers).
+    Silent,
     /// Emits unparseable output between good output.
     Garbage,
     /// Fails with an error code.
@@ -68,6 +70,7 @@ impl Scenario {
             "slow" => Scenario::Slow,
             "crash" => Scenario::Crash,
             "hang" => Scenario::Hang,
+            "silent" => Scenario::Silent,
             "garbage" => Scenario::Garbage,
             "say" => Scenario::Say,
             _ => {
@@ -505,6 +508,10 @@ impl Script {
                     .await?;
                 // Ignore everything but a kill, like a wedged process.
                 futures::future::pending::<()>().await;
+            }
+            Scenario::Silent => {
+                // Nothing at all; an interrupt ends the turn.
+                self.pause(Duration::from_secs(24 * 3600)).await?;
             }
             Scenario::Garbage => {
                 output_tokens += self.words("Some good output. ", delay).await?;

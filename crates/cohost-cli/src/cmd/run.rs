@@ -2,7 +2,7 @@
 
 use clap::{Args, ValueEnum};
 use cohost_core::{ApprovalMode, CohostError, DecisionSource, ErrorCode, Event, SessionOptions};
-use std::io::{Read, Write};
+use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -193,8 +193,20 @@ pub async fn run(args: RunArgs) -> CmdResult {
         }
     });
 
+    // On a terminal, a long silence from the agent gets a "still waiting"
+    // line (see `quiet`).
+    let heard = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let watcher = (!json && std::io::stderr().is_terminal()).then(|| {
+        let agent = session.descriptor().id.clone();
+        tokio::spawn(crate::quiet::notices(heard.clone(), agent, |line| {
+            eprintln!("… {line}")
+        }))
+    });
     let mut human = Human::new();
     let mut sink = |event: Event| {
+        if crate::quiet::is_output(&event) {
+            heard.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
         if json {
             let mut out = std::io::stdout().lock();
             let _ = writeln!(out, "{}", event.to_json_line());
@@ -204,6 +216,9 @@ pub async fn run(args: RunArgs) -> CmdResult {
         }
     };
     let (outcome, stopped) = session.prompt_then_terminate(input, &mut sink).await;
+    if let Some(w) = watcher {
+        w.abort();
+    }
     if !json {
         eprintln!(
             "cohost: session {record_id} (continue with: cohost run --resume {record_id} \"...\")"

@@ -233,3 +233,17 @@ fn share_in_a_running_chat_opens_a_room_for_the_same_session() {
 
     host_quits(&mut host, &mut [&mut guest, &mut plain]);
 }
+
+/// `cohost run` on a terminal: an agent silent for 15 s gets a "still
+/// waiting" line naming it and how to stop, and Ctrl+C then ends the run.
+#[test]
+fn a_silent_agent_gets_a_still_waiting_line_on_a_terminal() {
+    let mut t = Tty::spawn(&["run", "--agent", "mock", "wait [mock:silent]"], 24, 100);
+    let s = t.wait_for("still waiting for mock", Duration::from_secs(30));
+    assert!(
+        s.contains("nothing from it after 15 s (Ctrl+C stops)"),
+        "{s}"
+    );
+    t.send(b"\x03");
+    assert_ne!(t.wait_exit(WAIT), 0, "an interrupted run is not a success");
+}
