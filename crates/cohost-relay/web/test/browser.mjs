@@ -275,6 +275,9 @@ const scenarios = {
   async kicked() {
     await withRoom(async ({ host, browser, link }) => {
       const page = await openPage(browser, link('viewer'));
+      // The page is connected to the relay before the host has seen it join:
+      // a kick typed earlier finds nobody to remove.
+      await host.wait((n) => n.notice === 'presence' && n.presence.kind === 'joined' && !n.presence.you, 'the viewer joining');
       host.type('/kick viewer');
       await page.waitForSelector('#fatal:not([hidden])', { timeout: STEP_MS });
       assert.match(await page.locator('#fatal').innerText(), /removed you from the room/);
