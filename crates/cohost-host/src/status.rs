@@ -308,7 +308,8 @@ pub async fn provider_status(
                     &mut st,
                     StatusValue::NeedsAuth,
                     reason.clone(),
-                    Some(entry.login_fix()),
+                    // The same words `run` ends with (an ACP variant's own id).
+                    Some(catalog::login_fix(id).unwrap_or_else(|| entry.login_fix())),
                 ),
                 AuthState::Blocked { reason } => set(
                     &mut st,

@@ -249,6 +249,13 @@ async fn every_status_value() {
         .unwrap()
         .contains("cohost login claude"));
 
+    // An ACP variant is signed in through its base CLI; its fix is the one
+    // its runs end with (`cohost login qwen-acp`, which runs qwen's login).
+    s.stub_on_path("qwen", "echo 0.9.0");
+    let st = status(host.clone(), "qwen-acp").await;
+    assert_eq!(st.status, StatusValue::NeedsAuth, "{st:?}");
+    assert_eq!(st.suggested_fix, catalog::login_fix("qwen-acp"));
+
     // A credentials file is enough, and never read.
     std::fs::create_dir_all(s.home.join(".claude")).unwrap();
     std::fs::write(s.home.join(".claude/.credentials.json"), "{}").unwrap();
