@@ -71,6 +71,8 @@ pub struct App {
     /// Height of the transcript at the last draw (for paging).
     pub page: usize,
     busy: bool,
+    /// When the running turn was first drawn (see [`App::working_for`]).
+    busy_since: Option<Instant>,
     /// Prompts typed while a turn ran: sent, in order, as turns end.
     queued: std::collections::VecDeque<String>,
     answer: Option<usize>,
@@ -101,6 +103,7 @@ impl App {
             completion: 0,
             page: 10,
             busy: false,
+            busy_since: None,
             queued: Default::default(),
             answer: None,
             reasoning: None,
@@ -115,6 +118,19 @@ impl App {
     /// Whether a turn is running.
     pub fn busy(&self) -> bool {
         self.busy
+    }
+
+    /// How long the running turn has run at `now`, `None` when idle. The
+    /// turn's first drawn frame counts as its start: every place that sets
+    /// `busy` is followed by a frame within one frame interval, and not all
+    /// of them know the time.
+    pub(crate) fn working_for(&mut self, now: Instant) -> Option<Duration> {
+        if !self.busy {
+            self.busy_since = None;
+            return None;
+        }
+        let since = *self.busy_since.get_or_insert(now);
+        Some(now.saturating_duration_since(since))
     }
 
     /// Whether the app is done (the shell restores the terminal and ends).

@@ -139,8 +139,8 @@ pub async fn run(
         }
         let sleep = if pending {
             clock.wait(Instant::now())
-        } else if app.approval.is_some() {
-            // The countdown moves once a second.
+        } else if app.approval.is_some() || app.busy() {
+            // The countdown and the working time move once a second.
             Duration::from_millis(1000)
         } else {
             Duration::from_secs(3600)
@@ -172,7 +172,7 @@ pub async fn run(
                 None => inbox_open = false,
             },
             () = tokio::time::sleep(sleep) => {
-                if app.approval.is_some() {
+                if app.approval.is_some() || app.busy() {
                     app.touch();
                 }
             }

@@ -2,7 +2,7 @@
 //! input box with its completions, the status line, the agent picker.
 //! Works on any ratatui backend (tests use `TestBackend`).
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use ratatui::layout::{Constraint, Layout, Position, Rect};
 use ratatui::style::Style;
@@ -55,7 +55,8 @@ pub fn draw(frame: &mut Frame<'_>, app: &mut App, now: Instant) {
             hint,
         );
     }
-    draw_input(frame, app, input);
+    let working = app.working_for(now);
+    draw_input(frame, app, input, working);
     draw_status(frame, app, status);
     draw_completions(frame, app, input);
     if app.picker.is_some() {
@@ -192,20 +193,30 @@ fn draw_card(frame: &mut Frame<'_>, app: &App, area: Rect, now: Instant) {
     );
 }
 
-fn input_title(app: &App) -> &'static str {
+/// Seconds of work after which the input's title shows the elapsed time
+/// (a long silence from the agent should not look like a hung screen).
+const SHOW_ELAPSED_AFTER: Duration = Duration::from_secs(3);
+
+fn input_title(app: &App, working: Option<Duration>) -> String {
     match app.mode {
-        Mode::Chat | Mode::Host if app.busy() => " the agent is working · Esc interrupts ",
-        Mode::Chat | Mode::Host => " prompt · / for commands ",
-        Mode::Participant { co_driver: true } => " suggest to the host · /chat to talk ",
-        Mode::Participant { co_driver: false } => " chat with the room ",
+        Mode::Chat | Mode::Host if app.busy() => match working {
+            Some(d) if d >= SHOW_ELAPSED_AFTER => format!(
+                " the agent is working · {} s · Esc interrupts ",
+                d.as_secs()
+            ),
+            _ => " the agent is working · Esc interrupts ".into(),
+        },
+        Mode::Chat | Mode::Host => " prompt · / for commands ".into(),
+        Mode::Participant { co_driver: true } => " suggest to the host · /chat to talk ".into(),
+        Mode::Participant { co_driver: false } => " chat with the room ".into(),
     }
 }
 
-fn draw_input(frame: &mut Frame<'_>, app: &App, area: Rect) {
+fn draw_input(frame: &mut Frame<'_>, app: &App, area: Rect, working: Option<Duration>) {
     let t = app.theme;
     let block = Block::bordered()
         .border_style(t.dim())
-        .title(Span::styled(input_title(app), t.dim()));
+        .title(Span::styled(input_title(app, working), t.dim()));
     let inner = block.inner(area);
     let (line, col) = app.input.cursor_pos();
     let rows = usize::from(inner.height.max(1));

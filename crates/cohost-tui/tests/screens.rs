@@ -87,9 +87,12 @@ fn type_text(a: &mut App, s: &str) {
 }
 
 fn draw(a: &mut App, w: u16, h: u16) -> Terminal<TestBackend> {
+    draw_at(a, w, h, t0() + Duration::from_secs(2))
+}
+
+fn draw_at(a: &mut App, w: u16, h: u16, now: Instant) -> Terminal<TestBackend> {
     let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| cohost_tui::view::draw(f, a, t0() + Duration::from_secs(2)))
-        .unwrap();
+    t.draw(|f| cohost_tui::view::draw(f, a, now)).unwrap();
     t
 }
 
@@ -597,4 +600,31 @@ fn agent_picker_shows_status_version_and_the_fix() {
     a.on_key(key(KeyCode::Enter));
     assert_eq!(a.take_effects(), [Effect::SwitchAgent("mock".into())]);
     assert!(a.picker.is_none());
+}
+
+/// A turn with nothing to show yet: from 3 s on, the input's title counts
+/// the seconds, so a silent agent does not look like a hung screen; the
+/// count is gone once the turn ends.
+#[test]
+fn a_long_turn_shows_how_long_it_has_been_working() {
+    let mut a = app(Mode::Chat, Theme::new(false));
+    a.on_incoming(start(), t0());
+    let at = |a: &mut App, secs: u64| screen(&draw_at(a, 80, 24, t0() + Duration::from_secs(secs)));
+    let first = at(&mut a, 1);
+    assert!(
+        first.contains(" the agent is working · Esc interrupts "),
+        "{first}"
+    );
+    // The first frame of the turn (1 s) is its start.
+    assert!(at(&mut a, 3).contains(" the agent is working · Esc interrupts "));
+    assert!(at(&mut a, 4).contains(" the agent is working · 3 s · Esc interrupts "));
+    let later = at(&mut a, 43);
+    assert!(
+        later.contains(" the agent is working · 42 s · Esc interrupts "),
+        "{later}"
+    );
+    a.on_incoming(end(EndReason::Completed), t0());
+    let idle = at(&mut a, 44);
+    assert!(idle.contains(" prompt · / for commands "), "{idle}");
+    assert!(!idle.contains("working"), "{idle}");
 }

@@ -247,3 +247,18 @@ fn a_silent_agent_gets_a_still_waiting_line_on_a_terminal() {
     t.send(b"\x03");
     assert_ne!(t.wait_exit(WAIT), 0, "an interrupted run is not a success");
 }
+
+/// The chat screen redraws once a second during a silent turn, so the
+/// working time moves although nothing arrives; Esc still interrupts.
+#[test]
+fn a_silent_turn_counts_its_seconds_in_the_chat() {
+    let mut t = Tty::spawn(&["chat", "--agent", "mock"], 24, 80);
+    t.wait_for("type a prompt", WAIT);
+    t.type_line("wait [mock:silent]");
+    t.wait_for("the agent is working · 4 s", WAIT);
+    t.send(b"\x1b");
+    t.wait_for("· interrupted", WAIT);
+    t.send(b"\x04");
+    assert_eq!(t.wait_exit(WAIT), 0);
+    t.assert_restored();
+}
