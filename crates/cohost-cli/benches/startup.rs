@@ -34,7 +34,7 @@
 
 use std::time::{Duration, Instant};
 
-use cohost_testbench::{AgentCli, Bench};
+use cohost_testbench::{shell_quote, AgentCli, Bench};
 
 fn has_flag(flag: &str) -> bool {
     std::env::args().any(|a| a == flag)
@@ -85,11 +85,6 @@ fn install(from: &str, dir: &std::path::Path) -> String {
     let to = dir.join(name);
     std::fs::copy(from, &to).unwrap_or_else(|e| panic!("copy {from}: {e}"));
     to.to_string_lossy().into_owned()
-}
-
-/// `s` in single quotes for a POSIX shell.
-fn shell_quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', "'\\''"))
 }
 
 fn median(mut v: Vec<Duration>) -> Duration {

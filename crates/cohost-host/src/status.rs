@@ -202,14 +202,16 @@ fn status_command(entry: &CliEntry) -> &'static str {
     entry.login_binary.unwrap_or(entry.command())
 }
 
+/// The key variables (`$NAME`) and credential files (`~/path`) where a
+/// CLI's credentials can be seen without running it.
+pub(crate) fn credential_sources(entry: &CliEntry) -> Vec<String> {
+    let vars = entry.auth.env_vars.iter().map(|v| format!("${v}"));
+    let files = entry.auth.credential_files.iter().map(|f| format!("~/{f}"));
+    vars.chain(files).collect()
+}
+
 fn missing_reason(entry: &CliEntry) -> String {
-    let mut what: Vec<String> = entry
-        .auth
-        .env_vars
-        .iter()
-        .map(|v| format!("${v}"))
-        .collect();
-    what.extend(entry.auth.credential_files.iter().map(|f| format!("~/{f}")));
+    let mut what = credential_sources(entry);
     if let Some(a) = entry.auth.status_args {
         what.push(format!("`{} {}`", status_command(entry), a.join(" ")));
     }

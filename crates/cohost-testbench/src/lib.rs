@@ -52,5 +52,10 @@ pub use process::{
 };
 pub use procfs::{ProcInfo, MARKER_VAR};
 
+/// `s` in single quotes for a POSIX shell (a `'` inside becomes `'\''`).
+pub fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
 /// Re-exported so tests need no direct dependency to tune the server.
 pub use cohost_fakellm::{FakeLlmConfig, LoggedRequest, Scenario};

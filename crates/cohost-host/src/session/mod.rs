@@ -440,14 +440,13 @@ pub fn prepare(
         }
     }
     config.cwd = cwd.clone();
-    let before = config.env.len();
-    pass_env::apply(
+    let passed_own_vars = pass_env::apply(
         &host.env,
         &descriptor.id,
         &cfg.provider(&descriptor.id).pass_env,
         &mut config,
         cfg.path(),
-    )?;
+    )? > 0;
     config.approval = req.approvals.mode;
     config.tools = tools;
     config.model = req.model.or(config.model);
@@ -470,7 +469,6 @@ pub fn prepare(
     });
     // A variable the user's agent config names (a custom provider's key)
     // is a credential cohost cannot judge: no hint then.
-    let passed_own_vars = config.env.len() > before;
     let hint = (!passed_own_vars)
         .then(|| no_credentials::hint(host, cfg, &descriptor.id))
         .flatten();

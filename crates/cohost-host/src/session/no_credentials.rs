@@ -15,27 +15,18 @@ use cohost_core::{CohostError, ErrorCode, Event, EventBody, EventSink};
 
 use crate::config::HostConfig;
 use crate::host::Host;
-use crate::status::visible_credentials;
+use crate::status::{credential_sources, visible_credentials};
 
 /// The hint for provider `id`, when it is an agent CLI whose credentials
 /// cohost can look for and finds none; `None` otherwise (found, an API or
 /// server provider, a CLI without a known credential source).
 pub(super) fn hint(host: &Host, cfg: &HostConfig, id: &str) -> Option<String> {
     let entry = catalog::cli(id).or_else(|| catalog::acp_base(id))?;
-    let auth = &entry.auth;
-    if auth.env_vars.is_empty() && auth.credential_files.is_empty() {
-        return None;
-    }
-    if visible_credentials(host, entry, &cfg.provider(id)).is_some() {
+    let looked = credential_sources(entry);
+    if looked.is_empty() || visible_credentials(host, entry, &cfg.provider(id)).is_some() {
         return None;
     }
     let fix = catalog::login_fix(id)?;
-    let looked: Vec<String> = auth
-        .env_vars
-        .iter()
-        .map(|v| format!("${v}"))
-        .chain(auth.credential_files.iter().map(|f| format!("~/{f}")))
-        .collect();
     Some(format!(
         "cohost sees no {} credentials ({} not found); if it is not signed in, {fix}",
         entry.label,
@@ -58,7 +49,7 @@ pub(super) fn add_to_fix(e: &mut CohostError, hint: &str) {
 /// "Reconnecting... 2/5", then "waiting for network").
 fn is_retry(message: &str) -> bool {
     let m = message.to_ascii_lowercase();
-    ["retry", "retrying", "reconnect", "network"]
+    ["retry", "reconnect", "network"]
         .iter()
         .any(|w| m.contains(w))
 }

@@ -15,13 +15,14 @@ use crate::env::DiscoveryEnv;
 /// `env`. An exact `pass_env` name that is unset is AUTH_REQUIRED naming
 /// it; a variable only the agent's config names is left for the agent to
 /// report (it knows whether the provider using it is the active one).
+/// Returns how many variables were passed.
 pub(super) fn apply(
     env: &DiscoveryEnv,
     id: &str,
     pass_env: &[String],
     config: &mut AdapterConfig,
     config_file: &Path,
-) -> Result<(), CohostError> {
+) -> Result<usize, CohostError> {
     let explicit = config.env.clone();
     let var = |name: &str| {
         explicit
@@ -59,15 +60,17 @@ pub(super) fn apply(
             }
         }
     }
+    let mut passed = 0;
     for name in wanted {
         if config.env.contains_key(&name) {
             continue;
         }
         if let Some(v) = env.var(&name) {
             config.env.insert(name, v.to_string());
+            passed += 1;
         }
     }
-    Ok(())
+    Ok(passed)
 }
 
 #[cfg(test)]

@@ -10,12 +10,10 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
+use cohost_testbench::shell_quote;
+
 /// The variable naming the transcript file of the current scenario.
 pub(crate) const TRANSCRIPT_VAR: &str = "COHOST_DRIFT_TRANSCRIPT";
-
-fn shell_quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', r"'\''"))
-}
 
 /// The script text. `mask` = `(real version, pinned version)`: a release
 /// outside the driver's tested range would be refused (VERSION_UNSUPPORTED)
