@@ -34,6 +34,7 @@ pub mod config;
 pub mod drift;
 pub mod events;
 mod install;
+pub mod modgraph;
 mod netwatch;
 // kill(2) of leftover processes and groups.
 #[allow(unsafe_code)]

@@ -14,5 +14,6 @@ mod bench;
 #[path = "../common/mod.rs"]
 mod common;
 mod drift_report;
+mod import_cycles;
 mod smoke;
 mod test_script;
