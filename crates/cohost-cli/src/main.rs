@@ -173,7 +173,7 @@ fn main() -> ExitCode {
     };
     let Some(command) = cli
         .command
-        .or_else(|| cmd::chat::on_terminal().then(|| Command::Chat(Default::default())))
+        .or_else(|| cmd::screen::on_terminal().then(|| Command::Chat(Default::default())))
     else {
         let _ = Cli::command().print_help();
         return ExitCode::from(2);

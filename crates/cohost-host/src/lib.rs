@@ -11,7 +11,6 @@
 // geteuid(2), allowed there alone.
 #![deny(unsafe_code)]
 
-pub mod approvals;
 pub mod config;
 pub mod config_keys;
 pub mod discovery;
@@ -29,7 +28,6 @@ pub mod status;
 pub mod store;
 pub mod tools;
 
-pub use approvals::PendingApprovals;
 pub use config::{HostConfig, ProviderSettings};
 pub use discovery::{CommandSource, Discovery};
 pub use env::{DiscoveryEnv, HostPaths, Timeouts};

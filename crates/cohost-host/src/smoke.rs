@@ -4,7 +4,7 @@
 
 use cohost_core::sanitize::is_secret_name;
 use cohost_core::{
-    sanitize, CohostError, EndReason, ErrorCode, Event, EventBody, PromptInput, SessionOptions,
+    sanitize, CohostError, EndReason, ErrorCode, EventBody, PromptInput, SessionOptions,
 };
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -298,32 +298,22 @@ async fn run_once(mut session: OpenSession, limit: Duration) -> RunOutcome {
         Ok(Err(e)) => return RunOutcome::Error(e),
         Ok(Ok(())) => {}
     }
-    let control = session.control();
-    let mut text = String::new();
-    let mut first_error: Option<CohostError> = None;
-    let mut sink = |ev: Event| match ev.body {
-        EventBody::StreamChunk { delta, .. } => text.push_str(&delta),
-        EventBody::Error(e) if first_error.is_none() => first_error = Some(e),
-        _ => {}
+    let running = session.into_running();
+    let mut events = running.subscribe_new();
+    let turn = match running.prompt_last(PromptInput::text(SMOKE_PROMPT)) {
+        Ok(t) => t,
+        Err(e) => return RunOutcome::Error(e),
     };
-    let mut timed_out = false;
-    let outcome = {
-        let fut = session.prompt(PromptInput::text(SMOKE_PROMPT), &mut sink);
-        tokio::pin!(fut);
-        tokio::select! {
-            o = &mut fut => o,
-            _ = tokio::time::sleep_until(deadline) => {
-                timed_out = true;
-                control.interrupt();
-                fut.await
-            }
-        }
-    };
-    // Best effort: the result is already known; a stuck agent is killed.
-    let _ = session.terminate().await;
-    if timed_out {
+    let Ok((text, first_error)) = tokio::time::timeout_at(deadline, reply(&mut events)).await
+    else {
+        // Best effort: the result is already known; a stuck agent is killed.
+        let _ = running.terminate().await;
         return RunOutcome::TimedOut;
-    }
+    };
+    let outcome = match turn.outcome().await {
+        Ok(o) => o,
+        Err(e) => return RunOutcome::Error(e),
+    };
     match outcome.reason {
         EndReason::Completed => RunOutcome::Replied(text),
         _ => RunOutcome::Error(outcome.error.or(first_error).unwrap_or_else(|| {
@@ -333,4 +323,19 @@ async fn run_once(mut session: OpenSession, limit: Duration) -> RunOutcome {
             )
         })),
     }
+}
+
+/// The answer's text and the turn's first error, read up to its end.
+async fn reply(events: &mut cohost_session::Subscription) -> (String, Option<CohostError>) {
+    let mut text = String::new();
+    let mut first_error: Option<CohostError> = None;
+    while let Ok(Some(ev)) = events.recv().await {
+        match ev.body {
+            EventBody::StreamChunk { delta, .. } => text.push_str(&delta),
+            EventBody::Error(e) if first_error.is_none() => first_error = Some(e),
+            EventBody::StreamEnd { .. } => break,
+            _ => {}
+        }
+    }
+    (text, first_error)
 }

@@ -1,10 +1,10 @@
 //! The sessions one server runs, shared by the MCP and ACP front ends.
 //!
 //! Every session is opened through cohost-host's one session path
-//! ([`cohost_host::session::prepare`]) and run by `cohost serve`'s
-//! [`LiveSession`] (one task owns the engine, prompts queue, events go to a
-//! broadcast); approvals wait in a [`PendingApprovals`] until the client
-//! answers or the engine's deadline denies them. The hub only adds what a
+//! ([`cohost_host::session::prepare`]) and runs as a [`RunningSession`]
+//! (one task owns the engine, prompts queue, every subscriber gets the
+//! events); approvals wait for the client's answer through the handle until
+//! the engine's deadline denies them. The hub only adds what a
 //! long-lived server needs on top: a bound on how many sessions run at once,
 //! lookup by id, and ending them all when the client goes away.
 
@@ -16,9 +16,9 @@ use std::time::{Duration, Instant};
 
 use cohost_core::sync::lock;
 use cohost_core::{ApprovalMode, CohostError, ErrorCode, ProviderDescriptor, SessionOptions};
-use cohost_host::serve::LiveSession;
 use cohost_host::session::{self, Approvals, ProviderChoice, Recording, SessionRequest};
-use cohost_host::{Host, PendingApprovals};
+use cohost_host::Host;
+use cohost_session::RunningSession;
 
 /// Limits of one server.
 #[derive(Debug, Clone)]
@@ -61,8 +61,8 @@ pub struct OpenRequest {
 
 /// One open session.
 pub struct HubSession {
-    /// The running session (`cohost serve`'s).
-    pub live: Arc<LiveSession>,
+    /// The running session.
+    pub live: RunningSession,
     /// The provider's descriptor.
     pub descriptor: ProviderDescriptor,
     /// The directory the agent runs in.
@@ -76,7 +76,7 @@ pub struct HubSession {
 impl HubSession {
     /// The cohost session id (also the store's).
     pub fn id(&self) -> &str {
-        &self.live.id
+        self.live.record_id().unwrap_or_default()
     }
 
     /// A front end starts a turn: the session is not evicted until
@@ -95,56 +95,6 @@ impl HubSession {
     /// Whether a turn runs.
     pub fn busy(&self) -> bool {
         self.busy.load(Ordering::SeqCst)
-    }
-}
-
-/// Stopping one turn: when the client asks, or at the turn limit, then again
-/// every half second until the turn ends (an interrupt sent before the
-/// queued prompt started is dropped by the engine, so one is not enough).
-pub struct TurnStop {
-    limit: tokio::time::Instant,
-    stopping: bool,
-}
-
-impl TurnStop {
-    /// How often the interrupt is repeated.
-    const REPEAT: Duration = Duration::from_millis(500);
-
-    /// For a turn starting now under `limits`.
-    pub fn new(limits: &HubLimits) -> TurnStop {
-        TurnStop {
-            limit: tokio::time::Instant::now() + limits.turn_timeout,
-            stopping: false,
-        }
-    }
-
-    /// Whether a stop was asked for.
-    pub fn stopping(&self) -> bool {
-        self.stopping
-    }
-
-    /// Interrupt `s`'s turn (now, and from then on at every [`TurnStop::due`]).
-    pub fn stop(&mut self, s: &HubSession) {
-        self.stopping = true;
-        s.live.interrupt();
-    }
-
-    /// Completes when the next interrupt is due: the turn limit, or the
-    /// next repeat once stopping. Call [`TurnStop::fire`] then.
-    pub async fn due(&self) {
-        if self.stopping {
-            tokio::time::sleep(Self::REPEAT).await
-        } else {
-            tokio::time::sleep_until(self.limit).await
-        }
-    }
-
-    /// The due interrupt.
-    pub fn fire(&mut self, s: &HubSession) {
-        if !self.stopping {
-            tracing::warn!(session = %s.id(), "the turn ran past its limit: interrupting");
-        }
-        self.stop(s);
     }
 }
 
@@ -188,14 +138,16 @@ impl Hub {
     pub async fn open(&self, req: OpenRequest) -> Result<Arc<HubSession>, CohostError> {
         self.make_room()?;
         let cfg = self.host.config()?;
-        let decisions = PendingApprovals::new("the approval was abandoned: the session ended");
         let provider = match req.provider.or_else(|| self.default_provider.clone()) {
             Some(id) => ProviderChoice::Id(id),
             None => ProviderChoice::Default,
         };
         let mut sreq = SessionRequest::new(
             provider,
-            Approvals::answered_by(req.approval, Arc::new(decisions.clone())),
+            Approvals::all_through_handle(
+                req.approval,
+                "the approval was abandoned: the session ended",
+            ),
         );
         sreq.cwd = req.cwd;
         sreq.model = req.model.clone();
@@ -204,13 +156,14 @@ impl Hub {
         sreq.recording = Recording::New;
         sreq.options = SessionOptions {
             approval_deadline: self.limits.approval_deadline,
+            turn_limit: Some(self.limits.turn_timeout),
             ..SessionOptions::default()
         };
         let prepared = session::prepare(&self.host, &cfg, sreq).map_err(CohostError::from)?;
         let descriptor = prepared.descriptor().clone();
-        let live = LiveSession::start(prepared, decisions).await?;
+        let live = prepared.launch().await?;
         let rec = cohost_host::SessionStore::open(&self.host.paths.state_dir)
-            .get(&live.id)
+            .get(live.record_id().unwrap_or_default())
             .ok()
             .flatten();
         let s = Arc::new(HubSession {
@@ -270,13 +223,16 @@ impl Hub {
     }
 
     /// End a session: interrupt its turn, deny what waits; the agent stops
-    /// once the last handle is gone. Its record stays for resuming.
+    /// once the last handle is gone and the turn has ended. Its record
+    /// stays for resuming.
     pub fn close(&self, id: &str) -> bool {
         let s = lock(&self.sessions).remove(id);
         match s {
             Some(s) => {
                 s.live.interrupt();
-                s.live.decisions.abandon_all();
+                if let Some(a) = s.live.approvals() {
+                    a.abandon_all();
+                }
                 true
             }
             None => false,

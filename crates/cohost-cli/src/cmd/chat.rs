@@ -2,27 +2,24 @@
 //! that stays alive across turns, in the terminal UI (`cohost-tui`).
 //!
 //! The session is opened by the one setup service (`session::prepare`, as
-//! `cohost run` does); approvals are answered on screen through
-//! [`PendingApprovals`]. This module is the thin shell between the app's
-//! effects and the session: [`drive`] owns the session and runs its turns.
+//! `cohost run` does) and runs as a [`RunningSession`]; this module turns
+//! the screen's effects into the session's commands and its events into the
+//! screen's news. Approvals are answered on screen through the handle.
 
-use std::io::IsTerminal;
-use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
-use cohost_core::{
-    ApprovalOption, CohostError, Decision, DecisionOrigin, ErrorCode, Event, PromptInput,
-    SessionOptions,
-};
+use cohost_core::{CohostError, ErrorCode, PromptInput, SessionOptions};
 use cohost_host::session::{self, ProviderChoice, Recording, SessionRequest};
-use cohost_host::{Host, HostConfig, OpenSession, PendingApprovals};
+use cohost_host::{Host, HostConfig};
+use cohost_session::RunningSession;
 use cohost_tui::app::{AgentInfo, App, Effect, Incoming, SessionInfo};
 use cohost_tui::commands::Mode;
 use cohost_tui::theme::Theme;
 use tokio::sync::mpsc;
 
 use crate::cmd::run::{AgentArgs, Approve};
+use crate::cmd::screen::{decide, on_terminal, watch_signals};
 use crate::exit::{CmdResult, Failure};
 
 /// Arguments of `cohost chat`.
@@ -44,11 +41,6 @@ pub struct ChatArgs {
     pub room: crate::cmd::hosting::RoomArgs,
 }
 
-/// Whether cohost talks to a person at a terminal (stdin and stdout).
-pub fn on_terminal() -> bool {
-    std::io::stdin().is_terminal() && std::io::stdout().is_terminal()
-}
-
 /// Which session to open: the parts `/agent`, `/model` and `/resume` change.
 #[derive(Debug, Clone)]
 struct Target {
@@ -62,16 +54,13 @@ struct Ctx {
     host: Host,
     cfg: HostConfig,
     args: ChatArgs,
-    approvals: PendingApprovals,
 }
 
 impl Ctx {
     fn request(&self, t: &Target) -> SessionRequest {
         let approve = self.args.approve.unwrap_or(Approve::Ask);
-        let mut req = SessionRequest::new(
-            t.provider.clone(),
-            approve.approvals(Arc::new(self.approvals.clone())),
-        );
+        let mut req =
+            SessionRequest::new(t.provider.clone(), approve.through_handle("the chat ended"));
         req.model = t.model.clone();
         req.cwd = self.args.target.cwd.clone();
         req.resume = t.resume.clone();
@@ -83,19 +72,45 @@ impl Ctx {
         req
     }
 
-    async fn open(&self, t: &Target) -> Result<OpenSession, CohostError> {
-        let mut s = session::prepare(&self.host, &self.cfg, self.request(t))?;
-        s.start().await?;
-        Ok(s)
+    /// Open `t`; `fell_back` when no agent was named and the mock runs.
+    async fn open(&self, t: &Target) -> Result<(RunningSession, bool), CohostError> {
+        let s = session::prepare(&self.host, &self.cfg, self.request(t))?;
+        let fell_back = s.fell_back();
+        Ok((s.launch().await?, fell_back))
     }
 }
 
-fn info(s: &OpenSession, model: Option<String>) -> SessionInfo {
+fn info(s: &RunningSession) -> SessionInfo {
     SessionInfo {
         agent: s.descriptor().id.clone(),
-        model,
+        model: s.model(),
         session_id: s.record_id().map(String::from),
     }
+}
+
+/// The session's events on the screen, until it ends.
+fn show(
+    s: &RunningSession,
+    to_app: &mpsc::UnboundedSender<Incoming>,
+) -> tokio::task::JoinHandle<()> {
+    let mut events = s.subscribe_new();
+    let to_app = to_app.clone();
+    tokio::spawn(async move {
+        loop {
+            match events.recv().await {
+                Ok(Some(e)) => {
+                    if to_app.send(Incoming::Event(e)).is_err() {
+                        return;
+                    }
+                }
+                Ok(None) => return,
+                Err(lagged) => {
+                    let _ = to_app.send(Incoming::Notice(format!("the screen {lagged}")));
+                    return;
+                }
+            }
+        }
+    })
 }
 
 /// Run the command: the chat screen until the user quits.
@@ -115,18 +130,13 @@ pub async fn run(args: ChatArgs) -> CmdResult {
         model: args.target.model.clone(),
         resume: args.resume.clone(),
     };
-    let ctx = Ctx {
-        host,
-        cfg,
-        args,
-        approvals: PendingApprovals::new("the chat ended"),
-    };
+    let ctx = Ctx { host, cfg, args };
     // Opened before the screen switches, so a setup error prints plainly.
-    let session = ctx.open(&target).await?;
+    let (session, fell_back) = ctx.open(&target).await?;
     let (to_app, mut inbox) = mpsc::unbounded_channel();
     let (effects, from_app) = mpsc::unbounded_channel();
-    let _ = to_app.send(Incoming::Session(info(&session, target.model.clone())));
-    if session.fell_back() {
+    let _ = to_app.send(Incoming::Session(info(&session)));
+    if fell_back {
         let _ = to_app.send(Incoming::Notice(
             "no agent CLI found on PATH; this is the built-in mock agent. Install one (see `cohost agents`) or /agent ID.".into(),
         ));
@@ -144,47 +154,12 @@ pub async fn run(args: ChatArgs) -> CmdResult {
     Ok(0)
 }
 
-/// SIGTERM, SIGHUP, SIGQUIT: give the terminal back first (the quit budget
-/// may end the process before the loop does), then end the session.
-/// SIGINT only arrives from `kill` (raw mode turns Ctrl+C into a key).
-pub(crate) fn watch_signals(
-    effects: mpsc::UnboundedSender<Effect>,
-    to_app: mpsc::UnboundedSender<Incoming>,
-) {
-    crate::signals::set_hook(move |stop| match stop {
-        crate::signals::Stop::Interrupt => {
-            let _ = effects.send(Effect::Interrupt);
-        }
-        crate::signals::Stop::Quit(_) => {
-            cohost_tui::term::restore();
-            let _ = effects.send(Effect::Quit);
-            let _ = to_app.send(Incoming::Closed("ending on a signal".into()));
-        }
-    });
-}
-
-/// Answer an approval; the engine shows the request a moment before it
-/// parks it, so a very quick answer is retried briefly.
-pub(crate) fn decide(approvals: &PendingApprovals, tool_id: String, option: ApprovalOption) {
-    let approvals = approvals.clone();
-    tokio::spawn(async move {
-        let decision = Decision {
-            option,
-            message: (!option.is_allow()).then(|| "denied by the user".to_string()),
-            origin: DecisionOrigin::User,
-        };
-        for _ in 0..40 {
-            if approvals.answer(Some(&tool_id), decision.clone()) {
-                return;
-            }
-            tokio::time::sleep(Duration::from_millis(25)).await;
-        }
-    });
-}
-
-/// Own the session: run turns, switch agents or models, answer approvals.
+/// Turn the screen's effects into the session's commands until the user
+/// quits: prompts queue (the screen says when one waits for the running
+/// turn), interrupts and approvals act at once, switching agent, model or
+/// session waits for the turn to end.
 async fn drive(
-    mut session: OpenSession,
+    mut session: RunningSession,
     ctx: Ctx,
     mut target: Target,
     mut effects: mpsc::UnboundedReceiver<Effect>,
@@ -193,16 +168,26 @@ async fn drive(
     let say = |m: Incoming| {
         let _ = to_app.send(m);
     };
+    let mut shown = show(&session, &to_app);
     while let Some(e) = effects.recv().await {
         match e {
             Effect::Prompt(text) => {
-                if turn(&mut session, &ctx, text, &mut effects, &to_app).await {
-                    break;
+                let waits = session.busy();
+                match session.prompt(PromptInput::text(text)) {
+                    Ok(_) if waits => say(Incoming::Notice(
+                        "queued: it runs when the current turn ends (Esc interrupts that one)"
+                            .into(),
+                    )),
+                    Ok(_) => {}
+                    Err(e) => say(Incoming::Error {
+                        message: e.message,
+                        fix: e.suggested_fix,
+                    }),
                 }
             }
-            Effect::Decide { tool_id, option } => decide(&ctx.approvals, tool_id, option),
+            Effect::Decide { tool_id, option } => decide(&session, &tool_id, option),
             Effect::Interrupt => {
-                session.control().interrupt();
+                session.interrupt();
             }
             Effect::ListAgents => {
                 let agents = cohost_host::all_statuses(&ctx.host, &ctx.cfg)
@@ -217,6 +202,16 @@ async fn drive(
                     .collect();
                 say(Incoming::Agents(agents));
             }
+            e @ (Effect::SwitchAgent(_)
+            | Effect::SwitchModel(_)
+            | Effect::Resume(_)
+            | Effect::Share)
+                if session.busy() =>
+            {
+                say(Incoming::Notice(format!(
+                    "the agent is busy; {e:?} was not done (wait for the turn to end, or Esc)"
+                )))
+            }
             Effect::SwitchAgent(id) => {
                 let next = Target {
                     provider: ProviderChoice::Id(id),
@@ -224,15 +219,19 @@ async fn drive(
                     resume: None,
                 };
                 switch(&mut session, &ctx, &mut target, next, &to_app).await;
+                shown.abort();
+                shown = show(&session, &to_app);
             }
             Effect::SwitchModel(model) => {
-                // Same agent, same conversation (the record resumes it).
-                let next = Target {
-                    provider: ProviderChoice::Id(session.descriptor().id.clone()),
-                    model: Some(model),
-                    resume: session.record_id().map(String::from),
-                };
-                switch(&mut session, &ctx, &mut target, next, &to_app).await;
+                // Same agent, same conversation: the agent restarts with the model.
+                match session.set_model(Some(model.clone())).await {
+                    Ok(()) => target.model = Some(model),
+                    Err(e) => say(Incoming::Error {
+                        message: e.message,
+                        fix: e.suggested_fix,
+                    }),
+                }
+                say(Incoming::Session(info(&session)));
             }
             Effect::Resume(id) => {
                 let next = Target {
@@ -241,15 +240,16 @@ async fn drive(
                     resume: Some(id),
                 };
                 switch(&mut session, &ctx, &mut target, next, &to_app).await;
+                shown.abort();
+                shown = show(&session, &to_app);
             }
             Effect::Share => match crate::cmd::hosting::open_room(&ctx.args.room).await {
-                // The same session goes on, shared, until the host quits.
+                // The same session goes on, shared, until the host quits:
+                // the host console shows its events from now on.
                 Ok(room) => {
-                    let approvals = ctx.approvals.clone();
-                    return crate::cmd::room_tui::share_in_place(
-                        session, approvals, room, effects, to_app,
-                    )
-                    .await;
+                    shown.abort();
+                    return crate::cmd::room_tui::share_in_place(session, room, effects, to_app)
+                        .await;
                 }
                 Err(e) => say(Incoming::Error {
                     message: format!("cannot share: {}", e.message),
@@ -262,81 +262,41 @@ async fn drive(
             ))),
         }
     }
-    ctx.approvals.abandon_all();
+    // Interrupts the turn, denies what waits, stops the agent.
     if let Err(e) = session.terminate().await {
         tracing::warn!(error = %e, "terminate failed");
     }
+    shown.abort();
 }
 
 /// Open `next` in place of the session; on failure the old one is opened
 /// again (its agent was stopped to free the terminal and the record).
 async fn switch(
-    session: &mut OpenSession,
+    session: &mut RunningSession,
     ctx: &Ctx,
     target: &mut Target,
     next: Target,
     to_app: &mpsc::UnboundedSender<Incoming>,
 ) {
     let _ = session.terminate().await;
+    let error = |e: CohostError| {
+        let _ = to_app.send(Incoming::Error {
+            message: e.message,
+            fix: e.suggested_fix,
+        });
+    };
     match ctx.open(&next).await {
-        Ok(s) => {
+        Ok((s, _)) => {
             *session = s;
             *target = next;
         }
         Err(e) => {
-            let _ = to_app.send(Incoming::Error {
-                message: e.message.clone(),
-                fix: e.suggested_fix.clone(),
-            });
+            error(e);
             match ctx.open(target).await {
-                Ok(s) => *session = s,
-                Err(e) => {
-                    let _ = to_app.send(Incoming::Error {
-                        message: e.message,
-                        fix: e.suggested_fix,
-                    });
-                }
+                Ok((s, _)) => *session = s,
+                Err(e) => error(e),
             }
         }
     }
-    let _ = to_app.send(Incoming::Session(info(session, target.model.clone())));
-}
-
-/// One turn; the app's effects meanwhile: interrupts and approvals act at
-/// once, a quit interrupts and ends. True when the user quit.
-async fn turn(
-    session: &mut OpenSession,
-    ctx: &Ctx,
-    text: String,
-    effects: &mut mpsc::UnboundedReceiver<Effect>,
-    to_app: &mpsc::UnboundedSender<Incoming>,
-) -> bool {
-    let control = session.control();
-    let events = to_app.clone();
-    let mut sink = move |e: Event| {
-        let _ = events.send(Incoming::Event(e));
-    };
-    let mut quit = false;
-    let turn = session.prompt(PromptInput::text(text), &mut sink);
-    tokio::pin!(turn);
-    loop {
-        tokio::select! {
-            _ = &mut turn => break,
-            e = effects.recv() => match e {
-                Some(Effect::Interrupt) => {
-                    control.interrupt();
-                }
-                Some(Effect::Decide { tool_id, option }) => decide(&ctx.approvals, tool_id, option),
-                Some(Effect::Quit) | None => {
-                    quit = true;
-                    control.interrupt();
-                    ctx.approvals.abandon_all();
-                }
-                Some(other) => {
-                    let _ = to_app.send(Incoming::Notice(format!("the agent is busy; {other:?} was not done")));
-                }
-            },
-        }
-    }
-    quit
+    let _ = to_app.send(Incoming::Session(info(session)));
 }

@@ -6,10 +6,33 @@
 
 use std::sync::Arc;
 
-use clap::Args;
+use clap::{Args, ValueEnum};
 use cohost_core::{CohostError, ErrorCode};
 use cohost_protocol::{Invite, Role};
 use cohost_relay::{Relay, RelayClient, RelayConfig, RelayHandle};
+
+use crate::multiplayer::host::SuggestionPolicy;
+
+/// What to do with co-driver suggestions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Suggestions {
+    /// List them; the host types `/accept ID` or `/reject ID`.
+    Ask,
+    /// Run them in order.
+    Accept,
+    /// Reject them.
+    Reject,
+}
+
+impl From<Suggestions> for SuggestionPolicy {
+    fn from(s: Suggestions) -> Self {
+        match s {
+            Suggestions::Ask => SuggestionPolicy::Ask,
+            Suggestions::Accept => SuggestionPolicy::Accept,
+            Suggestions::Reject => SuggestionPolicy::Reject,
+        }
+    }
+}
 
 /// Where and how a room is opened.
 #[derive(Debug, Clone, Args)]

@@ -14,6 +14,7 @@ pub mod mcp;
 pub mod relay;
 pub mod room_tui;
 pub mod run;
+pub mod screen;
 pub mod serve;
 pub mod sessions;
 pub mod share;

@@ -7,9 +7,9 @@
 use std::sync::Arc;
 
 use cohost_core::sanitize::inert_line;
-use cohost_host::{OpenSession, PendingApprovals};
 use cohost_protocol::{Participant, Role};
 use cohost_relay::{ClientEvent, RelayClient};
+use cohost_session::RunningSession;
 use cohost_share::Message;
 use cohost_tui::app::{App, Effect, Incoming, SessionInfo};
 use cohost_tui::commands::Mode;
@@ -17,8 +17,7 @@ use cohost_tui::room;
 use cohost_tui::theme::Theme;
 use tokio::sync::mpsc;
 
-use crate::cmd::chat::{decide, on_terminal, watch_signals};
-use crate::cmd::share::Suggestions;
+use crate::cmd::screen::{decide, on_terminal, watch_signals};
 use crate::exit::CmdResult;
 use crate::multiplayer::host::{HostBridge, HostInput, HostNotice, SuggestionPolicy};
 use crate::multiplayer::participant::stamped_name;
@@ -30,26 +29,14 @@ pub fn wanted(json: bool, plain: bool) -> bool {
     !json && !plain && on_terminal()
 }
 
-impl From<Suggestions> for SuggestionPolicy {
-    fn from(s: Suggestions) -> Self {
-        match s {
-            Suggestions::Ask => SuggestionPolicy::Ask,
-            Suggestions::Accept => SuggestionPolicy::Accept,
-            Suggestions::Reject => SuggestionPolicy::Reject,
-        }
-    }
-}
-
 /// Everything the host console needs from `cohost share`'s setup.
 pub struct HostParts {
-    /// The started session.
-    pub session: OpenSession,
+    /// The running session.
+    pub session: RunningSession,
     /// Connected to the room as host.
     pub client: RelayClient,
     /// The room's keys.
     pub e2e: Arc<cohost_share::E2e>,
-    /// The approvals the session decides with.
-    pub approvals: PendingApprovals,
     /// Co-driver suggestions.
     pub suggestions: SuggestionPolicy,
     /// Co-driver interrupt requests.
@@ -123,23 +110,18 @@ fn host_incoming(n: HostNotice) -> Option<Incoming> {
 /// it hands back when the room is done.
 struct Hosting {
     inputs: mpsc::UnboundedSender<HostInput>,
-    bridge: tokio::task::JoinHandle<OpenSession>,
-    approvals: PendingApprovals,
+    bridge: tokio::task::JoinHandle<RunningSession>,
+    session: RunningSession,
 }
 
 /// Start the bridge over `p`'s session and room; its notices and its end
 /// go to the screen.
 fn start_hosting(p: HostParts, to_app: &mpsc::UnboundedSender<Incoming>) -> Hosting {
     let (notice_tx, mut notices) = mpsc::unbounded_channel();
-    let bridge = HostBridge::new(
-        p.session,
-        p.client,
-        p.suggestions,
-        Some(p.approvals.clone()),
-        notice_tx,
-    )
-    .with_e2e(p.e2e)
-    .with_interrupt_policy(p.interrupts);
+    let session = p.session.clone();
+    let bridge = HostBridge::new(p.session, p.client, p.suggestions, notice_tx)
+        .with_e2e(p.e2e)
+        .with_interrupt_policy(p.interrupts);
     let (inputs, bridge_inputs) = mpsc::unbounded_channel();
     let news = to_app.clone();
     tokio::spawn(async move {
@@ -158,7 +140,7 @@ fn start_hosting(p: HostParts, to_app: &mpsc::UnboundedSender<Incoming>) -> Host
     Hosting {
         inputs,
         bridge,
-        approvals: p.approvals,
+        session,
     }
 }
 
@@ -178,7 +160,7 @@ impl Hosting {
                 Effect::Chat(t) => HostInput::Chat(t),
                 Effect::Kick(who) => HostInput::Kick(who),
                 Effect::Decide { tool_id, option } => {
-                    decide(&self.approvals, tool_id, option);
+                    decide(&self.session, &tool_id, option);
                     continue;
                 }
                 Effect::Quit => {
@@ -206,9 +188,10 @@ impl Hosting {
     async fn finish(self) {
         crate::signals::exit_within(crate::signals::QUIT_BUDGET, 0);
         drop(self.inputs);
-        if let Ok(mut session) = self.bridge.await {
-            self.approvals.abandon_all();
-            let _ = session.terminate().await;
+        // The bridge has returned (or failed): the session ends either way.
+        let _ = self.bridge.await;
+        if let Err(e) = self.session.terminate().await {
+            tracing::warn!(error = %e, "stopping the agent failed");
         }
     }
 }
@@ -254,8 +237,7 @@ pub async fn host(p: HostParts) -> CmdResult {
 /// screen turns into the host console (participants, suggestions,
 /// invites), until the host quits.
 pub(crate) async fn share_in_place(
-    session: OpenSession,
-    approvals: PendingApprovals,
+    session: RunningSession,
     room: crate::cmd::hosting::OpenRoom,
     mut effects: mpsc::UnboundedReceiver<Effect>,
     to_app: mpsc::UnboundedSender<Incoming>,
@@ -265,7 +247,6 @@ pub(crate) async fn share_in_place(
         session,
         client: room.client,
         e2e: room.e2e,
-        approvals,
         suggestions: SuggestionPolicy::Ask,
         interrupts: SuggestionPolicy::Ask,
         invites: room.invites,

@@ -1,7 +1,7 @@
 //! `cohost run`: stream one turn from an agent.
 
 use clap::{Args, ValueEnum};
-use cohost_core::{ApprovalMode, CohostError, DecisionSource, ErrorCode, Event, SessionOptions};
+use cohost_core::{ApprovalMode, CohostError, DecisionSource, ErrorCode, SessionOptions};
 use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -118,14 +118,24 @@ fn read_prompt(words: &[String]) -> Result<String, CohostError> {
 }
 
 impl Approve {
-    /// The approval mode and who answers, with `ask` answering under `Ask`.
-    pub fn approvals(self, ask: Arc<dyn DecisionSource>) -> Approvals {
-        let mode = match self {
+    fn mode(self) -> ApprovalMode {
+        match self {
             Approve::All => ApprovalMode::AutoApprove,
             Approve::None => ApprovalMode::DenyAll,
             Approve::Ask => ApprovalMode::Ask,
-        };
-        Approvals::policy(mode, ask)
+        }
+    }
+
+    /// The approval mode and who answers, with `ask` answering under `Ask`.
+    pub fn approvals(self, ask: Arc<dyn DecisionSource>) -> Approvals {
+        Approvals::policy(self.mode(), ask)
+    }
+
+    /// The approval mode, and under `Ask` the running session's handle
+    /// answers (a screen or the host's `/allow`); `abandoned` is the reason
+    /// given for a request the session ends on.
+    pub fn through_handle(self, abandoned: &'static str) -> Approvals {
+        Approvals::through_handle(self.mode(), abandoned)
     }
 }
 
@@ -164,7 +174,7 @@ pub async fn run(args: RunArgs) -> CmdResult {
     }
     let prompt = read_prompt(&args.prompt).map_err(Failure::usage)?;
     let (host, cfg) = crate::hostctx::host_and_config()?;
-    let mut session = session::prepare(&host, &cfg, request(&args)).map_err(|e| match e {
+    let session = session::prepare(&host, &cfg, request(&args)).map_err(|e| match e {
         SetupError::Tools(e) => Failure::usage(e),
         SetupError::Other(e) => Failure::from(e),
     })?;
@@ -172,13 +182,17 @@ pub async fn run(args: RunArgs) -> CmdResult {
     if let Some(note) = session.default_note() {
         eprintln!("cohost: {note}");
     }
-    session.start().await?;
+    let session = session.launch().await?;
     let record_id = session.record_id().unwrap_or_default().to_string();
+    let mut events = session.subscribe_new();
+    // The only prompt: the agent is stopped right after its turn, the
+    // record's write overlapping its exit.
+    let turn = session.prompt_last(input)?;
 
-    let control = session.control();
+    let handle = session.clone();
     let json = args.json;
     crate::signals::set_hook(move |stop| {
-        control.interrupt();
+        handle.interrupt();
         match stop {
             crate::signals::Stop::Interrupt if !json => {
                 eprintln!("\ncohost: interrupting… (Ctrl+C again to quit)");
@@ -203,7 +217,16 @@ pub async fn run(args: RunArgs) -> CmdResult {
         }))
     });
     let mut human = Human::new();
-    let mut sink = |event: Event| {
+    // Every event up to the session's end (the agent stops after the turn).
+    loop {
+        let event = match events.recv().await {
+            Ok(Some(event)) => event,
+            Ok(None) => break,
+            Err(lagged) => {
+                tracing::warn!(%lagged, "output fell behind the agent");
+                break;
+            }
+        };
         if crate::quiet::is_output(&event) {
             heard.store(true, std::sync::atomic::Ordering::Relaxed);
         }
@@ -214,8 +237,8 @@ pub async fn run(args: RunArgs) -> CmdResult {
         } else {
             human.show(&event);
         }
-    };
-    let (outcome, stopped) = session.prompt_then_terminate(input, &mut sink).await;
+    }
+    let outcome = turn.outcome().await?;
     if let Some(w) = watcher {
         w.abort();
     }
@@ -223,9 +246,6 @@ pub async fn run(args: RunArgs) -> CmdResult {
         eprintln!(
             "cohost: session {record_id} (continue with: cohost run --resume {record_id} \"...\")"
         );
-    }
-    if let Err(e) = stopped {
-        tracing::warn!(error = %e, "terminate failed");
     }
     // The turn's own error is already in the event stream: exit with its code.
     Ok(exit::for_end(outcome.reason, outcome.error.as_ref()))

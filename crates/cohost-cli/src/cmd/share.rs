@@ -1,34 +1,20 @@
 //! `cohost share`: host a shared session. The agent runs here, with local
 //! credentials; the relay only routes frames.
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 use cohost_core::sanitize::{inert_line, strip_controls};
 use cohost_core::CohostError;
 use cohost_host::session::{self, SessionRequest};
 use cohost_relay::web::web_link;
 use serde_json::json;
 use std::io::BufRead;
-use std::sync::Arc;
 use tokio::sync::mpsc;
 
-use crate::cmd::hosting::{open_room, OpenRoom, RoomArgs};
+use crate::cmd::hosting::{open_room, OpenRoom, RoomArgs, Suggestions};
 use crate::cmd::run::{AgentArgs, Approve};
 use crate::exit::CmdResult;
-use crate::multiplayer::host::{
-    host_approvals, HostBridge, HostInput, HostNotice, SuggestionPolicy,
-};
+use crate::multiplayer::host::{HostBridge, HostInput, HostNotice, SuggestionPolicy, HOST_GONE};
 use crate::render::Human;
-
-/// What to do with co-driver suggestions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Suggestions {
-    /// List them; the host types `/accept ID` or `/reject ID`.
-    Ask,
-    /// Run them in order.
-    Accept,
-    /// Reject them.
-    Reject,
-}
 
 /// Arguments of `cohost share`.
 #[derive(Debug, Args)]
@@ -118,14 +104,13 @@ pub async fn run(args: ShareArgs) -> CmdResult {
         tracing::warn!(error = %e, "cannot listen for signals");
     }
     let (host, cfg) = crate::hostctx::host_and_config()?;
-    let approvals = host_approvals();
     let mut req = SessionRequest::new(
         args.target.provider(),
-        args.approve.approvals(Arc::new(approvals.clone())),
+        args.approve.through_handle(HOST_GONE),
     );
     req.model = args.target.model.clone();
     req.cwd = args.target.cwd.clone();
-    let mut session = session::prepare(&host, &cfg, req).map_err(CohostError::from)?;
+    let session = session::prepare(&host, &cfg, req).map_err(CohostError::from)?;
     if let Some(note) = session.default_note() {
         eprintln!("cohost: {note}");
     }
@@ -135,14 +120,13 @@ pub async fn run(args: ShareArgs) -> CmdResult {
         invites,
         embedded,
     } = open_room(&args.room).await?;
-    session.start().await?;
+    let session = session.launch().await?;
 
     if crate::cmd::room_tui::wanted(args.json, args.plain) {
         let parts = crate::cmd::room_tui::HostParts {
             session,
             client,
             e2e,
-            approvals,
             suggestions: args.suggestions.into(),
             interrupts: args.interrupts.into(),
             invites: invites.clone(),
@@ -222,21 +206,15 @@ pub async fn run(args: ShareArgs) -> CmdResult {
             print_notice(&mut human, n, json_mode);
         }
     });
-    let policy = match args.suggestions {
-        Suggestions::Ask => SuggestionPolicy::Ask,
-        Suggestions::Accept => SuggestionPolicy::Accept,
-        Suggestions::Reject => SuggestionPolicy::Reject,
-    };
-    let interrupts = match args.interrupts {
-        Suggestions::Ask => SuggestionPolicy::Ask,
-        Suggestions::Accept => SuggestionPolicy::Accept,
-        Suggestions::Reject => SuggestionPolicy::Reject,
-    };
-    let bridge = HostBridge::new(session, client, policy, Some(approvals), notice_tx)
+    let policy: SuggestionPolicy = args.suggestions.into();
+    let interrupts: SuggestionPolicy = args.interrupts.into();
+    let bridge = HostBridge::new(session, client, policy, notice_tx)
         .with_e2e(e2e)
         .with_interrupt_policy(interrupts);
-    let mut session = bridge.run(in_rx).await;
-    let _ = session.terminate().await;
+    let session = bridge.run(in_rx).await;
+    if let Err(e) = session.terminate().await {
+        tracing::warn!(error = %e, "stopping the agent failed");
+    }
     // The session's approvals hold a notice sender: drop it so the printer ends.
     drop(session);
     let _ = printer.await;

@@ -1,20 +1,23 @@
-//! The host side of a shared session: runs the agent locally through the
-//! session engine and publishes every event to the room. Co-driver
-//! suggestions queue for the host's decision; tool approvals stay with the
-//! host.
+//! The host side of a shared session: drives the running session with the
+//! host's and the room's commands and publishes every event it streams to
+//! the room. Co-driver suggestions queue for the host's decision; tool
+//! approvals stay with the host.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use cohost_core::{ApprovalContext, Decision, DecisionOrigin, EndReason, Event, PromptInput};
-use cohost_host::{OpenSession, PendingApprovals};
+use cohost_core::{Decision, DecisionOrigin, Event, EventBody, PromptInput};
 use cohost_protocol::{Frame, FrameType, InviteKeys, Kick, Participant, Role};
 use cohost_relay::{ClientEvent, RelayClient};
+use cohost_session::RunningSession;
+use cohost_session::Subscription;
 use cohost_share::{
-    Chat, E2e, Message, PayloadCodec, Presence, RoomCodec, ShareError, Suggestion,
-    SuggestionDecision, TurnStream,
+    Chat, E2e, Message, PayloadCodec, Presence, RoomCodec, Suggestion, SuggestionDecision,
+    TurnStream,
 };
 
+use super::host_io::deliver;
+pub use super::host_io::{HostInput, HostNotice, SuggestionPolicy};
 use super::host_turn::{interrupt_policy, publish, Started};
 use super::keys::{HostKeys, NoKeys};
 pub use super::participant::describe;
@@ -23,115 +26,37 @@ use tokio::sync::mpsc;
 /// How long the bridge waits for the relay to acknowledge the room's close.
 pub const CLOSE_ACK: std::time::Duration = std::time::Duration::from_secs(2);
 
-/// What the host (a person or a test) tells the bridge.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum HostInput {
-    /// Run this prompt.
-    Prompt(String),
-    /// Run a pending suggestion.
-    Accept(String),
-    /// Reject a pending suggestion.
-    Reject(String),
-    /// Decide a pending tool approval (`None`: the only pending one).
-    Approve {
-        /// Which call.
-        tool_id: Option<String>,
-        /// Allow or deny.
-        allow: bool,
-    },
-    /// Interrupt the running turn.
-    Interrupt,
-    /// Say something in the room chat.
-    Chat(String),
-    /// Remove a participant (by name, `#id` or id): its token is revoked at
-    /// the relay and the room key rotates.
-    Kick(String),
-    /// List who is in the room.
-    Who,
-    /// Close the room and stop.
-    Quit,
-}
+/// Why an approval the host never answered was denied.
+pub const HOST_GONE: &str = "host went away";
 
-/// What the bridge tells the host.
-#[derive(Debug, Clone)]
-pub enum HostNotice {
-    /// A co-driver suggested a prompt (waiting for Accept/Reject under `Ask`).
-    Suggested(Suggestion),
-    /// A suggestion was decided (by the policy or the host).
-    SuggestionDecided(SuggestionDecision),
-    /// A local event of the running turn (for rendering).
-    Event(Event),
-    /// The agent asks to run a tool; answer with `HostInput::Approve`.
-    ApprovalNeeded(ApprovalContext),
-    /// Chat from the room.
-    Chat(Chat),
-    /// Who is in the room changed (the host's own connection included, once
-    /// welcomed).
-    Presence(Presence),
-    /// Something about the room or its connection, to show as it is.
-    Room(String),
-    /// A turn finished.
-    TurnDone(EndReason),
-    /// A co-driver asks to stop the running turn (under the `Ask` policy:
-    /// answer with `HostInput::Interrupt`).
-    InterruptRequested {
-        /// Who asked.
-        from: String,
-    },
-}
-
-/// What to do with co-driver suggestions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SuggestionPolicy {
-    /// Queue them for the host to accept or reject.
-    Ask,
-    /// Run them in order (trusted rooms, tests).
-    Accept,
-    /// Reject them all.
-    Reject,
-}
-
-/// Tool approvals answered by the host through [`HostInput::Approve`].
-pub fn host_approvals() -> PendingApprovals {
-    PendingApprovals::new("host went away")
-}
-
-/// Answer the host's `/allow` or `/deny`; false when nothing was pending.
-fn answer(approvals: Option<&PendingApprovals>, tool_id: Option<&str>, allow: bool) -> bool {
-    let d = if allow {
+/// The host's `/allow` or `/deny`.
+fn host_decision(allow: bool) -> Decision {
+    if allow {
         Decision::allow(DecisionOrigin::User)
     } else {
         Decision::deny(DecisionOrigin::User, "denied by the host")
-    };
-    approvals.is_some_and(|a| a.answer(tool_id, d))
-}
-
-/// Send a built frame; a frame that could not be built or sent is told to
-/// the host (never dropped silently).
-pub(super) async fn deliver(
-    client: &RelayClient,
-    notices: &mpsc::UnboundedSender<HostNotice>,
-    frame: Result<Frame, ShareError>,
-) {
-    let sent = match frame {
-        Ok(f) => client.send(&f).await.map_err(|e| e.to_string()),
-        Err(e) => Err(e.to_string()),
-    };
-    if let Err(e) = sent {
-        let _ = notices.send(HostNotice::Room(format!("a frame was not sent: {e}")));
     }
 }
 
-/// Drives an [`OpenSession`] for a room.
+/// What `ai.execution.started` tells the room of a queued turn.
+struct TurnMeta {
+    text: String,
+    origin: String,
+}
+
+/// Drives a [`RunningSession`] for a room.
 pub struct HostBridge {
-    session: OpenSession,
+    session: RunningSession,
+    events: Subscription,
     client: RelayClient,
     codec: RoomCodec,
     policy: SuggestionPolicy,
-    approvals: Option<PendingApprovals>,
     notices: mpsc::UnboundedSender<HostNotice>,
     pending: HashMap<String, Suggestion>,
-    queue: VecDeque<(String, String, Option<String>)>,
+    /// Queued and running turns, by correlation id.
+    turns: HashMap<String, TurnMeta>,
+    /// The room's stream of the turn being published.
+    stream: Option<TurnStream>,
     quit: bool,
     keys: Option<HostKeys>,
     roster: BTreeMap<u64, Participant>,
@@ -139,22 +64,22 @@ pub struct HostBridge {
 }
 
 impl HostBridge {
-    /// A bridge for a started session connected as HOST. Pass the
-    /// [`host_approvals`] the session decides with, if any, so approval
-    /// requests reach the notices.
+    /// A bridge for a running session connected as HOST. When the
+    /// session's approvals are answered through its handle, each request
+    /// reaches the notices and [`HostInput::Approve`] answers it.
     pub fn new(
-        session: OpenSession,
+        session: RunningSession,
         client: RelayClient,
         policy: SuggestionPolicy,
-        approvals: Option<PendingApprovals>,
         notices: mpsc::UnboundedSender<HostNotice>,
     ) -> Self {
-        if let Some(a) = &approvals {
+        if let Some(a) = session.approvals() {
             let notices = notices.clone();
             a.on_request(move |r| {
                 let _ = notices.send(HostNotice::ApprovalNeeded(r));
             });
         }
+        let events = session.subscribe_new();
         let room = client.room_id().clone();
         let (keys, codec): (Option<HostKeys>, Arc<dyn PayloadCodec>) = match E2e::generate_host() {
             Ok(e2e) => {
@@ -171,13 +96,14 @@ impl HostBridge {
         let codec = RoomCodec::with_codec(room, codec).as_role(Role::Host);
         HostBridge {
             session,
+            events,
             client,
             codec,
             policy,
-            approvals,
             notices,
             pending: HashMap::new(),
-            queue: VecDeque::new(),
+            turns: HashMap::new(),
+            stream: None,
             quit: false,
             keys,
             roster: BTreeMap::new(),
@@ -210,14 +136,24 @@ impl HostBridge {
         let _ = self.notices.send(n);
     }
 
-    /// Run until `Quit`, the inputs close, or the room closes. Returns the session.
-    pub async fn run(mut self, mut inputs: mpsc::UnboundedReceiver<HostInput>) -> OpenSession {
+    /// Run until `Quit`, the inputs close, or the room closes. Returns the
+    /// session (still running: the caller ends it).
+    pub async fn run(mut self, mut inputs: mpsc::UnboundedReceiver<HostInput>) -> RunningSession {
+        // The host's commands, the room's frames and the session's events,
+        // each acted on as it comes: turns run in the session's own task.
         while !self.quit {
-            if let Some((text, origin, correlation)) = self.queue.pop_front() {
-                self.run_turn(text, origin, correlation, &mut inputs).await;
-                continue;
-            }
             tokio::select! {
+                ev = self.events.recv() => match ev {
+                    Ok(Some(e)) => self.publish(e).await,
+                    Ok(None) => {
+                        self.notify(HostNotice::Room("the session ended".into()));
+                        self.quit = true;
+                    }
+                    Err(lagged) => {
+                        self.notify(HostNotice::Room(format!("the room {lagged}")));
+                        self.events = self.session.subscribe_new();
+                    }
+                },
                 input = inputs.recv() => match input {
                     Some(i) => self.handle_input(i).await,
                     None => self.quit = true,
@@ -252,18 +188,76 @@ impl HostBridge {
         self.client.close().await;
     }
 
+    /// Queue a turn on the session; the room hears of it when it starts.
+    fn queue(&mut self, text: String, origin: String, correlation_id: Option<String>) {
+        let input = PromptInput {
+            text: text.clone(),
+            correlation_id,
+            ..PromptInput::default()
+        };
+        match self.session.prompt(input) {
+            Ok(turn) => {
+                if self.session.busy() && !self.turns.is_empty() {
+                    self.notify(HostNotice::Room(
+                        "queued: it runs when the current turn ends".into(),
+                    ));
+                }
+                self.turns
+                    .insert(turn.correlation_id().to_string(), TurnMeta { text, origin });
+            }
+            Err(e) => self.notify(HostNotice::Room(format!("the prompt did not run: {e}"))),
+        }
+    }
+
+    /// One event of the session: to the room, then to the host.
+    async fn publish(&mut self, e: Event) {
+        let provider = self.session.descriptor().id.clone();
+        let (text, origin) = match self.turns.get(&e.correlation_id) {
+            Some(m) => (m.text.as_str(), m.origin.as_str()),
+            None => ("", "host"),
+        };
+        let started = Started {
+            text,
+            provider: &provider,
+            origin,
+        };
+        publish(
+            &self.client,
+            &self.codec,
+            &self.notices,
+            &mut self.stream,
+            &e,
+            started,
+        )
+        .await;
+        let ended = match &e.body {
+            EventBody::StreamEnd { reason, .. } => Some(*reason),
+            _ => None,
+        };
+        let correlation = e.correlation_id.clone();
+        self.notify(HostNotice::Event(e));
+        if let Some(reason) = ended {
+            self.stream = None;
+            self.turns.remove(&correlation);
+            self.notify(HostNotice::TurnDone(reason));
+        }
+    }
+
     async fn handle_input(&mut self, input: HostInput) {
         match input {
-            HostInput::Prompt(text) => self.queue.push_back((text, "host".into(), None)),
+            HostInput::Prompt(text) => self.queue(text, "host".into(), None),
             HostInput::Accept(id) => self.decide_suggestion(&id, true).await,
             HostInput::Reject(id) => self.decide_suggestion(&id, false).await,
             HostInput::Approve { tool_id, allow } => {
-                if !answer(self.approvals.as_ref(), tool_id.as_deref(), allow) {
+                if !self
+                    .session
+                    .decide(tool_id.as_deref(), host_decision(allow))
+                {
                     self.notify(HostNotice::Room("no tool approval is pending".into()));
                 }
             }
             HostInput::Interrupt => {
-                self.session.control().interrupt();
+                self.session.interrupt();
             }
             HostInput::Chat(text) => {
                 let chat = Message::Chat(Chat {
@@ -360,8 +354,8 @@ impl HostBridge {
         deliver(&self.client, &self.notices, frame).await;
         self.notify(HostNotice::SuggestionDecided(decision));
         if accept {
-            self.queue
-                .push_back((s.text, s.suggestion_id.clone(), Some(s.suggestion_id)));
+            let id = s.suggestion_id.clone();
+            self.queue(s.text, id.clone(), Some(id));
         }
     }
 
@@ -410,8 +404,11 @@ impl HostBridge {
                     }
                 }
                 (FrameType::InterruptRequest, Ok(Some(_))) => {
-                    // Between turns there is nothing to stop.
-                    let _ = interrupt_policy(self.interrupts, &self.notices, &f);
+                    // Under the room's policy; between turns nothing stops.
+                    let stop = interrupt_policy(self.interrupts, &self.notices, &f);
+                    if stop && self.session.busy() {
+                        self.session.interrupt();
+                    }
                 }
                 (FrameType::PresenceJoin | FrameType::PresenceLeave, _) => {
                     if let Some(p) = Presence::from_frame(&f) {
@@ -470,85 +467,6 @@ impl HostBridge {
             other => other,
         };
         self.notify(HostNotice::Presence(p));
-    }
-
-    async fn run_turn(
-        &mut self,
-        text: String,
-        origin: String,
-        correlation: Option<String>,
-        inputs: &mut mpsc::UnboundedReceiver<HostInput>,
-    ) {
-        let (tx, mut rx) = mpsc::unbounded_channel::<Event>();
-        let mut sink = move |e: Event| {
-            let _ = tx.send(e);
-        };
-        let provider = self.session.descriptor().id.clone();
-        let control = self.session.control();
-        let input = PromptInput {
-            text: text.clone(),
-            correlation_id: correlation,
-            ..PromptInput::default()
-        };
-        let approvals = self.approvals.clone();
-        let notices = self.notices.clone();
-        let interrupts = self.interrupts;
-        let mut deferred: Vec<HostInput> = Vec::new();
-        let mut relay_events: Vec<ClientEvent> = Vec::new();
-        let mut outcome = None;
-        {
-            let client = &mut self.client;
-            let codec = &self.codec;
-            let turn = self.session.prompt(input, &mut sink);
-            tokio::pin!(turn);
-            let mut stream: Option<TurnStream> = None;
-            loop {
-                tokio::select! {
-                    biased;
-                    Some(e) = rx.recv() => {
-                        let started = Started { text: &text, provider: &provider, origin: &origin };
-                        publish(client, codec, &notices, &mut stream, &e, started).await;
-                        let _ = notices.send(HostNotice::Event(e));
-                    }
-                    o = &mut turn, if outcome.is_none() => outcome = Some(o),
-                    Some(i) = inputs.recv() => match i {
-                        HostInput::Interrupt => { control.interrupt(); }
-                        HostInput::Approve { tool_id, allow } => {
-                            if !answer(approvals.as_ref(), tool_id.as_deref(), allow) {
-                                let _ = notices.send(HostNotice::Room("no tool approval is pending".into()));
-                            }
-                        }
-                        other => deferred.push(other),
-                    },
-                    Some(ev) = client.recv() => match &ev {
-                        // A co-driver's interrupt acts during the turn; the
-                        // rest waits for the turn's end.
-                        ClientEvent::Frame(f) if f.kind() == FrameType::InterruptRequest => {
-                            if codec.decode(f).is_ok_and(|m| m.is_some())
-                                && interrupt_policy(interrupts, &notices, f)
-                            {
-                                control.interrupt();
-                            }
-                        }
-                        _ => relay_events.push(ev),
-                    },
-                    else => {}
-                }
-                // The turn is over once its future finished and every event is published.
-                if outcome.is_some() && rx.is_empty() {
-                    break;
-                }
-            }
-        }
-        if let Some(o) = outcome {
-            self.notify(HostNotice::TurnDone(o.reason));
-        }
-        for ev in relay_events {
-            self.handle_relay(ev).await;
-        }
-        for i in deferred {
-            self.handle_input(i).await;
-        }
     }
 }
 

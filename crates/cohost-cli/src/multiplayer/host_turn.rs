@@ -7,7 +7,7 @@ use cohost_relay::RelayClient;
 use cohost_share::{ExecutionStarted, Message, RoomCodec, TurnStream};
 use tokio::sync::mpsc;
 
-use super::host::{deliver, HostNotice, SuggestionPolicy};
+use super::host_io::{deliver, HostNotice, SuggestionPolicy};
 
 /// What `ai.execution.started` says about a turn besides its ids.
 pub(super) struct Started<'a> {

@@ -3,6 +3,7 @@
 //! its routing and codec) is the `cohost-share` crate, shared by both sides.
 
 pub mod host;
+mod host_io;
 mod host_turn;
 pub mod keys;
 pub mod participant;

@@ -69,11 +69,11 @@ async fn watch_turn(p: &mut ParticipantSession) -> Turn {
 /// The host quits, its session ends and the relay shuts down.
 async fn finish(
     input: tokio::sync::mpsc::UnboundedSender<HostInput>,
-    host: tokio::task::JoinHandle<cohost_host::session::OpenSession>,
+    host: tokio::task::JoinHandle<cohost_session::RunningSession>,
     relay: cohost_relay::RelayHandle,
 ) {
     input.send(HostInput::Quit).unwrap();
-    let mut session = timeout(T, host).await.unwrap().unwrap();
+    let session = timeout(T, host).await.unwrap().unwrap();
     session.terminate().await.unwrap();
     relay.shutdown().await;
 }

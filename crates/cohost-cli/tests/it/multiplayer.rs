@@ -140,7 +140,7 @@ async fn co_driver_suggests_host_runs_everyone_sees_every_chunk() {
     assert_eq!(*frames.last().unwrap(), FrameType::StreamInterrupted);
 
     input_tx.send(HostInput::Quit).unwrap();
-    let mut session = timeout(T, host).await.unwrap().unwrap();
+    let session = timeout(T, host).await.unwrap().unwrap();
     session.terminate().await.unwrap();
     relay.shutdown().await;
 }

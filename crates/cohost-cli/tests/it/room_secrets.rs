@@ -73,7 +73,7 @@ async fn room_payloads_hold_no_secret_and_chat_is_inert_and_stamped() {
     assert!(!line.contains('\x1b') && !line.contains('\x07'), "{line:?}");
 
     input_tx.send(HostInput::Quit).unwrap();
-    let mut session = timeout(T, host).await.unwrap().unwrap();
+    let session = timeout(T, host).await.unwrap().unwrap();
     session.terminate().await.unwrap();
     relay.shutdown().await;
 }

@@ -15,6 +15,7 @@ use cohost_host::session::OpenSession;
 use cohost_protocol::Frame;
 use cohost_protocol::Role;
 use cohost_relay::{Relay, RelayClient, RelayConfig, RelayHandle};
+use cohost_session::RunningSession;
 use cohost_share::{E2e, Message};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
@@ -22,7 +23,7 @@ use tokio::task::JoinHandle;
 /// Everything a room test drives.
 pub struct Room {
     pub relay: RelayHandle,
-    pub host: JoinHandle<OpenSession>,
+    pub host: JoinHandle<RunningSession>,
     pub input: mpsc::UnboundedSender<HostInput>,
     pub notices: mpsc::UnboundedReceiver<HostNotice>,
     pub co: ParticipantSession,
@@ -124,10 +125,9 @@ pub async fn room_with(chunk_delay: Duration, setup: Setup) -> Room {
     let (notice_tx, notices) = mpsc::unbounded_channel();
     let (input, input_rx) = mpsc::unbounded_channel();
     let bridge = HostBridge::new(
-        session.into(),
+        OpenSession::from(session).into_running(),
         host_client,
         SuggestionPolicy::Ask,
-        None,
         notice_tx,
     )
     .with_e2e(e2e)

@@ -36,6 +36,9 @@ pub struct SessionOptions {
     pub respawn_backoff: Duration,
     /// Bytes of tool output kept in `tool_executed.output_preview`.
     pub output_preview_bytes: usize,
+    /// The longest one turn may run before the interrupt ladder ends it
+    /// (`None`: no limit).
+    pub turn_limit: Option<Duration>,
 }
 
 impl Default for SessionOptions {
@@ -52,6 +55,7 @@ impl Default for SessionOptions {
             max_respawns: 3,
             respawn_backoff: Duration::from_millis(250),
             output_preview_bytes: 2048,
+            turn_limit: None,
         }
     }
 }
@@ -281,6 +285,42 @@ impl HostSession {
             }
             Err(e) => {
                 let _ = adapter.terminate().await;
+                Err(e)
+            }
+        }
+    }
+
+    /// Go on with `model` (`None`: the provider's default), keeping the
+    /// conversation: between turns, the agent is restarted with the new
+    /// model and its native session id. If the new model does not start,
+    /// the previous one is started again and the error returned.
+    pub async fn set_model(&mut self, model: Option<String>) -> Result<(), CohostError> {
+        if self.state() != State::Ready {
+            return Err(CohostError::new(
+                ErrorCode::IllegalTransition,
+                format!(
+                    "cannot change the model while the session is {}",
+                    self.state()
+                ),
+            )
+            .with_fix("wait for the turn to end (or interrupt it), then change the model"));
+        }
+        if let Some(mut old) = self.adapter.take() {
+            // Best effort: the process group is killed either way.
+            let _ = old.terminate().await;
+        }
+        let previous = std::mem::replace(&mut self.config.model, model);
+        match self.spawn_adapter().await {
+            Ok(adapter) => {
+                self.adapter = Some(adapter);
+                Ok(())
+            }
+            Err(e) => {
+                self.config.model = previous;
+                match self.spawn_adapter().await {
+                    Ok(adapter) => self.adapter = Some(adapter),
+                    Err(again) => self.mark_failed(again)?,
+                }
                 Err(e)
             }
         }

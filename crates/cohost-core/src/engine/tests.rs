@@ -525,3 +525,28 @@ async fn an_id_announced_by_a_crashed_turn_is_not_adopted() {
     let (_, resumed) = run(&mut s, "again").await;
     assert_eq!(started_id(&resumed), Some(fresh_id));
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_turn_past_its_limit_is_interrupted_and_says_why() {
+    let config = AdapterConfig {
+        approval: ApprovalMode::AutoApprove,
+        ..AdapterConfig::default()
+    };
+    let opts = SessionOptions {
+        turn_limit: Some(Duration::from_secs(1)),
+        ..SessionOptions::default()
+    };
+    let factory = Arc::new(MockFactory::new(fast()));
+    let mut s = HostSession::new(factory, config, Arc::new(Policy::AllowAll), opts);
+    s.start().await.unwrap();
+    let started = Instant::now();
+    // `slow` streams 50 deltas 100 ms apart: 5 s without the limit.
+    let (outcome, events) = run(&mut s, "[mock:slow]").await;
+    assert_eq!(outcome.reason, EndReason::Interrupted);
+    assert!(started.elapsed() < Duration::from_secs(3));
+    assert!(events.iter().any(|e| matches!(&e.body,
+        EventBody::Status { message, .. } if message.contains("limit of 1 s"))));
+    // The next turn gets its own full limit and completes.
+    let (outcome, _) = run(&mut s, "[mock:text]").await;
+    assert_eq!(outcome.reason, EndReason::Completed);
+}

@@ -182,7 +182,7 @@ impl HostSession {
 
     /// FAILED, remembering `e` for the respawn and for [`HostSession::last_error`];
     /// a refused transition is returned to be surfaced.
-    fn mark_failed(&mut self, e: CohostError) -> Result<(), CohostError> {
+    pub(super) fn mark_failed(&mut self, e: CohostError) -> Result<(), CohostError> {
         let entered = self.enter(State::Failed);
         self.last_error = Some(e);
         entered
@@ -203,6 +203,7 @@ impl HostSession {
         // turn, so resuming an id from a crashed first turn would fail.
         let mut announced_id: Option<String> = None;
         let deadline_ms = self.opts.approval_deadline.as_millis() as u64;
+        let limit_at = self.opts.turn_limit.map(|d| Instant::now() + d);
 
         loop {
             if pending.is_none() && ladder.is_none() {
@@ -230,6 +231,12 @@ impl HostSession {
                     None => futures::future::pending().await,
                 }
             };
+            let limit_tick = async move {
+                match limit_at {
+                    Some(at) => sleep_until(at).await,
+                    None => futures::future::pending().await,
+                }
+            };
             let decision = async {
                 match pending.as_mut() {
                     Some((_, fut)) => fut.await,
@@ -238,6 +245,7 @@ impl HostSession {
             };
             enum Step {
                 Interrupt,
+                Limit,
                 Escalate,
                 Decided(Decision),
                 Agent(Option<AgentEvent>),
@@ -245,12 +253,20 @@ impl HostSession {
             let step = tokio::select! {
                 biased;
                 Some(_) = self.controls.recv(), if ladder.is_none() => Step::Interrupt,
+                _ = limit_tick, if ladder.is_none() => Step::Limit,
                 _ = ladder_tick => Step::Escalate,
                 d = decision => Step::Decided(d),
                 ev = stream.next() => Step::Agent(ev),
             };
+            if let Step::Limit = step {
+                let secs = self.opts.turn_limit.unwrap_or_default().as_secs();
+                out.emit(EventBody::Status {
+                    message: format!("the turn ran past its limit of {secs} s: interrupting"),
+                    retry_after_ms: None,
+                });
+            }
             match step {
-                Step::Interrupt => {
+                Step::Interrupt | Step::Limit => {
                     // The ladder runs even if the state machine refuses: a
                     // user's stop request is always honoured.
                     if let Err(bug) = self.enter(State::Interrupting) {

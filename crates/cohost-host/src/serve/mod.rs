@@ -8,13 +8,11 @@ mod body;
 #[allow(unreachable_pub)]
 mod guard;
 mod hook_feed;
-mod live;
 mod openapi;
 mod token;
 
 pub use guard::{allowed_hosts, check as check_local, require_token, Credential};
 pub use hook_feed::{FeedEvent, HookFeed};
-pub use live::LiveSession;
 pub use openapi::openapi_document;
 pub use token::{api_token_file, read_api_token, ApiToken};
 
@@ -35,10 +33,10 @@ use std::sync::{Arc, Mutex};
 
 use body::{ApiJson, ApiPath, ApiQuery};
 
-use crate::approvals::PendingApprovals;
 use crate::host::Host;
 use crate::session::{Approvals, ProviderChoice, Recording, SessionRequest, Tools};
 use crate::store::SessionStore;
+use cohost_session::RunningSession;
 
 /// The user's API credential (the token, first written if missing, and its
 /// owner-only file): what `cohost serve` and `cohost mcp --http` require.
@@ -55,7 +53,7 @@ pub const DEFAULT_PORT: u16 = 4317;
 pub struct AppState {
     host: Host,
     store: SessionStore,
-    sessions: Mutex<HashMap<String, Arc<LiveSession>>>,
+    sessions: Mutex<HashMap<String, RunningSession>>,
     hooks: Arc<HookFeed>,
 }
 
@@ -328,10 +326,9 @@ async fn create_session(
     ApiJson(b): ApiJson<CreateBody>,
 ) -> Result<(StatusCode, Json<serde_json::Value>), ApiError> {
     let cfg = s.host.config()?;
-    let decisions = PendingApprovals::new("the approval was abandoned");
     let mut req = SessionRequest::new(
         ProviderChoice::Id(b.provider.clone()),
-        Approvals::answered_by(b.approval, Arc::new(decisions.clone())),
+        Approvals::all_through_handle(b.approval, "the approval was abandoned"),
     );
     req.cwd = Some(b.cwd);
     req.model = b.model;
@@ -346,8 +343,8 @@ async fn create_session(
         };
     }
     let prepared = crate::session::prepare(&s.host, &cfg, req).map_err(CohostError::from)?;
-    let live = LiveSession::start(prepared, decisions).await?;
-    let id = live.id.clone();
+    let live = prepared.launch().await?;
+    let id = live.record_id().unwrap_or_default().to_string();
     lock(&s.sessions).insert(id.clone(), live);
     Ok((
         StatusCode::CREATED,
@@ -378,7 +375,7 @@ async fn list_sessions(
     Ok(Json(s.store.list()?))
 }
 
-fn live(s: &AppState, id: &str) -> Result<Arc<LiveSession>, ApiError> {
+fn live(s: &AppState, id: &str) -> Result<RunningSession, ApiError> {
     lock(&s.sessions).get(id).cloned().ok_or_else(|| {
         ApiError(
             CohostError::new(
@@ -407,22 +404,31 @@ async fn prompt(
     ApiJson(b): ApiJson<PromptBody>,
 ) -> Result<StatusCode, ApiError> {
     let live = live(&s, &id)?;
-    let input = live.input(b.text, &b.files, &b.images)?;
-    live.prompt_input(input).await?;
+    let input = crate::session::attach::prompt_input(
+        live.descriptor(),
+        live.cwd(),
+        b.text,
+        &b.files,
+        &b.images,
+    )?;
+    live.prompt(input)?;
     Ok(StatusCode::ACCEPTED)
 }
 
-/// Ends a session. Dropping the last handle closes its prompt queue, so its
-/// task terminates the adapter once the interrupted turn has ended; SSE
-/// subscribers see their stream close.
+/// Ends a session: its turn is interrupted, waiting approvals denied, and
+/// its agent stopped in the background; SSE subscribers see their stream
+/// close.
 async fn end_session(
     State(s): State<Arc<AppState>>,
     ApiPath(id): ApiPath<String>,
 ) -> Result<StatusCode, ApiError> {
     let live = live(&s, &id)?;
     lock(&s.sessions).remove(&id);
-    live.interrupt();
-    live.decisions.abandon_all();
+    tokio::spawn(async move {
+        if let Err(e) = live.terminate().await {
+            tracing::warn!(error = %e, "ending the session's agent failed");
+        }
+    });
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -451,7 +457,7 @@ async fn approve(
         message: b.message,
         origin: DecisionOrigin::User,
     };
-    if live(&s, &id)?.decisions.answer(Some(&tool_id), decision) {
+    if live(&s, &id)?.decide(Some(&tool_id), decision) {
         Ok(Json(
             serde_json::json!({ "tool_id": tool_id, "decision": b.decision }),
         ))
@@ -469,9 +475,13 @@ async fn events(
     State(s): State<Arc<AppState>>,
     ApiPath(id): ApiPath<String>,
 ) -> Result<impl IntoResponse, ApiError> {
-    let (past, rx) = live(&s, &id)?.subscribe();
-    let live_events = tokio_stream_from(rx);
-    let stream = futures::stream::iter(past).chain(live_events).map(|ev| {
+    // A subscriber cut off for falling behind sees its stream end (chunk
+    // indexes say what it missed; it can subscribe again for the replay).
+    let events = live(&s, &id)?
+        .subscribe()
+        .take_while(|ev| std::future::ready(ev.is_ok()))
+        .filter_map(|ev| std::future::ready(ev.ok()));
+    let stream = events.map(|ev| {
         let data = clean_json(&ev);
         let kind = serde_json::to_value(&ev.body)
             .ok()
@@ -514,20 +524,4 @@ fn clean_json<T: serde::Serialize>(value: &T) -> String {
     let mut v = serde_json::to_value(value).unwrap_or_default();
     cohost_core::sanitize::sanitize_json(&mut v);
     v.to_string()
-}
-
-/// A broadcast receiver as a stream; a lagging subscriber skips what it
-/// missed (chunk indexes let it notice).
-fn tokio_stream_from(
-    rx: tokio::sync::broadcast::Receiver<cohost_core::Event>,
-) -> impl futures::Stream<Item = cohost_core::Event> {
-    futures::stream::unfold(rx, |mut rx| async move {
-        loop {
-            match rx.recv().await {
-                Ok(ev) => return Some((ev, rx)),
-                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
-                Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
-            }
-        }
-    })
 }

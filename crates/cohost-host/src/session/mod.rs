@@ -7,9 +7,9 @@
 //! directory, the approval policy and who answers approvals, the tools policy
 //! (agent CLIs bring their own tools and refuse offered ones), context files
 //! (a provider that takes none gets `@path` mentions) and the session record
-//! are decided once, in [`prepare`] and [`OpenSession::prompt`]. Every front
-//! end then drives the resulting [`OpenSession`] and consumes the same engine
-//! event stream through [`OpenSession::prompt`].
+//! are decided once, in [`prepare`]. Every front end then runs the resulting
+//! [`OpenSession`] as a [`cohost_session::RunningSession`]
+//! ([`OpenSession::launch`]): commands in, the same engine events out.
 
 pub mod attach;
 mod default_agent;
@@ -31,6 +31,7 @@ use crate::config::HostConfig;
 use crate::host::Host;
 use crate::slots;
 use crate::store::{SessionRecord, SessionStore};
+use cohost_session::PendingApprovals;
 
 /// Real agents tried, in order, when no provider is named: the first that
 /// is installed, enabled and signed in runs, else the built-in mock.
@@ -54,6 +55,8 @@ pub enum ProviderChoice {
 pub struct Approvals {
     mode: ApprovalMode,
     source: Arc<dyn DecisionSource>,
+    /// Requests that wait for [`cohost_session::RunningSession::decide`].
+    handle: Option<PendingApprovals>,
 }
 
 impl Approvals {
@@ -65,13 +68,43 @@ impl Approvals {
             ApprovalMode::DenyAll => Arc::new(Policy::DenyAll),
             ApprovalMode::Ask => ask,
         };
-        Approvals { mode, source }
+        Approvals {
+            mode,
+            source,
+            handle: None,
+        }
     }
 
-    /// Every request goes to `source`, whatever the mode (the settings API
-    /// answers over HTTP in every mode).
+    /// Every request goes to `source`, whatever the mode.
     pub fn answered_by(mode: ApprovalMode, source: Arc<dyn DecisionSource>) -> Approvals {
-        Approvals { mode, source }
+        Approvals {
+            mode,
+            source,
+            handle: None,
+        }
+    }
+
+    /// The policy of `mode`, and under `Ask` each request waits for an
+    /// answer through the running session's handle
+    /// ([`cohost_session::RunningSession::decide`]); `abandoned` is the
+    /// reason the agent is given for a request the session ends on.
+    pub fn through_handle(mode: ApprovalMode, abandoned: &'static str) -> Approvals {
+        let pending = PendingApprovals::new(abandoned);
+        Approvals {
+            handle: Some(pending.clone()),
+            ..Approvals::policy(mode, Arc::new(pending))
+        }
+    }
+
+    /// Every request, whatever the mode, waits for an answer through the
+    /// running session's handle (the settings API, MCP and ACP answer for
+    /// their clients in every mode).
+    pub fn all_through_handle(mode: ApprovalMode, abandoned: &'static str) -> Approvals {
+        let pending = PendingApprovals::new(abandoned);
+        Approvals {
+            handle: Some(pending.clone()),
+            ..Approvals::answered_by(mode, Arc::new(pending))
+        }
     }
 
     /// Deny every tool call (smoke tests).
@@ -475,7 +508,8 @@ pub fn prepare(
     let session = HostSession::new(factory, config, req.approvals.source, req.options);
     Ok(OpenSession::new(session, record, fell_back, cwd)
         .with_default_note(note)
-        .with_credential_hint(hint))
+        .with_credential_hint(hint)
+        .with_approvals(req.approvals.handle))
 }
 
 fn unsupported_fork(id: &str) -> CohostError {

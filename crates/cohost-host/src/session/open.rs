@@ -3,15 +3,18 @@
 
 use std::path::{Path, PathBuf};
 
+use async_trait::async_trait;
 use cohost_core::{
     CohostError, EventSink, HostSession, PromptInput, ProviderDescriptor, SessionControl, State,
     TurnOutcome,
 };
+use cohost_session::{LogLimits, PendingApprovals, RunningSession, SessionInfo, Turns};
 
 use crate::store::{SessionRecord, SessionStore};
 
-/// A prepared (then started) session. Every front end runs its turns through
-/// [`OpenSession::prompt`], so the events, the record bookkeeping and the
+/// A prepared (then started) session. Every front end runs it as a
+/// [`RunningSession`] ([`OpenSession::launch`]), whose task runs its turns
+/// through [`Turns`], so the events, the record bookkeeping and the
 /// lifecycle are the same whichever front end drives it.
 pub struct OpenSession {
     session: HostSession,
@@ -20,6 +23,7 @@ pub struct OpenSession {
     cwd: PathBuf,
     default_note: Option<String>,
     credential_hint: Option<String>,
+    approvals: Option<PendingApprovals>,
 }
 
 impl From<HostSession> for OpenSession {
@@ -44,6 +48,7 @@ impl OpenSession {
             cwd,
             default_note: None,
             credential_hint: None,
+            approvals: None,
         }
     }
 
@@ -68,6 +73,31 @@ impl OpenSession {
     pub(super) fn with_default_note(mut self, note: Option<String>) -> OpenSession {
         self.default_note = note;
         self
+    }
+
+    pub(super) fn with_approvals(mut self, approvals: Option<PendingApprovals>) -> OpenSession {
+        self.approvals = approvals;
+        self
+    }
+
+    /// Start the agent (see [`OpenSession::start`]) and run the session in
+    /// a task of its own: the handle every front end drives it through.
+    pub async fn launch(mut self) -> Result<RunningSession, CohostError> {
+        self.start().await?;
+        Ok(self.into_running())
+    }
+
+    /// Run this started session in a task of its own (see
+    /// [`OpenSession::launch`]).
+    pub fn into_running(mut self) -> RunningSession {
+        let info = SessionInfo {
+            record_id: self.record_id().map(String::from),
+            descriptor: self.descriptor().clone(),
+            cwd: self.cwd.clone(),
+            model: self.session.config().model.clone(),
+        };
+        let approvals = self.approvals.take();
+        RunningSession::spawn(self, info, approvals, LogLimits::default())
     }
 
     pub(super) fn with_credential_hint(mut self, hint: Option<String>) -> OpenSession {
@@ -98,7 +128,7 @@ impl OpenSession {
     }
 
     /// A handle to interrupt the running turn from elsewhere.
-    pub fn control(&self) -> SessionControl {
+    pub(crate) fn control(&self) -> SessionControl {
         self.session.control()
     }
 
@@ -128,7 +158,11 @@ impl OpenSession {
 
     /// Run one turn, every engine event into `sink`, then bring the record
     /// up to date (native id, one more turn seen).
-    pub async fn prompt(&mut self, input: PromptInput, sink: &mut dyn EventSink) -> TurnOutcome {
+    pub(crate) async fn prompt(
+        &mut self,
+        input: PromptInput,
+        sink: &mut dyn EventSink,
+    ) -> TurnOutcome {
         let (outcome, native) = self.turn(input, sink).await;
         record_turn(&mut self.record, native);
         outcome
@@ -160,7 +194,7 @@ impl OpenSession {
     /// end with one prompt (`cohost run`): the agent is told to stop before
     /// the record is written, so its exit and the record's fsyncs overlap
     /// instead of adding up.
-    pub async fn prompt_then_terminate(
+    pub(crate) async fn prompt_then_terminate(
         &mut self,
         input: PromptInput,
         sink: &mut dyn EventSink,
@@ -178,6 +212,47 @@ impl OpenSession {
     /// Stop the agent. Idempotent.
     pub async fn terminate(&mut self) -> Result<(), CohostError> {
         self.session.terminate().await
+    }
+}
+
+#[async_trait]
+impl Turns for OpenSession {
+    async fn turn(&mut self, input: PromptInput, sink: &mut dyn EventSink) -> TurnOutcome {
+        self.prompt(input, sink).await
+    }
+
+    async fn last_turn(
+        &mut self,
+        input: PromptInput,
+        sink: &mut dyn EventSink,
+    ) -> (TurnOutcome, Result<(), CohostError>) {
+        self.prompt_then_terminate(input, sink).await
+    }
+
+    async fn set_model(&mut self, model: Option<String>) -> Result<(), CohostError> {
+        self.session.set_model(model.clone()).await?;
+        if let Some((store, rec)) = &mut self.record {
+            match store.update(&rec.id, |r| r.model = model) {
+                Ok(Some(stored)) => *rec = stored,
+                Ok(None) => tracing::warn!(session = %rec.id, "the session record is gone"),
+                Err(e) => {
+                    tracing::warn!(session = %rec.id, error = %e, "could not record the model")
+                }
+            }
+        }
+        Ok(())
+    }
+
+    async fn terminate(&mut self) -> Result<(), CohostError> {
+        OpenSession::terminate(self).await
+    }
+
+    fn control(&self) -> SessionControl {
+        OpenSession::control(self)
+    }
+
+    fn native_session_id(&self) -> Option<String> {
+        OpenSession::native_session_id(self).map(String::from)
     }
 }
 

@@ -15,7 +15,7 @@ pub mod map;
 pub mod model;
 mod turn;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 use agent_client_protocol::schema::ProtocolVersion;
@@ -30,7 +30,6 @@ use agent_client_protocol::v1::schema::{
 use agent_client_protocol::{on_receive_notification, on_receive_request, Agent, Stdio};
 use cohost_core::sync::lock;
 use cohost_core::{ApprovalMode, CohostError, ErrorCode, ResumeSupport};
-use tokio::sync::Notify;
 
 use crate::hub::{Hub, OpenRequest};
 
@@ -39,8 +38,8 @@ pub struct AcpState {
     hub: Hub,
     /// Who answers each session's approvals (`session/set_mode`).
     modes: Mutex<HashMap<String, ApprovalMode>>,
-    /// The running prompt of each session, woken by `session/cancel`.
-    running: Mutex<HashMap<String, Arc<Notify>>>,
+    /// The sessions running a prompt (one at a time each).
+    running: Mutex<HashSet<String>>,
 }
 
 impl AcpState {
@@ -246,8 +245,10 @@ pub async fn serve_stdio(state: Arc<AcpState>) -> Result<(), CohostError> {
         .on_receive_notification(
             async move |n: CancelNotification, _cx| {
                 let id = n.session_id.to_string();
-                if let Some(wake) = lock(&s7.running).get(&id) {
-                    wake.notify_one();
+                // Before the prompt's turn has begun too: the handle keeps
+                // the interrupt for it.
+                if let Ok(s) = s7.hub.get(&id) {
+                    s.live.interrupt();
                 }
                 Ok(())
             },

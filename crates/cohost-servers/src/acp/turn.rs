@@ -16,10 +16,9 @@ use cohost_core::{
     ApprovalMode, ApprovalOption, CohostError, Decision, DecisionOrigin, EndReason, ErrorCode,
     EventBody, ToolKind,
 };
-use tokio::sync::{broadcast, Notify};
 
 use super::{map, AcpState};
-use crate::hub::{HubSession, TurnStop};
+use crate::hub::HubSession;
 
 /// Removes the session's running-prompt entry and marks it idle however
 /// the prompt ends.
@@ -48,22 +47,21 @@ pub(super) async fn prompt(
 ) -> Result<PromptResponse, CohostError> {
     let id = req.session_id.to_string();
     let s = st.hub.get(&id)?;
-    let wake = Arc::new(Notify::new());
     {
         let mut running = lock(&st.running);
-        if running.contains_key(&id) {
+        if running.contains(&id) {
             return Err(CohostError::new(
                 ErrorCode::ConfigInvalid,
                 format!("session `{id}` is already running a prompt"),
             )
             .with_fix("wait for it to end, or send session/cancel"));
         }
-        running.insert(id.clone(), wake.clone());
+        running.insert(id.clone());
     }
     s.begin_turn();
     let _running = Running(st, s.clone());
-    let (_, mut rx) = s.live.subscribe();
-    s.live.prompt_input(map::prompt(req.prompt)).await?;
+    let mut rx = s.live.subscribe_new();
+    s.live.prompt(map::prompt(req.prompt))?;
     let sid = req.session_id;
     let send = |u: SessionUpdate| {
         if let Err(e) = conn.send_notification(SessionNotification::new(sid.clone(), u)) {
@@ -72,26 +70,18 @@ pub(super) async fn prompt(
     };
     let mut announced: HashSet<String> = HashSet::new();
     let mut last_error: Option<CohostError> = None;
-    let mut stop = TurnStop::new(st.hub.limits());
+    // `session/cancel` interrupts through the session's handle; the turn
+    // limit is the engine's.
     loop {
-        let ev = tokio::select! {
-            ev = rx.recv() => ev,
-            _ = wake.notified(), if !stop.stopping() => {
-                stop.stop(&s);
-                continue;
+        let ev = match rx.recv().await {
+            Ok(Some(ev)) => ev,
+            Ok(None) => return Err(crashed(&id)),
+            Err(lagged) => {
+                return Err(CohostError::new(
+                    ErrorCode::InvalidOutput,
+                    format!("the ACP prompt of session `{id}` {lagged}"),
+                ))
             }
-            _ = stop.due() => {
-                stop.fire(&s);
-                continue;
-            }
-        };
-        let ev = match ev {
-            Ok(ev) => ev,
-            Err(broadcast::error::RecvError::Lagged(n)) => {
-                tracing::warn!(missed = n, "the ACP prompt lagged behind the session");
-                continue;
-            }
-            Err(broadcast::error::RecvError::Closed) => return Err(crashed(&id)),
         };
         match &ev.body {
             EventBody::ToolCall { tool_id, .. } => {
@@ -164,10 +154,7 @@ impl Ask {
             ApprovalMode::Ask => self.ask_client().await,
         };
         // The client may answer before the engine asks its decision source.
-        self.session
-            .live
-            .decisions
-            .answer_early(&self.tool_id, decision);
+        self.session.live.decide_seen(&self.tool_id, decision);
     }
 
     async fn ask_client(&self) -> Decision {

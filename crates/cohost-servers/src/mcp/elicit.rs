@@ -79,5 +79,5 @@ pub(super) async fn ask(peer: Peer<RoleServer>, s: Arc<HubSession>, p: PendingVi
         )
     };
     // The person may answer before the engine asks its decision source.
-    s.live.decisions.answer_early(&p.tool_id, d);
+    s.live.decide_seen(&p.tool_id, d);
 }

@@ -14,7 +14,7 @@ use tokio::time::Instant;
 use super::params::{AskAgent, ContinueSession, ListApprovals, ResolveApproval, Wait as WaitArgs};
 use super::turn::{PendingView, TurnReport, TurnTracker};
 use super::{elicit, McpState};
-use crate::hub::{HubSession, OpenRequest, TurnStop};
+use crate::hub::{HubSession, OpenRequest};
 
 /// The longest `wait` blocks.
 const MAX_WAIT: Duration = Duration::from_secs(300);
@@ -77,7 +77,7 @@ pub(super) async fn ask_agent(
         .await?;
     let tracker = st.tracker(&s);
     let input = prompt_input(a.prompt, a.context_files);
-    turn(st, &s, &tracker, input, a.wait.unwrap_or(true), ctx).await
+    turn(&s, &tracker, input, a.wait.unwrap_or(true), ctx).await
 }
 
 /// `continue_session`: an open session, else a stored one reopened.
@@ -100,11 +100,10 @@ pub(super) async fn continue_session(
     };
     let tracker = st.tracker(&s);
     let input = prompt_input(a.prompt, a.context_files);
-    turn(st, &s, &tracker, input, a.wait.unwrap_or(true), ctx).await
+    turn(&s, &tracker, input, a.wait.unwrap_or(true), ctx).await
 }
 
 async fn turn(
-    st: &McpState,
     s: &Arc<HubSession>,
     tracker: &TurnTracker,
     input: PromptInput,
@@ -113,7 +112,7 @@ async fn turn(
 ) -> Result<Value, CohostError> {
     let n = tracker.begin()?;
     s.begin_turn();
-    if let Err(e) = s.live.prompt_input(input).await {
+    if let Err(e) = s.live.prompt(input) {
         tracker.abort(&e);
         s.end_turn();
         return Err(e);
@@ -121,7 +120,7 @@ async fn turn(
     if !wait {
         return Ok(view(s, &tracker.report(), false));
     }
-    let report = follow(st, s, tracker, n, &ctx).await;
+    let report = follow(s, tracker, n, &ctx).await;
     match (&report.error, report.end_reason) {
         (Some(e), Some(cohost_core::EndReason::Error)) => {
             // The tool error carries cohost's code and fix, plus the session.
@@ -134,10 +133,8 @@ async fn turn(
 }
 
 /// Follow turn `n` to its end: stream its text as progress, hand its
-/// approvals to elicitation, interrupt it when the request is cancelled or
-/// the turn runs past the limit.
+/// approvals to elicitation, interrupt it when the request is cancelled.
 async fn follow(
-    st: &McpState,
     s: &Arc<HubSession>,
     tracker: &TurnTracker,
     n: u64,
@@ -148,7 +145,7 @@ async fn follow(
     let can_elicit = elicit::supported(&ctx.peer);
     let mut sent = 0usize;
     let mut asked: HashSet<String> = HashSet::new();
-    let mut stop = TurnStop::new(st.hub().limits());
+    let mut stopping = false;
     loop {
         let (delta, fresh, done) = {
             let r = rx.borrow_and_update();
@@ -180,8 +177,12 @@ async fn follow(
         }
         tokio::select! {
             changed = rx.changed() => if changed.is_err() { break },
-            _ = ctx.ct.cancelled(), if !stop.stopping() => stop.stop(s),
-            _ = stop.due() => stop.fire(s),
+            // The client cancelled the call: the turn stops too (the turn
+            // limit is the engine's).
+            _ = ctx.ct.cancelled(), if !stopping => {
+                stopping = true;
+                s.live.interrupt();
+            }
         }
     }
     tracker.report()
@@ -290,7 +291,7 @@ pub(super) fn resolve_approval(st: &McpState, a: ResolveApproval) -> Result<Valu
         .iter()
         .any(|p| p.tool_id == a.tool_id);
     if pending {
-        s.live.decisions.answer_early(&a.tool_id, decision);
+        s.live.decide_seen(&a.tool_id, decision);
         Ok(json!({ "session_id": a.session_id, "tool_id": a.tool_id, "decision": option }))
     } else {
         Err(CohostError::new(

@@ -12,7 +12,7 @@ use cohost_core::{
 };
 use serde::Serialize;
 use std::sync::Arc;
-use tokio::sync::{broadcast, watch};
+use tokio::sync::watch;
 
 use crate::hub::HubSession;
 
@@ -199,14 +199,14 @@ impl TurnTracker {
     /// is marked idle when a turn ends (held weakly: the tracker never keeps
     /// an ended session alive).
     pub fn follow(session: &Arc<HubSession>) -> TurnTracker {
-        let mut events = session.live.subscribe().1;
+        let mut events = session.live.subscribe_new();
         let weak = Arc::downgrade(session);
         let (state, _) = watch::channel(TurnReport::default());
         let tx = state.clone();
         tokio::spawn(async move {
             loop {
                 match events.recv().await {
-                    Ok(ev) => {
+                    Ok(Some(ev)) => {
                         tx.send_modify(|r| r.apply(&ev));
                         if matches!(ev.body, EventBody::StreamEnd { .. }) {
                             if let Some(s) = weak.upgrade() {
@@ -214,10 +214,11 @@ impl TurnTracker {
                             }
                         }
                     }
-                    Err(broadcast::error::RecvError::Lagged(n)) => {
-                        tracing::warn!(missed = n, "MCP turn tracker lagged behind the session");
+                    Ok(None) => break,
+                    Err(lagged) => {
+                        tracing::warn!(%lagged, "the MCP turn tracker");
+                        break;
                     }
-                    Err(broadcast::error::RecvError::Closed) => break,
                 }
             }
             tx.send_modify(|r| r.running = false);

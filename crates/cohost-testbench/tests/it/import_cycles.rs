@@ -37,10 +37,6 @@ const ALLOWED: &[(&str, &str)] = &[
     // issue 31: to break
     ("cohost-agents", "process/locate.rs -> process/probe_cache.rs -> process/locate.rs"),
     // issue 31: to break
-    ("cohost-cli", "cmd/chat.rs -> cmd/room_tui.rs -> cmd/share.rs -> cmd/room_tui.rs -> cmd/chat.rs"),
-    // issue 31: to break
-    ("cohost-cli", "multiplayer/host.rs -> multiplayer/host_turn.rs -> multiplayer/host.rs"),
-    // issue 31: to break
     ("cohost-core", "sanitize.rs -> sanitize/names.rs -> sanitize.rs -> sanitize/stream.rs -> sanitize.rs"),
     // issue 31: to break
     ("cohost-fakellm", "anthropic.rs -> server.rs -> gemini.rs -> server.rs -> ollama.rs -> openai_chat.rs -> server.rs -> openai_responses.rs -> server.rs -> anthropic.rs"),

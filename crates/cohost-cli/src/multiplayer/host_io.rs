@@ -1,0 +1,92 @@
+//! What the host bridge and its helpers share: the host's commands, the
+//! bridge's notices, the room's policies, and sending a frame.
+
+use cohost_core::{ApprovalContext, EndReason, Event};
+use cohost_protocol::Frame;
+use cohost_relay::RelayClient;
+use cohost_share::{Chat, Presence, ShareError, Suggestion, SuggestionDecision};
+use tokio::sync::mpsc;
+
+/// What the host (a person or a test) tells the bridge.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HostInput {
+    /// Run this prompt.
+    Prompt(String),
+    /// Run a pending suggestion.
+    Accept(String),
+    /// Reject a pending suggestion.
+    Reject(String),
+    /// Decide a pending tool approval (`None`: the only pending one).
+    Approve {
+        /// Which call.
+        tool_id: Option<String>,
+        /// Allow or deny.
+        allow: bool,
+    },
+    /// Interrupt the running turn.
+    Interrupt,
+    /// Say something in the room chat.
+    Chat(String),
+    /// Remove a participant (by name, `#id` or id): its token is revoked at
+    /// the relay and the room key rotates.
+    Kick(String),
+    /// List who is in the room.
+    Who,
+    /// Close the room and stop.
+    Quit,
+}
+
+/// What the bridge tells the host.
+#[derive(Debug, Clone)]
+pub enum HostNotice {
+    /// A co-driver suggested a prompt (waiting for Accept/Reject under `Ask`).
+    Suggested(Suggestion),
+    /// A suggestion was decided (by the policy or the host).
+    SuggestionDecided(SuggestionDecision),
+    /// A local event of the running turn (for rendering).
+    Event(Event),
+    /// The agent asks to run a tool; answer with `HostInput::Approve`.
+    ApprovalNeeded(ApprovalContext),
+    /// Chat from the room.
+    Chat(Chat),
+    /// Who is in the room changed (the host's own connection included, once
+    /// welcomed).
+    Presence(Presence),
+    /// Something about the room or its connection, to show as it is.
+    Room(String),
+    /// A turn finished.
+    TurnDone(EndReason),
+    /// A co-driver asks to stop the running turn (under the `Ask` policy:
+    /// answer with `HostInput::Interrupt`).
+    InterruptRequested {
+        /// Who asked.
+        from: String,
+    },
+}
+
+/// What to do with co-driver suggestions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SuggestionPolicy {
+    /// Queue them for the host to accept or reject.
+    Ask,
+    /// Run them in order (trusted rooms, tests).
+    Accept,
+    /// Reject them all.
+    Reject,
+}
+
+/// Send a built frame; a frame that could not be built or sent is told to
+/// the host (never dropped silently).
+pub(super) async fn deliver(
+    client: &RelayClient,
+    notices: &mpsc::UnboundedSender<HostNotice>,
+    frame: Result<Frame, ShareError>,
+) {
+    let sent = match frame {
+        Ok(f) => client.send(&f).await.map_err(|e| e.to_string()),
+        Err(e) => Err(e.to_string()),
+    };
+    if let Err(e) = sent {
+        let _ = notices.send(HostNotice::Room(format!("a frame was not sent: {e}")));
+    }
+}

@@ -1,0 +1,19 @@
+//! cohost's running session.
+//!
+//! A started session runs in a task of its own; front ends hold
+//! [`RunningSession`] handles: commands in (`prompt`, `interrupt`, `decide`,
+//! `set_model`, `terminate`), events out to any number of
+//! [`Subscription`]s, with a bounded replay of the recent past for late
+//! subscribers. `cohost run`, `chat`, `share`, `serve`, `mcp` and `acp`
+//! drive their sessions only through it, so none writes a turn loop of its
+//! own and several sessions run side by side in one process.
+
+#![forbid(unsafe_code)]
+
+mod approvals;
+mod log;
+mod running;
+
+pub use approvals::PendingApprovals;
+pub use log::{EventLog, Lagged, LogLimits, Subscription};
+pub use running::{RunningSession, SessionInfo, Turn, Turns};
