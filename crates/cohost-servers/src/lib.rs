@@ -15,5 +15,6 @@
 pub mod acp;
 pub mod hub;
 pub mod mcp;
+mod stdio_guard;
 
 pub use hub::{Hub, HubLimits, OpenRequest};

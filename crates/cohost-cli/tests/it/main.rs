@@ -6,9 +6,15 @@
 //! (`cargo nextest run -p cohost-cli -E 'test(/^<name>::/)'`). The shared
 //! support folders stay beside `it/` and are declared here once.
 
-// A test crate: a failed unwrap is a failed test with its line, and
-// nothing here is API.
-#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
+// A test crate: a failed unwrap is a failed test with its line, nothing
+// here is API, and a test may sleep while it polls a process it started
+// (no session's runtime runs on its thread).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::disallowed_methods,
+    unreachable_pub
+)]
 
 mod acp_clients;
 mod acp_loopback;
@@ -38,6 +44,7 @@ mod secret_channels;
 mod serve_schemathesis;
 mod share_join_cli;
 mod signed_out;
+mod stdio_bad_input;
 mod terminal_exits;
 #[path = "../tls_support/mod.rs"]
 mod tls_support;

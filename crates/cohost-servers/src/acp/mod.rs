@@ -27,7 +27,7 @@ use agent_client_protocol::v1::schema::{
     SetSessionConfigOptionRequest, SetSessionConfigOptionResponse, SetSessionModeRequest,
     SetSessionModeResponse,
 };
-use agent_client_protocol::{on_receive_notification, on_receive_request, Agent, Stdio};
+use agent_client_protocol::{on_receive_notification, on_receive_request, Agent, Lines};
 use cohost_core::sync::lock;
 use cohost_core::{ApprovalMode, CohostError, ErrorCode, ResumeSupport};
 
@@ -69,6 +69,35 @@ pub fn rpc_error(e: &CohostError) -> agent_client_protocol::Error {
     .data(data)
 }
 
+/// A `cwd` from the client: ACP requires an absolute path, and the agent
+/// needs it to exist. Refused as invalid params, with what to send instead.
+fn client_cwd(cwd: std::path::PathBuf) -> Result<std::path::PathBuf, agent_client_protocol::Error> {
+    let refuse = |why: String| {
+        let e = CohostError::new(ErrorCode::ConfigInvalid, why)
+            .with_fix("send the absolute path of an existing directory as `cwd`");
+        let mut data = serde_json::to_value(&e).unwrap_or_default();
+        cohost_core::sanitize::sanitize_json(&mut data);
+        agent_client_protocol::Error::new(
+            agent_client_protocol::ErrorCode::INVALID_PARAMS,
+            cohost_core::sanitize(&e.message),
+        )
+        .data(data)
+    };
+    if !cwd.is_absolute() {
+        return Err(refuse(format!(
+            "`cwd` must be an absolute path (ACP requires it), not `{}`",
+            cohost_core::sanitize::inert_line(&cwd.display().to_string())
+        )));
+    }
+    if !cwd.is_dir() {
+        return Err(refuse(format!(
+            "`cwd` {} is not an existing directory",
+            cohost_core::sanitize::inert_line(&cwd.display().to_string())
+        )));
+    }
+    Ok(cwd)
+}
+
 const MODES: [(&str, &str, &str); 3] = [
     (
         "ask",
@@ -107,12 +136,13 @@ fn mode_from_id(id: &str) -> Option<ApprovalMode> {
 /// Capabilities from the default provider's descriptor: `load` where it
 /// resumes natively, embedded context where it takes context files (links
 /// always work: they become `@path` mentions).
-fn capabilities(hub: &Hub) -> AgentCapabilities {
+async fn capabilities(hub: &Hub) -> AgentCapabilities {
     let choice = match hub.default_provider() {
         Some(id) => cohost_host::session::ProviderChoice::Id(id.to_string()),
         None => cohost_host::session::ProviderChoice::Default,
     };
     let caps = cohost_host::session::choose(hub.host(), &choice)
+        .await
         .ok()
         .map(|(f, _)| f.descriptor().capabilities);
     let resumes = caps
@@ -145,7 +175,7 @@ pub async fn serve_stdio(state: Arc<AcpState>) -> Result<(), CohostError> {
                 let version = req.protocol_version.min(ProtocolVersion::V1);
                 responder.respond(
                     InitializeResponse::new(version)
-                        .agent_capabilities(capabilities(&s1.hub))
+                        .agent_capabilities(capabilities(&s1.hub).await)
                         .agent_info(Implementation::new("cohost", env!("CARGO_PKG_VERSION"))),
                 )
             },
@@ -154,11 +184,15 @@ pub async fn serve_stdio(state: Arc<AcpState>) -> Result<(), CohostError> {
         .on_receive_request(
             async move |req: NewSessionRequest, responder, cx| {
                 let st = s2.clone();
+                let cwd = match client_cwd(req.cwd) {
+                    Ok(c) => c,
+                    Err(e) => return responder.respond_with_error(e),
+                };
                 cx.spawn(async move {
                     let opened = st
                         .hub
                         .open(OpenRequest {
-                            cwd: Some(req.cwd),
+                            cwd: Some(cwd),
                             ..OpenRequest::default()
                         })
                         .await;
@@ -254,7 +288,10 @@ pub async fn serve_stdio(state: Arc<AcpState>) -> Result<(), CohostError> {
             },
             on_receive_notification!(),
         )
-        .connect_to(Stdio::new())
+        .connect_to({
+            let (incoming, outgoing) = crate::stdio_guard::stdio();
+            Lines::new(outgoing, incoming)
+        })
         .await;
     state.hub.close_all();
     served.map_err(|e| {

@@ -185,7 +185,7 @@ fn io_error(what: &str, e: impl std::fmt::Display) -> CohostError {
 /// is ended.
 pub async fn serve_stdio(state: Arc<McpState>) -> Result<(), CohostError> {
     let service = CohostMcp::new(state.clone())
-        .serve(rmcp::transport::stdio())
+        .serve(crate::stdio_guard::stdio_bytes())
         .await
         .map_err(|e| io_error("the MCP client did not initialize", e))?;
     let ended = service.waiting().await;
