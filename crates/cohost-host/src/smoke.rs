@@ -225,7 +225,7 @@ pub async fn test_provider(
                 max_respawns: 0,
                 ..Default::default()
             };
-            match crate::session::prepare(host, &cfg, req) {
+            match crate::session::prepare(host, &cfg, req).await {
                 Ok(session) => Ok(run_once(session, host.timeouts.smoke).await),
                 Err(e) => Err(e.into()),
             }

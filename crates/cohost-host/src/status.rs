@@ -1,6 +1,8 @@
 //! Provider status (seed 002): discovery + credentials + the last smoke
 //! test, reduced to one value with a message and a suggested fix.
 
+use std::path::PathBuf;
+
 use cohost_agents::catalog::{self, CliEntry};
 use cohost_agents::process::{find_on_path, probe, EnvPolicy};
 use cohost_core::{sanitize, Capabilities, CohostError, ErrorCode, ProviderKind, SupportTier};
@@ -114,15 +116,12 @@ pub(crate) fn visible_credentials(
 
 /// The binary that answers the status command: the wrapped CLI for a
 /// wrapper that logs in through it (`claude-code-acp` → `claude`), so both
-/// get one verdict from one credential source; else the CLI itself.
-pub(crate) fn status_binary(
-    host: &Host,
-    entry: &CliEntry,
-    discovery: &Discovery,
-) -> Option<std::path::PathBuf> {
+/// get one verdict from one credential source; else the CLI itself
+/// (`command`, where it was found).
+fn status_binary(host: &Host, entry: &CliEntry, command: Option<PathBuf>) -> Option<PathBuf> {
     match entry.login_binary {
         Some(name) => find_on_path(name, host.env.path.as_deref()),
-        None => discovery.command.clone(),
+        None => command,
     }
 }
 
@@ -148,7 +147,7 @@ fn preflight(
     // their own), then the provider's configured variables.
     let mut env = host.env.child_overlay();
     env.extend(settings.env.clone());
-    let cwd = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("."));
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     (check.0)(&|n| env.get(n).cloned(), &cwd)
 }
 
@@ -160,10 +159,23 @@ pub async fn detect_auth(
     discovery: &Discovery,
     settings: &ProviderSettings,
 ) -> AuthState {
+    auth_state(host, entry, discovery.command.clone(), settings).await
+}
+
+/// [`detect_auth`] for a CLI found at `command` (`None`: not found): the
+/// one credential check `cohost agents`, `serve`'s status and the default
+/// agent's choice share. The status command runs through the async
+/// [`probe`] runner (bounded by the auth timeout, its group killed after).
+pub(crate) async fn auth_state(
+    host: &Host,
+    entry: &CliEntry,
+    command: Option<PathBuf>,
+    settings: &ProviderSettings,
+) -> AuthState {
     if let Some(found) = visible_credentials(host, entry, settings) {
         return found;
     }
-    let bin = status_binary(host, entry, discovery);
+    let bin = status_binary(host, entry, command);
     let (Some(args), Some(bin)) = (entry.auth.status_args, bin.as_ref()) else {
         return if entry.auth.is_checkable() {
             AuthState::Missing {

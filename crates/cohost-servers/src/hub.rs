@@ -159,7 +159,9 @@ impl Hub {
             turn_limit: Some(self.limits.turn_timeout),
             ..SessionOptions::default()
         };
-        let prepared = session::prepare(&self.host, &cfg, sreq).map_err(CohostError::from)?;
+        let prepared = session::prepare(&self.host, &cfg, sreq)
+            .await
+            .map_err(CohostError::from)?;
         let descriptor = prepared.descriptor().clone();
         let live = prepared.launch().await?;
         let rec = cohost_host::SessionStore::open(&self.host.paths.state_dir)

@@ -74,7 +74,7 @@ impl Ctx {
 
     /// Open `t`; `fell_back` when no agent was named and the mock runs.
     async fn open(&self, t: &Target) -> Result<(RunningSession, bool), CohostError> {
-        let s = session::prepare(&self.host, &self.cfg, self.request(t))?;
+        let s = session::prepare(&self.host, &self.cfg, self.request(t)).await?;
         let fell_back = s.fell_back();
         Ok((s.launch().await?, fell_back))
     }

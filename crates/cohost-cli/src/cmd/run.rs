@@ -174,10 +174,12 @@ pub async fn run(args: RunArgs) -> CmdResult {
     }
     let prompt = read_prompt(&args.prompt).map_err(Failure::usage)?;
     let (host, cfg) = crate::hostctx::host_and_config()?;
-    let session = session::prepare(&host, &cfg, request(&args)).map_err(|e| match e {
-        SetupError::Tools(e) => Failure::usage(e),
-        SetupError::Other(e) => Failure::from(e),
-    })?;
+    let session = session::prepare(&host, &cfg, request(&args))
+        .await
+        .map_err(|e| match e {
+            SetupError::Tools(e) => Failure::usage(e),
+            SetupError::Other(e) => Failure::from(e),
+        })?;
     let input = session.input(prompt, &args.files, &args.images)?;
     if let Some(note) = session.default_note() {
         eprintln!("cohost: {note}");

@@ -110,7 +110,9 @@ pub async fn run(args: ShareArgs) -> CmdResult {
     );
     req.model = args.target.model.clone();
     req.cwd = args.target.cwd.clone();
-    let session = session::prepare(&host, &cfg, req).map_err(CohostError::from)?;
+    let session = session::prepare(&host, &cfg, req)
+        .await
+        .map_err(CohostError::from)?;
     if let Some(note) = session.default_note() {
         eprintln!("cohost: {note}");
     }

@@ -342,7 +342,9 @@ async fn create_session(
             value,
         };
     }
-    let prepared = crate::session::prepare(&s.host, &cfg, req).map_err(CohostError::from)?;
+    let prepared = crate::session::prepare(&s.host, &cfg, req)
+        .await
+        .map_err(CohostError::from)?;
     let live = prepared.launch().await?;
     let id = live.record_id().unwrap_or_default().to_string();
     lock(&s.sessions).insert(id.clone(), live);

@@ -1,18 +1,16 @@
 //! The agent a session runs when none is named: the first of
 //! [`super::DEFAULT_PREFERENCE`] that can run (installed, enabled, signed
 //! in), else the built-in mock, with a sentence saying which and why for
-//! the front end to print.
-
-use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+//! the front end to print. Whether it is signed in is the same async check
+//! `cohost agents` makes ([`crate::status`]), so no runtime worker waits on
+//! a status command.
 
 use cohost_agents::catalog;
-use cohost_agents::process::{find_on_path, signal_group, GroupSignal};
+use cohost_agents::process::find_on_path;
 
 use crate::config::HostConfig;
 use crate::host::Host;
-use crate::status::{probe_env, visible_credentials};
+use crate::status::{auth_state, AuthState};
 
 /// The default pick: a provider id (`None` = the mock) and why.
 pub(super) struct Pick {
@@ -21,7 +19,7 @@ pub(super) struct Pick {
 }
 
 /// Why `id` cannot be the default, or `None` when it can run.
-fn not_ready(host: &Host, cfg: &HostConfig, id: &str) -> Option<String> {
+async fn not_ready(host: &Host, cfg: &HostConfig, id: &str) -> Option<String> {
     let settings = cfg.provider(id);
     if !settings.enabled {
         return Some("disabled in the config".into());
@@ -36,22 +34,15 @@ fn not_ready(host: &Host, cfg: &HostConfig, id: &str) -> Option<String> {
         Some(b) if b.components().count() > 1 => Some(b.clone()).filter(|b| b.is_file()),
         _ => find_on_path(entry.command(), host.env.path.as_deref()),
     };
-    let Some(bin) = bin else {
+    if bin.is_none() {
         return Some("not installed".into());
-    };
-    if visible_credentials(host, entry, &settings).is_some() || !entry.auth.is_checkable() {
-        return None;
     }
-    let status_bin = match entry.login_binary {
-        Some(name) => find_on_path(name, host.env.path.as_deref()),
-        None => Some(bin),
-    };
-    let signed_in = match (entry.auth.status_args, status_bin) {
-        (Some(args), Some(b)) => {
-            let env = probe_env(host, entry, &settings);
-            status_ok(&b, args, env.build_from_process(), host.timeouts.auth)
-        }
-        _ => false,
+    // A CLI whose sign-in cannot be checked gets the benefit of the doubt;
+    // a status command that fails, hangs past the auth timeout or cannot
+    // run means not signed in.
+    let signed_in = match auth_state(host, entry, bin, &settings).await {
+        AuthState::Present { .. } => true,
+        _ => !entry.auth.is_checkable(),
     };
     if signed_in {
         return None;
@@ -65,50 +56,11 @@ fn not_ready(host: &Host, cfg: &HostConfig, id: &str) -> Option<String> {
     })
 }
 
-/// Whether `bin args…` exits 0 within `timeout` (its group is killed after).
-fn status_ok(
-    bin: &Path,
-    args: &[&str],
-    env: std::collections::BTreeMap<std::ffi::OsString, std::ffi::OsString>,
-    timeout: Duration,
-) -> bool {
-    use std::os::unix::process::CommandExt;
-    let Ok(mut child) = Command::new(bin)
-        .args(args)
-        .env_clear()
-        .envs(env)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .process_group(0)
-        .spawn()
-    else {
-        return false;
-    };
-    let pgid = i32::try_from(child.id()).ok();
-    let deadline = Instant::now() + timeout;
-    let ok = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status.success(),
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(10)),
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                break false;
-            }
-        }
-    };
-    if let Some(g) = pgid {
-        let _ = signal_group(g, GroupSignal::Kill);
-    }
-    ok
-}
-
 /// The first ready agent of the preference list, else the mock.
-pub(super) fn pick(host: &Host, cfg: &HostConfig) -> Pick {
+pub(super) async fn pick(host: &Host, cfg: &HostConfig) -> Pick {
     let mut skipped = Vec::new();
     for id in super::DEFAULT_PREFERENCE {
-        match not_ready(host, cfg, id) {
+        match not_ready(host, cfg, id).await {
             None if skipped.is_empty() => {
                 return Pick {
                     id: Some(id.to_string()),

@@ -360,7 +360,7 @@ fn unknown_session(
 }
 
 /// The factory for `choice`; `true` when it fell back to the mock.
-pub fn choose(
+pub async fn choose(
     host: &Host,
     choice: &ProviderChoice,
 ) -> Result<(Arc<dyn AdapterFactory>, bool), CohostError> {
@@ -374,7 +374,7 @@ pub fn choose(
         }
         ProviderChoice::Default => {
             let cfg = host.config()?;
-            match default_agent::pick(host, &cfg).id {
+            match default_agent::pick(host, &cfg).await.id {
                 Some(id) => Ok((host.registry.get(&id)?, false)),
                 None => Ok((host.registry.get("mock")?, true)),
             }
@@ -432,7 +432,9 @@ pub fn offered_tools(d: &ProviderDescriptor, tools: &Tools) -> Result<Vec<ToolSp
 
 /// Decide everything about a session and build it, not started yet: call
 /// [`OpenSession::start`] next (a front end can report the choice first).
-pub fn prepare(
+/// Async because choosing the default agent may run agents' sign-in status
+/// commands (bounded by the auth timeout).
+pub async fn prepare(
     host: &Host,
     cfg: &HostConfig,
     req: SessionRequest,
@@ -441,11 +443,11 @@ pub fn prepare(
     let mut plan = plan(host, cfg, &store, &req)?;
     let mut note = None;
     if plan.provider == ProviderChoice::Default {
-        let pick = default_agent::pick(host, cfg);
+        let pick = default_agent::pick(host, cfg).await;
         plan.provider = ProviderChoice::Id(pick.id.clone().unwrap_or_else(|| "mock".into()));
         note = Some((pick.note, pick.id.is_none()));
     }
-    let (factory, _) = choose(host, &plan.provider)?;
+    let (factory, _) = choose(host, &plan.provider).await?;
     let fell_back = note.as_ref().is_some_and(|(_, mock)| *mock);
     let note = note.map(|(n, _)| n);
     let descriptor = factory.descriptor();
@@ -529,7 +531,7 @@ pub async fn open(
     cfg: &HostConfig,
     req: SessionRequest,
 ) -> Result<OpenSession, SetupError> {
-    let mut s = prepare(host, cfg, req)?;
+    let mut s = prepare(host, cfg, req).await?;
     s.start().await?;
     Ok(s)
 }

@@ -91,7 +91,7 @@ async fn recorded_sessions_track_turns_and_resume_under_their_id() {
     let mut req = request(home.path());
     req.provider = ProviderChoice::Id("other".into());
     req.resume = Some(id.clone());
-    let e = CohostError::from(prepare(&h, &cfg, req).err().unwrap());
+    let e = CohostError::from(prepare(&h, &cfg, req).await.err().unwrap());
     assert_eq!(e.code, ErrorCode::ConfigInvalid);
     assert!(e.message.contains("belongs to `mock`"), "{}", e.message);
 }
@@ -129,7 +129,7 @@ async fn agent_clis_refuse_offered_tools_as_a_tools_error() {
         origin: "test".into(),
         value: serde_json::json!([{"name": "run_shell"}]),
     };
-    match prepare(&h, &cfg, req).err().unwrap() {
+    match prepare(&h, &cfg, req).await.err().unwrap() {
         SetupError::Tools(e) => assert!(e.message.contains("runs its own tools"), "{e}"),
         other => panic!("expected a tools error, got {other:?}"),
     }
@@ -142,11 +142,11 @@ async fn a_missing_cwd_and_an_unknown_provider_are_refused() {
     let cfg = h.config().unwrap();
     let mut req = request(home.path());
     req.cwd = Some(home.path().join("nope"));
-    let e = CohostError::from(prepare(&h, &cfg, req).err().unwrap());
+    let e = CohostError::from(prepare(&h, &cfg, req).await.err().unwrap());
     assert_eq!(e.code, ErrorCode::ConfigInvalid);
     let mut req = request(home.path());
     req.provider = ProviderChoice::Id("nosuch".into());
-    let e = CohostError::from(prepare(&h, &cfg, req).err().unwrap());
+    let e = CohostError::from(prepare(&h, &cfg, req).await.err().unwrap());
     assert_eq!(e.code, ErrorCode::ProviderNotFound);
 }
 

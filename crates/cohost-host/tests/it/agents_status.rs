@@ -115,7 +115,7 @@ async fn the_default_agent_is_the_first_ready_one_else_the_mock() {
     s.stub_on_path("claude", &claude_script("2.1.332", 1));
     let host = s.host_with(registry(), |_| {});
     let cfg = host.config().unwrap();
-    let p = prepare(&host, &cfg, default_request(&s)).unwrap();
+    let p = prepare(&host, &cfg, default_request(&s)).await.unwrap();
     assert_eq!(p.descriptor().id, "mock");
     assert!(p.fell_back());
     let note = p.default_note().unwrap();
@@ -130,7 +130,7 @@ async fn the_default_agent_is_the_first_ready_one_else_the_mock() {
     let host = s.host_with(registry(), |e| {
         e.vars.insert("OPENAI_API_KEY".into(), "x".into());
     });
-    let p = prepare(&host, &cfg, default_request(&s)).unwrap();
+    let p = prepare(&host, &cfg, default_request(&s)).await.unwrap();
     assert_eq!(p.descriptor().id, "codex");
     assert!(!p.fell_back());
     let note = p.default_note().unwrap();
@@ -142,8 +142,56 @@ async fn the_default_agent_is_the_first_ready_one_else_the_mock() {
 
     // A named agent gets no note.
     let req = SessionRequest::new(ProviderChoice::Id("mock".into()), Approvals::deny_all());
-    let p = prepare(&host, &cfg, req).unwrap();
+    let p = prepare(&host, &cfg, req).await.unwrap();
     assert_eq!(p.default_note(), None);
+}
+
+/// A sign-in check that hangs: choosing the default agent waits for it up
+/// to the auth timeout (then claude is "not signed in") without blocking
+/// the runtime: on this one-thread runtime another task keeps ticking.
+#[tokio::test]
+async fn a_hanging_sign_in_check_does_not_block_the_runtime() {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+
+    let s = Scratch::new();
+    s.stub_on_path(
+        "claude",
+        r#"case "$1" in
+  --version) echo "2.1.332 (Claude Code)";;
+  auth) exec /bin/sleep 30;;
+esac"#,
+    );
+    let mut host = s.host_with(registry(), |_| {});
+    host.timeouts.auth = Duration::from_millis(600);
+    let cfg = host.config().unwrap();
+    let ticks = Arc::new(AtomicU32::new(0));
+    let ticker = tokio::spawn({
+        let ticks = ticks.clone();
+        async move {
+            loop {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                ticks.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    });
+    let started = Instant::now();
+    let p = prepare(&host, &cfg, default_request(&s)).await.unwrap();
+    let took = started.elapsed();
+    ticker.abort();
+    assert_eq!(p.descriptor().id, "mock");
+    let note = p.default_note().unwrap();
+    assert!(note.contains("claude: not signed in"), "{note}");
+    assert!(
+        took >= Duration::from_millis(600) && took < Duration::from_secs(10),
+        "{took:?}"
+    );
+    let ticked = ticks.load(Ordering::Relaxed);
+    assert!(
+        ticked >= 5,
+        "the runtime was blocked: {ticked} ticks in {took:?}"
+    );
 }
 
 /// gemini with a key and a base URL but no settings selecting an auth type,
