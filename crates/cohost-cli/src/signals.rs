@@ -81,6 +81,9 @@ pub fn force_exit(code: u8) -> ! {
 /// Make sure cohost exits with `code` within `budget` from now, whatever
 /// still runs then (agents are killed first). For quits that do not come
 /// from a signal, like `share`'s `/quit`.
+// The watchdog sleeps on a thread of its own, never a runtime worker, and
+// force-exits after the budget.
+#[allow(clippy::disallowed_methods)]
 pub fn exit_within(budget: Duration, code: u8) {
     let _ = std::thread::Builder::new()
         .name("cohost-quit-watchdog".into())

@@ -118,6 +118,9 @@ impl Backoff {
     }
 
     /// Sleep this nap, and make the next one longer.
+    // The supervisor has no async runtime; cohost naps here only on its
+    // way out (`process::kill_all` at exit, on a kernel without pidfds).
+    #[allow(clippy::disallowed_methods)]
     pub fn sleep(&mut self) {
         std::thread::sleep(self.0);
         self.0 = (self.0 * 2).min(Duration::from_millis(5));

@@ -114,6 +114,8 @@ impl NetWatch {
                         if !hits.is_empty() {
                             seen.lock().unwrap_or_else(|p| p.into_inner()).extend(hits);
                         }
+                        // Its own sampling thread, not a runtime worker.
+                        #[allow(clippy::disallowed_methods)]
                         std::thread::sleep(INTERVAL);
                     }
                 })
@@ -161,7 +163,9 @@ impl Drop for NetWatch {
     }
 }
 
+// Tests poll the processes they start.
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
     use std::io::Read;

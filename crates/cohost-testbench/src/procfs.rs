@@ -312,7 +312,9 @@ pub fn net_tables_of(pid: u32, protos: &[&'static str]) -> Vec<(&'static str, So
         .collect()
 }
 
+// Tests wait for the processes they start to settle.
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

@@ -5,7 +5,13 @@
 //!
 //! `cargo bench -p cohost-tui --bench render` (add `-- --quick` for a short run).
 
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+// A bench: it may unwrap, and sleep to pace frames like a real stream.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::disallowed_methods,
+    missing_docs
+)]
 
 use std::time::{Duration, Instant};
 

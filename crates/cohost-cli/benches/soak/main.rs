@@ -17,7 +17,14 @@
 //! ```
 //! Exits 1 when any orphan or hang was seen.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
+// A bench: it may unwrap, and sleep while it paces cycles and waits for
+// the processes it started.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::disallowed_methods,
+    unreachable_pub
+)]
 
 mod cycle;
 #[path = "../../tests/orphans_support/mod.rs"]

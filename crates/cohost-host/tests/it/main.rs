@@ -6,9 +6,15 @@
 //! (`cargo nextest run -p cohost-host -E 'test(/^<name>::/)'`). The shared
 //! support folders stay beside `it/` and are declared here once.
 
-// A test crate: a failed unwrap is a failed test with its line, and
-// nothing here is API.
-#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
+// A test crate: a failed unwrap is a failed test with its line, nothing
+// here is API, and a test may sleep (the store's tests space updates in
+// time; no session's runtime runs on its thread).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::disallowed_methods,
+    unreachable_pub
+)]
 
 mod agents_status;
 #[path = "../common/mod.rs"]

@@ -15,9 +15,14 @@
 //! `COHOST_BENCH_LOG` (a tracing filter for the relay child, e.g. `cohost_relay=debug`),
 //! `COHOST_BENCH_WRITE_BATCH` (relay write batch bytes, default 65536; 1 = a write per frame).
 
-// A bench crate: a failed unwrap is a failed bench with its line, and
-// nothing here is API.
-#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
+// A bench crate: a failed unwrap is a failed bench with its line, nothing
+// here is API, and it may sleep while it waits for a process it started.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::disallowed_methods,
+    unreachable_pub
+)]
 
 mod extra;
 mod floor;
