@@ -9,7 +9,7 @@ use async_trait::async_trait;
 use futures::stream::BoxStream;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::error::CohostError;
 use crate::event::{ApprovalOption, EndReason, ToolKind, ToolStatus, Usage};
@@ -88,6 +88,29 @@ pub struct ContextFile {
     pub path: PathBuf,
     /// Inline content, when the caller already has it.
     pub content: Option<String>,
+}
+
+/// Attached files written into the prompt text: the one policy for every
+/// provider that does not take them apart from the text (the session
+/// service for a provider without `context_files`, Claude Code's user
+/// message). A file with content becomes a [`file_block`]; a file without
+/// becomes an `@path` mention on a line of its own (agent CLIs read
+/// mentioned files themselves, or at least show the model the path).
+pub fn inline_context_files(text: &str, files: &[ContextFile]) -> String {
+    let mut out = text.to_string();
+    for f in files {
+        match &f.content {
+            Some(c) => out.push_str(&file_block(&f.path, c)),
+            None => out.push_str(&format!("\n@{}", f.path.display())),
+        }
+    }
+    out
+}
+
+/// One file's content as it follows a prompt's text: a blank line, then
+/// the content tagged with its path (`<file path="…">`).
+pub fn file_block(path: &Path, content: &str) -> String {
+    format!("\n\n<file path=\"{}\">\n{content}\n</file>", path.display())
 }
 
 /// An image attached to a prompt, already read and encoded by the host.
@@ -291,5 +314,38 @@ pub trait AdapterFactory: Send + Sync {
     /// (binary on PATH, endpoint configured). Used to pick a default agent.
     fn is_available(&self) -> bool {
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn attached_files_follow_the_text_as_blocks_or_mentions() {
+        let files = [
+            ContextFile {
+                path: "notes.txt".into(),
+                content: Some("line-two\nline-three".into()),
+            },
+            ContextFile {
+                path: "src/lib.rs".into(),
+                content: None,
+            },
+            ContextFile {
+                path: "/abs/b.md".into(),
+                content: None,
+            },
+        ];
+        assert_eq!(
+            inline_context_files("summarize", &files),
+            "summarize\n\n<file path=\"notes.txt\">\nline-two\nline-three\n</file>\
+             \n@src/lib.rs\n@/abs/b.md"
+        );
+        assert_eq!(inline_context_files("just text", &[]), "just text");
+        assert_eq!(
+            file_block(Path::new("a b.txt"), ""),
+            "\n\n<file path=\"a b.txt\">\n\n</file>"
+        );
     }
 }

@@ -15,9 +15,10 @@ mod spec;
 pub(crate) mod wire;
 
 use async_trait::async_trait;
+use cohost_core::port::inline_context_files;
 use cohost_core::{
-    AdapterConfig, AdapterFactory, AgentAdapter, AgentEventStream, CohostError, ContextFile,
-    Health, InitInfo, InterruptStage, PromptRequest, ProviderDescriptor, ToolDecision,
+    AdapterConfig, AdapterFactory, AgentAdapter, AgentEventStream, CohostError, Health, InitInfo,
+    InterruptStage, PromptRequest, ProviderDescriptor, ToolDecision,
 };
 use std::time::Duration;
 
@@ -91,26 +92,12 @@ impl StreamJsonAdapter {
     }
 }
 
-/// The prompt with attached files: inline content as tagged blocks, paths as
-/// `@path` mentions (both CLIs read mentioned files themselves).
-fn prompt_text(text: &str, files: &[ContextFile]) -> String {
-    let mut out = text.to_string();
-    for f in files {
-        match &f.content {
-            Some(c) => out.push_str(&format!(
-                "\n\n<file path=\"{}\">\n{c}\n</file>",
-                f.path.display()
-            )),
-            None => out.push_str(&format!("\n@{}", f.path.display())),
-        }
-    }
-    out
-}
-
-/// The user message's content: the text (with files), then each image as a
-/// base64 `image` block; a plain string when there is no image.
+/// The user message's content: the text with the attached files
+/// ([`inline_context_files`]: content as tagged blocks, paths as `@path`
+/// mentions, which both CLIs read themselves), then each image as a base64
+/// `image` block; a plain string when there is no image.
 fn prompt_content(prompt: &PromptRequest) -> serde_json::Value {
-    let text = prompt_text(&prompt.text, &prompt.context_files);
+    let text = inline_context_files(&prompt.text, &prompt.context_files);
     if prompt.images.is_empty() {
         return serde_json::Value::from(text);
     }

@@ -145,7 +145,9 @@ pub(super) fn new_session_id(provider: &str) -> String {
     format!("{safe}-{ms:x}-{:016x}", h.finish())
 }
 
-/// The prompt text with attached files inlined (APIs have no file access).
+/// The prompt text with attached files inlined as
+/// [`cohost_core::port::file_block`]s (APIs have no file access, so a file
+/// sent without content is read here).
 pub(super) fn prompt_text(p: &PromptRequest, cwd: &std::path::Path) -> String {
     let mut text = p.text.clone();
     for f in &p.context_files {
@@ -163,10 +165,7 @@ pub(super) fn prompt_text(p: &PromptRequest, cwd: &std::path::Path) -> String {
                 }
             }
         };
-        text.push_str(&format!(
-            "\n\n<file path=\"{}\">\n{content}\n</file>",
-            f.path.display()
-        ));
+        text.push_str(&cohost_core::port::file_block(&f.path, &content));
     }
     text
 }

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use async_trait::async_trait;
+use cohost_core::port::inline_context_files;
 use cohost_core::{
     CohostError, EventSink, HostSession, PromptInput, ProviderDescriptor, SessionControl, State,
     TurnOutcome,
@@ -256,21 +257,13 @@ impl Turns for OpenSession {
     }
 }
 
-/// Context files, decided in one place: a provider that takes no attached
-/// files gets their content inline in the prompt (tagged with the path), or
-/// an `@path` mention when there is no content (agent CLIs resolve those, or
-/// at least show the model the path), instead of losing them.
+/// Context files: a provider that takes no attached files gets them in the
+/// prompt's text ([`inline_context_files`]: content tagged with the path,
+/// else an `@path` mention) instead of losing them.
 fn attach(d: &ProviderDescriptor, mut input: PromptInput) -> PromptInput {
     if !d.capabilities.context_files {
-        for f in input.context_files.drain(..) {
-            match f.content {
-                Some(c) => input.text.push_str(&format!(
-                    "\n\n<file path=\"{}\">\n{c}\n</file>",
-                    f.path.display()
-                )),
-                None => input.text.push_str(&format!(" @{}", f.path.display())),
-            }
-        }
+        let files = std::mem::take(&mut input.context_files);
+        input.text = inline_context_files(&input.text, &files);
     }
     input
 }

@@ -198,6 +198,6 @@ async fn context_files_reach_a_provider_without_attachments_as_mentions() {
         }
     };
     s.prompt(input, &mut sink).await;
-    assert!(text.contains("read [mock:text] @src/lib.rs"), "{text}");
+    assert!(text.contains("read [mock:text]\n@src/lib.rs"), "{text}");
     s.terminate().await.unwrap();
 }
