@@ -311,10 +311,8 @@ pub fn acp_session(data: &[u8]) {
     for line in text(payload).lines() {
         match host_action(line) {
             Some(HostAction::Prompt(p)) if !c.in_turn() => {
-                let begun = c.begin_turn(
-                    vec![serde_json::json!({"type": "text", "text": p})],
-                    &mut out,
-                );
+                // An ACP text content block (the SDK schema's `From<&str>`).
+                let begun = c.begin_turn(vec![p.into()], &mut out);
                 turns.next_turn(begun.is_ok());
             }
             Some(HostAction::Interrupt) => c.cancel(&mut out),

@@ -2,8 +2,8 @@
 //! hand stdout to the session actor, whose core is the [`AcpClient`] and
 //! whose effects are the confined file requests.
 
+use agent_client_protocol_schema::v1::ContentBlock;
 use cohost_core::{AdapterConfig, ApprovalMode, CohostError, ErrorCode, ToolDecision};
-use serde_json::Value;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -25,7 +25,7 @@ pub(crate) struct AcpCore(AcpClient);
 impl SessionCore for AcpCore {
     type Ready = Opened;
     type Effect = FsRequest;
-    type Turn = Vec<Value>;
+    type Turn = Vec<ContentBlock>;
 
     fn start(&mut self, out: &mut Vec<Output>) {
         out.push(Output::Write(self.0.initialize()));
@@ -38,7 +38,11 @@ impl SessionCore for AcpCore {
         }
     }
 
-    fn begin_turn(&mut self, blocks: Vec<Value>, out: &mut Vec<Output>) -> Result<(), CohostError> {
+    fn begin_turn(
+        &mut self,
+        blocks: Vec<ContentBlock>,
+        out: &mut Vec<Output>,
+    ) -> Result<(), CohostError> {
         self.0.begin_turn(blocks, out)
     }
 

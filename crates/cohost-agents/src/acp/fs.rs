@@ -3,7 +3,8 @@
 //! nearest existing ancestor is canonicalized, so neither `..` nor a symlink
 //! can reach outside the cwd.
 
-use serde_json::{json, Value};
+use agent_client_protocol_schema::v1::{ReadTextFileResponse, WriteTextFileResponse};
+use serde_json::Value;
 use std::path::{Component, Path, PathBuf};
 
 use super::normalize::FsOp;
@@ -77,40 +78,49 @@ impl FsRoot {
 
     /// Perform `op` and build the JSON-RPC answer for request `id`.
     pub(crate) async fn answer(&self, id: &Value, op: FsOp) -> String {
-        match self.perform(op).await {
-            Ok(result) => rpc::response(id, result),
-            Err(message) => rpc::error_response(id, FS_ERROR, &message),
-        }
+        let done = match op {
+            FsOp::Read { path, line, limit } => self
+                .read(&path, line, limit)
+                .await
+                .map(|text| rpc::response(id, &ReadTextFileResponse::new(text))),
+            FsOp::Write { path, content } => self
+                .write(&path, content)
+                .await
+                .map(|()| rpc::response(id, &WriteTextFileResponse::new())),
+        };
+        done.unwrap_or_else(|message| rpc::error_response(id, FS_ERROR, &message))
     }
 
-    async fn perform(&self, op: FsOp) -> Result<Value, String> {
-        match op {
-            FsOp::Read { path, line, limit } => {
-                let real = self.resolve(&path)?;
-                let meta = tokio::fs::metadata(&real)
-                    .await
-                    .map_err(|e| format!("{path}: {e}"))?;
-                if meta.len() > MAX_READ_BYTES {
-                    return Err(format!("{path} is larger than {MAX_READ_BYTES} bytes"));
-                }
-                let text = tokio::fs::read_to_string(&real)
-                    .await
-                    .map_err(|e| format!("{path}: {e}"))?;
-                Ok(json!({ "content": slice_lines(&text, line, limit) }))
-            }
-            FsOp::Write { path, content } => {
-                let real = self.resolve(&path)?;
-                if let Some(parent) = real.parent() {
-                    tokio::fs::create_dir_all(parent)
-                        .await
-                        .map_err(|e| format!("{path}: {e}"))?;
-                }
-                tokio::fs::write(&real, content)
-                    .await
-                    .map_err(|e| format!("{path}: {e}"))?;
-                Ok(Value::Null)
-            }
+    async fn read(
+        &self,
+        path: &str,
+        line: Option<u64>,
+        limit: Option<u64>,
+    ) -> Result<String, String> {
+        let real = self.resolve(path)?;
+        let meta = tokio::fs::metadata(&real)
+            .await
+            .map_err(|e| format!("{path}: {e}"))?;
+        if meta.len() > MAX_READ_BYTES {
+            return Err(format!("{path} is larger than {MAX_READ_BYTES} bytes"));
         }
+        let text = tokio::fs::read_to_string(&real)
+            .await
+            .map_err(|e| format!("{path}: {e}"))?;
+        Ok(slice_lines(&text, line, limit))
+    }
+
+    async fn write(&self, path: &str, content: String) -> Result<(), String> {
+        let real = self.resolve(path)?;
+        if let Some(parent) = real.parent() {
+            tokio::fs::create_dir_all(parent)
+                .await
+                .map_err(|e| format!("{path}: {e}"))?;
+        }
+        tokio::fs::write(&real, content)
+            .await
+            .map_err(|e| format!("{path}: {e}"))?;
+        Ok(())
     }
 }
 
@@ -127,6 +137,7 @@ fn slice_lines(text: &str, line: Option<u64>, limit: Option<u64>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[tokio::test]
     async fn reads_and_writes_inside_and_refuses_outside() {

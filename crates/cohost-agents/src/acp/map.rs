@@ -1,60 +1,75 @@
 //! Pure mappings from ACP values to cohost's: tool kinds, permission
 //! options, stop reasons, usage, errors, plans and tool output previews.
 
+use agent_client_protocol_schema::v1 as schema;
 use cohost_core::{
     ApprovalOption, CohostError, EndReason, ErrorCode, ToolCallInfo, ToolKind, Usage,
 };
+use schema::{PermissionOptionKind, PlanEntryStatus, StopReason, ToolCallContent, ToolCallUpdate};
 use serde_json::Value;
 use std::collections::HashMap;
 
 use super::rpc::RpcError;
-use super::wire::{PermissionOption, PlanEntry, PromptResponse, ToolCall, ToolCallContent};
 use crate::process::classify_stderr;
 
-/// ACP tool kind → cohost kind (`switch_mode` and unknown kinds → other).
-pub(crate) fn tool_kind(kind: &str) -> ToolKind {
+/// ACP tool kind → cohost kind (`switch_mode`, `other` and kinds newer than
+/// the schema → other).
+pub(crate) fn tool_kind(kind: schema::ToolKind) -> ToolKind {
     match kind {
-        "read" => ToolKind::Read,
-        "edit" => ToolKind::Edit,
-        "delete" => ToolKind::Delete,
-        "move" => ToolKind::Move,
-        "search" => ToolKind::Search,
-        "execute" => ToolKind::Execute,
-        "think" => ToolKind::Think,
-        "fetch" => ToolKind::Fetch,
+        schema::ToolKind::Read => ToolKind::Read,
+        schema::ToolKind::Edit => ToolKind::Edit,
+        schema::ToolKind::Delete => ToolKind::Delete,
+        schema::ToolKind::Move => ToolKind::Move,
+        schema::ToolKind::Search => ToolKind::Search,
+        schema::ToolKind::Execute => ToolKind::Execute,
+        schema::ToolKind::Think => ToolKind::Think,
+        schema::ToolKind::Fetch => ToolKind::Fetch,
         _ => ToolKind::Other,
     }
 }
 
 /// Option kind → the agent's option id (the first option of each kind).
-pub(crate) fn option_ids(options: &[PermissionOption]) -> HashMap<ApprovalOption, String> {
+pub(crate) fn option_ids(options: &[schema::PermissionOption]) -> HashMap<ApprovalOption, String> {
     let mut map = HashMap::new();
     for o in options {
-        let kind = match o.kind.as_str() {
-            "allow_once" => ApprovalOption::AllowOnce,
-            "allow_always" => ApprovalOption::AllowAlways,
-            "reject_once" => ApprovalOption::RejectOnce,
-            "reject_always" => ApprovalOption::RejectAlways,
+        let kind = match o.kind {
+            PermissionOptionKind::AllowOnce => ApprovalOption::AllowOnce,
+            PermissionOptionKind::AllowAlways => ApprovalOption::AllowAlways,
+            PermissionOptionKind::RejectOnce => ApprovalOption::RejectOnce,
+            PermissionOptionKind::RejectAlways => ApprovalOption::RejectAlways,
             _ => continue,
         };
-        map.entry(kind).or_insert_with(|| o.option_id.clone());
+        map.entry(kind).or_insert_with(|| o.option_id.0.to_string());
     }
     map
 }
 
+/// The text of a content block (`None` for images, resources, audio).
+pub(crate) fn text(block: schema::ContentBlock) -> Option<String> {
+    match block {
+        schema::ContentBlock::Text(t) => Some(t.text),
+        _ => None,
+    }
+}
+
 /// Fold a tool call or update into what we know of the call. The name is the
 /// title (ACP has no separate tool name); the input is `rawInput`, else the
-/// title, so a decider always sees what will run.
-pub(crate) fn merge_call(call: &mut ToolCallInfo, tc: &ToolCall) {
-    if let Some(t) = tc.title.as_ref().filter(|t| !t.is_empty()) {
+/// title, so a decider always sees what will run. A call of kind `other`
+/// (also what the schema reads a `tool_call` that names no kind as) takes a
+/// kind guessed from its title.
+pub(crate) fn merge_call(call: &mut ToolCallInfo, tc: &ToolCallUpdate) {
+    let fields = &tc.fields;
+    if let Some(t) = fields.title.as_ref().filter(|t| !t.is_empty()) {
         call.name = t.clone();
     }
-    if let Some(k) = &tc.kind {
-        call.kind = tool_kind(k);
-    } else if call.kind == ToolKind::Other && !call.name.is_empty() {
-        call.kind = ToolKind::from_tool_name(&call.name);
+    match fields.kind {
+        Some(k) if k != schema::ToolKind::Other => call.kind = tool_kind(k),
+        _ if call.kind == ToolKind::Other && !call.name.is_empty() => {
+            call.kind = ToolKind::from_tool_name(&call.name);
+        }
+        _ => {}
     }
-    match &tc.raw_input {
+    match &fields.raw_input {
         Some(v) if !v.is_null() && v.as_object().is_none_or(|o| !o.is_empty()) => {
             call.input = v.clone();
         }
@@ -71,23 +86,24 @@ pub(crate) fn merge_call(call: &mut ToolCallInfo, tc: &ToolCall) {
 
 /// The text a finished tool produced: its content blocks and diffs, else
 /// its `rawOutput`.
-pub(crate) fn tool_output(tc: &ToolCall) -> String {
+pub(crate) fn tool_output(tc: &ToolCallUpdate) -> String {
     let mut parts = Vec::new();
-    for c in tc.content.iter().flatten() {
+    for c in tc.fields.content.iter().flatten() {
         match c {
-            ToolCallContent::Content { content } => {
-                if let Some(t) = &content.text {
-                    parts.push(t.clone());
+            ToolCallContent::Content(c) => {
+                if let schema::ContentBlock::Text(t) = &c.content {
+                    parts.push(t.text.clone());
                 }
             }
-            ToolCallContent::Diff { path, new_text } => {
-                parts.push(format!("{path}:\n{new_text}"));
+            ToolCallContent::Diff(d) => {
+                parts.push(format!("{}:\n{}", d.path.display(), d.new_text));
             }
-            ToolCallContent::Terminal {} | ToolCallContent::Unknown => {}
+            // Terminals, and content kinds newer than the schema.
+            _ => {}
         }
     }
     if parts.is_empty() {
-        match &tc.raw_output {
+        match &tc.fields.raw_output {
             Some(Value::String(s)) => parts.push(s.clone()),
             Some(v) if !v.is_null() => {
                 let text = ["output", "stdout", "content", "result"]
@@ -102,13 +118,13 @@ pub(crate) fn tool_output(tc: &ToolCall) -> String {
 }
 
 /// One line per plan entry, `[x]` done, `[~]` in progress, `[ ]` pending.
-pub(crate) fn plan_text(entries: &[PlanEntry]) -> String {
+pub(crate) fn plan_text(entries: &[schema::PlanEntry]) -> String {
     let lines: Vec<String> = entries
         .iter()
         .map(|e| {
-            let mark = match e.status.as_deref() {
-                Some("completed") => "[x]",
-                Some("in_progress") => "[~]",
+            let mark = match e.status {
+                PlanEntryStatus::Completed => "[x]",
+                PlanEntryStatus::InProgress => "[~]",
                 _ => "[ ]",
             };
             format!("{mark} {}", e.content)
@@ -119,7 +135,7 @@ pub(crate) fn plan_text(entries: &[PlanEntry]) -> String {
 
 /// Token usage from a prompt response: ACP's `usage`, else gemini's
 /// `_meta.quota.token_count`.
-pub(crate) fn usage(resp: &PromptResponse) -> Option<Usage> {
+pub(crate) fn usage(resp: &schema::PromptResponse) -> Option<Usage> {
     if let Some(u) = &resp.usage {
         return Some(Usage {
             input_tokens: u.input_tokens,
@@ -129,7 +145,7 @@ pub(crate) fn usage(resp: &PromptResponse) -> Option<Usage> {
             cache_write_tokens: u.cached_write_tokens.unwrap_or(0),
         });
     }
-    let tc = resp.meta.as_ref()?.pointer("/quota/token_count")?;
+    let tc = resp.meta.as_ref()?.get("quota")?.get("token_count")?;
     let n = |k: &str| tc.get(k).and_then(Value::as_u64).unwrap_or(0);
     let u = Usage {
         input_tokens: n("input_tokens"),
@@ -140,14 +156,11 @@ pub(crate) fn usage(resp: &PromptResponse) -> Option<Usage> {
 }
 
 /// `stopReason` → end reason, plus an error for `refusal`.
-pub(crate) fn stop_reason(
-    provider: &str,
-    reason: Option<&str>,
-) -> (EndReason, Option<CohostError>) {
+pub(crate) fn stop_reason(provider: &str, reason: StopReason) -> (EndReason, Option<CohostError>) {
     match reason {
-        Some("cancelled") => (EndReason::Interrupted, None),
-        Some("max_turn_requests") => (EndReason::MaxTurns, None),
-        Some("refusal") => (
+        StopReason::Cancelled => (EndReason::Interrupted, None),
+        StopReason::MaxTurnRequests => (EndReason::MaxTurns, None),
+        StopReason::Refusal => (
             EndReason::Error,
             Some(
                 CohostError::new(
@@ -158,7 +171,8 @@ pub(crate) fn stop_reason(
             ),
         ),
         // end_turn, max_tokens (the answer is complete as far as it goes),
-        // and reasons newer than this driver.
+        // and reasons newer than this driver (read as end_turn, see
+        // `read::prompt_response`).
         _ => (EndReason::Completed, None),
     }
 }
@@ -242,23 +256,20 @@ fn status_code(code: i64) -> Option<ErrorCode> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::acp::wire::PermissionOption;
 
-    fn opt(id: &str, kind: &str) -> PermissionOption {
-        PermissionOption {
-            option_id: id.into(),
-            name: id.into(),
-            kind: kind.into(),
-        }
+    fn opt(id: &str, kind: PermissionOptionKind) -> schema::PermissionOption {
+        schema::PermissionOption::new(id.to_string(), id, kind)
     }
 
     #[test]
     fn option_ids_follow_kinds_not_ids() {
+        // (An option of a kind newer than the schema never gets here: see
+        // `read::permission_request`.)
         let m = option_ids(&[
-            opt("proceed_always", "allow_always"),
-            opt("proceed_once", "allow_once"),
-            opt("cancel", "reject_once"),
-            opt("weird", "something_new"),
+            opt("proceed_always", PermissionOptionKind::AllowAlways),
+            opt("proceed_once", PermissionOptionKind::AllowOnce),
+            opt("cancel", PermissionOptionKind::RejectOnce),
+            opt("also_once", PermissionOptionKind::AllowOnce),
         ]);
         assert_eq!(m[&ApprovalOption::AllowOnce], "proceed_once");
         assert_eq!(m[&ApprovalOption::RejectOnce], "cancel");
@@ -268,20 +279,31 @@ mod tests {
 
     #[test]
     fn stop_reasons() {
-        assert_eq!(stop_reason("x", Some("end_turn")).0, EndReason::Completed);
         assert_eq!(
-            stop_reason("x", Some("cancelled")).0,
+            stop_reason("x", StopReason::EndTurn).0,
+            EndReason::Completed
+        );
+        assert_eq!(
+            stop_reason("x", StopReason::Cancelled).0,
             EndReason::Interrupted
         );
         assert_eq!(
-            stop_reason("x", Some("max_turn_requests")).0,
+            stop_reason("x", StopReason::MaxTurnRequests).0,
             EndReason::MaxTurns
         );
-        assert_eq!(stop_reason("x", Some("max_tokens")).0, EndReason::Completed);
-        let (r, e) = stop_reason("x", Some("refusal"));
+        assert_eq!(
+            stop_reason("x", StopReason::MaxTokens).0,
+            EndReason::Completed
+        );
+        let (r, e) = stop_reason("x", StopReason::Refusal);
         assert_eq!(r, EndReason::Error);
         assert!(e.is_some());
-        assert_eq!(stop_reason("x", Some("brand_new")).0, EndReason::Completed);
+        let brand_new =
+            super::super::read::prompt_response(serde_json::json!({"stopReason": "brand_new"}));
+        assert_eq!(
+            stop_reason("x", brand_new.stop_reason).0,
+            EndReason::Completed
+        );
     }
 
     #[test]
@@ -327,8 +349,10 @@ mod tests {
             ("fetch", ToolKind::Fetch),
             ("switch_mode", ToolKind::Other),
             ("other", ToolKind::Other),
+            ("brand_new", ToolKind::Other),
         ] {
-            assert_eq!(tool_kind(k), want, "{k}");
+            let kind: schema::ToolKind = serde_json::from_value(serde_json::json!(k)).unwrap();
+            assert_eq!(tool_kind(kind), want, "{k}");
         }
     }
 }

@@ -4,13 +4,16 @@
 //! `protocol = "acp"` reuse it through [`AcpFactory::new`].
 //!
 //! - [`rpc`]: JSON-RPC 2.0 framing (the shared [`crate::jsonrpc`], ACP's spelling).
-//! - [`wire`]: ACP's message types, tolerant.
+//! - Messages: the SDK's schema crate (`agent-client-protocol-schema`, `v1`),
+//!   the one definition the ACP server in cohost-servers uses too; [`read`]
+//!   reads agents' messages with it tolerantly.
 //! - [`normalize`]: the client state machine (lines in → events and lines out).
 //! - [`map`]: kinds, options, stop reasons, usage, errors.
 //! - [`fs`]: cwd-confined file requests. `engine`: the IO shell.
 //! - [`providers`]: how each built-in agent is launched.
 //!
-//! Why our own JSON-RPC layer rather than the `agent-client-protocol` crate:
+//! Why our own JSON-RPC layer rather than the `agent-client-protocol` crate
+//! (only its schema types):
 //! that crate owns the byte streams and runs `!Send` futures on a `LocalSet`,
 //! which fits neither the shared process supervisor (line frames, bounded
 //! lines, process groups) nor a sans-IO core that golden transcripts replay.
@@ -21,16 +24,16 @@ pub(crate) mod fs;
 pub(crate) mod map;
 pub(crate) mod normalize;
 pub(crate) mod providers;
+pub(crate) mod read;
 pub(crate) mod rpc;
-pub(crate) mod wire;
 
+use agent_client_protocol_schema::v1 as schema;
 use async_trait::async_trait;
 use cohost_core::{
     AdapterConfig, AdapterFactory, AgentAdapter, AgentEventStream, ApprovalSupport, Capabilities,
     CohostError, ContextFile, ErrorCode, Health, InitInfo, InterruptStage, InterruptSupport,
     PromptRequest, ProviderDescriptor, ProviderKind, Registry, StreamingGranularity, ToolDecision,
 };
-use serde_json::{json, Value};
 use std::path::Path;
 use std::time::Duration;
 
@@ -158,8 +161,8 @@ pub(crate) fn prompt_blocks(
     files: &[ContextFile],
     cwd: &Path,
     embedded: bool,
-) -> Vec<Value> {
-    let mut blocks = vec![json!({"type": "text", "text": text})];
+) -> Vec<schema::ContentBlock> {
+    let mut blocks = vec![schema::ContentBlock::from(text)];
     for f in files {
         let path = if f.path.is_absolute() {
             f.path.clone()
@@ -173,15 +176,16 @@ pub(crate) fn prompt_blocks(
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| path.display().to_string());
         blocks.push(match &f.content {
-            Some(c) if embedded => json!({
-                "type": "resource",
-                "resource": {"uri": uri, "text": c, "mimeType": "text/plain"}
-            }),
-            Some(c) => json!({
-                "type": "text",
-                "text": format!("<file path=\"{}\">\n{c}\n</file>", f.path.display())
-            }),
-            None => json!({"type": "resource_link", "uri": uri, "name": name}),
+            Some(c) if embedded => schema::ContentBlock::Resource(schema::EmbeddedResource::new(
+                schema::EmbeddedResourceResource::TextResourceContents(
+                    schema::TextResourceContents::new(c, uri).mime_type("text/plain"),
+                ),
+            )),
+            Some(c) => schema::ContentBlock::from(format!(
+                "<file path=\"{}\">\n{c}\n</file>",
+                f.path.display()
+            )),
+            None => schema::ContentBlock::ResourceLink(schema::ResourceLink::new(name, uri)),
         });
     }
     blocks
@@ -203,7 +207,7 @@ impl AgentAdapter for AcpAdapter {
             );
         }
         let info = InitInfo {
-            version: engine.opened.agent.version.clone(),
+            version: engine.opened.agent.as_ref().map(|a| a.version.clone()),
             session_id: Some(engine.opened.session_id.clone()),
         };
         self.engine = Some(engine);
@@ -238,12 +242,12 @@ impl AgentAdapter for AcpAdapter {
                 )
                 .with_fix("drop --image, or use an agent that takes them (e.g. claude)"));
             }
-            blocks.extend(
-                prompt
-                    .images
-                    .iter()
-                    .map(|i| json!({"type": "image", "mimeType": i.media_type, "data": i.data})),
-            );
+            blocks.extend(prompt.images.iter().map(|i| {
+                schema::ContentBlock::Image(schema::ImageContent::new(
+                    i.data.clone(),
+                    i.media_type.clone(),
+                ))
+            }));
         }
         engine.session.begin_turn(blocks).await
     }
@@ -273,7 +277,7 @@ impl AgentAdapter for AcpAdapter {
         let Some(e) = self.engine.as_ref() else {
             return Health::default();
         };
-        let version = e.opened.agent.version.clone();
+        let version = e.opened.agent.as_ref().map(|a| a.version.clone());
         e.session.health(&e.child, &e.binary, version).await
     }
 

@@ -16,20 +16,23 @@
 //!   -32601, so the agent never waits on us.
 //! - Session updates outside a turn (history replayed by `session/load`,
 //!   stragglers after a cancel) are dropped.
+//! - Messages are the ACP SDK's schema types (`agent-client-protocol-schema`,
+//!   the crate the ACP server in cohost-servers uses), read tolerantly by
+//!   [`super::read`].
 
+use agent_client_protocol_schema::v1 as schema;
 use cohost_core::{
     AgentEvent, ApprovalMode, CohostError, EndReason, ErrorCode, ToolCallInfo, ToolDecision,
     ToolStatus, Usage,
 };
-use serde_json::{json, Value};
+use schema::{AGENT_METHOD_NAMES as AGENT, CLIENT_METHOD_NAMES as CLIENT};
+use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
 use super::map;
+use super::read::{self, Hello};
 use super::rpc::{self, Incoming};
-use super::wire::{
-    AgentCapabilities, AgentInfo, InitializeResult, PromptResponse, ReadTextFile, WriteTextFile,
-};
-use updates::{answer_permission, OpenPermission};
+use updates::{answer_permission, cancelled_permission, OpenPermission};
 
 /// What the client needs to know about the session it opens.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -78,10 +81,10 @@ pub struct Opened {
     pub session_id: String,
     /// Whether `session/load` resumed it.
     pub resumed: bool,
-    /// Agent name and version from `initialize`.
-    pub agent: AgentInfo,
+    /// Agent name and version from `initialize`, when it gave them.
+    pub agent: Option<schema::Implementation>,
     /// Capabilities from `initialize`.
-    pub capabilities: AgentCapabilities,
+    pub capabilities: schema::AgentCapabilities,
 }
 
 /// A file-system request to perform and answer (request `id`).
@@ -134,11 +137,11 @@ impl Pending {
     /// The method this answers.
     fn method(self) -> &'static str {
         match self {
-            Pending::Initialize => "initialize",
-            Pending::NewSession => "session/new",
-            Pending::LoadSession => "session/load",
-            Pending::ForkSession => "session/fork",
-            Pending::Prompt => "session/prompt",
+            Pending::Initialize => AGENT.initialize,
+            Pending::NewSession => AGENT.session_new,
+            Pending::LoadSession => AGENT.session_load,
+            Pending::ForkSession => AGENT.session_fork,
+            Pending::Prompt => AGENT.session_prompt,
         }
     }
 }
@@ -150,7 +153,7 @@ pub struct AcpClient {
     phase: Phase,
     next_id: u64,
     pending: HashMap<u64, Pending>,
-    info: InitializeResult,
+    hello: Hello,
     session_id: Option<String>,
     model: Option<String>,
     /// Tool calls seen, by id (merged from calls and updates).
@@ -181,7 +184,7 @@ impl AcpClient {
             phase: Phase::Start,
             next_id: 0,
             pending: HashMap::new(),
-            info: InitializeResult::default(),
+            hello: Hello::default(),
             session_id: None,
             calls: HashMap::new(),
             held: Vec::new(),
@@ -213,11 +216,11 @@ impl AcpClient {
         self.phase == Phase::Prompting
     }
 
-    fn request(&mut self, method: &str, params: Value, what: Pending) -> String {
+    fn request(&mut self, params: &impl serde::Serialize, what: Pending) -> String {
         let id = self.next_id;
         self.next_id += 1;
         self.pending.insert(id, what);
-        rpc::request(id, method, params)
+        rpc::request(id, what.method(), params)
     }
 
     /// The `initialize` request. We offer file reads and writes (confined to
@@ -226,21 +229,26 @@ impl AcpClient {
     pub fn initialize(&mut self) -> String {
         self.phase = Phase::Handshake;
         let fs = !super::providers::NO_CLIENT_FS.contains(&self.cfg.provider_id.as_str());
-        let params = json!({
-            "protocolVersion": 1,
-            "clientCapabilities": {
-                "fs": {"readTextFile": fs, "writeTextFile": fs},
-                "terminal": false
-            },
-            "clientInfo": {"name": "cohost", "version": env!("CARGO_PKG_VERSION")}
-        });
-        self.request("initialize", params, Pending::Initialize)
+        let params =
+            schema::InitializeRequest::new(agent_client_protocol_schema::ProtocolVersion::V1)
+                .client_capabilities(
+                    schema::ClientCapabilities::new()
+                        .fs(schema::FileSystemCapabilities::new()
+                            .read_text_file(fs)
+                            .write_text_file(fs))
+                        .terminal(false),
+                )
+                .client_info(schema::Implementation::new(
+                    "cohost",
+                    env!("CARGO_PKG_VERSION"),
+                ));
+        self.request(&params, Pending::Initialize)
     }
 
     /// Start a turn with these prompt content blocks.
     pub fn begin_turn(
         &mut self,
-        blocks: Vec<Value>,
+        blocks: Vec<schema::ContentBlock>,
         out: &mut Vec<Output>,
     ) -> Result<(), CohostError> {
         let id = &self.cfg.provider_id;
@@ -262,8 +270,7 @@ impl AcpClient {
         self.usage = None;
         self.cancelled = false;
         let line = self.request(
-            "session/prompt",
-            json!({"sessionId": session_id, "prompt": blocks}),
+            &schema::PromptRequest::new(session_id.clone(), blocks),
             Pending::Prompt,
         );
         out.push(Output::Event(AgentEvent::Started {
@@ -287,16 +294,13 @@ impl AcpClient {
             return;
         }
         for (_, p) in self.permissions.drain() {
-            out.push(Output::Write(rpc::response(
-                &p.rpc_id,
-                json!({"outcome": {"outcome": "cancelled"}}),
-            )));
+            out.push(Output::Write(cancelled_permission(&p.rpc_id)));
         }
         self.cancelled = true;
         let sid = self.session_id.clone().unwrap_or_default();
         out.push(Output::Write(rpc::notification(
-            "session/cancel",
-            json!({"sessionId": sid}),
+            AGENT.session_cancel,
+            &schema::CancelNotification::new(sid),
         )));
     }
 
@@ -341,7 +345,7 @@ impl AcpClient {
                 self.on_request(id, &method, params, out)
             }
             Ok(Incoming::Notification { method, params }) => {
-                if method == "session/update" {
+                if method == CLIENT.session_update {
                     self.on_update(params, out);
                 } else {
                     self.stats.unknown_updates += 1;
@@ -368,9 +372,8 @@ impl AcpClient {
     ) {
         match (what, outcome) {
             (Pending::Initialize, Ok(v)) => {
-                self.info = serde_json::from_value(v).unwrap_or_default();
-                let cwd = self.cfg.cwd.clone();
-                let caps = &self.info.agent_capabilities;
+                self.hello = read::initialize(v);
+                let caps = &self.hello.capabilities;
                 let line = match self.cfg.resume.clone() {
                     Some(sid) if self.cfg.fork => {
                         if caps.session_capabilities.fork.is_none() {
@@ -379,17 +382,13 @@ impl AcpClient {
                             ))));
                             return;
                         }
-                        self.request(
-                            "session/fork",
-                            json!({"sessionId": sid, "cwd": cwd, "mcpServers": []}),
-                            Pending::ForkSession,
-                        )
+                        let fork = schema::ForkSessionRequest::new(sid, self.cfg.cwd.clone());
+                        self.request(&fork, Pending::ForkSession)
                     }
-                    Some(sid) if caps.load_session => self.request(
-                        "session/load",
-                        json!({"sessionId": sid, "cwd": cwd, "mcpServers": []}),
-                        Pending::LoadSession,
-                    ),
+                    Some(sid) if caps.load_session => {
+                        let load = schema::LoadSessionRequest::new(sid, self.cfg.cwd.clone());
+                        self.request(&load, Pending::LoadSession)
+                    }
                     resume => {
                         if let Some(sid) = resume {
                             self.notice = Some(format!(
@@ -397,29 +396,39 @@ impl AcpClient {
                                 self.cfg.provider_id
                             ));
                         }
-                        self.request(
-                            "session/new",
-                            json!({"cwd": cwd, "mcpServers": []}),
-                            Pending::NewSession,
-                        )
+                        self.new_session()
                     }
                 };
                 out.push(Output::Write(line));
             }
             (Pending::NewSession | Pending::ForkSession, Ok(v)) => {
-                match v.get("sessionId").and_then(Value::as_str) {
-                    Some(sid) => {
+                // Both answers carry the new session's id first; the rest
+                // (modes, config options) cohost does not use.
+                let opened = match what {
+                    Pending::ForkSession => {
+                        serde_json::from_value::<schema::ForkSessionResponse>(v.clone())
+                            .map(|r| r.session_id)
+                    }
+                    _ => serde_json::from_value::<schema::NewSessionResponse>(v.clone())
+                        .map(|r| r.session_id),
+                };
+                match opened {
+                    Ok(sid) => {
+                        // `models.currentModelId`: the unstable session-model
+                        // API that gemini 0.61.0 and claude-code-acp 0.16.2
+                        // still answer with; schema 1.17 replaced it with
+                        // config options and has no type for it.
                         if let Some(m) = v.pointer("/models/currentModelId").and_then(Value::as_str)
                         {
                             self.model = self.model.clone().or(Some(m.to_string()));
                         }
                         // A fork is a new session that carries the parent's history.
-                        self.open(sid.to_string(), what == Pending::ForkSession, out);
+                        self.open(sid.0.to_string(), what == Pending::ForkSession, out);
                     }
-                    None => out.push(Output::Ready(Err(CohostError::new(
+                    Err(e) => out.push(Output::Ready(Err(CohostError::new(
                         ErrorCode::InvalidOutput,
                         format!(
-                            "agent `{}` answered {} without a sessionId",
+                            "agent `{}` answered {} without a usable sessionId ({e})",
                             self.cfg.provider_id,
                             what.method()
                         ),
@@ -441,11 +450,7 @@ impl AcpClient {
                 self.notice = Some(format!(
                     "could not resume session {sid} ({why}); this is a new session"
                 ));
-                let line = self.request(
-                    "session/new",
-                    json!({"cwd": self.cfg.cwd.clone(), "mcpServers": []}),
-                    Pending::NewSession,
-                );
+                let line = self.new_session();
                 out.push(Output::Write(line));
             }
             (Pending::Initialize | Pending::NewSession | Pending::ForkSession, Err(e)) => {
@@ -456,10 +461,9 @@ impl AcpClient {
                 ))));
             }
             (Pending::Prompt, Ok(v)) => {
-                let resp: PromptResponse = serde_json::from_value(v).unwrap_or_default();
+                let resp = read::prompt_response(v);
                 let usage = map::usage(&resp);
-                let (mut reason, error) =
-                    map::stop_reason(&self.cfg.provider_id, resp.stop_reason.as_deref());
+                let (mut reason, error) = map::stop_reason(&self.cfg.provider_id, resp.stop_reason);
                 // Some agents (opencode 1.18) finish the answer after a cancel
                 // and say `end_turn`; for the user the turn was still interrupted.
                 if self.cancelled && reason == EndReason::Completed {
@@ -489,14 +493,20 @@ impl AcpClient {
         }
     }
 
+    /// The `session/new` request (no MCP servers: cohost gives the agent none).
+    fn new_session(&mut self) -> String {
+        let params = schema::NewSessionRequest::new(self.cfg.cwd.clone());
+        self.request(&params, Pending::NewSession)
+    }
+
     fn open(&mut self, session_id: String, resumed: bool, out: &mut Vec<Output>) {
         self.session_id = Some(session_id.clone());
         self.phase = Phase::Idle;
         out.push(Output::Ready(Ok(Opened {
             session_id,
             resumed,
-            agent: self.info.agent_info.clone().unwrap_or_default(),
-            capabilities: self.info.agent_capabilities.clone(),
+            agent: self.hello.agent.clone(),
+            capabilities: self.hello.capabilities.clone(),
         })));
     }
 
@@ -541,43 +551,44 @@ impl AcpClient {
                 &format!("invalid params for {method}: {e}"),
             )));
         };
-        match method {
-            "session/request_permission" => match serde_json::from_value(params) {
-                Ok(req) => self.on_permission(id, req, out),
+        if method == CLIENT.session_request_permission {
+            match read::permission_request(params) {
+                Ok((call, options)) => self.on_permission(id, &call, &options, out),
                 Err(e) => {
                     self.stats.malformed += 1;
                     bad_params(out, e);
                 }
-            },
-            "fs/read_text_file" => match serde_json::from_value::<ReadTextFile>(params) {
+            }
+        } else if method == CLIENT.fs_read_text_file {
+            match serde_json::from_value::<schema::ReadTextFileRequest>(params) {
                 Ok(r) => out.push(Output::Effect(FsRequest {
                     id,
                     op: FsOp::Read {
-                        path: r.path,
-                        line: r.line,
-                        limit: r.limit,
+                        path: r.path.to_string_lossy().into_owned(),
+                        line: r.line.map(u64::from),
+                        limit: r.limit.map(u64::from),
                     },
                 })),
                 Err(e) => bad_params(out, e),
-            },
-            "fs/write_text_file" => match serde_json::from_value::<WriteTextFile>(params) {
+            }
+        } else if method == CLIENT.fs_write_text_file {
+            match serde_json::from_value::<schema::WriteTextFileRequest>(params) {
                 Ok(w) => out.push(Output::Effect(FsRequest {
                     id,
                     op: FsOp::Write {
-                        path: w.path,
+                        path: w.path.to_string_lossy().into_owned(),
                         content: w.content,
                     },
                 })),
                 Err(e) => bad_params(out, e),
-            },
-            _ => {
-                self.stats.unknown_requests += 1;
-                out.push(Output::Write(rpc::error_response(
-                    &id,
-                    rpc::METHOD_NOT_FOUND,
-                    &format!("cohost does not implement {method}"),
-                )));
             }
+        } else {
+            self.stats.unknown_requests += 1;
+            out.push(Output::Write(rpc::error_response(
+                &id,
+                rpc::METHOD_NOT_FOUND,
+                &format!("cohost does not implement {method}"),
+            )));
         }
     }
 }

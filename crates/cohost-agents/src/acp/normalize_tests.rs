@@ -2,7 +2,7 @@
 
 use super::*;
 use cohost_core::ApprovalOption;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 fn client(approval: ApprovalMode) -> AcpClient {
     AcpClient::new(ClientConfig {
@@ -28,8 +28,7 @@ fn in_turn(approval: ApprovalMode) -> (AcpClient, Vec<Output>) {
     );
     assert!(matches!(out.last(), Some(Output::Ready(Ok(o))) if o.session_id == "s1"));
     out.clear();
-    c.begin_turn(vec![json!({"type":"text","text":"hi"})], &mut out)
-        .unwrap();
+    c.begin_turn(vec!["hi".into()], &mut out).unwrap();
     out.clear();
     (c, out)
 }
@@ -232,6 +231,30 @@ fn approvals_map_option_kinds_to_the_agents_ids() {
 }
 
 #[test]
+fn an_option_kind_newer_than_the_schema_costs_that_option_only() {
+    let (mut c, mut out) = in_turn(ApprovalMode::Ask);
+    let line = json!({"jsonrpc":"2.0","id":46,"method":"session/request_permission","params":{
+    "sessionId":"s1",
+    "toolCall":{"toolCallId":"c7","title":"ls","kind":"search"},
+    "options":[
+        {"optionId":"later","name":"Ask me later","kind":"defer"},
+        {"optionId":"yes","name":"Yes","kind":"allow_once"},
+        {"optionId":"no","name":"No","kind":"reject_once"}
+    ]}})
+    .to_string();
+    c.on_line(&line, &mut out);
+    assert!(writes(&out).is_empty(), "{out:?}");
+    let ev = events(&out);
+    let [AgentEvent::ApprovalRequested { options, .. }] = &ev[..] else {
+        panic!("{ev:?}")
+    };
+    assert_eq!(
+        options,
+        &[ApprovalOption::AllowOnce, ApprovalOption::RejectOnce]
+    );
+}
+
+#[test]
 fn cancel_answers_open_permissions_as_cancelled() {
     let (mut c, mut out) = in_turn(ApprovalMode::Ask);
     c.on_line(&permission(41, "c2"), &mut out);
@@ -405,12 +428,25 @@ fn handshake_and_prompt_errors_are_classified() {
 #[test]
 fn plan_becomes_status_and_usage_is_reported() {
     let (mut c, mut out) = in_turn(ApprovalMode::Ask);
-    c.on_line(&update(json!({"sessionUpdate":"plan","entries":[{"content":"read","status":"completed"},{"content":"edit","status":"pending"}]})), &mut out);
+    c.on_line(&update(json!({"sessionUpdate":"plan","entries":[{"content":"read","priority":"high","status":"completed"},{"content":"edit","priority":"medium","status":"pending"}]})), &mut out);
     assert!(
         matches!(&events(&out)[..], [AgentEvent::Status { message, .. }] if message == "plan:\n[x] read\n[ ] edit")
     );
+    // The schema requires `priority` (claude-code-acp 0.16.2 and qwen 0.24.4
+    // send "medium") and skips an entry without it; the turn goes on.
     out.clear();
-    c.on_line(r#"{"jsonrpc":"2.0","id":2,"result":{"stopReason":"max_turn_requests","usage":{"inputTokens":5,"outputTokens":2,"thoughtTokens":1}}}"#, &mut out);
+    c.on_line(
+        &update(
+            json!({"sessionUpdate":"plan","entries":[{"content":"read","status":"completed"}]}),
+        ),
+        &mut out,
+    );
+    assert!(
+        matches!(&events(&out)[..], [AgentEvent::Status { message, .. }] if message == "plan:\n"),
+        "{out:?}"
+    );
+    out.clear();
+    c.on_line(r#"{"jsonrpc":"2.0","id":2,"result":{"stopReason":"max_turn_requests","usage":{"totalTokens":8,"inputTokens":5,"outputTokens":2,"thoughtTokens":1}}}"#, &mut out);
     let ev = events(&out);
     let want = Usage {
         input_tokens: 5,

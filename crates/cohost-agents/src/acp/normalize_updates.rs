@@ -1,35 +1,35 @@
 //! Session updates and permission requests: text, reasoning, tool-call
 //! bookkeeping (hold, merge, announce, finish), plans and usage.
 
+use agent_client_protocol_schema::v1 as schema;
 use cohost_core::{AgentEvent, ApprovalMode, ApprovalOption, ToolCallInfo, ToolStatus};
-use serde_json::{json, Value};
+use schema::{SessionUpdate, ToolCallStatus, ToolCallUpdate};
+use serde_json::Value;
 
 use super::{AcpClient, Output, Phase};
 use crate::acp::map;
+use crate::acp::read::{self, Skipped};
 use crate::acp::rpc;
-use crate::acp::wire::{PermissionRequest, SessionNotification, SessionUpdate, ToolCall};
 use std::collections::HashMap;
 
 impl AcpClient {
     pub(super) fn on_permission(
         &mut self,
         id: Value,
-        req: PermissionRequest,
+        tool_call: &ToolCallUpdate,
+        options: &[schema::PermissionOption],
         out: &mut Vec<Output>,
     ) {
         let p = OpenPermission {
             rpc_id: id,
-            options: map::option_ids(&req.options),
+            options: map::option_ids(options),
         };
         if self.phase != Phase::Prompting {
-            out.push(Output::Write(rpc::response(
-                &p.rpc_id,
-                json!({"outcome": {"outcome": "cancelled"}}),
-            )));
+            out.push(Output::Write(cancelled_permission(&p.rpc_id)));
             return;
         }
-        let tool_id = req.tool_call.tool_call_id.clone();
-        self.merge_call(&req.tool_call);
+        let tool_id = tool_call.tool_call_id.0.to_string();
+        self.merge_call(tool_call);
         self.held.retain(|h| h != &tool_id);
         self.flush_held(None, out);
         let call = self.call_info(&tool_id);
@@ -70,20 +70,26 @@ impl AcpClient {
     }
 
     pub(super) fn on_update(&mut self, params: Value, out: &mut Vec<Output>) {
-        let n: SessionNotification = match serde_json::from_value(params) {
-            Ok(n) => n,
-            Err(e) => {
+        let update = match read::session_update(params) {
+            Ok(u) => u,
+            Err(Skipped::Malformed(e)) => {
                 self.stats.malformed += 1;
                 tracing::debug!(provider = %self.cfg.provider_id, error = %e, "malformed session/update");
+                return;
+            }
+            Err(Skipped::UnknownKind) => {
+                if self.phase == Phase::Prompting {
+                    self.stats.unknown_updates += 1;
+                }
                 return;
             }
         };
         if self.phase != Phase::Prompting {
             return;
         }
-        match n.update {
-            SessionUpdate::AgentMessageChunk { content } => {
-                if let Some(t) = content.text.filter(|t| !t.is_empty()) {
+        match update {
+            SessionUpdate::AgentMessageChunk(chunk) => {
+                if let Some(t) = map::text(chunk.content).filter(|t| !t.is_empty()) {
                     if self.text_failed {
                         return; // the rest of the failure message
                     }
@@ -102,48 +108,51 @@ impl AcpClient {
                     out.push(Output::Event(AgentEvent::TextDelta(t)));
                 }
             }
-            SessionUpdate::AgentThoughtChunk { content } => {
-                if let Some(t) = content.text.filter(|t| !t.is_empty()) {
+            SessionUpdate::AgentThoughtChunk(chunk) => {
+                if let Some(t) = map::text(chunk.content).filter(|t| !t.is_empty()) {
                     self.flush_held(None, out);
                     out.push(Output::Event(AgentEvent::ReasoningDelta(t)));
                 }
             }
-            SessionUpdate::ToolCall(tc) | SessionUpdate::ToolCallUpdate(tc) => {
-                self.on_tool(tc, out)
-            }
-            SessionUpdate::Plan { entries } => {
+            // A new call is an update that sets every field.
+            SessionUpdate::ToolCall(tc) => self.on_tool(tc.into(), out),
+            SessionUpdate::ToolCallUpdate(tc) => self.on_tool(tc, out),
+            SessionUpdate::Plan(plan) => {
                 self.flush_held(None, out);
                 out.push(Output::Event(AgentEvent::Status {
-                    message: map::plan_text(&entries),
+                    message: map::plan_text(&plan.entries),
                     retry_after_ms: None,
                 }));
             }
             SessionUpdate::UsageUpdate(u) => {
-                if let Some(used) = u.used {
-                    let mut usage = self.usage.unwrap_or_default();
-                    usage.input_tokens = used;
-                    self.usage = Some(usage);
-                }
+                let mut usage = self.usage.unwrap_or_default();
+                usage.input_tokens = u.used;
+                self.usage = Some(usage);
             }
-            SessionUpdate::UserMessageChunk {} => {}
-            SessionUpdate::Unknown => self.stats.unknown_updates += 1,
+            SessionUpdate::UserMessageChunk(_) => {}
+            // `available_commands_update`, `current_mode_update`,
+            // `config_option_update`, `session_info_update`...
+            _ => self.stats.unknown_updates += 1,
         }
     }
 
-    fn on_tool(&mut self, tc: ToolCall, out: &mut Vec<Output>) {
-        if tc.tool_call_id.is_empty() {
+    fn on_tool(&mut self, tc: ToolCallUpdate, out: &mut Vec<Output>) {
+        if tc.tool_call_id.0.is_empty() {
             self.stats.malformed += 1;
             return;
         }
-        let id = tc.tool_call_id.clone();
+        let id = tc.tool_call_id.0.to_string();
         self.merge_call(&tc);
-        let status = tc.status.as_deref();
-        let terminal = matches!(status, Some("completed" | "failed"));
+        let status = tc.fields.status;
+        let terminal = matches!(
+            status,
+            Some(ToolCallStatus::Completed | ToolCallStatus::Failed)
+        );
         if !self.announced.contains(&id) {
             if !self.held.contains(&id) {
                 self.held.push(id.clone());
             }
-            if matches!(status, None | Some("pending")) {
+            if matches!(status, None | Some(ToolCallStatus::Pending)) {
                 // Wait: a permission request for it may follow.
                 return;
             }
@@ -152,7 +161,7 @@ impl AcpClient {
         if terminal && self.finished.insert(id.clone()) {
             let status = if self.denied.contains(&id) {
                 ToolStatus::Denied
-            } else if status == Some("failed") {
+            } else if status == Some(ToolCallStatus::Failed) {
                 ToolStatus::Error
             } else {
                 ToolStatus::Ok
@@ -165,12 +174,13 @@ impl AcpClient {
         }
     }
 
-    fn merge_call(&mut self, tc: &ToolCall) {
+    fn merge_call(&mut self, tc: &ToolCallUpdate) {
+        let id = tc.tool_call_id.0.to_string();
         let entry = self
             .calls
-            .entry(tc.tool_call_id.clone())
+            .entry(id.clone())
             .or_insert_with(|| ToolCallInfo {
-                tool_id: tc.tool_call_id.clone(),
+                tool_id: id,
                 name: String::new(),
                 kind: cohost_core::ToolKind::Other,
                 input: Value::Null,
@@ -223,8 +233,18 @@ pub(super) fn answer_permission(p: &OpenPermission, want: ApprovalOption) -> Str
         ApprovalOption::RejectAlways => ApprovalOption::RejectOnce,
     };
     let outcome = match p.options.get(&want).or_else(|| p.options.get(&sibling)) {
-        Some(option_id) => json!({"outcome": "selected", "optionId": option_id}),
-        None => json!({"outcome": "cancelled"}),
+        Some(option_id) => schema::RequestPermissionOutcome::Selected(
+            schema::SelectedPermissionOutcome::new(option_id.clone()),
+        ),
+        None => schema::RequestPermissionOutcome::Cancelled,
     };
-    rpc::response(&p.rpc_id, json!({ "outcome": outcome }))
+    rpc::response(&p.rpc_id, &schema::RequestPermissionResponse::new(outcome))
+}
+
+/// The `cancelled` answer to permission request `rpc_id`.
+pub(super) fn cancelled_permission(rpc_id: &Value) -> String {
+    rpc::response(
+        rpc_id,
+        &schema::RequestPermissionResponse::new(schema::RequestPermissionOutcome::Cancelled),
+    )
 }

@@ -104,7 +104,8 @@ fn replay(agent: &str, text: &str) -> Replay {
                 assert_eq!(ours["id"], v["id"]);
             }
             Some("session/prompt") => {
-                let blocks = v["params"]["prompt"].as_array().cloned().unwrap();
+                // The blocks we sent, as the SDK's schema reads them.
+                let blocks = serde_json::from_value(v["params"]["prompt"].clone()).unwrap();
                 c.begin_turn(blocks, &mut out).expect("idle");
                 drain(&mut out, &mut events, &mut writes);
                 let ours = writes.pop().unwrap();
