@@ -66,15 +66,6 @@ impl Registry {
     pub fn descriptors(&self) -> Vec<ProviderDescriptor> {
         self.factories.values().map(|f| f.descriptor()).collect()
     }
-
-    /// The first available provider among `preference`, if any.
-    pub fn first_available(&self, preference: &[&str]) -> Option<Arc<dyn AdapterFactory>> {
-        preference
-            .iter()
-            .filter_map(|id| self.factories.get(*id))
-            .find(|f| f.is_available())
-            .cloned()
-    }
 }
 
 fn valid_id(id: &str) -> bool {

@@ -76,19 +76,6 @@ impl Scenario {
             Scenario::UnknownModel => "unknown_model",
         }
     }
-
-    /// Error scenarios answer with an HTTP error status before any stream.
-    pub fn is_http_error(self) -> bool {
-        matches!(
-            self,
-            Scenario::Unauthorized
-                | Scenario::Forbidden
-                | Scenario::RateLimited
-                | Scenario::ContextLength
-                | Scenario::ServerError
-                | Scenario::UnknownModel
-        )
-    }
 }
 
 impl fmt::Display for Scenario {

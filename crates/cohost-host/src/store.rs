@@ -186,11 +186,6 @@ impl SessionStore {
             .find(|r| r.native_session_id.as_deref() == Some(native)))
     }
 
-    /// The most recently used session that ran in `cwd` (`run --continue`).
-    pub fn last_in(&self, cwd: &Path) -> Result<Option<SessionRecord>, CohostError> {
-        Ok(self.list()?.into_iter().find(|r| r.cwd == cwd))
-    }
-
     /// Insert or replace a record, keeping the original creation time;
     /// returns the stored record.
     pub fn upsert(&self, mut record: SessionRecord) -> Result<SessionRecord, CohostError> {

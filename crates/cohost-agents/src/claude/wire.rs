@@ -5,10 +5,6 @@
 //! need is ignored, every field we do need is optional where a version might
 //! drop it. Writers ([`out`]) emit exactly the shapes the CLIs document.
 
-// The vendor's message shape is decoded whole (and shown in debug logs);
-// not every field drives an event.
-#![allow(dead_code)]
-
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -101,8 +97,6 @@ pub(crate) enum StreamEvent {
 /// `message_start.message`.
 #[derive(Debug, Default, Deserialize)]
 pub(crate) struct MessageHeader {
-    /// Message id.
-    pub id: Option<String>,
     /// Model.
     pub model: Option<String>,
 }
@@ -142,10 +136,6 @@ pub(crate) struct AssistantMsg {
 /// A message body.
 #[derive(Debug, Default, Deserialize)]
 pub(crate) struct MessageBody {
-    /// Message id.
-    pub id: Option<String>,
-    /// Model (`<synthetic>` for messages the CLI made up, e.g. API errors).
-    pub model: Option<String>,
     /// Content blocks.
     #[serde(default)]
     pub content: Vec<ContentBlock>,
@@ -155,18 +145,6 @@ pub(crate) struct MessageBody {
 #[derive(Debug, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub(crate) enum ContentBlock {
-    /// Text.
-    Text {
-        /// The text.
-        #[serde(default)]
-        text: String,
-    },
-    /// Reasoning.
-    Thinking {
-        /// The text.
-        #[serde(default)]
-        thinking: String,
-    },
     /// A tool call.
     ToolUse {
         /// Call id.
@@ -188,7 +166,8 @@ pub(crate) enum ContentBlock {
         #[serde(default)]
         is_error: Option<bool>,
     },
-    /// Other blocks (images, redacted thinking...).
+    /// Other blocks: `text` and `thinking` (their text arrives earlier as
+    /// stream deltas), images, redacted thinking...
     #[serde(other)]
     Unknown,
 }
@@ -220,10 +199,8 @@ pub(crate) struct UserBody {
 pub(crate) enum UserContent {
     /// Blocks.
     Blocks(Vec<ContentBlock>),
-    /// Plain text (echoed prompts).
-    Text(String),
-    /// Anything else.
-    Other(Value),
+    /// Plain text (echoed prompts) or anything else: nothing cohost reads.
+    Other(serde::de::IgnoredAny),
 }
 
 impl Default for UserContent {
@@ -359,11 +336,6 @@ pub(crate) mod out {
     pub(crate) fn control_request(request_id: &str, subtype: &str) -> String {
         json!({"type": "control_request", "request_id": request_id, "request": {"subtype": subtype}})
             .to_string()
-    }
-
-    /// A user turn.
-    pub(crate) fn user_message(text: &str) -> String {
-        user_content(json!(text))
     }
 
     /// A user turn whose content is a string or an array of Anthropic

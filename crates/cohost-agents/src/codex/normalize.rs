@@ -390,10 +390,9 @@ impl AppServerCore {
     fn on_notification(&mut self, method: &str, params: Value) -> Vec<Action> {
         match method {
             "turn/started" => {
-                let id = params
-                    .pointer("/turn/id")
-                    .and_then(Value::as_str)
-                    .map(String::from);
+                let id = serde_json::from_value::<wire::TurnParams>(params)
+                    .ok()
+                    .map(|p| p.turn.id);
                 self.turn_known(id)
             }
             "item/agentMessage/delta" => self.delta(params, false),

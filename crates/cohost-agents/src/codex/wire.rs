@@ -7,10 +7,6 @@
 //! required) and ours carry none either ([`crate::jsonrpc::Framing::Bare`]). Only the fields cohost uses are typed; everything else
 //! is ignored, and unknown item types land in [`ThreadItem::Unknown`].
 
-// The vendor's message shape is decoded whole (and shown in debug logs);
-// not every field drives an event.
-#![allow(dead_code)]
-
 use serde::Deserialize;
 use serde_json::Value;
 

@@ -4,10 +4,6 @@
 //! "usage"}`. Only the fields cohost reads are typed; everything else is
 //! ignored, unknown types are [`CopilotEvent::Unknown`].
 
-// The vendor's message shape is decoded whole (and shown in debug logs);
-// not every field drives an event.
-#![allow(dead_code)]
-
 use serde::Deserialize;
 
 /// One stdout line.
@@ -70,13 +66,9 @@ pub(crate) enum CopilotEvent {
         #[serde(default)]
         data: SessionError,
     },
-    /// The user (SIGINT) aborted the turn.
+    /// The user (SIGINT) aborted the turn (its `data.reason` is not read).
     #[serde(rename = "abort")]
-    Abort {
-        /// Payload (`reason`).
-        #[serde(default)]
-        data: serde_json::Value,
-    },
+    Abort {},
     /// The last line of a run.
     #[serde(rename = "result")]
     Result(RunResult),

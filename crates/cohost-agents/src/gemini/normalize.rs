@@ -52,11 +52,7 @@ impl GeminiNormalizer {
                 self.marks.started = true;
                 out.push(AgentEvent::Started { session_id, model });
             }
-            StreamEvent::Message {
-                role,
-                content,
-                delta: _,
-            } => {
+            StreamEvent::Message { role, content } => {
                 // Assistant text arrives in `delta` pieces; a whole message
                 // (older versions) is one piece. User echoes are not output.
                 if role == "assistant" && !content.is_empty() {

@@ -1,10 +1,6 @@
 //! Gemini CLI `--output-format stream-json` events, named as gemini names
 //! them (checked on 0.61.0). Unknown `type`s become [`StreamEvent::Unknown`].
 
-// The vendor's message shape is decoded whole (and shown in debug logs);
-// not every field drives an event.
-#![allow(dead_code)]
-
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -21,7 +17,8 @@ pub(crate) enum StreamEvent {
         #[serde(default)]
         model: Option<String>,
     },
-    /// A message; assistant text arrives as `delta: true` pieces.
+    /// A message; assistant text arrives as `delta: true` pieces (older
+    /// versions send it whole, without `delta`: one piece all the same).
     Message {
         /// `user` or `assistant`.
         #[serde(default)]
@@ -29,9 +26,6 @@ pub(crate) enum StreamEvent {
         /// Text.
         #[serde(default)]
         content: String,
-        /// Whether `content` is a piece of a streamed message.
-        #[serde(default)]
-        delta: bool,
     },
     /// The model called a tool (it runs without asking in headless mode,
     /// within the approval mode gemini was started with).
@@ -90,9 +84,6 @@ pub(crate) enum StreamEvent {
 /// Gemini's error shape.
 #[derive(Debug, Clone, Deserialize)]
 pub(crate) struct ErrorInfo {
-    /// Class (often `unknown`).
-    #[serde(default, rename = "type")]
-    pub kind: String,
     /// Message, e.g. `[API Error: {"error":{"code":401,…}}]`.
     #[serde(default)]
     pub message: String,

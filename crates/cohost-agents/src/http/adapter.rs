@@ -79,12 +79,6 @@ impl HttpFactory {
         self
     }
 
-    /// Speak another wire (e.g. OpenAI Responses instead of Chat).
-    pub fn with_wire(mut self, wire: WireApi) -> Self {
-        self.spec.wire = wire;
-        self
-    }
-
     /// The provider's spec.
     pub fn spec(&self) -> &ProviderSpec {
         &self.spec

@@ -4,10 +4,6 @@
 //! Tolerant: unknown event types land in [`RunEvent::Unknown`], unknown
 //! fields are ignored.
 
-// The vendor's message shape is decoded whole (and shown in debug logs);
-// not every field drives an event.
-#![allow(dead_code)]
-
 use serde::Deserialize;
 
 /// One stdout line.
@@ -60,9 +56,6 @@ pub(crate) struct Part {
     /// Tool state.
     #[serde(default)]
     pub state: Option<ToolState>,
-    /// Step finish reason (`stop`, `tool-calls`, `length`...).
-    #[serde(default)]
-    pub reason: Option<String>,
     /// Step tokens.
     #[serde(default)]
     pub tokens: Option<Tokens>,

@@ -319,11 +319,6 @@ impl Supervised {
         self.exit_info().is_none()
     }
 
-    /// A receiver that changes once, when the leader exits.
-    pub fn exit_watch(&self) -> watch::Receiver<Option<ExitInfo>> {
-        self.exit.clone()
-    }
-
     /// Wait up to `timeout` for the leader to exit.
     pub async fn wait_exit(&self, timeout: Duration) -> Option<ExitInfo> {
         let mut rx = self.exit.clone();

@@ -6,7 +6,6 @@
 use cohost_core::sanitize::inert_line;
 use cohost_core::{EventBody, ToolStatus};
 use cohost_protocol::{Frame, FrameType};
-use cohost_relay::ClientEvent;
 use cohost_share::{Message, RoomCodec, ShareError};
 use serde_json::{json, Value};
 
@@ -121,9 +120,4 @@ fn raw_frame_line(codec: &RoomCodec, f: &Frame) -> Option<String> {
         }
         _ => return None,
     })
-}
-
-/// Whether a client event ends a turn's stream.
-pub fn is_stream_end(ev: &ClientEvent) -> bool {
-    matches!(ev, ClientEvent::Frame(f) if matches!(f.kind(), FrameType::StreamEnd | FrameType::StreamInterrupted))
 }

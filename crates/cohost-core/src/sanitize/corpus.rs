@@ -87,11 +87,6 @@ pub const PLACEHOLDERS: &[&str] = &[
     "set api_key=your-api-key-here in the config",
 ];
 
-/// The label of every rule the sanitizer applies, in priority order.
-pub fn rule_labels() -> Vec<&'static str> {
-    super::rules::RULES.iter().map(|r| r.label).collect()
-}
-
 /// The whole corpus as one text, a shape a line, as a user might paste it.
 pub fn text() -> String {
     SHAPES
