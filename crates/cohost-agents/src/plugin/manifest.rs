@@ -18,6 +18,10 @@ pub enum Protocol {
     Jsonl,
     /// One process per prompt; every stdout line is answer text.
     Text,
+    /// One interactive program per session, on a pseudo-terminal: the
+    /// prompt is typed at its input prompt (`[pty] prompt`), what it prints
+    /// until that prompt shows again is the answer.
+    Pty,
 }
 
 /// One name or several.
@@ -59,6 +63,7 @@ pub struct Manifest {
     pub required_env: Vec<String>,
     /// Arguments. `{prompt}`, `{cwd}` and `{model}` are replaced; for jsonl
     /// and text agents without `{prompt}` the prompt is the last argument.
+    /// A pty agent's prompt is typed, never an argument.
     #[serde(default)]
     pub args: Vec<String>,
     /// Arguments added when a model is chosen (`{model}` replaced).
@@ -78,6 +83,19 @@ pub struct Manifest {
     /// Field mapping for `protocol = "jsonl"`.
     #[serde(default)]
     pub jsonl: Option<JsonlMapping>,
+    /// Terminal settings for `protocol = "pty"`.
+    #[serde(default)]
+    pub pty: Option<PtySettings>,
+}
+
+/// `[pty]`: how cohost knows the program waits for input.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PtySettings {
+    /// The text the program prints when it waits for input, trailing space
+    /// included, as it reads once colours and other escape sequences are
+    /// stripped (`"> "`, `"toy> "`).
+    pub prompt: String,
 }
 
 /// Where the events are in each JSON line. Paths are dotted (`a.b.0`) or
@@ -220,7 +238,7 @@ pub fn parse(file: &Path, text: &str) -> Result<Manifest, PluginError> {
                 "missing: which lines carry the answer text".into(),
             ))
         }
-        (Protocol::Acp | Protocol::Text, Some(_)) => {
+        (Protocol::Acp | Protocol::Text | Protocol::Pty, Some(_)) => {
             return Err(err(
                 "jsonl",
                 "only allowed with protocol = \"jsonl\"".into(),
@@ -228,7 +246,52 @@ pub fn parse(file: &Path, text: &str) -> Result<Manifest, PluginError> {
         }
         _ => {}
     }
+    check_pty(&m).map_err(|(field, reason)| err(field, reason))?;
     Ok(m)
+}
+
+/// The rules of `protocol = "pty"` and its `[pty]` table.
+fn check_pty(m: &Manifest) -> Result<(), (&'static str, String)> {
+    let Protocol::Pty = m.protocol else {
+        return match m.pty {
+            Some(_) => Err(("pty", "only allowed with protocol = \"pty\"".into())),
+            None => Ok(()),
+        };
+    };
+    match &m.pty {
+        None => {
+            return Err((
+                "pty",
+                "protocol = \"pty\" needs a [pty] table with the program's input prompt (prompt = \"> \")".into(),
+            ))
+        }
+        Some(p) if p.prompt.trim().is_empty() => {
+            return Err((
+                "pty.prompt",
+                "must show something besides spaces, or any output would look like the prompt"
+                    .into(),
+            ))
+        }
+        Some(_) => {}
+    }
+    if m.args
+        .iter()
+        .chain(&m.model_args)
+        .any(|a| a.contains("{prompt}"))
+    {
+        return Err((
+            "args",
+            "a pty agent's prompt is typed at its input prompt; `{prompt}` cannot be an argument"
+                .into(),
+        ));
+    }
+    if !m.resume_args.is_empty() {
+        return Err((
+            "resume_args",
+            "a pty agent cannot resume: a terminal gives no session id".into(),
+        ));
+    }
+    Ok(())
 }
 
 fn toml_error(file: &Path, text: &str, e: &toml::de::Error) -> PluginError {

@@ -5,8 +5,9 @@
 //! *.toml`, else `~/.config/cohost/agents/`) and the project's
 //! `.cohost/agents/*.toml`. `protocol = "acp"` reuses the ACP driver;
 //! `jsonl` maps JSON lines through declared field paths; `text` streams
-//! stdout lines as answer text. A bad manifest is reported and skipped; it
-//! never stops cohost.
+//! stdout lines as answer text; `pty` runs an interactive program on the
+//! PTY tier ([`crate::pty`]), typing each prompt at its `[pty] prompt`. A
+//! bad manifest is reported and skipped; it never stops cohost.
 //!
 //! ```toml
 //! id = "my-agent"
@@ -34,6 +35,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::acp::{AcpFactory, AcpSpec};
+use crate::pty::{PtyFactory, PtySpec};
 use manifest::{Manifest, Protocol};
 pub(crate) use oneshot::OneShotAdapter;
 
@@ -157,7 +159,34 @@ fn factory(m: Manifest) -> Arc<dyn AdapterFactory> {
             text_errors: crate::acp::providers::TextErrors::None,
         })),
         Protocol::Jsonl | Protocol::Text => Arc::new(OneShotFactory { manifest: m }),
+        Protocol::Pty => Arc::new(pty_factory(m)),
     }
+}
+
+/// A `pty` plugin: the PTY tier with the manifest's program and prompt.
+fn pty_factory(m: Manifest) -> PtyFactory {
+    let names = m.binary.to_vec();
+    let mut descriptor =
+        crate::pty::descriptor(m.id.clone(), m.label.unwrap_or_else(|| m.id.clone()));
+    descriptor.install_hint = Some(format!(
+        "install `{}` (plugin manifest)",
+        names.join("` or `")
+    ));
+    PtyFactory::from_spec(
+        descriptor,
+        PtySpec {
+            binaries: names,
+            args: m.args,
+            model_args: m.model_args,
+            env: m.env,
+            env_prefixes: m.env_prefixes,
+            required_env: m.required_env,
+            version_args: m.version_args,
+            // `parse` refuses a pty manifest without one.
+            prompt: m.pty.map(|p| p.prompt).unwrap_or_else(|| "> ".into()),
+            install_hint: format!("install `{}` or fix `binary` in its plugin manifest", m.id),
+        },
+    )
 }
 
 /// Factory of a `jsonl` / `text` plugin.

@@ -78,19 +78,6 @@ impl OneShotAdapter {
     }
 }
 
-/// Whether any of `names` is set non-empty in the child's environment.
-pub(crate) fn missing_env(required: &[String], env: &EnvPolicy) -> Option<String> {
-    let built = env.build_from_process();
-    required
-        .iter()
-        .find(|n| {
-            built
-                .get(std::ffi::OsStr::new(n.as_str()))
-                .is_none_or(|v| v.is_empty())
-        })
-        .cloned()
-}
-
 #[async_trait]
 impl AgentAdapter for OneShotAdapter {
     fn descriptor(&self) -> &ProviderDescriptor {
@@ -101,7 +88,7 @@ impl AgentAdapter for OneShotAdapter {
         self.config = config.clone();
         let id = self.manifest.id.clone();
         let env = self.env();
-        if let Some(name) = missing_env(&self.manifest.required_env, &env) {
+        if let Some(name) = env.first_missing(&self.manifest.required_env) {
             return Err(CohostError::new(
                 ErrorCode::AuthRequired,
                 format!("agent `{id}` needs {name}, which is not set"),

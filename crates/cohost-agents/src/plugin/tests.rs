@@ -113,3 +113,61 @@ fn acp_manifest_builds_an_acp_provider() {
     assert_eq!((d.id.as_str(), d.label.as_str()), ("my-gemini", "Mine"));
     assert_eq!(d.capabilities.approvals, ApprovalSupport::Blocking);
 }
+
+#[test]
+fn pty_manifests_need_a_prompt_and_take_no_prompt_argument() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let base = "binary = \"python3\"\nprotocol = \"pty\"\n";
+    write(d, "a_no_table.toml", &format!("id = \"a\"\n{base}"));
+    write(
+        d,
+        "b_blank.toml",
+        &format!("id = \"b\"\n{base}[pty]\nprompt = \"  \"\n"),
+    );
+    write(
+        d,
+        "c_prompt_arg.toml",
+        &format!("id = \"c\"\nargs = [\"{{prompt}}\"]\n{base}[pty]\nprompt = \"> \"\n"),
+    );
+    write(
+        d,
+        "d_resume.toml",
+        &format!("id = \"d\"\nresume_args = [\"-r\"]\n{base}[pty]\nprompt = \"> \"\n"),
+    );
+    write(
+        d,
+        "e_not_pty.toml",
+        "id = \"e\"\nbinary = \"sh\"\nprotocol = \"text\"\n[pty]\nprompt = \"> \"\n",
+    );
+    write(
+        d,
+        "f_unknown.toml",
+        &format!("id = \"f\"\n{base}[pty]\nprompt = \"> \"\nmarker = \"x\"\n"),
+    );
+    write(
+        d,
+        "g_ok.toml",
+        &format!("id = \"g\"\nlabel = \"G\"\n{base}[pty]\nprompt = \"g> \"\n"),
+    );
+    let (f, errors) = load_plugins(&[d.to_path_buf()]);
+    let field = |name: &str| {
+        errors
+            .iter()
+            .find(|e| e.file.ends_with(name))
+            .and_then(|e| e.field.clone())
+            .unwrap_or_else(|| panic!("no error for {name}: {errors:#?}"))
+    };
+    assert_eq!(field("a_no_table.toml"), "pty");
+    assert_eq!(field("b_blank.toml"), "pty.prompt");
+    assert_eq!(field("c_prompt_arg.toml"), "args");
+    assert_eq!(field("d_resume.toml"), "resume_args");
+    assert_eq!(field("e_not_pty.toml"), "pty");
+    assert_eq!(field("f_unknown.toml"), "marker");
+    assert_eq!(errors.len(), 6, "{errors:#?}");
+    let d = f[0].descriptor();
+    assert_eq!((d.id.as_str(), d.label.as_str()), ("g", "G"));
+    assert_eq!(d.capabilities.tier, SupportTier::Pty);
+    assert_eq!(d.capabilities.approvals, ApprovalSupport::None);
+    assert!(d.install_hint.is_some_and(|h| h.contains("python3")));
+}

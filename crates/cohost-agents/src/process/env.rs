@@ -113,6 +113,20 @@ impl EnvPolicy {
         self.build(std::env::vars_os())
     }
 
+    /// The first of `required` that is unset or empty in the child's
+    /// environment, if any.
+    pub fn first_missing(&self, required: &[String]) -> Option<String> {
+        let built = self.build_from_process();
+        required
+            .iter()
+            .find(|n| {
+                built
+                    .get(OsStr::new(n.as_str()))
+                    .is_none_or(|v| v.is_empty())
+            })
+            .cloned()
+    }
+
     /// A variable as the child will see it (explicit, else inherited when
     /// it may pass).
     pub fn var(&self, name: &str) -> Option<String> {

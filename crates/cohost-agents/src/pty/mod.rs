@@ -9,8 +9,11 @@
 //! alive), then signal the session's process group.
 //!
 //! Generic: [`PtyFactory::new`] makes a provider from an id, label, binary,
-//! arguments and environment (what a plugin manifest with
-//! `protocol = "pty"` carries), [`PtyFactory::with_prompt`] sets the marker.
+//! arguments and environment, [`PtyFactory::with_prompt`] sets the marker.
+//! A plugin manifest with `protocol = "pty"` makes one with everything its
+//! keys say ([`PtySpec`]: several binary names, `{cwd}` / `{model}` in the
+//! arguments, model arguments, inherited prefixes, required variables, a
+//! version probe).
 
 mod clean;
 pub(crate) mod core;
@@ -31,12 +34,14 @@ use cohost_core::{
 use futures::StreamExt;
 use std::collections::BTreeMap;
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::{mpsc, watch};
 
-use crate::process::{find_on_path, locate_binary, lock, EnvPolicy, GroupSignal};
+use crate::process::{
+    find_on_path, locate_binary, lock, probe, EnvPolicy, GroupSignal, PROBE_TIMEOUT,
+};
 
 /// How long the program may take to show its first prompt.
 pub(crate) const READY_TIMEOUT: Duration = Duration::from_secs(60);
@@ -45,10 +50,31 @@ pub(crate) const READY_TIMEOUT: Duration = Duration::from_secs(60);
 #[derive(Debug, Clone)]
 pub struct PtyFactory {
     descriptor: ProviderDescriptor,
-    binary: PathBuf,
-    args: Vec<String>,
-    env: BTreeMap<String, String>,
-    prompt: String,
+    spec: PtySpec,
+}
+
+/// What a PTY provider runs and how (all of it is what a plugin manifest
+/// with `protocol = "pty"` says).
+#[derive(Debug, Clone)]
+pub(crate) struct PtySpec {
+    /// Executable names (looked up on PATH) or paths, tried in order.
+    pub(crate) binaries: Vec<String>,
+    /// Arguments; `{cwd}` and `{model}` are replaced.
+    pub(crate) args: Vec<String>,
+    /// Arguments put before `args` when a model is chosen (`{model}`).
+    pub(crate) model_args: Vec<String>,
+    /// Variables set for the program.
+    pub(crate) env: BTreeMap<String, String>,
+    /// Prefixes of the user's variables the program inherits.
+    pub(crate) env_prefixes: Vec<String>,
+    /// Variables that must be set (checked before spawning).
+    pub(crate) required_env: Vec<String>,
+    /// Arguments that print the version (empty: no probe).
+    pub(crate) version_args: Vec<String>,
+    /// The prompt marker (see [`PtyFactory::with_prompt`]).
+    pub(crate) prompt: String,
+    /// What to do when no binary is found.
+    pub(crate) install_hint: String,
 }
 
 impl PtyFactory {
@@ -61,19 +87,29 @@ impl PtyFactory {
         args: Vec<String>,
         env: BTreeMap<String, String>,
     ) -> Self {
-        PtyFactory {
-            descriptor: descriptor(id.into(), label.into()),
-            binary: binary.into(),
+        let spec = PtySpec {
+            binaries: vec![binary.into().to_string_lossy().into_owned()],
             args,
+            model_args: Vec::new(),
             env,
+            env_prefixes: Vec::new(),
+            required_env: Vec::new(),
+            version_args: Vec::new(),
             prompt: "> ".into(),
-        }
+            install_hint: "install the program or give its full path".into(),
+        };
+        PtyFactory::from_spec(descriptor(id.into(), label.into()), spec)
+    }
+
+    /// A provider with this descriptor running `spec`.
+    pub(crate) fn from_spec(descriptor: ProviderDescriptor, spec: PtySpec) -> Self {
+        PtyFactory { descriptor, spec }
     }
 
     /// The text the program prints when it waits for input (its prompt,
     /// trailing space included), as it appears after escape stripping.
     pub fn with_prompt(mut self, marker: impl Into<String>) -> Self {
-        self.prompt = marker.into();
+        self.spec.prompt = marker.into();
         self
     }
 }
@@ -106,17 +142,18 @@ impl AdapterFactory for PtyFactory {
             child: None,
             ready: None,
             binary: None,
+            version: None,
             terminated: false,
         })
     }
 
     fn is_available(&self) -> bool {
-        self.binary.is_absolute() && self.binary.exists()
-            || find_on_path(
-                &self.binary.to_string_lossy(),
-                std::env::var_os("PATH").as_deref(),
-            )
-            .is_some()
+        let path = std::env::var_os("PATH");
+        self.spec.binaries.iter().any(|b| {
+            let b = Path::new(b);
+            b.is_absolute() && b.exists()
+                || find_on_path(&b.to_string_lossy(), path.as_deref()).is_some()
+        })
     }
 }
 
@@ -136,12 +173,55 @@ pub(crate) struct PtyAdapter {
     child: Option<PtyChild>,
     ready: Option<watch::Receiver<bool>>,
     binary: Option<PathBuf>,
+    /// First line of the version probe's output, when the spec has one.
+    version: Option<String>,
     terminated: bool,
 }
 
 impl PtyAdapter {
     fn id(&self) -> &str {
         &self.factory.descriptor.id
+    }
+
+    /// The program's arguments: model arguments (when a model is chosen),
+    /// the spec's, then the config's extras; `{cwd}` and `{model}` filled.
+    fn args(&self, config: &AdapterConfig) -> Vec<OsString> {
+        let spec = &self.factory.spec;
+        let cwd = config.cwd.display().to_string();
+        let model = config.model.clone().unwrap_or_default();
+        let fill = |a: &String| OsString::from(a.replace("{cwd}", &cwd).replace("{model}", &model));
+        let model_args = config.model.is_some().then_some(&spec.model_args);
+        model_args
+            .into_iter()
+            .flatten()
+            .chain(&spec.args)
+            .map(fill)
+            .chain(config.extra_args.iter().map(OsString::from))
+            .collect()
+    }
+
+    /// The first of the spec's binaries found (or the config's binary).
+    fn locate(&self, config: &AdapterConfig, env: &EnvPolicy) -> Result<PathBuf, CohostError> {
+        let spec = &self.factory.spec;
+        let path = env.effective_path();
+        let mut found = Err(CohostError::new(
+            ErrorCode::ProviderNotFound,
+            format!("`{}` names no program", self.id()),
+        ));
+        for name in &spec.binaries {
+            let explicit = config.binary.clone().unwrap_or_else(|| PathBuf::from(name));
+            found = locate_binary(
+                self.id(),
+                name,
+                Some(&explicit),
+                path.as_deref(),
+                &spec.install_hint,
+            );
+            if found.is_ok() || config.binary.is_some() {
+                break;
+            }
+        }
+        found
     }
 }
 
@@ -199,30 +279,40 @@ impl AgentAdapter for PtyAdapter {
     }
 
     async fn initialize(&mut self, config: &AdapterConfig) -> Result<InitInfo, CohostError> {
-        let mut env = EnvPolicy::default();
-        env.extend(&self.factory.env);
+        let spec = &self.factory.spec;
+        let mut env = EnvPolicy::with_prefixes(spec.env_prefixes.iter().cloned());
+        env.extend(&spec.env);
         env.extend(&config.env);
         // A real terminal type, so programs print their normal prompt.
         if !env.explicit.contains_key("TERM") {
             env.set("TERM", "xterm-256color");
         }
         let id = self.id().to_string();
-        let path = env.effective_path();
-        let explicit = config.binary.as_deref().unwrap_or(&self.factory.binary);
-        let binary = locate_binary(
-            &id,
-            &self.factory.binary.to_string_lossy(),
-            Some(explicit),
-            path.as_deref(),
-            "install the program or give its full path",
-        )?;
-        let mut args: Vec<OsString> = self.factory.args.iter().map(OsString::from).collect();
-        args.extend(config.extra_args.iter().map(OsString::from));
+        if let Some(name) = env.first_missing(&spec.required_env) {
+            return Err(CohostError::new(
+                ErrorCode::AuthRequired,
+                format!("agent `{id}` needs {name}, which is not set"),
+            )
+            .with_fix(format!("export {name}=... and retry")));
+        }
+        let binary = self.locate(config, &env)?;
+        self.version = None;
+        if !spec.version_args.is_empty() {
+            let args: Vec<&str> = spec.version_args.iter().map(String::as_str).collect();
+            let out = probe(&id, &binary, &args, &env, PROBE_TIMEOUT).await?;
+            self.version = out
+                .text
+                .lines()
+                .map(str::trim)
+                .find(|l| !l.is_empty())
+                .map(String::from);
+        }
+        let args = self.args(config);
         let cwd = Some(config.cwd.clone()).filter(|c| !c.as_os_str().is_empty());
         let (child, rx) = PtyChild::spawn(&id, &binary, &args, &env, cwd.as_ref())?;
         {
             let mut s = lock(&self.shared);
-            s.core = Some(PtyCore::new(self.factory.prompt.clone()));
+            s.core = Some(PtyCore::new(self.factory.spec.prompt.clone()));
             s.alive = true;
             s.last_error = None;
         }
@@ -256,14 +346,17 @@ impl AgentAdapter for PtyAdapter {
                 ErrorCode::Timeout,
                 format!(
                     "`{id}` did not show its prompt {:?} within {} s; last output: {tail}",
-                    self.factory.prompt,
+                    self.factory.spec.prompt,
                     READY_TIMEOUT.as_secs()
                 ),
             )
             .with_fix("check the program starts interactively, and the prompt marker"));
         }
         self.ready = Some(ready_rx);
-        Ok(InitInfo::default())
+        Ok(InitInfo {
+            version: self.version.clone(),
+            session_id: None,
+        })
     }
 
     async fn send_prompt(
@@ -341,7 +434,7 @@ impl AgentAdapter for PtyAdapter {
         Health {
             alive: alive && !self.terminated,
             binary: self.binary.as_ref().map(|b| b.display().to_string()),
-            version: None,
+            version: self.version.clone(),
             last_error: lock(&self.shared).last_error.clone(),
         }
     }
