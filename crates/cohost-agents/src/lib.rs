@@ -52,11 +52,10 @@ pub mod drivers {
     /// The generic ACP client and its built-in providers.
     pub mod acp {
         pub use crate::acp::{AcpFactory, AcpSpec};
-        /// The built-in ACP providers' launch specs.
+        /// The built-in ACP providers' launch specs, from the provider list.
         pub mod providers {
-            pub use crate::acp::providers::{
-                all, claude, codex, copilot, gemini, opencode, qwen, TextErrors,
-            };
+            pub use crate::acp::providers::{all, by_id};
+            pub use crate::acp::spec::TextErrors;
         }
     }
     /// Codex CLI (app-server, `exec --json` fallback).
@@ -105,7 +104,7 @@ pub mod parsers {
     }
     /// The ACP client state machine.
     pub mod acp {
-        pub use crate::acp::providers::TextErrors;
+        pub use crate::acp::spec::TextErrors;
         pub use crate::acp::{AcpClient, ClientConfig, FsOp, FsRequest, Opened, Output, Stats};
     }
     /// The one-shot CLIs' line normalizers and the runner's line API.

@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use super::fs::FsRoot;
 use super::normalize::{AcpClient, ClientConfig, FsRequest, Opened, Output};
-use super::providers::{self, AcpSpec};
+use super::providers;
+use super::spec::AcpSpec;
 use crate::process::{
     classify_stderr, locate_binary, EnvPolicy, Frame, ProcessSpec, StdinWriter, Supervised,
 };

@@ -360,13 +360,13 @@ mod tests {
 /// A provider failure that the agent reported as its answer text (see
 /// [`TextErrors`]), as a typed error; `None` for an ordinary answer.
 ///
-/// [`TextErrors`]: super::providers::TextErrors
+/// [`TextErrors`]: super::spec::TextErrors
 pub(crate) fn text_error(
-    kind: super::providers::TextErrors,
+    kind: super::spec::TextErrors,
     provider: &str,
     text: &str,
 ) -> Option<CohostError> {
-    use super::providers::TextErrors;
+    use super::spec::TextErrors;
     match kind {
         TextErrors::None => None,
         TextErrors::Copilot => copilot_text_error(provider, text),
@@ -401,7 +401,7 @@ fn copilot_text_error(provider: &str, text: &str) -> Option<CohostError> {
 
 #[cfg(test)]
 mod text_error_tests {
-    use super::super::providers::TextErrors;
+    use super::super::spec::TextErrors;
     use super::*;
 
     #[test]

@@ -1,7 +1,7 @@
-//! The generic Agent Client Protocol (ACP) client driver and the six ACP
-//! providers built on it (`gemini-acp`, `qwen-acp`, `opencode-acp`,
-//! `copilot-acp`, `claude-acp`, `codex-acp`). Plugin manifests with
-//! `protocol = "acp"` reuse it through [`AcpFactory::new`].
+//! The generic Agent Client Protocol (ACP) client driver, which every
+//! provider-list entry with an ACP mode (`gemini-acp`, `claude-acp`, ...)
+//! runs on. Plugin manifests with `protocol = "acp"` reuse it through
+//! [`AcpFactory::new`].
 //!
 //! - [`rpc`]: JSON-RPC 2.0 framing (the shared [`crate::jsonrpc`], ACP's spelling).
 //! - Messages: the SDK's schema crate (`agent-client-protocol-schema`, `v1`),
@@ -10,7 +10,8 @@
 //! - [`normalize`]: the client state machine (lines in → events and lines out).
 //! - [`map`]: kinds, options, stop reasons, usage, errors.
 //! - [`fs`]: cwd-confined file requests. `engine`: the IO shell.
-//! - [`providers`]: how each built-in agent is launched.
+//! - [`spec`]: how one agent is launched; each built-in one's spec is the
+//!   ACP mode of its entry in the provider list, [`providers`] what they share.
 //!
 //! Why our own JSON-RPC layer rather than the `agent-client-protocol` crate
 //! (only its schema types):
@@ -26,6 +27,7 @@ pub(crate) mod normalize;
 pub(crate) mod providers;
 pub(crate) mod read;
 pub(crate) mod rpc;
+pub(crate) mod spec;
 
 use agent_client_protocol_schema::v1 as schema;
 use async_trait::async_trait;
@@ -38,8 +40,7 @@ use std::path::Path;
 use std::time::Duration;
 
 pub use normalize::{AcpClient, ClientConfig, FsOp, FsRequest, Opened, Output, Stats};
-pub use providers::AcpSpec;
-pub(crate) use providers::{CLAUDE_ACP_SPEC, CODEX_ACP_SPEC};
+pub use spec::AcpSpec;
 
 use crate::process::{find_on_path, GroupSignal};
 use crate::session::not_running;
@@ -68,7 +69,8 @@ pub(crate) fn descriptor(spec: &AcpSpec) -> ProviderDescriptor {
     }
 }
 
-/// Register the six built-in ACP providers.
+/// Register the built-in ACP providers: the ACP mode of every entry of the
+/// provider list that has one.
 pub(crate) fn register(registry: &mut Registry) -> Result<(), CohostError> {
     for spec in providers::all() {
         registry.register(std::sync::Arc::new(AcpFactory::new(spec)))?;

@@ -50,7 +50,7 @@ pub struct ClientConfig {
     /// Model, when the user chose one (reported in `Started`).
     pub model: Option<String>,
     /// How the agent reports provider failures in answer text.
-    pub text_errors: super::providers::TextErrors,
+    pub text_errors: super::spec::TextErrors,
 }
 
 /// A file-system request for the IO shell to perform and answer.

@@ -40,7 +40,7 @@ async fn stop_lets_a_child_finish_saving_after_the_leader_died() {
         usage: false,
         tier: cohost_core::SupportTier::Structured,
         install_hint: "none".into(),
-        text_errors: super::providers::TextErrors::None,
+        text_errors: super::spec::TextErrors::None,
     };
     let mut config = AdapterConfig {
         cwd: dir.path().to_path_buf(),

@@ -1,6 +1,7 @@
 //! The one provider list, plus the local model servers and API-key
 //! variables (which have no driver folder). Each CLI's spec lives with its
-//! driver; adding a CLI is its driver folder and one line here.
+//! driver, its ACP mode too (`gemini-acp` is [`super::CliEntry::acp`] of
+//! `gemini`); adding a CLI is its driver folder and one line here.
 
 use super::{CliEntry, ServerEntry};
 
@@ -19,18 +20,8 @@ pub static CLIS: &[CliEntry] = &[
     crate::goose::SPEC,
     crate::agy::SPEC,
     crate::kiro::SPEC,
-    crate::acp::CLAUDE_ACP_SPEC,
-    crate::acp::CODEX_ACP_SPEC,
-];
-
-/// ACP modes of CLIs above (`gemini --acp`): the variant's id and its base
-/// CLI's. They have no entry of their own: the base CLI's binary, version,
-/// credentials and login are theirs.
-pub static ACP_BASES: &[(&str, &str)] = &[
-    ("gemini-acp", "gemini"),
-    ("qwen-acp", "qwen"),
-    ("opencode-acp", "opencode"),
-    ("copilot-acp", "copilot"),
+    crate::claude::ACP_SPEC,
+    crate::codex::ACP_SPEC,
 ];
 
 /// Known local model servers.

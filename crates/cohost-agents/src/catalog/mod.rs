@@ -15,13 +15,14 @@ mod data;
 mod flags;
 mod pins;
 
-pub use data::{ACP_BASES, API_KEYS, CLIS, SERVERS};
+pub use data::{API_KEYS, CLIS, SERVERS};
 pub use flags::{ArgTemplate, FlagTable, PromptArg, QueryArgs, NO_FLAGS};
 pub use pins::{pinned_version, PINS_FILE};
 
 use cohost_core::{AdapterFactory, Capabilities, CohostError, ProviderDescriptor, ProviderKind};
 use std::sync::Arc;
 
+use crate::acp::spec::AcpSpec;
 use crate::process::{Version, VersionRange};
 
 /// A provider spec: the same type as a catalog entry.
@@ -115,13 +116,42 @@ pub struct CliEntry {
     /// no version probe (fixture-only tools, ACP wrappers). Always contains
     /// [`CliEntry::tested_range`] (checked by a test).
     pub accepted: Option<VersionRange>,
-    /// Makes the driver's factory; `None` when a driver family registers
-    /// the provider itself (the ACP wrappers, through `crate::acp`).
+    /// Makes the driver's factory; `None` when the CLI is driven only over
+    /// ACP ([`CliEntry::acp`] with the entry's own id).
     pub factory: Option<MakeFactory>,
     /// A check of the user's setup the CLI itself would only fail on after
     /// it started; run before every spawn and by `agents`/`doctor`.
     pub preflight: Option<Preflight>,
+    /// The CLI's ACP mode, driven by the generic ACP client: a provider of
+    /// its own (`gemini-acp`) that is found, checked and signed in through
+    /// this entry, or this entry itself (same id) for a CLI cohost drives
+    /// only over ACP (`claude-acp`, `cline`).
+    pub acp: Option<AcpMode>,
 }
+
+/// A CLI's ACP mode ([`CliEntry::acp`]): its provider id and its launch spec.
+#[derive(Clone, Copy)]
+pub struct AcpMode {
+    /// The provider id (`gemini-acp`); the entry's own id when the CLI has
+    /// no other mode.
+    pub id: &'static str,
+    /// Builds the launch spec (owned data, as plugin manifests build theirs).
+    pub spec: fn() -> AcpSpec,
+}
+
+impl std::fmt::Debug for AcpMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AcpMode").field("id", &self.id).finish()
+    }
+}
+
+impl PartialEq for AcpMode {
+    fn eq(&self, other: &Self) -> bool {
+        self.id == other.id && std::ptr::fn_addr_eq(self.spec, other.spec)
+    }
+}
+
+impl Eq for AcpMode {}
 
 /// A variable of the environment the CLI would run with.
 pub type EnvLookup<'a> = &'a dyn Fn(&str) -> Option<String>;
@@ -200,6 +230,7 @@ pub const BASE: CliEntry = CliEntry {
     accepted: None,
     factory: None,
     preflight: None,
+    acp: None,
 };
 
 impl CliEntry {
@@ -320,8 +351,19 @@ pub fn login_fix(id: &str) -> Option<String> {
 /// The base CLI of an ACP variant without an entry of its own
 /// (`gemini-acp` → `gemini`), found and signed in through that CLI.
 pub fn acp_base(id: &str) -> Option<&'static CliEntry> {
-    let (_, base) = ACP_BASES.iter().find(|(variant, _)| *variant == id)?;
-    cli(base)
+    CLIS.iter()
+        .find(|e| e.id != id && e.acp.is_some_and(|mode| mode.id == id))
+}
+
+/// Every ACP variant and its base CLI (`("gemini-acp", "gemini")`), in
+/// provider-list order: the entries whose [`CliEntry::acp`] mode has an id
+/// of its own.
+pub fn acp_variants() -> impl Iterator<Item = (&'static str, &'static str)> {
+    CLIS.iter().filter_map(|e| {
+        e.acp
+            .filter(|mode| mode.id != e.id)
+            .map(|mode| (mode.id, e.id))
+    })
 }
 
 /// The flag table of a CLI; all-`None` for an unknown id (the drivers'

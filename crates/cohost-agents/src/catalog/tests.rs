@@ -16,23 +16,57 @@ fn ids_are_unique_and_entries_complete() {
         assert!(!e.install_hint.is_empty(), "{}: no install hint", e.id);
         assert!(!e.label.is_empty(), "{}: no label", e.id);
     }
-    for id in [
-        "claude",
-        "codex",
-        "gemini",
-        "qwen",
-        "opencode",
-        "copilot",
-        "aider",
-        "continue",
-        "cursor",
-        "goose",
-        "agy",
-        "kiro",
-        "claude-acp",
-        "codex-acp",
+    // ACP variants are providers too: their ids clash with nothing.
+    let variants: Vec<&str> = acp_variants().map(|(variant, _)| variant).collect();
+    for v in &variants {
+        assert!(
+            !ids.contains(v),
+            "{v}: an ACP variant's id is also an entry's"
+        );
+    }
+    let mut all = variants.clone();
+    all.sort_unstable();
+    all.dedup();
+    assert_eq!(all.len(), variants.len(), "duplicate ACP variant id");
+}
+
+#[test]
+fn acp_modes_are_what_their_entries_say() {
+    for e in CLIS {
+        let Some(mode) = e.acp else {
+            assert!(e.factory.is_some(), "{}: no factory and no ACP mode", e.id);
+            continue;
+        };
+        let spec = (mode.spec)();
+        assert_eq!(spec.id, mode.id, "{}: the launch spec's id", e.id);
+        assert_eq!(
+            spec.binaries[0],
+            e.command(),
+            "{}: runs the entry's binary",
+            e.id
+        );
+        assert_eq!(spec.install_hint, e.install_hint, "{}: install hint", e.id);
+        if mode.id == e.id {
+            // Driven only over ACP: the ACP family registers it.
+            assert!(e.factory.is_none(), "{}: two drivers under one id", e.id);
+            assert!(acp_base(e.id).is_none(), "{}: its own base", e.id);
+        } else {
+            assert_eq!(acp_base(mode.id), Some(e), "{}: base of {}", e.id, mode.id);
+            assert_eq!(login_fix(mode.id), Some(e.login_fix_as(mode.id)));
+        }
+    }
+    // The variants the tested CLIs have had since they were pinned.
+    let variants: Vec<_> = acp_variants().collect();
+    for pair in [
+        ("gemini-acp", "gemini"),
+        ("qwen-acp", "qwen"),
+        ("opencode-acp", "opencode"),
+        ("copilot-acp", "copilot"),
     ] {
-        assert!(cli(id).is_some(), "{id} missing from the catalog");
+        assert!(
+            variants.contains(&pair),
+            "{pair:?} missing from {variants:?}"
+        );
     }
 }
 

@@ -8,6 +8,7 @@
 //! - `spec`: their provider specs ([`SPEC`], [`QWEN_SPEC`]).
 //! - `engine`: binary checks, spawn through [`crate::process`], the IO loop.
 
+mod acp;
 pub(crate) mod dialect;
 mod engine;
 pub(crate) mod normalize;
@@ -23,11 +24,12 @@ use cohost_core::{
 use std::time::Duration;
 
 use crate::session::not_running;
+pub(crate) use acp::ACP_SPEC;
 pub use dialect::{Dialect, CLAUDE, QWEN};
 #[doc(hidden)]
 pub use engine::bench_pump;
 use engine::Engine;
-pub(crate) use spec::{CLAUDE_AUTH, CLAUDE_ENV, QWEN_SPEC, SPEC};
+pub(crate) use spec::{QWEN_SPEC, SPEC};
 
 use crate::process::{find_on_path, GroupSignal};
 

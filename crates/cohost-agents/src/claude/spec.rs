@@ -1,11 +1,13 @@
 //! The provider specs of the Claude stream-json family: Claude Code and
 //! Qwen Code. What differs in behaviour is in [`super::dialect`].
 
-use cohost_core::{AdapterFactory, Capabilities, SupportTier};
+use cohost_core::{AdapterFactory, Capabilities, ResumeSupport, SupportTier};
 use std::sync::Arc;
 
 use super::StreamJsonFactory;
-use crate::catalog::{self, AuthSpec, CliEntry, FlagTable, MakeFactory, PromptArg};
+use crate::acp::providers::spec as acp_spec;
+use crate::acp::spec::AcpSpec;
+use crate::catalog::{self, AcpMode, AuthSpec, CliEntry, FlagTable, MakeFactory, PromptArg};
 use crate::process::{Version, VersionRange};
 
 /// Claude Code's credentials, shared with the `claude-acp` wrapper.
@@ -170,5 +172,21 @@ pub(crate) const QWEN_SPEC: CliEntry = CliEntry {
     factory: Some(MakeFactory(|| {
         Arc::new(StreamJsonFactory::qwen()) as Arc<dyn AdapterFactory>
     })),
+    acp: Some(AcpMode {
+        id: "qwen-acp",
+        spec: qwen_acp,
+    }),
     ..catalog::BASE
 };
+/// Qwen Code in ACP mode (`qwen --acp`, provider `qwen-acp`).
+fn qwen_acp() -> AcpSpec {
+    acp_spec(
+        "qwen-acp",
+        "Qwen Code (ACP)",
+        &QWEN_SPEC,
+        &["--acp"],
+        &["--model", "{model}"],
+        &[("QWEN_CODE_NO_RELAUNCH", "true")],
+        ResumeSupport::NativeId,
+    )
+}

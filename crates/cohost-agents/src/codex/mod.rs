@@ -6,6 +6,7 @@
 //! `app-server`: `codex exec --json` per turn (whole messages, advisory
 //! approvals, SIGINT). The engine is chosen from `codex --help`.
 
+mod acp;
 mod engine;
 pub(crate) mod errors;
 pub(crate) mod exec;
@@ -28,6 +29,7 @@ use crate::process::{
     find_on_path, locate_checked, probe, EnvPolicy, ProcessSpec, Version, VersionRange,
     PROBE_TIMEOUT,
 };
+pub(crate) use acp::ACP_SPEC;
 use engine::AppServer;
 use normalize::CoreConfig;
 

@@ -22,7 +22,9 @@ use cohost_core::{AdapterConfig, Capabilities, ResumeSupport, StreamingGranulari
 
 pub use normalize::CopilotNormalizer;
 
-use crate::catalog::{self, AuthSpec, CliEntry, FlagTable, MakeFactory, PromptArg};
+use crate::acp::providers::spec as acp_spec;
+use crate::acp::spec::{AcpSpec, TextErrors};
+use crate::catalog::{self, AcpMode, AuthSpec, CliEntry, FlagTable, MakeFactory, PromptArg};
 use crate::process::oneshot::{oneshot_factory, random_uuid, CliDriver};
 use crate::process::{Version, VersionRange};
 
@@ -78,8 +80,28 @@ pub(crate) const SPEC: CliEntry = CliEntry {
         max_exclusive: Version::new(2, 0, 0),
     }),
     factory: Some(MakeFactory::of::<CopilotFactory>()),
+    acp: Some(AcpMode {
+        id: "copilot-acp",
+        spec: acp_launch,
+    }),
     ..catalog::BASE
 };
+/// GitHub Copilot CLI in ACP mode (`copilot --acp`, provider `copilot-acp`).
+fn acp_launch() -> AcpSpec {
+    let mut s = acp_spec(
+        "copilot-acp",
+        "GitHub Copilot CLI (ACP)",
+        &SPEC,
+        &["--acp"],
+        &["--model", "{model}"],
+        // A self-update in the middle of a session would replace the binary under us.
+        &[("COPILOT_AUTO_UPDATE", "false")],
+        ResumeSupport::NativeId,
+    );
+    // 1.0.102 reports a provider 401 as the answer text of a completed turn.
+    s.text_errors = TextErrors::Copilot;
+    s
+}
 
 #[derive(Debug, Default, Clone, Copy)]
 pub(crate) struct Driver;

@@ -16,7 +16,11 @@ pub(crate) mod wire;
 
 use cohost_core::{Capabilities, ResumeSupport, StreamingGranularity, SupportTier};
 
-use crate::catalog::{self, AuthSpec, CliEntry, FlagTable, MakeFactory, Preflight, PromptArg};
+use crate::acp::providers::spec as acp_spec;
+use crate::acp::spec::AcpSpec;
+use crate::catalog::{
+    self, AcpMode, AuthSpec, CliEntry, FlagTable, MakeFactory, Preflight, PromptArg,
+};
 use crate::process::oneshot::oneshot_factory;
 use crate::process::{Version, VersionRange};
 
@@ -78,8 +82,27 @@ pub(crate) const SPEC: CliEntry = CliEntry {
     }),
     factory: Some(MakeFactory::of::<GeminiFactory>()),
     preflight: Some(Preflight(auth::preflight)),
+    acp: Some(AcpMode {
+        id: "gemini-acp",
+        spec: acp_launch,
+    }),
     ..catalog::BASE
 };
+/// Gemini CLI in ACP mode (`gemini --acp`, provider `gemini-acp`).
+fn acp_launch() -> AcpSpec {
+    let mut s = acp_spec(
+        "gemini-acp",
+        "Gemini CLI (ACP)",
+        &SPEC,
+        &["--acp"],
+        &["--model", "{model}"],
+        // One process instead of a re-spawned child: signals reach the agent.
+        &[("GEMINI_CLI_NO_RELAUNCH", "true")],
+        ResumeSupport::NativeId,
+    );
+    s.usage = true;
+    s
+}
 
 oneshot_factory!(
     /// Makes gemini adapters (the shared one-shot runner over [`engine`]'s

@@ -19,7 +19,9 @@ use cohost_core::{AdapterConfig, ApprovalMode, Capabilities, ResumeSupport, Supp
 
 pub use normalize::OpenCodeNormalizer;
 
-use crate::catalog::{self, AuthSpec, CliEntry, FlagTable, MakeFactory, QueryArgs};
+use crate::acp::providers::{pairs, spec as acp_spec};
+use crate::acp::spec::AcpSpec;
+use crate::catalog::{self, AcpMode, AuthSpec, CliEntry, FlagTable, MakeFactory, QueryArgs};
 use crate::process::oneshot::{oneshot_factory, CliDriver};
 use crate::process::{Version, VersionRange};
 
@@ -69,8 +71,31 @@ pub(crate) const SPEC: CliEntry = CliEntry {
         max_exclusive: Version::new(2, 0, 0),
     }),
     factory: Some(MakeFactory::of::<OpenCodeFactory>()),
+    acp: Some(AcpMode {
+        id: "opencode-acp",
+        spec: acp_launch,
+    }),
     ..catalog::BASE
 };
+/// OpenCode's ACP server (`opencode acp`, provider `opencode-acp`). Its
+/// default permissions allow shell and edits without asking, so cohost asks
+/// it to ask.
+fn acp_launch() -> AcpSpec {
+    let mut s = acp_spec(
+        "opencode-acp",
+        "OpenCode (ACP)",
+        &SPEC,
+        &["acp"],
+        &[],
+        &[],
+        ResumeSupport::NativeId,
+    );
+    s.ask_env = pairs(&[(
+        "OPENCODE_PERMISSION",
+        r#"{"bash":"ask","edit":"ask","webfetch":"ask"}"#,
+    )]);
+    s
+}
 
 /// `OPENCODE_PERMISSION` for a policy: the permissions that can change the
 /// machine. `None` under `AutoApprove` (opencode's own config applies, and

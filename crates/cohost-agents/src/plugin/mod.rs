@@ -156,7 +156,7 @@ fn factory(m: Manifest) -> Arc<dyn AdapterFactory> {
             usage: false,
             tier: SupportTier::Structured,
             install_hint: "install the agent named in its plugin manifest".into(),
-            text_errors: crate::acp::providers::TextErrors::None,
+            text_errors: crate::acp::spec::TextErrors::None,
         })),
         Protocol::Jsonl | Protocol::Text => Arc::new(OneShotFactory { manifest: m }),
         Protocol::Pty => Arc::new(pty_factory(m)),

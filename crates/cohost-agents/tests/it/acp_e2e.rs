@@ -313,7 +313,7 @@ async fn gemini_acp() {
     // cohost must then say so (a status notice), which `story` checks.
     story(
         AgentCli::Gemini,
-        providers::gemini(),
+        providers::by_id("gemini-acp").expect("built in"),
         Expect {
             asks: true,
             loads: None,
@@ -328,7 +328,7 @@ async fn gemini_acp() {
 async fn qwen_acp() {
     story(
         AgentCli::Qwen,
-        providers::qwen(),
+        providers::by_id("qwen-acp").expect("built in"),
         Expect {
             asks: true,
             loads: Some(true),
@@ -343,7 +343,7 @@ async fn qwen_acp() {
 async fn opencode_acp() {
     story(
         AgentCli::OpenCode,
-        providers::opencode(),
+        providers::by_id("opencode-acp").expect("built in"),
         Expect {
             asks: true,
             loads: Some(true),
@@ -362,7 +362,7 @@ async fn copilot_acp_provider_401_is_auth_required() {
     let Some(bench) = bench(AgentCli::Copilot).await else {
         return;
     };
-    let spec = providers::copilot();
+    let spec = providers::by_id("copilot-acp").expect("built in");
     let mut s = session(
         &spec,
         config(&bench, AgentCli::Copilot, ApprovalMode::Ask, None),
@@ -391,7 +391,7 @@ async fn copilot_acp_provider_401_is_auth_required() {
 async fn copilot_acp() {
     story(
         AgentCli::Copilot,
-        providers::copilot(),
+        providers::by_id("copilot-acp").expect("built in"),
         Expect {
             asks: true,
             loads: Some(true),
@@ -406,7 +406,7 @@ async fn copilot_acp() {
 async fn claude_acp() {
     story(
         AgentCli::ClaudeCodeAcp,
-        providers::claude(),
+        providers::by_id("claude-acp").expect("built in"),
         // The driver restarts claude-code-acp after a cancel (restart_after_cancel).
         Expect {
             asks: true,
@@ -422,7 +422,7 @@ async fn claude_acp() {
 async fn codex_acp() {
     story(
         AgentCli::CodexAcp,
-        providers::codex(),
+        providers::by_id("codex-acp").expect("built in"),
         // Asks because the driver launches it with approval_policy="untrusted";
         // its reject option aborts the turn, which still ends Completed.
         Expect {
@@ -444,7 +444,7 @@ async fn gemini_acp_creates_a_new_file_after_asking() {
     let Some(bench) = bench(cli).await else {
         return;
     };
-    let spec = providers::gemini();
+    let spec = providers::by_id("gemini-acp").expect("built in");
     let file = bench.cwd().join(TOOL_FILE);
     let prompt = format!("[[write]] create the file in {}", bench.cwd().display());
     for (policy, written) in [(Policy::DenyAll, false), (Policy::AllowAll, true)] {
@@ -487,7 +487,7 @@ async fn claude_acp_forks_a_session() {
     let Some(bench) = bench(cli).await else {
         return;
     };
-    let spec = providers::claude();
+    let spec = providers::by_id("claude-acp").expect("built in");
     let open = |resume: Option<String>, fork: bool| {
         let mut c = config(&bench, cli, ApprovalMode::Ask, resume);
         c.fork = fork;

@@ -43,7 +43,9 @@ struct Replay {
 
 fn replay(agent: &str, text: &str) -> Replay {
     let text_errors = if agent == "copilot" {
-        cohost_agents::drivers::acp::providers::copilot().text_errors
+        cohost_agents::drivers::acp::providers::by_id("copilot-acp")
+            .expect("built in")
+            .text_errors
     } else {
         Default::default()
     };
