@@ -38,7 +38,8 @@ pub struct AdapterConfig {
     pub model: Option<String>,
     /// Explicit binary path (skips discovery).
     pub binary: Option<PathBuf>,
-    /// Extra command-line arguments from the user.
+    /// Extra command-line arguments from the user (`cohost run ... -- ARGS`),
+    /// after the driver's own.
     pub extra_args: Vec<String>,
     /// Extra environment for the child, on top of the narrow allowlist.
     pub env: BTreeMap<String, String>,
@@ -52,7 +53,8 @@ pub struct AdapterConfig {
     /// capabilities say `fork`.
     #[serde(default)]
     pub fork: bool,
-    /// Appended system prompt, where supported.
+    /// Appended system prompt, for providers whose capabilities say
+    /// `system_prompt` (the session service refuses it for the others).
     pub system_prompt: Option<String>,
     /// Tools the caller offers the model. API providers send them with every
     /// request and surface calls as `tool_call` events (they run nothing);

@@ -101,6 +101,10 @@ pub struct Capabilities {
     /// Can fork a session into a new branch (`--fork`).
     #[serde(default)]
     pub fork: bool,
+    /// Takes an appended system prompt (`--system-prompt`,
+    /// [`crate::AdapterConfig::system_prompt`]).
+    #[serde(default)]
+    pub system_prompt: bool,
     /// Runs tools itself (false for API providers, which only surface calls).
     pub executes_tools: bool,
     /// Support tier.
@@ -111,7 +115,8 @@ impl Capabilities {
     /// What every provider starts from before it claims more (a spec says
     /// only where it differs: `Capabilities { usage: true, ..BASELINE }`):
     /// whole messages, advisory approvals, signal interrupts, no resume,
-    /// usage, files, images or fork, runs its own tools, fixture-only tier.
+    /// usage, files, images, fork or system prompt, runs its own tools,
+    /// fixture-only tier.
     pub const BASELINE: Capabilities = Capabilities {
         streaming: StreamingGranularity::WholeMessages,
         reasoning: false,
@@ -122,6 +127,7 @@ impl Capabilities {
         context_files: false,
         images: false,
         fork: false,
+        system_prompt: false,
         executes_tools: true,
         tier: SupportTier::FixtureOnly,
     };

@@ -25,6 +25,7 @@ pub(crate) const ACP_CAPABILITIES: Capabilities = Capabilities {
     context_files: true,
     images: true,
     fork: false,
+    system_prompt: false,
     executes_tools: true,
     tier: SupportTier::Structured,
 };

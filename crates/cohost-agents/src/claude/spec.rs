@@ -32,6 +32,8 @@ const CAPABILITIES: Capabilities = Capabilities {
     context_files: true,
     images: true,
     fork: true,
+    // `--append-system-prompt`.
+    system_prompt: true,
     tier: SupportTier::Structured,
     ..Capabilities::CONTROL_PROTOCOL
 };
@@ -158,10 +160,12 @@ pub(crate) const QWEN_SPEC: CliEntry = CliEntry {
     },
     token_streaming: true,
     api_provider: Some("openai"),
-    // Qwen has no fork flag, and its stream-json input takes text only.
+    // Qwen has no fork flag, its stream-json input takes text only, and the
+    // driver passes it no system prompt.
     capabilities: Capabilities {
         images: false,
         fork: false,
+        system_prompt: false,
         ..CAPABILITIES
     },
     // 0.x: minor versions may break the protocol, so only 0.24.

@@ -71,6 +71,8 @@ pub(crate) const SPEC: CliEntry = CliEntry {
         // `turn/start` takes `localImage` input items.
         images: true,
         fork: true,
+        // `thread/start` takes `developerInstructions`.
+        system_prompt: true,
         tier: SupportTier::Structured,
         ..Capabilities::CONTROL_PROTOCOL
     },
@@ -98,8 +100,9 @@ fn exec_descriptor() -> ProviderDescriptor {
     d.capabilities.approvals = ApprovalSupport::Advisory;
     d.capabilities.interrupt = InterruptSupport::Signal;
     d.capabilities.fork = false;
-    // cohost's exec fallback passes no `--image`.
+    // cohost's exec fallback passes no `--image` and no instructions.
     d.capabilities.images = false;
+    d.capabilities.system_prompt = false;
     d
 }
 

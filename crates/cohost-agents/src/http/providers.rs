@@ -100,6 +100,8 @@ impl ProviderSpec {
                 context_files: true,
                 // Every HTTP protocol has image parts (the model may still refuse).
                 images: true,
+                // Each protocol's system field.
+                system_prompt: true,
                 executes_tools: false,
                 tier: SupportTier::Structured,
                 ..Capabilities::BASELINE

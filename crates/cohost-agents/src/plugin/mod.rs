@@ -222,6 +222,7 @@ impl AdapterFactory for OneShotFactory {
                 context_files: false,
                 images: false,
                 fork: false,
+                system_prompt: false,
                 executes_tools: true,
                 // `text` scrapes plain stdout: degraded like a PTY driver.
                 tier: if m.protocol == Protocol::Text {

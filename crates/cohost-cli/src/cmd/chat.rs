@@ -39,6 +39,10 @@ pub struct ChatArgs {
     /// Where `/share` opens its room.
     #[command(flatten, next_help_heading = "Sharing (/share)")]
     pub room: crate::cmd::hosting::RoomArgs,
+    /// Arguments for the agent CLI named with --agent, after `--` (not for
+    /// an agent switched to with /agent).
+    #[arg(last = true, value_name = "AGENT_ARGS")]
+    pub agent_args: Vec<String>,
 }
 
 /// Which session to open: the parts `/agent`, `/model` and `/resume` change.
@@ -61,9 +65,12 @@ impl Ctx {
         let approve = self.args.approve.unwrap_or(Approve::Ask);
         let mut req =
             SessionRequest::new(t.provider.clone(), approve.through_handle("the chat ended"));
+        self.args.target.apply(&mut req);
         req.model = t.model.clone();
-        req.cwd = self.args.target.cwd.clone();
         req.resume = t.resume.clone();
+        if t.provider == self.args.target.provider() {
+            req.agent_args = self.args.agent_args.clone();
+        }
         req.recording = Recording::New;
         req.options = SessionOptions {
             approval_deadline: Duration::from_secs(self.args.approval_timeout.unwrap_or(120)),

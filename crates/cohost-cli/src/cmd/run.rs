@@ -37,9 +37,20 @@ pub struct AgentArgs {
     /// Working directory for the agent (default: the current directory).
     #[arg(long)]
     pub cwd: Option<PathBuf>,
+    /// Text appended to the agent's system prompt (claude, codex and the
+    /// API providers; `cohost agents --json`: driver.system_prompt).
+    #[arg(long, value_name = "TEXT")]
+    pub system_prompt: Option<String>,
 }
 
 impl AgentArgs {
+    /// Put the model, working directory and system prompt into `req`.
+    pub fn apply(&self, req: &mut SessionRequest) {
+        req.model = self.model.clone();
+        req.cwd = self.cwd.clone();
+        req.system_prompt = self.system_prompt.clone();
+    }
+
     /// The provider named with `--agent`, else the default choice.
     pub fn provider(&self) -> ProviderChoice {
         match &self.agent {
@@ -92,6 +103,10 @@ pub struct RunArgs {
     /// The prompt (words are joined with spaces; `-` reads it from stdin).
     #[arg(required = true, num_args = 1.., value_name = "PROMPT")]
     prompt: Vec<String>,
+    /// Arguments for the agent CLI itself, after `--` (passed after the
+    /// driver's own; a permission-bypass flag needs --approve all).
+    #[arg(last = true, value_name = "AGENT_ARGS")]
+    agent_args: Vec<String>,
 }
 
 fn read_prompt(words: &[String]) -> Result<String, CohostError> {
@@ -149,8 +164,8 @@ fn request(args: &RunArgs) -> SessionRequest {
         provider,
         args.approve.approvals(Arc::new(TerminalPrompt::default())),
     );
-    req.model = args.target.model.clone();
-    req.cwd = args.target.cwd.clone();
+    args.target.apply(&mut req);
+    req.agent_args = args.agent_args.clone();
     req.resume = args.resume.clone().or(args.fork.clone());
     req.fork = args.fork.is_some();
     req.continue_last = args.continue_last;

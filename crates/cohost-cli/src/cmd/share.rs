@@ -38,6 +38,10 @@ pub struct ShareArgs {
     /// Line mode even on a terminal (no full-screen console).
     #[arg(long)]
     pub plain: bool,
+    /// Arguments for the agent CLI itself, after `--` (passed after the
+    /// driver's own; a permission-bypass flag needs --approve all).
+    #[arg(last = true, value_name = "AGENT_ARGS")]
+    agent_args: Vec<String>,
 }
 
 /// The host's commands, for `/help` and unknown ones.
@@ -108,8 +112,8 @@ pub async fn run(args: ShareArgs) -> CmdResult {
         args.target.provider(),
         args.approve.through_handle(HOST_GONE),
     );
-    req.model = args.target.model.clone();
-    req.cwd = args.target.cwd.clone();
+    args.target.apply(&mut req);
+    req.agent_args = args.agent_args.clone();
     let session = session::prepare(&host, &cfg, req)
         .await
         .map_err(CohostError::from)?;

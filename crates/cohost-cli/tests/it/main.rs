@@ -19,6 +19,7 @@
 mod acp_clients;
 mod acp_loopback;
 mod agent_env;
+mod cli_agent_args;
 mod cli_attach;
 mod cli_sessions;
 #[path = "../cli_support/mod.rs"]

@@ -24,7 +24,7 @@ use std::sync::Arc;
 
 use cohost_core::{
     AdapterConfig, AdapterFactory, ApprovalMode, CohostError, DecisionSource, ErrorCode,
-    HostSession, Policy, ProviderDescriptor, ProviderKind, SessionOptions, ToolSpec,
+    HostSession, Policy, ProviderDescriptor, ProviderKind, SessionOptions, SupportTier, ToolSpec,
 };
 
 use crate::config::HostConfig;
@@ -178,6 +178,13 @@ pub struct SessionRequest {
     /// ([`AdapterConfig::defer_handshake`]): for one-shot front ends that
     /// prompt right after opening the session.
     pub defer_handshake: bool,
+    /// Text appended to the agent's system prompt (`--system-prompt`);
+    /// refused for providers whose capabilities do not say `system_prompt`.
+    pub system_prompt: Option<String>,
+    /// Arguments passed to an agent CLI after its driver's own
+    /// (`cohost run PROMPT -- ARGS`); refused for API providers, and a
+    /// permission-bypass flag is refused unless approvals are auto-approve.
+    pub agent_args: Vec<String>,
 }
 
 impl SessionRequest {
@@ -197,6 +204,8 @@ impl SessionRequest {
             options: SessionOptions::default(),
             recording: Recording::Off,
             defer_handshake: false,
+            system_prompt: None,
+            agent_args: Vec::new(),
         }
     }
 }
@@ -483,6 +492,12 @@ pub async fn prepare(
         cfg.path(),
     )? > 0;
     config.approval = req.approvals.mode;
+    check_agent_args(&descriptor, req.approvals.mode, &req.agent_args)?;
+    config.extra_args.extend(req.agent_args);
+    if req.system_prompt.is_some() && !descriptor.capabilities.system_prompt {
+        return Err(SetupError::Other(unsupported_system_prompt(&descriptor.id)));
+    }
+    config.system_prompt = req.system_prompt;
     config.tools = tools;
     config.model = req.model.or(config.model);
     config.binary = req.binary.or(config.binary);
@@ -512,6 +527,81 @@ pub async fn prepare(
         .with_default_note(note)
         .with_credential_hint(hint)
         .with_approvals(req.approvals.handle))
+}
+
+fn unsupported_system_prompt(id: &str) -> CohostError {
+    CohostError::new(
+        ErrorCode::UnsupportedMode,
+        format!("`{id}` takes no system prompt from cohost"),
+    )
+    .with_fix(
+        "drop --system-prompt, or use a provider that takes one: claude, codex, \
+         an API provider such as anthropic or openai (`cohost agents --json`: \
+         driver.system_prompt)",
+    )
+}
+
+/// Extra arguments go to agent CLIs only, and never switch a CLI's own
+/// permission checks off behind the user's approval policy: the flag the
+/// driver itself passes for auto-approve (the catalog's `skip_permissions`)
+/// is refused unless the policy is auto-approve.
+fn check_agent_args(
+    d: &ProviderDescriptor,
+    mode: ApprovalMode,
+    args: &[String],
+) -> Result<(), SetupError> {
+    if args.is_empty() {
+        return Ok(());
+    }
+    // The mock (tier `builtin`) is an agent with no command line.
+    if d.kind != ProviderKind::AgentCli || d.capabilities.tier == SupportTier::Builtin {
+        return Err(SetupError::Tools(
+            CohostError::new(
+                ErrorCode::ConfigInvalid,
+                format!(
+                    "`{}` is not an agent CLI: there is no command line to pass arguments to",
+                    d.id
+                ),
+            )
+            .with_fix("drop the arguments after `--`, or pick an agent CLI (`cohost agents`)"),
+        ));
+    }
+    let bypass = cohost_agents::catalog::cli(&d.id)
+        .or_else(|| cohost_agents::catalog::acp_base(&d.id))
+        .and_then(|e| e.flags.skip_permissions);
+    if let Some(template) = bypass.filter(|t| !t.is_empty()) {
+        if mode != ApprovalMode::AutoApprove && passes(args, template) {
+            return Err(SetupError::Tools(
+                CohostError::new(
+                    ErrorCode::ConfigInvalid,
+                    format!(
+                        "`{}` would let `{}` run tools without asking, behind cohost's approvals",
+                        template.join(" "),
+                        d.id
+                    ),
+                )
+                .with_fix("use --approve all to let the agent run tools without asking"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Whether `args` pass the flag `template` (`["--approval-mode", "yolo"]`):
+/// its words in a row, or a one-word flag as `FLAG=VALUE`.
+fn passes(args: &[String], template: &[&str]) -> bool {
+    let in_a_row = args
+        .windows(template.len())
+        .any(|w| w.iter().zip(template).all(|(a, t)| a == t));
+    let joined = template.len() == 2
+        && args
+            .iter()
+            .any(|a| *a == format!("{}={}", template[0], template[1]));
+    let one_word = template.len() == 1
+        && args
+            .iter()
+            .any(|a| a.starts_with(&format!("{}=", template[0])));
+    in_a_row || joined || one_word
 }
 
 fn unsupported_fork(id: &str) -> CohostError {
