@@ -25,8 +25,13 @@ pub fn install() {
 /// the short ones).
 pub fn known_values(env: &DiscoveryEnv) -> Vec<String> {
     let mut out = Vec::new();
-    for vars in catalog::API_KEYS.iter().map(|(_, vars)| *vars) {
-        out.extend(vars.iter().filter_map(|v| env.var(v)).map(str::to_string));
+    for p in catalog::api_providers() {
+        out.extend(
+            p.key_env
+                .iter()
+                .filter_map(|v| env.var(v))
+                .map(str::to_string),
+        );
     }
     for cli in catalog::CLIS {
         out.extend(

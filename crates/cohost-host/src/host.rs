@@ -62,7 +62,7 @@ impl Host {
         let mut ids = self.registry.ids();
         ids.extend(catalog::CLIS.iter().map(|e| e.id.to_string()));
         ids.extend(catalog::SERVERS.iter().map(|e| e.id.to_string()));
-        ids.extend(catalog::API_KEYS.iter().map(|(id, _)| id.to_string()));
+        ids.extend(catalog::api_providers().into_iter().map(|p| p.id));
         ids.extend(cfg.user_defined_providers());
         ids.sort();
         ids.dedup();
@@ -76,24 +76,25 @@ impl Host {
         let cli = catalog::cli(id).or_else(|| catalog::acp_base(id));
         let server = catalog::server(id);
         let user_defined = cfg.user_defined_providers().iter().any(|u| u == id);
+        let api = catalog::api_provider(id);
         let kind = match (&descriptor, cli, server) {
             (Some(d), _, _) => d.kind,
             (None, Some(_), _) => ProviderKind::AgentCli,
             (None, None, Some(_)) => ProviderKind::LocalModelServer,
-            (None, None, None) if user_defined || matches!(id, "openrouter" | "litellm") => {
-                ProviderKind::ApiGateway
-            }
-            (None, None, None) if !catalog::api_key_env(id).is_empty() => ProviderKind::ApiDirect,
-            (None, None, None) => {
-                return Err(CohostError::new(
-                    ErrorCode::ProviderNotFound,
-                    format!("unknown provider `{id}`"),
-                )
-                .with_fix(format!(
-                    "known providers: {}",
-                    self.known_ids(cfg).join(", ")
-                )))
-            }
+            (None, None, None) if user_defined => ProviderKind::ApiGateway,
+            (None, None, None) => match &api {
+                Some(p) => p.kind,
+                None => {
+                    return Err(CohostError::new(
+                        ErrorCode::ProviderNotFound,
+                        format!("unknown provider `{id}`"),
+                    )
+                    .with_fix(format!(
+                        "known providers: {}",
+                        self.known_ids(cfg).join(", ")
+                    )))
+                }
+            },
         };
         let label = descriptor
             .as_ref()

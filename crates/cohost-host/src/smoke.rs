@@ -102,7 +102,8 @@ pub fn fingerprint(
         names.extend(c.relevant_env);
         names.extend(c.auth.env_vars);
     }
-    names.extend(cohost_agents::catalog::api_key_env(&f.id));
+    let api_keys = cohost_agents::catalog::api_key_env(&f.id);
+    names.extend(api_keys.iter().map(String::as_str));
     names.extend(settings.env.keys().map(String::as_str));
     names.sort_unstable();
     names.dedup();

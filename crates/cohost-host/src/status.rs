@@ -404,10 +404,7 @@ pub async fn provider_status(
     }
     let keys: Vec<String> = match settings.key_env.clone() {
         Some(k) => vec![k],
-        None => catalog::api_key_env(id)
-            .iter()
-            .map(|s| s.to_string())
-            .collect(),
+        None => catalog::api_key_env(id),
     };
     if !keys.is_empty() {
         match keys

@@ -1,5 +1,6 @@
-//! The one provider list, plus the local model servers and API-key
-//! variables (which have no driver folder). Each CLI's spec lives with its
+//! The one provider list, plus the local model servers (which have no
+//! driver folder; the HTTP providers' facts are their specs in
+//! `crate::http::providers`). Each CLI's spec lives with its
 //! driver, its ACP mode too (`gemini-acp` is [`super::CliEntry::acp`] of
 //! `gemini`); adding a CLI is its driver folder and one line here.
 
@@ -42,14 +43,4 @@ pub static SERVERS: &[ServerEntry] = &[
         probe_path: "/v1/models",
         install_hint: "start LM Studio's local server (Developer tab, port 1234)",
     },
-];
-
-/// Variables holding the API key of each built-in HTTP provider, as the
-/// vendors' SDKs read them.
-pub static API_KEYS: &[(&str, &[&str])] = &[
-    ("anthropic", &["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"]),
-    ("openai", &["OPENAI_API_KEY"]),
-    ("gemini-api", &["GEMINI_API_KEY", "GOOGLE_API_KEY"]),
-    ("openrouter", &["OPENROUTER_API_KEY"]),
-    ("litellm", &["LITELLM_API_KEY"]),
 ];

@@ -15,7 +15,7 @@ mod data;
 mod flags;
 mod pins;
 
-pub use data::{API_KEYS, CLIS, SERVERS};
+pub use data::{CLIS, SERVERS};
 pub use flags::{ArgTemplate, FlagTable, PromptArg, QueryArgs, NO_FLAGS};
 pub use pins::{pinned_version, PINS_FILE};
 
@@ -372,12 +372,22 @@ pub fn flags(id: &str) -> FlagTable {
     cli(id).map_or(NO_FLAGS, |e| e.flags)
 }
 
-/// The API-key variables of an HTTP provider (empty when it needs none).
-pub fn api_key_env(id: &str) -> &'static [&'static str] {
-    API_KEYS
-        .iter()
-        .find(|(p, _)| *p == id)
-        .map_or(&[], |(_, vars)| vars)
+/// The API-key variables of a built-in HTTP provider, as its spec reads
+/// them (empty when it needs none, or `id` is no HTTP provider).
+pub fn api_key_env(id: &str) -> Vec<String> {
+    api_provider(id).map(|p| p.key_env).unwrap_or_default()
+}
+
+/// The spec of the built-in HTTP provider `id` (`openai`, `openrouter`).
+pub fn api_provider(id: &str) -> Option<crate::http::ProviderSpec> {
+    crate::http::providers::builtin()
+        .into_iter()
+        .find(|p| p.id == id)
+}
+
+/// Every built-in HTTP provider's spec.
+pub fn api_providers() -> Vec<crate::http::ProviderSpec> {
+    crate::http::providers::builtin()
 }
 
 /// The server entry for a provider id.
