@@ -15,8 +15,9 @@
 #   FUZZ_TRACE_COMPARES
 #                    1 (default) or 0: build without compare tracing
 #                    (cargo fuzz --no-trace-compares), for long campaigns:
-#                    about 3.7x the exec/s at the same coverage on kiro
-#                    (docs/fuzzing-results.md); its own target directory
+#                    about 3.7x the exec/s at the same coverage on one
+#                    one-shot parser (docs/fuzzing-results.md); its own
+#                    target directory
 # Needs the nightly toolchain; installs cargo-fuzz from crates.io if missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -53,16 +54,7 @@ seeds_for() {
     qwen_stream) echo qwen ;;
     codex_app_server) echo codex ;;
     codex_exec) echo codex ;;
-    gemini) echo gemini ;;
     acp) echo acp ;;
-    opencode) echo opencode ;;
-    copilot) echo copilot ;;
-    aider) echo aider ;;
-    continue_cli) echo continue ;;
-    cursor) echo cursor ;;
-    goose) echo goose ;;
-    agy) echo agy ;;
-    kiro) echo kiro ;;
     *) ;;
   esac
 }
@@ -95,6 +87,19 @@ seed() {
     done < <(find "$fixtures/$sub" -type f -name '*.jsonl' -size -256k -print0)
   done
   case "$t" in
+    oneshot)
+      # Every fixture folder of a one-shot CLI (the stream-json, app-server,
+      # ACP and plugin folders have targets of their own), its transcripts
+      # behind a first line naming the CLI, as the target reads them.
+      local d id
+      for d in "$fixtures"/*/; do
+        id=$(basename "$d")
+        case "$id" in acp | claude | qwen | codex | plugin) continue ;; esac
+        while IFS= read -r -d '' f; do
+          { printf '%s\n' "$id"; cat "$f"; } >"$dir/seed-$(echo "$f" | tr '/' '_')"
+          n=$((n + 1))
+        done < <(find "$d" -type f -name '*.jsonl' -size -256k -print0)
+      done ;;
     sse_decoder)
       printf 'event: message_start\ndata: {"type":"message_start"}\n\n: keep-alive\r\ndata: {"a":\ndata: 1}\n\nevent: done\ndata: [DONE]\n\n' >"$dir/seed-sse"
       printf '\x05\x01\x10\xffretry: 10\r\nid: 7\r\nevent: x\r\ndata: y\r\n\r\n' >"$dir/seed-sse-split"

@@ -66,13 +66,9 @@ pub mod drivers {
     pub mod gemini {
         pub use crate::gemini::GeminiFactory;
     }
-    pub use crate::agy::AgyFactory;
     pub use crate::aider::AiderFactory;
     pub use crate::continue_cli::ContinueFactory;
     pub use crate::copilot::CopilotFactory;
-    pub use crate::cursor::CursorFactory;
-    pub use crate::goose::GooseFactory;
-    pub use crate::kiro::KiroFactory;
     pub use crate::opencode::OpenCodeFactory;
     /// User-defined agents from plugin manifests.
     pub mod plugin {
@@ -98,25 +94,15 @@ pub mod parsers {
         pub use crate::codex::exec::ExecNormalizer;
         pub use crate::codex::normalize::{Action, AppServerCore, CoreConfig};
     }
-    /// Gemini CLI's stream-json normalizer.
-    pub mod gemini {
-        pub use crate::gemini::normalize::GeminiNormalizer;
-    }
     /// The ACP client state machine.
     pub mod acp {
         pub use crate::acp::spec::TextErrors;
         pub use crate::acp::{AcpClient, ClientConfig, FsOp, FsRequest, Opened, Output, Stats};
     }
-    /// The one-shot CLIs' line normalizers and the runner's line API.
+    /// The one-shot runner's line API; each one-shot CLI's normalizer is
+    /// its entry's [`crate::catalog::CliEntry::parser`].
     pub mod oneshot {
-        pub use crate::agy::AgyNormalizer;
-        pub use crate::aider::AiderNormalizer;
-        pub use crate::continue_cli::ContinueNormalizer;
-        pub use crate::copilot::CopilotNormalizer;
-        pub use crate::cursor::CursorNormalizer;
-        pub use crate::goose::GooseNormalizer;
-        pub use crate::kiro::KiroNormalizer;
-        pub use crate::opencode::OpenCodeNormalizer;
+        pub use crate::process::oneshot::turn::Parser;
         pub use crate::process::{ExitInfo, TurnNormalizer};
     }
     /// Plugin manifests and their JSON-lines mapping.

@@ -14,10 +14,10 @@ pub(crate) mod normalize;
 
 use cohost_core::{AdapterConfig, Capabilities, ResumeSupport, StreamingGranularity};
 
-pub use normalize::AgyNormalizer;
+pub(crate) use normalize::AgyNormalizer;
 
 use crate::catalog::{self, CliEntry, Evidence, FlagTable, MakeFactory, PromptArg};
-use crate::process::oneshot::{oneshot_factory, CliDriver};
+use crate::process::oneshot::{oneshot_factory, parser_of, CliDriver};
 
 /// Antigravity's provider spec.
 pub(crate) const SPEC: CliEntry = CliEntry {
@@ -47,6 +47,7 @@ pub(crate) const SPEC: CliEntry = CliEntry {
         ..Capabilities::BASELINE
     },
     factory: Some(MakeFactory::of::<AgyFactory>()),
+    parser: Some(parser_of::<Driver>()),
     ..catalog::BASE
 };
 

@@ -18,7 +18,7 @@ use crate::process::oneshot::{generic_fix, object_line, turn_marks, LineMap, Tur
 
 /// Normalizes one agy turn.
 #[derive(Debug, Default)]
-pub struct AgyNormalizer {
+pub(crate) struct AgyNormalizer {
     turn: TurnMarks,
     usage: Option<Usage>,
     /// Lines that were not events cohost knows.
@@ -27,7 +27,7 @@ pub struct AgyNormalizer {
 
 impl AgyNormalizer {
     /// A normalizer for a new turn.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::default()
     }
 

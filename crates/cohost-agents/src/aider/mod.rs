@@ -19,10 +19,10 @@ pub(crate) mod normalize;
 
 use cohost_core::{AdapterConfig, ApprovalMode, Capabilities, StreamingGranularity, SupportTier};
 
-pub use normalize::AiderNormalizer;
+pub(crate) use normalize::AiderNormalizer;
 
 use crate::catalog::{self, AuthSpec, CliEntry, FlagTable, MakeFactory, PromptArg, QueryArgs};
-use crate::process::oneshot::{oneshot_factory, CliDriver};
+use crate::process::oneshot::{oneshot_factory, parser_of, CliDriver};
 use crate::process::{Version, VersionRange};
 
 /// Aider's provider spec.
@@ -76,6 +76,7 @@ pub(crate) const SPEC: CliEntry = CliEntry {
         max_exclusive: Version::new(0, 87, 0),
     }),
     factory: Some(MakeFactory::of::<AiderFactory>()),
+    parser: Some(parser_of::<Driver>()),
     ..catalog::BASE
 };
 
@@ -124,5 +125,5 @@ impl CliDriver for Driver {
 
 oneshot_factory!(
     /// Makes Aider adapters.
-    AiderFactory => Driver
+    pub AiderFactory => Driver
 );

@@ -27,7 +27,7 @@ use crate::process::oneshot::{generic_fix, turn_marks, Closing, LineMap, TurnExi
 
 /// Normalizes one `aider --message` turn.
 #[derive(Debug, Default)]
-pub struct AiderNormalizer {
+pub(crate) struct AiderNormalizer {
     turn: TurnMarks,
     in_answer: bool,
     error: Option<String>,
@@ -64,7 +64,7 @@ const NOISE_PREFIXES: &[&str] = &[
 
 impl AiderNormalizer {
     /// A normalizer for a new turn.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::default()
     }
 

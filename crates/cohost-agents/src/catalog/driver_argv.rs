@@ -1,7 +1,8 @@
-//! Golden command lines of every CLI driver, written from the drivers'
+//! Golden command lines of the CLI drivers, written from the drivers'
 //! hard-coded flags before they read the flag table, so moving a spelling
 //! into the table cannot change what a CLI receives; plus one check per
 //! driver that the table's spellings are the ones on its command line.
+//! A driver folder may keep its goldens itself, with [`oneshot_case`].
 
 use std::collections::BTreeMap;
 
@@ -42,6 +43,18 @@ fn session(case: &str) -> Option<SessionArg> {
     })
 }
 
+/// The argv (after the binary) of one-shot `driver` for `case`, prompt
+/// "-hi", for a driver folder's own golden test; `resumes_by_id`: the
+/// driver takes the session of the `resume` case.
+pub(crate) fn oneshot_case<D: CliDriver>(
+    driver: D,
+    case: &str,
+    resumes_by_id: bool,
+) -> Vec<String> {
+    let s = session(case).filter(|_| resumes_by_id);
+    oneshot(driver, "-hi", &config(case), s)
+}
+
 /// A one-shot driver's first-turn argv.
 fn oneshot<D: CliDriver>(
     driver: D,
@@ -75,15 +88,14 @@ fn argv(driver: &str, case: &str) -> Vec<String> {
         "continue" => oneshot(crate::continue_cli::Driver, prompt, &cfg, None),
         "cursor" => oneshot(crate::cursor::Driver, prompt, &cfg, s),
         "goose" => oneshot(crate::goose::Driver, prompt, &cfg, s),
-        "kiro" => oneshot(crate::kiro::Driver, prompt, &cfg, None),
         "agy" => oneshot(crate::agy::Driver, prompt, &cfg, s),
         other => panic!("unknown driver {other}"),
     }
 }
 
-const DRIVERS: [&str; 12] = [
+const DRIVERS: [&str; 11] = [
     "claude", "qwen", "codex", "gemini", "opencode", "copilot", "aider", "continue", "cursor",
-    "goose", "kiro", "agy",
+    "goose", "agy",
 ];
 
 /// `(driver, case, argv)` as the drivers built them before reading the table.
@@ -129,10 +141,6 @@ const GOLDEN: &[(&str, &str, &[&str])] = &[
     ("goose", "model", &["run", "--output-format", "stream-json", "--model", "m1", "--text", "-hi"]),
     ("goose", "resume", &["run", "--output-format", "stream-json", "--name", "S1", "--resume", "--text", "-hi"]),
     ("goose", "auto", &["run", "--output-format", "stream-json", "--text", "-hi"]),
-    ("kiro", "plain", &["chat", "--no-interactive", "--", "-hi"]),
-    ("kiro", "model", &["chat", "--no-interactive", "--model", "m1", "--", "-hi"]),
-    ("kiro", "resume", &["chat", "--no-interactive", "--resume", "--", "-hi"]),
-    ("kiro", "auto", &["chat", "--no-interactive", "--trust-all-tools", "--", "-hi"]),
     ("agy", "plain", &["-p", "-hi", "--output-format", "stream-json"]),
     ("agy", "model", &["-p", "-hi", "--output-format", "stream-json", "--model", "m1"]),
     ("agy", "resume", &["-p", "-hi", "--output-format", "stream-json", "--conversation", "S1"]),
@@ -161,7 +169,8 @@ enum Output {
     Session,
 }
 
-fn contains_seq(argv: &[String], seq: &[String]) -> bool {
+/// Whether `seq` is in `argv`, its words in a row.
+pub(crate) fn contains_seq(argv: &[String], seq: &[String]) -> bool {
     !seq.is_empty() && argv.windows(seq.len()).any(|w| w == seq)
 }
 
@@ -280,19 +289,6 @@ fn cursor_uses_its_table_entry() {
 #[test]
 fn goose_uses_its_table_entry() {
     assert_uses_table("goose", "goose", Output::Stream);
-}
-
-#[test]
-fn kiro_uses_its_table_entry() {
-    // Kiro prints plain text; its mode flags stand in for the output check.
-    let f = super::flags("kiro");
-    assert!(f.json_output.is_none() && f.stream_json.is_none());
-    let plain = argv("kiro", "plain");
-    assert!(plain.starts_with(&f.non_interactive_args()) && !f.non_interactive.is_empty());
-    assert!(contains_seq(&argv("kiro", "auto"), &f.bypass_args()));
-    assert!(!contains_seq(&plain, &f.bypass_args()));
-    assert!(contains_seq(&argv("kiro", "model"), &f.model_args("m1")));
-    assert!(contains_seq(&argv("kiro", "resume"), &f.continue_args()));
 }
 
 #[test]

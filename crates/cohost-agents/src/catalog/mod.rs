@@ -23,6 +23,7 @@ use cohost_core::{AdapterFactory, Capabilities, CohostError, ProviderDescriptor,
 use std::sync::Arc;
 
 use crate::acp::spec::AcpSpec;
+use crate::process::oneshot::Parser;
 use crate::process::{Version, VersionRange};
 
 /// A provider spec: the same type as a catalog entry.
@@ -127,6 +128,10 @@ pub struct CliEntry {
     /// this entry, or this entry itself (same id) for a CLI cohost drives
     /// only over ACP (`claude-acp`, `cline`).
     pub acp: Option<AcpMode>,
+    /// The one-shot driver's line parser, for the fuzz target and golden
+    /// tests that cover every one-shot CLI without naming it; `None` for
+    /// the other driver families.
+    pub parser: Option<Parser>,
 }
 
 /// A CLI's ACP mode ([`CliEntry::acp`]): its provider id and its launch spec.
@@ -231,6 +236,7 @@ pub const BASE: CliEntry = CliEntry {
     factory: None,
     preflight: None,
     acp: None,
+    parser: None,
 };
 
 impl CliEntry {
@@ -334,6 +340,16 @@ pub struct ServerEntry {
     pub install_hint: &'static str,
 }
 
+/// The one-shot parser of CLI `id` ([`CliEntry::parser`]).
+pub fn parser(id: &str) -> Option<Parser> {
+    cli(id).and_then(|e| e.parser)
+}
+
+/// Every CLI with a one-shot parser, in provider-list order.
+pub fn parsers() -> impl Iterator<Item = (&'static str, Parser)> {
+    CLIS.iter().filter_map(|e| e.parser.map(|p| (e.id, p)))
+}
+
 /// The CLI entry for a provider id.
 pub fn cli(id: &str) -> Option<&'static CliEntry> {
     CLIS.iter().find(|e| e.id == id)
@@ -399,4 +415,4 @@ pub fn server(id: &str) -> Option<&'static ServerEntry> {
 mod tests;
 
 #[cfg(test)]
-mod driver_argv;
+pub(crate) mod driver_argv;

@@ -22,10 +22,10 @@ pub(crate) mod normalize;
 use cohost_core::{AdapterConfig, ApprovalMode, Capabilities, SupportTier};
 use std::path::PathBuf;
 
-pub use normalize::ContinueNormalizer;
+pub(crate) use normalize::ContinueNormalizer;
 
 use crate::catalog::{self, AuthSpec, CliEntry, FlagTable, MakeFactory, QueryArgs};
-use crate::process::oneshot::{oneshot_factory, CliDriver};
+use crate::process::oneshot::{oneshot_factory, parser_of, CliDriver};
 use crate::process::{Version, VersionRange};
 
 /// Continue CLI's provider spec.
@@ -63,6 +63,7 @@ pub(crate) const SPEC: CliEntry = CliEntry {
         max_exclusive: Version::new(2, 0, 0),
     }),
     factory: Some(MakeFactory::of::<ContinueFactory>()),
+    parser: Some(parser_of::<Driver>()),
     ..catalog::BASE
 };
 
@@ -118,7 +119,7 @@ impl CliDriver for Driver {
 
 oneshot_factory!(
     /// Makes Continue CLI adapters.
-    ContinueFactory => Driver
+    pub ContinueFactory => Driver
 );
 
 #[cfg(test)]

@@ -32,7 +32,7 @@ pub(crate) struct RunOutput {
 
 /// Normalizes one `cn -p` turn.
 #[derive(Debug, Default)]
-pub struct ContinueNormalizer {
+pub(crate) struct ContinueNormalizer {
     turn: TurnMarks,
     /// Lines that were not the result object.
     pub skipped_lines: usize,
@@ -40,7 +40,7 @@ pub struct ContinueNormalizer {
 
 impl ContinueNormalizer {
     /// A normalizer for a new turn.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::default()
     }
 }

@@ -20,12 +20,12 @@ pub(crate) mod wire;
 
 use cohost_core::{AdapterConfig, Capabilities, ResumeSupport, StreamingGranularity, SupportTier};
 
-pub use normalize::CopilotNormalizer;
+pub(crate) use normalize::CopilotNormalizer;
 
 use crate::acp::providers::spec as acp_spec;
 use crate::acp::spec::{AcpSpec, TextErrors};
 use crate::catalog::{self, AcpMode, AuthSpec, CliEntry, FlagTable, MakeFactory, PromptArg};
-use crate::process::oneshot::{oneshot_factory, random_uuid, CliDriver};
+use crate::process::oneshot::{oneshot_factory, parser_of, random_uuid, CliDriver};
 use crate::process::{Version, VersionRange};
 
 #[cfg(test)]
@@ -84,6 +84,7 @@ pub(crate) const SPEC: CliEntry = CliEntry {
         id: "copilot-acp",
         spec: acp_launch,
     }),
+    parser: Some(parser_of::<Driver>()),
     ..catalog::BASE
 };
 /// GitHub Copilot CLI in ACP mode (`copilot --acp`, provider `copilot-acp`).
@@ -125,7 +126,7 @@ impl CliDriver for Driver {
 
 oneshot_factory!(
     /// Makes Copilot CLI adapters.
-    CopilotFactory => Driver
+    pub CopilotFactory => Driver
 );
 
 #[cfg(test)]

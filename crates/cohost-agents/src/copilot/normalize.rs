@@ -23,7 +23,7 @@ use crate::process::oneshot::{
 
 /// Normalizes one `copilot -p` turn.
 #[derive(Debug, Default)]
-pub struct CopilotNormalizer {
+pub(crate) struct CopilotNormalizer {
     session_id: Option<String>,
     turn: TurnMarks,
     aborted: bool,
@@ -38,7 +38,7 @@ pub struct CopilotNormalizer {
 impl CopilotNormalizer {
     /// A normalizer for a turn in `session_id` (known up front when cohost
     /// chose it with `--session-id`, or resumed it).
-    pub fn new(session_id: Option<String>) -> Self {
+    pub(crate) fn new(session_id: Option<String>) -> Self {
         CopilotNormalizer {
             session_id,
             ..Self::default()

@@ -14,10 +14,10 @@ pub(crate) mod normalize;
 
 use cohost_core::{AdapterConfig, Capabilities, ResumeSupport};
 
-pub use normalize::CursorNormalizer;
+pub(crate) use normalize::CursorNormalizer;
 
 use crate::catalog::{self, AuthSpec, CliEntry, Evidence, FlagTable, MakeFactory};
-use crate::process::oneshot::{oneshot_factory, CliDriver};
+use crate::process::oneshot::{oneshot_factory, parser_of, CliDriver};
 
 /// Cursor Agent's provider spec.
 pub(crate) const SPEC: CliEntry = CliEntry {
@@ -52,6 +52,7 @@ pub(crate) const SPEC: CliEntry = CliEntry {
         ..Capabilities::BASELINE
     },
     factory: Some(MakeFactory::of::<CursorFactory>()),
+    parser: Some(parser_of::<Driver>()),
     ..catalog::BASE
 };
 

@@ -19,7 +19,7 @@ use crate::process::oneshot::{
 
 /// Normalizes one `cursor-agent -p` turn.
 #[derive(Debug, Default)]
-pub struct CursorNormalizer {
+pub(crate) struct CursorNormalizer {
     turn: TurnMarks,
     /// Lines that were not JSON objects or had an unknown `type`.
     pub skipped_lines: usize,
@@ -27,7 +27,7 @@ pub struct CursorNormalizer {
 
 impl CursorNormalizer {
     /// A normalizer for a new turn.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::default()
     }
 

@@ -21,7 +21,7 @@ use crate::acp::spec::AcpSpec;
 use crate::catalog::{
     self, AcpMode, AuthSpec, CliEntry, FlagTable, MakeFactory, Preflight, PromptArg,
 };
-use crate::process::oneshot::oneshot_factory;
+use crate::process::oneshot::{oneshot_factory, parser_of};
 use crate::process::{Version, VersionRange};
 
 /// Gemini CLI's provider spec.
@@ -86,6 +86,7 @@ pub(crate) const SPEC: CliEntry = CliEntry {
         id: "gemini-acp",
         spec: acp_launch,
     }),
+    parser: Some(parser_of::<engine::Driver>()),
     ..catalog::BASE
 };
 /// Gemini CLI in ACP mode (`gemini --acp`, provider `gemini-acp`).
@@ -107,5 +108,5 @@ fn acp_launch() -> AcpSpec {
 oneshot_factory!(
     /// Makes gemini adapters (the shared one-shot runner over [`engine`]'s
     /// driver).
-    GeminiFactory => engine::Driver
+    pub GeminiFactory => engine::Driver
 );

@@ -11,7 +11,7 @@ use crate::process::oneshot::{error_end, turn_marks, Closing, LineMap, TurnExit,
 
 /// Normalizer state for one turn.
 #[derive(Debug, Default)]
-pub struct GeminiNormalizer {
+pub(crate) struct GeminiNormalizer {
     marks: TurnMarks,
     errored: bool,
     unknown: u64,
@@ -19,17 +19,18 @@ pub struct GeminiNormalizer {
 
 impl GeminiNormalizer {
     /// A fresh normalizer.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::default()
     }
 
     /// Lines of kinds this driver does not know (skipped).
-    pub fn unknown_count(&self) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn unknown_count(&self) -> u64 {
         self.unknown
     }
 
     /// Feed one line.
-    pub fn push(&mut self, line: &str) -> Vec<AgentEvent> {
+    pub(crate) fn push(&mut self, line: &str) -> Vec<AgentEvent> {
         let ev: StreamEvent = match serde_json::from_str(line) {
             Ok(ev) => ev,
             Err(e) => {

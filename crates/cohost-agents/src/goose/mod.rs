@@ -13,10 +13,10 @@ pub(crate) mod normalize;
 
 use cohost_core::{AdapterConfig, ApprovalMode, Capabilities, ResumeSupport};
 
-pub use normalize::GooseNormalizer;
+pub(crate) use normalize::GooseNormalizer;
 
 use crate::catalog::{self, AuthSpec, CliEntry, Evidence, FlagTable, MakeFactory, PromptArg};
-use crate::process::oneshot::{oneshot_factory, random_uuid, CliDriver};
+use crate::process::oneshot::{oneshot_factory, parser_of, random_uuid, CliDriver};
 
 #[cfg(test)]
 use crate::process::oneshot::SessionArg;
@@ -59,6 +59,7 @@ pub(crate) const SPEC: CliEntry = CliEntry {
         ..Capabilities::BASELINE
     },
     factory: Some(MakeFactory::of::<GooseFactory>()),
+    parser: Some(parser_of::<Driver>()),
     ..catalog::BASE
 };
 

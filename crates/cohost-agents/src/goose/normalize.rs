@@ -18,7 +18,7 @@ use crate::process::oneshot::{
 
 /// Normalizes one `goose run` turn.
 #[derive(Debug, Default)]
-pub struct GooseNormalizer {
+pub(crate) struct GooseNormalizer {
     session: Option<String>,
     turn: TurnMarks,
     errored: bool,
@@ -28,7 +28,7 @@ pub struct GooseNormalizer {
 
 impl GooseNormalizer {
     /// A normalizer for a turn of the named goose session.
-    pub fn new(session: Option<String>) -> Self {
+    pub(crate) fn new(session: Option<String>) -> Self {
         GooseNormalizer {
             session,
             ..Self::default()

@@ -14,10 +14,10 @@ pub(crate) mod normalize;
 
 use cohost_core::{AdapterConfig, Capabilities, StreamingGranularity};
 
-pub use normalize::KiroNormalizer;
+pub(crate) use normalize::KiroNormalizer;
 
 use crate::catalog::{self, AuthSpec, CliEntry, Evidence, FlagTable, MakeFactory, PromptArg};
-use crate::process::oneshot::{oneshot_factory, CliDriver};
+use crate::process::oneshot::{oneshot_factory, parser_of, CliDriver};
 
 /// Kiro CLI's provider spec.
 pub(crate) const SPEC: CliEntry = CliEntry {
@@ -46,6 +46,7 @@ pub(crate) const SPEC: CliEntry = CliEntry {
         ..Capabilities::BASELINE
     },
     factory: Some(MakeFactory::of::<KiroFactory>()),
+    parser: Some(parser_of::<Driver>()),
     ..catalog::BASE
 };
 
@@ -72,3 +73,43 @@ oneshot_factory!(
     /// Makes Kiro CLI adapters.
     KiroFactory => Driver
 );
+
+#[cfg(test)]
+mod tests {
+    use super::Driver;
+    use crate::catalog::driver_argv::{contains_seq, oneshot_case};
+
+    /// `case -> argv` as the driver built them before reading the flag table.
+    #[rustfmt::skip]
+    const GOLDEN: &[(&str, &[&str])] = &[
+        ("plain", &["chat", "--no-interactive", "--", "-hi"]),
+        ("model", &["chat", "--no-interactive", "--model", "m1", "--", "-hi"]),
+        ("resume", &["chat", "--no-interactive", "--resume", "--", "-hi"]),
+        ("auto", &["chat", "--no-interactive", "--trust-all-tools", "--", "-hi"]),
+    ];
+
+    fn argv(case: &str) -> Vec<String> {
+        // Follow-up turns continue the directory's last chat: no id.
+        oneshot_case(Driver, case, false)
+    }
+
+    #[test]
+    fn argv_is_unchanged() {
+        for (case, want) in GOLDEN {
+            assert_eq!(argv(case), *want, "{case}");
+        }
+    }
+
+    #[test]
+    fn uses_its_table_entry() {
+        // Plain text output; its mode flags stand in for the output check.
+        let f = super::SPEC.flags;
+        assert!(f.json_output.is_none() && f.stream_json.is_none());
+        let plain = argv("plain");
+        assert!(plain.starts_with(&f.non_interactive_args()) && !f.non_interactive.is_empty());
+        assert!(contains_seq(&argv("auto"), &f.bypass_args()));
+        assert!(!contains_seq(&plain, &f.bypass_args()));
+        assert!(contains_seq(&argv("model"), &f.model_args("m1")));
+        assert!(contains_seq(&argv("resume"), &f.continue_args()));
+    }
+}

@@ -15,7 +15,7 @@ use crate::pty::TextCleaner;
 
 /// Normalizes one `kiro-cli chat --no-interactive` turn.
 #[derive(Default)]
-pub struct KiroNormalizer {
+pub(crate) struct KiroNormalizer {
     cleaner: TextCleaner,
     turn: TurnMarks,
     first_text: bool,
@@ -31,7 +31,7 @@ impl std::fmt::Debug for KiroNormalizer {
 
 impl KiroNormalizer {
     /// A normalizer for a new turn.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::default()
     }
 }

@@ -17,12 +17,12 @@ pub(crate) mod wire;
 
 use cohost_core::{AdapterConfig, ApprovalMode, Capabilities, ResumeSupport, SupportTier};
 
-pub use normalize::OpenCodeNormalizer;
+pub(crate) use normalize::OpenCodeNormalizer;
 
 use crate::acp::providers::{pairs, spec as acp_spec};
 use crate::acp::spec::AcpSpec;
 use crate::catalog::{self, AcpMode, AuthSpec, CliEntry, FlagTable, MakeFactory, QueryArgs};
-use crate::process::oneshot::{oneshot_factory, CliDriver};
+use crate::process::oneshot::{oneshot_factory, parser_of, CliDriver};
 use crate::process::{Version, VersionRange};
 
 #[cfg(test)]
@@ -75,6 +75,7 @@ pub(crate) const SPEC: CliEntry = CliEntry {
         id: "opencode-acp",
         spec: acp_launch,
     }),
+    parser: Some(parser_of::<Driver>()),
     ..catalog::BASE
 };
 /// OpenCode's ACP server (`opencode acp`, provider `opencode-acp`). Its
@@ -137,7 +138,7 @@ impl CliDriver for Driver {
 
 oneshot_factory!(
     /// Makes OpenCode adapters.
-    OpenCodeFactory => Driver
+    pub OpenCodeFactory => Driver
 );
 
 #[cfg(test)]

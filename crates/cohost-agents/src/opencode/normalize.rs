@@ -21,7 +21,7 @@ use crate::process::oneshot::{
 
 /// Normalizes one `opencode run` turn.
 #[derive(Debug, Default)]
-pub struct OpenCodeNormalizer {
+pub(crate) struct OpenCodeNormalizer {
     turn: TurnMarks,
     usage: Usage,
     saw_usage: bool,
@@ -32,7 +32,7 @@ pub struct OpenCodeNormalizer {
 
 impl OpenCodeNormalizer {
     /// A normalizer for a new turn.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::default()
     }
 

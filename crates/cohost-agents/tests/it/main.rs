@@ -21,7 +21,7 @@ mod claude_support;
 mod codex_e2e;
 mod continue_e2e;
 mod copilot_e2e;
-mod cursor_goose_agy_kiro_engines;
+mod fixture_only_engines;
 mod gemini_e2e;
 mod http_edge;
 mod http_litellm;

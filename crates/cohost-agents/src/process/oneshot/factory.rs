@@ -2,9 +2,10 @@
 //! driver's public unit-struct factory (its name and doc stay the driver's
 //! public API) and forwards to the generic functions here.
 
-use cohost_core::{AgentAdapter, ProviderDescriptor};
+use cohost_core::{AdapterConfig, AgentAdapter, ProviderDescriptor};
 
 use super::adapter::{CliDriver, OneShotAdapter};
+use super::turn::{Parser, TurnNormalizer};
 use crate::process::find_on_path;
 
 /// The descriptor a driver's factory reports.
@@ -23,13 +24,24 @@ pub(crate) fn is_available<D: CliDriver>() -> bool {
     find_on_path(D::SPEC.command(), std::env::var_os("PATH").as_deref()).is_some()
 }
 
-/// Declare `pub struct $name;` implementing `AdapterFactory` over the
-/// `CliDriver` type `$driver` (which must implement `Default`).
+/// The [`Parser`] of driver `D`: its normalizer as a first turn (or a turn
+/// of session `id`) under the default configuration would build it.
+pub(crate) const fn parser_of<D: CliDriver + Default>() -> Parser {
+    Parser(make_parser::<D>)
+}
+
+fn make_parser<D: CliDriver + Default>(session: Option<&str>) -> Box<dyn TurnNormalizer> {
+    Box::new(D::default().normalizer(&AdapterConfig::default(), session))
+}
+
+/// Declare `$vis struct $name;` implementing `AdapterFactory` over the
+/// `CliDriver` type `$driver` (which must implement `Default`): `pub` for a
+/// driver the crate exports, nothing for one only the provider list names.
 macro_rules! oneshot_factory {
-    ($(#[$doc:meta])* $name:ident => $driver:ty) => {
+    ($(#[$doc:meta])* $vis:vis $name:ident => $driver:ty) => {
         $(#[$doc])*
         #[derive(Debug, Default, Clone, Copy)]
-        pub struct $name;
+        $vis struct $name;
 
         impl cohost_core::AdapterFactory for $name {
             fn descriptor(&self) -> cohost_core::ProviderDescriptor {

@@ -30,9 +30,9 @@ pub(crate) use adapter::{error_end, generic_fix, random_uuid, CliDriver, Session
 pub(crate) use argv::build;
 #[cfg(test)]
 pub(crate) use argv::{resuming, strs};
-pub(crate) use factory::oneshot_factory;
+pub(crate) use factory::{oneshot_factory, parser_of};
 pub(crate) use line_map::{turn_marks, Closing, LineMap, TurnExit, TurnMarks};
 pub(crate) use lines::{object_line, parse_line};
 #[cfg(test)]
 pub(crate) use turn::check_snapshot;
-pub(crate) use turn::{interrupted_end, lock_state, OneShot, RunState, TurnNormalizer};
+pub(crate) use turn::{interrupted_end, lock_state, OneShot, Parser, RunState, TurnNormalizer};

@@ -34,6 +34,43 @@ pub trait TurnNormalizer: Send + 'static {
     ) -> Option<Vec<AgentEvent>>;
 }
 
+/// Makes a one-shot driver's normalizer for a turn of session `id` (`None`:
+/// a first turn): how the fuzz target and the golden tests reach every
+/// one-shot parser through the provider list ([`crate::catalog::CliEntry::parser`]).
+#[derive(Clone, Copy)]
+pub struct Parser(pub fn(Option<&str>) -> Box<dyn TurnNormalizer>);
+
+impl std::fmt::Debug for Parser {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Parser")
+    }
+}
+
+impl PartialEq for Parser {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::fn_addr_eq(self.0, other.0)
+    }
+}
+
+impl Eq for Parser {}
+
+impl TurnNormalizer for Box<dyn TurnNormalizer> {
+    fn on_line(&mut self, line: &str) -> Vec<AgentEvent> {
+        (**self).on_line(line)
+    }
+    fn ended(&self) -> bool {
+        (**self).ended()
+    }
+    fn on_exit(
+        &mut self,
+        exit: Option<ExitInfo>,
+        stderr: &str,
+        interrupted: bool,
+    ) -> Option<Vec<AgentEvent>> {
+        (**self).on_exit(exit, stderr, interrupted)
+    }
+}
+
 /// What outlives a turn: the native session id and the last crash report.
 #[derive(Debug, Default)]
 pub(crate) struct RunState {

@@ -1,8 +1,0 @@
-//! aider's plain-text output, then the exit.
-#![no_main]
-
-use libfuzzer_sys::fuzz_target;
-
-fuzz_target!(|data: &[u8]| {
-    cohost_fuzz::run_turn(cohost_agents::parsers::oneshot::AiderNormalizer::new(), data);
-});
