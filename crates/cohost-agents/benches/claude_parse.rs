@@ -10,7 +10,11 @@
 //!    (median of three alternating runs; skipped when `node` is missing).
 //!
 //! `cargo bench -p cohost-agents --bench claude_parse`
-
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a bench prints its results"
+)]
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,

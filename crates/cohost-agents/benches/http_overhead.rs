@@ -8,7 +8,11 @@
 //! The adapter side runs through `HostSession` (numbering, sanitizing, the
 //! event sink), i.e. what a cohost user gets; the bare side only finds the
 //! first text delta in the bytes and counts frames.
-
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a bench prints its results"
+)]
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,

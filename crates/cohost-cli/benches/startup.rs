@@ -29,7 +29,11 @@
 //! keeps the fake model server up until Ctrl-C, to time or trace one run
 //! by hand.
 //! Skips (exit 0, with a notice) when claude is not installed.
-
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a bench prints its results"
+)]
 #![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
 
 use std::time::{Duration, Instant};

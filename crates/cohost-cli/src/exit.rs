@@ -1,5 +1,10 @@
 //! Exit codes and how a command's failure is shown. The table is documented
 //! in the README; it belongs to the binary, not to the domain.
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "the process's last words: the error and its fix on stderr"
+)]
 
 use cohost_core::{CohostError, EndReason, ErrorCode};
 

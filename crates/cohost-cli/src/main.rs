@@ -4,7 +4,10 @@
 //! the adapter crates, wires decision sources and renderers, and maps errors
 //! to documented exit codes (`exit.rs`): every command returns
 //! `Result<code, Failure>` and `main` reports a failure once.
-
+#![allow(
+    clippy::print_stderr,
+    reason = "the binary's last words when it cannot even start"
+)]
 #![forbid(unsafe_code)]
 
 use cohost_cli::cmd;

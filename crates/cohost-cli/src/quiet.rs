@@ -55,7 +55,7 @@ mod tests {
         let said = Arc::new(Mutex::new(Vec::new()));
         let lines = said.clone();
         tokio::spawn(notices(heard.clone(), "opencode".into(), move |l| {
-            lines.lock().unwrap().push(l)
+            lines.lock().unwrap().push(l);
         }));
         (heard, said)
     }

@@ -4,7 +4,11 @@
 //! each against sanitizing the whole text once.
 //!
 //! `cargo bench -p cohost-core --bench stream_sanitize`
-
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a bench prints its results"
+)]
 // A bench crate: a failed unwrap is a failed bench with its line, and
 // nothing here is API.
 #![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]

@@ -6,7 +6,11 @@
 //! Knobs: `FAKELLM_BENCH_REQUESTS` (default 1000), `FAKELLM_BENCH_TIMEOUT_SECS` (default 60).
 //! Each connection costs two file descriptors here (client and server side):
 //! the soft `nofile` limit must exceed 2 x N plus a margin (`ulimit -n 4096`).
-
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a bench prints its results"
+)]
 // A bench crate: a failed unwrap is a failed bench with its line, and
 // nothing here is API.
 #![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]

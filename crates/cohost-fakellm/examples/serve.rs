@@ -3,6 +3,11 @@
 //!
 //! Then point an agent CLI at it, e.g.
 //! `ANTHROPIC_BASE_URL=http://127.0.0.1:8787 ANTHROPIC_API_KEY=x claude -p "hi [[scenario:tool]]"`.
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "the test bench and its tools report on the terminal"
+)]
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
@@ -30,7 +35,7 @@ async fn main() {
             "--port" => port = value().parse().unwrap_or_else(|_| usage()),
             "--script" => {
                 config.script =
-                    Some(load_script(&PathBuf::from(value())).unwrap_or_else(|e| fail(e)))
+                    Some(load_script(&PathBuf::from(value())).unwrap_or_else(|e| fail(e)));
             }
             "--log" => config.log_path = Some(PathBuf::from(value())),
             _ => usage(),

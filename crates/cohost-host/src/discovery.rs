@@ -246,7 +246,7 @@ pub async fn discover_cli(
                             ),
                         )
                         .with_fix(format!("reinstall it: {}", entry.install_hint)),
-                    )
+                    );
                 }
             }
         }

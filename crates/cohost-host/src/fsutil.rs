@@ -4,7 +4,6 @@ use cohost_core::{CohostError, ErrorCode};
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
-use std::os::unix::io::AsRawFd;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -80,7 +79,6 @@ pub struct FileLock {
 
 impl FileLock {
     /// Block until the lock on `path` (created if missing) is held.
-    #[allow(unsafe_code)]
     pub fn acquire(path: &Path) -> Result<FileLock, CohostError> {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| io_error("create directory", dir, e))?;
@@ -93,26 +91,22 @@ impl FileLock {
             .open(path)
             .map_err(|e| io_error("open lock file", path, e))?;
         loop {
-            // SAFETY: flock on a file descriptor we own; no memory involved.
-            let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
-            if rc == 0 {
-                return Ok(FileLock { file });
-            }
-            let err = std::io::Error::last_os_error();
-            if err.kind() != std::io::ErrorKind::Interrupted {
-                return Err(io_error("lock", path, err));
+            // `File::lock` is flock(2) LOCK_EX on Linux: the same lock other
+            // cohost processes take, released when the file closes.
+            match file.lock() {
+                Ok(()) => return Ok(FileLock { file }),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(io_error("lock", path, e)),
             }
         }
     }
 }
 
 impl Drop for FileLock {
-    #[allow(unsafe_code)]
     fn drop(&mut self) {
-        // SAFETY: as above; closing the fd would release it too.
-        unsafe {
-            libc::flock(self.file.as_raw_fd(), libc::LOCK_UN);
-        }
+        // Closing the file would release it too; unlocking first lets a
+        // waiter in before the close.
+        let _ = self.file.unlock();
     }
 }
 

@@ -9,7 +9,6 @@
 
 // The only unsafe code is `fsutil`'s flock(2) calls and `serve::token`'s
 // geteuid(2), allowed there alone.
-#![deny(unsafe_code)]
 
 pub mod config;
 pub mod config_keys;

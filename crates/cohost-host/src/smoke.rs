@@ -254,7 +254,7 @@ pub async fn test_provider(
             } else {
                 SmokeStatus::Failed
             };
-            fail(&mut result, status, e)
+            fail(&mut result, status, e);
         }
         Ok(RunOutcome::Replied(text)) => {
             let preview: String = sanitize(text.trim()).chars().take(200).collect();

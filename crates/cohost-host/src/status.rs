@@ -346,7 +346,7 @@ pub async fn provider_status(
                             &mut st,
                             StatusValue::NeedsAuth,
                             e.message.clone(),
-                            e.suggested_fix.clone(),
+                            e.suggested_fix,
                         ),
                         (Ok(()), Some(r)) => set(
                             &mut st,
@@ -428,7 +428,7 @@ pub async fn provider_status(
     }
     match &f.descriptor {
         Some(d) if d.capabilities.tier == SupportTier::Builtin => {
-            set(&mut st, StatusValue::Ready, "built in".into(), None)
+            set(&mut st, StatusValue::Ready, "built in".into(), None);
         }
         _ => set(
             &mut st,

@@ -1,6 +1,10 @@
 //! Exhaustive permission matrix test: every (frame type, role) cell is asserted
 //! against an expectation table written independently of `matrix.rs`.
-
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a test says what it skipped and what it measured on the terminal"
+)]
 // A test crate: a failed unwrap is a failed test with its line, and
 // nothing here is API.
 #![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]

@@ -282,7 +282,7 @@ impl Ring {
             match self.streams.get(stream) {
                 None => resync.push(stream.clone()),
                 Some(m) if *last < m.max_seen && m.evicted_upto.is_some_and(|e| e > *last) => {
-                    resync.push(stream.clone())
+                    resync.push(stream.clone());
                 }
                 Some(_) => {}
             }

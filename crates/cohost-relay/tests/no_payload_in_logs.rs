@@ -1,7 +1,11 @@
 //! Nothing the relay logs contains a payload byte, and no relay code path decodes
 //! an application payload. (The replay ring legitimately stores opaque payload
 //! bytes so it can re-send them verbatim; it never inspects them.)
-
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a test says what it skipped and what it measured on the terminal"
+)]
 // A test crate: a failed unwrap is a failed test with its line, and
 // nothing here is API.
 #![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]

@@ -367,7 +367,7 @@ async fn drive(
                     if shared.interrupt_wanted.swap(false, Ordering::SeqCst) {
                         control.interrupt();
                     }
-                    shared.log.publish(ev)
+                    shared.log.publish(ev);
                 };
                 let outcome = if last {
                     let (outcome, result) = turns.last_turn(input, &mut sink).await;

@@ -3,7 +3,11 @@
 //! participant's verify + decrypt + decode of it.
 //!
 //! `cargo bench -p cohost-share --bench e2e_codec`
-
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a bench prints its results"
+)]
 // A bench crate: a failed unwrap is a failed bench with its line, and
 // nothing here is API.
 #![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
@@ -48,7 +52,7 @@ fn main() {
     let guest = Arc::new(E2e::participant(&host.invite_keys()).unwrap());
     let e2e_host = RoomCodec::with_codec(room.clone(), host).as_role(Role::Host);
     let e2e_guest = RoomCodec::with_codec(room.clone(), guest).as_role(Role::Viewer);
-    let plain = RoomCodec::new(room.clone()).as_role(Role::Host);
+    let plain = RoomCodec::new(room).as_role(Role::Host);
     let msgs: Vec<Message> = (0..N as u64).map(chunk).collect();
     let stream = || StreamId::new("p-1").unwrap();
 

@@ -8,6 +8,15 @@
 //! tree. As a child subreaper it inherits every orphan the agent leaves,
 //! including those that called `setsid`, so "the tree" is everything the
 //! agent ever started.
+#![allow(
+    unsafe_code,
+    reason = "signal handlers, prctl, waitpid and fd passing on the raw libc API; each block says why it is sound"
+)]
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "the supervisor mode says on stderr why it cannot start"
+)]
 
 use std::ffi::OsString;
 use std::io::{Read, Write};

@@ -1,6 +1,10 @@
 //! A process tree as `/proc` shows it: who descends from whom, and killing
 //! all of it. Linux only; elsewhere the tree is empty and only the agent's
 //! process group is killed.
+#![allow(
+    unsafe_code,
+    reason = "kill(2) and waitpid(2) on the raw libc API; each block says why it is sound"
+)]
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};

@@ -8,6 +8,11 @@
 //! Prints the child environment as `KEY='value'` lines (plus `BENCH_CWD`), then
 //! on stderr every request the fake server gets and every non-loopback socket
 //! the CLI's processes hold, until Ctrl-C.
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "the test bench and its tools report on the terminal"
+)]
 
 use std::time::Duration;
 

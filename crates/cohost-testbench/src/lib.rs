@@ -24,7 +24,11 @@
 //! assert_no_leftovers(bench.marker()).await;
 //! # }
 //! ```
-
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "the test bench and its tools report on the terminal"
+)]
 // Only `process` (kill(2) of leftovers) may use unsafe code.
 #![deny(unsafe_code)]
 

@@ -4,7 +4,11 @@
 //! (a frame with nothing new), so the machine's speed cancels out.
 //!
 //! `cargo bench -p cohost-tui --bench render` (add `-- --quick` for a short run).
-
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a bench prints its results"
+)]
 // A bench: it may unwrap, and sleep to pace frames like a real stream.
 #![allow(
     clippy::unwrap_used,

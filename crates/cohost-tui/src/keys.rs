@@ -51,15 +51,15 @@ impl App {
             }
             KeyCode::Char('o') if ctrl => self.transcript.toggle_reasoning(),
             KeyCode::Char('a') if ctrl && self.mode == Mode::Host => {
-                self.decide_suggestion("", true)
+                self.decide_suggestion("", true);
             }
             KeyCode::Char('r') if ctrl && self.mode == Mode::Host => {
-                self.decide_suggestion("", false)
+                self.decide_suggestion("", false);
             }
             KeyCode::Char('u') if ctrl => self.input.clear(),
             KeyCode::Char('j') if ctrl => self.input.insert('\n'),
             KeyCode::Enter if alt || key.modifiers.contains(KeyModifiers::SHIFT) => {
-                self.input.insert('\n')
+                self.input.insert('\n');
             }
             KeyCode::Enter => self.submit(),
             KeyCode::Esc if self.busy() => self.interrupt(),
@@ -88,7 +88,7 @@ impl App {
             KeyCode::PageDown => {
                 self.scroll = self
                     .scroll
-                    .saturating_sub(self.page.saturating_sub(2).max(1))
+                    .saturating_sub(self.page.saturating_sub(2).max(1));
             }
             KeyCode::End if ctrl => self.scroll = 0,
             KeyCode::Left => self.input.left(),
@@ -267,11 +267,11 @@ impl App {
             }
             (Mode::Chat, "/agent") => self.switching(Effect::SwitchAgent(arg.into())),
             (Mode::Chat, "/model") if arg.is_empty() => {
-                self.notice(need("a model name, e.g. /model sonnet"))
+                self.notice(need("a model name, e.g. /model sonnet"));
             }
             (Mode::Chat, "/model") => self.switching(Effect::SwitchModel(arg.into())),
             (Mode::Chat, "/resume") if arg.is_empty() => {
-                self.notice(need("a session id (see `cohost sessions`)"))
+                self.notice(need("a session id (see `cohost sessions`)"));
             }
             (Mode::Chat, "/resume") => self.switching(Effect::Resume(arg.into())),
             (Mode::Chat, "/share") if self.busy() => self.set_busy_hint(),
@@ -288,11 +288,11 @@ impl App {
                 None => self.notice("no invites (the room is not open)"),
             },
             (Mode::Host | Mode::Participant { .. }, "/chat") if arg.is_empty() => {
-                self.notice(need("some text"))
+                self.notice(need("some text"));
             }
             (Mode::Host | Mode::Participant { .. }, "/chat") => self.chat_out(arg.into()),
             (Mode::Participant { co_driver: true }, "/suggest") if arg.is_empty() => {
-                self.notice(need("a prompt"))
+                self.notice(need("a prompt"));
             }
             (Mode::Participant { co_driver: true }, "/suggest") => {
                 self.notice(format!("you suggested: {arg}"));

@@ -244,7 +244,7 @@ impl Renderer {
             Tag::Strong => self.push_style(|s| s.add_modifier(Modifier::BOLD)),
             Tag::Strikethrough => self.push_style(|s| s.add_modifier(Modifier::CROSSED_OUT)),
             Tag::Link { .. } | Tag::Image { .. } => {
-                self.push_style(|s| s.add_modifier(Modifier::UNDERLINED))
+                self.push_style(|s| s.add_modifier(Modifier::UNDERLINED));
             }
             Tag::Table(aligns) => {
                 self.blank();

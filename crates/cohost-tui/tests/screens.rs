@@ -1,6 +1,10 @@
 //! Snapshot tests of the main screens on ratatui's `TestBackend` at 80x24.
 //! `COHOST_UPDATE_SNAPSHOTS=1` rewrites `tests/snapshots/*.txt` (review the diff).
-
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a test says what it skipped and what it measured on the terminal"
+)]
 #![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
 
 use std::time::{Duration, Instant};

@@ -342,7 +342,7 @@ impl AcpClient {
                 }
             }
             Ok(Incoming::Request { id, method, params }) => {
-                self.on_request(id, &method, params, out)
+                self.on_request(id, &method, params, out);
             }
             Ok(Incoming::Notification { method, params }) => {
                 if method == CLIENT.session_update {

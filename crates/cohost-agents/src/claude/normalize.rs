@@ -375,11 +375,11 @@ impl Normalizer {
                             .is_some_and(|p| text.starts_with(p));
                     }
                     if !self.suppress_message_text {
-                        self.emit(out, AgentEvent::TextDelta(text))
+                        self.emit(out, AgentEvent::TextDelta(text));
                     }
                 }
                 Delta::ThinkingDelta { thinking } if !thinking.is_empty() => {
-                    self.emit(out, AgentEvent::ReasoningDelta(thinking))
+                    self.emit(out, AgentEvent::ReasoningDelta(thinking));
                 }
                 _ => {}
             },

@@ -46,6 +46,7 @@ fn litellm_bin() -> Option<PathBuf> {
 struct Proxy(Child);
 
 impl Drop for Proxy {
+    #[allow(unsafe_code)]
     fn drop(&mut self) {
         let pgid = self.0.id() as i32;
         // SAFETY: kill(2) with a negative pid signals the group we created.

@@ -5,7 +5,11 @@
 //! module `<name>`, so its tests are `<name>::<test>`
 //! (`cargo nextest run -p cohost-agents -E 'test(/^<name>::/)'`). The shared
 //! support folders stay beside `it/` and are declared here once.
-
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a test says what it skipped and what it measured on the terminal"
+)]
 // A test crate: a failed unwrap is a failed test with its line, and
 // nothing here is API.
 #![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]

@@ -16,7 +16,11 @@
 //! cargo bench -p cohost-cli --bench soak -- --cycles 1000 --seconds 3000
 //! ```
 //! Exits 1 when any orphan or hang was seen.
-
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a bench prints its results"
+)]
 // A bench: it may unwrap, and sleep while it paces cycles and waits for
 // the processes it started.
 #![allow(

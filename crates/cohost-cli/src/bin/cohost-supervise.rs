@@ -4,7 +4,10 @@
 //! hand. It links only `cohost-supervisor` (libc and rustix), so it starts
 //! in a fraction of the time the whole `cohost` binary takes, and every
 //! agent spawn waits for that.
-
+#![allow(
+    clippy::print_stderr,
+    reason = "the supervisor says on stderr why it cannot start"
+)]
 #![forbid(unsafe_code)]
 
 use std::process::ExitCode;

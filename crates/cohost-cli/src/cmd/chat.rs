@@ -217,7 +217,7 @@ async fn drive(
             {
                 say(Incoming::Notice(format!(
                     "the agent is busy; {e:?} was not done (wait for the turn to end, or Esc)"
-                )))
+                )));
             }
             Effect::SwitchAgent(id) => {
                 let next = Target {

@@ -1,4 +1,9 @@
 //! `cohost doctor`: everything cohost can check about this machine, with fixes.
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a command's own terminal output"
+)]
 
 use clap::Args;
 use cohost_host::hooks::{self, HookAgent};

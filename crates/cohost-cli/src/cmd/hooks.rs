@@ -1,4 +1,9 @@
 //! `cohost hooks install|uninstall|status ID` and `cohost hook-event`.
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a command's own terminal output"
+)]
 
 use clap::{Args, Subcommand};
 use cohost_host::hooks::{self, HookAgent, HookEventOutcome};

@@ -1,6 +1,11 @@
 //! `cohost join`: join a shared session with an invite. Prints the host's
 //! stream as it arrives; typed lines are suggestions (co-drivers) or
 //! commands (`/chat`, `/interrupt`, `/who`, `/quit`, `/help`).
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a command's own terminal output"
+)]
 
 use clap::Args;
 use cohost_relay::ClientEvent;
@@ -265,10 +270,10 @@ fn show(me: &ParticipantSession, out: &mut Out, ev: &ParticipantEvent, json: boo
             inert_line(&w.you.name)
         )),
         ParticipantEvent::Dropped { kind, reason, .. } => {
-            out.notice(&format!("· dropped a {kind} frame: {reason}"))
+            out.notice(&format!("· dropped a {kind} frame: {reason}"));
         }
         ParticipantEvent::KeyLearned { epoch } => {
-            out.notice(&format!("· the host rotated the room key (epoch {epoch})"))
+            out.notice(&format!("· the host rotated the room key (epoch {epoch})"));
         }
         ParticipantEvent::Relay(ev) => match ev {
             ClientEvent::Resync(r) => out.notice(&format!(
@@ -280,7 +285,7 @@ fn show(me: &ParticipantSession, out: &mut Out, ev: &ParticipantEvent, json: boo
                 e.message, e.code
             )),
             ClientEvent::Disconnected { reason } => {
-                out.notice(&format!("· connection lost ({reason}); reconnecting"))
+                out.notice(&format!("· connection lost ({reason}); reconnecting"));
             }
             ClientEvent::Closed { reason } => {
                 out.notice(&format!("· room closed: {reason}"));

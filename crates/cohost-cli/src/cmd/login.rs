@@ -1,4 +1,9 @@
 //! `cohost login ID`: run the agent's own login flow in this terminal.
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a command's own terminal output"
+)]
 
 use clap::Args;
 

@@ -1,4 +1,9 @@
 //! `cohost relay`: run the zero-knowledge relay.
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a command's own terminal output"
+)]
 
 use clap::Args;
 use cohost_relay::{RedisBroker, Relay, RelayConfig};

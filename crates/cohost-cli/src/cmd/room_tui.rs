@@ -3,6 +3,11 @@
 //! multiplayer API (the host bridge's notices and inputs, the participant
 //! session's events and sends) and the terminal UI's messages and effects;
 //! line mode stays in `share.rs` and `join.rs`.
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a command's own terminal output"
+)]
 
 use std::sync::Arc;
 
@@ -433,7 +438,7 @@ mod tests {
             you: true,
         }) {
             Some(Incoming::Joined(q)) => {
-                assert_eq!((q.name.as_str(), q.role.as_str()), ("host (you)", "host"))
+                assert_eq!((q.name.as_str(), q.role.as_str()), ("host (you)", "host"));
             }
             other => panic!("{other:?}"),
         }

@@ -1,4 +1,9 @@
 //! `cohost run`: stream one turn from an agent.
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a command's own terminal output"
+)]
 
 use clap::{Args, ValueEnum};
 use cohost_core::{ApprovalMode, CohostError, DecisionSource, ErrorCode, SessionOptions};
@@ -230,7 +235,7 @@ pub async fn run(args: RunArgs) -> CmdResult {
     let watcher = (!json && std::io::stderr().is_terminal()).then(|| {
         let agent = session.descriptor().id.clone();
         tokio::spawn(crate::quiet::notices(heard.clone(), agent, |line| {
-            eprintln!("… {line}")
+            eprintln!("… {line}");
         }))
     });
     let mut human = Human::new();
@@ -274,7 +279,7 @@ mod tests {
 
     #[test]
     fn empty_prompts_are_refused() {
-        for words in [vec!["".to_string()], vec!["  ".into(), "\t".into()]] {
+        for words in [vec![String::new()], vec!["  ".into(), "\t".into()]] {
             let e = read_prompt(&words).unwrap_err();
             assert_eq!(e.code, ErrorCode::ConfigInvalid);
             assert!(e.suggested_fix.is_some());

@@ -1,5 +1,10 @@
 //! `cohost share`: host a shared session. The agent runs here, with local
 //! credentials; the relay only routes frames.
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a command's own terminal output"
+)]
 
 use clap::Args;
 use cohost_core::sanitize::{inert_line, strip_controls};
@@ -269,7 +274,7 @@ fn print_notice(human: &mut Human, n: HostNotice, json_mode: bool) {
         ),
         HostNotice::ApprovalNeeded(a) => {
             let id = inert_line(&a.tool_id);
-            eprintln!("   answer with /allow {id} or /deny {id}")
+            eprintln!("   answer with /allow {id} or /deny {id}");
         }
         HostNotice::Chat(c) => eprintln!(
             "<{}> {}",

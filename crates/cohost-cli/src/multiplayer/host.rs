@@ -370,16 +370,16 @@ impl HostBridge {
                     match self.policy {
                         SuggestionPolicy::Ask => {}
                         SuggestionPolicy::Accept => {
-                            self.decide_suggestion(&s.suggestion_id, true).await
+                            self.decide_suggestion(&s.suggestion_id, true).await;
                         }
                         SuggestionPolicy::Reject => {
-                            self.decide_suggestion(&s.suggestion_id, false).await
+                            self.decide_suggestion(&s.suggestion_id, false).await;
                         }
                     }
                 }
                 (_, Ok(Some(Message::Chat(mut c)))) => {
                     c.from = Some(super::participant::stamped_name(&f));
-                    self.notify(HostNotice::Chat(c))
+                    self.notify(HostNotice::Chat(c));
                 }
                 (FrameType::KeyAnnounce, Ok(Some(Message::KeyAnnounce(a)))) => {
                     // The name a participant chose (`--name`), for /who and /kick.
@@ -416,7 +416,7 @@ impl HostBridge {
                     }
                 }
                 (kind, Err(e)) => {
-                    self.notify(HostNotice::Room(format!("ignored a {kind} frame: {e}")))
+                    self.notify(HostNotice::Room(format!("ignored a {kind} frame: {e}")));
                 }
                 _ => {}
             },

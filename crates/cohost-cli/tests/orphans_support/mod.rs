@@ -1,6 +1,9 @@
 //! Shared by the no-orphan, prompt and share tests: a plugin agent whose
 //! children try every way out of cohost's reach, and marker-based checks.
-
+#![allow(
+    unsafe_code,
+    reason = "kill(2) probes of process ids on the raw libc API"
+)]
 #![allow(dead_code)]
 // Test support, shared with the soak bench: a failed setup may panic.
 #![allow(clippy::unwrap_used, clippy::expect_used)]

@@ -231,7 +231,7 @@ impl ConnTamper {
         }
         let bad = match mode {
             FLIP => {
-                let mut p = payload.clone();
+                let mut p = payload;
                 let last = p.len() - 1;
                 p[last] ^= 0x01;
                 p
@@ -245,7 +245,7 @@ impl ConnTamper {
                 None => return ws,
             },
         };
-        self.done.insert(stream.clone());
+        self.done.insert(stream);
         let forged = f.with_payload(&bad);
         ws_encode(ws[0], forged.bytes())
     }

@@ -2,7 +2,10 @@
 //! runs on its slave side (its own session, the pty as controlling
 //! terminal), and what it writes goes through `vt100`, a terminal emulator,
 //! so tests read the screen as a person sees it.
-
+#![allow(
+    unsafe_code,
+    reason = "a pseudo-terminal and its window size on the raw libc API; each block says why it is sound"
+)]
 #![allow(dead_code)]
 
 use std::io::Read;

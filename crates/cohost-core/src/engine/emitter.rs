@@ -13,7 +13,7 @@ pub trait EventSink: Send {
 
 impl<F: FnMut(Event) + Send> EventSink for F {
     fn emit(&mut self, event: Event) {
-        self(event)
+        self(event);
     }
 }
 

@@ -240,7 +240,7 @@ async fn interrupt_during_streaming_returns_to_ready() {
                 control.interrupt();
                 interrupted_at = Some(Instant::now());
             }
-            events.push(e)
+            events.push(e);
         })
         .await;
     assert_well_formed(&events);
@@ -276,7 +276,7 @@ async fn interrupt_escalates_on_a_hung_agent_and_respawns() {
                 control.interrupt();
                 sent_at = Some(Instant::now());
             }
-            events.push(e)
+            events.push(e);
         })
         .await;
     assert_eq!(outcome.reason, EndReason::Interrupted);
@@ -305,7 +305,7 @@ async fn interrupt_while_waiting_for_approval_cancels_it() {
             if matches!(e.body, EventBody::ToolApprovalRequested { .. }) {
                 control.interrupt();
             }
-            events.push(e)
+            events.push(e);
         })
         .await;
     assert_eq!(outcome.reason, EndReason::Interrupted);

@@ -57,7 +57,7 @@ async fn a_refused_interrupting_state_is_reported_and_the_interrupt_still_ends_t
             if matches!(e.body, EventBody::StreamChunk { chunk_index: 2, .. }) {
                 control.interrupt();
             }
-            events.push(e)
+            events.push(e);
         })
         .await;
     assert_eq!(outcome.reason, EndReason::Interrupted);

@@ -49,9 +49,8 @@ where
     let forward = async move {
         // Check for a listener first so an agent with no cohost running pays
         // for one failed connect, not for reading its stdin.
-        let mut stream = match UnixStream::connect(socket).await {
-            Ok(s) => s,
-            Err(_) => return HookEventOutcome::NoListener,
+        let Ok(mut stream) = UnixStream::connect(socket).await else {
+            return HookEventOutcome::NoListener;
         };
         let raw = match arg_payload {
             Some(a) => a.to_string(),

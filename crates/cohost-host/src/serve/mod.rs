@@ -123,7 +123,7 @@ pub async fn serve(
             });
         }
         Err(e) => {
-            tracing::warn!(error = %e, "hook-event socket unavailable; hooks will be ignored")
+            tracing::warn!(error = %e, "hook-event socket unavailable; hooks will be ignored");
         }
     }
     let app = router_with(host, bound.port(), credential, hooks);
@@ -489,9 +489,7 @@ async fn events(
             .ok()
             .and_then(|v| v.get("type").and_then(|t| t.as_str()).map(str::to_string))
             .unwrap_or_else(|| "unknown".into());
-        Ok::<_, std::convert::Infallible>(
-            SseEvent::default().event(kind).id(ev.id.clone()).data(data),
-        )
+        Ok::<_, std::convert::Infallible>(SseEvent::default().event(kind).id(ev.id).data(data))
     });
     Ok(Sse::new(stream).keep_alive(KeepAlive::default()))
 }

@@ -217,6 +217,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("run").join(TOKEN_FILE);
         let tokens: Vec<ApiToken> = std::thread::scope(|s| {
+            // All eight spawned before the first join: they must race.
+            #[allow(clippy::needless_collect)]
             let handles: Vec<_> = (0..8)
                 .map(|_| s.spawn(|| load_or_create(&path).unwrap()))
                 .collect();

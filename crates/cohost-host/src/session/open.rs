@@ -205,7 +205,7 @@ impl OpenSession {
         // Polled first, so the stop request is out before the record's
         // (blocking) write.
         let (stopped, ()) = tokio::join!(self.session.terminate(), async move {
-            record_turn(record, native)
+            record_turn(record, native);
         });
         (outcome, stopped)
     }
@@ -237,7 +237,7 @@ impl Turns for OpenSession {
                 Ok(Some(stored)) => *rec = stored,
                 Ok(None) => tracing::warn!(session = %rec.id, "the session record is gone"),
                 Err(e) => {
-                    tracing::warn!(session = %rec.id, error = %e, "could not record the model")
+                    tracing::warn!(session = %rec.id, error = %e, "could not record the model");
                 }
             }
         }
@@ -280,7 +280,7 @@ fn record_turn(record: &mut Option<(SessionStore, SessionRecord)>, native: Optio
         Ok(Some(stored)) => *rec = stored,
         Ok(None) => tracing::warn!(session = %rec.id, "the session record is gone"),
         Err(e) => {
-            tracing::warn!(session = %rec.id, error = %e, "could not update the session record")
+            tracing::warn!(session = %rec.id, error = %e, "could not update the session record");
         }
     }
 }

@@ -106,7 +106,7 @@ async fn a_last_prompt_ends_the_session_and_still_records_the_turn() {
     let mut events = Vec::new();
     let (outcome, stopped) = s
         .prompt_then_terminate(PromptInput::text("hi [mock:text]"), &mut |e: Event| {
-            events.push(e)
+            events.push(e);
         })
         .await;
     assert_eq!(outcome.reason, cohost_core::EndReason::Completed);

@@ -5,7 +5,11 @@
 //! module `<name>`, so its tests are `<name>::<test>`
 //! (`cargo nextest run -p cohost-host -E 'test(/^<name>::/)'`). The shared
 //! support folders stay beside `it/` and are declared here once.
-
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a test says what it skipped and what it measured on the terminal"
+)]
 // A test crate: a failed unwrap is a failed test with its line, nothing
 // here is API, and a test may sleep (the store's tests space updates in
 // time; no session's runtime runs on its thread).

@@ -147,6 +147,7 @@ async fn the_token_file_is_owner_only_and_kept_across_restarts() {
 /// As root, a reader running as uid 65534 cannot read the token file even
 /// when every directory above cohost's own is open to it.
 #[tokio::test]
+#[allow(unsafe_code)]
 async fn another_user_cannot_read_the_token_file() {
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } != 0 {

@@ -14,7 +14,11 @@
 //! `COHOST_BENCH_RATES` (host frames/s, default `100,400,700,1000`),
 //! `COHOST_BENCH_LOG` (a tracing filter for the relay child, e.g. `cohost_relay=debug`),
 //! `COHOST_BENCH_WRITE_BATCH` (relay write batch bytes, default 65536; 1 = a write per frame).
-
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a bench prints its results"
+)]
 // A bench crate: a failed unwrap is a failed bench with its line, nothing
 // here is API, and it may sleep while it waits for a process it started.
 #![allow(

@@ -510,7 +510,7 @@ impl Broker for RedisBroker {
                 match RedisBroker::listen(&client, &pattern, prefix_len, &sink, !first).await {
                     Ok(()) => tracing::warn!(url = %url, "redis subscription ended; resubscribing"),
                     Err(e) => {
-                        tracing::warn!(url = %url, error = %e, "redis subscription failed; retrying")
+                        tracing::warn!(url = %url, error = %e, "redis subscription failed; retrying");
                     }
                 }
                 first = false;

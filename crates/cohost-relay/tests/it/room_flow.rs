@@ -135,7 +135,7 @@ async fn participant_reconnecting_mid_stream_misses_no_chunk() {
     while got.len() < 40 {
         match tokio::time::timeout(WAIT, viewer.recv()).await.unwrap() {
             Some(ClientEvent::Frame(f)) if f.kind() == FrameType::StreamChunk => {
-                got.push(f.chunk())
+                got.push(f.chunk());
             }
             Some(ClientEvent::Welcome(_)) => {
                 reconnected = true;

@@ -138,6 +138,9 @@ fn shut(link: Link) -> u32 {
 /// exited, i.e. finished killing its tree. Returns how many supervisors
 /// were released.
 pub fn release_all(wait: Duration) -> usize {
+    // Collected first so the registry's lock is released before `shut`
+    // runs (a temporary guard would live through the whole chain).
+    #[allow(clippy::needless_collect)]
     let all: Vec<Link> = std::mem::take(&mut *links()).into_values().collect();
     let pids: Vec<u32> = all.into_iter().map(shut).collect();
     wait_gone(&pids, wait);

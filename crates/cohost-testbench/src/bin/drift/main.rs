@@ -11,7 +11,11 @@
 //! ```
 //!
 //! Exit status: 0 all green, 1 a release breaks something, 2 bad usage.
-
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "the test bench and its tools report on the terminal"
+)]
 // A binary: `pub` only marks what its modules share.
 #![allow(unreachable_pub)]
 
