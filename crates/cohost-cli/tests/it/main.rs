@@ -39,6 +39,7 @@ mod multiplayer;
 mod no_orphans;
 #[path = "../orphans_support/mod.rs"]
 mod orphans_support;
+mod provider_lists;
 mod readme;
 mod relay_ha;
 mod room_secrets;
