@@ -54,15 +54,33 @@ impl Turn {
         }
     }
 
-    /// The user's words to quote: the last non-empty text block.
+    /// The user's words to quote: the last non-empty text block that is
+    /// not context an agent added around them (a block wholly inside one
+    /// tag, such as Kilo's `<environment_details>` after the prompt), else
+    /// the last non-empty block.
     pub(crate) fn prompt(&self) -> &str {
-        self.prompt_blocks
+        let mut blocks = self
+            .prompt_blocks
             .iter()
             .rev()
             .map(|b| b.trim())
-            .find(|b| !b.is_empty())
-            .unwrap_or("")
+            .filter(|b| !b.is_empty());
+        let last = blocks.clone().next().unwrap_or("");
+        blocks.find(|b| !is_context_block(b)).unwrap_or(last)
     }
+}
+
+/// Whether `block` is one element, `<tag ...>...</tag>`: context an agent
+/// wraps around the user's words, not the words.
+fn is_context_block(block: &str) -> bool {
+    let Some(rest) = block.strip_prefix('<') else {
+        return false;
+    };
+    let tag: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
+        .collect();
+    !tag.is_empty() && block.ends_with(&format!("</{tag}>"))
 }
 
 /// HTTP-level failures, rendered in each vendor's own shape.
@@ -296,6 +314,36 @@ pub(crate) fn text_of(v: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_prompt_is_the_users_words_not_the_context_around_them() {
+        let turn = |blocks: &[&str]| Turn {
+            model: String::new(),
+            prompt_blocks: blocks.iter().map(|s| s.to_string()).collect(),
+            tool_result: None,
+            tools: Vec::new(),
+            json_schema: None,
+            system: String::new(),
+            raw: String::new(),
+        };
+        let t = turn(&[
+            "say hello",
+            "<environment_details>\ncwd: /w\n</environment_details>",
+        ]);
+        assert_eq!(t.prompt(), "say hello");
+        let t = turn(&["<system-reminder>x</system-reminder>", "fix it", "  "]);
+        assert_eq!(t.prompt(), "fix it");
+        // A prompt that merely starts with a tag is the user's.
+        let t = turn(&["<current_datetime>now</current_datetime> say hi"]);
+        assert_eq!(
+            t.prompt(),
+            "<current_datetime>now</current_datetime> say hi"
+        );
+        // Nothing but context: the last block still.
+        let t = turn(&["<a>1</a>", "<b>2</b>"]);
+        assert_eq!(t.prompt(), "<b>2</b>");
+        assert_eq!(turn(&[]).prompt(), "");
+    }
 
     #[test]
     fn split_is_even_and_lossless() {

@@ -19,9 +19,34 @@ use crate::process::oneshot::{
     generic_fix, parse_line, turn_marks, Closing, LineMap, TurnExit, TurnMarks,
 };
 
-/// Normalizes one `opencode run` turn.
+/// What an OpenCode fork (Kilo Code's CLI) changes in a run's lines: the
+/// name its errors carry and the fix for a sign-in failure. The JSON is
+/// the same.
+pub(crate) trait Vendor: std::fmt::Debug + Send + 'static {
+    /// The name errors are prefixed with (`opencode: ...`).
+    const NAME: &'static str;
+    /// The fix of an `AUTH_REQUIRED` error.
+    const AUTH_FIX: &'static str;
+    /// The fix of a `PERMISSION_REQUIRED` error (run mode cannot ask).
+    const PERMISSION_FIX: &'static str;
+}
+
+/// OpenCode itself.
 #[derive(Debug, Default)]
-pub(crate) struct OpenCodeNormalizer {
+pub(crate) struct OpenCode;
+
+impl Vendor for OpenCode {
+    const NAME: &'static str = "opencode";
+    const AUTH_FIX: &'static str =
+        "check the provider's apiKey in opencode.json or run `opencode auth login`";
+    const PERMISSION_FIX: &'static str =
+        "use the `opencode-acp` provider to be asked, or --approve all to let it run tools";
+}
+
+/// Normalizes one `opencode run` turn (or a fork's, `V`).
+#[derive(Debug)]
+pub(crate) struct OpenCodeNormalizer<V: Vendor = OpenCode> {
+    vendor: std::marker::PhantomData<V>,
     turn: TurnMarks,
     usage: Usage,
     saw_usage: bool,
@@ -30,7 +55,20 @@ pub(crate) struct OpenCodeNormalizer {
     pub skipped_lines: usize,
 }
 
-impl OpenCodeNormalizer {
+impl<V: Vendor> Default for OpenCodeNormalizer<V> {
+    fn default() -> Self {
+        OpenCodeNormalizer {
+            vendor: std::marker::PhantomData,
+            turn: TurnMarks::default(),
+            usage: Usage::default(),
+            saw_usage: false,
+            errored: false,
+            skipped_lines: 0,
+        }
+    }
+}
+
+impl<V: Vendor> OpenCodeNormalizer<V> {
     /// A normalizer for a new turn.
     pub(crate) fn new() -> Self {
         Self::default()
@@ -116,28 +154,41 @@ impl OpenCodeNormalizer {
 
     fn on_error(&mut self, e: ErrorEvent, out: &mut Vec<AgentEvent>) {
         self.start(e.session_id.as_ref(), out);
-        let name = e.error.get("name").and_then(|v| v.as_str()).unwrap_or("");
-        let data = e.error.get("data");
-        let message = data
-            .and_then(|d| d.get("message"))
-            .and_then(|v| v.as_str())
-            .or_else(|| e.error.get("message").and_then(|v| v.as_str()))
-            .unwrap_or("unknown error");
-        let status = data
-            .and_then(|d| d.get("statusCode"))
-            .and_then(|v| v.as_u64());
-        let text = match status {
-            Some(s) => format!("{name} (HTTP {s}): {message}"),
-            None => format!("{name}: {message}"),
+        // opencode sends `{name, data: {message, statusCode?}}`; Kilo 7.7
+        // also a plain string (`"run ended with an auto-rejected
+        // permission; ..."`).
+        let (name, message, status) = match &e.error {
+            serde_json::Value::String(s) => ("", s.as_str(), None),
+            err => {
+                let data = err.get("data");
+                let message = data
+                    .and_then(|d| d.get("message"))
+                    .and_then(|v| v.as_str())
+                    .or_else(|| err.get("message").and_then(|v| v.as_str()))
+                    .unwrap_or("unknown error");
+                let status = data
+                    .and_then(|d| d.get("statusCode"))
+                    .and_then(serde_json::Value::as_u64);
+                let name = err.get("name").and_then(|v| v.as_str()).unwrap_or("");
+                (name, message, status)
+            }
+        };
+        let text = match (name, status) {
+            ("", _) => message.to_string(),
+            (name, Some(s)) => format!("{name} (HTTP {s}): {message}"),
+            (name, None) => format!("{name}: {message}"),
         };
         let code = if name == "ProviderAuthError" {
             ErrorCode::AuthRequired
+        } else if message.contains("auto-rejected permission") {
+            // Run mode cannot ask: the policy's `ask` rejected a tool.
+            ErrorCode::PermissionRequired
         } else {
             classify_stderr(&text).unwrap_or(ErrorCode::ProcessCrashed)
         };
         self.errored = true;
         out.push(AgentEvent::Error(
-            CohostError::new(code, format!("opencode: {text}")).with_fix(fix_for(code)),
+            CohostError::new(code, format!("{}: {text}", V::NAME)).with_fix(fix_for::<V>(code)),
         ));
     }
 
@@ -146,8 +197,8 @@ impl OpenCodeNormalizer {
     }
 }
 
-impl LineMap for OpenCodeNormalizer {
-    const NAME: &'static str = "opencode";
+impl<V: Vendor> LineMap for OpenCodeNormalizer<V> {
+    const NAME: &'static str = V::NAME;
     turn_marks!(turn);
     fn map_line(&mut self, line: &str, out: &mut Vec<AgentEvent>) {
         if let Some(ev) = parse_line::<RunEvent>(line, false, &mut self.skipped_lines) {
@@ -156,7 +207,7 @@ impl LineMap for OpenCodeNormalizer {
     }
     /// An interrupted turn closes without an opening `Started`.
     fn open(&mut self, _out: &mut Vec<AgentEvent>) {}
-    const FIX: fn(ErrorCode) -> &'static str = fix_for;
+    const FIX: fn(ErrorCode) -> &'static str = fix_for::<V>;
     fn close(&mut self, how: TurnExit<'_>, out: &mut Vec<AgentEvent>) -> Closing {
         let (exit, interrupted) = (how.info, how.interrupted);
         if interrupted {
@@ -192,11 +243,10 @@ fn tool_kind(name: &str) -> ToolKind {
     }
 }
 
-fn fix_for(code: ErrorCode) -> &'static str {
+fn fix_for<V: Vendor>(code: ErrorCode) -> &'static str {
     match code {
-        ErrorCode::AuthRequired => {
-            "check the provider's apiKey in opencode.json or run `opencode auth login`"
-        }
+        ErrorCode::AuthRequired => V::AUTH_FIX,
+        ErrorCode::PermissionRequired => V::PERMISSION_FIX,
         _ => generic_fix(code),
     }
 }

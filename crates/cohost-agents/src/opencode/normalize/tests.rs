@@ -6,7 +6,12 @@ use crate::process::oneshot::replay_fixture;
 use crate::process::ExitInfo;
 
 fn replay(scenario: &str) -> Vec<AgentEvent> {
-    replay_fixture("opencode", "1.18.33", scenario, OpenCodeNormalizer::new())
+    replay_fixture(
+        "opencode",
+        "1.18.33",
+        scenario,
+        OpenCodeNormalizer::<OpenCode>::new(),
+    )
 }
 
 fn texts(ev: &[AgentEvent]) -> String {
@@ -95,7 +100,7 @@ fn api_401_is_auth_required_error_turn() {
 
 #[test]
 fn malformed_and_unknown_lines_are_skipped_not_fatal() {
-    let mut n = OpenCodeNormalizer::new();
+    let mut n = OpenCodeNormalizer::<OpenCode>::new();
     let mut ev = Vec::new();
     for l in [
         "not json at all",
@@ -136,14 +141,14 @@ fn malformed_and_unknown_lines_are_skipped_not_fatal() {
 
 #[test]
 fn crash_without_known_cause_is_a_crash_and_sigint_is_interrupted() {
-    let mut n = OpenCodeNormalizer::new();
+    let mut n = OpenCodeNormalizer::<OpenCode>::new();
     n.on_line("{\"type\":\"step_start\",\"sessionID\":\"ses_1\",\"part\":{}}");
     let crash = Some(ExitInfo {
         code: None,
         signal: Some(9),
     });
     assert!(n.on_exit(crash, "segfault", false).is_none());
-    let mut n = OpenCodeNormalizer::new();
+    let mut n = OpenCodeNormalizer::<OpenCode>::new();
     let tail = n.on_exit(crash, "", true).unwrap();
     assert!(matches!(
         tail.last(),
