@@ -38,6 +38,7 @@ AGENTS=(
   "gemini|npm|@google/gemini-cli|GEMINI_CLI_VERSION|gemini"
   "qwen|npm|@qwen-code/qwen-code|QWEN_CODE_VERSION|qwen"
   "opencode|npm|opencode-ai|OPENCODE_VERSION|opencode"
+  "kilo|npm|@kilocode/cli|KILO_CLI_VERSION|kilo"
   "copilot|npm|@github/copilot|COPILOT_VERSION|copilot"
   "claude-code-acp|npm|@zed-industries/claude-code-acp|CLAUDE_CODE_ACP_VERSION|claude-code-acp"
   "codex-acp|npm|@zed-industries/codex-acp|CODEX_ACP_VERSION|codex-acp"
@@ -153,6 +154,8 @@ link_target() { # link_target NAME PREFIX CMD
   case "$1" in
     claude) native="$nm/@anthropic-ai/claude-code/bin/claude.exe" ;;
     opencode) native="$nm/opencode-ai/bin/opencode.exe" ;;
+    # Its postinstall only copies this binary next to the node launcher.
+    kilo) native="$nm/@kilocode/cli-${NODE_OS}-${NODE_ARCH}/bin/kilo" ;;
     copilot) native="$nm/@github/copilot-${NODE_OS}-${NODE_ARCH}/copilot" ;;
     codex-acp) native="$nm/@zed-industries/codex-acp-${NODE_OS}-${NODE_ARCH}/bin/codex-acp" ;;
     aider)

@@ -31,6 +31,7 @@ mod gemini;
 mod goose;
 pub mod http;
 mod jsonrpc;
+mod kilo;
 mod kiro;
 mod opencode;
 mod plugin;

@@ -18,6 +18,8 @@ pub enum AgentCli {
     Qwen,
     /// OpenCode (`opencode`).
     OpenCode,
+    /// Kilo Code's CLI (`kilo`), an OpenCode fork.
+    Kilo,
     /// GitHub Copilot CLI (`copilot`).
     Copilot,
     /// Aider (`aider`, a Python venv).
@@ -60,12 +62,13 @@ impl ModelApi {
 
 impl AgentCli {
     /// Every bench CLI, in install-script order.
-    pub const ALL: [AgentCli; 10] = [
+    pub const ALL: [AgentCli; 11] = [
         AgentCli::Claude,
         AgentCli::Codex,
         AgentCli::Gemini,
         AgentCli::Qwen,
         AgentCli::OpenCode,
+        AgentCli::Kilo,
         AgentCli::Copilot,
         AgentCli::ClaudeCodeAcp,
         AgentCli::CodexAcp,
@@ -81,6 +84,7 @@ impl AgentCli {
             AgentCli::Gemini => "gemini",
             AgentCli::Qwen => "qwen",
             AgentCli::OpenCode => "opencode",
+            AgentCli::Kilo => "kilo",
             AgentCli::Copilot => "copilot",
             AgentCli::Aider => "aider",
             AgentCli::ClaudeCodeAcp => "claude-code-acp",
@@ -116,6 +120,7 @@ impl AgentCli {
             AgentCli::Gemini => ModelApi::GeminiStream,
             AgentCli::Qwen
             | AgentCli::OpenCode
+            | AgentCli::Kilo
             | AgentCli::Copilot
             | AgentCli::Aider
             | AgentCli::Continue => ModelApi::OpenAiChat,

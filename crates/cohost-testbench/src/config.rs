@@ -189,6 +189,23 @@ pub fn offline_setup(cli: AgentCli, layout: &Layout, base_url: &str) -> Setup {
                 "written by cohost-testbench so opencode skips its npm install\n".to_string(),
             );
         }
+        AgentCli::Kilo => {
+            // OpenCode's switches under Kilo's names, plus no daemon, no
+            // telemetry and no session ingest.
+            for switch in [
+                "KILO_DISABLE_AUTOUPDATE",
+                "KILO_DISABLE_MODELS_FETCH",
+                "KILO_DISABLE_SHARE",
+                "KILO_DISABLE_LSP_DOWNLOAD",
+                "KILO_DISABLE_DEFAULT_PLUGINS",
+                "KILO_DISABLE_SESSION_INGEST",
+                "KILO_NO_DAEMON",
+            ] {
+                s.set(switch, "1");
+            }
+            s.set("KILO_TELEMETRY_LEVEL", "off");
+            s.file(layout.xdg_config.join("kilo/kilo.json"), kilo_config(&v1));
+        }
         AgentCli::Copilot => {
             s.set("COPILOT_PROVIDER_BASE_URL", &v1);
             s.set("COPILOT_PROVIDER_API_KEY", FAKE_API_KEY);
@@ -313,6 +330,27 @@ fn opencode_config(v1: &str) -> String {
         "model": format!("fake/{FAKE_MODEL}"),
         "autoupdate": false,
         "share": "disabled",
+        "provider": {
+            "fake": {
+                "npm": "@ai-sdk/openai-compatible",
+                "name": "cohost fake-llm",
+                "options": {"baseURL": v1, "apiKey": FAKE_API_KEY},
+                "models": {FAKE_MODEL: {"name": FAKE_MODEL, "tool_call": true}},
+            }
+        },
+    })
+    .to_string()
+}
+
+/// OpenCode's config under Kilo's schema, with only the fake provider
+/// enabled (Kilo's own gateway provider is on by default).
+fn kilo_config(v1: &str) -> String {
+    json!({
+        "$schema": "https://app.kilo.ai/config.json",
+        "model": format!("fake/{FAKE_MODEL}"),
+        "autoupdate": false,
+        "share": "disabled",
+        "enabled_providers": ["fake"],
         "provider": {
             "fake": {
                 "npm": "@ai-sdk/openai-compatible",

@@ -132,6 +132,23 @@ fn opencode_and_copilot_switches() {
 }
 
 #[test]
+fn kilo_gets_only_the_fake_provider_and_no_daemon() {
+    let s = offline_setup(AgentCli::Kilo, &layout(), URL);
+    assert_eq!(s.env["KILO_NO_DAEMON"], "1");
+    assert_eq!(s.env["KILO_DISABLE_AUTOUPDATE"], "1");
+    assert_eq!(s.env["KILO_TELEMETRY_LEVEL"], "off");
+    let (path, body) = &s.files[0];
+    assert!(path.ends_with(".config/kilo/kilo.json"), "{path:?}");
+    let v: serde_json::Value = serde_json::from_str(body).expect("JSON");
+    assert_eq!(v["enabled_providers"], serde_json::json!(["fake"]));
+    assert_eq!(
+        v["provider"]["fake"]["options"]["baseURL"],
+        "http://127.0.0.1:4242/v1"
+    );
+    assert_eq!(v["model"], "fake/fake-model");
+}
+
+#[test]
 fn continue_fetches_are_confined_to_loopback_by_a_preload() {
     let s = offline_setup(AgentCli::Continue, &layout(), URL);
     let opts = &s.env["NODE_OPTIONS"];

@@ -14,6 +14,7 @@ pub static CLIS: &[CliEntry] = &[
     crate::gemini::SPEC,
     crate::claude::QWEN_SPEC,
     crate::opencode::SPEC,
+    crate::kilo::SPEC,
     crate::copilot::SPEC,
     crate::aider::SPEC,
     crate::continue_cli::SPEC,

@@ -354,6 +354,21 @@ async fn opencode_acp() {
     .await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kilo_acp() {
+    story(
+        AgentCli::Kilo,
+        providers::by_id("kilo-acp").expect("built in"),
+        Expect {
+            asks: true,
+            loads: Some(true),
+            drains_after_cancel: None,
+            auto_runs: false,
+        },
+    )
+    .await;
+}
+
 /// copilot 1.0.102 answers a provider 401 with the failure as answer text
 /// and `end_turn`; cohost reports AUTH_REQUIRED and ends the turn in error,
 /// and the session still takes the next prompt.

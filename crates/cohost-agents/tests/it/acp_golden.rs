@@ -20,14 +20,28 @@ use cohost_core::{
 use serde_json::Value;
 use std::path::PathBuf;
 
-const AGENTS: [(&str, &str); 6] = [
-    ("gemini", "0.61.0"),
-    ("qwen", "0.24.4"),
-    ("opencode", "1.18.33"),
-    ("copilot", "1.0.102"),
-    ("claude-code-acp", "0.16.2"),
-    ("codex-acp", "0.16.0"),
-];
+/// Every captured agent and version: the folders `tests/fixtures/acp/AGENT/VERSION/`
+/// (a new ACP agent's captures are replayed without naming it here).
+fn agents() -> Vec<(String, String)> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/acp");
+    let mut out = Vec::new();
+    for agent in std::fs::read_dir(&root).unwrap() {
+        let agent = agent.unwrap().path();
+        if !agent.is_dir() {
+            continue;
+        }
+        for version in std::fs::read_dir(&agent).unwrap() {
+            let version = version.unwrap().path();
+            if version.is_dir() {
+                let name =
+                    |p: &std::path::Path| p.file_name().unwrap().to_string_lossy().into_owned();
+                out.push((name(&agent), name(&version)));
+            }
+        }
+    }
+    out.sort();
+    out
+}
 
 fn dir(agent: &str, version: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -42,13 +56,11 @@ struct Replay {
 }
 
 fn replay(agent: &str, text: &str) -> Replay {
-    let text_errors = if agent == "copilot" {
-        cohost_agents::drivers::acp::providers::by_id("copilot-acp")
-            .expect("built in")
-            .text_errors
-    } else {
-        Default::default()
-    };
+    // The provider the folder is named after (`copilot` -> `copilot-acp`).
+    let text_errors = cohost_agents::drivers::acp::providers::by_id(&format!("{agent}-acp"))
+        .or_else(|| cohost_agents::drivers::acp::providers::by_id(agent))
+        .map(|s| s.text_errors)
+        .unwrap_or_default();
     let mut c = AcpClient::new(ClientConfig {
         provider_id: "test".into(),
         cwd: "/work".into(),
@@ -196,7 +208,8 @@ fn load(agent: &str, version: &str, scenario: &str) -> Option<String> {
 #[test]
 fn golden_transcripts_replay() {
     let mut checked = 0;
-    for (agent, version) in AGENTS {
+    for (agent, version) in agents() {
+        let (agent, version) = (agent.as_str(), version.as_str());
         for scenario in [
             "text",
             "reasoning",
@@ -229,10 +242,13 @@ fn golden_transcripts_replay() {
             match scenario {
                 "text" => {
                     // copilot prepends `<current_datetime>…</current_datetime>` to the prompt;
-                    // codex-acp streams a model-metadata warning as answer text first.
+                    // codex-acp streams a model-metadata warning as answer text first;
+                    // kilo sends an `<environment_details>` block after the prompt, the
+                    // one the fake server quotes.
                     let t = text_of(ev);
                     assert!(
-                        t.contains("Hello from fake-llm. You said: ") && t.ends_with("say hello"),
+                        t.contains("Hello from fake-llm. You said: ")
+                            && (t.ends_with("say hello") || t.ends_with("</environment_details>")),
                         "{agent}: {t:?}"
                     );
                     assert!(

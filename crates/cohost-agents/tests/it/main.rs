@@ -31,6 +31,7 @@ mod http_edge;
 mod http_litellm;
 mod http_providers;
 mod http_support;
+mod kilo_e2e;
 mod opencode_e2e;
 mod plugin_manifests;
 mod pty_e2e;
