@@ -243,6 +243,7 @@ fn is_content(name: &str) -> bool {
         "body",
         "new_string",
         "new_str",
+        "new_text",
         "code",
     ]
     .contains(&n.as_str())
@@ -284,7 +285,12 @@ impl Filler<'_> {
             Some("boolean") => Value::Bool(false),
             Some("array") => {
                 let items = schema.get("items").unwrap_or(&Value::Null);
-                if is_command(name) && schema_type(items).as_deref() == Some("string") {
+                let strings = schema_type(items).as_deref() == Some("string");
+                if is_command(name) && strings && name.to_ascii_lowercase().ends_with('s') {
+                    // A list of command lines (Cline's `run_commands`).
+                    json!([self.command])
+                } else if is_command(name) && strings {
+                    // One command as argv (Codex's `shell`).
                     json!(["bash", "-lc", self.command])
                 } else if items.is_null() {
                     json!([])
@@ -446,6 +452,22 @@ mod tests {
         assert_eq!(v["complexity_score"], json!(10));
         let n = number("timeout_ms", &json!({"type": "number"}));
         assert_eq!(n.to_string(), "10000", "whole numbers carry no fraction");
+    }
+
+    #[test]
+    fn a_list_of_command_lines_gets_the_whole_line_and_new_text_is_content() {
+        let filler = Filler {
+            cwd: Some("/w"),
+            command: TOOL_COMMAND,
+        };
+        let list = json!({"type": "array", "items": {"type": "string"}});
+        assert_eq!(filler.value("commands", &list, 0), json!([TOOL_COMMAND]));
+        assert_eq!(
+            filler.value("command", &list, 0),
+            json!(["bash", "-lc", TOOL_COMMAND])
+        );
+        let s = json!({"type": "string"});
+        assert_eq!(filler.value("new_text", &s, 0), json!(TOOL_CONTENT));
     }
 
     #[test]
