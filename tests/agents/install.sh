@@ -42,6 +42,7 @@ AGENTS=(
   "copilot|npm|@github/copilot|COPILOT_VERSION|copilot"
   "claude-code-acp|npm|@zed-industries/claude-code-acp|CLAUDE_CODE_ACP_VERSION|claude-code-acp"
   "codex-acp|npm|@zed-industries/codex-acp|CODEX_ACP_VERSION|codex-acp"
+  "cline|npm|cline|CLINE_VERSION|cline"
   "continue|npm|@continuedev/cli|CONTINUE_CLI_VERSION|cn"
   "aider|pypi|aider-chat|AIDER_VERSION|aider"
 )
@@ -154,7 +155,8 @@ link_target() { # link_target NAME PREFIX CMD
   case "$1" in
     claude) native="$nm/@anthropic-ai/claude-code/bin/claude.exe" ;;
     opencode) native="$nm/opencode-ai/bin/opencode.exe" ;;
-    # Its postinstall only copies this binary next to the node launcher.
+    # Their postinstalls only copy (or link) this binary next to the node launcher.
+    cline) native="$nm/@cline/cli-${NODE_OS}-${NODE_ARCH}/bin/cline" ;;
     kilo) native="$nm/@kilocode/cli-${NODE_OS}-${NODE_ARCH}/bin/kilo" ;;
     copilot) native="$nm/@github/copilot-${NODE_OS}-${NODE_ARCH}/copilot" ;;
     codex-acp) native="$nm/@zed-industries/codex-acp-${NODE_OS}-${NODE_ARCH}/bin/codex-acp" ;;

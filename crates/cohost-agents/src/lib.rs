@@ -23,6 +23,7 @@ mod aider;
 pub mod builtin;
 pub mod catalog;
 mod claude;
+mod cline;
 mod codex;
 mod continue_cli;
 mod copilot;

@@ -30,6 +30,8 @@ pub enum AgentCli {
     CodexAcp,
     /// Continue's CLI (`cn`).
     Continue,
+    /// Cline's CLI (`cline`), driven over ACP.
+    Cline,
 }
 
 /// The model API a CLI speaks to its base URL, as the fake server routes it.
@@ -62,7 +64,7 @@ impl ModelApi {
 
 impl AgentCli {
     /// Every bench CLI, in install-script order.
-    pub const ALL: [AgentCli; 11] = [
+    pub const ALL: [AgentCli; 12] = [
         AgentCli::Claude,
         AgentCli::Codex,
         AgentCli::Gemini,
@@ -72,6 +74,7 @@ impl AgentCli {
         AgentCli::Copilot,
         AgentCli::ClaudeCodeAcp,
         AgentCli::CodexAcp,
+        AgentCli::Cline,
         AgentCli::Continue,
         AgentCli::Aider,
     ];
@@ -90,6 +93,7 @@ impl AgentCli {
             AgentCli::ClaudeCodeAcp => "claude-code-acp",
             AgentCli::CodexAcp => "codex-acp",
             AgentCli::Continue => "continue",
+            AgentCli::Cline => "cline",
         }
     }
 
@@ -109,7 +113,10 @@ impl AgentCli {
     /// Whether the bench drives it over ACP (JSON-RPC on stdio) rather than a
     /// one-shot headless command.
     pub fn is_acp_bridge(self) -> bool {
-        matches!(self, AgentCli::ClaudeCodeAcp | AgentCli::CodexAcp)
+        matches!(
+            self,
+            AgentCli::ClaudeCodeAcp | AgentCli::CodexAcp | AgentCli::Cline
+        )
     }
 
     /// The API the bench's offline configuration points it at.
@@ -123,7 +130,8 @@ impl AgentCli {
             | AgentCli::Kilo
             | AgentCli::Copilot
             | AgentCli::Aider
-            | AgentCli::Continue => ModelApi::OpenAiChat,
+            | AgentCli::Continue
+            | AgentCli::Cline => ModelApi::OpenAiChat,
         }
     }
 }

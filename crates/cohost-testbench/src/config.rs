@@ -206,6 +206,19 @@ pub fn offline_setup(cli: AgentCli, layout: &Layout, base_url: &str) -> Setup {
             s.set("KILO_TELEMETRY_LEVEL", "off");
             s.file(layout.xdg_config.join("kilo/kilo.json"), kilo_config(&v1));
         }
+        AgentCli::Cline => {
+            // The key in the environment spares ACP's `authenticate`; the
+            // provider and model keep it off Cline's own gateway.
+            s.set("CLINE_API_KEY", FAKE_API_KEY);
+            s.set("CLINE_PROVIDER", "openai-compatible");
+            s.set("CLINE_MODEL", FAKE_MODEL);
+            s.set("CLINE_NO_AUTO_UPDATE", "1");
+            s.set("CLINE_SESSION_BACKEND_MODE", "local");
+            let dir = layout.home.join(".cline/data/settings");
+            for (name, body) in cline_settings(&v1) {
+                s.file(dir.join(name), body);
+            }
+        }
         AgentCli::Copilot => {
             s.set("COPILOT_PROVIDER_BASE_URL", &v1);
             s.set("COPILOT_PROVIDER_API_KEY", FAKE_API_KEY);
@@ -361,6 +374,38 @@ fn kilo_config(v1: &str) -> String {
         },
     })
     .to_string()
+}
+
+/// Cline's settings files: an OpenAI-compatible provider at the fake
+/// server (Cline ignores a provider entry without `updatedAt`), its model,
+/// and telemetry and update checks off.
+fn cline_settings(v1: &str) -> [(&'static str, String); 3] {
+    let providers = json!({
+        "version": 1,
+        "lastUsedProvider": "openai-compatible",
+        "modes": {},
+        "providers": {"openai-compatible": {
+            "settings": {"provider": "openai-compatible", "apiKey": FAKE_API_KEY, "model": FAKE_MODEL, "baseUrl": v1},
+            "updatedAt": "2026-01-01T00:00:00.000Z",
+            "tokenSource": "manual",
+        }},
+    });
+    let models = json!({
+        "version": 1,
+        "providers": {"openai-compatible": {
+            "provider": {"name": "OpenAI Compatible", "baseUrl": v1, "defaultModelId": FAKE_MODEL},
+            "models": {FAKE_MODEL: {
+                "id": FAKE_MODEL, "name": FAKE_MODEL, "contextWindow": 128000,
+                "maxInputTokens": 128000, "capabilities": ["streaming", "tools"],
+            }},
+        }},
+    });
+    let global = json!({"telemetryOptOut": true, "autoUpdateEnabled": false});
+    [
+        ("providers.json", providers.to_string()),
+        ("models.json", models.to_string()),
+        ("global-settings.json", global.to_string()),
+    ]
 }
 
 fn aider_model_metadata() -> String {

@@ -149,6 +149,23 @@ fn kilo_gets_only_the_fake_provider_and_no_daemon() {
 }
 
 #[test]
+fn cline_points_at_the_fake_server_without_a_hub() {
+    let s = offline_setup(AgentCli::Cline, &layout(), URL);
+    assert_eq!(s.env["CLINE_SESSION_BACKEND_MODE"], "local");
+    assert_eq!(s.env["CLINE_PROVIDER"], "openai-compatible");
+    let providers = s
+        .files
+        .iter()
+        .find(|(p, _)| p.ends_with(".cline/data/settings/providers.json"))
+        .expect("providers.json");
+    let v: serde_json::Value = serde_json::from_str(&providers.1).expect("JSON");
+    let p = &v["providers"]["openai-compatible"];
+    assert_eq!(p["settings"]["baseUrl"], "http://127.0.0.1:4242/v1");
+    assert!(p["updatedAt"].is_string());
+    assert_eq!(s.files.len(), 3);
+}
+
+#[test]
 fn continue_fetches_are_confined_to_loopback_by_a_preload() {
     let s = offline_setup(AgentCli::Continue, &layout(), URL);
     let opts = &s.env["NODE_OPTIONS"];

@@ -24,6 +24,7 @@ pub static CLIS: &[CliEntry] = &[
     crate::kiro::SPEC,
     crate::claude::ACP_SPEC,
     crate::codex::ACP_SPEC,
+    crate::cline::SPEC,
 ];
 
 /// Known local model servers.

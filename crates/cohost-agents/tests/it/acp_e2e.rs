@@ -369,6 +369,21 @@ async fn kilo_acp() {
     .await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cline() {
+    story(
+        AgentCli::Cline,
+        providers::by_id("cline").expect("built in"),
+        Expect {
+            asks: true,
+            loads: Some(true),
+            drains_after_cancel: None,
+            auto_runs: false,
+        },
+    )
+    .await;
+}
+
 /// copilot 1.0.102 answers a provider 401 with the failure as answer text
 /// and `end_turn`; cohost reports AUTH_REQUIRED and ends the turn in error,
 /// and the session still takes the next prompt.
