@@ -338,32 +338,25 @@ fn gemini_style_settings(auth_type: &str) -> String {
 }
 
 fn opencode_config(v1: &str) -> String {
-    json!({
-        "$schema": "https://opencode.ai/config.json",
-        "model": format!("fake/{FAKE_MODEL}"),
-        "autoupdate": false,
-        "share": "disabled",
-        "provider": {
-            "fake": {
-                "npm": "@ai-sdk/openai-compatible",
-                "name": "cohost fake-llm",
-                "options": {"baseURL": v1, "apiKey": FAKE_API_KEY},
-                "models": {FAKE_MODEL: {"name": FAKE_MODEL, "tool_call": true}},
-            }
-        },
-    })
-    .to_string()
+    opencode_family_config("https://opencode.ai/config.json", v1).to_string()
 }
 
 /// OpenCode's config under Kilo's schema, with only the fake provider
 /// enabled (Kilo's own gateway provider is on by default).
 fn kilo_config(v1: &str) -> String {
+    let mut c = opencode_family_config("https://app.kilo.ai/config.json", v1);
+    c["enabled_providers"] = json!(["fake"]);
+    c.to_string()
+}
+
+/// The config of OpenCode and its forks: the fake server as an
+/// OpenAI-compatible provider, updates and sharing off.
+fn opencode_family_config(schema: &str, v1: &str) -> serde_json::Value {
     json!({
-        "$schema": "https://app.kilo.ai/config.json",
+        "$schema": schema,
         "model": format!("fake/{FAKE_MODEL}"),
         "autoupdate": false,
         "share": "disabled",
-        "enabled_providers": ["fake"],
         "provider": {
             "fake": {
                 "npm": "@ai-sdk/openai-compatible",
@@ -373,7 +366,6 @@ fn kilo_config(v1: &str) -> String {
             }
         },
     })
-    .to_string()
 }
 
 /// Cline's settings files: an OpenAI-compatible provider at the fake

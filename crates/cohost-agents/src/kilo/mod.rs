@@ -9,13 +9,13 @@
 //! blocking approvals and a protocol cancel come through `kilo acp`
 //! (provider `kilo-acp`).
 
-use cohost_core::{AdapterConfig, Capabilities, ResumeSupport, SupportTier};
+use cohost_core::{AdapterConfig, ResumeSupport};
 
 use crate::acp::providers::{pairs, spec as acp_spec};
 use crate::acp::spec::AcpSpec;
-use crate::catalog::{self, AcpMode, AuthSpec, CliEntry, FlagTable, MakeFactory, QueryArgs};
+use crate::catalog::{self, AcpMode, AuthSpec, CliEntry, MakeFactory, QueryArgs};
 use crate::opencode::normalize::{OpenCodeNormalizer, Vendor};
-use crate::opencode::permission_env;
+use crate::opencode::{permission_env, RUN_CAPABILITIES, RUN_FLAGS};
 use crate::process::oneshot::{oneshot_factory, parser_of, CliDriver};
 use crate::process::{Version, VersionRange};
 
@@ -41,25 +41,8 @@ pub(crate) const SPEC: CliEntry = CliEntry {
     install_hint: "npm install -g @kilocode/cli",
     env_prefixes: &["KILO_"],
     relevant_env: &["KILO_CONFIG", "KILO_CONFIG_CONTENT", "KILO_PERMISSION"],
-    flags: FlagTable {
-        non_interactive: &["run"],
-        terminal_prompt: catalog::PromptArg::Flag("--prompt"),
-        resume: Some(&["-s", "{id}"]),
-        continue_latest: Some(&["--continue"]),
-        skip_permissions: Some(&["--auto"]),
-        model: Some("-m"),
-        json_output: Some(&["--format", "json"]),
-        stream_json: Some(&["--format", "json"]),
-        ..catalog::NO_FLAGS
-    },
-    capabilities: Capabilities {
-        reasoning: true,
-        resume: ResumeSupport::NativeId,
-        usage: true,
-        context_files: true,
-        tier: SupportTier::Structured,
-        ..Capabilities::BASELINE
-    },
+    flags: RUN_FLAGS,
+    capabilities: RUN_CAPABILITIES,
     // 7.7.7 is pinned in `tests/agents/versions.env`.
     accepted: Some(VersionRange {
         min: Version::new(7, 7, 0),

@@ -28,6 +28,31 @@ use crate::process::{Version, VersionRange};
 #[cfg(test)]
 use crate::process::oneshot::SessionArg;
 
+/// The flags of OpenCode's run mode, which its forks keep (`kilo`).
+pub(crate) const RUN_FLAGS: FlagTable = FlagTable {
+    non_interactive: &["run"],
+    terminal_prompt: catalog::PromptArg::Flag("--prompt"),
+    // Short forms, as the driver passes them (opencode_e2e).
+    resume: Some(&["-s", "{id}"]),
+    continue_latest: Some(&["--continue"]),
+    skip_permissions: Some(&["--auto"]),
+    model: Some("-m"),
+    json_output: Some(&["--format", "json"]),
+    stream_json: Some(&["--format", "json"]),
+    ..catalog::NO_FLAGS
+};
+
+/// What OpenCode's run mode can do (and its forks'): finished parts,
+/// reasoning, usage, resume by id, context files; advisory approvals.
+pub(crate) const RUN_CAPABILITIES: Capabilities = Capabilities {
+    reasoning: true,
+    resume: ResumeSupport::NativeId,
+    usage: true,
+    context_files: true,
+    tier: SupportTier::Structured,
+    ..Capabilities::BASELINE
+};
+
 /// OpenCode's provider spec.
 pub(crate) const SPEC: CliEntry = CliEntry {
     id: "opencode",
@@ -45,26 +70,8 @@ pub(crate) const SPEC: CliEntry = CliEntry {
     install_hint: "npm install -g opencode-ai",
     env_prefixes: &["OPENCODE_"],
     relevant_env: &["OPENCODE_CONFIG", "OPENCODE_PERMISSION"],
-    flags: FlagTable {
-        non_interactive: &["run"],
-        terminal_prompt: catalog::PromptArg::Flag("--prompt"),
-        // Short forms, as the driver passes them (opencode_e2e).
-        resume: Some(&["-s", "{id}"]),
-        continue_latest: Some(&["--continue"]),
-        skip_permissions: Some(&["--auto"]),
-        model: Some("-m"),
-        json_output: Some(&["--format", "json"]),
-        stream_json: Some(&["--format", "json"]),
-        ..catalog::NO_FLAGS
-    },
-    capabilities: Capabilities {
-        reasoning: true,
-        resume: ResumeSupport::NativeId,
-        usage: true,
-        context_files: true,
-        tier: SupportTier::Structured,
-        ..Capabilities::BASELINE
-    },
+    flags: RUN_FLAGS,
+    capabilities: RUN_CAPABILITIES,
     // 1.18.33 is pinned in `tests/agents/versions.env`.
     accepted: Some(VersionRange {
         min: Version::new(1, 18, 0),
