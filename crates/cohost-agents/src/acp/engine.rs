@@ -89,6 +89,9 @@ pub(crate) fn env_policy(spec: &AcpSpec, config: &AdapterConfig) -> EnvPolicy {
             env.set(k, v);
         }
     }
+    if let (Some(var), Some(model)) = (&spec.model_env, &config.model) {
+        env.set(var, model);
+    }
     if config.approval != ApprovalMode::AutoApprove {
         for (k, v) in &spec.ask_env {
             if !config.env.contains_key(k) && std::env::var_os(k).is_none() {
@@ -242,4 +245,35 @@ fn locate(
         )
         .with_fix(spec.install_hint.clone())
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn model_env_carries_the_model_and_the_user_env_wins() {
+        let mut spec = providers::spec(
+            "t",
+            "t",
+            &crate::catalog::BASE,
+            &[],
+            &[],
+            &[],
+            cohost_core::ResumeSupport::NativeId,
+        );
+        spec.model_env = Some("T_MODEL".into());
+        let mut config = AdapterConfig::default();
+        assert_eq!(env_policy(&spec, &config).explicit.get("T_MODEL"), None);
+        config.model = Some("m1".into());
+        let env = env_policy(&spec, &config);
+        assert_eq!(env.explicit.get("T_MODEL").map(String::as_str), Some("m1"));
+        assert!(args(&spec, &config, false).is_empty(), "no model arguments");
+        config.env.insert("T_MODEL".into(), "mine".into());
+        let env = env_policy(&spec, &config);
+        assert_eq!(
+            env.explicit.get("T_MODEL").map(String::as_str),
+            Some("mine")
+        );
+    }
 }

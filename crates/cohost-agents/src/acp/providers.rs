@@ -74,6 +74,7 @@ pub(crate) fn spec(
         binaries: vec![cli.command().into()],
         args: strs(args),
         model_args: strs(model_args),
+        model_env: None,
         env_prefixes: strs(cli.env_prefixes),
         env: pairs(env),
         root_env: Vec::new(),

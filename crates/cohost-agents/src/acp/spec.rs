@@ -29,6 +29,9 @@ pub struct AcpSpec {
     pub args: Vec<String>,
     /// Arguments that select a model; `{model}` is replaced.
     pub model_args: Vec<String>,
+    /// A variable set to the model, for agents that take it only from the
+    /// environment (Cline's `CLINE_MODEL`); the user's `env` wins.
+    pub model_env: Option<String>,
     /// The vendor's own variable prefixes the child inherits.
     pub env_prefixes: Vec<String>,
     /// Non-secret variables the driver sets (the user's `env` wins).

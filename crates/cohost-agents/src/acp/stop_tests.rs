@@ -29,6 +29,7 @@ async fn stop_lets_a_child_finish_saving_after_the_leader_died() {
         binaries: vec!["sh".into()],
         args: vec![script.display().to_string()],
         model_args: Vec::new(),
+        model_env: None,
         env_prefixes: Vec::new(),
         env: Vec::new(),
         root_env: Vec::new(),

@@ -59,13 +59,18 @@ const FIXED_ENV: &[(&str, &str)] = &[
 ];
 
 fn launch() -> AcpSpec {
-    spec(
+    let mut s = spec(
         SPEC.id,
         SPEC.label,
         &SPEC,
         &["--acp"],
-        &["--model", "{model}"],
+        &[],
         FIXED_ENV,
         ResumeSupport::NativeId,
-    )
+    );
+    // In ACP mode 3.0.65 ignores `--model`/`-m` and reads this; a model
+    // stored with the provider in `providers.json` still wins over it
+    // (seen against the fake server), which cohost does not yet override.
+    s.model_env = Some("CLINE_MODEL".into());
+    s
 }

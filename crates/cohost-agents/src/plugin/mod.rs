@@ -144,6 +144,7 @@ fn factory(m: Manifest) -> Arc<dyn AdapterFactory> {
             binaries: m.binary.to_vec(),
             args: m.args,
             model_args: m.model_args,
+            model_env: None,
             env_prefixes: m.env_prefixes,
             env: m.env.into_iter().collect(),
             root_env: Vec::new(),

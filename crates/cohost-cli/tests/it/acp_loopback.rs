@@ -27,6 +27,7 @@ fn spec() -> AcpSpec {
         binaries: vec!["cohost".into()],
         args: vec!["acp".into(), "--agent".into(), "mock".into()],
         model_args: Vec::new(),
+        model_env: None,
         env_prefixes: vec!["COHOST_".into()],
         env: Vec::new(),
         root_env: Vec::new(),
