@@ -73,7 +73,7 @@ impl Host {
     pub fn facts(&self, cfg: &HostConfig, id: &str) -> Result<ProviderFacts, CohostError> {
         let descriptor = self.registry.get(id).ok().map(|f| f.descriptor());
         // ACP variants are discovered and signed in through their base CLI.
-        let cli = catalog::cli(id).or_else(|| catalog::acp_base(id));
+        let cli = catalog::cli_of(id);
         let server = catalog::server(id);
         let user_defined = cfg.user_defined_providers().iter().any(|u| u == id);
         let api = catalog::api_provider(id);

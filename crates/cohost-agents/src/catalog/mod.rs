@@ -340,11 +340,6 @@ pub struct ServerEntry {
     pub install_hint: &'static str,
 }
 
-/// The one-shot parser of CLI `id` ([`CliEntry::parser`]).
-pub fn parser(id: &str) -> Option<Parser> {
-    cli(id).and_then(|e| e.parser)
-}
-
 /// Every CLI with a one-shot parser, in provider-list order.
 pub fn parsers() -> impl Iterator<Item = (&'static str, Parser)> {
     CLIS.iter().filter_map(|e| e.parser.map(|p| (e.id, p)))
@@ -353,6 +348,12 @@ pub fn parsers() -> impl Iterator<Item = (&'static str, Parser)> {
 /// The CLI entry for a provider id.
 pub fn cli(id: &str) -> Option<&'static CliEntry> {
     CLIS.iter().find(|e| e.id == id)
+}
+
+/// The CLI provider `id` runs: its own entry, or for an ACP variant its
+/// base CLI's ([`acp_base`]).
+pub fn cli_of(id: &str) -> Option<&'static CliEntry> {
+    cli(id).or_else(|| acp_base(id))
 }
 
 /// The fix for provider `id` needing a login ([`CliEntry::login_fix`]),
@@ -367,8 +368,9 @@ pub fn login_fix(id: &str) -> Option<String> {
 /// The base CLI of an ACP variant without an entry of its own
 /// (`gemini-acp` → `gemini`), found and signed in through that CLI.
 pub fn acp_base(id: &str) -> Option<&'static CliEntry> {
-    CLIS.iter()
-        .find(|e| e.id != id && e.acp.is_some_and(|mode| mode.id == id))
+    acp_variants()
+        .find(|(variant, _)| *variant == id)
+        .and_then(|(_, base)| cli(base))
 }
 
 /// Every ACP variant and its base CLI (`("gemini-acp", "gemini")`), in

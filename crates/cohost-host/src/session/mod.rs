@@ -566,9 +566,7 @@ fn check_agent_args(
             .with_fix("drop the arguments after `--`, or pick an agent CLI (`cohost agents`)"),
         ));
     }
-    let bypass = cohost_agents::catalog::cli(&d.id)
-        .or_else(|| cohost_agents::catalog::acp_base(&d.id))
-        .and_then(|e| e.flags.skip_permissions);
+    let bypass = cohost_agents::catalog::cli_of(&d.id).and_then(|e| e.flags.skip_permissions);
     if let Some(template) = bypass.filter(|t| !t.is_empty()) {
         if mode != ApprovalMode::AutoApprove && passes(args, template) {
             return Err(SetupError::Tools(

@@ -21,7 +21,7 @@ use crate::status::{credential_sources, visible_credentials};
 /// cohost can look for and finds none; `None` otherwise (found, an API or
 /// server provider, a CLI without a known credential source).
 pub(super) fn hint(host: &Host, cfg: &HostConfig, id: &str) -> Option<String> {
-    let entry = catalog::cli(id).or_else(|| catalog::acp_base(id))?;
+    let entry = catalog::cli_of(id)?;
     let looked = credential_sources(entry);
     if looked.is_empty() || visible_credentials(host, entry, &cfg.provider(id)).is_some() {
         return None;
