@@ -52,7 +52,7 @@ pub mod drivers {
     }
     /// The generic ACP client and its built-in providers.
     pub mod acp {
-        pub use crate::acp::{AcpFactory, AcpSpec};
+        pub use crate::acp::{AcpFactory, AcpSpec, ApprovalModes};
         /// The built-in ACP providers' launch specs, from the provider list.
         pub mod providers {
             pub use crate::acp::providers::{all, by_id};

@@ -167,6 +167,10 @@ impl Engine {
             fork: config.fork && config.resume.is_some(),
             model: config.model.clone(),
             text_errors: spec.text_errors,
+            mode: spec
+                .approval_modes
+                .as_ref()
+                .map(|m| m.for_approval(config.approval).to_string()),
         });
         let stdin = child.stdin();
         let root = FsRoot::new(&cwd);

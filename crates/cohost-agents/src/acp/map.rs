@@ -210,6 +210,22 @@ pub(crate) fn fork_unsupported(provider: &str) -> CohostError {
     )
 }
 
+/// The session could not be put in the mode that makes the agent ask
+/// before tools ([`super::spec::AcpSpec::approval_modes`]).
+pub(crate) fn mode_unavailable(provider: &str, mode: &str, why: &str) -> CohostError {
+    CohostError::new(
+        ErrorCode::UnsupportedMode,
+        format!(
+            "agent `{provider}` could not be switched to session mode `{mode}` ({why}); \
+             without it the agent would run tools without asking"
+        ),
+    )
+    .with_fix(
+        "check the agent's version against the tested one (`cohost agents`), \
+         or run with --approve all to let it run tools",
+    )
+}
+
 /// A failed handshake step.
 pub(crate) fn handshake_error(provider: &str, step: &str, e: &RpcError) -> CohostError {
     let text = e.describe();

@@ -40,7 +40,7 @@ use std::path::Path;
 use std::time::Duration;
 
 pub use normalize::{AcpClient, ClientConfig, FsOp, FsRequest, Opened, Output, Stats};
-pub use spec::AcpSpec;
+pub use spec::{AcpSpec, ApprovalModes};
 
 use crate::process::{find_on_path, GroupSignal};
 use crate::session::not_running;

@@ -5,7 +5,13 @@
 //!
 //! Decisions worth knowing:
 //! - Our request ids are 0, 1, 2... in order (initialize, session/new or
-//!   session/load, then one per prompt), so captured transcripts replay.
+//!   session/load, session/set_mode when the session must change mode, then
+//!   one per prompt), so captured transcripts replay.
+//! - A session is switched to the mode [`ClientConfig::mode`] names before
+//!   it counts as open (Mistral Vibe's default mode writes files unasked).
+//!   Only an agent that advertises modes is switched; if it cannot be, the
+//!   session does not open unless the policy is auto-approve, where an
+//!   agent that still asks is answered by cohost anyway.
 //! - A `tool_call` still `pending` is held back until it is clear whether the
 //!   agent asks for permission: a call that gets `session/request_permission`
 //!   is reported once, as `ApprovalRequested`; others as `ToolCall`.
@@ -51,6 +57,10 @@ pub struct ClientConfig {
     pub model: Option<String>,
     /// How the agent reports provider failures in answer text.
     pub text_errors: super::spec::TextErrors,
+    /// The session mode (`session/set_mode`) to switch an opened session to
+    /// when the agent advertises modes: the spec's
+    /// [`super::spec::AcpSpec::approval_modes`] for the approval policy.
+    pub mode: Option<String>,
 }
 
 /// A file-system request for the IO shell to perform and answer.
@@ -130,6 +140,7 @@ enum Pending {
     NewSession,
     LoadSession,
     ForkSession,
+    SetMode,
     Prompt,
 }
 
@@ -141,6 +152,7 @@ impl Pending {
             Pending::NewSession => AGENT.session_new,
             Pending::LoadSession => AGENT.session_load,
             Pending::ForkSession => AGENT.session_fork,
+            Pending::SetMode => AGENT.session_set_mode,
             Pending::Prompt => AGENT.session_prompt,
         }
     }
@@ -155,6 +167,9 @@ pub struct AcpClient {
     pending: HashMap<u64, Pending>,
     hello: Hello,
     session_id: Option<String>,
+    /// A session the agent opened (id, whether resumed) that waits for
+    /// its `session/set_mode` answer before it is ready.
+    switching: Option<(String, bool)>,
     model: Option<String>,
     /// Tool calls seen, by id (merged from calls and updates).
     calls: HashMap<String, ToolCallInfo>,
@@ -186,6 +201,7 @@ impl AcpClient {
             pending: HashMap::new(),
             hello: Hello::default(),
             session_id: None,
+            switching: None,
             calls: HashMap::new(),
             held: Vec::new(),
             announced: HashSet::new(),
@@ -423,7 +439,8 @@ impl AcpClient {
                             self.model = self.model.clone().or(Some(m.to_string()));
                         }
                         // A fork is a new session that carries the parent's history.
-                        self.open(sid.0.to_string(), what == Pending::ForkSession, out);
+                        let resumed = what == Pending::ForkSession;
+                        self.opened(sid.0.to_string(), resumed, read::modes(&v), out);
                     }
                     Err(e) => out.push(Output::Ready(Err(CohostError::new(
                         ErrorCode::InvalidOutput,
@@ -436,9 +453,16 @@ impl AcpClient {
                     .with_fix("the agent does not follow ACP; check its version")))),
                 }
             }
-            (Pending::LoadSession, Ok(_)) => {
+            (Pending::LoadSession, Ok(v)) => {
                 let sid = self.cfg.resume.clone().unwrap_or_default();
-                self.open(sid, true, out);
+                self.opened(sid, true, read::modes(&v), out);
+            }
+            (Pending::SetMode, outcome) => {
+                let (sid, resumed) = self.switching.take().unwrap_or_default();
+                match outcome {
+                    Ok(_) => self.open(sid, resumed, out),
+                    Err(e) => self.mode_failed(sid, resumed, &e.describe(), out),
+                }
             }
             (Pending::LoadSession, Err(e)) => {
                 // A session the agent cannot load (gemini 0.61 cannot find the
@@ -497,6 +521,49 @@ impl AcpClient {
     fn new_session(&mut self) -> String {
         let params = schema::NewSessionRequest::new(self.cfg.cwd.clone());
         self.request(&params, Pending::NewSession)
+    }
+
+    /// The agent opened the session: switch it to the configured mode
+    /// first when the agent advertises modes and is in another one.
+    fn opened(
+        &mut self,
+        session_id: String,
+        resumed: bool,
+        modes: Option<schema::SessionModeState>,
+        out: &mut Vec<Output>,
+    ) {
+        let (Some(want), Some(modes)) = (self.cfg.mode.clone(), modes) else {
+            return self.open(session_id, resumed, out);
+        };
+        if *modes.current_mode_id.0 == *want {
+            return self.open(session_id, resumed, out);
+        }
+        if !modes.available_modes.iter().any(|m| *m.id.0 == *want) {
+            let offered: Vec<&str> = modes.available_modes.iter().map(|m| &*m.id.0).collect();
+            let why = format!("it offers only {}", offered.join(", "));
+            return self.mode_failed(session_id, resumed, &why, out);
+        }
+        let set = schema::SetSessionModeRequest::new(session_id.clone(), want);
+        let line = self.request(&set, Pending::SetMode);
+        self.switching = Some((session_id, resumed));
+        out.push(Output::Write(line));
+    }
+
+    /// The session could not be switched to the configured mode. Under
+    /// auto-approve it opens anyway (an agent that asks is answered "allow"
+    /// by cohost); otherwise the agent could run tools without asking, so
+    /// the session does not open.
+    fn mode_failed(&mut self, session_id: String, resumed: bool, why: &str, out: &mut Vec<Output>) {
+        let want = self.cfg.mode.clone().unwrap_or_default();
+        if self.cfg.approval == ApprovalMode::AutoApprove {
+            tracing::warn!(provider = %self.cfg.provider_id, mode = %want, reason = %why, "session mode not set");
+            return self.open(session_id, resumed, out);
+        }
+        out.push(Output::Ready(Err(map::mode_unavailable(
+            &self.cfg.provider_id,
+            &want,
+            why,
+        ))));
     }
 
     fn open(&mut self, session_id: String, resumed: bool, out: &mut Vec<Output>) {

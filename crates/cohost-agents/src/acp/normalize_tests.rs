@@ -13,6 +13,7 @@ fn client(approval: ApprovalMode) -> AcpClient {
         fork: false,
         model: None,
         text_errors: Default::default(),
+        mode: None,
     })
 }
 
@@ -327,6 +328,7 @@ fn resume_uses_session_load_only_when_offered() {
             fork: false,
             model: None,
             text_errors: Default::default(),
+            mode: None,
         });
         let mut out = Vec::new();
         c.initialize();
@@ -370,6 +372,7 @@ fn a_failed_load_falls_back_to_a_new_session_with_a_notice() {
         fork: false,
         model: None,
         text_errors: Default::default(),
+        mode: None,
     });
     let mut out = Vec::new();
     c.initialize();
@@ -605,4 +608,131 @@ fn a_refused_fork_is_a_handshake_error_naming_the_session() {
     };
     assert_eq!(e.code, ErrorCode::ConfigInvalid);
     assert!(e.message.contains("session/fork"), "{e:?}");
+}
+
+/// A client configured to switch sessions to mode `ask` (as Vibe's spec
+/// does under Ask), after `initialize` was answered.
+fn switching(approval: ApprovalMode, resume: Option<&str>) -> (AcpClient, Vec<Output>) {
+    let mut c = AcpClient::new(ClientConfig {
+        provider_id: "t".into(),
+        cwd: "/w".into(),
+        approval,
+        resume: resume.map(String::from),
+        fork: false,
+        model: None,
+        text_errors: Default::default(),
+        mode: Some("ask".into()),
+    });
+    let mut out = Vec::new();
+    c.initialize();
+    c.on_line(
+        r#"{"jsonrpc":"2.0","id":0,"result":{"agentCapabilities":{"loadSession":true}}}"#,
+        &mut out,
+    );
+    (c, out)
+}
+
+/// A `modes` member: current `current`, offering `offered`.
+fn modes(current: &str, offered: &[&str]) -> Value {
+    let available: Vec<Value> = offered
+        .iter()
+        .map(|id| json!({"id": id, "name": id}))
+        .collect();
+    json!({"currentModeId": current, "availableModes": available})
+}
+
+#[test]
+fn a_new_or_loaded_session_is_switched_to_the_configured_mode_before_it_opens() {
+    for resume in [None, Some("old")] {
+        let (mut c, mut out) = switching(ApprovalMode::Ask, resume);
+        let offered = modes("accept-edits", &["ask", "accept-edits", "auto-approve"]);
+        let answer = match resume {
+            None => json!({"sessionId": "s1", "modes": offered}),
+            Some(_) => json!({"modes": offered}),
+        };
+        c.on_line(
+            &json!({"jsonrpc":"2.0","id":1,"result":answer}).to_string(),
+            &mut out,
+        );
+        assert!(
+            !out.iter().any(|o| matches!(o, Output::Ready(_))),
+            "{resume:?}: opened before the mode was set: {out:?}"
+        );
+        let set = writes(&out).pop().unwrap();
+        let sid = resume.unwrap_or("s1");
+        assert_eq!(set["method"], "session/set_mode");
+        assert_eq!(set["id"], 2);
+        assert_eq!(set["params"], json!({"sessionId": sid, "modeId": "ask"}));
+        c.on_line(r#"{"jsonrpc":"2.0","id":2,"result":{}}"#, &mut out);
+        assert!(
+            matches!(out.last(), Some(Output::Ready(Ok(o))) if o.session_id == sid && o.resumed == resume.is_some()),
+            "{out:?}"
+        );
+        // The first prompt takes the next request id.
+        out.clear();
+        c.begin_turn(vec!["hi".into()], &mut out).unwrap();
+        assert_eq!(writes(&out).pop().unwrap()["id"], 3);
+    }
+}
+
+#[test]
+fn no_switch_when_the_agent_has_no_modes_or_is_already_in_the_mode() {
+    for answer in [
+        json!({"sessionId": "s1"}),
+        json!({"sessionId": "s1", "modes": modes("ask", &["ask", "auto-approve"])}),
+    ] {
+        let (mut c, mut out) = switching(ApprovalMode::Ask, None);
+        c.on_line(
+            &json!({"jsonrpc":"2.0","id":1,"result":answer}).to_string(),
+            &mut out,
+        );
+        assert!(writes(&out)
+            .iter()
+            .all(|w| w["method"] != "session/set_mode"));
+        assert!(matches!(out.last(), Some(Output::Ready(Ok(_)))), "{out:?}");
+    }
+}
+
+#[test]
+fn a_session_that_cannot_be_made_to_ask_does_not_open_unless_all_is_approved() {
+    let missing = json!({"jsonrpc":"2.0","id":1,"result":{"sessionId":"s1","modes":modes("yolo", &["yolo"])}});
+    let refused = r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"Invalid params"}}"#;
+    for mode in [
+        ApprovalMode::Ask,
+        ApprovalMode::DenyAll,
+        ApprovalMode::AutoApprove,
+    ] {
+        // The mode is not offered at all.
+        let (mut c, mut out) = switching(mode, None);
+        c.on_line(&missing.to_string(), &mut out);
+        assert!(writes(&out)
+            .iter()
+            .all(|w| w["method"] != "session/set_mode"));
+        // The agent refuses the switch.
+        let (mut c2, mut out2) = switching(mode, None);
+        c2.on_line(
+            r#"{"jsonrpc":"2.0","id":1,"result":{"sessionId":"s1","modes":{"currentModeId":"yolo","availableModes":[{"id":"ask","name":"Ask"}]}}}"#,
+            &mut out2,
+        );
+        c2.on_line(refused, &mut out2);
+        for (what, out) in [("missing", &out), ("refused", &out2)] {
+            match out.last() {
+                Some(Output::Ready(Ok(o))) => {
+                    assert_eq!(mode, ApprovalMode::AutoApprove, "{what}: {o:?}");
+                }
+                Some(Output::Ready(Err(e))) => {
+                    assert_ne!(mode, ApprovalMode::AutoApprove, "{what}: {e}");
+                    assert_eq!(e.code, ErrorCode::UnsupportedMode);
+                    assert!(e.message.contains("`ask`"), "{what}: {e}");
+                    if what == "missing" {
+                        assert!(e.message.contains("offers only yolo"), "{e}");
+                    } else {
+                        assert!(e.message.contains("Invalid params"), "{e}");
+                    }
+                }
+                other => panic!("{what}: {other:?}"),
+            }
+        }
+        assert!(c.session_id().is_none() || mode == ApprovalMode::AutoApprove);
+    }
 }

@@ -79,6 +79,7 @@ pub(crate) fn spec(
         env: pairs(env),
         root_env: Vec::new(),
         ask_env: Vec::new(),
+        approval_modes: None,
         restart_after_cancel: false,
         required_env: Vec::new(),
         resume,

@@ -43,6 +43,13 @@ pub(crate) fn initialize(v: Value) -> Hello {
     }
 }
 
+/// The session modes an answer to `session/new`, `session/load` or
+/// `session/fork` advertises (`modes`); `None` when it has none or they do
+/// not read.
+pub(crate) fn modes(v: &Value) -> Option<schema::SessionModeState> {
+    member(v, "modes")
+}
+
 /// The `session/prompt` result. A stop reason newer than the schema (or
 /// none) ends the turn as `end_turn` would, keeping the usage and `_meta`.
 pub(crate) fn prompt_response(v: Value) -> schema::PromptResponse {

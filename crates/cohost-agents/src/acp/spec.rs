@@ -3,7 +3,7 @@
 //! other module of the crate, so the provider list can name it without an
 //! import cycle.
 
-use cohost_core::{ResumeSupport, SupportTier};
+use cohost_core::{ApprovalMode, ResumeSupport, SupportTier};
 
 /// How an agent reports provider failures that it does not send as errors.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -14,6 +14,28 @@ pub enum TextErrors {
     /// Copilot CLI: the turn's answer text is `Error: … (HTTP 401).` followed
     /// by what to check, and the turn ends `end_turn`.
     Copilot,
+}
+
+/// The ACP session modes ([`AcpSpec::approval_modes`]) an agent is switched
+/// to for cohost's approval policy, by their ids in the agent's
+/// `modes.availableModes`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApprovalModes {
+    /// The mode that asks (`session/request_permission`) before every tool:
+    /// used under Ask and deny-all, so cohost sees, and can refuse, each call.
+    pub ask: String,
+    /// The mode that runs tools without asking: used under auto-approve.
+    pub auto_approve: String,
+}
+
+impl ApprovalModes {
+    /// The mode for `approval`.
+    pub fn for_approval(&self, approval: ApprovalMode) -> &str {
+        match approval {
+            ApprovalMode::AutoApprove => &self.auto_approve,
+            ApprovalMode::Ask | ApprovalMode::DenyAll => &self.ask,
+        }
+    }
 }
 
 /// How to launch one ACP agent. Owned data so plugin manifests can build one.
@@ -42,6 +64,12 @@ pub struct AcpSpec {
     /// the policy is auto-approve or the user set them (so approvals are
     /// enforced even when the agent's own default is to allow).
     pub ask_env: Vec<(String, String)>,
+    /// Session modes that put the agent under cohost's approval policy, for
+    /// agents whose default mode runs some tools without asking: after
+    /// `session/new`, `session/load` or `session/fork` the client switches
+    /// the session (`session/set_mode`) to the one for the policy, when the
+    /// agent advertises modes. `None`: the agent's own mode stays.
+    pub approval_modes: Option<ApprovalModes>,
     /// Restart the agent (and `session/load` the session) before the turn
     /// after a cancel, for agents whose cancelled answer leaks into the next
     /// turn.
@@ -60,4 +88,20 @@ pub struct AcpSpec {
     pub install_hint: String,
     /// How it reports provider failures in answer text, if it does.
     pub text_errors: TextErrors,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_auto_approve_gets_the_mode_that_does_not_ask() {
+        let modes = ApprovalModes {
+            ask: "ask".into(),
+            auto_approve: "yolo".into(),
+        };
+        assert_eq!(modes.for_approval(ApprovalMode::Ask), "ask");
+        assert_eq!(modes.for_approval(ApprovalMode::DenyAll), "ask");
+        assert_eq!(modes.for_approval(ApprovalMode::AutoApprove), "yolo");
+    }
 }

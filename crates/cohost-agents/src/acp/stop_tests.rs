@@ -34,6 +34,7 @@ async fn stop_lets_a_child_finish_saving_after_the_leader_died() {
         env: Vec::new(),
         root_env: Vec::new(),
         ask_env: Vec::new(),
+        approval_modes: None,
         restart_after_cancel: false,
         required_env: Vec::new(),
         resume: cohost_core::ResumeSupport::NativeId,

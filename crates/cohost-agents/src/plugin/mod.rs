@@ -149,6 +149,7 @@ fn factory(m: Manifest) -> Arc<dyn AdapterFactory> {
             env: m.env.into_iter().collect(),
             root_env: Vec::new(),
             ask_env: Vec::new(),
+            approval_modes: None,
             restart_after_cancel: false,
             required_env: m.required_env,
             // Decided at runtime by the agent's `loadSession` capability.

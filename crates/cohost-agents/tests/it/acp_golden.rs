@@ -57,18 +57,22 @@ struct Replay {
 
 fn replay(agent: &str, text: &str) -> Replay {
     // The provider the folder is named after (`copilot` -> `copilot-acp`).
-    let text_errors = cohost_agents::drivers::acp::providers::by_id(&format!("{agent}-acp"))
-        .or_else(|| cohost_agents::drivers::acp::providers::by_id(agent))
-        .map(|s| s.text_errors)
-        .unwrap_or_default();
+    let spec = cohost_agents::drivers::acp::providers::by_id(&format!("{agent}-acp"))
+        .or_else(|| cohost_agents::drivers::acp::providers::by_id(agent));
+    let text_errors = spec.as_ref().map(|s| s.text_errors).unwrap_or_default();
+    let approval = ApprovalMode::Ask;
+    let mode = spec
+        .and_then(|s| s.approval_modes)
+        .map(|m| m.for_approval(approval).to_string());
     let mut c = AcpClient::new(ClientConfig {
         provider_id: "test".into(),
         cwd: "/work".into(),
-        approval: ApprovalMode::Ask,
+        approval,
         resume: None,
         fork: false,
         model: None,
         text_errors,
+        mode,
     });
     let mut out = Vec::new();
     let mut events = Vec::new();
@@ -116,6 +120,14 @@ fn replay(agent: &str, text: &str) -> Replay {
                 let ours = writes.pop().expect("the client opened the session itself");
                 assert_eq!(ours["method"], v["method"]);
                 assert_eq!(ours["id"], v["id"]);
+            }
+            Some("session/set_mode") => {
+                // Sent by the client itself on the agent's answer, for an
+                // agent whose spec names approval modes.
+                let ours = writes.pop().expect("the client switched the mode itself");
+                assert_eq!(ours["method"], v["method"]);
+                assert_eq!(ours["id"], v["id"]);
+                assert_eq!(ours["params"], v["params"], "the same mode");
             }
             Some("session/prompt") => {
                 // The blocks we sent, as the SDK's schema reads them.

@@ -32,6 +32,7 @@ fn spec() -> AcpSpec {
         env: Vec::new(),
         root_env: Vec::new(),
         ask_env: Vec::new(),
+        approval_modes: None,
         restart_after_cancel: false,
         required_env: Vec::new(),
         resume: ResumeSupport::NativeId,
