@@ -7,6 +7,7 @@
 
 pub mod approve;
 pub mod cmd;
+pub mod diffview;
 pub mod exit;
 pub mod fsutil;
 pub mod hostctx;

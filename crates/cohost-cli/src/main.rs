@@ -85,6 +85,10 @@ enum Command {
     HookEvent(cmd::hooks::HookEventArgs),
     /// List stored sessions.
     Sessions(cmd::sessions::SessionsArgs),
+    /// Show what a session's turns changed in its working tree.
+    Diff(cmd::diff::DiffArgs),
+    /// Put back what a session's last turn (or turns) changed.
+    Undo(cmd::undo::UndoArgs),
     /// Serve the local settings and sessions API on 127.0.0.1.
     Serve(cmd::serve::ServeArgs),
     /// Serve cohost's agents as MCP tools (stdio; --http for streamable HTTP).
@@ -111,6 +115,8 @@ impl Command {
             Command::Doctor(a) => a.json,
             Command::Test(a) => a.json,
             Command::Sessions(a) => a.json,
+            Command::Diff(a) => a.json,
+            Command::Undo(a) => a.json,
             Command::FakeLlm(_)
             | Command::Chat(_)
             | Command::Relay(_)
@@ -200,6 +206,8 @@ fn main() -> ExitCode {
             Command::Hooks(args) => cmd::hooks::run(args).await,
             Command::HookEvent(args) => cmd::hooks::hook_event(args).await,
             Command::Sessions(args) => cmd::sessions::run(args).await,
+            Command::Diff(args) => cmd::diff::run(args).await,
+            Command::Undo(args) => cmd::undo::run(args).await,
             Command::Serve(args) => cmd::serve::run(args).await,
             Command::Completions { shell } => completions(shell),
             Command::Man => man_page(),

@@ -142,6 +142,15 @@ impl Human {
                     let _ = writeln!(err, "  fix: {}", strip_controls(fix));
                 }
             }
+            EventBody::FileChanges(changes) => {
+                self.end_reasoning(&mut err);
+                self.end_text(&mut out);
+                let head = crate::diffview::headline(changes);
+                let _ = writeln!(err, "{}", self.style("35", &format!("± {head}")));
+                for f in &changes.files {
+                    let _ = writeln!(err, "  {}", crate::diffview::file_line(f));
+                }
+            }
             EventBody::StreamEnd { reason, .. } => {
                 self.end_reasoning(&mut err);
                 self.end_text(&mut out);

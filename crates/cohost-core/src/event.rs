@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::changes::TurnChanges;
 use crate::error::{CohostError, ErrorCode};
 
 /// One normalized event. Every event carries ids that tie it to a prompt.
@@ -121,6 +122,9 @@ pub enum EventBody {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         usage: Option<Usage>,
     },
+    /// What the turn changed in the working tree, when it changed anything:
+    /// sent just before `stream_end`.
+    FileChanges(TurnChanges),
     /// Something went wrong. A fatal error is followed by `stream_end` with
     /// reason `error`; a non-fatal one (e.g. one bad line) is not.
     Error(CohostError),

@@ -8,6 +8,7 @@
 #![forbid(unsafe_code)]
 
 pub mod approval;
+pub mod changes;
 pub mod engine;
 pub mod error;
 pub mod event;
@@ -24,6 +25,7 @@ pub mod sanitize;
 pub mod sync;
 
 pub use approval::{ApprovalContext, Decision, DecisionSource, Policy};
+pub use changes::{ChangeStatus, Checkpoints, FileChange, TurnChanges, TurnMark};
 pub use engine::{
     Control, EventSink, HostSession, PromptInput, SessionControl, SessionOptions, TurnOutcome,
 };

@@ -146,6 +146,13 @@ impl HostConfig {
         self.item(key).and_then(render)
     }
 
+    /// Whether turns are recorded (`checkpoints`, default on).
+    pub fn checkpoints(&self) -> bool {
+        self.item("checkpoints")
+            .and_then(Item::as_bool)
+            .unwrap_or(true)
+    }
+
     /// The string at dotted `key`.
     pub fn get_str(&self, key: &str) -> Option<String> {
         self.item(key)?.as_str().map(str::to_string)

@@ -83,6 +83,12 @@ pub const KEYS: &[KeyDoc] = &[
         "The model the settings API marks active with `active_provider`.",
     ),
     key(
+        "checkpoints",
+        KeyKind::Bool,
+        "`true`",
+        "Record the working tree before and after every turn (git objects under `refs/cohost/`, or cohost's own store outside git): `file_changes` events, `cohost diff`, `cohost undo`. `--no-checkpoints` turns it off for one session.",
+    ),
+    key(
         "providers.<id>.binary",
         KeyKind::Str,
         "found on PATH",

@@ -10,6 +10,7 @@
 // The only unsafe code is `fsutil`'s flock(2) calls and `serve::token`'s
 // geteuid(2), allowed there alone.
 
+pub mod changes;
 pub mod config;
 pub mod config_keys;
 pub mod discovery;

@@ -11,9 +11,11 @@
 #![forbid(unsafe_code)]
 
 mod approvals;
+mod checkpointed;
 mod log;
 mod running;
 
 pub use approvals::PendingApprovals;
+pub use checkpointed::Checkpointed;
 pub use log::{EventLog, Lagged, LogLimits, Subscription};
 pub use running::{RunningSession, SessionInfo, Turn, Turns};

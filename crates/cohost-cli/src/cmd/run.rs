@@ -46,6 +46,11 @@ pub struct AgentArgs {
     /// API providers; `cohost agents --json`: driver.system_prompt).
     #[arg(long, value_name = "TEXT")]
     pub system_prompt: Option<String>,
+    /// Do not record the working tree around each turn (no `file_changes`
+    /// events, nothing for `cohost diff` or `cohost undo`); the config key
+    /// `checkpoints = false` does it for every session.
+    #[arg(long)]
+    pub no_checkpoints: bool,
 }
 
 impl AgentArgs {
@@ -54,6 +59,9 @@ impl AgentArgs {
         req.model = self.model.clone();
         req.cwd = self.cwd.clone();
         req.system_prompt = self.system_prompt.clone();
+        if self.no_checkpoints {
+            req.checkpoints = Some(false);
+        }
     }
 
     /// The provider named with `--agent`, else the default choice.

@@ -9,7 +9,7 @@
 use clap::Args;
 use cohost_core::sanitize::{inert_line, strip_controls};
 use cohost_core::CohostError;
-use cohost_host::session::{self, SessionRequest};
+use cohost_host::session::{self, Recording, SessionRequest};
 use cohost_relay::web::web_link;
 use serde_json::json;
 use std::io::BufRead;
@@ -119,6 +119,9 @@ pub async fn run(args: ShareArgs) -> CmdResult {
     );
     args.target.apply(&mut req);
     req.agent_args = args.agent_args.clone();
+    // Recorded like `run` and `chat`: `cohost sessions` lists it, and its
+    // turns' changes are there for `cohost diff` and `cohost undo`.
+    req.recording = Recording::New;
     let session = session::prepare(&host, &cfg, req)
         .await
         .map_err(CohostError::from)?;

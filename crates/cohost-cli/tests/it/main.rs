@@ -23,6 +23,7 @@
 mod acp_clients;
 mod acp_loopback;
 mod agent_env;
+mod changes_real;
 mod cli_agent_args;
 mod cli_attach;
 mod cli_sessions;

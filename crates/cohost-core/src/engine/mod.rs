@@ -74,6 +74,13 @@ pub struct SessionControl {
 }
 
 impl SessionControl {
+    /// A control that reaches no session: for turns that cannot be
+    /// interrupted (scripted test doubles, embedders' own turns).
+    pub fn detached() -> SessionControl {
+        let (tx, _) = mpsc::unbounded_channel();
+        SessionControl { tx }
+    }
+
     /// Ask the current turn to stop. Returns false if the session is gone.
     /// An interrupt sent while no turn runs is discarded at the next prompt.
     pub fn interrupt(&self) -> bool {

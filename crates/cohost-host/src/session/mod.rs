@@ -12,6 +12,7 @@
 //! ([`OpenSession::launch`]): commands in, the same engine events out.
 
 pub mod attach;
+mod checkpoints;
 mod default_agent;
 mod no_credentials;
 mod open;
@@ -185,6 +186,10 @@ pub struct SessionRequest {
     /// (`cohost run PROMPT -- ARGS`); refused for API providers, and a
     /// permission-bypass flag is refused unless approvals are auto-approve.
     pub agent_args: Vec<String>,
+    /// Record the working tree around every turn (`file_changes` events,
+    /// `cohost diff`, `cohost undo`); `None`: the config's `checkpoints`
+    /// (default on). Needs a recorded session (its id names the refs).
+    pub checkpoints: Option<bool>,
 }
 
 impl SessionRequest {
@@ -206,6 +211,7 @@ impl SessionRequest {
             defer_handshake: false,
             system_prompt: None,
             agent_args: Vec::new(),
+            checkpoints: None,
         }
     }
 }
@@ -522,8 +528,13 @@ pub async fn prepare(
     let hint = (!passed_own_vars)
         .then(|| no_credentials::hint(host, cfg, &descriptor.id))
         .flatten();
+    let checkpoints = match (&record, req.checkpoints.unwrap_or(cfg.checkpoints())) {
+        (Some((_, rec)), true) => Some(checkpoints::open(host, &cwd, &rec.id).await),
+        _ => None,
+    };
     let session = HostSession::new(factory, config, req.approvals.source, req.options);
     Ok(OpenSession::new(session, record, fell_back, cwd)
+        .with_checkpoints(checkpoints)
         .with_default_note(note)
         .with_credential_hint(hint)
         .with_approvals(req.approvals.handle))

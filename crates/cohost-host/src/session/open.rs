@@ -2,14 +2,17 @@
 //! its record in the session store, kept up to date after every turn.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use cohost_core::port::inline_context_files;
 use cohost_core::{
-    CohostError, EventSink, HostSession, PromptInput, ProviderDescriptor, SessionControl, State,
-    TurnOutcome,
+    Checkpoints, CohostError, EventSink, HostSession, PromptInput, ProviderDescriptor,
+    SessionControl, State, TurnOutcome,
 };
-use cohost_session::{LogLimits, PendingApprovals, RunningSession, SessionInfo, Turns};
+use cohost_session::{
+    Checkpointed, LogLimits, PendingApprovals, RunningSession, SessionInfo, Turns,
+};
 
 use crate::store::{SessionRecord, SessionStore};
 
@@ -25,6 +28,7 @@ pub struct OpenSession {
     default_note: Option<String>,
     credential_hint: Option<String>,
     approvals: Option<PendingApprovals>,
+    checkpoints: Option<Arc<dyn Checkpoints>>,
 }
 
 impl From<HostSession> for OpenSession {
@@ -50,6 +54,7 @@ impl OpenSession {
             default_note: None,
             credential_hint: None,
             approvals: None,
+            checkpoints: None,
         }
     }
 
@@ -76,6 +81,19 @@ impl OpenSession {
         self
     }
 
+    pub(super) fn with_checkpoints(
+        mut self,
+        checkpoints: Option<Arc<dyn Checkpoints>>,
+    ) -> OpenSession {
+        self.checkpoints = checkpoints;
+        self
+    }
+
+    /// Whether the working tree is recorded around each turn.
+    pub fn checkpointed(&self) -> bool {
+        self.checkpoints.is_some()
+    }
+
     pub(super) fn with_approvals(mut self, approvals: Option<PendingApprovals>) -> OpenSession {
         self.approvals = approvals;
         self
@@ -98,7 +116,15 @@ impl OpenSession {
             model: self.session.config().model.clone(),
         };
         let approvals = self.approvals.take();
-        RunningSession::spawn(self, info, approvals, LogLimits::default())
+        match self.checkpoints.take() {
+            Some(cp) => RunningSession::spawn(
+                Checkpointed::new(self, cp),
+                info,
+                approvals,
+                LogLimits::default(),
+            ),
+            None => RunningSession::spawn(self, info, approvals, LogLimits::default()),
+        }
     }
 
     pub(super) fn with_credential_hint(mut self, hint: Option<String>) -> OpenSession {

@@ -1,0 +1,184 @@
+//! What an agent changed, with the real pinned Claude Code and Codex CLIs
+//! against the fake model server (issue 32): a tool call that writes a
+//! file yields a `file_changes` event with its diff, `cohost diff` shows
+//! it, `cohost undo` takes it back, and the user's own git state (status,
+//! stash, branches, HEAD, config, the index's bytes, every ref outside
+//! `refs/cohost/`) is what it was. Skips loudly when a CLI is missing,
+//! unless `CI` is set.
+
+use std::path::Path;
+use std::process::Command;
+
+use cohost_testbench::{require_cli, AgentCli, Bench};
+
+/// `git ARGS` in `dir` as the user, with the bench's scratch HOME.
+fn git(home: &Path, dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(["-c", "user.name=u", "-c", "user.email=u@example.invalid"])
+        .args(args)
+        .current_dir(dir)
+        .env("HOME", home)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        // `git status` would otherwise refresh the index it reads.
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Everything of the user's repository besides the work tree.
+fn user_state(home: &Path, dir: &Path) -> String {
+    let index = std::fs::read(dir.join(".git/index")).unwrap();
+    let refs = git(
+        home,
+        dir,
+        &["for-each-ref", "--format=%(refname) %(objectname)"],
+    );
+    let refs: Vec<&str> = refs
+        .lines()
+        .filter(|l| !l.starts_with("refs/cohost/"))
+        .collect();
+    format!(
+        "status:\n{}\nstash:\n{}\nbranches:\n{}\nhead: {}\nconfig:\n{}\nindex: {:?}\nrefs:\n{}",
+        git(
+            home,
+            dir,
+            &[
+                "status",
+                "--porcelain=v2",
+                "--branch",
+                "--untracked-files=all"
+            ]
+        ),
+        git(home, dir, &["stash", "list"]),
+        git(home, dir, &["branch", "-a", "-v"]),
+        git(home, dir, &["rev-parse", "HEAD"]),
+        std::fs::read_to_string(dir.join(".git/config")).unwrap(),
+        index,
+        refs.join("\n"),
+    )
+}
+
+async fn cohost(b: &Bench, args: &[&str]) -> (i32, String, String) {
+    let cmd = b.command_for(env!("CARGO_BIN_EXE_cohost"), args).output();
+    let out = tokio::time::timeout(std::time::Duration::from_secs(120), cmd)
+        .await
+        .expect("cohost finished")
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+async fn ok(b: &Bench, args: &[&str]) -> String {
+    let (code, out, err) = cohost(b, args).await;
+    assert_eq!(code, 0, "cohost {args:?}\nstdout:\n{out}\nstderr:\n{err}");
+    out
+}
+
+/// The whole story on one agent CLI.
+async fn write_diff_undo(cli: AgentCli, agent: &str) {
+    if require_cli(cli).is_none() {
+        return;
+    }
+    let b = Bench::start(cli).await.unwrap();
+    let (home, dir) = (b.home().to_path_buf(), b.cwd().to_path_buf());
+    // The user's repository: a commit, an untracked file, a stash entry.
+    git(&home, &dir, &["init", "-q", "-b", "main"]);
+    std::fs::write(dir.join("README.md"), "# the user's project\n").unwrap();
+    git(&home, &dir, &["add", "README.md"]);
+    git(&home, &dir, &["commit", "-qm", "start"]);
+    std::fs::write(dir.join("README.md"), "# stashed edit\n").unwrap();
+    git(&home, &dir, &["stash", "-q"]);
+    std::fs::write(dir.join("notes.txt"), "untracked, the user's\n").unwrap();
+    let before = user_state(&home, &dir);
+
+    let run = [
+        "run",
+        "--agent",
+        agent,
+        "--approve",
+        "all",
+        "--json",
+        "[[scenario:write]] create the file",
+    ];
+    let events = ok(&b, &run).await;
+    let changes: Vec<serde_json::Value> = events
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|e| e["type"] == "file_changes")
+        .collect();
+    assert_eq!(changes.len(), 1, "one file_changes event:\n{events}");
+    let file = &changes[0]["files"][0];
+    assert_eq!(file["path"], "cohost_tool_output.txt", "{events}");
+    assert_eq!(file["status"], "added");
+    assert!(
+        file["diff"].as_str().unwrap().contains("+cohost-tool-ok"),
+        "{file}"
+    );
+    let types: Vec<String> = events
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .map(|e| e["type"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    let at = types.iter().position(|t| t == "file_changes").unwrap();
+    assert_eq!(
+        types.get(at + 1).map(String::as_str),
+        Some("stream_end"),
+        "{types:?}"
+    );
+    assert!(dir.join("cohost_tool_output.txt").exists());
+
+    let shown = ok(&b, &["diff"]).await;
+    assert!(
+        shown.contains("A cohost_tool_output.txt (+1 -0)"),
+        "{shown}"
+    );
+    assert!(shown.contains("+cohost-tool-ok"), "{shown}");
+    let json: serde_json::Value = serde_json::from_str(&ok(&b, &["diff", "--json"]).await).unwrap();
+    assert_eq!(json["turns"][0]["turn"], 1, "{json}");
+
+    let undone = ok(&b, &["undo"]).await;
+    assert!(
+        undone.contains("removed  cohost_tool_output.txt"),
+        "{undone}"
+    );
+    assert!(!dir.join("cohost_tool_output.txt").exists());
+    assert_eq!(
+        user_state(&home, &dir),
+        before,
+        "the user's git state is untouched"
+    );
+    let ours = git(
+        &home,
+        &dir,
+        &["for-each-ref", "--format=%(refname)", "refs/cohost/"],
+    );
+    assert!(
+        ours.lines().all(|r| r.starts_with("refs/cohost/sessions/")),
+        "{ours}"
+    );
+
+    // Nothing left to undo: a clear error with a fix, exit 1.
+    let (code, _, err) = cohost(&b, &["undo"]).await;
+    assert_ne!(code, 0);
+    assert!(err.contains("no recorded turns"), "{err}");
+    assert!(err.contains("cohost diff"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claude_writes_a_file_and_undo_takes_it_back() {
+    write_diff_undo(AgentCli::Claude, "claude").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn codex_writes_a_file_and_undo_takes_it_back() {
+    write_diff_undo(AgentCli::Codex, "codex").await;
+}

@@ -1,0 +1,140 @@
+//! What a recorded session's turns changed, and undoing them: the one
+//! service behind `cohost diff`/`cohost undo`, chat's `/diff` and `/undo`,
+//! the local API and the MCP server's `session_changes`/`undo_turn`.
+
+use std::path::{Path, PathBuf};
+
+use cohost_core::{CohostError, ErrorCode, TurnChanges};
+use cohost_git::{DiffBounds, Store};
+use serde::Serialize;
+
+use crate::host::Host;
+use crate::store::{SessionRecord, SessionStore};
+
+/// A session's recorded changes.
+#[derive(Debug, Clone, Serialize)]
+pub struct SessionChanges {
+    /// The cohost session id.
+    pub session: String,
+    /// Where it runs.
+    pub cwd: PathBuf,
+    /// The turns asked for, oldest first (only those that changed files,
+    /// when all were asked for).
+    pub turns: Vec<TurnChanges>,
+}
+
+/// What an undo did, for people and programs.
+#[derive(Debug, Clone, Serialize)]
+pub struct Undone {
+    /// The cohost session id.
+    pub session: String,
+    /// The turns undone, oldest first.
+    pub turns: Vec<u64>,
+    /// Files written back as they were.
+    pub restored: Vec<String>,
+    /// Files removed (the turns had made them).
+    pub removed: Vec<String>,
+    /// Entries left as they were, and why.
+    pub skipped: Vec<String>,
+    /// The ref holding the tree as it was just before the undo.
+    pub saved_as: String,
+}
+
+/// The record of `session`, or else of the most recent session whose
+/// working directory is `cwd`.
+pub fn find_session(
+    host: &Host,
+    session: Option<&str>,
+    cwd: &Path,
+) -> Result<SessionRecord, CohostError> {
+    let store = SessionStore::open(&host.paths.state_dir);
+    match session {
+        Some(id) => store.get(id)?.ok_or_else(|| {
+            CohostError::new(ErrorCode::ConfigInvalid, format!("no session `{id}`"))
+                .with_fix("`cohost sessions` lists the recorded sessions")
+        }),
+        None => {
+            let here = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+            store
+                .list()?
+                .into_iter()
+                .find(|r| std::fs::canonicalize(&r.cwd).unwrap_or_else(|_| r.cwd.clone()) == here)
+                .ok_or_else(|| {
+                    CohostError::new(
+                        ErrorCode::ConfigInvalid,
+                        format!("no session was recorded in {}", here.display()),
+                    )
+                    .with_fix("name one (`cohost sessions` lists them), or run from its directory")
+                })
+        }
+    }
+}
+
+async fn store_of(host: &Host, rec: &SessionRecord) -> Result<Store, CohostError> {
+    Ok(Store::locate(&rec.cwd, &host.paths.state_dir).await?)
+}
+
+/// The changes of `rec`'s turn `turn`, or of every turn that changed
+/// something; diffs whole when `whole`, else bounded as in events.
+pub async fn session_changes(
+    host: &Host,
+    rec: &SessionRecord,
+    turn: Option<u64>,
+    whole: bool,
+) -> Result<SessionChanges, CohostError> {
+    let store = store_of(host, rec).await?;
+    let bounds = if whole {
+        DiffBounds::unbounded()
+    } else {
+        DiffBounds::default()
+    };
+    let numbers: Vec<u64> = match turn {
+        Some(n) => vec![n],
+        None => cohost_git::recorded_turns(&store, &rec.id)
+            .await?
+            .iter()
+            .map(|t| t.turn)
+            .collect(),
+    };
+    let mut turns = Vec::new();
+    for n in numbers {
+        let changes = cohost_git::turn_changes(&store, &rec.id, n, bounds).await?;
+        if turn.is_some() || !changes.is_empty() {
+            turns.push(changes);
+        }
+    }
+    Ok(SessionChanges {
+        session: rec.id.clone(),
+        cwd: store.top().to_path_buf(),
+        turns,
+    })
+}
+
+/// The whole unified diff of `rec`'s turn `turn`.
+pub async fn turn_patch(
+    host: &Host,
+    rec: &SessionRecord,
+    turn: u64,
+) -> Result<String, CohostError> {
+    let store = store_of(host, rec).await?;
+    Ok(cohost_git::turn_patch(&store, &rec.id, turn).await?)
+}
+
+/// Undo `rec`'s turn `from` and every later one (the last turn when none).
+pub async fn undo(
+    host: &Host,
+    rec: &SessionRecord,
+    from: Option<u64>,
+    force: bool,
+) -> Result<Undone, CohostError> {
+    let store = store_of(host, rec).await?;
+    let r = cohost_git::undo(&store, &rec.id, from, force).await?;
+    Ok(Undone {
+        session: rec.id.clone(),
+        turns: r.turns,
+        restored: r.restored,
+        removed: r.removed,
+        skipped: r.skipped,
+        saved_as: r.saved_as,
+    })
+}
