@@ -14,11 +14,16 @@
 #
 # Layout (DIR = ${COHOST_AGENTS_DIR:-$HOME/.cache/cohost-agents}):
 #   $DIR/npm/<name>@<ver>/        one npm prefix per package+version
-#   $DIR/venv/aider-<ver>/        python venv for aider-chat
+#   $DIR/venv/<name>-<ver>/       python venvs (aider-chat, mistral-vibe)
 #   $DIR/bin/<cmd>                symlinks (or tiny exec wrappers) to the real binaries
 #   $DIR/cache/copilot-<ver>/     copilot's unpacked JS bundle (COPILOT_PKG_CACHE_HOME)
 #   $DIR/installed.env            NAME_VERSION=... of what the last run verified
 #   $DIR/logs/<name>.log          install / health-check output
+#
+# Python: aider runs on $COHOST_PYTHON (default python3, 3.10-3.12); vibe
+# needs 3.12 or newer, found as $COHOST_PYTHON312, $COHOST_PYTHON, python3.12,
+# python3.13 or a 3.12/3.13 installed by pyenv. An agent without its Python
+# is reported FAILED (exit 1) and the others still install.
 #
 # Network: only the npm and PyPI registries (through npm and pip). Install
 # scripts are never run by npm (--ignore-scripts); the few postinstall steps
@@ -43,6 +48,7 @@ AGENTS=(
   "claude-code-acp|npm|@zed-industries/claude-code-acp|CLAUDE_CODE_ACP_VERSION|claude-code-acp"
   "codex-acp|npm|@zed-industries/codex-acp|CODEX_ACP_VERSION|codex-acp"
   "cline|npm|cline|CLINE_VERSION|cline"
+  "vibe|pypi|mistral-vibe|MISTRAL_VIBE_VERSION|vibe-acp"
   "continue|npm|@continuedev/cli|CONTINUE_CLI_VERSION|cn"
   "aider|pypi|aider-chat|AIDER_VERSION|aider"
 )
@@ -160,8 +166,8 @@ link_target() { # link_target NAME PREFIX CMD
     kilo) native="$nm/@kilocode/cli-${NODE_OS}-${NODE_ARCH}/bin/kilo" ;;
     copilot) native="$nm/@github/copilot-${NODE_OS}-${NODE_ARCH}/copilot" ;;
     codex-acp) native="$nm/@zed-industries/codex-acp-${NODE_OS}-${NODE_ARCH}/bin/codex-acp" ;;
-    aider)
-      printf '%s/bin/aider' "$2"
+    aider | vibe)
+      printf '%s/bin/%s' "$2" "$3"
       return
       ;;
   esac
@@ -170,6 +176,14 @@ link_target() { # link_target NAME PREFIX CMD
   else
     printf '%s/.bin/%s' "$nm" "$3"
   fi
+}
+
+# Commands linked besides the one in AGENTS, from the same prefix: Vibe's
+# interactive CLI next to its ACP server (cohost drives `vibe-acp`).
+extra_commands() { # extra_commands NAME
+  case "$1" in
+    vibe) printf 'vibe\n' ;;
+  esac
 }
 
 # Some commands get a tiny exec wrapper instead of a symlink:
@@ -213,7 +227,8 @@ health() { # health NAME CMD_PATH
     "CODEX_HOME=$scratch/.codex" "DISABLE_AUTOUPDATER=1" "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"
     "OPENCODE_DISABLE_AUTOUPDATE=1" "OPENCODE_DISABLE_MODELS_FETCH=1"
     "AIDER_CHECK_UPDATE=false" "AIDER_ANALYTICS=false" "NO_COLOR=1"
-    "COPILOT_AUTO_UPDATE=false" "COPILOT_PKG_CACHE_HOME=$(copilot_pkg_cache "${PIN[COPILOT_VERSION]}")"
+    "COPILOT_AUTO_UPDATE=false" "VIBE_ENABLE_UPDATE_CHECKS=false" "VIBE_ENABLE_AUTO_UPDATE=false"
+    "VIBE_ENABLE_TELEMETRY=false" "COPILOT_PKG_CACHE_HOME=$(copilot_pkg_cache "${PIN[COPILOT_VERSION]}")"
   )
   case "$name" in
     claude-code-acp)
@@ -246,9 +261,78 @@ npm_install() { # npm_install PREFIX PACKAGE@VERSION
     --no-package-lock --loglevel=error "$2"
 }
 
-pypi_install() { # pypi_install VENV PACKAGE==VERSION
-  "$PYTHON" -m venv "$1"
-  "$1/bin/python" -m pip install --quiet --disable-pip-version-check --no-input "$2"
+# A PyPI agent's Python (3.10-3.12 for aider, 3.12+ for vibe): prints the
+# first interpreter that runs, has venv and is in range; fails when none is.
+# pyenv's shim for a version that is not active exits non-zero, so it is
+# passed over and pyenv's own copy is tried.
+python_for() { # python_for NAME
+  local c lo hi candidates=()
+  case "$1" in
+    vibe)
+      lo="3, 12" hi="4, 0"
+      local pyenv_root="${PYENV_ROOT:-$HOME/.pyenv}"
+      candidates=("${COHOST_PYTHON312:-}" "$PYTHON" python3.12 python3.13
+        "$pyenv_root"/versions/3.12*/bin/python3 "$pyenv_root"/versions/3.13*/bin/python3)
+      ;;
+    *) lo="3, 10" hi="3, 13" candidates=("$PYTHON") ;;
+  esac
+  for c in "${candidates[@]}"; do
+    [[ -n "$c" ]] || continue
+    if "$c" -c "import sys, venv; sys.exit(0 if ($lo) <= sys.version_info[:2] < ($hi) else 1)" 2>/dev/null; then
+      command -v "$c"
+      return 0
+    fi
+  done
+  return 1
+}
+
+python_need() { # python_need NAME: what to tell when python_for finds nothing
+  case "$1" in
+    vibe) printf 'needs python >= 3.12 with venv (set COHOST_PYTHON312, or pyenv install 3.12)' ;;
+    *) printf 'needs python 3.10-3.12 with venv (set COHOST_PYTHON; have: %s)' "$("$PYTHON" --version 2>&1 || echo none)" ;;
+  esac
+}
+
+# Pins in one release's own requirements that the index does not carry,
+# each as "PINNED INSTEAD". mistral-vibe 3.0.3 pins certifi==2026.10.19,
+# which PyPI does not have (it has 2026.10.18 and 2026.10.19.post1), so
+# pip cannot install it as published. Per release, so the drift check's
+# other versions (install-version.sh) install as published.
+pypi_overrides() { # pypi_overrides NAME VERSION
+  case "$1@$2" in
+    vibe@3.0.3) printf 'certifi==2026.10.19 certifi==2026.10.19.post1\n' ;;
+  esac
+}
+
+pypi_install() { # pypi_install NAME VENV PACKAGE==VERSION
+  local overrides
+  local -a pip=("$2/bin/python" -m pip install --quiet --disable-pip-version-check --no-input)
+  "${PY[$1]}" -m venv "$2"
+  overrides="$(pypi_overrides "$1" "${3##*==}")"
+  if [[ -z "$overrides" ]]; then
+    "${pip[@]}" "$3"
+    return
+  fi
+  # pip has no override option: the package alone, then its requirements
+  # (read from its installed metadata) with the overridden pins swapped. An
+  # override its requirements do not name fails rather than being ignored.
+  "${pip[@]}" --no-deps "$3"
+  "$2/bin/python" - "${3%%==*}" "$overrides" >"$2/cohost-requirements.txt" <<'PY'
+import importlib.metadata, sys
+swap = dict(line.split() for line in sys.argv[2].splitlines() if line.strip())
+unused = set(swap)
+for req in importlib.metadata.requires(sys.argv[1]) or []:
+    if "extra ==" in req:
+        continue
+    pin = req.split(";")[0].strip()
+    if pin in swap:
+        req = req.replace(pin, swap[pin], 1)
+        unused.discard(pin)
+    print(req)
+if unused:
+    sys.exit("overridden pins are not among the requirements: " + ", ".join(sorted(unused)))
+PY
+  "${pip[@]}" -r "$2/cohost-requirements.txt"
 }
 
 # install_one SPEC: install (if needed) and verify one agent. Writes
@@ -281,7 +365,7 @@ install_one() {
     npm_install "$prefix" "$pkg@$ver" || { echo "npm install failed" >"$DIR/state/$name.fail"; return 1; }
     postinstall "$name" "$prefix" || { echo "postinstall failed" >"$DIR/state/$name.fail"; return 1; }
   else
-    pypi_install "$prefix" "$pkg==$ver" || { echo "pip install failed" >"$DIR/state/$name.fail"; return 1; }
+    pypi_install "$name" "$prefix" "$pkg==$ver" || { echo "pip install failed" >"$DIR/state/$name.fail"; return 1; }
   fi
   target="$(link_target "$name" "$prefix" "$cmd")"
   if ! out="$(health "$name" "$target")"; then
@@ -301,6 +385,9 @@ link_one() { # link_one SPEC
   prefix="$(prefix_of "$spec")"
   write_wrappers "$name" "$prefix" "$(version_of "$spec")" ||
     ln -sfn "$(link_target "$name" "$prefix" "$cmd")" "$DIR/bin/$cmd"
+  for cmd in $(extra_commands "$name"); do
+    ln -sfn "$(link_target "$name" "$prefix" "$cmd")" "$DIR/bin/$cmd"
+  done
 }
 
 prune() {
@@ -377,10 +464,9 @@ main() {
   fi
 
   # Tool checks.
-  local need_npm=0 need_py=0
+  local need_npm=0
   for spec in "${selected[@]}"; do
     [[ "$(field "$spec" 1)" == npm ]] && need_npm=1
-    [[ "$(field "$spec" 1)" == pypi ]] && need_py=1
   done
   if [[ $need_npm == 1 ]]; then
     command -v node >/dev/null || die "node is not on PATH (need >= 20)"
@@ -390,22 +476,18 @@ main() {
     [[ "$node_major" -ge 20 ]] || die "node $(node --version) is too old (need >= 20)"
   fi
   mkdir -p "$DIR/bin" "$DIR/npm" "$DIR/venv" "$DIR/logs" "$DIR/state" "$DIR/cache"
-  # A Python the pins do not support fails the PyPI agents only (reported as
-  # FAILED below, exit 1), never the npm ones: the rest still install.
-  local no_py=0
-  if [[ $need_py == 1 ]] &&
-    ! "$PYTHON" -c 'import sys, venv; sys.exit(0 if (3, 10) <= sys.version_info[:2] < (3, 13) else 1)' 2>/dev/null; then
-    no_py=1
-    log "aider needs python 3.10-3.12 with venv; set COHOST_PYTHON (have: $("$PYTHON" --version 2>&1 || echo none))"
-  fi
   [[ $do_prune == 1 ]] && prune
 
+  # A PyPI agent without a Python it supports is reported FAILED below
+  # (exit 1), never the others: the rest still install.
+  declare -gA PY=()
   local start=$SECONDS name pids=() i
   for spec in "${selected[@]}"; do
     name="$(field "$spec" 0)"
-    if [[ $no_py == 1 && "$(field "$spec" 1)" == pypi ]]; then
-      rm -f "$DIR/state/$name.ok"
-      echo "needs python 3.10-3.12 (set COHOST_PYTHON)" >"$DIR/state/$name.fail"
+    if [[ "$(field "$spec" 1)" == pypi ]] && ! PY[$name]="$(python_for "$name")"; then
+      rm -f "$DIR/state/$name.ok" "$DIR/logs/$name.log"
+      python_need "$name" >"$DIR/state/$name.fail"
+      log "$name: $(cat "$DIR/state/$name.fail")"
       continue
     fi
     if [[ $serial == 1 ]]; then
@@ -418,7 +500,7 @@ main() {
   for i in "${pids[@]}"; do wait "$i" || true; done
 
   # Report, link, record.
-  local failed=() status
+  local failed=() status cmd
   for spec in "${selected[@]}"; do
     name="$(field "$spec" 0)"
     if [[ -f "$DIR/state/$name.ok" ]]; then
@@ -429,10 +511,13 @@ main() {
       failed+=("$name")
       # Never leave a command pointing at some other version.
       rm -f "$DIR/bin/$(field "$spec" 4)"
+      for cmd in $(extra_commands "$name"); do rm -f "$DIR/bin/$cmd"; done
       status="$(cat "$DIR/state/$name.fail" 2>/dev/null || echo 'install aborted')"
       printf '  %-16s %-10s %s\n' "$name" "FAILED" "$status"
-      log "$name: last lines of $DIR/logs/$name.log:"
-      tail -n 20 "$DIR/logs/$name.log" | sed 's/^/    /' >&2
+      if [[ -f "$DIR/logs/$name.log" ]]; then
+        log "$name: last lines of $DIR/logs/$name.log:"
+        tail -n 20 "$DIR/logs/$name.log" | sed 's/^/    /' >&2
+      fi
     fi
   done
 

@@ -39,6 +39,7 @@ mod plugin;
 pub mod process;
 mod pty;
 mod session;
+mod vibe;
 
 /// The CLI drivers' public face: each family's adapter factory and the few
 /// launch facts a caller needs. Wire types, state machines and argv

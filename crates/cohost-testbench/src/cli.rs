@@ -32,6 +32,8 @@ pub enum AgentCli {
     Continue,
     /// Cline's CLI (`cline`), driven over ACP.
     Cline,
+    /// Mistral Vibe (`vibe-acp`, a Python venv), driven over ACP.
+    Vibe,
 }
 
 /// The model API a CLI speaks to its base URL, as the fake server routes it.
@@ -64,7 +66,7 @@ impl ModelApi {
 
 impl AgentCli {
     /// Every bench CLI, in install-script order.
-    pub const ALL: [AgentCli; 12] = [
+    pub const ALL: [AgentCli; 13] = [
         AgentCli::Claude,
         AgentCli::Codex,
         AgentCli::Gemini,
@@ -75,6 +77,7 @@ impl AgentCli {
         AgentCli::ClaudeCodeAcp,
         AgentCli::CodexAcp,
         AgentCli::Cline,
+        AgentCli::Vibe,
         AgentCli::Continue,
         AgentCli::Aider,
     ];
@@ -94,6 +97,7 @@ impl AgentCli {
             AgentCli::CodexAcp => "codex-acp",
             AgentCli::Continue => "continue",
             AgentCli::Cline => "cline",
+            AgentCli::Vibe => "vibe",
         }
     }
 
@@ -101,6 +105,7 @@ impl AgentCli {
     pub fn binary(self) -> &'static str {
         match self {
             AgentCli::Continue => "cn",
+            AgentCli::Vibe => "vibe-acp",
             other => other.name(),
         }
     }
@@ -115,7 +120,7 @@ impl AgentCli {
     pub fn is_acp_bridge(self) -> bool {
         matches!(
             self,
-            AgentCli::ClaudeCodeAcp | AgentCli::CodexAcp | AgentCli::Cline
+            AgentCli::ClaudeCodeAcp | AgentCli::CodexAcp | AgentCli::Cline | AgentCli::Vibe
         )
     }
 
@@ -131,7 +136,8 @@ impl AgentCli {
             | AgentCli::Copilot
             | AgentCli::Aider
             | AgentCli::Continue
-            | AgentCli::Cline => ModelApi::OpenAiChat,
+            | AgentCli::Cline
+            | AgentCli::Vibe => ModelApi::OpenAiChat,
         }
     }
 }
@@ -185,6 +191,7 @@ mod tests {
             assert_eq!(cli.binary().parse::<AgentCli>(), Ok(cli));
         }
         assert_eq!(AgentCli::Continue.binary(), "cn");
+        assert_eq!(AgentCli::Vibe.binary(), "vibe-acp");
         assert!("cursor".parse::<AgentCli>().is_err());
     }
 

@@ -219,6 +219,11 @@ pub fn offline_setup(cli: AgentCli, layout: &Layout, base_url: &str) -> Setup {
                 s.file(dir.join(name), body);
             }
         }
+        AgentCli::Vibe => {
+            // The provider in config.toml names this variable for its key.
+            s.set("FAKE_API_KEY", FAKE_API_KEY);
+            s.file(layout.home.join(".vibe/config.toml"), vibe_config(&v1));
+        }
         AgentCli::Copilot => {
             s.set("COPILOT_PROVIDER_BASE_URL", &v1);
             s.set("COPILOT_PROVIDER_API_KEY", FAKE_API_KEY);
@@ -323,6 +328,33 @@ fn codex_config(v1: &str) -> String {
          [features]\n\
          plugins = false\n\
          apps = false\n"
+    )
+}
+
+/// Mistral Vibe's `~/.vibe/config.toml`: one OpenAI-style provider at the
+/// fake server and its model as the active one; telemetry (which also
+/// gates its GrowthBook experiments), update checks, self-update and
+/// desktop notifications off.
+fn vibe_config(v1: &str) -> String {
+    // TOML basic strings share JSON's escaping for what a URL can contain.
+    let url = serde_json::Value::String(v1.to_string());
+    format!(
+        "active_model = \"{FAKE_MODEL}\"\n\
+         enable_telemetry = false\n\
+         enable_update_checks = false\n\
+         enable_auto_update = false\n\
+         enable_notifications = false\n\
+         \n\
+         [[providers]]\n\
+         name = \"fake\"\n\
+         api_base = {url}\n\
+         api_key_env_var = \"FAKE_API_KEY\"\n\
+         api_style = \"openai\"\n\
+         \n\
+         [[models]]\n\
+         name = \"{FAKE_MODEL}\"\n\
+         provider = \"fake\"\n\
+         alias = \"{FAKE_MODEL}\"\n"
     )
 }
 

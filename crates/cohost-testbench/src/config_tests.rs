@@ -166,6 +166,27 @@ fn cline_points_at_the_fake_server_without_a_hub() {
 }
 
 #[test]
+fn vibe_uses_only_the_fake_provider_with_telemetry_and_updates_off() {
+    let s = offline_setup(AgentCli::Vibe, &layout(), URL);
+    assert_eq!(s.files.len(), 1);
+    let (path, toml) = &s.files[0];
+    assert!(path.ends_with(".vibe/config.toml"), "{path:?}");
+    assert_eq!(s.env["FAKE_API_KEY"], FAKE_API_KEY);
+    for line in [
+        "active_model = \"fake-model\"",
+        "api_base = \"http://127.0.0.1:4242/v1\"",
+        "api_key_env_var = \"FAKE_API_KEY\"",
+        "api_style = \"openai\"",
+        "enable_telemetry = false",
+        "enable_update_checks = false",
+        "enable_auto_update = false",
+    ] {
+        assert!(toml.lines().any(|l| l == line), "{line} missing: {toml}");
+    }
+    assert_eq!(toml.matches("[[providers]]").count(), 1, "{toml}");
+}
+
+#[test]
 fn continue_fetches_are_confined_to_loopback_by_a_preload() {
     let s = offline_setup(AgentCli::Continue, &layout(), URL);
     let opts = &s.env["NODE_OPTIONS"];

@@ -25,6 +25,7 @@ pub static CLIS: &[CliEntry] = &[
     crate::claude::ACP_SPEC,
     crate::codex::ACP_SPEC,
     crate::cline::SPEC,
+    crate::vibe::SPEC,
 ];
 
 /// Known local model servers.

@@ -384,6 +384,73 @@ async fn cline() {
     .await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn vibe() {
+    story(
+        AgentCli::Vibe,
+        providers::by_id("vibe").expect("built in"),
+        // Asks because the client switches it to its `ask` mode; under
+        // auto-approve to `auto-approve`.
+        Expect {
+            asks: true,
+            loads: Some(true),
+            drains_after_cancel: None,
+            auto_runs: true,
+        },
+    )
+    .await;
+}
+
+/// Vibe 3.0.3's default mode (`accept-edits`) writes files without asking,
+/// and `session/load` brings a session back in it: cohost switches new and
+/// loaded sessions to `ask`, so a write is asked about in both and the
+/// policy decides (denied: no file; allowed: the file).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn vibe_asks_before_writing_in_new_and_loaded_sessions() {
+    let cli = AgentCli::Vibe;
+    let Some(bench) = bench(cli).await else {
+        return;
+    };
+    let spec = providers::by_id("vibe").expect("built in");
+    let file = bench.cwd().join(TOOL_FILE);
+    let prompt = format!(
+        "[[scenario:write]] create the file in {}",
+        bench.cwd().display()
+    );
+    let mut native: Option<String> = None;
+    for (step, policy, written) in [
+        ("new", Policy::DenyAll, false),
+        ("loaded", Policy::DenyAll, false),
+        ("loaded", Policy::AllowAll, true),
+    ] {
+        let mut s = session(
+            &spec,
+            config(&bench, cli, ApprovalMode::Ask, native.clone()),
+            policy,
+        );
+        s.start()
+            .await
+            .unwrap_or_else(|e| panic!("{step} session: {e}"));
+        if let Some(id) = &native {
+            assert_eq!(s.native_session_id(), Some(id.as_str()), "{step}: loaded");
+        }
+        let (out, ev) = run(&mut s, &prompt).await;
+        assert_eq!(out.reason, EndReason::Completed, "{step}: {ev:#?}");
+        let asked = count(&ev, |b| {
+            matches!(b, EventBody::ToolApprovalRequested { .. })
+        });
+        assert_eq!(asked, 1, "{step} session asks before writing: {ev:#?}");
+        assert_eq!(file.exists(), written, "{step}, allowed={written}: {ev:#?}");
+        native = s.native_session_id().map(str::to_string);
+        s.terminate().await.unwrap();
+    }
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap().trim(),
+        "cohost-tool-ok"
+    );
+    assert_no_leftovers(bench.marker()).await;
+}
+
 /// copilot 1.0.102 answers a provider 401 with the failure as answer text
 /// and `end_turn`; cohost reports AUTH_REQUIRED and ends the turn in error,
 /// and the session still takes the next prompt.

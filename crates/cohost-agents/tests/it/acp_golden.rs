@@ -229,6 +229,7 @@ fn golden_transcripts_replay() {
             "tool_deny",
             "interrupt",
             "error_401",
+            "write_deny",
         ] {
             let Some(text) = load(agent, version, scenario) else {
                 continue;
@@ -279,7 +280,7 @@ fn golden_transcripts_replay() {
                     );
                     assert_eq!(ends(ev), [EndReason::Completed]);
                 }
-                "tool_allow" | "tool_deny" => {
+                "tool_allow" | "tool_deny" | "write_deny" => {
                     let asked: Vec<&str> = ev
                         .iter()
                         .filter_map(|e| match e {
@@ -289,6 +290,8 @@ fn golden_transcripts_replay() {
                             _ => None,
                         })
                         .collect();
+                    // write_deny: a file-writing tool, asked about and refused
+                    // (vibe asks only in the mode cohost switches it to).
                     let want = if scenario == "tool_allow" {
                         ToolStatus::Ok
                     } else {
