@@ -1,41 +1,9 @@
-//! Showing what a turn changed on a terminal: a summary (one line per
-//! file, `+`/`-` counts) and unified diffs coloured by line, every piece of
-//! text from the tree made inert first (a file may hold escape sequences).
+//! Showing what a turn changed on a terminal: unified diffs coloured by
+//! line, every piece of text from the tree made inert first (a file may
+//! hold escape sequences). The one-line summaries are the domain's
+//! ([`cohost_core::FileChange::summary`]).
 
-use cohost_core::sanitize::{inert_line, strip_controls};
-use cohost_core::{ChangeStatus, FileChange, TurnChanges};
-
-/// How a file's change reads in a summary: `M src/lib.rs (+3 -1)`.
-pub fn file_line(f: &FileChange) -> String {
-    let (mark, path) = match (f.status, &f.old_path) {
-        (ChangeStatus::Added, _) => ("A", inert_line(&f.path)),
-        (ChangeStatus::Deleted, _) => ("D", inert_line(&f.path)),
-        (ChangeStatus::Renamed, Some(old)) => (
-            "R",
-            format!("{} -> {}", inert_line(old), inert_line(&f.path)),
-        ),
-        (ChangeStatus::ModeChanged, _) => ("T", inert_line(&f.path)),
-        _ => ("M", inert_line(&f.path)),
-    };
-    let counts = if f.binary {
-        format!("binary, {} bytes", f.size)
-    } else {
-        format!("+{} -{}", f.added, f.removed)
-    };
-    let mode = match (f.status, &f.old_mode, &f.new_mode) {
-        (ChangeStatus::ModeChanged, Some(a), Some(b)) => format!(", mode {a} -> {b}"),
-        _ => String::new(),
-    };
-    format!("{mark} {path} ({counts}{mode})")
-}
-
-/// The headline of a turn's changes: `turn 2: 3 files changed, +10 -2`.
-pub fn headline(c: &TurnChanges) -> String {
-    let (added, removed) = c.totals();
-    let n = c.files.len();
-    let files = if n == 1 { "file" } else { "files" };
-    format!("turn {}: {n} {files} changed, +{added} -{removed}", c.turn)
-}
+use cohost_core::sanitize::strip_controls;
 
 /// A unified diff for a terminal: `+` lines green, `-` red, hunk headers
 /// cyan, file headers bold (colour only when `color`).
@@ -73,42 +41,6 @@ pub fn render_patch(patch: &str, color: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn change(status: ChangeStatus) -> FileChange {
-        FileChange {
-            path: "src/a\x1b[2J.rs".into(),
-            old_path: Some("old.rs".into()),
-            status,
-            old_mode: Some("100644".into()),
-            new_mode: Some("100755".into()),
-            added: 3,
-            removed: 1,
-            binary: false,
-            size: 10,
-            hash: None,
-            diff: None,
-            diff_truncated: false,
-        }
-    }
-
-    #[test]
-    fn summary_lines_name_status_counts_and_are_inert() {
-        assert_eq!(
-            file_line(&change(ChangeStatus::Modified)),
-            "M src/a.rs (+3 -1)"
-        );
-        assert_eq!(
-            file_line(&change(ChangeStatus::Renamed)),
-            "R old.rs -> src/a.rs (+3 -1)"
-        );
-        assert_eq!(
-            file_line(&change(ChangeStatus::ModeChanged)),
-            "T src/a.rs (+3 -1, mode 100644 -> 100755)"
-        );
-        let mut bin = change(ChangeStatus::Added);
-        bin.binary = true;
-        assert_eq!(file_line(&bin), "A src/a.rs (binary, 10 bytes)");
-    }
 
     #[test]
     fn a_patch_is_coloured_by_line_and_escapes_are_dropped() {

@@ -145,10 +145,10 @@ impl Human {
             EventBody::FileChanges(changes) => {
                 self.end_reasoning(&mut err);
                 self.end_text(&mut out);
-                let head = crate::diffview::headline(changes);
+                let head = changes.headline();
                 let _ = writeln!(err, "{}", self.style("35", &format!("± {head}")));
                 for f in &changes.files {
-                    let _ = writeln!(err, "  {}", crate::diffview::file_line(f));
+                    let _ = writeln!(err, "  {}", f.summary());
                 }
             }
             EventBody::StreamEnd { reason, .. } => {

@@ -8,6 +8,7 @@ use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
 use crate::error::CohostError;
+use crate::sanitize::inert_line;
 
 /// How a file changed between two recorded trees.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -64,6 +65,31 @@ pub struct FileChange {
     pub diff_truncated: bool,
 }
 
+impl FileChange {
+    /// One line for people: `M src/lib.rs (+3 -1)`, `R old -> new (...)`,
+    /// `A logo.png (binary, 2048 bytes)`; paths made inert for a terminal.
+    pub fn summary(&self) -> String {
+        let path = inert_line(&self.path);
+        let (mark, path) = match (self.status, &self.old_path) {
+            (ChangeStatus::Added, _) => ("A", path),
+            (ChangeStatus::Deleted, _) => ("D", path),
+            (ChangeStatus::Renamed, Some(old)) => ("R", format!("{} -> {path}", inert_line(old))),
+            (ChangeStatus::ModeChanged, _) => ("T", path),
+            _ => ("M", path),
+        };
+        let counts = if self.binary {
+            format!("binary, {} bytes", self.size)
+        } else {
+            format!("+{} -{}", self.added, self.removed)
+        };
+        let mode = match (self.status, &self.old_mode, &self.new_mode) {
+            (ChangeStatus::ModeChanged, Some(a), Some(b)) => format!(", mode {a} -> {b}"),
+            _ => String::new(),
+        };
+        format!("{mark} {path} ({counts}{mode})")
+    }
+}
+
 /// Everything one turn changed.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TurnChanges {
@@ -77,6 +103,17 @@ impl TurnChanges {
     /// Whether the turn changed nothing.
     pub fn is_empty(&self) -> bool {
         self.files.is_empty()
+    }
+
+    /// The headline for people: `turn 2: 3 files changed, +10 -2`.
+    pub fn headline(&self) -> String {
+        let (added, removed) = self.totals();
+        let n = self.files.len();
+        let files = if n == 1 { "file" } else { "files" };
+        format!(
+            "turn {}: {n} {files} changed, +{added} -{removed}",
+            self.turn
+        )
     }
 
     /// Lines added and removed over every file.
@@ -108,4 +145,45 @@ pub trait Checkpoints: Send + Sync + 'static {
     /// Record the tree after the turn `mark` began, and say what changed
     /// (diffs bounded for an event).
     async fn after_turn(&self, mark: TurnMark) -> Result<TurnChanges, CohostError>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn change(status: ChangeStatus) -> FileChange {
+        FileChange {
+            path: "src/a\x1b[2J.rs".into(),
+            old_path: Some("old.rs".into()),
+            status,
+            old_mode: Some("100644".into()),
+            new_mode: Some("100755".into()),
+            added: 3,
+            removed: 1,
+            binary: false,
+            size: 10,
+            hash: None,
+            diff: None,
+            diff_truncated: false,
+        }
+    }
+
+    #[test]
+    fn summary_lines_name_status_counts_and_are_inert() {
+        assert_eq!(
+            change(ChangeStatus::Modified).summary(),
+            "M src/a.rs (+3 -1)"
+        );
+        assert_eq!(
+            change(ChangeStatus::Renamed).summary(),
+            "R old.rs -> src/a.rs (+3 -1)"
+        );
+        assert_eq!(
+            change(ChangeStatus::ModeChanged).summary(),
+            "T src/a.rs (+3 -1, mode 100644 -> 100755)"
+        );
+        let mut bin = change(ChangeStatus::Added);
+        bin.binary = true;
+        assert_eq!(bin.summary(), "A src/a.rs (binary, 10 bytes)");
+    }
 }

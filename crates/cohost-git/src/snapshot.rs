@@ -37,10 +37,9 @@ pub(crate) fn private_index(store: &Store, key: &str) -> Result<PathBuf, GitErro
 
 /// Record the tree as it is now: the id of a commit holding it.
 pub(crate) async fn snapshot(store: &Store, index: &Path, what: &str) -> Result<String, GitError> {
-    store
-        .git
-        .run(Some(index), &["add", "--all", "--", "."])
-        .await?;
+    let mut args = vec!["add".to_owned(), "--all".to_owned(), "--".to_owned()];
+    args.extend(store.pathspec());
+    store.git.run(Some(index), &args).await?;
     let tree = first_line(&store.git.run(Some(index), &["write-tree"]).await?)?;
     let message = format!("cohost checkpoint: {what}");
     let commit = store

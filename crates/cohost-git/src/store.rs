@@ -30,6 +30,10 @@ pub struct Store {
     kind: StoreKind,
     /// Where cohost keeps private indexes for this tree.
     pub(crate) index_dir: PathBuf,
+    /// cohost's state directory, relative to the top, when it lies inside
+    /// the tree (outside git, a session run in the home directory): never
+    /// recorded, or the store would record itself.
+    excluded: Option<String>,
 }
 
 impl Store {
@@ -48,6 +52,7 @@ impl Store {
             Some((git_dir, top)) => {
                 let key = key_of(&top);
                 Ok(Store {
+                    excluded: inside(state_dir, &top),
                     git: Git {
                         git_dir,
                         work_tree: top,
@@ -62,6 +67,7 @@ impl Store {
                 let key = key_of(&cwd);
                 let git_dir = root.join("dirs").join(format!("{key}.git"));
                 let store = Store {
+                    excluded: inside(state_dir, &cwd),
                     git: Git {
                         git_dir: git_dir.clone(),
                         work_tree: cwd.clone(),
@@ -75,6 +81,16 @@ impl Store {
                 Ok(store)
             }
         }
+    }
+
+    /// The pathspec of what is recorded: the whole tree but cohost's own
+    /// state.
+    pub(crate) fn pathspec(&self) -> Vec<String> {
+        let mut spec = vec![".".to_owned()];
+        if let Some(rel) = &self.excluded {
+            spec.push(format!(":(exclude,literal){rel}"));
+        }
+        spec
     }
 
     /// Which kind of store this is.
@@ -120,13 +136,17 @@ impl Store {
         if self.kind == StoreKind::Repository {
             return Ok(());
         }
-        let args = [
+        let mut args: Vec<String> = [
             "ls-files",
             "-z",
             "--others",
             "--cached",
             "--exclude-standard",
-        ];
+            "--",
+        ]
+        .map(String::from)
+        .to_vec();
+        args.extend(self.pathspec());
         let limit = usize::try_from(MAX_UNTRACKED_FILES * 256).unwrap_or(usize::MAX);
         let (out, _) = self.git.run_bounded(Some(index), &args, limit).await?;
         let mut files = 0u64;
@@ -182,6 +202,29 @@ async fn repository_of(probe: &Git) -> Result<Option<(PathBuf, PathBuf)>, GitErr
     }
 }
 
+/// `state_dir` relative to `top`, when it lies inside it (both resolved).
+fn inside(state_dir: &Path, top: &Path) -> Option<String> {
+    let top = std::fs::canonicalize(top).unwrap_or_else(|_| top.to_path_buf());
+    // The state dir may not exist yet: resolve its nearest existing parent.
+    let mut probe = state_dir.to_path_buf();
+    let mut rest = Vec::new();
+    let resolved = loop {
+        if let Ok(p) = std::fs::canonicalize(&probe) {
+            break rest.iter().rev().fold(p, |acc: PathBuf, c| acc.join(c));
+        }
+        match (probe.file_name().map(ToOwned::to_owned), probe.parent()) {
+            (Some(name), Some(parent)) => {
+                rest.push(name);
+                probe = parent.to_path_buf();
+            }
+            _ => break state_dir.to_path_buf(),
+        }
+    };
+    let rel = resolved.strip_prefix(&top).ok()?;
+    let rel = rel.to_string_lossy().replace('\\', "/");
+    (!rel.is_empty()).then_some(rel)
+}
+
 /// `<state>/checkpoints`.
 pub(crate) fn checkpoints_dir(state_dir: &Path) -> PathBuf {
     state_dir.join("checkpoints")
@@ -204,4 +247,21 @@ fn key_of(path: &Path) -> String {
         .take(24)
         .collect();
     format!("{safe}-{h:016x}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::inside;
+
+    #[test]
+    fn a_state_dir_inside_the_tree_is_named_relative_to_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let top = dir.path().join("work");
+        std::fs::create_dir_all(&top).unwrap();
+        let state = top.join(".local/state/cohost");
+        assert_eq!(inside(&state, &top).as_deref(), Some(".local/state/cohost"));
+        assert_eq!(inside(dir.path(), &top), None);
+        std::fs::create_dir_all(&state).unwrap();
+        assert_eq!(inside(&state, &top).as_deref(), Some(".local/state/cohost"));
+    }
 }

@@ -394,6 +394,15 @@ impl App {
             }
             EventBody::Usage(u) => self.usage(u.input_tokens, u.output_tokens),
             EventBody::Status { message, .. } => self.notice(message),
+            EventBody::FileChanges(changes) => {
+                let mut text = changes.headline();
+                for f in &changes.files {
+                    text.push_str("\n  ");
+                    text.push_str(&f.summary());
+                }
+                text.push_str("\n/diff shows the diffs, /undo puts them back");
+                self.notice(text);
+            }
             EventBody::StreamEnd { reason, usage } => {
                 if let Some(u) = usage {
                     self.usage(u.input_tokens, u.output_tokens);

@@ -50,6 +50,16 @@ const CHAT: &[Command] = &[
         "",
         "share this session (embedded relay, or chat --relay)",
     ),
+    c(
+        "/diff",
+        "[TURN]",
+        "what the agent changed (no TURN: every turn)",
+    ),
+    c(
+        "/undo",
+        "[TURN]",
+        "put back the last turn's changes (TURN: it and every later one)",
+    ),
     c("/help", "", "commands and keys"),
     c("/quit", "", "end the session and exit"),
 ];

@@ -279,6 +279,12 @@ impl App {
                 self.notice("opening a room for this session…");
                 self.effect(Effect::Share);
             }
+            (Mode::Chat, "/diff" | "/undo") => match turn_arg(arg) {
+                Err(()) => self.notice(need("a turn number, e.g. 2 (or nothing)")),
+                Ok(turn) if name == "/diff" => self.effect(Effect::Diff(turn)),
+                Ok(_) if self.busy() => self.set_busy_hint(),
+                Ok(turn) => self.effect(Effect::Undo(turn)),
+            },
             (Mode::Host, "/accept") => self.decide_suggestion(arg, true),
             (Mode::Host, "/reject") => self.decide_suggestion(arg, false),
             (Mode::Host, "/kick") if arg.is_empty() => self.notice(need("a participant's name")),
@@ -300,5 +306,13 @@ impl App {
             }
             _ => self.notice(commands::unknown(mode, name)),
         }
+    }
+}
+
+/// A command's optional turn number: none, or a number.
+fn turn_arg(arg: &str) -> Result<Option<u64>, ()> {
+    match arg.trim() {
+        "" => Ok(None),
+        n => n.parse().map(Some).map_err(|_| ()),
     }
 }

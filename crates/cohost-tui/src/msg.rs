@@ -107,6 +107,10 @@ pub enum Effect {
     Resume(String),
     /// Share this session.
     Share,
+    /// Show what the session's turns changed (one turn, or all).
+    Diff(Option<u64>),
+    /// Undo the last turn (or this turn and every later one).
+    Undo(Option<u64>),
     /// Run a suggestion.
     Accept(String),
     /// Reject a suggestion.

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use clap::Args;
 use cohost_host::changes;
 
-use crate::diffview::{file_line, headline, render_patch};
+use crate::diffview::render_patch;
 use crate::exit::CmdResult;
 use crate::hostctx;
 
@@ -47,9 +47,9 @@ pub async fn run(args: DiffArgs) -> CmdResult {
     }
     let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     for turn in &found.turns {
-        crate::say!("{}", headline(turn));
+        crate::say!("{}", turn.headline());
         for f in &turn.files {
-            crate::say!("  {}", file_line(f));
+            crate::say!("  {}", f.summary());
         }
         if !args.stat {
             let patch = changes::turn_patch(&host, &rec, turn.turn).await?;

@@ -7,6 +7,8 @@ usage: mcp_client.py COHOST_BIN SCENARIO [ARGS_JSON]
   tools                       list the tools
   ask {provider,prompt,...}   ask_agent, collecting progress notifications
   cancel {provider,prompt}    ask_agent, cancelled after the first progress
+  changes {provider,prompt,...}
+                              ask_agent, then session_changes and undo_turn
   approve {provider,prompt,decision,via}
                               ask_agent whose tool call is answered through
                               resolve_approval (via=tools) or elicitation (via=elicit)
@@ -83,6 +85,21 @@ async def main():
                         {"session_id": out["result"]["session_id"], "prompt": args["follow_up"]},
                     )
                     out["follow_up"] = structured(r2)
+            elif scenario == "changes":
+                # ask_agent, then what its turn changed, then undo it twice
+                # (the second has nothing left to undo).
+                r = structured(await session.call_tool("ask_agent", args))
+                sid = r["session_id"]
+                out["answer"] = r
+                out["changes"] = structured(
+                    await session.call_tool("session_changes", {"session_id": sid})
+                )
+                out["undone"] = structured(
+                    await session.call_tool("undo_turn", {"session_id": sid})
+                )
+                again = await session.call_tool("undo_turn", {"session_id": sid})
+                out["again_is_error"] = bool(again.is_error)
+                out["again"] = structured(again)
             elif scenario == "background":
                 # ask_agent without waiting, then the session tools.
                 started = structured(await session.call_tool("ask_agent", {**args, "wait": False}))

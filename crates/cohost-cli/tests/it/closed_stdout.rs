@@ -14,6 +14,7 @@ fn into_a_closed_pipe(home: &std::path::Path, args: &[&str]) -> (Option<i32>, St
         .env_clear()
         .env("HOME", home)
         .env("PATH", "/usr/bin:/bin")
+        .current_dir(home)
         .stdin(Stdio::null())
         .stdout(writer)
         .stderr(Stdio::piped())

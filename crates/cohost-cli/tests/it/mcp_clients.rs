@@ -39,7 +39,7 @@ async fn mock_bench() -> Bench {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn lists_the_eight_tools_and_the_agents() {
+async fn lists_the_ten_tools_and_the_agents() {
     let b = mock_bench().await;
     let Some(out) = mcp(&b, "tools", json!({})).await else {
         return;
@@ -59,7 +59,9 @@ async fn lists_the_eight_tools_and_the_agents() {
             "list_agents",
             "list_approvals",
             "resolve_approval",
+            "session_changes",
             "session_status",
+            "undo_turn",
             "wait"
         ]
     );
@@ -358,4 +360,43 @@ async fn streamable_http_serves_the_same_tools() {
         assert_eq!(String::from_utf8_lossy(&o.stdout), "401");
     }
     server.kill().await.unwrap();
+}
+
+/// Issue 32 through MCP: real Claude Code writes a file, `session_changes`
+/// shows it with its diff, `undo_turn` takes it back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn session_changes_and_undo_turn_on_real_claude() {
+    let Some(b) = bench(AgentCli::Claude).await else {
+        return;
+    };
+    let args = json!({
+        "provider": "claude",
+        "prompt": "[[scenario:write]] create the file",
+        "approval": "auto",
+        "cwd": b.cwd(),
+    });
+    let Some(out) = mcp(&b, "changes", args).await else {
+        return;
+    };
+    let file = &out["changes"]["turns"][0]["files"][0];
+    assert_eq!(file["path"], "cohost_tool_output.txt", "{out}");
+    assert_eq!(file["status"], "added", "{out}");
+    assert!(
+        file["diff"].as_str().unwrap().contains("+cohost-tool-ok"),
+        "{out}"
+    );
+    assert_eq!(
+        out["undone"]["removed"],
+        json!(["cohost_tool_output.txt"]),
+        "{out}"
+    );
+    assert!(!b.cwd().join("cohost_tool_output.txt").exists());
+    assert_eq!(out["again_is_error"], true, "{out}");
+    assert!(
+        out["again"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("no recorded turns"),
+        "{out}"
+    );
 }

@@ -122,3 +122,26 @@ async fn ignored_build_output_is_not_recorded() {
     assert_eq!(paths, ["src/lib.rs"]);
     assert_eq!(changes.files[0].status, ChangeStatus::Modified);
 }
+
+#[tokio::test]
+async fn cohosts_own_state_inside_the_tree_is_never_recorded() {
+    // A session run in the home directory (outside git): cohost's state
+    // directory, with the store itself, lies inside the recorded tree.
+    let s = Scratch::plain();
+    let state = s.work.join(".local/state/cohost");
+    let cp = SessionCheckpoints::open(&s.work, &state, "s-home")
+        .await
+        .unwrap();
+    let mark = cp.before_turn().await.unwrap().unwrap();
+    s.write(
+        ".local/state/cohost/sessions.json",
+        "{\"written\": \"during the turn\"}",
+    );
+    s.write("plan.md", "the agent's file\n");
+    let changes = cp.after_turn(mark).await.unwrap();
+    let paths: Vec<&str> = changes.files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(paths, ["plan.md"]);
+    undo(cp.store(), "s-home", None, false).await.unwrap();
+    assert!(s.path(".local/state/cohost/sessions.json").exists());
+    assert!(!s.path("plan.md").exists());
+}

@@ -3,6 +3,7 @@
 //! status cards, smoke results, login commands, cohost events.
 
 mod body;
+mod changes;
 // guard.rs is issue 14's file: its `localhost_only` should become
 // `pub(super)` there; until then the lint is allowed for that module only.
 #[allow(unreachable_pub)]
@@ -168,6 +169,8 @@ pub fn router_with(host: Host, port: u16, credential: Credential, hooks: Arc<Hoo
         .route("/api/sessions/{id}/events", get(events))
         .route("/api/sessions/{id}/interrupt", post(interrupt))
         .route("/api/sessions/{id}/approvals/{tool_id}", post(approve))
+        .route("/api/sessions/{id}/changes", get(changes::changes))
+        .route("/api/sessions/{id}/undo", post(changes::undo))
         .fallback(body::not_found)
         .method_not_allowed_fallback(body::method_not_allowed)
         .with_state(state)

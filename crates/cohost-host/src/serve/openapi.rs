@@ -114,6 +114,18 @@ pub fn openapi_document() -> Value {
                 "parameters": [id],
                 "responses": error_responses(json!({ "200": { "description": "sent" } }))
             }},
+            "/api/sessions/{id}/changes": { "get": {
+                "summary": "What a recorded session's turns changed in its working tree (checkpoints): each turn's files with status, +/- counts, size, hash and unified diff",
+                "parameters": [id,
+                    { "name": "turn", "in": "query", "required": false, "schema": { "type": "integer", "minimum": 0 }, "description": "one turn (default: every turn that changed something)" },
+                    { "name": "whole", "in": "query", "required": false, "schema": { "type": "boolean" }, "description": "whole diffs, not the bounds of a file_changes event" }],
+                "responses": error_responses(json!({ "200": ok("the changes", "SessionChanges") }))
+            }},
+            "/api/sessions/{id}/undo": { "post": {
+                "summary": "Put back what the session's last turn (or `turn` and every later one) changed; refused when a file changed since, unless `force`; refused while a turn runs",
+                "parameters": [id], "requestBody": body("Undo"),
+                "responses": body_error_responses(json!({ "200": ok("what was put back", "Undone") }))
+            }},
             "/api/sessions/{id}/approvals/{tool_id}": { "post": {
                 "summary": "Answer a pending tool approval",
                 "parameters": [id, path_param("tool_id")], "requestBody": body("ApprovalDecision"),
@@ -125,6 +137,24 @@ pub fn openapi_document() -> Value {
             "bearerAuth": { "type": "http", "scheme": "bearer", "description": "The 64-hex-digit token in the owner-only `api-token` file of the user running `cohost serve`" }
         },
         "schemas": {
+            "FileChange": { "type": "object", "required": ["path", "status", "added", "removed"], "properties": {
+                "path": { "type": "string" }, "old_path": { "type": "string" },
+                "status": { "type": "string", "enum": ["added", "modified", "deleted", "renamed", "mode_changed"] },
+                "old_mode": { "type": "string" }, "new_mode": { "type": "string" },
+                "added": { "type": "integer" }, "removed": { "type": "integer" },
+                "binary": { "type": "boolean" }, "size": { "type": "integer" }, "hash": { "type": "string" },
+                "diff": { "type": "string" }, "diff_truncated": { "type": "boolean" } } },
+            "TurnChanges": { "type": "object", "description": "One turn's changes; also the body of a `file_changes` event", "required": ["turn", "files"], "properties": {
+                "turn": { "type": "integer" }, "files": { "type": "array", "items": { "$ref": "#/components/schemas/FileChange" } } } },
+            "SessionChanges": { "type": "object", "required": ["session", "cwd", "turns"], "properties": {
+                "session": { "type": "string" }, "cwd": { "type": "string" },
+                "turns": { "type": "array", "items": { "$ref": "#/components/schemas/TurnChanges" } } } },
+            "Undo": { "type": "object", "properties": {
+                "turn": { "type": "integer", "minimum": 0 }, "force": { "type": "boolean" } } },
+            "Undone": { "type": "object", "required": ["session", "turns", "restored", "removed", "skipped", "saved_as"], "properties": {
+                "session": { "type": "string" }, "turns": { "type": "array", "items": { "type": "integer" } },
+                "restored": { "type": "array", "items": { "type": "string" } }, "removed": { "type": "array", "items": { "type": "string" } },
+                "skipped": { "type": "array", "items": { "type": "string" } }, "saved_as": { "type": "string" } } },
             "Error": { "type": "object", "required": ["code", "message", "retryable"], "properties": {
                 "code": { "type": "string" }, "message": { "type": "string" }, "retryable": { "type": "boolean" }, "suggested_fix": { "type": "string" } } },
             "ProviderStatus": { "type": "object", "required": ["provider_id", "status", "message", "capabilities"], "properties": {

@@ -41,6 +41,9 @@ export async function startHost(extraArgs = []) {
       XDG_CACHE_HOME: path.join(home, 'cache'),
       RUST_LOG: 'warn',
     },
+    // The session's working directory (its turns are checkpointed there):
+    // the scratch home, never this checkout.
+    cwd: home,
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stderr = '';

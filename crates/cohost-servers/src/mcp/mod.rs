@@ -2,7 +2,8 @@
 //! (`rmcp`), over stdio or streamable HTTP on 127.0.0.1.
 //!
 //! Tools: `list_agents`, `ask_agent`, `continue_session`, `session_status`,
-//! `wait`, `interrupt`, `list_approvals`, `resolve_approval`
+//! `wait`, `interrupt`, `session_changes`, `undo_turn`, `list_approvals`,
+//! `resolve_approval`
 //! ([`params::tools`]). Sessions are the [`Hub`]'s (the one session path,
 //! recorded in the store); each has a [`turn::TurnTracker`]. Approvals go to
 //! the person through MCP elicitation where the client supports it, and stay
@@ -11,6 +12,7 @@
 //! structured content is cohost's error (`code`, `message`,
 //! `suggested_fix`).
 
+mod changes;
 mod elicit;
 pub mod params;
 mod run;
@@ -156,6 +158,14 @@ impl ServerHandler for CohostMcp {
             },
             "interrupt" => match args::<params::SessionId>(name, a) {
                 Ok(p) => run::interrupt(st, &p.session_id),
+                Err(e) => Err(e),
+            },
+            "session_changes" => match args(name, a) {
+                Ok(p) => changes::session_changes(st, p).await,
+                Err(e) => Err(e),
+            },
+            "undo_turn" => match args(name, a) {
+                Ok(p) => changes::undo_turn(st, p).await,
                 Err(e) => Err(e),
             },
             "list_approvals" => match args(name, a) {

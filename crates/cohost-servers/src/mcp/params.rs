@@ -82,6 +82,33 @@ pub struct SessionId {
     pub session_id: String,
 }
 
+/// `session_changes`: what a session's turns changed.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SessionChanges {
+    /// The cohost session id.
+    pub session_id: String,
+    /// One turn (1 is the session's first); default: every turn that changed a file.
+    #[serde(default)]
+    pub turn: Option<u64>,
+    /// Whole diffs (default: bounded as in a `file_changes` event).
+    #[serde(default)]
+    pub whole: Option<bool>,
+}
+
+/// `undo_turn`: put back what a session's last turn (or turns) changed.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct UndoTurn {
+    /// The cohost session id.
+    pub session_id: String,
+    /// Undo this turn and every later one; default: the last turn.
+    #[serde(default)]
+    pub turn: Option<u64>,
+    /// Put files back even if they changed since the turn (the versions
+    /// replaced are kept under refs/cohost/).
+    #[serde(default)]
+    pub force: Option<bool>,
+}
+
 /// `session_status`: one session, or every open one.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 pub struct Status {
@@ -192,6 +219,16 @@ pub fn tools() -> Vec<Tool> {
             "wait",
             "Wait until the session's turn ends, at most timeout_secs (≤ 300); returns the status, `done` says whether it ended.",
             schema::<Wait>(),
+        ),
+        Tool::new(
+            "session_changes",
+            "What a session's turns changed in its working tree: for each turn, each file's path, status (added, modified, deleted, renamed, mode_changed), +/- line counts and unified diff.",
+            schema::<SessionChanges>(),
+        ),
+        Tool::new(
+            "undo_turn",
+            "Put back what a session's last turn (or `turn` and every later one) changed, byte for byte. Refused, naming the files, when one changed since the turn, unless `force`; refused while a turn runs.",
+            schema::<UndoTurn>(),
         ),
         Tool::new(
             "interrupt",
