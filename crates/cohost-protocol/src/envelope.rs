@@ -23,60 +23,14 @@
 
 use bytes::{BufMut, Bytes, BytesMut};
 
+// The error, the header's numbers and the id rule have modules of their own
+// (the id types need them too); they stay reachable here as before.
+pub use crate::error::EnvelopeError;
 use crate::frames::FrameType;
+pub use crate::header::{FIXED_HEADER_LEN, MAX_ID_LEN, PROTOCOL_VERSION};
+pub use crate::ids::is_valid_id;
 use crate::ids::{RoomId, StreamId};
 use crate::roles::Role;
-
-/// The only envelope version this crate reads and writes.
-pub const PROTOCOL_VERSION: u8 = 1;
-/// Size of the fixed part of the header, before room and stream ids.
-pub const FIXED_HEADER_LEN: usize = 22;
-/// Maximum length of a room id or stream id, in bytes.
-pub const MAX_ID_LEN: usize = 64;
-
-/// Why bytes are not a valid envelope.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum EnvelopeError {
-    /// Fewer bytes than the header needs.
-    #[error("frame is truncated: {len} bytes, the header needs {need}; send one whole envelope per binary WebSocket message")]
-    Truncated {
-        /// Bytes received.
-        len: usize,
-        /// Bytes the header needs.
-        need: usize,
-    },
-    /// Unknown envelope version.
-    #[error("unsupported envelope version {0}; this relay speaks version {PROTOCOL_VERSION}, upgrade the client")]
-    UnsupportedVersion(u8),
-    /// Unknown frame type code.
-    #[error(
-        "unknown frame type code {0}; upgrade the relay or the client so they agree on frame types"
-    )]
-    UnknownType(u8),
-    /// Role byte is not 0..=3.
-    #[error("invalid role code {0} in header; clients should send 0")]
-    InvalidRole(u8),
-    /// Reserved flags set.
-    #[error("reserved flags byte is {0:#04x}, must be 0")]
-    ReservedFlags(u8),
-    /// Room or stream id is empty, too long or has characters outside `[A-Za-z0-9_-]`.
-    #[error("invalid {field} id: must be 1..={MAX_ID_LEN} characters of [A-Za-z0-9_-]")]
-    InvalidId {
-        /// `room` or `stream`.
-        field: &'static str,
-    },
-    /// A stream frame without a stream id.
-    #[error("{0} frames must carry a stream id")]
-    MissingStream(FrameType),
-}
-
-/// Is `s` a valid room or stream id (1..=64 chars of `[A-Za-z0-9_-]`)?
-pub fn is_valid_id(s: &str) -> bool {
-    !s.is_empty()
-        && s.len() <= MAX_ID_LEN
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-}
 
 /// One decoded (or built) frame. Holds the encoded bytes once; cloning is cheap
 /// (reference counted) so one encoding is shared by every subscriber.

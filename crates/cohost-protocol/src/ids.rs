@@ -5,7 +5,16 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::envelope::{is_valid_id, EnvelopeError};
+use crate::error::EnvelopeError;
+use crate::header::MAX_ID_LEN;
+
+/// Is `s` a valid room or stream id (1..=64 chars of `[A-Za-z0-9_-]`)?
+pub fn is_valid_id(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= MAX_ID_LEN
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
 
 macro_rules! id_type {
     ($(#[$doc:meta])* $name:ident, $field:literal) => {

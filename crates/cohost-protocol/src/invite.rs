@@ -12,7 +12,7 @@
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
 use base64::Engine as _;
 
-use crate::envelope::is_valid_id;
+use crate::ids::is_valid_id;
 use crate::roles::Role;
 
 /// The WebSocket subprotocol every cohost client offers and the relay echoes.

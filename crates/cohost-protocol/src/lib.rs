@@ -41,7 +41,9 @@
 pub mod claims;
 pub mod control;
 pub mod envelope;
+mod error;
 pub mod frames;
+mod header;
 pub mod ids;
 pub mod invite;
 pub mod matrix;
@@ -52,11 +54,11 @@ pub use control::{
     ControlError, ErrorCode, ErrorPayload, Gap, Kick, Participant, PresenceList, Resume, Resync,
     Welcome,
 };
-pub use envelope::{
-    is_valid_id, EnvelopeError, Frame, FIXED_HEADER_LEN, MAX_ID_LEN, PROTOCOL_VERSION,
-};
+pub use envelope::Frame;
+pub use error::EnvelopeError;
 pub use frames::FrameType;
-pub use ids::{RoomId, StreamId};
+pub use header::{FIXED_HEADER_LEN, MAX_ID_LEN, PROTOCOL_VERSION};
+pub use ids::{is_valid_id, RoomId, StreamId};
 pub use invite::{ws_url, Invite, InviteError, InviteKeys, SUBPROTOCOL, TOKEN_SUBPROTOCOL_PREFIX};
 pub use matrix::{may_send, route, Route};
 pub use roles::Role;

@@ -43,8 +43,6 @@ const ALLOWED: &[(&str, &str)] = &[
     // issue 31: to break
     ("cohost-host", "session/default_agent.rs -> session/mod.rs -> session/no_credentials.rs -> status.rs -> smoke.rs -> session/mod.rs -> session/default_agent.rs"),
     // issue 31: to break
-    ("cohost-protocol", "envelope.rs -> ids.rs -> envelope.rs"),
-    // issue 31: to break
     ("cohost-relay", "admin.rs -> server/mod.rs -> server/revoke.rs -> server/mod.rs -> server/ws.rs -> server/conn.rs -> server/mod.rs -> admin.rs"),
     // issue 31: to break
     ("cohost-relay", "client.rs -> tls.rs -> client.rs"),
