@@ -26,8 +26,8 @@ use std::os::unix::net::UnixStream;
 use std::os::unix::process::CommandExt;
 use std::process::Command;
 
-use crate::tree::kill_tree;
-use crate::{KILL_BUDGET, PROCESS_NAME};
+use crate::protocol::{take_stdin, PROCESS_NAME, PROTOCOL};
+use crate::tree::{kill_tree, KILL_BUDGET};
 
 /// Signals a terminal or a process-group kill may send; the supervisor
 /// shrugs them off (its job is to outlive cohost) and the agent gets them
@@ -129,7 +129,7 @@ pub(super) fn run(args: &[OsString]) -> i32 {
 pub(super) fn refuse_protocol() -> i32 {
     match control_socket() {
         Ok(mut control) => {
-            let _ = control.write_all(format!("V {}\n", crate::PROTOCOL).as_bytes());
+            let _ = control.write_all(format!("V {}\n", PROTOCOL).as_bytes());
         }
         Err(_) => eprintln!("cohost-supervise: internal to cohost; run `cohost` instead"),
     }
@@ -150,7 +150,7 @@ fn control_socket() -> std::io::Result<UnixStream> {
 /// Receive the agent's stdin from cohost and put it on our fd 0, where the
 /// agent inherits it.
 fn agent_stdin(control: &UnixStream) -> std::io::Result<()> {
-    let fd = crate::take_stdin(control)?;
+    let fd = take_stdin(control)?;
     // SAFETY: dup2 onto our own fd 0; `fd` stays open for the call. The new
     // fd 0 is inheritable (dup2 clears close-on-exec) and the socket that
     // was there stays open through `control`.

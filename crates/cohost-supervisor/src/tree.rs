@@ -9,6 +9,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
+/// How long a tree kill may keep hunting descendants.
+pub const KILL_BUDGET: Duration = Duration::from_secs(2);
+
 /// One `/proc/PID/stat` line reduced to what a tree walk needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Node {

@@ -50,8 +50,6 @@ const ALLOWED: &[(&str, &str)] = &[
     ("cohost-servers", "acp/mod.rs -> acp/turn.rs -> acp/mod.rs"),
     // issue 31: to break
     ("cohost-servers", "mcp/mod.rs -> mcp/run.rs -> mcp/mod.rs"),
-    // issue 31: to break
-    ("cohost-supervisor", "helper.rs -> lib.rs -> helper.rs"),
 ];
 
 fn crates_dir() -> PathBuf {
