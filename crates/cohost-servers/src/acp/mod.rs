@@ -13,10 +13,12 @@
 
 pub mod map;
 pub mod model;
+mod state;
 mod turn;
 
-use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, Mutex};
+pub use state::AcpState;
+
+use std::sync::Arc;
 
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
@@ -32,30 +34,6 @@ use cohost_core::sync::lock;
 use cohost_core::{ApprovalMode, CohostError, ErrorCode, ResumeSupport};
 
 use crate::hub::{Hub, OpenRequest};
-
-/// Shared by every handler of one connection.
-pub struct AcpState {
-    hub: Hub,
-    /// Who answers each session's approvals (`session/set_mode`).
-    modes: Mutex<HashMap<String, ApprovalMode>>,
-    /// The sessions running a prompt (one at a time each).
-    running: Mutex<HashSet<String>>,
-}
-
-impl AcpState {
-    /// Sessions opened on `hub`.
-    pub fn new(hub: Hub) -> Arc<AcpState> {
-        Arc::new(AcpState {
-            hub,
-            modes: Mutex::default(),
-            running: Mutex::default(),
-        })
-    }
-
-    fn mode(&self, id: &str) -> ApprovalMode {
-        lock(&self.modes).get(id).copied().unwrap_or_default()
-    }
-}
 
 /// cohost's error as a JSON-RPC error: the code's name and the fix ride in
 /// `data`.

@@ -17,7 +17,8 @@ use cohost_core::{
     EventBody, ToolKind,
 };
 
-use super::{map, AcpState};
+use super::map;
+use super::state::AcpState;
 use crate::hub::HubSession;
 
 /// Removes the session's running-prompt entry and marks it idle however

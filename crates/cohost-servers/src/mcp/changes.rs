@@ -7,7 +7,7 @@ use cohost_host::changes;
 use serde_json::Value;
 
 use super::params::{SessionChanges, UndoTurn};
-use super::McpState;
+use super::state::McpState;
 
 fn record(st: &McpState, id: &str) -> Result<cohost_host::SessionRecord, CohostError> {
     cohost_host::SessionStore::open(&st.hub().host().paths.state_dir)

@@ -4,25 +4,26 @@
 //! Tools: `list_agents`, `ask_agent`, `continue_session`, `session_status`,
 //! `wait`, `interrupt`, `session_changes`, `undo_turn`, `list_approvals`,
 //! `resolve_approval`
-//! ([`params::tools`]). Sessions are the [`Hub`]'s (the one session path,
-//! recorded in the store); each has a [`turn::TurnTracker`]. Approvals go to
-//! the person through MCP elicitation where the client supports it, and stay
-//! pending for `list_approvals` / `resolve_approval` otherwise; the engine's
-//! deadline denies what nobody answers. Errors are tool errors whose
-//! structured content is cohost's error (`code`, `message`,
-//! `suggested_fix`).
+//! ([`params::tools`]). Sessions are the [`Hub`](crate::hub::Hub)'s (the
+//! one session path, recorded in the store); each has a
+//! [`turn::TurnTracker`]. Approvals go to the person through MCP elicitation
+//! where the client supports it, and stay pending for `list_approvals` /
+//! `resolve_approval` otherwise; the engine's deadline denies what nobody
+//! answers. Errors are tool errors whose structured content is cohost's
+//! error (`code`, `message`, `suggested_fix`).
 
 mod changes;
 mod elicit;
 pub mod params;
 mod run;
+mod state;
 pub mod turn;
 
-use std::collections::HashMap;
-use std::net::SocketAddr;
-use std::sync::{Arc, Mutex, Weak};
+pub use state::McpState;
 
-use cohost_core::sync::lock;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
 use cohost_core::{CohostError, ErrorCode};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
@@ -31,48 +32,6 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
-
-use crate::hub::{Hub, HubSession};
-use turn::TurnTracker;
-
-/// A session's tracker, with the session it follows.
-type Tracked = (Weak<HubSession>, Arc<TurnTracker>);
-
-/// The state every MCP connection of one server shares.
-pub struct McpState {
-    hub: Hub,
-    /// Each open session's tracker, with the session it follows (a session
-    /// reopened under the same id gets a new one).
-    trackers: Mutex<HashMap<String, Tracked>>,
-}
-
-impl McpState {
-    /// Sessions opened on `hub`.
-    pub fn new(hub: Hub) -> Arc<McpState> {
-        Arc::new(McpState {
-            hub,
-            trackers: Mutex::default(),
-        })
-    }
-
-    /// The hub.
-    pub fn hub(&self) -> &Hub {
-        &self.hub
-    }
-
-    fn tracker(&self, s: &Arc<HubSession>) -> Arc<TurnTracker> {
-        let mut trackers = lock(&self.trackers);
-        trackers.retain(|_, (w, _)| w.strong_count() > 0);
-        match trackers.get(s.id()) {
-            Some((w, t)) if std::ptr::eq(w.as_ptr(), Arc::as_ptr(s)) => t.clone(),
-            _ => {
-                let t = Arc::new(TurnTracker::follow(s));
-                trackers.insert(s.id().to_string(), (Arc::downgrade(s), t.clone()));
-                t
-            }
-        }
-    }
-}
 
 /// The MCP server handler (one per connection; the state is shared).
 #[derive(Clone)]

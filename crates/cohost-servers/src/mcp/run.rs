@@ -11,9 +11,10 @@ use rmcp::RoleServer;
 use serde_json::{json, Value};
 use tokio::time::Instant;
 
+use super::elicit;
 use super::params::{AskAgent, ContinueSession, ListApprovals, ResolveApproval, Wait as WaitArgs};
+use super::state::McpState;
 use super::turn::{PendingView, TurnReport, TurnTracker};
-use super::{elicit, McpState};
 use crate::hub::{HubSession, OpenRequest};
 
 /// The longest `wait` blocks.

@@ -46,10 +46,6 @@ const ALLOWED: &[(&str, &str)] = &[
     ("cohost-relay", "admin.rs -> server/mod.rs -> server/revoke.rs -> server/mod.rs -> server/ws.rs -> server/conn.rs -> server/mod.rs -> admin.rs"),
     // issue 31: to break
     ("cohost-relay", "client.rs -> tls.rs -> client.rs"),
-    // issue 31: to break
-    ("cohost-servers", "acp/mod.rs -> acp/turn.rs -> acp/mod.rs"),
-    // issue 31: to break
-    ("cohost-servers", "mcp/mod.rs -> mcp/run.rs -> mcp/mod.rs"),
 ];
 
 fn crates_dir() -> PathBuf {
