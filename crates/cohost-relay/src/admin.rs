@@ -18,7 +18,8 @@ use axum::Json;
 use cohost_protocol::Role;
 use serde::{Deserialize, Serialize};
 
-use crate::server::{Kicked, RelayState};
+use crate::server::revoke::{kick_conn, Kicked};
+use crate::server::state::RelayState;
 
 /// Body of `POST /admin/rooms`.
 #[derive(Debug, Default, Deserialize, Serialize)]
@@ -203,7 +204,7 @@ pub(crate) async fn kick(
         );
     };
     let revoked = match (req.conn_id, req.jti) {
-        (Some(id), _) => match crate::server::kick_conn(&state, &room, id) {
+        (Some(id), _) => match kick_conn(&state, &room, id) {
             Kicked::Done { jti } => jti,
             // The node holding the connection revokes its token and closes
             // it; which token that was is only known there.

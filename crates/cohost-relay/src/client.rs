@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use cohost_protocol::{
-    EnvelopeError, ErrorPayload, Frame, FrameType, Invite, Resume, Resync, RoomId, Welcome,
-    SUBPROTOCOL, TOKEN_SUBPROTOCOL_PREFIX,
+    ErrorPayload, Frame, FrameType, Invite, Resume, Resync, RoomId, Welcome, SUBPROTOCOL,
+    TOKEN_SUBPROTOCOL_PREFIX,
 };
 use futures::{SinkExt, StreamExt};
 use tokio::net::TcpStream;
@@ -17,6 +17,10 @@ use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+// Beside the relay's own errors, so TLS setup (`tls.rs`) can return it
+// without depending on the client.
+pub use crate::error::ClientError;
 
 type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
@@ -65,34 +69,6 @@ impl std::fmt::Debug for ClientConfig {
             .field("token", &"<redacted>")
             .finish()
     }
-}
-
-/// Why the client could not connect or send.
-#[derive(Debug, thiserror::Error)]
-pub enum ClientError {
-    /// The URL carries a query (tokens must never travel there) or is malformed.
-    #[error("bad relay URL {0:?}: use ws(s)://host:port/v1/rooms/<room>/ws without a query")]
-    Url(String),
-    /// The relay refused the upgrade (bad token, origin, full room...).
-    #[error("relay refused the connection ({status}): {body}")]
-    Refused {
-        /// HTTP status.
-        status: u16,
-        /// Relay's explanation.
-        body: String,
-    },
-    /// Network or WebSocket failure.
-    #[error("cannot reach the relay: {0}; check the address and that the relay is running")]
-    Io(String),
-    /// The client task has stopped.
-    #[error("the relay connection is closed; reconnect with a fresh invite")]
-    Closed,
-    /// The TLS setup failed (a CA file that does not read, no roots).
-    #[error("cannot set up TLS: {0}")]
-    Tls(String),
-    /// A frame could not be built (an invalid room or stream id).
-    #[error("cannot build the frame: {0}")]
-    Envelope(#[from] EnvelopeError),
 }
 
 /// What the client hands to the application.

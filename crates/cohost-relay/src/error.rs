@@ -1,6 +1,9 @@
-//! Relay errors.
+//! The crate's errors: running a relay ([`RelayError`]) and being its
+//! client ([`ClientError`]).
 
 use std::net::SocketAddr;
+
+use cohost_protocol::EnvelopeError;
 
 /// What went wrong running or driving a relay.
 #[derive(Debug, thiserror::Error)]
@@ -26,4 +29,32 @@ pub enum RelayError {
     /// Broker failure.
     #[error(transparent)]
     Broker(#[from] crate::broker::BrokerError),
+}
+
+/// Why the client could not connect or send.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    /// The URL carries a query (tokens must never travel there) or is malformed.
+    #[error("bad relay URL {0:?}: use ws(s)://host:port/v1/rooms/<room>/ws without a query")]
+    Url(String),
+    /// The relay refused the upgrade (bad token, origin, full room...).
+    #[error("relay refused the connection ({status}): {body}")]
+    Refused {
+        /// HTTP status.
+        status: u16,
+        /// Relay's explanation.
+        body: String,
+    },
+    /// Network or WebSocket failure.
+    #[error("cannot reach the relay: {0}; check the address and that the relay is running")]
+    Io(String),
+    /// The client task has stopped.
+    #[error("the relay connection is closed; reconnect with a fresh invite")]
+    Closed,
+    /// The TLS setup failed (a CA file that does not read, no roots).
+    #[error("cannot set up TLS: {0}")]
+    Tls(String),
+    /// A frame could not be built (an invalid room or stream id).
+    #[error("cannot build the frame: {0}")]
+    Envelope(#[from] EnvelopeError),
 }

@@ -15,8 +15,8 @@ use tokio_tungstenite::tungstenite::Message;
 
 use super::outbox::{CloseReason, Outbox};
 use super::room::{Arriving, Conn, Room};
-use super::ws::{first_frame_auth, Socket};
-use super::RelayState;
+use super::socket::{first_frame_auth, Socket};
+use super::state::RelayState;
 use crate::limits::{max_frame, RateLimiter, Refusal, RefusalGuard};
 use crate::metrics::add;
 

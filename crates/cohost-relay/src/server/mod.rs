@@ -1,264 +1,35 @@
 //! The relay server: state, bind, handle.
 
 mod admission;
+mod broker_events;
 mod coalesce;
 mod conn;
 mod outbox;
-mod revoke;
-mod tls;
-pub(crate) use revoke::{kick_conn, Kicked};
+pub(crate) mod revoke;
 mod room;
+mod socket;
+pub(crate) mod state;
+mod tls;
+mod tokens;
 mod ws;
 
-use std::collections::{HashMap, HashSet};
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, RwLock};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::routing::{get, post};
 use axum::Router;
-use cohost_protocol::{is_valid_id, ws_url, Frame, Invite, Role};
+use cohost_protocol::{ws_url, Invite, Role};
 use tokio::sync::oneshot;
 
 use crate::admin;
 use crate::auth::{random_hex, TokenAuthority};
-use crate::broker::{Broker, BrokerEvent, MemoryBroker};
+use crate::broker::{Broker, MemoryBroker};
 use crate::config::RelayConfig;
-use crate::metrics::Metrics;
 use crate::RelayError;
 use outbox::CloseReason;
-pub(crate) use room::Room;
-
-/// Shared state of one relay node.
-pub(crate) struct RelayState {
-    pub(crate) node_id: u64,
-    next_conn: AtomicU64,
-    pub(crate) auth: TokenAuthority,
-    pub(crate) admin_secret: String,
-    pub(crate) config: RelayConfig,
-    pub(crate) authority: String,
-    rooms: RwLock<HashMap<String, Arc<Room>>>,
-    pub(crate) known_rooms: RwLock<HashSet<String>>,
-    pub(crate) broker: Arc<dyn Broker>,
-    pub(crate) metrics: Arc<Metrics>,
-    /// The token each live connection joined with (for kicks).
-    pub(crate) tokens: revoke::Tokens,
-    /// Set when shutdown starts: `/readyz` answers 503 so a load balancer
-    /// stops sending new connections.
-    pub(crate) draining: AtomicBool,
-    /// Set once the broker subscription is active (frames from other nodes
-    /// reach this one): `/readyz` answers 503 before.
-    subscribed: AtomicBool,
-    /// Woken when the subscription becomes active.
-    subscribed_notify: tokio::sync::Notify,
-}
-
-impl RelayState {
-    pub(crate) fn next_conn_id(&self) -> u64 {
-        self.node_id | (self.next_conn.fetch_add(1, Ordering::Relaxed) & 0xffff_ffff_ffff)
-    }
-
-    /// The room, created on first use.
-    pub(crate) fn room(&self, id: &str) -> Arc<Room> {
-        if let Some(r) = self.rooms.read().ok().and_then(|m| m.get(id).cloned()) {
-            return r;
-        }
-        let Ok(mut m) = self.rooms.write() else {
-            return Arc::new(Room::new(id, &self.config.limits));
-        };
-        m.entry(id.to_string())
-            .or_insert_with(|| {
-                tracing::debug!(room = %id, "room created");
-                Arc::new(Room::new(id, &self.config.limits))
-            })
-            .clone()
-    }
-
-    /// The room a new connection is joining, created if needed and held
-    /// against pruning until the returned guard is dropped (after the join).
-    pub(crate) fn arriving(&self, id: &str) -> room::Arriving {
-        if let Ok(m) = self.rooms.read() {
-            if let Some(r) = m.get(id) {
-                return room::Arriving::new(r.clone());
-            }
-        }
-        let Ok(mut m) = self.rooms.write() else {
-            return room::Arriving::new(Arc::new(Room::new(id, &self.config.limits)));
-        };
-        let r = m
-            .entry(id.to_string())
-            .or_insert_with(|| {
-                tracing::debug!(room = %id, "room created");
-                Arc::new(Room::new(id, &self.config.limits))
-            })
-            .clone();
-        room::Arriving::new(r)
-    }
-
-    pub(crate) fn existing_room(&self, id: &str) -> Option<Arc<Room>> {
-        self.rooms.read().ok().and_then(|m| m.get(id).cloned())
-    }
-
-    fn prune_idle_rooms(&self, now: Instant) {
-        if let Ok(mut rooms) = self.rooms.write() {
-            rooms.retain(|id, r| {
-                let idle = r.is_idle(now);
-                if idle {
-                    tracing::debug!(room = %id, "idle room pruned");
-                }
-                !idle
-            });
-        }
-    }
-
-    fn render_metrics(&self) -> String {
-        let rooms = self.rooms.read().map_or(0, |m| m.len());
-        if let Some(lag) = self.broker.lag() {
-            self.metrics.set_broker_lag(lag);
-        }
-        self.metrics.render(rooms)
-    }
-
-    fn all_rooms(&self) -> Vec<Arc<Room>> {
-        self.rooms
-            .read()
-            .map(|m| m.values().cloned().collect())
-            .unwrap_or_default()
-    }
-
-    /// Publishes a frame to other nodes; a replayable one is recorded in
-    /// the shared history too (`prev`: its stream's previous chunk index).
-    pub(crate) fn publish(&self, room: &str, frame: &Frame, prev: Option<u64>) {
-        if frame.kind().is_replayable() {
-            self.broker.record(room, self.node_id, frame.bytes(), prev);
-        } else {
-            self.broker.publish(room, self.node_id, frame.bytes());
-        }
-        if frame.kind() == cohost_protocol::FrameType::RoomClose {
-            self.broker.forget(room);
-        }
-    }
-
-    fn on_broker(&self, ev: BrokerEvent) {
-        match ev {
-            BrokerEvent::Frame {
-                origin,
-                room,
-                frame,
-            } => {
-                if origin == self.node_id {
-                    return;
-                }
-                let Ok(f) = Frame::decode(frame) else {
-                    tracing::warn!(room, "broker delivered an undecodable frame; dropped");
-                    return;
-                };
-                if f.room() != room {
-                    return;
-                }
-                // A host's kick for a participant on this node (only nodes
-                // publish to the broker, after checking the sender's role);
-                // never fanned out to clients.
-                if f.kind() == cohost_protocol::FrameType::RoomKick {
-                    let here = self.rooms.read().ok().and_then(|m| m.get(&room).cloned());
-                    if let (Some(r), Ok(k)) = (here, f.control::<cohost_protocol::Kick>()) {
-                        revoke::kick(self, &r, k.conn_id);
-                    }
-                    return;
-                }
-                let r = self.room(&room);
-                if let Err(e) = r.deliver(&f, None) {
-                    tracing::debug!(room, error = %e, "broker frame not recorded");
-                }
-            }
-            BrokerEvent::Resubscribed => {
-                let shared = self.broker.has_history();
-                for r in self.all_rooms() {
-                    r.lost_frames(shared);
-                    r.broker_gap();
-                }
-            }
-            BrokerEvent::Subscribed => {
-                self.subscribed.store(true, Ordering::SeqCst);
-                self.subscribed_notify.notify_waiters();
-            }
-        }
-    }
-
-    /// Creates (registers) a room; a random id when `room` is `None`.
-    pub(crate) fn create_room(&self, room: Option<&str>) -> Result<String, RelayError> {
-        let id = match room {
-            Some(r) if is_valid_id(r) => r.to_string(),
-            Some(r) => return Err(RelayError::InvalidRoom(r.to_string())),
-            None => random_hex(10),
-        };
-        if let Ok(mut k) = self.known_rooms.write() {
-            k.insert(id.clone());
-        }
-        Ok(id)
-    }
-
-    /// [`RelayState::create_room`], registered for every node sharing the
-    /// broker (for as long as a token for the room may live).
-    pub(crate) async fn create_shared_room(
-        &self,
-        room: Option<&str>,
-    ) -> Result<String, RelayError> {
-        let id = self.create_room(room)?;
-        self.broker
-            .register_room(&id, self.config.max_token_lifetime)
-            .await?;
-        Ok(id)
-    }
-
-    /// [`RelayState::mint_invite`] for a room created through any node: one
-    /// this node does not know is looked up in the broker first.
-    pub(crate) async fn mint_shared_invite(
-        &self,
-        room: &str,
-        role: Role,
-        ttl_secs: u64,
-        name: &str,
-    ) -> Result<(Invite, u64, String), RelayError> {
-        if !self.knows_room(room) && is_valid_id(room) && self.broker.room_registered(room).await? {
-            if let Ok(mut k) = self.known_rooms.write() {
-                k.insert(room.to_string());
-            }
-        }
-        self.mint_invite(room, role, ttl_secs, name)
-    }
-
-    fn knows_room(&self, room: &str) -> bool {
-        self.known_rooms.read().is_ok_and(|k| k.contains(room))
-    }
-
-    /// Mints an invite for a room created on this node.
-    pub(crate) fn mint_invite(
-        &self,
-        room: &str,
-        role: Role,
-        ttl_secs: u64,
-        name: &str,
-    ) -> Result<(Invite, u64, String), RelayError> {
-        if !self.knows_room(room) {
-            return Err(RelayError::UnknownRoom(room.to_string()));
-        }
-        let (token, claims) = self.auth.mint(room, role, ttl_secs, name)?;
-        Ok((
-            Invite {
-                authority: self.authority.clone(),
-                secure: self.config.public_tls,
-                room: room.to_string(),
-                token,
-                // The host adds the end-to-end keys locally.
-                keys: None,
-            },
-            claims.exp,
-            claims.jti,
-        ))
-    }
-}
+use state::RelayState;
 
 /// `GET /readyz`: 200 while accepting connections, 503 once draining.
 async fn readyz(
@@ -339,25 +110,19 @@ impl Relay {
             .unwrap_or_else(|| Arc::new(MemoryBroker::default()));
         let mut node = [0u8; 2];
         let _ = getrandom::fill(&mut node); // zero node id is still unique enough for one node
-        let state = Arc::new(RelayState {
-            node_id: (u64::from(u16::from_be_bytes(node)) | 1) << 48,
-            next_conn: AtomicU64::new(1),
-            auth: TokenAuthority::with_max_lifetime(&secret, config.max_token_lifetime),
+        let auth = TokenAuthority::with_max_lifetime(&secret, config.max_token_lifetime);
+        let authority = config
+            .public_authority
+            .clone()
+            .unwrap_or_else(|| addr.to_string());
+        let state = Arc::new(RelayState::new(
+            (u64::from(u16::from_be_bytes(node)) | 1) << 48,
+            auth,
             admin_secret,
-            authority: config
-                .public_authority
-                .clone()
-                .unwrap_or_else(|| addr.to_string()),
+            authority,
             config,
-            rooms: RwLock::new(HashMap::new()),
-            known_rooms: RwLock::new(HashSet::new()),
-            broker: broker.clone(),
-            metrics: Arc::new(Metrics::default()),
-            tokens: revoke::Tokens::default(),
-            draining: AtomicBool::new(false),
-            subscribed: AtomicBool::new(false),
-            subscribed_notify: tokio::sync::Notify::new(),
-        });
+            broker.clone(),
+        ));
         {
             let weak = Arc::downgrade(&state);
             let subscribed = state.subscribed_notify.notified();
@@ -365,7 +130,7 @@ impl Relay {
             subscribed.as_mut().enable();
             broker.subscribe(Arc::new(move |ev| {
                 if let Some(s) = weak.upgrade() {
-                    s.on_broker(ev);
+                    broker_events::on_broker(&s, ev);
                 }
             }));
             // Serve once frames from other nodes reach this one, so a

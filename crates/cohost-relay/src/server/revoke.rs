@@ -5,36 +5,9 @@
 //! load balancer) is kicked there: the kick frame goes out through the
 //! broker and the node that holds the connection acts on it.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
-
 use super::outbox::CloseReason;
 use super::room::Room;
-use super::RelayState;
-
-/// The token each live connection of this node joined with.
-#[derive(Debug, Default)]
-pub(crate) struct Tokens {
-    by_conn: Mutex<HashMap<u64, (String, u64)>>,
-}
-
-impl Tokens {
-    /// Connection `conn` joined with token `jti`, expiring at `exp`.
-    pub(crate) fn joined(&self, conn: u64, jti: &str, exp: u64) {
-        let mut m = self.by_conn.lock().unwrap_or_else(|p| p.into_inner());
-        m.insert(conn, (jti.to_string(), exp));
-    }
-
-    pub(crate) fn left(&self, conn: u64) {
-        let mut m = self.by_conn.lock().unwrap_or_else(|p| p.into_inner());
-        m.remove(&conn);
-    }
-
-    fn get(&self, conn: u64) -> Option<(String, u64)> {
-        let m = self.by_conn.lock().unwrap_or_else(|p| p.into_inner());
-        m.get(&conn).cloned()
-    }
-}
+use super::state::RelayState;
 
 /// What a kick did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -93,7 +66,7 @@ pub(crate) fn kick_conn(state: &RelayState, room: &str, conn_id: u64) -> Kicked 
         );
         return Kicked::Forwarded;
     }
-    let Some(room) = state.rooms.read().ok().and_then(|m| m.get(room).cloned()) else {
+    let Some(room) = state.existing_room(room) else {
         return Kicked::NotHere;
     };
     kick(state, &room, conn_id)

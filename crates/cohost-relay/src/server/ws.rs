@@ -1,4 +1,5 @@
-//! WebSocket upgrade, authentication and the per-connection loop.
+//! WebSocket upgrade and the handshake's checks (token, origin, room);
+//! the connection then runs in `conn`.
 
 use std::sync::Arc;
 
@@ -6,21 +7,17 @@ use axum::body::Body;
 use axum::extract::{ConnectInfo, Path, Request, State};
 use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
-use cohost_protocol::{
-    is_valid_id, Claims, ErrorCode, Frame, FrameType, SUBPROTOCOL, TOKEN_SUBPROTOCOL_PREFIX,
-};
-use futures::{SinkExt, StreamExt};
-use hyper::upgrade::{OnUpgrade, Upgraded};
+use cohost_protocol::{is_valid_id, SUBPROTOCOL, TOKEN_SUBPROTOCOL_PREFIX};
+use hyper::upgrade::OnUpgrade;
 use hyper_util::rt::TokioIo;
 use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
-use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
-use tokio_tungstenite::tungstenite::protocol::{CloseFrame, Role, WebSocketConfig};
-use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
 use tokio_tungstenite::WebSocketStream;
 
 use super::admission::Admitted;
 use super::coalesce::Coalesce;
-use super::RelayState;
+use super::socket::REVOKED;
+use super::state::RelayState;
 
 fn reject(status: StatusCode, msg: impl Into<String>) -> Response {
     let msg = msg.into();
@@ -35,9 +32,6 @@ fn query_has_token(q: &str) -> bool {
         k.contains("token") || k.contains("jwt") || k.contains("auth") || k == "t"
     })
 }
-
-/// The relay's WebSocket: tungstenite over the write-coalescing transport.
-pub(crate) type Socket = WebSocketStream<Coalesce<TokioIo<Upgraded>>>;
 
 /// The header checks of an RFC 6455 opening handshake: the client's key, or
 /// what is missing.
@@ -201,51 +195,4 @@ pub(crate) async fn ws_handler(
         );
     }
     resp
-}
-
-/// Why a revoked token is refused.
-const REVOKED: &str = "this invite was revoked: the host removed you from the room";
-
-/// Waits for the first-message token when none came in the handshake.
-pub(super) async fn first_frame_auth(
-    state: &RelayState,
-    room: &str,
-    socket: &mut Socket,
-) -> Option<Claims> {
-    let deadline = state.config.limits.handshake_timeout;
-    let msg = tokio::time::timeout(deadline, socket.next()).await;
-    let token = match msg {
-        Ok(Some(Ok(Message::Text(t)))) => t.as_str().trim().to_string(),
-        Ok(Some(Ok(Message::Binary(b)))) => String::from_utf8_lossy(&b).trim().to_string(),
-        _ => String::new(),
-    };
-    let token = token
-        .strip_prefix(TOKEN_SUBPROTOCOL_PREFIX)
-        .unwrap_or(&token)
-        .to_string();
-    let why = if token.is_empty() {
-        "no room token: send it in Sec-WebSocket-Protocol or as the first message within the handshake deadline".to_string()
-    } else {
-        match state.auth.verify(&token, room) {
-            Ok(c) if state.broker.is_revoked(&c.jti).await => REVOKED.to_string(),
-            Ok(c) => return Some(c),
-            Err(e) => e.to_string(),
-        }
-    };
-    tracing::info!(room, reason = %why, "first-frame authentication failed");
-    let p = cohost_protocol::ErrorPayload {
-        code: ErrorCode::Unauthorized,
-        message: why,
-        frame_type: None,
-    };
-    if let Ok(f) = Frame::control_frame(FrameType::RoomError, room, None, &p) {
-        let _sent = socket.send(Message::Binary(f.bytes().clone())).await;
-    }
-    let _closed = socket
-        .send(Message::Close(Some(CloseFrame {
-            code: CloseCode::from(4401),
-            reason: "unauthorized".into(),
-        })))
-        .await;
-    None
 }

@@ -42,10 +42,6 @@ const ALLOWED: &[(&str, &str)] = &[
     ("cohost-fakellm", "anthropic.rs -> server.rs -> gemini.rs -> server.rs -> ollama.rs -> openai_chat.rs -> server.rs -> openai_responses.rs -> server.rs -> anthropic.rs"),
     // issue 31: to break
     ("cohost-host", "session/default_agent.rs -> session/mod.rs -> session/no_credentials.rs -> status.rs -> smoke.rs -> session/mod.rs -> session/default_agent.rs"),
-    // issue 31: to break
-    ("cohost-relay", "admin.rs -> server/mod.rs -> server/revoke.rs -> server/mod.rs -> server/ws.rs -> server/conn.rs -> server/mod.rs -> admin.rs"),
-    // issue 31: to break
-    ("cohost-relay", "client.rs -> tls.rs -> client.rs"),
 ];
 
 fn crates_dir() -> PathBuf {
