@@ -196,7 +196,7 @@ const CODE_WORDS: &[&str] = &[
 /// `Option<String>`, `None`, `os.environ["KEY"]`), given the text after it.
 pub(crate) fn is_code(value: &str, rest: &str) -> bool {
     // An earlier redaction glued to the value is not an index.
-    let indexed = rest.starts_with('[') && !rest.starts_with(super::REDACTED);
+    let indexed = rest.starts_with('[') && !rest.starts_with(super::rules::REDACTED);
     if indexed || rest.starts_with([',', ';', ')', '(']) {
         return true;
     }

@@ -1,7 +1,14 @@
-//! The secret shapes, as one regex of alternatives searched in one pass.
+//! The secret shapes, as one regex of alternatives searched in one pass,
+//! and the text that replaces a match.
 //!
 //! Word boundaries are ASCII (`(?-u:\b)`): a Unicode `\b` makes the regex
 //! engine leave its fast DFA on any non-ASCII text.
+
+/// Text that replaces a secret. Kept short and greppable.
+pub const REDACTED: &str = "[REDACTED]";
+
+/// What replaces a private key block.
+pub(super) const REDACTED_KEY: &str = "[REDACTED] (private key)";
 
 /// What a rule's match means.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

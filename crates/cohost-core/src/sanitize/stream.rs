@@ -12,7 +12,8 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
-use super::{is_secret_name, names, Sanitizer};
+use super::names::{self, is_secret_name};
+use super::sanitizer::{private_key_block, Sanitizer};
 
 /// Parts of a name that hold the next word back when the name is in capitals
 /// (conservative: `KEYBOARD_X` waits one word too).
@@ -131,7 +132,7 @@ fn key_blocks(pending: &str) -> Vec<(usize, Option<usize>)> {
     const BEGIN: &str = "-----BEGIN";
     let mut blocks = Vec::new();
     let mut searched_from = 0;
-    for m in super::private_key_block().find_iter(pending) {
+    for m in private_key_block().find_iter(pending) {
         let text = m.as_str();
         // The body starts after the BEGIN line's closing dashes.
         let body_at = text[BEGIN.len()..]
