@@ -35,6 +35,7 @@ mod reply;
 pub mod scenario;
 pub mod script;
 mod server;
+mod state;
 mod stream;
 pub mod tools;
 

@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 
 use crate::openai_chat;
 use crate::reply::{ApiError, Outcome, Plan};
-use crate::server::Shared;
+use crate::state::Shared;
 use crate::stream::{json as json_resp, json_reply, streaming, with_retry_after, NDJSON};
 
 /// Fixed timestamp: responses must not depend on the clock.

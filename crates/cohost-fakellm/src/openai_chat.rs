@@ -7,7 +7,7 @@ use bytes::Bytes;
 use serde_json::{json, Value};
 
 use crate::reply::{text_of, tokens, ApiError, Plan, Turn};
-use crate::server::Shared;
+use crate::state::Shared;
 use crate::stream::{json as json_resp, sse_data, with_retry_after};
 use crate::tools::{tools_in, ToolSpec};
 

@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 
 use crate::openai_chat::{content_blocks, created, openai_error};
 use crate::reply::{split, text_of, Plan, Turn};
-use crate::server::Shared;
+use crate::state::Shared;
 use crate::stream::sse_event;
 use crate::tools::{tools_in, ToolKind, ToolSpec};
 

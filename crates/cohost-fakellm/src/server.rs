@@ -1,7 +1,6 @@
 //! The HTTP shell: binding, routing by path, logging, shutdown.
 
 use std::net::{Ipv4Addr, SocketAddr};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -15,9 +14,8 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::log::{body_value, redact_headers, redact_query, LoggedRequest, RequestLog};
-use crate::reply::{decide, ApiError, Knobs, Outcome, Plan, Turn};
-use crate::script::ScriptCursor;
-use crate::stream::{json, json_reply, streaming, SSE};
+use crate::state::Shared;
+use crate::stream::json;
 use crate::{
     anthropic, gemini, ollama, openai_chat, openai_responses, FakeLlmConfig, FakeLlmError,
 };
@@ -25,62 +23,6 @@ use crate::{
 /// Entry point; see [`FakeLlm::start`].
 #[derive(Debug)]
 pub struct FakeLlm;
-
-/// State shared by every request of one server.
-pub(crate) struct Shared {
-    pub knobs: Knobs,
-    pub models: Vec<String>,
-    cursor: ScriptCursor,
-    counter: AtomicU64,
-    seq: AtomicU64,
-    log: RequestLog,
-    pub shutdown: watch::Receiver<bool>,
-}
-
-impl Shared {
-    /// Normalized request in, decision out; ids come from the shared counter so
-    /// a fresh server answers the same request sequence with the same bytes.
-    pub(crate) fn decide(&self, turn: &Turn) -> (Outcome, String) {
-        let n = self.counter.fetch_add(1, Ordering::Relaxed) + 1;
-        decide(turn, n, &self.knobs, &self.cursor)
-    }
-
-    /// Decide `turn` and answer it in one wire format: `error` renders a
-    /// scripted error, `streamed` gives the stream's frames plus the broken
-    /// frame a malformed stream ends with, `whole` the non-streaming body.
-    pub(crate) fn answer(
-        &self,
-        turn: &Turn,
-        stream: bool,
-        error: fn(ApiError, &Turn) -> Response,
-        streamed: impl FnOnce(&Plan) -> (Vec<Bytes>, &'static [u8]),
-        whole: impl FnOnce(&Plan) -> Value,
-    ) -> (Response, String) {
-        let (outcome, scenario) = self.decide(turn);
-        let resp = match outcome {
-            Outcome::Error(e) => error(e, turn),
-            Outcome::Reply(plan) if stream => {
-                let (frames, broken) = streamed(&plan);
-                streaming(
-                    frames,
-                    plan.pace,
-                    Bytes::from_static(broken),
-                    SSE,
-                    self.shutdown.clone(),
-                )
-            }
-            Outcome::Reply(plan) => json_reply(&whole(&plan), &plan, &self.shutdown),
-        };
-        (resp, scenario)
-    }
-
-    pub(crate) fn default_model(&self) -> &str {
-        self.models
-            .first()
-            .map(String::as_str)
-            .unwrap_or("fake-model")
-    }
-}
 
 /// A running server. Dropping it also stops the server (streams end, the listener closes).
 pub struct FakeLlmHandle {
@@ -120,24 +62,7 @@ impl FakeLlm {
             .local_addr()
             .map_err(|source| FakeLlmError::Bind { addr, source })?;
         let (shutdown_tx, shutdown_rx) = watch::channel(false);
-        let shared = Arc::new(Shared {
-            knobs: Knobs {
-                text_deltas: config.text_deltas.max(1),
-                slow_deltas: config.slow_deltas.max(1),
-                slow_delay: config.slow_delay,
-                default: config.default_scenario,
-            },
-            models: if config.models.is_empty() {
-                vec!["fake-model".into()]
-            } else {
-                config.models
-            },
-            cursor: ScriptCursor::new(config.script.unwrap_or_default()),
-            counter: AtomicU64::new(0),
-            seq: AtomicU64::new(0),
-            log,
-            shutdown: shutdown_rx.clone(),
-        });
+        let shared = Arc::new(Shared::new(config, log, shutdown_rx.clone()));
         let app = Router::new()
             .fallback(handle)
             .with_state(shared.clone())
@@ -182,7 +107,7 @@ impl FakeLlmHandle {
 
     /// Every request so far, in arrival order.
     pub fn requests(&self) -> Vec<LoggedRequest> {
-        self.shared.log.snapshot()
+        self.shared.requests()
     }
 
     /// Stops accepting, ends open streams (stalled ones included) and waits for
@@ -276,8 +201,8 @@ async fn handle(
     if route == "other" {
         tracing::debug!(%method, %path, "fake-llm: unknown path answered with {{}}");
     }
-    shared.log.push(LoggedRequest {
-        seq: shared.seq.fetch_add(1, Ordering::Relaxed),
+    shared.record(LoggedRequest {
+        seq: 0, // numbered by `record`, in arrival order
         method: method.to_string(),
         path,
         query: redact_query(uri.query()),

@@ -37,8 +37,6 @@ const ALLOWED: &[(&str, &str)] = &[
     // issue 31: to break
     ("cohost-agents", "process/locate.rs -> process/probe_cache.rs -> process/locate.rs"),
     // issue 31: to break
-    ("cohost-fakellm", "anthropic.rs -> server.rs -> gemini.rs -> server.rs -> ollama.rs -> openai_chat.rs -> server.rs -> openai_responses.rs -> server.rs -> anthropic.rs"),
-    // issue 31: to break
     ("cohost-host", "session/default_agent.rs -> session/mod.rs -> session/no_credentials.rs -> status.rs -> smoke.rs -> session/mod.rs -> session/default_agent.rs"),
 ];
 
