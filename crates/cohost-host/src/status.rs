@@ -11,7 +11,7 @@ use serde::Serialize;
 use crate::config::{HostConfig, ProviderSettings};
 use crate::discovery::{discover_cli, discover_server, Discovery};
 use crate::host::{Host, ProviderFacts};
-use crate::smoke;
+use crate::smoke::cache;
 
 /// Seed 002's status values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -338,7 +338,7 @@ pub async fn provider_status(
                     Some(format!("run `cohost test {id}` to check it end to end")),
                 ),
                 AuthState::Present { how } => {
-                    let failed = smoke::cached(host, cfg, &f, &d).await.filter(|r| !r.ok);
+                    let failed = cache::cached(host, cfg, &f, &d).await.filter(|r| !r.ok);
                     match (preflight(host, entry, &settings), failed) {
                         // Credentials alone do not make it ready when the CLI
                         // would still refuse to start.

@@ -1,5 +1,5 @@
 //! The agent a session runs when none is named: the first of
-//! [`super::DEFAULT_PREFERENCE`] that can run (installed, enabled, signed
+//! [`DEFAULT_PREFERENCE`] that can run (installed, enabled, signed
 //! in), else the built-in mock, with a sentence saying which and why for
 //! the front end to print. Whether it is signed in is the same async check
 //! `cohost agents` makes ([`crate::status`]), so no runtime worker waits on
@@ -11,6 +11,11 @@ use cohost_agents::process::find_on_path;
 use crate::config::HostConfig;
 use crate::host::Host;
 use crate::status::{auth_state, AuthState};
+
+/// Real agents tried, in order, when no provider is named: the first that
+/// is installed, enabled and signed in runs, else the built-in mock.
+pub const DEFAULT_PREFERENCE: &[&str] =
+    &["claude", "codex", "gemini", "qwen", "opencode", "copilot"];
 
 /// The default pick: a provider id (`None` = the mock) and why.
 pub(super) struct Pick {
@@ -59,7 +64,7 @@ async fn not_ready(host: &Host, cfg: &HostConfig, id: &str) -> Option<String> {
 /// The first ready agent of the preference list, else the mock.
 pub(super) async fn pick(host: &Host, cfg: &HostConfig) -> Pick {
     let mut skipped = Vec::new();
-    for id in super::DEFAULT_PREFERENCE {
+    for id in DEFAULT_PREFERENCE {
         match not_ready(host, cfg, id).await {
             None if skipped.is_empty() => {
                 return Pick {

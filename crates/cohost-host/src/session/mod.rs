@@ -18,6 +18,7 @@ mod no_credentials;
 mod open;
 mod pass_env;
 
+pub use default_agent::DEFAULT_PREFERENCE;
 pub use open::OpenSession;
 
 use std::path::PathBuf;
@@ -33,11 +34,6 @@ use crate::host::Host;
 use crate::slots;
 use crate::store::{SessionRecord, SessionStore};
 use cohost_session::PendingApprovals;
-
-/// Real agents tried, in order, when no provider is named: the first that
-/// is installed, enabled and signed in runs, else the built-in mock.
-pub const DEFAULT_PREFERENCE: &[&str] =
-    &["claude", "codex", "gemini", "qwen", "opencode", "copilot"];
 
 /// Which provider runs the session.
 #[derive(Debug, Clone, PartialEq, Eq)]

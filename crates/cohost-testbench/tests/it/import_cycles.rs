@@ -36,8 +36,6 @@ const ALLOWED: &[(&str, &str)] = &[
     ("cohost-agents", "process/child.rs -> process/launch.rs -> process/child.rs"),
     // issue 31: to break
     ("cohost-agents", "process/locate.rs -> process/probe_cache.rs -> process/locate.rs"),
-    // issue 31: to break
-    ("cohost-host", "session/default_agent.rs -> session/mod.rs -> session/no_credentials.rs -> status.rs -> smoke.rs -> session/mod.rs -> session/default_agent.rs"),
 ];
 
 fn crates_dir() -> PathBuf {
