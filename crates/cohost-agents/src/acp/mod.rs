@@ -24,6 +24,7 @@ pub(crate) mod escape;
 pub(crate) mod fs;
 pub(crate) mod map;
 pub(crate) mod normalize;
+mod permission;
 pub(crate) mod providers;
 pub(crate) mod read;
 pub(crate) mod rpc;

@@ -36,9 +36,9 @@ use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
 use super::map;
+use super::permission::{answer_permission, cancelled_permission, OpenPermission};
 use super::read::{self, Hello};
 use super::rpc::{self, Incoming};
-use updates::{answer_permission, cancelled_permission, OpenPermission};
 
 /// What the client needs to know about the session it opens.
 #[derive(Debug, Clone, PartialEq, Eq)]

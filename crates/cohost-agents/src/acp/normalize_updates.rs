@@ -8,9 +8,8 @@ use serde_json::Value;
 
 use super::{AcpClient, Output, Phase};
 use crate::acp::map;
+use crate::acp::permission::{answer_permission, cancelled_permission, OpenPermission};
 use crate::acp::read::{self, Skipped};
-use crate::acp::rpc;
-use std::collections::HashMap;
 
 impl AcpClient {
     pub(super) fn on_permission(
@@ -214,37 +213,4 @@ impl AcpClient {
             }
         }
     }
-}
-
-/// A permission request waiting for the user's decision.
-#[derive(Debug, Clone)]
-pub(super) struct OpenPermission {
-    pub(super) rpc_id: Value,
-    pub(super) options: HashMap<ApprovalOption, String>,
-}
-
-/// The answer line for a permission request: the agent's option id for the
-/// wanted kind, its sibling kind when missing, else `cancelled`.
-pub(super) fn answer_permission(p: &OpenPermission, want: ApprovalOption) -> String {
-    let sibling = match want {
-        ApprovalOption::AllowOnce => ApprovalOption::AllowAlways,
-        ApprovalOption::AllowAlways => ApprovalOption::AllowOnce,
-        ApprovalOption::RejectOnce => ApprovalOption::RejectAlways,
-        ApprovalOption::RejectAlways => ApprovalOption::RejectOnce,
-    };
-    let outcome = match p.options.get(&want).or_else(|| p.options.get(&sibling)) {
-        Some(option_id) => schema::RequestPermissionOutcome::Selected(
-            schema::SelectedPermissionOutcome::new(option_id.clone()),
-        ),
-        None => schema::RequestPermissionOutcome::Cancelled,
-    };
-    rpc::response(&p.rpc_id, &schema::RequestPermissionResponse::new(outcome))
-}
-
-/// The `cancelled` answer to permission request `rpc_id`.
-pub(super) fn cancelled_permission(rpc_id: &Value) -> String {
-    rpc::response(
-        rpc_id,
-        &schema::RequestPermissionResponse::new(schema::RequestPermissionOutcome::Cancelled),
-    )
 }

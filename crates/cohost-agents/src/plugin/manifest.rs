@@ -6,7 +6,7 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::PluginError;
+use super::error::PluginError;
 
 /// How the agent talks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

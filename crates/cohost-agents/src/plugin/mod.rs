@@ -22,6 +22,7 @@
 //! end = { when = "done", input_tokens = "usage.input", output_tokens = "usage.output" }
 //! ```
 
+mod error;
 pub(crate) mod jsonl;
 pub mod manifest;
 mod oneshot;
@@ -30,7 +31,6 @@ use cohost_core::{
     AdapterFactory, AgentAdapter, ApprovalSupport, Capabilities, InterruptSupport,
     ProviderDescriptor, ProviderKind, ResumeSupport, StreamingGranularity, SupportTier,
 };
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -39,41 +39,7 @@ use crate::pty::{PtyFactory, PtySpec};
 use manifest::{Manifest, Protocol};
 pub(crate) use oneshot::OneShotAdapter;
 
-/// A manifest that could not be used: which file, which field, why.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub struct PluginError {
-    /// The manifest file.
-    pub file: PathBuf,
-    /// The offending field (dotted for nested keys), when known.
-    pub field: Option<String>,
-    /// 1-based line of the problem, for syntax and type errors.
-    pub line: Option<usize>,
-    /// 1-based column.
-    pub column: Option<usize>,
-    /// What is wrong.
-    pub reason: String,
-}
-
-impl fmt::Display for PluginError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "plugin {}", self.file.display())?;
-        if let (Some(l), Some(c)) = (self.line, self.column) {
-            write!(f, ":{l}:{c}")?;
-        }
-        if let Some(field) = &self.field {
-            write!(f, ": field `{field}`")?;
-        }
-        write!(f, ": {}; this plugin was skipped", self.reason)
-    }
-}
-
-impl PluginError {
-    /// The same problem in cohost's error taxonomy, for users.
-    pub fn to_cohost(&self) -> cohost_core::CohostError {
-        cohost_core::CohostError::new(cohost_core::ErrorCode::ConfigInvalid, self.to_string())
-            .with_fix("fix the manifest (see the plugin section of the README) or remove it")
-    }
-}
+pub use error::PluginError;
 
 /// Where plugin manifests are looked for, in order: the user's config dir,
 /// then the project's `.cohost/agents` under `cwd`.

@@ -2,112 +2,19 @@
 //! ring, watch for exit, signal and kill the whole group.
 
 use cohost_core::{CohostError, ErrorCode};
-use std::ffi::OsString;
 use std::fmt;
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::ChildStdin;
 use tokio::sync::{mpsc, watch};
 
-use super::env::EnvPolicy;
-use super::framer::{Frame, LineFramer, DEFAULT_MAX_LINE_BYTES};
+use super::framer::{Frame, LineFramer};
 use super::group::{self, signal_group, GroupSignal};
 use super::launch;
-use super::stderr::{StderrRing, DEFAULT_STDERR_BYTES};
+use super::spec::{ExitInfo, ProcessSpec};
+use super::stderr::StderrRing;
 use super::supervisor;
-
-/// How to start an agent process.
-#[derive(Debug, Clone)]
-pub struct ProcessSpec {
-    /// Provider id, for messages (`claude`).
-    pub provider_id: String,
-    /// The binary.
-    pub program: PathBuf,
-    /// Arguments.
-    pub args: Vec<OsString>,
-    /// Working directory (`None` = ours).
-    pub cwd: Option<PathBuf>,
-    /// Environment policy (allowlist + provider prefixes + explicit vars).
-    pub env: EnvPolicy,
-    /// Longest stdout line kept.
-    pub max_line_bytes: usize,
-    /// Bytes of stderr kept.
-    pub stderr_bytes: usize,
-    /// Frames buffered between the reader task and the consumer; a full
-    /// channel pauses reading, so a slow consumer backpressures the agent.
-    pub channel_capacity: usize,
-}
-
-impl ProcessSpec {
-    /// A spec with default limits.
-    pub fn new(provider_id: impl Into<String>, program: impl Into<PathBuf>) -> Self {
-        ProcessSpec {
-            provider_id: provider_id.into(),
-            program: program.into(),
-            args: Vec::new(),
-            cwd: None,
-            env: EnvPolicy::default(),
-            max_line_bytes: DEFAULT_MAX_LINE_BYTES,
-            stderr_bytes: DEFAULT_STDERR_BYTES,
-            channel_capacity: 256,
-        }
-    }
-
-    /// Append an argument.
-    pub fn arg(mut self, a: impl Into<OsString>) -> Self {
-        self.args.push(a.into());
-        self
-    }
-
-    /// Append arguments.
-    pub fn args<I, S>(mut self, args: I) -> Self
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<OsString>,
-    {
-        self.args.extend(args.into_iter().map(Into::into));
-        self
-    }
-}
-
-/// How a process ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ExitInfo {
-    /// Exit code, when it exited.
-    pub code: Option<i32>,
-    /// Signal number, when a signal killed it.
-    pub signal: Option<i32>,
-}
-
-impl ExitInfo {
-    /// Exited with code 0.
-    pub fn success(&self) -> bool {
-        self.code == Some(0)
-    }
-}
-
-impl fmt::Display for ExitInfo {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (self.code, self.signal) {
-            (Some(c), _) => write!(f, "exited with code {c}"),
-            (None, Some(s)) => {
-                let name = match s {
-                    libc::SIGINT => " (SIGINT)",
-                    libc::SIGTERM => " (SIGTERM)",
-                    libc::SIGKILL => " (SIGKILL)",
-                    libc::SIGSEGV => " (SIGSEGV)",
-                    libc::SIGABRT => " (SIGABRT)",
-                    libc::SIGPIPE => " (SIGPIPE)",
-                    _ => "",
-                };
-                write!(f, "killed by signal {s}{name}")
-            }
-            (None, None) => f.write_str("ended"),
-        }
-    }
-}
 
 /// A cloneable handle to the child's stdin. Writes are whole lines, never
 /// interleaved, because an agent reading JSON lines cannot resynchronise

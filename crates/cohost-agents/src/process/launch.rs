@@ -9,7 +9,7 @@ use std::process::Stdio;
 use tokio::process::{ChildStderr, ChildStdin, ChildStdout, Command};
 use tokio::sync::watch;
 
-use super::child::{ExitInfo, ProcessSpec};
+use super::spec::{ExitInfo, ProcessSpec};
 use super::supervisor::{self, Program, Started};
 
 /// A started agent: its pipes and how its end is reported.

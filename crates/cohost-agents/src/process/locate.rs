@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use super::env::EnvPolicy;
 use super::group::{signal_group, GroupSignal};
+use super::probe_output::ProbeOutput;
 
 /// Find `command` for provider `provider_id`: the explicit path when given
 /// (from `AdapterConfig.binary`), else the first executable on `search_path`.
@@ -172,15 +173,6 @@ impl fmt::Display for VersionRange {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, ">={}, <{}", self.min, self.max_exclusive)
     }
-}
-
-/// Output of a bounded probe such as `--version` or `--help`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProbeOutput {
-    /// Stdout and stderr, lossily decoded (some tools print help on stderr).
-    pub text: String,
-    /// Whether the command exited 0.
-    pub success: bool,
 }
 
 /// Run `binary args…` with the narrow environment, at most `timeout`, and

@@ -40,14 +40,16 @@ mod launch;
 mod locate;
 pub(crate) mod oneshot;
 mod probe_cache;
+mod probe_output;
 pub mod procfs;
+mod spec;
 mod stderr;
 // fork/exec, setsid and waitpid of the spawn helper.
 #[allow(unsafe_code)]
 pub mod supervisor;
 
 pub(crate) use child::crash_report;
-pub use child::{ExitInfo, ProcessSpec, StdinWriter, Supervised};
+pub use child::{StdinWriter, Supervised};
 pub use env::{EnvPolicy, ALLOWED_NAMES, ALLOWED_PREFIXES};
 pub use framer::{Frame, LineFramer, DEFAULT_MAX_LINE_BYTES};
 pub(crate) use group::running_as_root;
@@ -56,14 +58,14 @@ pub use group::{
 };
 pub use installed::{locate_checked, PROBE_TIMEOUT};
 pub(crate) use installed::{lock, session_health};
-pub use locate::{
-    find_on_path, locate_binary, probe, probe_version, ProbeOutput, Version, VersionRange,
-};
+pub use locate::{find_on_path, locate_binary, probe, probe_version, Version, VersionRange};
 /// For the fuzz targets in `fuzz/` only: the one-shot normalizers' line API.
 #[doc(hidden)]
 pub use oneshot::turn::TurnNormalizer;
 pub use probe_cache::set_cache_file as set_probe_cache_file;
 pub(crate) use probe_cache::write_atomic;
+pub use probe_output::ProbeOutput;
+pub use spec::{ExitInfo, ProcessSpec};
 pub(crate) use stderr::tail_lines;
 pub use stderr::{classify_stderr, StderrRing, DEFAULT_STDERR_BYTES};
 

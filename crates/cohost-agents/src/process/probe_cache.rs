@@ -15,7 +15,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, RwLock};
 
-use super::locate::ProbeOutput;
+use super::probe_output::ProbeOutput;
 
 /// Entries kept on disk; the file is a cache, so overflow starts afresh.
 const MAX_ENTRIES: usize = 128;
