@@ -72,8 +72,8 @@ fn argv(driver: &str, case: &str) -> Vec<String> {
     let id = s.as_ref().map(|s| s.id.as_str());
     let prompt = "-hi";
     match driver {
-        "claude" => crate::claude::dialect::CLAUDE.args(&cfg),
-        "qwen" => crate::claude::dialect::QWEN.args(&cfg),
+        "claude" => crate::claude::CLAUDE.args(&cfg),
+        "qwen" => crate::claude::QWEN.args(&cfg),
         "codex" => strs(crate::codex::exec::exec_args(prompt, &cfg, id)),
         "gemini" => {
             let flags = crate::gemini::engine::HelpFlags {

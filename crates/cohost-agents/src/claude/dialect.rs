@@ -1,10 +1,9 @@
 //! What differs between Claude Code and Qwen Code. Everything else (wire
 //! format, normalizer, IO loop) is shared; a new member of the family is a
-//! new [`Dialect`] value.
+//! new [`Dialect`] value, written beside its provider spec (`spec.rs`).
 
 use cohost_core::{AdapterConfig, ApprovalMode};
 
-use super::spec::{QWEN_SPEC, SPEC};
 use crate::catalog::CliEntry;
 
 /// One member of the Claude stream-json family.
@@ -28,37 +27,6 @@ pub struct Dialect {
     /// of the answer; the turn's `result` carries the error.
     pub error_text_prefix: Option<&'static str>,
 }
-
-/// Claude Code: `@anthropic-ai/claude-code`, tested with 2.1.332.
-pub const CLAUDE: Dialect = Dialect {
-    spec: &SPEC,
-    id: SPEC.id,
-    command: SPEC.binaries[0],
-    approval_after_message_stop: false,
-    // 2.1.332 hides `--permission-prompt-tool` but names it in the help of
-    // `--permission-prompts`; older versions list it as a flag.
-    required_help: &[
-        "--input-format",
-        "--include-partial-messages",
-        "permission-prompt-tool",
-    ],
-    // Claude reports API errors in `<synthetic>` messages, never as deltas.
-    error_text_prefix: None,
-};
-
-/// Qwen Code: `@qwen-code/qwen-code`, tested with 0.24.4.
-pub const QWEN: Dialect = Dialect {
-    spec: &QWEN_SPEC,
-    id: QWEN_SPEC.id,
-    command: QWEN_SPEC.binaries[0],
-    approval_after_message_stop: true,
-    required_help: &[
-        "--input-format",
-        "--include-partial-messages",
-        "--approval-mode",
-    ],
-    error_text_prefix: Some("[API Error"),
-};
 
 impl Dialect {
     /// The command line (without the binary) for a session.
@@ -141,11 +109,12 @@ impl Dialect {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::claude::spec::{CLAUDE, QWEN};
 
     #[test]
     fn claudes_documented_switches_reach_it_and_other_secrets_do_not() {
         use std::ffi::OsStr;
-        let env = super::super::engine::env_policy(&CLAUDE, &AdapterConfig::default());
+        let env = crate::claude::engine::env_policy(&CLAUDE, &AdapterConfig::default());
         for name in [
             "DISABLE_TELEMETRY",
             "DISABLE_AUTOUPDATER",

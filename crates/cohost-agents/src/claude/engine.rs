@@ -13,7 +13,6 @@ use crate::process::{
     locate_checked, probe, EnvPolicy, Frame, ProcessSpec, StdinWriter, Supervised, PROBE_TIMEOUT,
 };
 use crate::session::{NoEffects, Session, SessionCore};
-use futures::StreamExt;
 use tokio::sync::oneshot;
 
 /// How long the CLI may take to answer `initialize`.
@@ -21,8 +20,8 @@ const INIT_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The stream-json normalizer as the session actor's core.
 pub(crate) struct ClaudeCore {
-    normalizer: Normalizer,
-    id: &'static str,
+    pub(super) normalizer: Normalizer,
+    pub(super) id: &'static str,
 }
 
 impl SessionCore for ClaudeCore {
@@ -214,53 +213,4 @@ impl Engine {
             .with_fix("check that the agent starts on its own (login prompts, updates)")),
         }
     }
-}
-
-/// For the `claude_parse` bench only: the driver's real stdout path (the
-/// session actor and its turn routing) over `child`, with a turn open; the
-/// user line is not written (the bench's `cat` would echo it back). Returns
-/// the turn's event stream.
-#[doc(hidden)]
-pub async fn bench_pump(child: &mut Supervised) -> Option<cohost_core::AgentEventStream> {
-    struct Bench(ClaudeCore);
-    impl SessionCore for Bench {
-        type Ready = Option<String>;
-        type Effect = Infallible;
-        type Turn = String;
-        fn start(&mut self, _: &mut Vec<Output>) {}
-        fn on_frame(&mut self, frame: Frame, out: &mut Vec<Output>) {
-            self.0.on_frame(frame, out);
-        }
-        fn begin_turn(&mut self, text: String, _: &mut Vec<Output>) -> Result<(), CohostError> {
-            self.0.normalizer.begin_turn(&text);
-            Ok(())
-        }
-        fn decide(&mut self, d: &ToolDecision, out: &mut Vec<Output>) -> Result<(), CohostError> {
-            self.0.decide(d, out)
-        }
-        fn interrupt(&mut self, out: &mut Vec<Output>) {
-            self.0.interrupt(out);
-        }
-    }
-    let frames = child.take_stdout()?;
-    let normalizer = Normalizer::new(NormalizerConfig {
-        dialect: super::CLAUDE,
-        deny_all: false,
-        no_approvals: false,
-    });
-    let core = Bench(ClaudeCore {
-        normalizer,
-        id: "bench",
-    });
-    let (session, _ready) = Session::spawn("bench", core, frames, child.stdin(), NoEffects);
-    let events = session.begin_turn("bench".into()).await.ok()?;
-    // The actor lives as long as its handle: keep it with the stream.
-    Some(
-        events
-            .map(move |e| {
-                let _keep = &session;
-                e
-            })
-            .boxed(),
-    )
 }

@@ -1,10 +1,13 @@
-//! The provider specs of the Claude stream-json family: Claude Code and
-//! Qwen Code. What differs in behaviour is in [`super::dialect`].
+//! The members of the Claude stream-json family, Claude Code and Qwen
+//! Code: their provider specs and their dialects ([`CLAUDE`], [`QWEN`]).
+//! What a dialect holds is in [`super::dialect`]. A spec and its dialect
+//! name each other (through the spec's factory), so they live together.
 
 use cohost_core::{AdapterFactory, Capabilities, ResumeSupport, SupportTier};
 use std::sync::Arc;
 
-use super::StreamJsonFactory;
+use super::adapter::StreamJsonFactory;
+use super::dialect::Dialect;
 use crate::acp::providers::spec as acp_spec;
 use crate::acp::spec::AcpSpec;
 use crate::catalog::{self, AcpMode, AuthSpec, CliEntry, FlagTable, MakeFactory, PromptArg};
@@ -193,4 +196,49 @@ fn qwen_acp() -> AcpSpec {
         &[("QWEN_CODE_NO_RELAUNCH", "true")],
         ResumeSupport::NativeId,
     )
+}
+
+/// Claude Code: `@anthropic-ai/claude-code`, tested with 2.1.332.
+pub const CLAUDE: Dialect = Dialect {
+    spec: &SPEC,
+    id: SPEC.id,
+    command: SPEC.binaries[0],
+    approval_after_message_stop: false,
+    // 2.1.332 hides `--permission-prompt-tool` but names it in the help of
+    // `--permission-prompts`; older versions list it as a flag.
+    required_help: &[
+        "--input-format",
+        "--include-partial-messages",
+        "permission-prompt-tool",
+    ],
+    // Claude reports API errors in `<synthetic>` messages, never as deltas.
+    error_text_prefix: None,
+};
+
+/// Qwen Code: `@qwen-code/qwen-code`, tested with 0.24.4.
+pub const QWEN: Dialect = Dialect {
+    spec: &QWEN_SPEC,
+    id: QWEN_SPEC.id,
+    command: QWEN_SPEC.binaries[0],
+    approval_after_message_stop: true,
+    required_help: &[
+        "--input-format",
+        "--include-partial-messages",
+        "--approval-mode",
+    ],
+    error_text_prefix: Some("[API Error"),
+};
+
+// With the specs, not the factory: a spec names its factory, whose dialect
+// names the spec back.
+impl StreamJsonFactory {
+    /// Claude Code.
+    pub fn claude() -> Self {
+        StreamJsonFactory::new(CLAUDE)
+    }
+
+    /// Qwen Code.
+    pub fn qwen() -> Self {
+        StreamJsonFactory::new(QWEN)
+    }
 }

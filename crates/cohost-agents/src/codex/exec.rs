@@ -12,8 +12,9 @@ use std::collections::HashSet;
 use std::ffi::OsString;
 
 use super::errors::map_error;
+use super::flags::FLAGS;
 use crate::catalog::QueryArgs;
-use crate::process::oneshot::{build, interrupted_end, TurnNormalizer};
+use crate::process::oneshot::{interrupted_end, TurnNormalizer};
 use crate::process::ExitInfo;
 
 /// Normalizer for one `codex exec --json` run.
@@ -243,7 +244,11 @@ pub(crate) fn exec_args(
         stream: true,
         ..QueryArgs::default()
     };
-    build(&super::SPEC, &q)
+    FLAGS
+        .query_args(&q)
+        .into_iter()
+        .map(OsString::from)
+        .collect()
 }
 
 #[cfg(test)]

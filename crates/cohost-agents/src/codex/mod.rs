@@ -10,6 +10,7 @@ mod acp;
 mod engine;
 pub(crate) mod errors;
 pub(crate) mod exec;
+mod flags;
 mod items;
 pub(crate) mod normalize;
 pub(crate) mod wire;
@@ -23,7 +24,7 @@ use cohost_core::{
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use crate::catalog::{self, AuthSpec, CliEntry, FlagTable, MakeFactory};
+use crate::catalog::{self, AuthSpec, CliEntry, MakeFactory};
 use crate::process::oneshot::{lock_state, OneShot, RunState};
 use crate::process::{
     find_on_path, locate_checked, probe, EnvPolicy, ProcessSpec, Version, VersionRange,
@@ -31,6 +32,7 @@ use crate::process::{
 };
 pub(crate) use acp::ACP_SPEC;
 use engine::AppServer;
+use flags::FLAGS;
 use normalize::CoreConfig;
 
 /// Codex's credentials, shared with the `codex-acp` wrapper.
@@ -53,17 +55,7 @@ pub(crate) const SPEC: CliEntry = CliEntry {
     install_hint: "npm install -g @openai/codex",
     env_prefixes: &["CODEX_", "OPENAI_"],
     relevant_env: &["OPENAI_BASE_URL", "OPENAI_API_KEY", "CODEX_HOME"],
-    flags: FlagTable {
-        non_interactive: &["exec"],
-        resume: Some(&["resume", "{id}"]),
-        continue_latest: Some(&["resume", "--last"]),
-        skip_permissions: Some(&["--dangerously-bypass-approvals-and-sandbox"]),
-        // `-m` is what the exec driver passes (proven by codex_e2e).
-        model: Some("-m"),
-        json_output: Some(&["--json"]),
-        stream_json: Some(&["--json"]),
-        ..catalog::NO_FLAGS
-    },
+    flags: FLAGS,
     // `codex exec --json` has whole items, no text deltas.
     token_streaming: false,
     api_provider: Some("openai"),

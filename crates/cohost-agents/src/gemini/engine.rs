@@ -1,20 +1,114 @@
 //! The gemini driver on the shared one-shot runner: one `gemini -p …
 //! --output-format stream-json` process per turn, resumed with `--resume
 //! <session id>` once a turn of that session completed. What `--help` says
-//! decides the flags.
+//! decides the flags. Its provider spec ([`SPEC`]) is here too: the spec
+//! names the driver and the driver reads the spec.
 
-use cohost_core::{AdapterConfig, CohostError, ErrorCode, ProviderDescriptor, ResumeSupport};
+use cohost_core::{
+    AdapterConfig, Capabilities, CohostError, ErrorCode, ProviderDescriptor, ResumeSupport,
+    StreamingGranularity, SupportTier,
+};
 #[cfg(test)]
 use std::ffi::OsString;
 use std::sync::Mutex;
 
+use super::auth;
 use super::normalize::GeminiNormalizer;
-use super::SPEC;
-use crate::catalog::{CliEntry, QueryArgs};
-use crate::process::lock;
+use crate::acp::providers::spec as acp_spec;
+use crate::acp::spec::AcpSpec;
+use crate::catalog::{
+    self, AcpMode, AuthSpec, CliEntry, FlagTable, MakeFactory, Preflight, PromptArg, QueryArgs,
+};
 #[cfg(test)]
 use crate::process::oneshot::resuming;
-use crate::process::oneshot::CliDriver;
+use crate::process::oneshot::{oneshot_factory, parser_of, CliDriver};
+use crate::process::{lock, Version, VersionRange};
+
+/// Gemini CLI's provider spec.
+pub(crate) const SPEC: CliEntry = CliEntry {
+    id: "gemini",
+    label: "Gemini CLI",
+    mode: "headless stream-json",
+    binaries: &["gemini"],
+    pin_key: Some("GEMINI_CLI_VERSION"),
+    auth: AuthSpec {
+        env_vars: &[
+            "GEMINI_API_KEY",
+            "GOOGLE_API_KEY",
+            "GOOGLE_GENAI_USE_VERTEXAI",
+            "GOOGLE_GENAI_USE_GCA",
+        ],
+        credential_files: &[".gemini/oauth_creds.json"],
+        status_args: None,
+    },
+    // Gemini signs in from its own TUI ("Login with Google").
+    login_args: Some(&[]),
+    install_hint: "npm install -g @google/gemini-cli",
+    env_prefixes: &["GEMINI_", "GOOGLE_"],
+    relevant_env: &[
+        "GEMINI_API_KEY",
+        "GOOGLE_GEMINI_BASE_URL",
+        "GEMINI_CLI_HOME",
+    ],
+    flags: FlagTable {
+        // `--prompt=TEXT`: a prompt starting with `-` stays a prompt.
+        query_prompt: PromptArg::Joined("--prompt"),
+        terminal_prompt: PromptArg::InitialInput,
+        // 0.61 `--resume` takes `latest` or an index; ids need `--session-id`.
+        resume: Some(&["--resume", "{id}"]),
+        continue_latest: Some(&["--resume", "latest"]),
+        // The driver's spelling; `--yolo` is the older alias.
+        skip_permissions: Some(&["--approval-mode", "yolo"]),
+        model: Some("--model"),
+        json_output: Some(&["--output-format", "json"]),
+        stream_json: Some(&["--output-format", "stream-json"]),
+        ..catalog::NO_FLAGS
+    },
+    token_streaming: true,
+    api_provider: Some("gemini-api"),
+    capabilities: Capabilities {
+        streaming: StreamingGranularity::TokenDeltas,
+        resume: ResumeSupport::NativeId,
+        usage: true,
+        context_files: true,
+        tier: SupportTier::Structured,
+        ..Capabilities::BASELINE
+    },
+    // 0.61.0 is pinned in `tests/agents/versions.env`; the stream-json
+    // format is checked at start-up, so later 0.x releases are accepted.
+    accepted: Some(VersionRange {
+        min: Version::new(0, 61, 0),
+        max_exclusive: Version::new(1, 0, 0),
+    }),
+    factory: Some(MakeFactory::of::<GeminiFactory>()),
+    preflight: Some(Preflight(auth::preflight)),
+    acp: Some(AcpMode {
+        id: "gemini-acp",
+        spec: acp_launch,
+    }),
+    parser: Some(parser_of::<Driver>()),
+    ..catalog::BASE
+};
+/// Gemini CLI in ACP mode (`gemini --acp`, provider `gemini-acp`).
+fn acp_launch() -> AcpSpec {
+    let mut s = acp_spec(
+        "gemini-acp",
+        "Gemini CLI (ACP)",
+        &SPEC,
+        &["--acp"],
+        &["--model", "{model}"],
+        // One process instead of a re-spawned child: signals reach the agent.
+        &[("GEMINI_CLI_NO_RELAUNCH", "true")],
+        ResumeSupport::NativeId,
+    );
+    s.usage = true;
+    s
+}
+
+oneshot_factory!(
+    /// Makes gemini adapters (the shared one-shot runner over [`Driver`]).
+    pub GeminiFactory => Driver
+);
 
 /// What `--help` says this installed gemini can do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,7 +189,7 @@ impl CliDriver for Driver {
     }
     fn policy_env(&self, config: &AdapterConfig) -> Vec<(&'static str, String)> {
         // An auth type for a user whose settings choose none.
-        super::auth::defaults_env(config).into_iter().collect()
+        auth::defaults_env(config).into_iter().collect()
     }
     fn check_help(
         &self,

@@ -2,10 +2,11 @@
 //! `cohost_testbench::modgraph` over every `crates/*/src`, an equivalent of
 //! `cargo modules dependencies --acyclic` that needs no extra build.
 //!
-//! The cycles that exist today are allow-listed below, each to break. A
-//! cycle not in the list fails, and so does a listed one that is gone (or
-//! has gained or lost a file): the list only shrinks. A cycle is its set of
-//! files; the walk written in the list is how to read it.
+//! None is left (issue 31 broke them all); the allow-list below stays so a
+//! cycle that cannot be broken at once can be listed. A cycle not in the
+//! list fails, and so does a listed one that is gone (or has gained or lost
+//! a file): the list only shrinks. A cycle is its set of files; the walk
+//! written in the list is how to read it.
 //!
 //! `COHOST_IMPORT_CYCLES_REPORT=/path` also writes a summary there: per
 //! crate, its files and its cycles (and the edges inside each, what to
@@ -18,17 +19,12 @@ use std::path::{Path, PathBuf};
 
 use cohost_testbench::modgraph::{CrateGraph, Cycle};
 
-/// `(crate, walk)`: the cycles of the tree this check came in with (18),
-/// each to break (issue 31). Take an entry out when its cycle is gone; when
-/// one shrinks, put its smaller walk in (the failure prints it).
-const ALLOWED: &[(&str, &str)] = &[
-    // issue 31: to break
-    ("cohost-agents", "claude/dialect.rs -> claude/spec.rs -> claude/mod.rs -> claude/engine.rs -> claude/normalize.rs -> claude/normalize/results.rs -> claude/normalize.rs -> claude/dialect.rs"),
-    // issue 31: to break
-    ("cohost-agents", "codex/exec.rs -> codex/mod.rs -> codex/exec.rs"),
-    // issue 31: to break
-    ("cohost-agents", "gemini/engine.rs -> gemini/mod.rs -> gemini/engine.rs"),
-];
+/// `(crate, walk)`: cycles allowed to stay for now. Empty since issue 31
+/// broke the last of the 16 the check came in with, so any cycle fails. A
+/// cycle that truly cannot be broken at once goes here with a comment on
+/// why; take it out when it is gone, and when it shrinks put its smaller
+/// walk in (the failure prints it).
+const ALLOWED: &[(&str, &str)] = &[];
 
 fn crates_dir() -> PathBuf {
     match std::env::var_os("COHOST_IMPORT_CYCLES_CRATES") {

@@ -4,7 +4,7 @@
 use cohost_core::{CohostError, ErrorCode, Usage};
 use serde_json::Value;
 
-use super::wire;
+use crate::claude::wire;
 use crate::process::classify_stderr;
 
 pub(super) fn to_usage(u: &wire::WireUsage) -> Usage {
