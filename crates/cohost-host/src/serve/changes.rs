@@ -11,7 +11,7 @@ use cohost_core::{CohostError, ErrorCode};
 use serde::Deserialize;
 
 use super::body::{ApiJson, ApiPath, ApiQuery};
-use super::{ApiError, ApiResult, AppState};
+use super::state::{ApiError, ApiResult, AppState};
 use crate::changes::{self, SessionChanges, Undone};
 use crate::store::SessionRecord;
 

@@ -4,6 +4,7 @@
 
 mod body;
 mod changes;
+mod state;
 // guard.rs is issue 14's file: its `localhost_only` should become
 // `pub(super)` there; until then the lint is allowed for that module only.
 #[allow(unreachable_pub)]
@@ -20,19 +21,20 @@ pub use token::{api_token_file, read_api_token, ApiToken};
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
-use axum::response::{IntoResponse, Response};
+use axum::response::IntoResponse;
 use axum::routing::{delete, get, post};
 use axum::{Json, Router};
 use cohost_core::sync::lock;
 use cohost_core::{ApprovalMode, ApprovalOption, CohostError, Decision, DecisionOrigin, ErrorCode};
 use futures::StreamExt;
 use serde::Deserialize;
-use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use body::{ApiJson, ApiPath, ApiQuery};
+pub use state::AppState;
+use state::{ApiError, ApiResult};
 
 use crate::host::Host;
 use crate::session::{Approvals, ProviderChoice, Recording, SessionRequest, Tools};
@@ -49,40 +51,6 @@ pub fn api_credential(host: &Host) -> Result<Credential, CohostError> {
 
 /// The default port of `cohost serve`.
 pub const DEFAULT_PORT: u16 = 4317;
-
-/// Shared server state.
-pub struct AppState {
-    host: Host,
-    store: SessionStore,
-    sessions: Mutex<HashMap<String, RunningSession>>,
-    hooks: Arc<HookFeed>,
-}
-
-/// An API error: a `CohostError` body with a fitting status code.
-struct ApiError(CohostError);
-
-impl From<CohostError> for ApiError {
-    fn from(e: CohostError) -> Self {
-        ApiError(e)
-    }
-}
-
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        let status = match self.0.code {
-            ErrorCode::ProviderNotFound => StatusCode::NOT_FOUND,
-            ErrorCode::ConfigInvalid
-            | ErrorCode::UnsupportedMode
-            | ErrorCode::ModelNotAvailable => StatusCode::BAD_REQUEST,
-            ErrorCode::LocalOnlyRequired => StatusCode::FORBIDDEN,
-            ErrorCode::AuthRequired | ErrorCode::AuthBlockedByPolicy => StatusCode::UNAUTHORIZED,
-            _ => StatusCode::INTERNAL_SERVER_ERROR,
-        };
-        (status, Json(self.0)).into_response()
-    }
-}
-
-type ApiResult<T> = Result<Json<T>, ApiError>;
 
 /// Bind `addr` (must be loopback) and serve until the task is dropped.
 /// Returns the bound address (port 0 picks one). Every request needs the

@@ -1,0 +1,49 @@
+//! What every handler of the local API shares: the server's state, and
+//! the error type that answers a request with a `CohostError` body.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use cohost_core::{CohostError, ErrorCode};
+use cohost_session::RunningSession;
+
+use super::hook_feed::HookFeed;
+use crate::host::Host;
+use crate::store::SessionStore;
+
+/// Shared server state.
+pub struct AppState {
+    pub(super) host: Host,
+    pub(super) store: SessionStore,
+    pub(super) sessions: Mutex<HashMap<String, RunningSession>>,
+    pub(super) hooks: Arc<HookFeed>,
+}
+
+/// An API error: a `CohostError` body with a fitting status code.
+pub(super) struct ApiError(pub(super) CohostError);
+
+impl From<CohostError> for ApiError {
+    fn from(e: CohostError) -> Self {
+        ApiError(e)
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let status = match self.0.code {
+            ErrorCode::ProviderNotFound => StatusCode::NOT_FOUND,
+            ErrorCode::ConfigInvalid
+            | ErrorCode::UnsupportedMode
+            | ErrorCode::ModelNotAvailable => StatusCode::BAD_REQUEST,
+            ErrorCode::LocalOnlyRequired => StatusCode::FORBIDDEN,
+            ErrorCode::AuthRequired | ErrorCode::AuthBlockedByPolicy => StatusCode::UNAUTHORIZED,
+            _ => StatusCode::INTERNAL_SERVER_ERROR,
+        };
+        (status, Json(self.0)).into_response()
+    }
+}
+
+pub(super) type ApiResult<T> = Result<Json<T>, ApiError>;
