@@ -89,6 +89,8 @@ enum Command {
     Diff(cmd::diff::DiffArgs),
     /// Put back what a session's last turn (or turns) changed.
     Undo(cmd::undo::UndoArgs),
+    /// Sessions' own git worktrees: list, apply, merge, discard.
+    Worktree(cmd::worktree::WorktreeArgs),
     /// Serve the local settings and sessions API on 127.0.0.1.
     Serve(cmd::serve::ServeArgs),
     /// Serve cohost's agents as MCP tools (stdio; --http for streamable HTTP).
@@ -117,6 +119,7 @@ impl Command {
             Command::Sessions(a) => a.json,
             Command::Diff(a) => a.json,
             Command::Undo(a) => a.json,
+            Command::Worktree(a) => a.json,
             Command::FakeLlm(_)
             | Command::Chat(_)
             | Command::Relay(_)
@@ -208,6 +211,7 @@ fn main() -> ExitCode {
             Command::Sessions(args) => cmd::sessions::run(args).await,
             Command::Diff(args) => cmd::diff::run(args).await,
             Command::Undo(args) => cmd::undo::run(args).await,
+            Command::Worktree(args) => cmd::worktree::run(args).await,
             Command::Serve(args) => cmd::serve::run(args).await,
             Command::Completions { shell } => completions(shell),
             Command::Man => man_page(),

@@ -187,9 +187,13 @@ pub(crate) async fn changes(
         let whole = !(cut && i + 1 >= sections.len());
         match sections.get(i) {
             Some(text) if whole && text.len() <= bounds.per_file => {
-                if used.saturating_add(text.len()) <= bounds.total {
-                    used += text.len();
-                    file.diff = Some(String::from_utf8_lossy(text).into_owned());
+                let text = String::from_utf8_lossy(text).into_owned();
+                // Bounded as the event carries it: JSON-escaped, so a diff
+                // of control characters cannot grow a frame sixfold.
+                let cost = json_len(&text);
+                if cost <= bounds.per_file && used.saturating_add(cost) <= bounds.total {
+                    used += cost;
+                    file.diff = Some(text);
                 } else {
                     file.diff_truncated = true;
                 }
@@ -198,6 +202,17 @@ pub(crate) async fn changes(
         }
     }
     Ok(files)
+}
+
+/// How many bytes `text` takes as a JSON string's content.
+fn json_len(text: &str) -> usize {
+    text.chars()
+        .map(|c| match c {
+            '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 2,
+            c if (c as u32) < 0x20 => 6,
+            c => c.len_utf8(),
+        })
+        .sum()
 }
 
 /// The whole unified diff from `from` to `to`, for people.
@@ -298,6 +313,15 @@ mod tests {
             let _ = parse_listing(bad);
         }
         assert!(parse_listing(b":100644 100644 aaa bbb M\0a\0").is_err());
+    }
+
+    #[test]
+    fn json_length_counts_escapes() {
+        let text = "a\"\\\n\u{1b}é";
+        assert_eq!(
+            json_len(text),
+            serde_json::to_string(text).unwrap().len() - 2
+        );
     }
 
     #[test]

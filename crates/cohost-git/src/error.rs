@@ -38,6 +38,26 @@ pub enum GitError {
         /// The files, relative to the recorded tree's top.
         files: Vec<String>,
     },
+    /// A worktree was asked for outside a git repository.
+    #[error("{0} is not in a git repository, so it has no worktree to give a session")]
+    NotARepository(PathBuf),
+    /// A worktree was asked for in a repository with no commit.
+    #[error("the repository at {0} has no commit yet, so there is nothing to branch from")]
+    NoCommit(PathBuf),
+    /// A worktree's changes do not apply to (or merge into) the checkout.
+    #[error("the worktree's changes do not go in cleanly ({}): {why}", .files.join(", "))]
+    WontApply {
+        /// The files in the way.
+        files: Vec<String>,
+        /// What git said.
+        why: String,
+    },
+    /// A worktree holds changes not brought into the checkout.
+    #[error("the worktree holds changes not brought into your checkout: {}", .files.join(", "))]
+    NotBroughtIn {
+        /// The files changed there.
+        files: Vec<String>,
+    },
     /// No such recorded turn.
     #[error("session {session} has no recorded turn {turn}")]
     NoSuchTurn {
@@ -99,6 +119,27 @@ impl From<GitError> for CohostError {
                 "keep your changes and undo by hand, or pass --force to put the files back \
                  anyway (your versions are kept under refs/cohost/, `cohost undo --help` says \
                  how to get them)"
+                    .to_owned(),
+            ),
+            GitError::NotARepository(_) => (
+                ErrorCode::ConfigInvalid,
+                "run it from inside a git repository, or without --worktree".to_owned(),
+            ),
+            GitError::NoCommit(_) => (
+                ErrorCode::ConfigInvalid,
+                "make a first commit, or run without --worktree".to_owned(),
+            ),
+            GitError::WontApply { .. } => (
+                ErrorCode::ConfigInvalid,
+                "nothing was lost: commit or stash your own changes to those files, then try \
+                 again; or `cohost worktree merge` to resolve them as a merge (a conflicted \
+                 merge is undone with `git merge --abort`)"
+                    .to_owned(),
+            ),
+            GitError::NotBroughtIn { .. } => (
+                ErrorCode::ConfigInvalid,
+                "`cohost worktree apply` or `cohost worktree merge` brings them in; \
+                 `cohost worktree discard --force` drops them (kept under refs/cohost/)"
                     .to_owned(),
             ),
             GitError::NoSuchTurn { .. } | GitError::NoTurns(_) => (

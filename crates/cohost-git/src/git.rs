@@ -83,6 +83,11 @@ impl Git {
             "advice.addEmbeddedRepo=false",
             "-c",
             "diff.external=",
+            // Loose objects at the fastest level: a snapshot's cost is
+            // mostly writing the changed files' objects, and `git gc`
+            // packs them at its own level later.
+            "-c",
+            "core.looseCompression=1",
             "-c",
         ])
         .arg(format!("core.bigFileThreshold={BIG_FILE}"))

@@ -19,6 +19,7 @@ mod restore;
 mod session;
 mod snapshot;
 mod store;
+pub mod worktree;
 
 pub use diff::DiffBounds;
 pub use error::GitError;
@@ -26,3 +27,6 @@ pub use restore::{undo, UndoReport};
 pub use session::{recorded_turns, turn_changes, turn_patch, RecordedTurn, SessionCheckpoints};
 pub use snapshot::REF_ROOT;
 pub use store::{Store, StoreKind, MAX_UNTRACKED_BYTES, MAX_UNTRACKED_FILES};
+pub use worktree::{
+    apply, create, discard, merge, status, worktrees_dir, Worktree, WorktreeStatus,
+};

@@ -106,9 +106,33 @@ pub struct SessionCheckpoints {
     session: String,
     index: PathBuf,
     bounds: DiffBounds,
-    /// The next turn's number; held across a snapshot so two never
-    /// interleave on the private index.
-    next: Mutex<u64>,
+    /// The next turn's number, and the last snapshot's tree and commit;
+    /// held across a snapshot so two never interleave on the private index.
+    next: Mutex<Next>,
+}
+
+#[derive(Debug)]
+struct Next {
+    turn: u64,
+    /// The last snapshot: a tree unchanged since (the usual start of a
+    /// turn, right after the end of the one before) reuses its commit.
+    last: Option<(String, String)>,
+}
+
+impl SessionCheckpoints {
+    /// Record the tree now; reuses the last commit when the tree is the
+    /// same.
+    async fn record(&self, next: &mut Next, what: &str) -> Result<String, GitError> {
+        let tree = snapshot::tree_now(&self.store, &self.index).await?;
+        if let Some((t, c)) = &next.last {
+            if *t == tree {
+                return Ok(c.clone());
+            }
+        }
+        let commit = snapshot::commit(&self.store, &tree, what).await?;
+        next.last = Some((tree, commit.clone()));
+        Ok(commit)
+    }
 }
 
 impl SessionCheckpoints {
@@ -132,7 +156,10 @@ impl SessionCheckpoints {
             session: session.to_owned(),
             index,
             bounds: DiffBounds::default(),
-            next: Mutex::new(last + 1),
+            next: Mutex::new(Next {
+                turn: last + 1,
+                last: None,
+            }),
         })
     }
 
@@ -154,11 +181,11 @@ impl SessionCheckpoints {
 
     async fn before(&self) -> Result<TurnMark, GitError> {
         let mut next = self.next.lock().await;
-        let turn = *next;
+        let turn = next.turn;
         let what = format!("session {} turn {turn} before", self.session);
-        let commit = snapshot::snapshot(&self.store, &self.index, &what).await?;
+        let commit = self.record(&mut next, &what).await?;
         snapshot::set_ref(&self.store, &self.ref_name(turn, "before"), &commit).await?;
-        *next = turn + 1;
+        next.turn = turn + 1;
         Ok(TurnMark {
             turn,
             before: commit,
@@ -166,9 +193,9 @@ impl SessionCheckpoints {
     }
 
     async fn after(&self, mark: TurnMark) -> Result<TurnChanges, GitError> {
-        let _held = self.next.lock().await;
+        let mut next = self.next.lock().await;
         let what = format!("session {} turn {} after", self.session, mark.turn);
-        let commit = snapshot::snapshot(&self.store, &self.index, &what).await?;
+        let commit = self.record(&mut next, &what).await?;
         snapshot::set_ref(&self.store, &self.ref_name(mark.turn, "after"), &commit).await?;
         let files = diff::changes(&self.store.git, &mark.before, &commit, self.bounds).await?;
         Ok(TurnChanges {

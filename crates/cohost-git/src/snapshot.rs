@@ -37,17 +37,25 @@ pub(crate) fn private_index(store: &Store, key: &str) -> Result<PathBuf, GitErro
 
 /// Record the tree as it is now: the id of a commit holding it.
 pub(crate) async fn snapshot(store: &Store, index: &Path, what: &str) -> Result<String, GitError> {
+    let tree = tree_now(store, index).await?;
+    commit(store, &tree, what).await
+}
+
+/// The tree as it is now, in the object store (`git add --all` into
+/// `index`, then `write-tree`).
+pub(crate) async fn tree_now(store: &Store, index: &Path) -> Result<String, GitError> {
     let mut args = vec!["add".to_owned(), "--all".to_owned(), "--".to_owned()];
     args.extend(store.pathspec());
     store.git.run(Some(index), &args).await?;
-    let tree = first_line(&store.git.run(Some(index), &["write-tree"]).await?)?;
+    first_line(&store.git.run(Some(index), &["write-tree"]).await?)
+}
+
+/// A commit holding `tree`.
+pub(crate) async fn commit(store: &Store, tree: &str, what: &str) -> Result<String, GitError> {
     let message = format!("cohost checkpoint: {what}");
     let commit = store
         .git
-        .run(
-            None,
-            &["commit-tree", tree.as_str(), "-m", message.as_str()],
-        )
+        .run(None, &["commit-tree", tree, "-m", message.as_str()])
         .await?;
     first_line(&commit)
 }

@@ -58,7 +58,11 @@ pub fn find_session(
             store
                 .list()?
                 .into_iter()
-                .find(|r| std::fs::canonicalize(&r.cwd).unwrap_or_else(|_| r.cwd.clone()) == here)
+                .find(|r| {
+                    r.ran_in(&here)
+                        || r.ran_in(cwd)
+                        || std::fs::canonicalize(&r.cwd).is_ok_and(|c| c == here)
+                })
                 .ok_or_else(|| {
                     CohostError::new(
                         ErrorCode::ConfigInvalid,
@@ -136,5 +140,109 @@ pub async fn undo(
         removed: r.removed,
         skipped: r.skipped,
         saved_as: r.saved_as,
+    })
+}
+
+/// The record of `session`, or else of the most recent session with a
+/// worktree made from the checkout holding `cwd` (or running in it).
+pub fn find_worktree_session(
+    host: &Host,
+    session: Option<&str>,
+    cwd: &Path,
+) -> Result<SessionRecord, CohostError> {
+    let rec = match session {
+        Some(_) => find_session(host, session, cwd)?,
+        None => {
+            let here = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+            SessionStore::open(&host.paths.state_dir)
+                .list()?
+                .into_iter()
+                .find(|r| {
+                    r.worktree
+                        .as_ref()
+                        .is_some_and(|w| here.starts_with(&w.origin) || here.starts_with(&w.path))
+                })
+                .ok_or_else(|| {
+                    CohostError::new(
+                        ErrorCode::ConfigInvalid,
+                        format!(
+                            "no session with a worktree was made from {}",
+                            here.display()
+                        ),
+                    )
+                    .with_fix("name one (`cohost worktree list`), or start one with --worktree")
+                })?
+        }
+    };
+    if rec.worktree.is_none() {
+        return Err(CohostError::new(
+            ErrorCode::ConfigInvalid,
+            format!("session {} does not run in a worktree of its own", rec.id),
+        )
+        .with_fix("`cohost worktree list` shows the sessions that do"));
+    }
+    Ok(rec)
+}
+
+/// What a worktree did, for people and programs.
+#[derive(Debug, Clone, Serialize)]
+pub struct WorktreeOutcome {
+    /// The cohost session id.
+    pub session: String,
+    /// The worktree.
+    pub path: PathBuf,
+    /// Its branch.
+    pub branch: String,
+    /// The files concerned: changed there, brought in, or dropped.
+    pub files: Vec<String>,
+}
+
+/// What worktree operation to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WorktreeOp {
+    /// The files changed there, not touching anything.
+    Status,
+    /// Bring the changes in as uncommitted changes.
+    Apply,
+    /// Commit them on the branch and merge it.
+    Merge,
+    /// Remove it (refused with changes not brought in unless forced).
+    Discard {
+        /// Drop changes not brought in (kept under refs/cohost/).
+        force: bool,
+    },
+}
+
+/// Run `op` on `rec`'s worktree.
+pub async fn worktree(
+    host: &Host,
+    rec: &SessionRecord,
+    op: WorktreeOp,
+) -> Result<WorktreeOutcome, CohostError> {
+    let Some(w) = &rec.worktree else {
+        return Err(CohostError::new(
+            ErrorCode::ConfigInvalid,
+            format!("session {} has no worktree", rec.id),
+        ));
+    };
+    let wt = cohost_git::Worktree::from(w);
+    let state = &host.paths.state_dir;
+    let files = match op {
+        WorktreeOp::Status => {
+            cohost_git::worktree::status(&wt, state, &rec.id)
+                .await?
+                .files
+        }
+        WorktreeOp::Apply => cohost_git::worktree::apply(&wt, state, &rec.id).await?,
+        WorktreeOp::Merge => cohost_git::worktree::merge(&wt, state, &rec.id).await?,
+        WorktreeOp::Discard { force } => {
+            cohost_git::worktree::discard(&wt, state, &rec.id, force).await?
+        }
+    };
+    Ok(WorktreeOutcome {
+        session: rec.id.clone(),
+        path: w.path.clone(),
+        branch: w.branch.clone(),
+        files,
     })
 }

@@ -153,6 +153,14 @@ impl HostConfig {
             .unwrap_or(true)
     }
 
+    /// Whether new sessions run in a git worktree of their own
+    /// (`worktree`, default off).
+    pub fn worktree(&self) -> bool {
+        self.item("worktree")
+            .and_then(Item::as_bool)
+            .unwrap_or(false)
+    }
+
     /// The string at dotted `key`.
     pub fn get_str(&self, key: &str) -> Option<String> {
         self.item(key)?.as_str().map(str::to_string)

@@ -89,6 +89,12 @@ pub const KEYS: &[KeyDoc] = &[
         "Record the working tree before and after every turn (git objects under `refs/cohost/`, or cohost's own store outside git): `file_changes` events, `cohost diff`, `cohost undo`. `--no-checkpoints` turns it off for one session.",
     ),
     key(
+        "worktree",
+        KeyKind::Bool,
+        "`false`",
+        "Run each new session in a git worktree of its own (branch `cohost/<session>`, from HEAD plus your uncommitted changes); `cohost worktree apply|merge|discard` brings its changes in or drops them. `--worktree` does it for one session.",
+    ),
+    key(
         "providers.<id>.binary",
         KeyKind::Str,
         "found on PATH",

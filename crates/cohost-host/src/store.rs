@@ -45,6 +45,46 @@ pub struct SessionRecord {
     /// Last update (ms since the epoch).
     #[serde(default)]
     pub updated_at_ms: u64,
+    /// The git worktree the session runs in (`--worktree`), when it has one:
+    /// `cwd` is inside it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worktree: Option<WorktreeRecord>,
+}
+
+/// A session's own git worktree, as `--worktree` made it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorktreeRecord {
+    /// Where it is (in cohost's state directory).
+    pub path: PathBuf,
+    /// Its branch, `cohost/<session>`.
+    pub branch: String,
+    /// The top of the user's checkout it came from.
+    pub origin: PathBuf,
+    /// The commit of what it started from (HEAD plus the user's
+    /// uncommitted changes then).
+    pub base: String,
+}
+
+impl From<cohost_git::Worktree> for WorktreeRecord {
+    fn from(w: cohost_git::Worktree) -> Self {
+        WorktreeRecord {
+            path: w.path,
+            branch: w.branch,
+            origin: w.origin,
+            base: w.base,
+        }
+    }
+}
+
+impl From<&WorktreeRecord> for cohost_git::Worktree {
+    fn from(w: &WorktreeRecord) -> Self {
+        cohost_git::Worktree {
+            path: w.path.clone(),
+            branch: w.branch.clone(),
+            origin: w.origin.clone(),
+            base: w.base.clone(),
+        }
+    }
 }
 
 impl SessionRecord {
@@ -63,7 +103,14 @@ impl SessionRecord {
             watermark: 0,
             created_at_ms: 0,
             updated_at_ms: 0,
+            worktree: None,
         }
+    }
+
+    /// Whether the session ran in `dir`: its cwd, or the checkout its
+    /// worktree came from.
+    pub fn ran_in(&self, dir: &Path) -> bool {
+        self.cwd == dir || self.worktree.as_ref().is_some_and(|w| w.origin == dir)
     }
 }
 

@@ -21,3 +21,4 @@ pub mod sessions;
 pub mod share;
 pub mod test_provider;
 pub mod undo;
+pub mod worktree;

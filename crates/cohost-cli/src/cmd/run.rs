@@ -51,6 +51,11 @@ pub struct AgentArgs {
     /// `checkpoints = false` does it for every session.
     #[arg(long)]
     pub no_checkpoints: bool,
+    /// Run the session in a git worktree of its own (branch
+    /// `cohost/<session>`, from HEAD plus your uncommitted changes): your
+    /// checkout is untouched until `cohost worktree apply` (or `merge`).
+    #[arg(long)]
+    pub worktree: bool,
 }
 
 impl AgentArgs {
@@ -61,6 +66,9 @@ impl AgentArgs {
         req.system_prompt = self.system_prompt.clone();
         if self.no_checkpoints {
             req.checkpoints = Some(false);
+        }
+        if self.worktree {
+            req.worktree = Some(true);
         }
     }
 
@@ -277,8 +285,38 @@ pub async fn run(args: RunArgs) -> CmdResult {
             "cohost: session {record_id} (continue with: cohost run --resume {record_id} \"...\")"
         );
     }
+    worktree_note(&host, &record_id, json).await;
     // The turn's own error is already in the event stream: exit with its code.
     Ok(exit::for_end(outcome.reason, outcome.error.as_ref()))
+}
+
+/// After a run in a worktree: where its changes are and how to bring them
+/// in; a worktree with no change at all is removed (nothing to keep).
+async fn worktree_note(host: &cohost_host::Host, record_id: &str, json: bool) {
+    use cohost_host::changes::{self, WorktreeOp};
+    let Ok(Some(rec)) = cohost_host::SessionStore::open(&host.paths.state_dir).get(record_id)
+    else {
+        return;
+    };
+    let Some(w) = &rec.worktree else { return };
+    match changes::worktree(host, &rec, WorktreeOp::Status).await {
+        Ok(st) if st.files.is_empty() => {
+            if let Err(e) = changes::worktree(host, &rec, WorktreeOp::Discard { force: false }).await
+            {
+                tracing::warn!(error = %e, "removing the unchanged worktree failed");
+            }
+        }
+        Ok(st) if !json => eprintln!(
+            "cohost: {} file(s) changed in the worktree {} (branch {}): `cohost worktree apply {record_id}` \
+             brings them into your checkout, `cohost worktree merge {record_id}` merges the branch, \
+             `cohost worktree discard {record_id}` drops them",
+            st.files.len(),
+            cohost_core::sanitize::inert_line(&w.path.display().to_string()),
+            w.branch
+        ),
+        Ok(_) => {}
+        Err(e) => tracing::warn!(error = %e, "reading the worktree failed"),
+    }
 }
 
 #[cfg(test)]

@@ -182,3 +182,84 @@ async fn claude_writes_a_file_and_undo_takes_it_back() {
 async fn codex_writes_a_file_and_undo_takes_it_back() {
     write_diff_undo(AgentCli::Codex, "codex").await;
 }
+
+/// `--worktree`: the agent writes in a worktree of its own; the user's
+/// checkout has nothing of it until `cohost worktree apply`, then has it.
+async fn worktree_then_apply(cli: AgentCli, agent: &str) {
+    if require_cli(cli).is_none() {
+        return;
+    }
+    let b = Bench::start(cli).await.unwrap();
+    let (home, dir) = (b.home().to_path_buf(), b.cwd().to_path_buf());
+    git(&home, &dir, &["init", "-q", "-b", "main"]);
+    std::fs::write(dir.join("README.md"), "# the user's project\n").unwrap();
+    git(&home, &dir, &["add", "README.md"]);
+    git(&home, &dir, &["commit", "-qm", "start"]);
+    std::fs::write(dir.join("README.md"), "# an uncommitted edit\n").unwrap();
+    let before = user_state(&home, &dir);
+
+    let run = [
+        "run",
+        "--worktree",
+        "--agent",
+        agent,
+        "--approve",
+        "all",
+        "[[scenario:write]] create the file",
+    ];
+    let (code, _, err) = cohost(&b, &run).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("cohost worktree apply"), "{err}");
+    assert!(
+        !dir.join("cohost_tool_output.txt").exists(),
+        "the checkout has nothing yet"
+    );
+    let strip = |s: &str| {
+        s.lines()
+            .filter(|l| !l.contains("cohost/s-"))
+            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(
+        strip(&user_state(&home, &dir)),
+        strip(&before),
+        "only the branch is new"
+    );
+
+    let listed = ok(&b, &["worktree", "list"]).await;
+    assert!(
+        listed.contains("1 file(s) changed, not brought in"),
+        "{listed}"
+    );
+    let (code, _, err) = cohost(&b, &["worktree", "discard"]).await;
+    assert_ne!(code, 0, "changes not brought in keep the worktree");
+    assert!(err.contains("cohost_tool_output.txt"), "{err}");
+
+    let applied = ok(&b, &["worktree", "apply"]).await;
+    assert!(applied.contains("applied 1 file(s)"), "{applied}");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("cohost_tool_output.txt"))
+            .unwrap()
+            .trim(),
+        "cohost-tool-ok"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("README.md")).unwrap(),
+        "# an uncommitted edit\n",
+        "the user's own edit stays"
+    );
+    ok(&b, &["worktree", "discard"]).await;
+    let branches = git(&home, &dir, &["branch", "--list", "cohost/*"]);
+    assert_eq!(branches, "", "the branch went with the worktree");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claude_in_a_worktree_leaves_the_checkout_until_apply() {
+    worktree_then_apply(AgentCli::Claude, "claude").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn codex_in_a_worktree_leaves_the_checkout_until_apply() {
+    worktree_then_apply(AgentCli::Codex, "codex").await;
+}

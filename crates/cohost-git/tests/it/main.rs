@@ -8,3 +8,4 @@ mod bad_input;
 mod repo;
 mod roundtrip;
 mod support;
+mod worktrees;

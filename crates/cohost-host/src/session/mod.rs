@@ -21,7 +21,7 @@ mod pass_env;
 pub use default_agent::DEFAULT_PREFERENCE;
 pub use open::OpenSession;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use cohost_core::{
@@ -32,7 +32,7 @@ use cohost_core::{
 use crate::config::HostConfig;
 use crate::host::Host;
 use crate::slots;
-use crate::store::{SessionRecord, SessionStore};
+use crate::store::{SessionRecord, SessionStore, WorktreeRecord};
 use cohost_session::PendingApprovals;
 
 /// Which provider runs the session.
@@ -186,6 +186,11 @@ pub struct SessionRequest {
     /// `cohost diff`, `cohost undo`); `None`: the config's `checkpoints`
     /// (default on). Needs a recorded session (its id names the refs).
     pub checkpoints: Option<bool>,
+    /// Run a new session in a git worktree of its own (branch
+    /// `cohost/<session>`, from HEAD plus the uncommitted changes); `None`:
+    /// the config's `worktree` (default off). A resumed session runs where
+    /// it ran. Needs a recorded session in a git repository with a commit.
+    pub worktree: Option<bool>,
 }
 
 impl SessionRequest {
@@ -208,6 +213,7 @@ impl SessionRequest {
             system_prompt: None,
             agent_args: Vec::new(),
             checkpoints: None,
+            worktree: None,
         }
     }
 }
@@ -246,6 +252,8 @@ struct Plan {
     config: AdapterConfig,
     record_id: Option<String>,
     watermark: u64,
+    /// The resumed session's worktree.
+    worktree: Option<WorktreeRecord>,
 }
 
 fn plan(
@@ -260,6 +268,7 @@ fn plan(
         config: AdapterConfig::default(),
         record_id: None,
         watermark: 0,
+        worktree: None,
     };
     if let ProviderChoice::Slot(name) = &req.provider {
         let resolved = slots::resolve_slot(host, cfg, name)?;
@@ -300,6 +309,7 @@ fn plan(
             // A fork is a new record; the agent has seen the parent's turns.
             plan.record_id = (!req.fork).then(|| rec.id.clone());
             plan.watermark = rec.watermark;
+            plan.worktree = (!req.fork).then(|| rec.worktree.clone()).flatten();
         }
         None => {
             unknown_session(store, id, &plan.provider)?;
@@ -324,7 +334,7 @@ fn last_session(
     let last = store
         .list()?
         .into_iter()
-        .find(|r| r.cwd == dir && agent.is_none_or(|a| r.provider == a));
+        .find(|r| r.ran_in(&dir) && agent.is_none_or(|a| r.provider == a));
     match last {
         Some(r) => Ok(r.id),
         None => Err(CohostError::new(
@@ -503,7 +513,17 @@ pub async fn prepare(
     config.tools = tools;
     config.model = req.model.or(config.model);
     config.binary = req.binary.or(config.binary);
+    let wants_worktree = req.worktree.unwrap_or_else(|| cfg.worktree());
     let record = match req.recording {
+        Recording::Off if wants_worktree => {
+            return Err(SetupError::Other(
+                CohostError::new(
+                    ErrorCode::ConfigInvalid,
+                    "a worktree needs a recorded session (its id names the branch)",
+                )
+                .with_fix("drop --worktree here"),
+            ))
+        }
         Recording::Off => None,
         Recording::New => {
             let id = plan
@@ -517,8 +537,28 @@ pub async fn prepare(
         let mut rec = SessionRecord::new(id, descriptor.id.clone(), cwd.clone());
         rec.model = config.model.clone();
         rec.watermark = watermark;
+        rec.worktree = plan.worktree.clone();
         (store, rec)
     });
+    let mut record = record;
+    let mut cwd = cwd;
+    if let Some((_, rec)) = record
+        .as_mut()
+        .filter(|(_, r)| wants_worktree && r.worktree.is_none())
+    {
+        let wt = cohost_git::worktree::create(&cwd, &host.paths.state_dir, &rec.id)
+            .await
+            .map_err(|e| SetupError::Other(e.into()))?;
+        // The same place inside the tree as the user's cwd.
+        let inner = cwd
+            .strip_prefix(&wt.origin)
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        cwd = wt.path.join(inner);
+        rec.cwd = cwd.clone();
+        rec.worktree = Some(wt.into());
+        config.cwd = cwd.clone();
+    }
     // A variable the user's agent config names (a custom provider's key)
     // is a credential cohost cannot judge: no hint then.
     let hint = (!passed_own_vars)
