@@ -263,3 +263,28 @@ async fn claude_in_a_worktree_leaves_the_checkout_until_apply() {
 async fn codex_in_a_worktree_leaves_the_checkout_until_apply() {
     worktree_then_apply(AgentCli::Codex, "codex").await;
 }
+
+/// No `git` on PATH: the session runs, and its first turn says that
+/// checkpoints are off and how to get them.
+#[test]
+fn without_git_the_turn_runs_and_says_checkpoints_are_off() {
+    let home = tempfile::tempdir().unwrap();
+    let out = crate::cli_support::cohost_in(home.path(), "/nonexistent")
+        .args(["run", "--agent", "mock", "--json", "hello"])
+        .output()
+        .unwrap();
+    let stdout = crate::cli_support::ok(&out);
+    let status: Vec<serde_json::Value> = stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|e| e["type"] == "status")
+        .collect();
+    assert_eq!(status.len(), 1, "{stdout}");
+    let message = status[0]["message"].as_str().unwrap();
+    assert!(message.contains("git is not installed"), "{message}");
+    assert!(message.contains("install git"), "{message}");
+    assert!(
+        stdout.contains(r#""type":"stream_end","reason":"completed""#),
+        "the turn ran: {stdout}"
+    );
+}

@@ -145,3 +145,48 @@ async fn cohosts_own_state_inside_the_tree_is_never_recorded() {
     assert!(s.path(".local/state/cohost/sessions.json").exists());
     assert!(!s.path("plan.md").exists());
 }
+
+#[tokio::test]
+async fn inside_a_bare_repository_the_store_is_cohosts_own() {
+    // A bare repository has no work tree: its directory is recorded like
+    // any directory outside git, and nothing is written into it.
+    let s = Scratch::plain();
+    s.git(&["init", "-q", "--bare"]);
+    let refs_before = s.git(&["for-each-ref"]);
+    let cp = open(&s).await.unwrap();
+    assert_eq!(cp.store().kind(), cohost_git::StoreKind::Standalone);
+    let mark = cp.before_turn().await.unwrap().unwrap();
+    s.write("notes.txt", "x\n");
+    assert_eq!(cp.after_turn(mark).await.unwrap().files.len(), 1);
+    assert_eq!(s.git(&["for-each-ref"]), refs_before, "no ref in the bare repository");
+}
+
+#[tokio::test]
+async fn a_shallow_clone_and_a_submodule_are_recorded() {
+    let upstream = Scratch::repo();
+    s_commit(&upstream, "second.txt");
+    let s = Scratch::plain();
+    let url = format!("file://{}", upstream.work.display());
+    s.git(&["clone", "-q", "--depth", "1", &url, "."]);
+    assert_eq!(s.git(&["rev-parse", "--is-shallow-repository"]).trim(), "true");
+    // A submodule: its files are its own repository's; the superproject
+    // records its commit.
+    s.git(&["-c", "protocol.file.allow=always", "submodule", "add", "-q", &url, "sub"]);
+    s.git(&["commit", "-qm", "add sub"]);
+    let cp = open(&s).await.unwrap();
+    let mark = cp.before_turn().await.unwrap().unwrap();
+    s.write("src/lib.rs", "changed in a shallow clone\n");
+    s.write("sub/inside.txt", "a file inside the submodule\n");
+    let changes = cp.after_turn(mark).await.unwrap();
+    let paths: Vec<&str> = changes.files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(paths, ["src/lib.rs"], "the submodule's own files are not the superproject's");
+    undo(cp.store(), "s-bad", None, false).await.unwrap();
+    assert_eq!(s.read("src/lib.rs"), "pub fn one() -> u32 {\n    1\n}\n");
+    assert!(s.path("sub/inside.txt").exists(), "undo never reaches into a submodule");
+}
+
+fn s_commit(s: &Scratch, name: &str) {
+    s.write(name, "more\n");
+    s.git(&["add", name]);
+    s.git(&["commit", "-qm", name]);
+}
