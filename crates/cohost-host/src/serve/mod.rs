@@ -290,6 +290,13 @@ struct CreateBody {
     /// A stored session to fork (as `cohost run --fork`).
     #[serde(default)]
     fork: Option<String>,
+    /// Run in a git worktree of its own (as `cohost run --worktree`).
+    #[serde(default)]
+    worktree: Option<bool>,
+    /// Record the working tree around each turn (default: the config's
+    /// `checkpoints`, on).
+    #[serde(default)]
+    checkpoints: Option<bool>,
 }
 
 async fn create_session(
@@ -307,6 +314,8 @@ async fn create_session(
     req.resume = b.fork.or(b.resume);
     req.provider_settings = true;
     req.recording = Recording::WithId(new_session_id());
+    req.worktree = b.worktree;
+    req.checkpoints = b.checkpoints;
     if let Some(value) = b.tools {
         req.tools = Tools::Json {
             origin: "request body `tools`".into(),

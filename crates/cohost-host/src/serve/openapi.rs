@@ -136,7 +136,15 @@ pub fn openapi_document() -> Value {
         "securitySchemes": {
             "bearerAuth": { "type": "http", "scheme": "bearer", "description": "The 64-hex-digit token in the owner-only `api-token` file of the user running `cohost serve`" }
         },
-        "schemas": {
+        "schemas": schemas()
+        }
+    })
+}
+
+/// The schemas the paths refer to (a macro call of its own: the whole
+/// document in one `json!` passes the macro's recursion limit).
+fn schemas() -> Value {
+    json!({
             "FileChange": { "type": "object", "required": ["path", "status", "added", "removed"], "properties": {
                 "path": { "type": "string" }, "old_path": { "type": "string" },
                 "status": { "type": "string", "enum": ["added", "modified", "deleted", "renamed", "mode_changed"] },
@@ -181,18 +189,21 @@ pub fn openapi_document() -> Value {
                 "approval": { "type": "string", "enum": ["ask", "auto_approve", "deny_all"] },
                 "tools": { "type": "array", "description": "API providers only: tools offered to the model (Anthropic, OpenAI or MCP shape); calls come back as tool_call events", "items": { "type": "object" } },
                 "resume": { "type": "string", "description": "A stored session id (or the provider's native id) to resume" },
-                "fork": { "type": "string", "description": "A stored session id (or native id) to fork into a new session (providers whose capabilities say fork; else 400 UNSUPPORTED_MODE)" } } },
+                "fork": { "type": "string", "description": "A stored session id (or native id) to fork into a new session (providers whose capabilities say fork; else 400 UNSUPPORTED_MODE)" },
+                "worktree": { "type": "boolean", "description": "Run in a git worktree of its own on branch cohost/<session> (as `cohost run --worktree`); 400 outside a repository with a commit" },
+                "checkpoints": { "type": "boolean", "description": "Record the working tree around each turn (default: the config's `checkpoints`, on): file_changes events, .../changes, .../undo" } } },
             "SessionCreated": { "type": "object", "properties": { "id": { "type": "string" }, "provider": { "type": "string" } } },
             "SessionRecord": { "type": "object", "properties": {
                 "id": { "type": "string" }, "provider": { "type": "string" }, "native_session_id": { "type": "string", "nullable": true },
                 "cwd": { "type": "string" }, "model": { "type": "string", "nullable": true }, "watermark": { "type": "integer" },
-                "created_at_ms": { "type": "integer" }, "updated_at_ms": { "type": "integer" } } },
+                "created_at_ms": { "type": "integer" }, "updated_at_ms": { "type": "integer" },
+                "worktree": { "type": "object", "description": "The session's own git worktree (`worktree: true`)", "properties": {
+                    "path": { "type": "string" }, "branch": { "type": "string" }, "origin": { "type": "string" }, "base": { "type": "string" } } } } },
             "Prompt": { "type": "object", "required": ["text"], "properties": { "text": { "type": "string" },
                 "files": { "type": "array", "description": "Files to attach, `PATH[:A-B]` (lines A to B), relative to the session's cwd", "items": { "type": "string" } },
                 "images": { "type": "array", "description": "PNG, JPEG, GIF or WebP images to attach (providers whose capabilities say images; else 400 UNSUPPORTED_MODE)", "items": { "type": "string" } } } },
             "ApprovalDecision": { "type": "object", "required": ["decision"], "properties": {
                 "decision": { "type": "string", "enum": ["allow_once", "allow_always", "reject_once", "reject_always"] },
                 "message": { "type": "string" } } }
-        }}
     })
 }
