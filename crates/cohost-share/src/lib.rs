@@ -26,6 +26,8 @@
 //!   Ed25519 signature inside it), or [`Plain`] (JSON in the clear, for
 //!   tests). Keys travel as `key.announce` / `key.rotate` messages
 //!   ([`e2e::wrap_key`]).
+//! - A review comment on a line of a turn's diff becomes one text, whoever
+//!   sends it ([`review::review_prompt`]).
 
 #![forbid(unsafe_code)]
 
@@ -34,6 +36,7 @@ pub mod e2e;
 mod message;
 pub mod payload;
 mod presence;
+pub mod review;
 mod turn;
 
 pub use codec::{CodecError, Header, PayloadCodec, Plain};
