@@ -6,7 +6,9 @@ use std::time::{Duration, Instant};
 
 use cohost_core::{EndReason, Event, EventBody, ToolKind, ToolStatus};
 
+use crate::changes::ChangesCard;
 use crate::commands::{self, Mode};
+use crate::diffview::DiffView;
 use crate::input::InputBox;
 pub use crate::msg::{AgentInfo, Effect, Incoming, SessionInfo};
 use crate::room::Room;
@@ -40,6 +42,20 @@ pub struct Picker {
     pub selected: usize,
 }
 
+/// Builds the text of a review comment on a line of a diff: `(path,
+/// line, old_side, hunk, comment)`, as `cohost_share::review::review_prompt`
+/// does (the shell installs it: the terminal UI knows no sharing crate).
+pub type ReviewFormat = fn(&str, u64, bool, &str, &str) -> String;
+
+/// The file picked in a changes block (the user is choosing one to review).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Focus {
+    /// The changes block (a transcript index).
+    pub block: usize,
+    /// The file in it.
+    pub file: usize,
+}
+
 /// The whole screen's state.
 pub struct App {
     /// Which screen.
@@ -70,6 +86,13 @@ pub struct App {
     pub completion: usize,
     /// Height of the transcript at the last draw (for paging).
     pub page: usize,
+    /// The file picked in a changes block, while picking.
+    pub focus: Option<Focus>,
+    /// The diff being read, when open.
+    pub diff: Option<DiffView>,
+    /// Scroll the focused file into view at the next draw.
+    pub(crate) reveal: bool,
+    pub(crate) review: Option<ReviewFormat>,
     busy: bool,
     /// When the running turn was first drawn (see [`App::working_for`]).
     busy_since: Option<Instant>,
@@ -102,6 +125,10 @@ impl App {
             hint: None,
             completion: 0,
             page: 10,
+            focus: None,
+            diff: None,
+            reveal: false,
+            review: None,
             busy: false,
             busy_since: None,
             queued: Default::default(),
@@ -113,6 +140,11 @@ impl App {
             effects: Vec::new(),
             dirty: true,
         }
+    }
+
+    /// Let review comments be sent, their text built by `format`.
+    pub fn set_review_format(&mut self, format: ReviewFormat) {
+        self.review = Some(format);
     }
 
     /// Whether a turn is running.
@@ -394,14 +426,10 @@ impl App {
             }
             EventBody::Usage(u) => self.usage(u.input_tokens, u.output_tokens),
             EventBody::Status { message, .. } => self.notice(message),
-            EventBody::FileChanges(changes) => {
-                let mut text = changes.headline();
-                for f in &changes.files {
-                    text.push_str("\n  ");
-                    text.push_str(&f.summary());
-                }
-                text.push_str("\n/diff shows the diffs, /undo puts them back");
-                self.notice(text);
+            EventBody::FileChanges(changes) if !changes.is_empty() => {
+                self.end_stream_blocks();
+                self.transcript
+                    .push(BlockKind::Changes(ChangesCard::new(changes)));
             }
             EventBody::StreamEnd { reason, usage } => {
                 if let Some(u) = usage {

@@ -70,6 +70,11 @@ const HOST: &[Command] = &[
     c("/chat", "TEXT", "say something in the room"),
     c("/kick", "NAME", "remove a participant from the room"),
     c("/invites", "", "show the invites again"),
+    c(
+        "/diff",
+        "[TURN]",
+        "what the agent changed (no TURN: every turn)",
+    ),
     c("/help", "", "commands and keys"),
     c("/quit", "", "close the room and exit"),
 ];
@@ -126,7 +131,17 @@ pub fn help(mode: Mode) -> String {
         s.push_str(&format!("  {head:<16} {}\n", c.help));
     }
     s.push_str("keys: Enter send · Alt+Enter/Ctrl+J new line · ↑↓ history · PgUp/PgDn scroll\n");
-    s.push_str("      Esc/Ctrl+C interrupt · Ctrl+C twice or Ctrl+D quit · Ctrl+O reasoning");
+    s.push_str("      Esc/Ctrl+C interrupt · Ctrl+C twice or Ctrl+D quit · Ctrl+O reasoning\n");
+    s.push_str(
+        "review: Ctrl+F pick a changed file (↑↓) · Enter its diff · ←→ other files · Esc close",
+    );
+    if mode != (Mode::Participant { co_driver: false }) {
+        s.push_str("\n        in a diff, c comments on the line (sent as ");
+        s.push_str(match mode {
+            Mode::Participant { .. } => "a suggestion to the host)",
+            _ => "a prompt)",
+        });
+    }
     match mode {
         Mode::Chat => s.push_str("\napprovals: y once · a always · n no · N never"),
         Mode::Host => s.push_str(

@@ -63,6 +63,11 @@ impl CodeState {
         )))
     }
 
+    /// Whether lines come out plain (no grammar, or no colour).
+    pub fn is_plain(&self) -> bool {
+        self.0.is_none()
+    }
+
     /// The lines of `code`, each starting with `gutter`, highlighted from
     /// this state on (which moves past them).
     pub fn lines(&mut self, code: &str, gutter: Span<'static>, theme: Theme) -> Vec<Line<'static>> {

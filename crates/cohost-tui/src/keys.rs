@@ -26,6 +26,10 @@ impl App {
         if self.picker.is_some() {
             return self.picker_key(key);
         }
+        // A comment being typed takes every key (its `y` is not an answer).
+        if self.diff.as_ref().is_some_and(|d| d.commenting()) {
+            return self.diff_key(key);
+        }
         if self.approval.is_some() && self.decides_approvals() && !ctrl && !alt {
             let option = match key.code {
                 KeyCode::Char('y') => Some(ApprovalOption::AllowOnce),
@@ -41,7 +45,14 @@ impl App {
                 });
             }
         }
+        if self.diff.is_some() {
+            return self.diff_key(key);
+        }
+        if self.focus_key(key) {
+            return;
+        }
         match key.code {
+            KeyCode::Char('f') if ctrl => self.toggle_focus(),
             KeyCode::Char('d') if ctrl => {
                 if self.input.is_empty() {
                     self.effect(Effect::Quit);
@@ -108,6 +119,9 @@ impl App {
     /// A bracketed paste goes into the input as it is (new lines too).
     pub fn on_paste(&mut self, text: &str) {
         self.touch();
+        if self.paste_comment(text) {
+            return;
+        }
         self.input.insert_str(text);
     }
 
@@ -225,23 +239,34 @@ impl App {
         match self.mode {
             Mode::Chat | Mode::Host => {
                 self.input.take();
-                if self.busy() && self.mode == Mode::Chat {
-                    return self.queue_prompt(text);
-                }
-                self.prompted("you", &text);
-                self.effect(Effect::Prompt(text));
-                self.mark_busy();
+                self.send_prompt(text);
             }
             Mode::Participant { co_driver: true } => {
                 self.input.take();
-                self.notice(format!("you suggested: {text}"));
-                self.effect(Effect::Suggest(text));
+                self.suggest(text);
             }
             Mode::Participant { co_driver: false } => {
                 self.input.take();
                 self.chat_out(text);
             }
         }
+    }
+
+    /// Run `text` as the user's prompt (in the chat, queued while a turn
+    /// runs; the host's bridge queues its own).
+    pub(crate) fn send_prompt(&mut self, text: String) {
+        if self.busy() && self.mode == Mode::Chat {
+            return self.queue_prompt(text);
+        }
+        self.prompted("you", &text);
+        self.effect(Effect::Prompt(text));
+        self.mark_busy();
+    }
+
+    /// Suggest `text` to the host (a co-driver).
+    pub(crate) fn suggest(&mut self, text: String) {
+        self.notice(format!("you suggested: {text}"));
+        self.effect(Effect::Suggest(text));
     }
 
     fn chat_out(&mut self, text: String) {
@@ -279,7 +304,7 @@ impl App {
                 self.notice("opening a room for this session…");
                 self.effect(Effect::Share);
             }
-            (Mode::Chat, "/diff" | "/undo") => match turn_arg(arg) {
+            (Mode::Chat | Mode::Host, "/diff") | (Mode::Chat, "/undo") => match turn_arg(arg) {
                 Err(()) => self.notice(need("a turn number, e.g. 2 (or nothing)")),
                 Ok(turn) if name == "/diff" => self.effect(Effect::Diff(turn)),
                 Ok(_) if self.busy() => self.set_busy_hint(),
@@ -300,10 +325,7 @@ impl App {
             (Mode::Participant { co_driver: true }, "/suggest") if arg.is_empty() => {
                 self.notice(need("a prompt"));
             }
-            (Mode::Participant { co_driver: true }, "/suggest") => {
-                self.notice(format!("you suggested: {arg}"));
-                self.effect(Effect::Suggest(arg.into()));
-            }
+            (Mode::Participant { co_driver: true }, "/suggest") => self.suggest(arg.into()),
             _ => self.notice(commands::unknown(mode, name)),
         }
     }

@@ -12,12 +12,16 @@
 #![forbid(unsafe_code)]
 
 pub mod app;
+pub mod changes;
 pub mod commands;
+pub mod diff;
+pub mod diffview;
 pub mod highlight;
 pub mod input;
 mod keys;
 pub mod markdown;
 pub mod msg;
+mod review;
 pub mod room;
 pub mod stream;
 pub mod table;

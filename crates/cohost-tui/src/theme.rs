@@ -58,6 +58,35 @@ impl Theme {
     pub fn error(self) -> Style {
         self.fg(Color::Red).add_modifier(Modifier::BOLD)
     }
+    /// An added line or count in a diff.
+    pub fn added(self) -> Style {
+        self.fg(Color::Green)
+    }
+    /// A removed line or count in a diff.
+    pub fn removed(self) -> Style {
+        self.fg(Color::Red)
+    }
+    /// A diff's hunk header (`@@ -1,3 +1,4 @@`).
+    pub fn hunk(self) -> Style {
+        self.fg(Color::Magenta).add_modifier(Modifier::BOLD)
+    }
+    /// The background of an added line whose code is highlighted (the
+    /// code keeps its colours, the line still reads as added).
+    pub fn added_bg(self) -> Style {
+        if self.color {
+            Style::new().bg(Color::Rgb(0, 48, 0))
+        } else {
+            Style::new()
+        }
+    }
+    /// The background of a removed, highlighted line.
+    pub fn removed_bg(self) -> Style {
+        if self.color {
+            Style::new().bg(Color::Rgb(64, 0, 0))
+        } else {
+            Style::new()
+        }
+    }
     /// Inline code.
     pub fn code(self) -> Style {
         if self.color {

@@ -1,10 +1,11 @@
 //! The conversation as blocks (prompts, answers, reasoning, tool cards,
-//! notices, errors, chat), each wrapped once per width and cached, so a
+//! a turn's changed files, notices, errors, chat), each wrapped once per width and cached, so a
 //! frame costs the visible rows and the block that changed.
 
 use cohost_core::{ApprovalOption, DecisionOrigin, ToolKind, ToolStatus};
 use ratatui::text::{Line, Span};
 
+use crate::changes::{card_lines, ChangesCard};
 use crate::stream::MdStream;
 use crate::theme::Theme;
 use crate::wrap::{truncate, wrap_into};
@@ -55,6 +56,8 @@ pub enum BlockKind {
     Reasoning(String),
     /// A tool call.
     Tool(ToolCard),
+    /// The files a turn changed (its `file_changes` event).
+    Changes(ChangesCard),
     /// Something cohost says (dim).
     Notice(String),
     /// An error and its fix.
@@ -146,6 +149,7 @@ impl Block {
                 )]
             }
             BlockKind::Tool(c) => tool_lines(c, t, width),
+            BlockKind::Changes(c) => card_lines(c, t, width),
             BlockKind::Notice(text) => text
                 .lines()
                 .map(|l| Line::styled(format!("· {l}"), t.dim()))
@@ -304,6 +308,44 @@ impl Transcript {
         self.blocks
             .iter()
             .rposition(|b| matches!(&b.kind, BlockKind::Tool(c) if c.tool_id == tool_id))
+    }
+
+    /// The changes card in block `i`, if that block is one.
+    pub fn changes(&self, i: usize) -> Option<&ChangesCard> {
+        match &self.blocks.get(i)?.kind {
+            BlockKind::Changes(c) if !c.is_empty() => Some(c),
+            _ => None,
+        }
+    }
+
+    /// The nearest changes block before `i` (`back`) or after it.
+    pub fn next_changes(&self, i: usize, back: bool) -> Option<usize> {
+        if back {
+            (0..i.min(self.blocks.len()))
+                .rev()
+                .find(|j| self.changes(*j).is_some())
+        } else {
+            (i + 1..self.blocks.len()).find(|j| self.changes(*j).is_some())
+        }
+    }
+
+    /// Rows of block `i` at the last layout.
+    pub fn block_rows(&self, i: usize) -> usize {
+        self.blocks.get(i).map_or(0, |b| {
+            let (a, t) = b.rows();
+            a.len() + t.len()
+        })
+    }
+
+    /// Rows below block `i` (the later blocks and their separators), as
+    /// [`Transcript::window`] counts them from the bottom.
+    pub fn rows_below(&self, i: usize) -> usize {
+        let n = self.blocks.len();
+        let later: usize = (i + 1..n).map(|j| self.block_rows(j)).sum();
+        let seps = (i..n.saturating_sub(1))
+            .filter(|j| self.separated(*j))
+            .count();
+        later + seps
     }
 
     /// Show or hide reasoning in full.

@@ -22,7 +22,9 @@ const INPUT_ROWS: u16 = 6;
 /// Draw the whole screen.
 pub fn draw(frame: &mut Frame<'_>, app: &mut App, now: Instant) {
     let area = frame.area();
-    let input_lines = u16::try_from(app.input.text().split('\n').count()).unwrap_or(INPUT_ROWS);
+    let comment = app.diff.as_ref().and_then(|d| d.comment.as_ref());
+    let typed = comment.unwrap_or(&app.input).text();
+    let input_lines = u16::try_from(typed.split('\n').count()).unwrap_or(INPUT_ROWS);
     let input_h = input_lines.clamp(1, INPUT_ROWS) + 2;
     let card_h = if app.approval.is_some() { 4 } else { 0 };
     let hint_h = u16::from(app.hint.is_some());
@@ -42,9 +44,16 @@ pub fn draw(frame: &mut Frame<'_>, app: &mut App, now: Instant) {
     } else {
         (main, None)
     };
-    draw_transcript(frame, app, log);
-    if let Some(p) = pane {
-        draw_pane(frame, app, p);
+    let comments = app.comments();
+    let theme = app.theme;
+    if let Some(v) = app.diff.as_mut() {
+        // Over the transcript and the room pane: the diff wants the width.
+        crate::diffview::draw(frame, v, theme, main, comments);
+    } else {
+        draw_transcript(frame, app, log);
+        if let Some(p) = pane {
+            draw_pane(frame, app, p);
+        }
     }
     if app.approval.is_some() {
         draw_card(frame, app, card, now);
@@ -58,7 +67,9 @@ pub fn draw(frame: &mut Frame<'_>, app: &mut App, now: Instant) {
     let working = app.working_for(now);
     draw_input(frame, app, input, working);
     draw_status(frame, app, status);
-    draw_completions(frame, app, input);
+    if app.diff.is_none() {
+        draw_completions(frame, app, input);
+    }
     if app.picker.is_some() {
         draw_picker(frame, app, area);
     }
@@ -69,6 +80,9 @@ fn draw_transcript(frame: &mut Frame<'_>, app: &mut App, area: Rect) {
     let h = usize::from(area.height);
     app.page = h;
     app.transcript.layout(w, app.theme);
+    if std::mem::take(&mut app.reveal) {
+        reveal_focus(app, h);
+    }
     let (rows, scroll) = app.transcript.window(h, app.scroll);
     app.scroll = scroll;
     let buf = frame.buffer_mut();
@@ -88,6 +102,22 @@ fn draw_transcript(frame: &mut Frame<'_>, app: &mut App, area: Rect) {
                 .width
                 .saturating_sub(u16::try_from(width(&tag)).unwrap_or(0) + 1);
         buf.set_string(x, area.y, tag, app.theme.warn());
+    }
+}
+
+/// Scroll so the picked file's row is in a window of `height` rows (a
+/// changes card has one row per file, after its headline).
+fn reveal_focus(app: &mut App, height: usize) {
+    let Some(f) = app.focus else { return };
+    let t = &app.transcript;
+    let rows = t.block_rows(f.block);
+    let row = (f.file + 1).min(rows.saturating_sub(1));
+    // Rows from the bottom of the transcript to the file's row.
+    let up = t.rows_below(f.block) + rows.saturating_sub(1) - row;
+    if up < app.scroll {
+        app.scroll = up;
+    } else if up >= app.scroll + height {
+        app.scroll = up + 1 - height.max(1);
     }
 }
 
@@ -212,17 +242,38 @@ fn input_title(app: &App, working: Option<Duration>) -> String {
     }
 }
 
+/// The comment's title: what it is about.
+fn comment_title(app: &App) -> Option<String> {
+    let v = app.diff.as_ref()?;
+    v.comment.as_ref()?;
+    let (line, old, _) = v.target()?;
+    let side = if old { " (before the change)" } else { "" };
+    let path = cohost_core::sanitize::inert_line(&v.file.path);
+    let to = match app.mode {
+        Mode::Participant { .. } => "suggests it to the host",
+        _ => "sends it to the agent",
+    };
+    Some(format!(
+        " comment on {path}, line {line}{side} · Enter {to} · Esc cancels "
+    ))
+}
+
 fn draw_input(frame: &mut Frame<'_>, app: &App, area: Rect, working: Option<Duration>) {
     let t = app.theme;
+    let comment = app.diff.as_ref().and_then(|d| d.comment.as_ref());
+    let (input, title, style) = match (comment, comment_title(app)) {
+        (Some(c), Some(title)) => (c, title, t.accent()),
+        _ => (&app.input, input_title(app, working), t.dim()),
+    };
+    let w = usize::from(area.width.saturating_sub(2));
     let block = Block::bordered()
-        .border_style(t.dim())
-        .title(Span::styled(input_title(app, working), t.dim()));
+        .border_style(style)
+        .title(Span::styled(truncate(&title, w), style));
     let inner = block.inner(area);
-    let (line, col) = app.input.cursor_pos();
+    let (line, col) = input.cursor_pos();
     let rows = usize::from(inner.height.max(1));
     let first = (line + 1).saturating_sub(rows);
-    let text: Vec<Line<'_>> = app
-        .input
+    let text: Vec<Line<'_>> = input
         .text()
         .split('\n')
         .skip(first)

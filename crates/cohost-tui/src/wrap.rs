@@ -98,6 +98,25 @@ pub fn truncate(s: &str, max: usize) -> String {
     out
 }
 
+/// `s` cut to `max` columns from the start, with `…` first when cut: a
+/// path keeps its file name.
+pub fn truncate_start(s: &str, max: usize) -> String {
+    if width(s) <= max {
+        return s.to_string();
+    }
+    let mut kept: Vec<char> = Vec::new();
+    let mut w = 0;
+    for c in s.chars().rev() {
+        let cw = c.width().unwrap_or(0);
+        if w + cw + 1 > max {
+            break;
+        }
+        kept.push(c);
+        w += cw;
+    }
+    std::iter::once('…').chain(kept.into_iter().rev()).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -125,5 +144,8 @@ mod tests {
         wrap_into(&Line::from("日本語です"), 4, &mut out);
         assert_eq!(texts(&out), ["日本", "語で", "す"]);
         assert_eq!(truncate("日本語です", 5), "日本…");
+        assert_eq!(truncate_start("日本語です", 5), "…です");
+        assert_eq!(truncate_start("src/lib.rs", 8), "…/lib.rs");
+        assert_eq!(truncate_start("lib.rs", 8), "lib.rs");
     }
 }

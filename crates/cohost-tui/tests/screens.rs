@@ -10,8 +10,8 @@
 use std::time::{Duration, Instant};
 
 use cohost_core::{
-    ApprovalOption, CohostError, DecisionOrigin, EndReason, ErrorCode, Event, EventBody, ToolKind,
-    ToolStatus, Usage,
+    ApprovalOption, ChangeStatus, CohostError, DecisionOrigin, EndReason, ErrorCode, Event,
+    EventBody, FileChange, ToolKind, ToolStatus, TurnChanges, Usage,
 };
 use cohost_tui::app::{App, Effect, Incoming, SessionInfo};
 use cohost_tui::commands::Mode;
@@ -19,6 +19,7 @@ use cohost_tui::room::{Invites, Participant, Suggestion};
 use cohost_tui::theme::Theme;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::backend::TestBackend;
+use ratatui::style::Color;
 use ratatui::Terminal;
 
 fn ev(body: EventBody) -> Incoming {
@@ -631,4 +632,472 @@ fn a_long_turn_shows_how_long_it_has_been_working() {
     let idle = at(&mut a, 44);
     assert!(idle.contains(" prompt · / for commands "), "{idle}");
     assert!(!idle.contains("working"), "{idle}");
+}
+
+/// The diff of `src/main.rs` in [`changes`]: two hunks, and a context line
+/// carrying an OSC title and a clear-screen sequence.
+const MAIN_DIFF: &str = "diff --git a/src/main.rs b/src/main.rs
+index 1111111..2222222 100644
+--- a/src/main.rs
++++ b/src/main.rs
+@@ -1,5 +1,6 @@
+ fn main() {
+-    println!(\"hi\");
++    let name = \"cohost\";
++    println!(\"hi {name}\");
+ }
+
+ // end\x1b]0;pwned\x07\x1b[2J
+@@ -20,3 +21,3 @@ fn helper() {
+ fn helper() -> u32 {
+-    1
++    2
+ }
+";
+
+/// The first hunk of [`MAIN_DIFF`], as a review comment quotes it.
+const MAIN_HUNK: &str = "@@ -1,5 +1,6 @@
+ fn main() {
+-    println!(\"hi\");
++    let name = \"cohost\";
++    println!(\"hi {name}\");
+ }
+
+ // end";
+
+fn changed(path: &str, status: ChangeStatus, added: u64, removed: u64) -> FileChange {
+    FileChange {
+        path: path.into(),
+        old_path: None,
+        status,
+        old_mode: None,
+        new_mode: None,
+        added,
+        removed,
+        binary: false,
+        size: 0,
+        hash: None,
+        diff: None,
+        diff_truncated: false,
+    }
+}
+
+/// Turn 2's changes: a binary file, a diff too large for the event, a
+/// rename, and `src/main.rs` with [`MAIN_DIFF`].
+fn changes() -> Incoming {
+    let mut logo = changed("assets/logo.png", ChangeStatus::Added, 0, 0);
+    logo.binary = true;
+    logo.size = 2048;
+    let mut big = changed("docs/big.md", ChangeStatus::Modified, 900, 12);
+    big.diff_truncated = true;
+    let mut renamed = changed("src/new_name.rs", ChangeStatus::Renamed, 1, 1);
+    renamed.old_path = Some("src/old_name.rs".into());
+    let mut main = changed("src/main.rs", ChangeStatus::Modified, 3, 2);
+    main.diff = Some(MAIN_DIFF.into());
+    ev(EventBody::FileChanges(TurnChanges {
+        turn: 2,
+        files: vec![logo, big, renamed, main],
+    }))
+}
+
+/// A finished turn that changed [`changes`], on a screen that sends
+/// review comments as the binary does.
+fn changed_turn(mode: Mode, theme: Theme) -> App {
+    let mut a = app(mode, theme);
+    a.set_review_format(cohost_share::review::review_prompt);
+    a.on_incoming(
+        Incoming::Prompted {
+            who: "you".into(),
+            text: "tidy main".into(),
+        },
+        t0(),
+    );
+    a.on_incoming(start(), t0());
+    a.on_incoming(chunk(0, "Done: main greets by name."), t0());
+    a.on_incoming(changes(), t0());
+    a.on_incoming(end(EndReason::Completed), t0());
+    a
+}
+
+/// Ctrl+F, then down to file `n` of the last changes block.
+fn pick(a: &mut App, n: usize) {
+    a.on_key(ctrl('f'));
+    for _ in 0..n {
+        a.on_key(key(KeyCode::Down));
+    }
+}
+
+#[test]
+fn a_turns_changed_files_are_listed_under_its_answer() {
+    let mut a = changed_turn(Mode::Chat, Theme::new(false));
+    let text = snapshot("chat_changes", &mut a);
+    let rows: Vec<&str> = text.lines().collect();
+    let head = rows
+        .iter()
+        .position(|r| r.starts_with("± turn 2: 4 files changed, +904 -15 · Ctrl+F to review"))
+        .unwrap_or_else(|| panic!("no headline:\n{text}"));
+    assert!(
+        rows[head - 2].contains("Done: main greets by name."),
+        "{text}"
+    );
+    let files = &rows[head + 1..head + 5];
+    assert!(files[0].starts_with("  A assets/logo.png"), "{text}");
+    assert!(files[0].ends_with("binary, 2048 bytes"), "{text}");
+    assert!(files[1].ends_with("+900 -12"), "{text}");
+    assert!(
+        files[2].contains("R src/old_name.rs → src/new_name.rs"),
+        "{text}"
+    );
+    assert!(
+        files[3].starts_with("  M src/main.rs") && files[3].ends_with("+3 -2"),
+        "{text}"
+    );
+    // The counts start in one column.
+    let col = |r: &str| {
+        let at = r.find("  +").or_else(|| r.find("  binary")).unwrap();
+        r[..at].chars().count()
+    };
+    assert_eq!(col(files[1]), col(files[3]), "{text}");
+    assert_eq!(col(files[0]), col(files[3]), "{text}");
+
+    // In colour, added counts are green and removed ones red.
+    let mut c = changed_turn(Mode::Chat, Theme::new(true));
+    let t = draw(&mut c, 80, 24);
+    let buf = t.backend().buffer();
+    let y = (0..24u16)
+        .find(|y| {
+            screen(&t)
+                .lines()
+                .nth(usize::from(*y))
+                .is_some_and(|r| r.contains("src/main.rs"))
+        })
+        .unwrap();
+    let row: String = (0..80u16)
+        .map(|x| buf[(x, y)].symbol().to_string())
+        .collect();
+    let x = |needle: &str| u16::try_from(row.find(needle).unwrap()).unwrap();
+    assert_eq!(buf[(x("+3"), y)].fg, Color::Green);
+    assert_eq!(buf[(x("-2"), y)].fg, Color::Red);
+
+    // The host console and the participant view show the same block.
+    for mode in [Mode::Host, Mode::Participant { co_driver: false }] {
+        let mut p = changed_turn(mode, Theme::new(false));
+        let text = screen(&draw(&mut p, 80, 24));
+        assert!(
+            text.contains("± turn 2: 4 files changed, +904 -15"),
+            "{mode:?}:\n{text}"
+        );
+        assert!(text.contains("M src/main.rs"), "{mode:?}:\n{text}");
+    }
+}
+
+#[test]
+fn ctrl_f_picks_a_file_and_enter_opens_its_coloured_inert_diff() {
+    let mut a = changed_turn(Mode::Chat, Theme::new(false));
+    a.on_key(ctrl('f'));
+    let text = screen(&draw(&mut a, 80, 24));
+    assert!(text.contains("· ↑↓ file · Enter diff · Esc back"), "{text}");
+    assert!(text.contains("▸ A assets/logo.png"), "{text}");
+    for _ in 0..5 {
+        // Past the last file the pick stays on it.
+        a.on_key(key(KeyCode::Down));
+    }
+    assert!(screen(&draw(&mut a, 80, 24)).contains("▸ M src/main.rs"));
+    a.on_key(key(KeyCode::Enter));
+    assert!(a.take_effects().is_empty(), "Enter on a file sends nothing");
+    let text = snapshot("diff_view", &mut a);
+    assert!(
+        text.contains("± turn 2 · file 4 of 4 · M src/main.rs (+3 -2)"),
+        "{text}"
+    );
+    assert!(text.contains("@@ -1,5 +1,6 @@"), "{text}");
+    // Both sides' numbers, the sign, the code; the cursor on the first line.
+    assert!(text.contains("│▸ 1  1   fn main() {"), "{text}");
+    assert!(text.contains("│  2    -     println!(\"hi\");"), "{text}");
+    assert!(
+        text.contains("│     2 +     let name = \"cohost\";"),
+        "{text}"
+    );
+    assert!(text.contains("│ 20 21   fn helper() -> u32 {"), "{text}");
+    // The title names the file: its git header is not drawn again.
+    assert!(
+        !text.contains("diff --git") && !text.contains("+++ b/"),
+        "{text}"
+    );
+    assert!(text.contains("c comment · Esc close"), "{text}");
+    // The OSC title and the clear-screen sequence are gone, not drawn.
+    assert!(text.contains("// end") && !text.contains("pwned"), "{text}");
+    let t = draw(&mut a, 80, 24);
+    let buf = t.backend().buffer();
+    assert!(
+        buf.content()
+            .iter()
+            .all(|c| !c.symbol().chars().any(|ch| ch.is_control())),
+        "a control character reached the screen"
+    );
+
+    // In colour: + green, - red, the hunk header its own colour, and the
+    // code highlighted by the code blocks' highlighter.
+    let mut c = changed_turn(Mode::Chat, Theme::new(true));
+    pick(&mut c, 3);
+    c.on_key(key(KeyCode::Enter));
+    let t = draw(&mut c, 80, 24);
+    let buf = t.backend().buffer();
+    let text = screen(&t);
+    let find = |needle: &str| -> (u16, u16) {
+        for (y, row) in text.lines().enumerate() {
+            if let Some(i) = row.find(needle) {
+                let x = row[..i].chars().count();
+                return (u16::try_from(x).unwrap(), u16::try_from(y).unwrap());
+            }
+        }
+        panic!("{needle:?} not on screen:\n{text}");
+    };
+    let (x, y) = find("+     let name");
+    assert_eq!(buf[(x, y)].fg, Color::Green);
+    assert_ne!(buf[(x + 6, y)].bg, Color::Reset, "an added line is tinted");
+    let (x, y) = find("-     println");
+    assert_eq!(buf[(x, y)].fg, Color::Red);
+    let (x, y) = find("@@ -1,5");
+    assert_eq!(buf[(x, y)].fg, Color::Magenta);
+    let (x, y) = find("fn main() {");
+    let colours: std::collections::HashSet<Color> = (x..x + 11).map(|x| buf[(x, y)].fg).collect();
+    assert!(colours.len() > 1, "`fn` and `main` differ: {colours:?}");
+
+    // ←→ step through the turn's files; those without a diff say why.
+    a.on_key(key(KeyCode::Right));
+    let text = screen(&draw(&mut a, 80, 24));
+    assert!(text.contains("file 1 of 4 · A assets/logo.png"), "{text}");
+    assert!(text.contains("a binary file (2048 bytes)"), "{text}");
+    a.on_key(key(KeyCode::Right));
+    let text = screen(&draw(&mut a, 80, 24));
+    assert!(
+        text.contains("too large to show here: `cohost diff --turn 2` shows it whole"),
+        "{text}"
+    );
+    a.on_key(key(KeyCode::Char('c')));
+    assert!(
+        a.diff.as_ref().is_some_and(|d| !d.commenting()),
+        "no line to comment on"
+    );
+    // Esc closes the diff; the pick is still on the file, Esc again ends it.
+    a.on_key(key(KeyCode::Esc));
+    let text = screen(&draw(&mut a, 80, 24));
+    assert!(text.contains("▸ M docs/big.md"), "{text}");
+    a.on_key(key(KeyCode::Esc));
+    let text = screen(&draw(&mut a, 80, 24));
+    assert!(!text.contains('▸'), "{text}");
+    assert!(text.contains("Ctrl+F to review"), "{text}");
+}
+
+/// Open `src/main.rs`'s diff and move the cursor `down` lines of code.
+fn at_main_line(a: &mut App, down: usize) {
+    pick(a, 3);
+    a.on_key(key(KeyCode::Enter));
+    for _ in 0..down {
+        a.on_key(key(KeyCode::Down));
+    }
+}
+
+#[test]
+fn a_comment_on_a_line_becomes_the_next_prompt() {
+    let mut a = changed_turn(Mode::Chat, Theme::new(false));
+    at_main_line(&mut a, 2);
+    a.on_key(key(KeyCode::Char('c')));
+    type_text(&mut a, "why a variable?");
+    let text = snapshot("diff_comment", &mut a);
+    assert!(
+        text.contains("comment on src/main.rs, line 2 · Enter sends it to the agent · Esc cancels"),
+        "{text}"
+    );
+    assert!(text.contains("│why a variable?"), "{text}");
+    assert!(text.contains("│▸    2 +     let name"), "{text}");
+    // Typed into the comment, `y` and `q` are text, not keys.
+    type_text(&mut a, " yq");
+    for _ in 0..3 {
+        a.on_key(key(KeyCode::Backspace));
+    }
+    a.on_key(key(KeyCode::Enter));
+    let want = format!(
+        "Review comment on src/main.rs, line 2:\n\n```diff\n{MAIN_HUNK}\n```\n\nwhy a variable?"
+    );
+    assert_eq!(a.take_effects(), [Effect::Prompt(want)]);
+    let text = screen(&draw(&mut a, 80, 24));
+    assert!(a.diff.is_none(), "the diff closed for the answer");
+    assert!(
+        text.contains("```diff"),
+        "the prompt is in the transcript: {text}"
+    );
+    assert!(text.contains("why a variable?"), "{text}");
+}
+
+#[test]
+fn a_removed_line_is_commented_before_the_change_and_esc_cancels() {
+    let mut a = changed_turn(Mode::Chat, Theme::new(false));
+    at_main_line(&mut a, 1);
+    a.on_key(key(KeyCode::Char('c')));
+    type_text(&mut a, "draft");
+    a.on_key(key(KeyCode::Esc));
+    assert!(a.diff.as_ref().is_some_and(|d| !d.commenting()));
+    assert!(
+        a.take_effects().is_empty(),
+        "a cancelled comment sends nothing"
+    );
+    a.on_key(key(KeyCode::Char('c')));
+    type_text(&mut a, "keep the greeting");
+    a.on_key(key(KeyCode::Enter));
+    let want = format!(
+        "Review comment on src/main.rs, line 2 (before the change):\n\n```diff\n{MAIN_HUNK}\n```\n\nkeep the greeting"
+    );
+    assert_eq!(a.take_effects(), [Effect::Prompt(want)]);
+
+    // A line of the second hunk quotes that hunk.
+    let mut a = changed_turn(Mode::Chat, Theme::new(false));
+    at_main_line(&mut a, 9);
+    a.on_key(key(KeyCode::Char('c')));
+    type_text(&mut a, "why 2");
+    a.on_key(key(KeyCode::Enter));
+    let want = "Review comment on src/main.rs, line 22:\n\n```diff\n@@ -20,3 +21,3 @@ fn helper() {\n fn helper() -> u32 {\n-    1\n+    2\n }\n```\n\nwhy 2";
+    assert_eq!(a.take_effects(), [Effect::Prompt(want.into())]);
+}
+
+#[test]
+fn a_comment_during_a_turn_waits_for_it_in_the_chat() {
+    let mut a = changed_turn(Mode::Chat, Theme::new(false));
+    type_text(&mut a, "next");
+    a.on_key(key(KeyCode::Enter));
+    a.on_incoming(start(), t0());
+    assert_eq!(a.take_effects(), [Effect::Prompt("next".into())]);
+    at_main_line(&mut a, 0);
+    a.on_key(key(KeyCode::Char('c')));
+    type_text(&mut a, "later");
+    a.on_key(key(KeyCode::Enter));
+    assert!(a.take_effects().is_empty(), "queued while the turn runs");
+    assert!(screen(&draw(&mut a, 80, 24)).contains("queued (runs when this turn ends)"));
+    a.on_incoming(end(EndReason::Completed), t0());
+    match a.take_effects().as_slice() {
+        [Effect::Prompt(p)] => {
+            assert!(
+                p.starts_with("Review comment on src/main.rs, line 1:"),
+                "{p}"
+            );
+            assert!(p.ends_with("\n\nlater"), "{p}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn the_host_comments_as_a_prompt_a_co_driver_suggests_and_a_viewer_cannot() {
+    let mut host = changed_turn(Mode::Host, Theme::new(false));
+    at_main_line(&mut host, 0);
+    host.on_key(key(KeyCode::Char('c')));
+    type_text(&mut host, "rename main");
+    host.on_key(key(KeyCode::Enter));
+    match host.take_effects().as_slice() {
+        [Effect::Prompt(p)] => assert!(p.ends_with("```\n\nrename main"), "{p}"),
+        other => panic!("{other:?}"),
+    }
+    // /diff works in the host console as in the chat.
+    type_text(&mut host, "/diff 2");
+    host.on_key(key(KeyCode::Enter));
+    assert_eq!(host.take_effects(), [Effect::Diff(Some(2))]);
+
+    let mut co = changed_turn(Mode::Participant { co_driver: true }, Theme::new(false));
+    at_main_line(&mut co, 0);
+    co.on_key(key(KeyCode::Char('c')));
+    type_text(&mut co, "rename main");
+    let text = screen(&draw(&mut co, 80, 24));
+    assert!(text.contains("Enter suggests it to the host"), "{text}");
+    co.on_key(key(KeyCode::Enter));
+    let want = format!(
+        "Review comment on src/main.rs, line 1:\n\n```diff\n{MAIN_HUNK}\n```\n\nrename main"
+    );
+    assert_eq!(co.take_effects(), [Effect::Suggest(want)]);
+    let text = screen(&draw(&mut co, 80, 24));
+    assert!(
+        text.contains("you suggested: Review comment on src/main.rs"),
+        "{text}"
+    );
+
+    let mut viewer = changed_turn(Mode::Participant { co_driver: false }, Theme::new(false));
+    at_main_line(&mut viewer, 0);
+    let text = screen(&draw(&mut viewer, 80, 24));
+    assert!(!text.contains("c comment"), "{text}");
+    viewer.on_key(key(KeyCode::Char('c')));
+    let text = screen(&draw(&mut viewer, 80, 24));
+    assert!(
+        text.contains("viewers watch: the host and co-drivers can comment"),
+        "{text}"
+    );
+    assert!(viewer.diff.as_ref().is_some_and(|d| !d.commenting()));
+    assert!(viewer.take_effects().is_empty());
+}
+
+#[test]
+fn ctrl_f_without_changes_says_so_and_typing_leaves_the_pick() {
+    let mut a = app(Mode::Chat, Theme::new(false));
+    a.on_key(ctrl('f'));
+    assert!(screen(&draw(&mut a, 80, 24)).contains("no turn has changed a file yet"));
+    let mut a = changed_turn(Mode::Chat, Theme::new(false));
+    a.on_key(ctrl('f'));
+    type_text(&mut a, "hi");
+    assert!(a.focus.is_none());
+    assert_eq!(a.input.text(), "hi", "the key went on to the input");
+}
+
+#[test]
+fn long_diffs_and_far_picks_scroll_into_view() {
+    // A later long answer pushes the changes out of sight: Ctrl+F scrolls
+    // the transcript back to the picked file.
+    let mut a = changed_turn(Mode::Chat, Theme::new(false));
+    a.on_incoming(start(), t0());
+    for i in 0..60 {
+        a.on_incoming(chunk(i, &format!("line {i} of a long answer\n\n")), t0());
+    }
+    a.on_incoming(end(EndReason::Completed), t0());
+    let text = screen(&draw(&mut a, 80, 24));
+    assert!(!text.contains("src/main.rs"), "{text}");
+    pick(&mut a, 3);
+    let text = screen(&draw(&mut a, 80, 24));
+    assert!(text.contains("▸ M src/main.rs"), "{text}");
+    assert!(text.contains("rows up"), "{text}");
+
+    // A diff longer than the screen: the cursor pulls the view along.
+    let mut long = String::from("@@ -1,200 +1,200 @@\n");
+    for i in 1..=200 {
+        long.push_str(&format!(" line {i}\n"));
+    }
+    let mut file = changed("long.txt", ChangeStatus::Modified, 0, 0);
+    file.diff = Some(long);
+    let mut a = app(Mode::Chat, Theme::new(false));
+    a.on_incoming(
+        ev(EventBody::FileChanges(TurnChanges {
+            turn: 1,
+            files: vec![file],
+        })),
+        t0(),
+    );
+    a.on_key(ctrl('f'));
+    a.on_key(key(KeyCode::Enter));
+    for _ in 0..30 {
+        a.on_key(key(KeyCode::Down));
+    }
+    let text = screen(&draw(&mut a, 80, 24));
+    assert!(text.contains("│▸ 31  31   line 31"), "{text}");
+    // A page is the view's 18 rows less one, for the cursor and the view.
+    a.on_key(key(KeyCode::PageDown));
+    let text = screen(&draw(&mut a, 80, 24));
+    assert!(text.contains("│▸ 48  48   line 48"), "{text}");
+    assert!(!text.contains("line 30 "), "the view moved on: {text}");
+    a.on_key(key(KeyCode::PageUp));
+    let text = screen(&draw(&mut a, 80, 24));
+    assert!(text.contains("│▸ 31  31   line 31"), "{text}");
+    a.on_key(key(KeyCode::End));
+    let text = screen(&draw(&mut a, 80, 24));
+    assert!(text.contains("│▸200 200   line 200"), "{text}");
+    a.on_key(key(KeyCode::Home));
+    let text = screen(&draw(&mut a, 80, 24));
+    assert!(text.contains("@@ -1,200 +1,200 @@"), "{text}");
+    assert!(text.contains("│▸  1   1   line 1"), "{text}");
 }

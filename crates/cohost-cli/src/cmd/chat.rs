@@ -20,6 +20,7 @@ use tokio::sync::mpsc;
 
 use crate::cmd::run::{AgentArgs, Approve};
 use crate::cmd::screen::{decide, on_terminal, watch_signals};
+use crate::cmd::turn_changes;
 use crate::exit::{CmdResult, Failure};
 
 /// Arguments of `cohost chat`.
@@ -154,6 +155,7 @@ pub async fn run(args: ChatArgs) -> CmdResult {
     watch_signals(effects.clone(), to_app.clone());
     let driver = tokio::spawn(drive(session, ctx, target, from_app, to_app));
     let mut app = App::new(Mode::Chat, Theme::from_env());
+    app.set_review_format(cohost_share::review::review_prompt);
     let shown = cohost_tui::term::run(&mut app, &mut inbox, &effects).await;
     drop(inbox);
     let _ = driver.await;
@@ -263,11 +265,11 @@ async fn drive(
                     fix: e.suggested_fix,
                 }),
             },
-            Effect::Diff(turn) => say(changes_notice(&ctx, &session, turn).await),
+            Effect::Diff(turn) => say(turn_changes::diff_notice(&ctx.host, &session, turn).await),
             Effect::Undo(_) if session.busy() => say(Incoming::Notice(
                 "the agent is busy; undo waits for the turn to end (or Esc)".into(),
             )),
-            Effect::Undo(turn) => say(undo_notice(&ctx, &session, turn).await),
+            Effect::Undo(turn) => say(turn_changes::undo_notice(&ctx.host, &session, turn).await),
             Effect::Quit => break,
             other => say(Incoming::Notice(format!(
                 "{other:?} is for shared sessions"
@@ -279,78 +281,6 @@ async fn drive(
         tracing::warn!(error = %e, "terminate failed");
     }
     shown.abort();
-}
-
-/// The session's record, for `/diff` and `/undo`.
-fn record(ctx: &Ctx, session: &RunningSession) -> Result<cohost_host::SessionRecord, CohostError> {
-    let id = session.record_id().ok_or_else(|| {
-        CohostError::new(
-            cohost_core::ErrorCode::ConfigInvalid,
-            "this session is not recorded, so its changes are not either",
-        )
-    })?;
-    cohost_host::changes::find_session(&ctx.host, Some(id), session.cwd())
-}
-
-fn failed(e: CohostError) -> Incoming {
-    Incoming::Error {
-        message: e.message,
-        fix: e.suggested_fix,
-    }
-}
-
-/// `/diff [TURN]`: each turn's files, then its whole diff.
-async fn changes_notice(ctx: &Ctx, session: &RunningSession, turn: Option<u64>) -> Incoming {
-    let rec = match record(ctx, session) {
-        Ok(r) => r,
-        Err(e) => return failed(e),
-    };
-    let found = match cohost_host::changes::session_changes(&ctx.host, &rec, turn, true).await {
-        Ok(f) => f,
-        Err(e) => return failed(e),
-    };
-    if found.turns.is_empty() {
-        return Incoming::Notice("no turn of this session changed any file".into());
-    }
-    let mut text = String::new();
-    for t in &found.turns {
-        text.push_str(&t.headline());
-        text.push('\n');
-        for f in &t.files {
-            let diff = f.diff.as_deref().unwrap_or("(no text diff)\n");
-            text.push_str(&format!(
-                "{}\n{}",
-                f.summary(),
-                crate::diffview::render_patch(diff, false)
-            ));
-        }
-    }
-    Incoming::Notice(text.trim_end().to_owned())
-}
-
-/// `/undo [TURN]`.
-async fn undo_notice(ctx: &Ctx, session: &RunningSession, turn: Option<u64>) -> Incoming {
-    let rec = match record(ctx, session) {
-        Ok(r) => r,
-        Err(e) => return failed(e),
-    };
-    match cohost_host::changes::undo(&ctx.host, &rec, turn, false).await {
-        Ok(done) => {
-            let turns: Vec<String> = done.turns.iter().map(u64::to_string).collect();
-            let mut text = format!(
-                "undid turn {}: {} file(s) put back, {} removed",
-                turns.join(", "),
-                done.restored.len(),
-                done.removed.len()
-            );
-            for f in done.restored.iter().chain(&done.removed) {
-                text.push_str("\n  ");
-                text.push_str(&cohost_core::sanitize::inert_line(f));
-            }
-            Incoming::Notice(text)
-        }
-        Err(e) => failed(e),
-    }
 }
 
 /// Open `next` in place of the session; on failure the old one is opened

@@ -20,5 +20,6 @@ pub mod serve;
 pub mod sessions;
 pub mod share;
 pub mod test_provider;
+pub mod turn_changes;
 pub mod undo;
 pub mod worktree;

@@ -156,8 +156,31 @@ impl Hosting {
         from_app: &mut mpsc::UnboundedReceiver<Effect>,
         say: &mpsc::UnboundedSender<Incoming>,
     ) {
+        // Built on the first `/diff`: the session's checkpoints are read
+        // through the host services, which a console without one never needs.
+        let mut host: Option<cohost_host::Host> = None;
         while let Some(e) = from_app.recv().await {
             let input = match e {
+                Effect::Diff(turn) => {
+                    if host.is_none() {
+                        match crate::hostctx::host() {
+                            Ok(h) => host = Some(h),
+                            Err(e) => {
+                                let _ = say.send(Incoming::Error {
+                                    message: e.message,
+                                    fix: e.suggested_fix,
+                                });
+                                continue;
+                            }
+                        }
+                    }
+                    if let Some(h) = &host {
+                        let notice =
+                            crate::cmd::turn_changes::diff_notice(h, &self.session, turn).await;
+                        let _ = say.send(notice);
+                    }
+                    continue;
+                }
                 Effect::Prompt(t) => HostInput::Prompt(t),
                 Effect::Accept(id) => HostInput::Accept(id),
                 Effect::Reject(id) => HostInput::Reject(id),
@@ -229,6 +252,7 @@ pub async fn host(p: HostParts) -> CmdResult {
         hosting
     });
     let mut app = App::new(Mode::Host, Theme::from_env());
+    app.set_review_format(cohost_share::review::review_prompt);
     let shown = cohost_tui::term::run(&mut app, &mut inbox, &effects).await;
     drop(inbox);
     if let Ok(hosting) = relay.await {
@@ -399,6 +423,7 @@ pub async fn participant_view(
         let _ = tokio::time::timeout(std::time::Duration::from_secs(1), me.close()).await;
     });
     let mut app = App::new(Mode::Participant { co_driver }, Theme::from_env());
+    app.set_review_format(cohost_share::review::review_prompt);
     let shown = cohost_tui::term::run(&mut app, &mut inbox, &effects).await;
     drop(inbox);
     let _ = driver.await;

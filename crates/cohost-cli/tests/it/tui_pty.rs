@@ -150,6 +150,12 @@ fn host_console_and_participant_view_over_the_embedded_relay() {
     viewer.type_line("nice work");
     host.wait_for("nice work", WAIT);
 
+    // `/diff` reads the session's checkpoints here as in the chat (these
+    // turns wrote no file).
+    host.type_line("/diff");
+    let s = host.wait_for("no turn of this session changed any file", WAIT);
+    assert!(!s.contains("not for a shared session"), "{s}");
+
     // The host quits: the room closes and the participants' screens end.
     host_quits(&mut host, &mut [&mut guest, &mut viewer]);
 }
@@ -261,6 +267,60 @@ fn a_silent_turn_counts_its_seconds_in_the_chat() {
     t.wait_for("the agent is working · 4 s", WAIT);
     t.send(b"\x1b");
     t.wait_for("· interrupted", WAIT);
+    t.send(b"\x04");
+    assert_eq!(t.wait_exit(WAIT), 0);
+    t.assert_restored();
+}
+
+/// A turn that changes a file (written here, into the session's scratch
+/// working directory, while the mock's slow turn runs: the checkpoints
+/// record whoever changed the tree) lists it under the answer; Ctrl+F and
+/// Enter open its diff, and a comment on a line becomes the next prompt.
+#[test]
+fn a_changed_file_opens_in_the_diff_view_and_a_comment_is_the_next_prompt() {
+    let work = tempfile::tempdir().unwrap();
+    let notes = work.path().join("notes.txt");
+    std::fs::write(&notes, "first\nsecond\n").unwrap();
+    let cwd = work.path().to_str().unwrap();
+    let mut t = Tty::spawn(&["chat", "--agent", "mock", "--cwd", cwd], 30, 120);
+    t.wait_for("type a prompt", WAIT);
+    t.type_line("take your time [mock:slow]");
+    // The tree before the turn is recorded before the agent says anything.
+    t.wait_for("tick 1", WAIT);
+    std::fs::write(&notes, "first\nsecond, edited\nthird\n").unwrap();
+    let s = t.wait_for("± turn 1: 1 file changed, +2 -1 · Ctrl+F to review", WAIT);
+    assert!(s.contains("  M notes.txt  +2 -1"), "{s}");
+
+    t.send(b"\x06");
+    t.wait_for("▸ M notes.txt", WAIT);
+    t.send(b"\r");
+    let s = t.wait_for("± turn 1 · file 1 of 1 · M notes.txt (+2 -1)", WAIT);
+    assert!(s.contains("@@ -1,2 +1,3 @@"), "{s}");
+    assert!(
+        s.contains("│▸1 1   first"),
+        "the cursor on the first line: {s}"
+    );
+    assert!(s.contains("│ 2   - second"), "{s}");
+    assert!(s.contains("│   2 + second, edited"), "{s}");
+    // Down to `+third`, then a comment on it.
+    for _ in 0..3 {
+        t.send(b"\x1b[B");
+    }
+    t.wait_for("│▸  3 + third", WAIT);
+    t.send(b"c");
+    t.wait_for(
+        "comment on notes.txt, line 3 · Enter sends it to the agent",
+        WAIT,
+    );
+    t.type_line("why a third line?");
+    let s = t.wait_for("You said: \"Review comment on notes.txt, line 3:", WAIT);
+    assert!(
+        s.contains("you ❯ Review comment on notes.txt, line 3:"),
+        "{s}"
+    );
+    // The hunk is quoted in a fenced diff, the comment after it.
+    let s = t.wait_for("why a third line?\". Install a real agent", WAIT);
+    assert!(s.contains("▏ +third"), "the hunk in the echo: {s}");
     t.send(b"\x04");
     assert_eq!(t.wait_exit(WAIT), 0);
     t.assert_restored();
