@@ -78,10 +78,17 @@ function renderPeople() {
   }
 }
 
+// What a turn's diff needs to take review comments: only a co-driver may
+// suggest (the relay refuses a viewer's suggestion anyway).
+const reviewHooks = {
+  canReview: () => state.me?.role === 'CO_DRIVER',
+  suggest,
+};
+
 function turn(promptId) {
   let t = state.turns.get(promptId);
   if (!t) {
-    t = new Turn($('turns'), promptId);
+    t = new Turn($('turns'), promptId, reviewHooks);
     state.turns.set(promptId, t);
     $('empty').hidden = true;
   }
@@ -341,6 +348,37 @@ function decided(d) {
   li.querySelector('.state').textContent = d.accepted ? '✓ accepted' : '✗ rejected';
 }
 
+// A co-driver frame larger than this is refused by the relay (64 KiB,
+// crates/cohost-relay/src/config.rs); the margin covers the envelope and
+// the encryption's nonce and tag.
+const MAX_SUGGESTION_BYTES = 60 * 1024;
+
+/**
+ * Sends a suggestion (typed, or a review comment on a diff line) and lists
+ * it under the suggestion box with `label`, to be marked accepted or
+ * rejected when the host decides. Rejects with a reason to show.
+ */
+async function suggest(body, label = body) {
+  const msg = { suggestion_id: randomId('s-'), text: body, from: state.me?.name };
+  if (jsonBytes(msg).length > MAX_SUGGESTION_BYTES) {
+    throw new Error('Too large to send (the hunk is over 60 KiB): write the comment as a suggestion quoting the lines instead.');
+  }
+  try {
+    await send(T.SuggestPrompt, msg);
+  } catch {
+    throw new Error('Not connected; the suggestion was not sent.');
+  }
+  const li = document.createElement('li');
+  li.dataset.suggestionId = msg.suggestion_id;
+  li.dataset.state = 'pending';
+  const s = document.createElement('span');
+  s.className = 'state';
+  s.textContent = '… waiting for the host';
+  li.append(document.createTextNode(`${label} `), s);
+  $('suggestions').append(li);
+  mine.set(msg.suggestion_id, li);
+}
+
 function randomId(prefix) {
   const b = crypto.getRandomValues(new Uint8Array(6));
   return prefix + [...b].map((x) => x.toString(16).padStart(2, '0')).join('');
@@ -364,21 +402,9 @@ function wireForms() {
     const input = $('suggestinput');
     const body = input.value.trim();
     if (!body) return;
-    const id = randomId('s-');
-    send(T.SuggestPrompt, { suggestion_id: id, text: body, from: state.me?.name })
-      .then(() => {
-        const li = document.createElement('li');
-        li.dataset.suggestionId = id;
-        li.dataset.state = 'pending';
-        const s = document.createElement('span');
-        s.className = 'state';
-        s.textContent = '… waiting for the host';
-        li.append(document.createTextNode(`${body} `), s);
-        $('suggestions').append(li);
-        mine.set(id, li);
-        input.value = '';
-      })
-      .catch(() => notice('Not connected; the suggestion was not sent.'));
+    suggest(body)
+      .then(() => (input.value = ''))
+      .catch((err) => notice(err.message));
   });
   $('interrupt').addEventListener('click', () => {
     send(T.InterruptRequest, { from: state.me?.name })

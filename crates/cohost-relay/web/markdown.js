@@ -31,6 +31,9 @@ for (const [alias, name] of Object.entries({ sh: 'bash', shell: 'bash', js: 'jav
   hljs.registerAliases(alias, { languageName: name });
 }
 
+// The diff view (changes.js) highlights with the same instance and languages.
+export { hljs };
+
 export function escapeHtml(s) {
   return String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
 }

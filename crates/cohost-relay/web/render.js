@@ -2,6 +2,7 @@
 // into the page. Every string from the room is untrusted: markdown goes
 // through markdown.js, everything else is set as text, never as HTML.
 
+import { renderChanges } from './changes.js';
 import { StreamingMarkdown } from './markdown.js';
 
 function h(tag, cls, text) {
@@ -38,10 +39,14 @@ const ORIGIN = {
 };
 const END = { completed: '✓ completed', interrupted: '■ interrupted', error: '✗ ended with an error', max_turns: '■ stopped at the turn limit' };
 
-/** One turn: the prompt, then its events in order. */
+/**
+ * One turn: the prompt, then its events in order. `hooks` lets the turn's
+ * file changes take review comments: `canReview()` and `suggest(text, label)`.
+ */
 export class Turn {
-  constructor(container, promptId) {
+  constructor(container, promptId, hooks = {}) {
     this.promptId = promptId;
+    this.hooks = hooks;
     this.el = h('article', 'turn');
     this.el.dataset.promptId = promptId;
     this.el.dataset.state = 'streaming';
@@ -113,6 +118,11 @@ export class Turn {
         break;
       case 'error':
         this.line('error', `${ev.code || 'ERROR'}: ${ev.message || ''}${ev.suggested_fix ? ` — ${ev.suggested_fix}` : ''}`);
+        break;
+      case 'file_changes':
+        // Just before stream_end: under the answer, above the turn's end.
+        this.closeText();
+        this.body.append(renderChanges(ev, this.hooks));
         break;
       case 'stream_end':
         if (ev.usage) this.usage(ev.usage);

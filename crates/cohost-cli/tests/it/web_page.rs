@@ -95,6 +95,16 @@ fn xss_corpus_runs_no_script_and_requests_nothing_outside_the_relay() {
 }
 
 #[test]
+fn a_turns_changed_files_show_as_diffs_and_hostile_names_stay_inert() {
+    scenario("changes_shown");
+}
+
+#[test]
+fn a_co_drivers_review_comment_reaches_the_host_as_a_suggestion() {
+    scenario("review_comments");
+}
+
+#[test]
 fn wrong_key_shows_a_clear_message() {
     scenario("wrong_key");
 }
@@ -111,7 +121,8 @@ fn page_resumes_after_the_connection_drops_mid_stream() {
 
 /// The page's modules without a browser (`node --test`): the e2e codec
 /// against `crates/cohost-share/tests/vectors/e2e-v1.json`, the envelope,
-/// the streaming-markdown completion.
+/// the streaming-markdown completion, a diff's line numbers and hunks and
+/// the review comment's text.
 #[test]
 fn page_modules_match_the_e2e_vectors() {
     if Command::new("node").arg("--version").output().is_err() {

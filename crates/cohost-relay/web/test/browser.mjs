@@ -5,9 +5,9 @@
 // the first failure.
 
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { STEP_MS, launch, need, startHost, startProxy, via, authorityOf } from './harness.mjs';
+import { STEP_MS, launch, need, startHost, startProxy, tempDir, via, authorityOf } from './harness.mjs';
 
 const only = process.argv[2];
 const screenshotDir = need('COHOST_SCREENSHOT_DIR');
@@ -66,8 +66,121 @@ function inOrder(text, words) {
   }
 }
 
-async function withRoom(fn, hostArgs = []) {
-  const host = await startHost(hostArgs);
+// Hostile strings: in an answer (xss_corpus), in changed files' names and
+// contents (changes_shown).
+const XSS = [
+  '<script>top.__pwned=1</script>',
+  '<img src=x onerror="top.__pwned=2">',
+  '[click me](javascript:top.__pwned=3)',
+  '<a href="javascript:top.__pwned=4">raw link</a>',
+  '![tracker](http://evil.example/pixel.png)',
+  '<iframe src="http://evil.example/frame"></iframe>',
+  '<svg onload="top.__pwned=5"></svg>',
+  '[ok](https://example.org/page)',
+];
+
+/** What the page inserted that could run or load something, and what tried to. */
+async function activeContent(page) {
+  return page.evaluate(() => ({
+    pwned: window.__pwned,
+    violations: window.__violations,
+    bad: document.getElementById('turns').querySelectorAll('script, img, iframe, svg, object, embed, a[href^="javascript"], [onerror], [onload]').length,
+  }));
+}
+
+// A turn that changes files. The mock agent writes none, so the test
+// changes the session's working directory (a scratch dir) while the mock's
+// slow turn runs: checkpoints record whoever changed the tree.
+const RUST = Array.from({ length: 10 }, (_, i) => `fn step_${i + 1}() -> u32 { ${i + 1} }`);
+const NAMES = {
+  html: '<img src=x onerror="top.__pwned=6">.html',
+  js: 'javascript:top.__pwned=7.txt',
+  renamedFrom: 'old<b>name.txt',
+  renamedTo: '<svg onload="top.__pwned=8">.txt',
+};
+const BIG_LINES = 3000;
+
+function seedTree(dir) {
+  mkdirSync(path.join(dir, 'src'));
+  writeFileSync(path.join(dir, 'src/lib.rs'), `${RUST.join('\n')}\n`);
+  writeFileSync(path.join(dir, NAMES.renamedFrom), 'moved content\nline two\nline three\n');
+  writeFileSync(path.join(dir, 'run.sh'), '#!/bin/sh\necho hi\n', { mode: 0o644 });
+}
+
+/** The turn's changes: 7 files, +3011 -1 (2+8+1+3000 added, 1 removed). */
+function changeTree(dir) {
+  const rust = [...RUST];
+  rust.splice(4, 1, 'fn step_five() -> u32 { 5 }', 'fn step_5b() -> u32 { 55 }');
+  writeFileSync(path.join(dir, 'src/lib.rs'), `${rust.join('\n')}\n`);
+  writeFileSync(path.join(dir, NAMES.html), `${XSS.join('\n')}\n`);
+  writeFileSync(path.join(dir, NAMES.js), 'x\n');
+  renameSync(path.join(dir, NAMES.renamedFrom), path.join(dir, NAMES.renamedTo));
+  chmodSync(path.join(dir, 'run.sh'), 0o755);
+  writeFileSync(path.join(dir, 'blob.bin'), Buffer.alloc(300, 0));
+  // Over the event's 64 KiB bound per file: counts only, diff_truncated.
+  writeFileSync(path.join(dir, 'big.txt'), Array.from({ length: BIG_LINES }, (_, i) => `${'0123456789'.repeat(4)} ${i}\n`).join(''));
+}
+
+// The hunk git writes for src/lib.rs's change (3 lines of context).
+const LIB_HUNK = [
+  '@@ -2,7 +2,8 @@ fn step_1() -> u32 { 1 }',
+  ' fn step_2() -> u32 { 2 }',
+  ' fn step_3() -> u32 { 3 }',
+  ' fn step_4() -> u32 { 4 }',
+  '-fn step_5() -> u32 { 5 }',
+  '+fn step_five() -> u32 { 5 }',
+  '+fn step_5b() -> u32 { 55 }',
+  ' fn step_6() -> u32 { 6 }',
+  ' fn step_7() -> u32 { 7 }',
+  ' fn step_8() -> u32 { 8 }',
+].join('\n');
+
+/** A room whose session works in a seeded scratch dir; `fn` gets `changed()`, which runs the changing turn. */
+async function withChangingRoom(fn) {
+  const work = tempDir('cohost-web-work-');
+  seedTree(work);
+  try {
+    await withRoom(
+      (room) =>
+        fn({
+          ...room,
+          /** Runs a slow turn, changes the tree mid-turn, waits for its end on `pages`. */
+          async changed(pages) {
+            room.host.type('[mock:slow]');
+            await pages[0].waitForFunction(() => /tick 3\b/.test(document.querySelector('.turn .answer')?.innerText ?? ''), null, {
+              timeout: STEP_MS,
+            });
+                  changeTree(work);
+            for (const p of pages) assert.equal((await waitTurnEnd(p)).state, 'completed');
+          },
+        }),
+      [],
+      { cwd: work },
+    );
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** Every file entry of the page's changes, as shown (opened, so its diff is built). */
+async function openChanges(page) {
+  // A page behind another gets few animation frames, and a click waits for some.
+  await page.bringToFront();
+  for (const s of await page.locator('.change > summary').all()) await s.click();
+  await page.waitForFunction(() => [...document.querySelectorAll('.change')].every((d) => d.dataset.built), null, { timeout: STEP_MS });
+  return page.evaluate(() =>
+    [...document.querySelectorAll('.change')].map((d) => ({
+      path: d.dataset.path,
+      status: d.querySelector('.change-status').textContent,
+      word: d.querySelector('.change-status').title,
+      head: d.querySelector('summary').textContent,
+      body: [...d.children].slice(1).map((c) => c.innerText).join('\n'),
+    })),
+  );
+}
+
+async function withRoom(fn, hostArgs = [], hostOpts = {}) {
+  const host = await startHost(hostArgs, hostOpts);
   const proxy = await startProxy(authorityOf(host.invites.web_viewer));
   const browser = await launch();
   try {
@@ -199,17 +312,7 @@ const scenarios = {
   async xss_corpus() {
     await withRoom(async ({ host, browser, link }) => {
       const page = await openPage(browser, link('viewer'));
-      const corpus = [
-        '<script>top.__pwned=1</script>',
-        '<img src=x onerror="top.__pwned=2">',
-        '[click me](javascript:top.__pwned=3)',
-        '<a href="javascript:top.__pwned=4">raw link</a>',
-        '![tracker](http://evil.example/pixel.png)',
-        '<iframe src="http://evil.example/frame"></iframe>',
-        '<svg onload="top.__pwned=5"></svg>',
-        '[ok](https://example.org/page)',
-      ];
-      host.type(`[mock:say] ${corpus.join('\\n\\n')}`);
+      host.type(`[mock:say] ${XSS.join('\\n\\n')}`);
       const t = await waitTurnEnd(page);
       assert.equal(t.state, 'completed');
       const dom = await page.evaluate(() => {
@@ -249,6 +352,127 @@ const scenarios = {
       assert.equal(headers['x-content-type-options'], 'nosniff');
       assert.equal(headers['referrer-policy'], 'no-referrer');
       assert.deepEqual(page.errors, []);
+    });
+  },
+
+  // A turn's changed files under its answer, on a viewer's and a
+  // co-driver's page: the summary, each file's status, path, counts and
+  // mode, its diff coloured and highlighted; hostile names and contents
+  // stay text, run nothing and request nothing outside the relay.
+  async changes_shown() {
+    await withChangingRoom(async ({ browser, link, changed }) => {
+      const viewer = await openPage(browser, link('viewer'));
+      const co = await openPage(browser, link('co_driver'));
+      await changed([viewer, co]);
+      for (const page of [viewer, co]) {
+        const summary = await page.locator('.turn .changes-summary').innerText();
+        assert.equal(summary, `7 files changed, +${2 + XSS.length + 1 + BIG_LINES} -1`);
+        // Under the answer, above the turn's end.
+        const order = await page.evaluate(() => [...document.querySelector('.turn').querySelectorAll('.answer, .changes, .end')].map((e) => e.className));
+        assert.deepEqual(order, ['answer md', 'changes', 'end end-completed']);
+      }
+      const files = await openChanges(viewer);
+      const by = Object.fromEntries(files.map((f) => [f.path, f]));
+      assert.deepEqual(Object.keys(by).sort(), ['big.txt', 'blob.bin', NAMES.js, NAMES.html, NAMES.renamedTo, 'run.sh', 'src/lib.rs'].sort());
+      assert.deepEqual([by['src/lib.rs'].status, by['src/lib.rs'].word, by['src/lib.rs'].head], ['M', 'modified', 'M src/lib.rs +2 -1']);
+      assert.equal(by[NAMES.html].head, `A ${NAMES.html} +${XSS.length} -0`);
+      assert.equal(by[NAMES.js].head, `A ${NAMES.js} +1 -0`);
+      assert.equal(by[NAMES.renamedTo].head, `R ${NAMES.renamedFrom} -> ${NAMES.renamedTo} +0 -0`);
+      assert.equal(by['run.sh'].head, 'T run.sh +0 -0 mode 100644 -> 100755');
+      assert.equal(by['blob.bin'].head, 'A blob.bin binary, 300 bytes');
+      assert.match(by['big.txt'].head, new RegExp(`^A big.txt \\+${BIG_LINES} -0 diff too large$`));
+      assert.match(by['big.txt'].body, /too large to send to the room; run `cohost diff --turn 1` on the host/);
+      // The hostile file's lines are its text, character for character.
+      for (const x of XSS) assert.ok(by[NAMES.html].body.includes(`+${x}`), `${x} is not shown as text in:\n${by[NAMES.html].body}`);
+      // src/lib.rs: rows, numbers and colours.
+      const lib = await viewer.evaluate(() => {
+        const d = [...document.querySelectorAll('.change')].find((e) => e.dataset.path === 'src/lib.rs');
+        const rows = [...d.querySelectorAll('.diff-line')].map((r) => ({
+          kind: r.className.replace('diff-line diff-', ''),
+          old: r.querySelector('.ln-old').textContent,
+          new: r.querySelector('.ln-new').textContent,
+          text: r.querySelector('.diff-code').textContent,
+          color: getComputedStyle(r).color,
+          background: getComputedStyle(r).backgroundColor,
+          keywords: [...r.querySelectorAll('.hljs-keyword')].map((k) => k.textContent),
+        }));
+        return rows;
+      });
+      const row = (text) => lib.find((r) => r.text === text);
+      assert.deepEqual(
+        lib.filter((r) => r.kind === 'file').map((r) => r.text.split(' ')[0]),
+        ['diff', 'index', '---', '+++'],
+        'the file header rows',
+      );
+      const hunk = lib.filter((r) => r.kind !== 'file').map((r) => r.text).join('\n');
+      assert.equal(hunk, LIB_HUNK, 'the rows are the hunk, in order');
+      assert.deepEqual([row('-fn step_5() -> u32 { 5 }').kind, row('-fn step_5() -> u32 { 5 }').old, row('-fn step_5() -> u32 { 5 }').new], ['del', '5', '']);
+      assert.deepEqual([row('+fn step_five() -> u32 { 5 }').kind, row('+fn step_five() -> u32 { 5 }').new], ['add', '5']);
+      assert.deepEqual([row('+fn step_5b() -> u32 { 55 }').new, row(' fn step_6() -> u32 { 6 }').old, row(' fn step_6() -> u32 { 6 }').new], ['6', '6', '7']);
+      const [add, del, ctx, hunkRow, file] = ['add', 'del', 'ctx', 'hunk', 'file'].map((k) => lib.find((r) => r.kind === k));
+      assert.notEqual(add.background, ctx.background, '+ lines are marked');
+      assert.notEqual(del.background, ctx.background, '- lines are marked');
+      assert.notEqual(add.background, del.background);
+      assert.notEqual(hunkRow.color, ctx.color, 'hunk headers are distinct');
+      assert.notEqual(file.color, ctx.color, 'file headers are dim');
+      assert.match(add.color, /^rgb\((\d+), (\d+), (\d+)\)$/);
+      const [r, g] = add.color.match(/\d+/g).map(Number);
+      assert.ok(g > r, `+ lines are green (${add.color})`);
+      const [r2, g2] = del.color.match(/\d+/g).map(Number);
+      assert.ok(r2 > g2, `- lines are red (${del.color})`);
+      assert.deepEqual(row('+fn step_5b() -> u32 { 55 }').keywords, ['fn'], 'Rust is highlighted by its extension');
+      // Nothing hostile ran, loaded or was inserted, on either page.
+      await openChanges(co);
+      for (const page of [viewer, co]) {
+        const seen = await activeContent(page);
+        assert.deepEqual(seen, { pwned: undefined, violations: [], bad: 0 });
+        assert.deepEqual(page.errors, []);
+      }
+      // A viewer cannot comment: its lines open no form.
+      await viewer.bringToFront();
+      await viewer.locator('.diff-add').first().click();
+      assert.equal(await viewer.locator('.review-form').count(), 0, 'a viewer got a review form');
+      assert.equal(await viewer.locator('.diff-line[data-line]').count(), 0, "a viewer's lines are commentable");
+    });
+  },
+
+  // A co-driver comments on a removed and an added line: each reaches the
+  // host as a suggestion in the review format (path, line, hunk, comment);
+  // accepted, it is the next turn's prompt.
+  async review_comments() {
+    await withChangingRoom(async ({ host, browser, link, changed }) => {
+      const co = await openPage(browser, link('co_driver'));
+      const viewer = await openPage(browser, link('viewer'));
+      await changed([co, viewer]);
+      await co.bringToFront();
+      await co.locator('.change[data-path="src/lib.rs"] > summary').click();
+      const comment = async (text, words) => {
+        await co.locator('.change[data-path="src/lib.rs"] .diff-line', { hasText: text }).click();
+        await co.fill('.review-form textarea', words);
+        await co.click('.review-form button[type=submit]');
+        return host.wait((n) => n.notice === 'suggested' && n.suggestion.text.endsWith(words), `the suggestion "${words}"`);
+      };
+      const removed = await comment('-fn step_5() -> u32 { 5 }', 'keep the old name, callers use it');
+      assert.equal(
+        removed.suggestion.text,
+        `Review comment on src/lib.rs, line 5 (before the change):\n\n\`\`\`diff\n${LIB_HUNK}\n\`\`\`\n\nkeep the old name, callers use it`,
+      );
+      await co.waitForSelector('.review-sent', { timeout: STEP_MS });
+      // A hostile comment stays text wherever it shows (the list, the next prompt).
+      const words = `why 55? ${XSS[1]}`;
+      const added = await comment('+fn step_5b() -> u32 { 55 }', words);
+      assert.equal(added.suggestion.text, `Review comment on src/lib.rs, line 6:\n\n\`\`\`diff\n${LIB_HUNK}\n\`\`\`\n\n${words}`);
+      // The host accepts one: it runs as the next prompt, seen on both pages.
+      host.type(`/accept ${added.suggestion.suggestion_id}`);
+      for (const page of [co, viewer]) {
+        const t = await waitTurnEnd(page, 2);
+        assert.equal(t.prompt, added.suggestion.text);
+      }
+      await co.waitForSelector(`#suggestions li[data-suggestion-id="${added.suggestion.suggestion_id}"][data-state="accepted"]`, { timeout: STEP_MS });
+      for (const page of [co, viewer]) {
+        assert.deepEqual(await activeContent(page), { pwned: undefined, violations: [], bad: 0 });
+        assert.deepEqual(page.errors, []);
+      }
     });
   },
 

@@ -28,8 +28,13 @@ export function tempDir(prefix) {
   return mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-/** `cohost share --json` over the mock agent; lines of its stdout are notices. */
-export async function startHost(extraArgs = []) {
+/**
+ * `cohost share --json` over the mock agent; lines of its stdout are
+ * notices. `cwd` is the session's working directory (a scratch dir the
+ * caller owns, whose files a test changes during a turn); by default the
+ * scratch home.
+ */
+export async function startHost(extraArgs = [], { cwd } = {}) {
   const home = tempDir('cohost-web-home-');
   const child = spawn(need('COHOST_BIN'), ['share', '--agent', 'mock', '--json', ...extraArgs], {
     env: {
@@ -43,7 +48,7 @@ export async function startHost(extraArgs = []) {
     },
     // The session's working directory (its turns are checkpointed there):
     // the scratch home, never this checkout.
-    cwd: home,
+    cwd: cwd || home,
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stderr = '';

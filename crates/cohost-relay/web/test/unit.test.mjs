@@ -1,7 +1,8 @@
 // Unit tests of the page's modules that need no browser (node --test), run
 // by crates/cohost-cli/tests/web_page.rs: the e2e codec against the shared
 // test vectors (crates/cohost-share/tests/vectors/e2e-v1.json), the envelope,
-// and the streaming-markdown completion.
+// the streaming-markdown completion, and a turn's diff: line numbers, hunks,
+// the review comment's text and the summaries.
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -9,6 +10,9 @@ import test from 'node:test';
 import { OpenError, RoomCrypto, associatedData, b64urlDecode, b64urlEncode, parseFragment } from '../e2e.js';
 import { T, decode, encode, parseJson } from '../wire.js';
 import { completeStreaming, settledEnd } from '../stream-md.js';
+import { commentable, countsText, hunkText, lineRef, modeText, parseDiff, pathText, reviewText, stripControls, summaryText, treeLines } from '../diff.js';
+import hljs from '../vendor/hljs/core.min.js';
+import rust from '../vendor/hljs/rust.min.js';
 
 const vectors = JSON.parse(
   readFileSync(new URL('../../../cohost-share/tests/vectors/e2e-v1.json', import.meta.url), 'utf8'),
@@ -114,4 +118,146 @@ test('streaming markdown completes what is still open', () => {
   assert.equal(completeStreaming('done.'), 'done.');
   assert.equal(settledEnd('para one\n\npara two'), 'para one\n\n'.length);
   assert.equal(settledEnd('```\na\n\nb'), 0, 'a blank line inside a fence does not settle');
+});
+
+// Two hunks of a modified file, the second with a removed line that reads
+// like a file header and one like a hunk header, and no final newline.
+const DIFF = [
+  'diff --git a/src/lib.rs b/src/lib.rs',
+  'index 1111111..2222222 100644',
+  '--- a/src/lib.rs',
+  '+++ b/src/lib.rs',
+  '@@ -2,4 +2,5 @@ fn top() {',
+  ' line 2',
+  '-line 3',
+  '+line three',
+  '+line 3b',
+  ' line 4',
+  ' line 5',
+  '@@ -20,3 +21,2 @@',
+  ' line 20',
+  '--- a/not-a-header',
+  '-@@ -1 +1 @@',
+  '+end',
+  '\\ No newline at end of file',
+  '',
+].join('\n');
+
+test('a diff is parsed into numbered lines on each side', () => {
+  const { lines, hunks } = parseDiff(DIFF);
+  const at = (text) => lines.find((l) => l.text === text);
+  assert.deepEqual(lines.slice(0, 4).map((l) => l.kind), ['file', 'file', 'file', 'file']);
+  assert.equal(hunks.length, 2);
+  assert.deepEqual([at(' line 2').old, at(' line 2').new], [2, 2]);
+  assert.deepEqual([at('-line 3').old, at('-line 3').new], [3, null]);
+  assert.deepEqual([at('+line three').old, at('+line three').new], [null, 3]);
+  assert.deepEqual([at('+line 3b').new, at(' line 4').old, at(' line 4').new], [4, 4, 5]);
+  assert.deepEqual([at(' line 5').old, at(' line 5').new], [5, 6]);
+  assert.deepEqual([at(' line 20').old, at(' line 20').new], [20, 21]);
+  // Inside a hunk's counts these are removed lines, not headers.
+  assert.deepEqual([at('--- a/not-a-header').kind, at('--- a/not-a-header').old], ['del', 21]);
+  assert.deepEqual([at('-@@ -1 +1 @@').kind, at('-@@ -1 +1 @@').old, at('-@@ -1 +1 @@').hunk], ['del', 22, 1]);
+  assert.deepEqual([at('+end').new, at('\\ No newline at end of file').kind], [22, 'note']);
+  assert.ok(!commentable(at('@@ -20,3 +21,2 @@')) && !commentable(at('index 1111111..2222222 100644')));
+  assert.ok(commentable(at('+end')) && commentable(at(' line 20')) && commentable(at('-line 3')));
+});
+
+test('a comment points at the new side, or the old one for a removed line', () => {
+  const { lines } = parseDiff(DIFF);
+  const at = (text) => lines.find((l) => l.text === text);
+  assert.deepEqual(lineRef(at('+line 3b')), { n: 4, before: false });
+  assert.deepEqual(lineRef(at(' line 5')), { n: 6, before: false });
+  assert.deepEqual(lineRef(at('-line 3')), { n: 3, before: true });
+  assert.deepEqual(lineRef(at('-@@ -1 +1 @@')), { n: 22, before: true });
+});
+
+test('the hunk of a line is its @@ header and every line of that hunk only', () => {
+  const parsed = parseDiff(DIFF);
+  const i = parsed.lines.findIndex((l) => l.text === '+line 3b');
+  assert.equal(hunkText(parsed, i), '@@ -2,4 +2,5 @@ fn top() {\n line 2\n-line 3\n+line three\n+line 3b\n line 4\n line 5');
+  const j = parsed.lines.findIndex((l) => l.text === '--- a/not-a-header');
+  assert.equal(hunkText(parsed, j), '@@ -20,3 +21,2 @@\n line 20\n--- a/not-a-header\n-@@ -1 +1 @@\n+end\n\\ No newline at end of file');
+  assert.equal(hunkText(parsed, 0), '', 'a file header is in no hunk');
+});
+
+test('a new file: one hunk from line 1, and its review text', () => {
+  const parsed = parseDiff('diff --git a/n.py b/n.py\nnew file mode 100644\n--- /dev/null\n+++ b/n.py\n@@ -0,0 +1,2 @@\n+a = 1\n+b = 2\n');
+  const i = parsed.lines.findIndex((l) => l.text === '+b = 2');
+  assert.deepEqual(lineRef(parsed.lines[i]), { n: 2, before: false });
+  assert.equal(
+    reviewText('n.py', lineRef(parsed.lines[i]), hunkText(parsed, i), 'why 2?'),
+    'Review comment on n.py, line 2:\n\n```diff\n@@ -0,0 +1,2 @@\n+a = 1\n+b = 2\n```\n\nwhy 2?',
+  );
+});
+
+// The same cases as cohost_share::review's tests: one format for the TUI and the page.
+test('review text is the format cohost_share::review writes', () => {
+  const HUNK = '@@ -1,3 +1,3 @@\n fn main() {\n-    old();\n+    new();\n }\n';
+  assert.equal(
+    reviewText('src/main.rs', { n: 2, before: false }, HUNK, 'why new()?'),
+    'Review comment on src/main.rs, line 2:\n\n```diff\n@@ -1,3 +1,3 @@\n fn main() {\n-    old();\n+    new();\n }\n```\n\nwhy new()?',
+  );
+  assert.equal(
+    reviewText('a b/c.py', { n: 7, before: true }, '@@ -7 +6,0 @@\n-gone', 'keep it'),
+    'Review comment on a b/c.py, line 7 (before the change):\n\n```diff\n@@ -7 +6,0 @@\n-gone\n```\n\nkeep it',
+  );
+  assert.ok(reviewText('x', { n: 1, before: false }, '@@ -0,0 +1 @@\n+x\r\n\n', 'one\n\ntwo').endsWith('+x\n```\n\none\n\ntwo'));
+});
+
+test('summaries of a turn and of each file', () => {
+  const files = [
+    { path: 'a.rs', status: 'modified', added: 3, removed: 1 },
+    { path: 'new.rs', old_path: 'old.rs', status: 'renamed', added: 0, removed: 0 },
+    { path: 'logo.png', status: 'added', binary: true, size: 2048, added: 0, removed: 0 },
+    { path: 'run.sh', status: 'mode_changed', old_mode: '100644', new_mode: '100755', added: 0, removed: 0 },
+  ];
+  assert.equal(summaryText(files), '4 files changed, +3 -1');
+  assert.equal(summaryText([files[0]]), '1 file changed, +3 -1');
+  assert.equal(pathText(files[1]), 'old.rs -> new.rs');
+  assert.equal(pathText(files[0]), 'a.rs');
+  assert.equal(countsText(files[0]), '+3 -1');
+  assert.equal(countsText(files[2]), 'binary, 2048 bytes');
+  assert.equal(modeText(files[3]), 'mode 100644 -> 100755');
+  assert.equal(modeText({ new_mode: '100644' }), '', 'an added file has no mode change');
+});
+
+test("highlight.js's token tree splits into lines of text segments", () => {
+  hljs.registerLanguage('rust', rust);
+  const root = hljs.highlight('fn a() {\n  /* x\n y */ "<b>"\n}', { language: 'rust', ignoreIllegals: true })._emitter.rootNode;
+  const lines = treeLines(root);
+  assert.equal(lines.length, 4);
+  assert.deepEqual(lines.map((l) => l.map((s) => s.text).join('')), ['fn a() {', '  /* x', ' y */ "<b>"', '}']);
+  assert.deepEqual(lines[0][0], { text: 'fn', cls: 'hljs-keyword' });
+  assert.deepEqual(lines[0][2], { text: 'a', cls: 'hljs-title function_' });
+  // A comment spanning lines keeps its class on both.
+  assert.equal(lines[1].find((s) => s.text.includes('/*')).cls, 'hljs-comment');
+  assert.equal(lines[2].find((s) => s.text.includes('*/')).cls, 'hljs-comment');
+  assert.equal(lines[2].find((s) => s.text === '"<b>"').cls, 'hljs-string');
+  assert.equal(treeLines({ nope: 1 }), null, 'an unknown tree shape is refused');
+});
+
+// cohost-core's sanitize/terminal.rs cases: the terminal UI strips diff
+// lines with it, so both quote the same hunk.
+test('controls are stripped as cohost-core strip_controls does', () => {
+  const cases = [
+    ['\x1b]0;pwned\x07\x1b[2Jhello', 'hello'],
+    ['a\x1b[31mred\x1b[0m b', 'ared b'],
+    ['osc52 \x1b]52;c;ZXZpbA==\x1b\\done', 'osc52 done'],
+    ['dcs \x1bPq#0;2;0;0;0\x1b\\ end', 'dcs  end'],
+    ['c1 \u009b2J and \u009d0;t\u009cx', 'c1  and x'],
+    ['bell\x07 bs\x08 cr\r del\x7f', 'bell bs cr del'],
+    ['reset \x1bc now', 'reset  now'],
+    ['charset \x1b(0box', 'charset box'],
+    ['keep\nnewlines\tand tabs', 'keep\nnewlines\tand tabs'],
+    ['unterminated \x1b]0;title', 'unterminated '],
+    ['trailing esc \x1b', 'trailing esc '],
+  ];
+  for (const [input, want] of cases) assert.equal(stripControls(input), want, JSON.stringify(input));
+});
+
+test("a CRLF file's lines and an escape in a line are quoted without controls", () => {
+  const parsed = parseDiff('@@ -1,2 +1,2 @@\r\n a\r\n-b\r\n+b\x1b]52;c;AAAA\x07\r\n');
+  const i = parsed.lines.findIndex((l) => l.kind === 'add');
+  assert.deepEqual(lineRef(parsed.lines[i]), { n: 2, before: false });
+  assert.equal(hunkText(parsed, i), '@@ -1,2 +1,2 @@\n a\n-b\n+b');
 });
