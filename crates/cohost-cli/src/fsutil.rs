@@ -1,5 +1,5 @@
 //! Where the relay keeps its secrets, and fresh ones (atomic private
-//! writes are `cohost_host::fsutil::atomic_write_private`).
+//! writes are `cohost_discovery::fsutil::atomic_write_private`).
 
 use std::path::PathBuf;
 

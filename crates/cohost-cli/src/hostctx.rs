@@ -1,7 +1,7 @@
 //! Building the host-services context the local subcommands share.
 
 use cohost_core::CohostError;
-use cohost_host::{DiscoveryEnv, Host, HostConfig};
+use cohost_discovery::{DiscoveryEnv, Host, HostConfig};
 
 /// The registry plus the process environment.
 pub fn host() -> Result<Host, CohostError> {

@@ -6,7 +6,7 @@
 
 use cohost_agents::catalog;
 use cohost_core::sanitize::{self, is_secret_name, Sanitizer};
-use cohost_host::{DiscoveryEnv, HostConfig};
+use cohost_discovery::{DiscoveryEnv, HostConfig};
 use std::io::Write;
 
 /// Largest credential file read (they are a few KiB).

@@ -8,8 +8,8 @@ use cohost_core::{CohostError, ErrorCode, TurnChanges};
 use cohost_git::{DiffBounds, Store};
 use serde::Serialize;
 
-use crate::host::Host;
 use crate::store::{SessionRecord, SessionStore};
+use cohost_discovery::host::Host;
 
 /// A session's recorded changes.
 #[derive(Debug, Clone, Serialize)]

@@ -2,19 +2,17 @@
 //! session engine, cached by provider id + config fingerprint so `cohost
 //! agents` stays fast and repeated tests spend no quota.
 
-pub(crate) mod cache;
-
 use cohost_core::{
     sanitize, CohostError, EndReason, ErrorCode, EventBody, PromptInput, SessionOptions,
 };
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use crate::discovery::discover_cli;
-use crate::host::Host;
 use crate::session::{Approvals, OpenSession, ProviderChoice, SessionRequest};
+use cohost_discovery::discovery::discover_cli;
+use cohost_discovery::host::Host;
 
-pub use cache::{cached, fingerprint, SmokeStatus, SmokeTestResult};
-use cache::{read_cache, store};
+pub use cohost_discovery::smoke::{cached, fingerprint, SmokeStatus, SmokeTestResult};
+use cohost_discovery::smoke::{read_cache, store};
 
 /// What the smoke test asks.
 pub const SMOKE_PROMPT: &str = "Reply exactly: OK";
@@ -79,7 +77,7 @@ pub async fn test_provider(
         (_, Ok(_)) => {
             let cwd = host.paths.state_dir.join("smoke").join(id);
             std::fs::create_dir_all(&cwd)
-                .map_err(|e| crate::fsutil::io_error("create", &cwd, e))?;
+                .map_err(|e| cohost_discovery::fsutil::io_error("create", &cwd, e))?;
             let mut req =
                 SessionRequest::new(ProviderChoice::Id(id.to_string()), Approvals::deny_all());
             req.cwd = Some(cwd);

@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::fsutil::{atomic_write, io_error, FileLock};
+use cohost_discovery::fsutil::{atomic_write, io_error, FileLock};
 
 /// One cohost session's binding.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -16,8 +16,8 @@ use std::time::{Duration, Instant};
 
 use cohost_core::sync::lock;
 use cohost_core::{ApprovalMode, CohostError, ErrorCode, ProviderDescriptor, SessionOptions};
+use cohost_discovery::Host;
 use cohost_host::session::{self, Approvals, ProviderChoice, Recording, SessionRequest};
-use cohost_host::Host;
 use cohost_session::RunningSession;
 
 /// Limits of one server.

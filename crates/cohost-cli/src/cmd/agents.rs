@@ -2,7 +2,7 @@
 //! its version, status and capabilities.
 
 use clap::Args;
-use cohost_host::all_statuses;
+use cohost_discovery::all_statuses;
 
 use crate::exit::{internal, CmdResult};
 use crate::hostctx;

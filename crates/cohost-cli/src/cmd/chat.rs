@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use clap::Args;
 use cohost_core::{CohostError, ErrorCode, PromptInput, SessionOptions};
+use cohost_discovery::{Host, HostConfig};
 use cohost_host::session::{self, ProviderChoice, Recording, SessionRequest};
-use cohost_host::{Host, HostConfig};
 use cohost_session::RunningSession;
 use cohost_tui::app::{AgentInfo, App, Effect, Incoming, SessionInfo};
 use cohost_tui::commands::Mode;
@@ -199,7 +199,7 @@ async fn drive(
                 session.interrupt();
             }
             Effect::ListAgents => {
-                let agents = cohost_host::all_statuses(&ctx.host, &ctx.cfg)
+                let agents = cohost_discovery::all_statuses(&ctx.host, &ctx.cfg)
                     .await
                     .into_iter()
                     .map(|s| AgentInfo {

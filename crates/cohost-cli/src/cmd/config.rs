@@ -3,7 +3,7 @@
 //! that would make the config invalid is refused, not saved.
 
 use clap::{Args, Subcommand};
-use cohost_host::{config_keys, slots};
+use cohost_discovery::{config_keys, slots};
 
 use crate::exit::CmdResult;
 use crate::hostctx;

@@ -6,8 +6,8 @@
 )]
 
 use clap::Args;
-use cohost_host::hooks::{self, HookAgent};
-use cohost_host::{provider_status, slots, HostConfig, StatusValue};
+use cohost_discovery::hooks::{self, HookAgent};
+use cohost_discovery::{provider_status, slots, HostConfig, StatusValue};
 use std::io::{IsTerminal, Write};
 
 use crate::cmd::agents::enum_name;

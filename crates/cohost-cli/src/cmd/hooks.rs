@@ -6,7 +6,7 @@
 )]
 
 use clap::{Args, Subcommand};
-use cohost_host::hooks::{self, HookAgent, HookEventOutcome};
+use cohost_discovery::hooks::{self, HookAgent, HookEventOutcome};
 
 use crate::exit::CmdResult;
 use crate::hostctx;
@@ -41,7 +41,7 @@ enum HooksAction {
 pub async fn run(args: HooksArgs) -> CmdResult {
     let host = hostctx::host()?;
     let exe = hostctx::current_exe();
-    let (id, op): (&str, fn(&cohost_host::Host, HookAgent, &str) -> _) = match &args.action {
+    let (id, op): (&str, fn(&cohost_discovery::Host, HookAgent, &str) -> _) = match &args.action {
         HooksAction::Install { id } => (id, hooks::install),
         HooksAction::Uninstall { id } => (id, hooks::uninstall),
         HooksAction::Status { id } => (id, hooks::status),

@@ -25,7 +25,7 @@ pub struct LoginArgs {
 /// Launch the login command with this terminal's stdio.
 pub async fn run(args: LoginArgs) -> CmdResult {
     let host = hostctx::host()?;
-    let cmd = cohost_host::login_command(&host, &args.id).await?;
+    let cmd = cohost_discovery::login_command(&host, &args.id).await?;
     eprintln!("{}\n$ {}", cmd.note, cmd.display);
     if args.print {
         return Ok(0);

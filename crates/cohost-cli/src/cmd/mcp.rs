@@ -65,7 +65,7 @@ pub async fn run(args: McpArgs) -> CmdResult {
             // The path, never the token: stdout may be logged.
             crate::say!(
                 "every request needs the bearer token in {} (owner-only)",
-                cohost_host::serve::api_token_file(&token_paths).display()
+                cohost_api::api_token_file(&token_paths).display()
             );
             tokio::select! {
                 _ = task => {}

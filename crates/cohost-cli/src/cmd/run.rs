@@ -292,7 +292,7 @@ pub async fn run(args: RunArgs) -> CmdResult {
 
 /// After a run in a worktree: where its changes are and how to bring them
 /// in; a worktree with no change at all is removed (nothing to keep).
-async fn worktree_note(host: &cohost_host::Host, record_id: &str, json: bool) {
+async fn worktree_note(host: &cohost_discovery::Host, record_id: &str, json: bool) {
     use cohost_host::changes::{self, WorktreeOp};
     let Ok(Some(rec)) = cohost_host::SessionStore::open(&host.paths.state_dir).get(record_id)
     else {

@@ -10,7 +10,7 @@ use crate::hostctx;
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     /// Port on 127.0.0.1.
-    #[arg(long, default_value_t = cohost_host::DEFAULT_PORT)]
+    #[arg(long, default_value_t = cohost_api::DEFAULT_PORT)]
     port: u16,
 }
 
@@ -21,9 +21,9 @@ pub async fn run(args: ServeArgs) -> CmdResult {
         tracing::warn!(error = %e, "cannot listen for signals");
     }
     let host = hostctx::host()?;
-    let token_file = cohost_host::serve::api_token_file(&host.paths);
+    let token_file = cohost_api::api_token_file(&host.paths);
     let (addr, task) =
-        cohost_host::serve(SocketAddr::from(([127, 0, 0, 1], args.port)), host).await?;
+        cohost_api::serve(SocketAddr::from(([127, 0, 0, 1], args.port)), host).await?;
     crate::say!(
         "cohost API on http://{addr} (OpenAPI: http://{addr}/api/openapi.json); Ctrl+C to stop"
     );

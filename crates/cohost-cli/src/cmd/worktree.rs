@@ -91,7 +91,7 @@ pub async fn run(args: WorktreeArgs) -> CmdResult {
     Ok(0)
 }
 
-async fn list(host: &cohost_host::Host, json: bool) -> CmdResult {
+async fn list(host: &cohost_discovery::Host, json: bool) -> CmdResult {
     let records: Vec<_> = SessionStore::open(&host.paths.state_dir)
         .list()?
         .into_iter()

@@ -158,7 +158,11 @@ async fn inside_a_bare_repository_the_store_is_cohosts_own() {
     let mark = cp.before_turn().await.unwrap().unwrap();
     s.write("notes.txt", "x\n");
     assert_eq!(cp.after_turn(mark).await.unwrap().files.len(), 1);
-    assert_eq!(s.git(&["for-each-ref"]), refs_before, "no ref in the bare repository");
+    assert_eq!(
+        s.git(&["for-each-ref"]),
+        refs_before,
+        "no ref in the bare repository"
+    );
 }
 
 #[tokio::test]
@@ -168,10 +172,21 @@ async fn a_shallow_clone_and_a_submodule_are_recorded() {
     let s = Scratch::plain();
     let url = format!("file://{}", upstream.work.display());
     s.git(&["clone", "-q", "--depth", "1", &url, "."]);
-    assert_eq!(s.git(&["rev-parse", "--is-shallow-repository"]).trim(), "true");
+    assert_eq!(
+        s.git(&["rev-parse", "--is-shallow-repository"]).trim(),
+        "true"
+    );
     // A submodule: its files are its own repository's; the superproject
     // records its commit.
-    s.git(&["-c", "protocol.file.allow=always", "submodule", "add", "-q", &url, "sub"]);
+    s.git(&[
+        "-c",
+        "protocol.file.allow=always",
+        "submodule",
+        "add",
+        "-q",
+        &url,
+        "sub",
+    ]);
     s.git(&["commit", "-qm", "add sub"]);
     let cp = open(&s).await.unwrap();
     let mark = cp.before_turn().await.unwrap().unwrap();
@@ -179,10 +194,17 @@ async fn a_shallow_clone_and_a_submodule_are_recorded() {
     s.write("sub/inside.txt", "a file inside the submodule\n");
     let changes = cp.after_turn(mark).await.unwrap();
     let paths: Vec<&str> = changes.files.iter().map(|f| f.path.as_str()).collect();
-    assert_eq!(paths, ["src/lib.rs"], "the submodule's own files are not the superproject's");
+    assert_eq!(
+        paths,
+        ["src/lib.rs"],
+        "the submodule's own files are not the superproject's"
+    );
     undo(cp.store(), "s-bad", None, false).await.unwrap();
     assert_eq!(s.read("src/lib.rs"), "pub fn one() -> u32 {\n    1\n}\n");
-    assert!(s.path("sub/inside.txt").exists(), "undo never reaches into a submodule");
+    assert!(
+        s.path("sub/inside.txt").exists(),
+        "undo never reaches into a submodule"
+    );
 }
 
 fn s_commit(s: &Scratch, name: &str) {

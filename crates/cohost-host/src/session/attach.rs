@@ -82,7 +82,7 @@ fn read(path: &Path, max: u64, what: &str) -> Result<Vec<u8>, CohostError> {
         )
         .with_fix("attach a line range (PATH:START-END) or a smaller file"));
     }
-    std::fs::read(path).map_err(|e| crate::fsutil::io_error("read", path, e))
+    std::fs::read(path).map_err(|e| cohost_discovery::fsutil::io_error("read", path, e))
 }
 
 /// One `--file` spec as a context file with its content (only the range's

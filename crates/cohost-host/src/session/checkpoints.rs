@@ -11,7 +11,7 @@ use async_trait::async_trait;
 use cohost_core::{Checkpoints, CohostError, TurnChanges, TurnMark};
 use cohost_git::SessionCheckpoints;
 
-use crate::host::Host;
+use cohost_discovery::host::Host;
 
 /// The recorder for session `id` in `cwd`.
 pub(super) async fn open(host: &Host, cwd: &Path, id: &str) -> Arc<dyn Checkpoints> {

@@ -2,15 +2,15 @@
 //! [`DEFAULT_PREFERENCE`] that can run (installed, enabled, signed
 //! in), else the built-in mock, with a sentence saying which and why for
 //! the front end to print. Whether it is signed in is the same async check
-//! `cohost agents` makes ([`crate::status`]), so no runtime worker waits on
+//! `cohost agents` makes ([`cohost_discovery::status`]), so no runtime worker waits on
 //! a status command.
 
 use cohost_agents::catalog;
 use cohost_agents::process::find_on_path;
 
-use crate::config::HostConfig;
-use crate::host::Host;
-use crate::status::{auth_state, AuthState};
+use cohost_discovery::config::HostConfig;
+use cohost_discovery::host::Host;
+use cohost_discovery::status::{auth_state, AuthState};
 
 /// Real agents tried, in order, when no provider is named: the first that
 /// is installed, enabled and signed in runs, else the built-in mock.

@@ -29,10 +29,10 @@ use cohost_core::{
     HostSession, Policy, ProviderDescriptor, ProviderKind, SessionOptions, SupportTier, ToolSpec,
 };
 
-use crate::config::HostConfig;
-use crate::host::Host;
-use crate::slots;
 use crate::store::{SessionRecord, SessionStore, WorktreeRecord};
+use cohost_discovery::config::HostConfig;
+use cohost_discovery::host::Host;
+use cohost_discovery::slots;
 use cohost_session::PendingApprovals;
 
 /// Which provider runs the session.

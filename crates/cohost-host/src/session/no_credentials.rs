@@ -13,9 +13,9 @@
 use cohost_agents::catalog;
 use cohost_core::{CohostError, ErrorCode, Event, EventBody, EventSink};
 
-use crate::config::HostConfig;
-use crate::host::Host;
-use crate::status::{credential_sources, visible_credentials};
+use cohost_discovery::config::HostConfig;
+use cohost_discovery::host::Host;
+use cohost_discovery::status::{credential_sources, visible_credentials};
 
 /// The hint for provider `id`, when it is an agent CLI whose credentials
 /// cohost can look for and finds none; `None` otherwise (found, an API or
@@ -96,13 +96,13 @@ mod tests {
     fn host(home: &std::path::Path, vars: &[(&str, &str)]) -> Host {
         Host::new(
             cohost_core::Registry::new(),
-            crate::env::DiscoveryEnv {
+            cohost_discovery::env::DiscoveryEnv {
                 home: Some(home.to_path_buf()),
                 vars: vars
                     .iter()
                     .map(|(k, v)| (k.to_string(), v.to_string()))
                     .collect(),
-                ..crate::env::DiscoveryEnv::default()
+                ..cohost_discovery::env::DiscoveryEnv::default()
             },
         )
     }

@@ -8,7 +8,7 @@ use std::path::Path;
 use cohost_agents::catalog::config_env::{named_vars, ConfigLookup};
 use cohost_core::{AdapterConfig, CohostError, ErrorCode};
 
-use crate::env::DiscoveryEnv;
+use cohost_discovery::env::DiscoveryEnv;
 
 /// Copy into `config.env` (without overriding explicit values) every
 /// variable agent `id`'s config names and every `pass_env` match from

@@ -3,7 +3,7 @@ use cohost_core::mock::{MockFactory, MockOptions};
 use cohost_core::{Event, PromptInput, Registry};
 use std::time::Duration;
 
-use crate::env::DiscoveryEnv;
+use cohost_discovery::env::DiscoveryEnv;
 
 fn host(home: &std::path::Path) -> Host {
     let mut reg = Registry::new();

@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use cohost_core::Registry;
-use cohost_host::{DiscoveryEnv, Host};
+use cohost_discovery::{DiscoveryEnv, Host};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
@@ -84,21 +84,4 @@ pub fn claude_script(version: &str, auth_rc: i32) -> String {
   *) echo unexpected "$@" >&2; exit 9;;
 esac"#
     )
-}
-
-/// `cohost serve` on 127.0.0.1:0 with the mock provider (no chunk delay),
-/// for this scratch user; returns the bound address.
-pub async fn serve_mock(s: &Scratch) -> std::net::SocketAddr {
-    use cohost_core::mock::{MockFactory, MockOptions};
-    let mut reg = Registry::new();
-    let mock = MockFactory::new(MockOptions {
-        chunk_delay: std::time::Duration::ZERO,
-        ..Default::default()
-    });
-    reg.register(std::sync::Arc::new(mock)).unwrap();
-    let host = s.host_with(reg, |_| {});
-    let (addr, _task) = cohost_host::serve("127.0.0.1:0".parse().unwrap(), host)
-        .await
-        .unwrap();
-    addr
 }

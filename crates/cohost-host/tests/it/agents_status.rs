@@ -8,8 +8,8 @@
 use crate::common;
 
 use cohost_core::Registry;
+use cohost_discovery::{provider_status, CommandSource, StatusValue};
 use cohost_host::session::{prepare, Approvals, ProviderChoice, SessionRequest};
-use cohost_host::{provider_status, CommandSource, StatusValue};
 use common::{claude_script, Scratch};
 
 fn registry() -> Registry {
@@ -18,7 +18,7 @@ fn registry() -> Registry {
     reg
 }
 
-async fn status(host: &cohost_host::Host, id: &str) -> cohost_host::ProviderStatus {
+async fn status(host: &cohost_discovery::Host, id: &str) -> cohost_discovery::ProviderStatus {
     provider_status(host, &host.config().unwrap(), id)
         .await
         .unwrap()
@@ -202,7 +202,7 @@ esac"#,
 async fn gemini_that_would_guess_the_gateway_auth_type_is_not_ready() {
     let s = Scratch::new();
     s.stub_on_path("gemini", "echo 0.61.0");
-    let vars = |e: &mut cohost_host::DiscoveryEnv| {
+    let vars = |e: &mut cohost_discovery::DiscoveryEnv| {
         e.vars.insert("GEMINI_API_KEY".into(), "k".into());
         e.vars
             .insert("GOOGLE_GEMINI_BASE_URL".into(), "http://127.0.0.1:9".into());

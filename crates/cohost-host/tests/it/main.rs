@@ -1,4 +1,4 @@
-//! Integration tests of cohost-host: discovery and status, hooks, slots, the store, the smoke test and `serve`.
+//! Integration tests of cohost-host: the agents list with the smoke cache, the session store, the smoke test.
 //!
 //! One test binary for the crate (linking one binary instead of one per
 //! file is most of a test build): each former `tests/<name>.rs` is the
@@ -23,11 +23,5 @@
 mod agents_status;
 #[path = "../common/mod.rs"]
 mod common;
-mod discovery_status;
-mod hooks;
-mod serve;
-mod serve_auth;
-mod serve_contract;
-mod slots_config;
 mod smoke;
 mod store;

@@ -14,7 +14,7 @@ use common::Scratch;
 use std::sync::Arc;
 use std::time::Duration;
 
-fn setup() -> (Scratch, cohost_host::Host, Arc<MockFactory>) {
+fn setup() -> (Scratch, cohost_discovery::Host, Arc<MockFactory>) {
     let s = Scratch::new();
     let mock = Arc::new(MockFactory::new(MockOptions {
         chunk_delay: Duration::ZERO,

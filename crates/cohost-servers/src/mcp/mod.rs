@@ -165,7 +165,7 @@ pub async fn serve_stdio(state: Arc<McpState>) -> Result<(), CohostError> {
 }
 
 /// Serve streamable HTTP at `http://ADDR/mcp` (loopback only, with the
-/// user's bearer token from [`cohost_host::serve::api_token_file`]).
+/// user's bearer token from [`cohost_api::api_token_file`]).
 /// Returns the bound address and the server task.
 pub async fn serve_http(
     state: Arc<McpState>,
@@ -200,12 +200,12 @@ pub async fn serve_http(
     let port = bound.port();
     // Every local user is a loopback peer: like `cohost serve`, the tools
     // need the user's bearer token (checked after the loopback guard).
-    let credential = Arc::new(cohost_host::serve::api_credential(state.hub.host())?);
+    let credential = Arc::new(cohost_api::api_credential(state.hub.host())?);
     let app = axum::Router::new()
         .nest_service("/mcp", service)
         .layer(axum::middleware::from_fn_with_state(
             credential,
-            cohost_host::serve::require_token,
+            cohost_api::require_token,
         ))
         .layer(axum::middleware::from_fn_with_state(port, guard_host));
     let task = tokio::spawn(async move {
@@ -231,7 +231,7 @@ async fn guard_host(
         .get::<axum::extract::ConnectInfo<SocketAddr>>()
         .map(|c| c.0);
     let h = req.headers();
-    let verdict = cohost_host::serve::check_local(
+    let verdict = cohost_api::check_local(
         peer,
         h.get(axum::http::header::HOST)
             .and_then(|v| v.to_str().ok()),

@@ -24,7 +24,7 @@ const MAX_WAIT: Duration = Duration::from_secs(300);
 pub(super) async fn list_agents(st: &McpState) -> Result<Value, CohostError> {
     let host = st.hub().host();
     let cfg = host.config()?;
-    let statuses = cohost_host::all_statuses(host, &cfg).await;
+    let statuses = cohost_discovery::all_statuses(host, &cfg).await;
     let agents: Vec<Value> = statuses
         .iter()
         .map(|s| {

@@ -7,8 +7,8 @@
 use crate::common;
 
 use cohost_core::{ErrorCode, Registry};
-use cohost_host::slots::{self, SlotMode, SlotSpec};
-use cohost_host::HostConfig;
+use cohost_discovery::slots::{self, SlotMode, SlotSpec};
+use cohost_discovery::HostConfig;
 use common::Scratch;
 
 fn spec(provider: &str, mode: SlotMode, model: Option<&str>) -> SlotSpec {

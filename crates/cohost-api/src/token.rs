@@ -16,8 +16,8 @@ use std::io::Write;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-use crate::env::HostPaths;
-use crate::fsutil::{io_error, FileLock};
+use cohost_discovery::env::HostPaths;
+use cohost_discovery::fsutil::{io_error, FileLock};
 
 /// The token's file name in the runtime directory.
 const TOKEN_FILE: &str = "api-token";

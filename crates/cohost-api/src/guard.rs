@@ -12,7 +12,7 @@ use cohost_core::{CohostError, ErrorCode};
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use super::token::{bearer, ApiToken};
+use crate::token::{bearer, ApiToken};
 
 /// What [`require_token`] accepts, and where the user finds it.
 #[derive(Debug)]

@@ -10,9 +10,9 @@ use axum::Json;
 use cohost_core::{CohostError, ErrorCode};
 use cohost_session::RunningSession;
 
-use super::hook_feed::HookFeed;
-use crate::host::Host;
-use crate::store::SessionStore;
+use crate::hook_feed::HookFeed;
+use cohost_discovery::host::Host;
+use cohost_host::store::SessionStore;
 
 /// Shared server state.
 pub struct AppState {

@@ -317,7 +317,7 @@ mod tests {
     }
 
     /// The README's table is this list: regenerate it with
-    /// `COHOST_UPDATE_SNAPSHOTS=1 cargo test -p cohost-host readme_key_table`.
+    /// `COHOST_UPDATE_SNAPSHOTS=1 cargo test -p cohost-discovery readme_key_table`.
     #[test]
     fn readme_key_table_is_the_code_list() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md");
@@ -340,7 +340,7 @@ mod tests {
         assert_eq!(
             &readme[a..b],
             table,
-            "README's config key table is stale: COHOST_UPDATE_SNAPSHOTS=1 cargo test -p cohost-host readme_key_table"
+            "README's config key table is stale: COHOST_UPDATE_SNAPSHOTS=1 cargo test -p cohost-discovery readme_key_table"
         );
     }
 }

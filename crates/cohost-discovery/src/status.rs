@@ -11,7 +11,7 @@ use serde::Serialize;
 use crate::config::{HostConfig, ProviderSettings};
 use crate::discovery::{discover_cli, discover_server, Discovery};
 use crate::host::{Host, ProviderFacts};
-use crate::smoke::cache;
+use crate::smoke as cache;
 
 /// Seed 002's status values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -92,7 +92,7 @@ pub struct ProviderStatus {
 const POLICY_WORDS: [&str; 3] = ["policy", "not allowed by your organization", "blocked"];
 
 /// Credentials visible without running anything: a variable, then a file.
-pub(crate) fn visible_credentials(
+pub fn visible_credentials(
     host: &Host,
     entry: &CliEntry,
     settings: &ProviderSettings,
@@ -166,7 +166,7 @@ pub async fn detect_auth(
 /// one credential check `cohost agents`, `serve`'s status and the default
 /// agent's choice share. The status command runs through the async
 /// [`probe`] runner (bounded by the auth timeout, its group killed after).
-pub(crate) async fn auth_state(
+pub async fn auth_state(
     host: &Host,
     entry: &CliEntry,
     command: Option<PathBuf>,
@@ -216,7 +216,7 @@ fn status_command(entry: &CliEntry) -> &'static str {
 
 /// The key variables (`$NAME`) and credential files (`~/path`) where a
 /// CLI's credentials can be seen without running it.
-pub(crate) fn credential_sources(entry: &CliEntry) -> Vec<String> {
+pub fn credential_sources(entry: &CliEntry) -> Vec<String> {
     let vars = entry.auth.env_vars.iter().map(|v| format!("${v}"));
     let files = entry.auth.credential_files.iter().map(|f| format!("~/{f}"));
     vars.chain(files).collect()

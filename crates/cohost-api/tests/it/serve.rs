@@ -20,7 +20,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// The token `cohost serve` wrote for the scratch user.
 fn token(s: &Scratch) -> String {
-    cohost_host::serve::read_api_token(&s.host().paths)
+    cohost_api::read_api_token(&s.host().paths)
         .unwrap()
         .as_str()
         .to_string()
@@ -41,7 +41,7 @@ fn client(s: &Scratch) -> reqwest::Client {
 }
 
 async fn start(s: &Scratch) -> SocketAddr {
-    common::serve_mock(s).await
+    crate::support::serve_mock(s).await
 }
 
 /// Creates a mock session working in a scratch dir; returns its id.

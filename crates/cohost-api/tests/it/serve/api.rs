@@ -47,7 +47,7 @@ async fn foreign_host_and_origin_are_refused() {
         403
     );
     // And binding anything but loopback is refused.
-    let e = cohost_host::serve("0.0.0.0:0".parse().unwrap(), s.host())
+    let e = cohost_api::serve("0.0.0.0:0".parse().unwrap(), s.host())
         .await
         .unwrap_err();
     assert_eq!(e.code, cohost_core::ErrorCode::LocalOnlyRequired);

@@ -10,8 +10,8 @@ use crate::common;
 use cohost_agents::catalog;
 use cohost_core::mock::MockFactory;
 use cohost_core::{AdapterFactory, AgentAdapter, ProviderDescriptor, Registry, SupportTier};
-use cohost_host::discovery::{discover_cli, discover_server};
-use cohost_host::{provider_status, CommandSource, StatusValue};
+use cohost_discovery::discovery::{discover_cli, discover_server};
+use cohost_discovery::{provider_status, CommandSource, StatusValue};
 use common::{claude_script, Scratch};
 use std::sync::Arc;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -228,7 +228,7 @@ async fn every_status_value() {
     reg.register(Arc::new(PluginFactory(MockFactory::default())))
         .unwrap();
     let host = s.host_with(reg.clone(), |_| {});
-    let status = |host: cohost_host::Host, id: &'static str| async move {
+    let status = |host: cohost_discovery::Host, id: &'static str| async move {
         let cfg = host.config().unwrap();
         provider_status(&host, &cfg, id).await.unwrap()
     };
@@ -352,7 +352,7 @@ async fn statuses_never_leak_secrets_or_home() {
     let host = s.host_with(Registry::new(), |e| {
         e.vars.insert("ANTHROPIC_API_KEY".into(), secret.into());
     });
-    let all = cohost_host::all_statuses(&host, &host.config().unwrap()).await;
+    let all = cohost_discovery::all_statuses(&host, &host.config().unwrap()).await;
     assert!(
         all.len() >= 16,
         "catalog CLIs and servers are listed: {}",
@@ -404,7 +404,7 @@ async fn version_answers_are_remembered_until_the_binary_changes() {
     }
 }
 
-fn assert_warns_untested(d: &cohost_host::discovery::Discovery) {
+fn assert_warns_untested(d: &cohost_discovery::discovery::Discovery) {
     assert!(
         d.warnings
             .iter()

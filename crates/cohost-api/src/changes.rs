@@ -10,10 +10,10 @@ use cohost_core::sync::lock;
 use cohost_core::{CohostError, ErrorCode};
 use serde::Deserialize;
 
-use super::body::{ApiJson, ApiPath, ApiQuery};
-use super::state::{ApiError, ApiResult, AppState};
-use crate::changes::{self, SessionChanges, Undone};
-use crate::store::SessionRecord;
+use crate::body::{ApiJson, ApiPath, ApiQuery};
+use crate::state::{ApiError, ApiResult, AppState};
+use cohost_host::changes::{self, SessionChanges, Undone};
+use cohost_host::store::SessionRecord;
 
 #[derive(Deserialize, Default)]
 pub(super) struct ChangesQuery {

@@ -36,9 +36,9 @@ use body::{ApiJson, ApiPath, ApiQuery};
 pub use state::AppState;
 use state::{ApiError, ApiResult};
 
-use crate::host::Host;
-use crate::session::{Approvals, ProviderChoice, Recording, SessionRequest, Tools};
-use crate::store::SessionStore;
+use cohost_discovery::host::Host;
+use cohost_host::session::{Approvals, ProviderChoice, Recording, SessionRequest, Tools};
+use cohost_host::store::SessionStore;
 use cohost_session::RunningSession;
 
 /// The user's API credential (the token, first written if missing, and its
@@ -82,7 +82,7 @@ pub async fn serve(
     let credential = Credential { token, file };
     // Agents' hooks (`cohost hook-event`) report here while the API runs.
     let hooks = Arc::new(HookFeed::default());
-    match crate::hooks::listen_hook_events(&host.paths.hook_socket()) {
+    match cohost_discovery::hooks::listen_hook_events(&host.paths.hook_socket()) {
         Ok((mut rx, _)) => {
             let feed = hooks.clone();
             tokio::spawn(async move {
@@ -183,7 +183,7 @@ async fn clean_json_response(resp: axum::response::Response) -> axum::response::
 
 async fn list_providers(State(s): State<Arc<AppState>>) -> ApiResult<serde_json::Value> {
     let cfg = s.host.config()?;
-    let providers = crate::status::all_statuses(&s.host, &cfg).await;
+    let providers = cohost_discovery::status::all_statuses(&s.host, &cfg).await;
     Ok(Json(serde_json::json!({
         "active_provider": cfg.get_str("active_provider"),
         "providers": providers,
@@ -193,10 +193,10 @@ async fn list_providers(State(s): State<Arc<AppState>>) -> ApiResult<serde_json:
 async fn provider_status(
     State(s): State<Arc<AppState>>,
     ApiPath(id): ApiPath<String>,
-) -> ApiResult<crate::status::ProviderStatus> {
+) -> ApiResult<cohost_discovery::status::ProviderStatus> {
     let cfg = s.host.config()?;
     Ok(Json(
-        crate::status::provider_status(&s.host, &cfg, &id).await?,
+        cohost_discovery::status::provider_status(&s.host, &cfg, &id).await?,
     ))
 }
 
@@ -210,9 +210,9 @@ async fn test_provider(
     State(s): State<Arc<AppState>>,
     ApiPath(id): ApiPath<String>,
     ApiQuery(q): ApiQuery<TestQuery>,
-) -> ApiResult<crate::smoke::SmokeTestResult> {
+) -> ApiResult<cohost_host::smoke::SmokeTestResult> {
     Ok(Json(
-        crate::smoke::test_provider(&s.host, &id, q.force).await?,
+        cohost_host::smoke::test_provider(&s.host, &id, q.force).await?,
     ))
 }
 
@@ -221,7 +221,7 @@ async fn login(
     ApiPath(id): ApiPath<String>,
 ) -> ApiResult<serde_json::Value> {
     // Never run an interactive login server-side: return the command.
-    let cmd = match crate::login::login_command(&s.host, &id).await {
+    let cmd = match cohost_discovery::login::login_command(&s.host, &id).await {
         Ok(cmd) => cmd,
         // A known provider with no login (an API key, or nothing needed):
         // the answer is "none", with what to do instead.
@@ -322,7 +322,7 @@ async fn create_session(
             value,
         };
     }
-    let prepared = crate::session::prepare(&s.host, &cfg, req)
+    let prepared = cohost_host::session::prepare(&s.host, &cfg, req)
         .await
         .map_err(CohostError::from)?;
     let live = prepared.launch().await?;
@@ -353,7 +353,7 @@ fn new_session_id() -> String {
 
 async fn list_sessions(
     State(s): State<Arc<AppState>>,
-) -> ApiResult<Vec<crate::store::SessionRecord>> {
+) -> ApiResult<Vec<cohost_host::store::SessionRecord>> {
     Ok(Json(s.store.list()?))
 }
 
@@ -386,7 +386,7 @@ async fn prompt(
     ApiJson(b): ApiJson<PromptBody>,
 ) -> Result<StatusCode, ApiError> {
     let live = live(&s, &id)?;
-    let input = crate::session::attach::prompt_input(
+    let input = cohost_host::session::attach::prompt_input(
         live.descriptor(),
         live.cwd(),
         b.text,

@@ -20,13 +20,13 @@ struct Api {
 
 impl Api {
     async fn start(s: &Scratch) -> Api {
-        let addr = common::serve_mock(s).await;
-        let token = cohost_host::serve::read_api_token(&s.host().paths)
+        let addr = crate::support::serve_mock(s).await;
+        let token = cohost_api::read_api_token(&s.host().paths)
             .unwrap()
             .as_str()
             .to_string();
         let client = cohost_agents::http::client_builder().build().unwrap();
-        let doc = cohost_host::serve::openapi_document();
+        let doc = cohost_api::openapi_document();
         Api {
             addr,
             client,

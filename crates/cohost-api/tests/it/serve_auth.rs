@@ -11,7 +11,7 @@ use std::net::SocketAddr;
 use std::os::unix::fs::PermissionsExt;
 
 async fn start(s: &Scratch) -> SocketAddr {
-    common::serve_mock(s).await
+    crate::support::serve_mock(s).await
 }
 
 fn http() -> reqwest::Client {
@@ -56,8 +56,8 @@ async fn requests_without_the_users_token_get_401_and_run_nothing() {
     let s = Scratch::new();
     let addr = start(&s).await;
     let paths = s.host().paths;
-    let file = cohost_host::serve::api_token_file(&paths);
-    let token = cohost_host::serve::read_api_token(&paths).unwrap();
+    let file = cohost_api::api_token_file(&paths);
+    let token = cohost_api::read_api_token(&paths).unwrap();
     let good = format!("Bearer {}", token.as_str());
     let wrong = format!("Bearer {}", "0".repeat(token.as_str().len()));
 
@@ -127,14 +127,14 @@ async fn the_token_file_is_owner_only_and_kept_across_restarts() {
     let s = Scratch::new();
     start(&s).await;
     let paths = s.host().paths;
-    let file = cohost_host::serve::api_token_file(&paths);
+    let file = cohost_api::api_token_file(&paths);
     let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode(&file), 0o600);
     assert_eq!(mode(file.parent().unwrap()), 0o700);
-    let first = cohost_host::serve::read_api_token(&paths).unwrap();
+    let first = cohost_api::read_api_token(&paths).unwrap();
     // A second server of the same user accepts the same token.
     let addr = start(&s).await;
-    assert_eq!(cohost_host::serve::read_api_token(&paths).unwrap(), first);
+    assert_eq!(cohost_api::read_api_token(&paths).unwrap(), first);
     let r = http()
         .get(format!("http://{addr}/api/sessions"))
         .bearer_auth(first.as_str())
@@ -156,7 +156,7 @@ async fn another_user_cannot_read_the_token_file() {
     }
     let s = Scratch::new();
     start(&s).await;
-    let file = cohost_host::serve::api_token_file(&s.host().paths);
+    let file = cohost_api::api_token_file(&s.host().paths);
     // Open the scratch dirs above cohost's runtime dir to everyone, so only
     // cohost's own 0700 dir and 0600 file stand in the way.
     let mut dir = file.parent().unwrap().parent();
@@ -198,7 +198,7 @@ async fn another_user_cannot_read_the_token_file() {
 async fn openapi_documents_the_bearer_scheme_and_401() {
     let s = Scratch::new();
     let addr = start(&s).await;
-    let token = cohost_host::serve::read_api_token(&s.host().paths).unwrap();
+    let token = cohost_api::read_api_token(&s.host().paths).unwrap();
     let text = http()
         .get(format!("http://{addr}/api/openapi.json"))
         .bearer_auth(token.as_str())

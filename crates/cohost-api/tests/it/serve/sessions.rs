@@ -192,8 +192,12 @@ async fn hook_events_are_served_sanitized() {
         "tool_input": {"command": "curl -H 'x-api-key: sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWx' https://example.com"}
     })
     .to_string();
-    let outcome = cohost_host::hooks::hook_event(&socket, "claude", None, payload.as_bytes()).await;
-    assert_eq!(outcome, cohost_host::hooks::HookEventOutcome::Forwarded);
+    let outcome =
+        cohost_discovery::hooks::hook_event(&socket, "claude", None, payload.as_bytes()).await;
+    assert_eq!(
+        outcome,
+        cohost_discovery::hooks::HookEventOutcome::Forwarded
+    );
     let resp = client(&s)
         .get(format!("http://{addr}/api/hooks/events"))
         .send()

@@ -9,7 +9,7 @@
 use crate::common;
 
 use cohost_core::ErrorCode;
-use cohost_host::hooks::{self, HookAgent, HookEventOutcome};
+use cohost_discovery::hooks::{self, HookAgent, HookEventOutcome};
 use common::Scratch;
 use std::time::{Duration, Instant};
 

@@ -121,7 +121,8 @@ fn cache_file(host: &Host) -> PathBuf {
     host.paths.state_dir.join("smoke-tests.json")
 }
 
-pub(super) fn read_cache(host: &Host) -> BTreeMap<String, SmokeTestResult> {
+/// The last smoke-test result of each provider (none when unreadable).
+pub fn read_cache(host: &Host) -> BTreeMap<String, SmokeTestResult> {
     std::fs::read_to_string(cache_file(host))
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok())
@@ -141,7 +142,8 @@ pub async fn cached(
         .filter(|r| r.config_fingerprint == fp)
 }
 
-pub(super) fn store(host: &Host, result: &SmokeTestResult) -> Result<(), CohostError> {
+/// Keep `result` as its provider's last smoke-test result.
+pub fn store(host: &Host, result: &SmokeTestResult) -> Result<(), CohostError> {
     let _lock = FileLock::acquire(&host.paths.state_dir.join("smoke-tests.lock"))?;
     let mut all = read_cache(host);
     all.insert(result.provider_id.clone(), result.clone());

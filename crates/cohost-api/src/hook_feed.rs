@@ -12,7 +12,7 @@ use cohost_core::sync::lock;
 use serde::Serialize;
 use tokio::sync::broadcast;
 
-use crate::hooks::HookEvent;
+use cohost_discovery::hooks::HookEvent;
 
 /// Events replayed to a new subscriber.
 const REPLAY: usize = 256;
