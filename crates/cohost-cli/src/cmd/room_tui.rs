@@ -158,7 +158,7 @@ impl Hosting {
     ) {
         // Built on the first `/diff`: the session's checkpoints are read
         // through the host services, which a console without one never needs.
-        let mut host: Option<cohost_host::Host> = None;
+        let mut host: Option<cohost_discovery::Host> = None;
         while let Some(e) = from_app.recv().await {
             let input = match e {
                 Effect::Diff(turn) => {

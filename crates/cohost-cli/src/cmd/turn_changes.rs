@@ -4,7 +4,7 @@
 //! `file_changes` events; these read the session's checkpoints.
 
 use cohost_core::CohostError;
-use cohost_host::Host;
+use cohost_discovery::Host;
 use cohost_session::RunningSession;
 use cohost_tui::app::Incoming;
 
