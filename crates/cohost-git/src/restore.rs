@@ -92,35 +92,39 @@ pub async fn undo(
 /// session's may be in use by its running turn).
 async fn snapshot_now(store: &Store, session: &str) -> Result<String, GitError> {
     let key = format!("{}.undo", ref_safe(session));
-    let index = snapshot::private_index(store, &key)?;
-    let result = snapshot::snapshot(store, &index, &format!("session {session} before undo")).await;
-    let _ = std::fs::remove_file(&index);
-    result
+    snapshot::snapshot_aside(store, &key, &format!("session {session} before undo")).await
 }
 
-/// Paths (both sides of a rename) that differ from `from` to `to`.
+/// Paths that differ from `from` to `to` (renames as a deletion and an
+/// addition, so both sides count).
 async fn changed_paths(git: &Git, from: &str, to: &str) -> Result<Vec<Vec<u8>>, GitError> {
     if from == to {
         return Ok(Vec::new());
     }
-    let out = git
-        .run(
-            None,
-            &[
-                "diff-tree",
-                "-r",
-                "--no-renames",
-                "--raw",
-                "--numstat",
-                "-z",
-                from,
-                to,
-            ],
-        )
-        .await?;
+    Ok(listing(git, from, to)
+        .await?
+        .into_iter()
+        .map(|raw| raw.path)
+        .collect())
+}
+
+/// What differs from `from` to `to`, one record per path, no rename
+/// detection.
+async fn listing(git: &Git, from: &str, to: &str) -> Result<Vec<Raw>, GitError> {
+    let args = [
+        "diff-tree",
+        "-r",
+        "--no-renames",
+        "--raw",
+        "--numstat",
+        "-z",
+        from,
+        to,
+    ];
+    let out = git.run(None, &args).await?;
     Ok(parse_listing(&out.stdout)?
         .into_iter()
-        .map(|(raw, _)| raw.path)
+        .map(|(raw, _)| raw)
         .collect())
 }
 
@@ -131,25 +135,9 @@ async fn apply(
     target: &str,
     paths: &BTreeSet<Vec<u8>>,
 ) -> Result<UndoReport, GitError> {
-    let out = store
-        .git
-        .run(
-            None,
-            &[
-                "diff-tree",
-                "-r",
-                "--no-renames",
-                "--raw",
-                "--numstat",
-                "-z",
-                now,
-                target,
-            ],
-        )
-        .await?;
-    let wanted: Vec<Raw> = parse_listing(&out.stdout)?
+    let wanted: Vec<Raw> = listing(&store.git, now, target)
+        .await?
         .into_iter()
-        .map(|(raw, _)| raw)
         .filter(|raw| paths.contains(&raw.path))
         .collect();
     let mut report = UndoReport::default();

@@ -41,6 +41,20 @@ pub(crate) async fn snapshot(store: &Store, index: &Path, what: &str) -> Result<
     commit(store, &tree, what).await
 }
 
+/// Record the tree with a private index of its own under `key`, removed
+/// after: for a snapshot beside a session's running turns (undo, a
+/// worktree's state), which must not disturb the session's index.
+pub(crate) async fn snapshot_aside(
+    store: &Store,
+    key: &str,
+    what: &str,
+) -> Result<String, GitError> {
+    let index = private_index(store, key)?;
+    let result = snapshot(store, &index, what).await;
+    let _ = std::fs::remove_file(&index);
+    result
+}
+
 /// The tree as it is now, in the object store (`git add --all` into
 /// `index`, then `write-tree`).
 pub(crate) async fn tree_now(store: &Store, index: &Path) -> Result<String, GitError> {

@@ -58,11 +58,8 @@ pub async fn create(cwd: &Path, state_dir: &Path, session: &str) -> Result<Workt
     // What the user has now, uncommitted changes and untracked files
     // included, through a private index (theirs is not written).
     let key = format!("{}.worktree", ref_safe(session));
-    let index = snapshot::private_index(&store, &key)?;
     let base =
-        snapshot::snapshot(&store, &index, &format!("session {session} worktree base")).await;
-    let _ = std::fs::remove_file(&index);
-    let base = base?;
+        snapshot::snapshot_aside(&store, &key, &format!("session {session} worktree base")).await?;
     snapshot::set_ref(&store, &format!("{}/base", ref_safe(session)), &base).await?;
 
     let path = worktrees_dir(state_dir)
@@ -136,10 +133,8 @@ pub async fn status(
     }
     let store = Store::locate(&wt.path, state_dir).await?;
     let key = format!("{}.status", ref_safe(session));
-    let index = snapshot::private_index(&store, &key)?;
-    let now = snapshot::snapshot(&store, &index, &format!("session {session} worktree now")).await;
-    let _ = std::fs::remove_file(&index);
-    let now = now?;
+    let now =
+        snapshot::snapshot_aside(&store, &key, &format!("session {session} worktree now")).await?;
     let out = store
         .git
         .run(
