@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 /// Register every built-in provider (the mock included) into `registry`.
 pub fn register_all(registry: &mut Registry) -> Result<(), CohostError> {
-    registry.register(Arc::new(cohost_core::mock::MockFactory::default()))?;
+    registry.register(Arc::new(crate::mock::MockFactory::default()))?;
     crate::http::register(registry)?;
     for spec in crate::catalog::CLIS {
         if let Some(make) = spec.factory {

@@ -6,6 +6,8 @@
 //!
 //! - [`builtin`]: every built-in adapter factory, registered at once.
 //! - [`catalog`]: the provider specs (what is installed, how it logs in).
+//! - [`mock`]: the built-in scripted agent (`--agent mock`), every crate's
+//!   test double above the domain.
 //! - [`process`]: the shared process supervisor.
 //! - [`http`]: the HTTP API adapters (OpenAI-compatible, Anthropic, ...).
 //! - [`drivers`]: each CLI driver's factory and launch facts, for tests and
@@ -34,6 +36,7 @@ pub mod http;
 mod jsonrpc;
 mod kilo;
 mod kiro;
+pub mod mock;
 mod opencode;
 mod plugin;
 pub mod process;

@@ -79,22 +79,22 @@ fn valid_id(id: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mock::MockFactory;
+    use crate::double::Factory;
 
     #[test]
     fn unknown_id_lists_known_ids() {
         let mut r = Registry::new();
-        r.register(Arc::new(MockFactory::default())).unwrap();
+        r.register(Arc::new(Factory::default())).unwrap();
         let err = r.get("nope").err().unwrap();
         assert_eq!(err.code, ErrorCode::ProviderNotFound);
-        assert!(err.suggested_fix.unwrap().contains("mock"));
+        assert!(err.suggested_fix.unwrap().contains(crate::double::ID));
     }
 
     #[test]
     fn duplicate_ids_are_refused() {
         let mut r = Registry::new();
-        r.register(Arc::new(MockFactory::default())).unwrap();
-        let err = r.register(Arc::new(MockFactory::default())).unwrap_err();
+        r.register(Arc::new(Factory::default())).unwrap();
+        let err = r.register(Arc::new(Factory::default())).unwrap_err();
         assert_eq!(err.code, ErrorCode::ConfigInvalid);
     }
 

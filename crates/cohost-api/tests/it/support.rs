@@ -7,7 +7,7 @@ use crate::common::Scratch;
 /// `cohost serve` on 127.0.0.1:0 with the mock provider (no chunk delay),
 /// for this scratch user; returns the bound address.
 pub async fn serve_mock(s: &Scratch) -> std::net::SocketAddr {
-    use cohost_core::mock::{MockFactory, MockOptions};
+    use cohost_agents::mock::{MockFactory, MockOptions};
     let mut reg = Registry::new();
     let mock = MockFactory::new(MockOptions {
         chunk_delay: std::time::Duration::ZERO,

@@ -7,9 +7,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use cohost_agents::mock::{MockFactory, MockOptions};
 use cohost_cli::multiplayer::host::{HostBridge, HostInput, HostNotice, SuggestionPolicy};
 use cohost_cli::multiplayer::session::{JoinOptions, ParticipantEvent, ParticipantSession};
-use cohost_core::mock::{MockFactory, MockOptions};
 use cohost_core::{AdapterConfig, HostSession, Policy, SessionOptions};
 use cohost_host::session::OpenSession;
 use cohost_protocol::Frame;

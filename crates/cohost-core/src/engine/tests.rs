@@ -1,21 +1,14 @@
-//! Engine tests on the mock adapter, with tokio's paused clock so deadlines
+//! Engine tests on core's scripted test double (`crate::double`), with tokio's paused clock so deadlines
 //! and backoff take no real time.
 
 use super::*;
 use crate::approval::{NeverAnswers, Policy};
+use crate::double::{self, Factory, Options, Script};
 use crate::event::{ApprovalOption, DecisionOrigin, Event, EventBody, ToolStatus};
-use crate::mock::{MockFactory, MockOptions, Scenario};
 use crate::port::ApprovalMode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 use tokio::time::Instant;
-
-pub(super) fn fast() -> MockOptions {
-    MockOptions {
-        chunk_delay: Duration::ZERO,
-        ..MockOptions::default()
-    }
-}
 
 async fn session_with(
     factory: Arc<dyn AdapterFactory>,
@@ -32,11 +25,11 @@ async fn session_with(
     s
 }
 
-pub(super) async fn mock_session(
+pub(super) async fn double_session(
     approval: ApprovalMode,
     decisions: SharedDecisionSource,
 ) -> HostSession {
-    session_with(Arc::new(MockFactory::new(fast())), approval, decisions).await
+    session_with(Arc::new(Factory::default()), approval, decisions).await
 }
 
 pub(super) async fn run(s: &mut HostSession, prompt: &str) -> (TurnOutcome, Vec<Event>) {
@@ -106,7 +99,7 @@ pub(super) fn end_of(events: &[Event]) -> (EndReason, Option<Usage>) {
 
 #[tokio::test(start_paused = true)]
 async fn text_turn_streams_numbered_chunks_and_usage() {
-    let mut s = mock_session(ApprovalMode::Ask, Arc::new(Policy::DenyAll)).await;
+    let mut s = double_session(ApprovalMode::Ask, Arc::new(Policy::DenyAll)).await;
     let (outcome, events) = run(&mut s, "hello").await;
     assert_eq!(outcome.reason, EndReason::Completed);
     assert!(text_of(&events).contains("You said: \"hello\""));
@@ -128,7 +121,7 @@ async fn text_turn_streams_numbered_chunks_and_usage() {
             session_id,
             ..
         } => {
-            assert_eq!(provider, "mock");
+            assert_eq!(provider, double::ID);
             assert!(session_id.is_some());
         }
         _ => unreachable!(),
@@ -163,8 +156,8 @@ pub(super) fn tool_events(
 
 #[tokio::test(start_paused = true)]
 async fn approval_allow() {
-    let mut s = mock_session(ApprovalMode::Ask, Arc::new(Policy::AllowAll)).await;
-    let (outcome, events) = run(&mut s, "[mock:tool]").await;
+    let mut s = double_session(ApprovalMode::Ask, Arc::new(Policy::AllowAll)).await;
+    let (outcome, events) = run(&mut s, "[double:tool]").await;
     assert_eq!(outcome.reason, EndReason::Completed);
     let (requested, decided, executed) = tool_events(&events);
     assert!(requested);
@@ -177,8 +170,8 @@ async fn approval_allow() {
 
 #[tokio::test(start_paused = true)]
 async fn approval_deny() {
-    let mut s = mock_session(ApprovalMode::Ask, Arc::new(Policy::DenyAll)).await;
-    let (outcome, events) = run(&mut s, "[mock:tool]").await;
+    let mut s = double_session(ApprovalMode::Ask, Arc::new(Policy::DenyAll)).await;
+    let (outcome, events) = run(&mut s, "[double:tool]").await;
     assert_eq!(outcome.reason, EndReason::Completed);
     let (requested, decided, executed) = tool_events(&events);
     assert!(requested);
@@ -191,9 +184,9 @@ async fn approval_deny() {
 
 #[tokio::test(start_paused = true)]
 async fn approval_deadline_denies() {
-    let mut s = mock_session(ApprovalMode::Ask, Arc::new(NeverAnswers)).await;
+    let mut s = double_session(ApprovalMode::Ask, Arc::new(NeverAnswers)).await;
     let t0 = Instant::now();
-    let (outcome, events) = run(&mut s, "[mock:tool]").await;
+    let (outcome, events) = run(&mut s, "[double:tool]").await;
     let waited = t0.elapsed();
     assert_eq!(outcome.reason, EndReason::Completed);
     let (_, decided, executed) = tool_events(&events);
@@ -216,8 +209,8 @@ async fn approval_deadline_denies() {
 
 #[tokio::test(start_paused = true)]
 async fn auto_approve_requests_nothing() {
-    let mut s = mock_session(ApprovalMode::AutoApprove, Arc::new(NeverAnswers)).await;
-    let (_, events) = run(&mut s, "[mock:tool]").await;
+    let mut s = double_session(ApprovalMode::AutoApprove, Arc::new(NeverAnswers)).await;
+    let (_, events) = run(&mut s, "[double:tool]").await;
     let (requested, decided, executed) = tool_events(&events);
     assert!(!requested);
     assert!(decided.is_none());
@@ -229,13 +222,13 @@ async fn auto_approve_requests_nothing() {
 
 #[tokio::test(start_paused = true)]
 async fn interrupt_during_streaming_returns_to_ready() {
-    let mut s = mock_session(ApprovalMode::Ask, Arc::new(Policy::DenyAll)).await;
+    let mut s = double_session(ApprovalMode::Ask, Arc::new(Policy::DenyAll)).await;
     let control = s.control();
     let mut events = Vec::new();
     let mut interrupted_at = None;
     let t0 = Instant::now();
     let outcome = s
-        .prompt(PromptInput::text("[mock:slow]"), &mut |e: Event| {
+        .prompt(PromptInput::text("[double:slow]"), &mut |e: Event| {
             if matches!(e.body, EventBody::StreamChunk { chunk_index: 2, .. }) {
                 control.interrupt();
                 interrupted_at = Some(Instant::now());
@@ -260,7 +253,7 @@ async fn interrupt_during_streaming_returns_to_ready() {
 
 #[tokio::test(start_paused = true)]
 async fn interrupt_escalates_on_a_hung_agent_and_respawns() {
-    let factory = Arc::new(MockFactory::new(fast()));
+    let factory = Arc::new(Factory::default());
     let mut s = session_with(
         factory.clone(),
         ApprovalMode::Ask,
@@ -271,7 +264,7 @@ async fn interrupt_escalates_on_a_hung_agent_and_respawns() {
     let mut events = Vec::new();
     let mut sent_at = None;
     let outcome = s
-        .prompt(PromptInput::text("[mock:hang]"), &mut |e: Event| {
+        .prompt(PromptInput::text("[double:hang]"), &mut |e: Event| {
             if matches!(e.body, EventBody::StreamChunk { .. }) {
                 control.interrupt();
                 sent_at = Some(Instant::now());
@@ -297,11 +290,11 @@ async fn interrupt_escalates_on_a_hung_agent_and_respawns() {
 
 #[tokio::test(start_paused = true)]
 async fn interrupt_while_waiting_for_approval_cancels_it() {
-    let mut s = mock_session(ApprovalMode::Ask, Arc::new(NeverAnswers)).await;
+    let mut s = double_session(ApprovalMode::Ask, Arc::new(NeverAnswers)).await;
     let control = s.control();
     let mut events = Vec::new();
     let outcome = s
-        .prompt(PromptInput::text("[mock:tool]"), &mut |e: Event| {
+        .prompt(PromptInput::text("[double:tool]"), &mut |e: Event| {
             if matches!(e.body, EventBody::ToolApprovalRequested { .. }) {
                 control.interrupt();
             }
@@ -319,14 +312,14 @@ async fn interrupt_while_waiting_for_approval_cancels_it() {
 
 #[tokio::test(start_paused = true)]
 async fn crash_is_reported_then_respawned() {
-    let factory = Arc::new(MockFactory::new(fast()));
+    let factory = Arc::new(Factory::default());
     let mut s = session_with(
         factory.clone(),
         ApprovalMode::Ask,
         Arc::new(Policy::DenyAll),
     )
     .await;
-    let (outcome, events) = run(&mut s, "[mock:crash]").await;
+    let (outcome, events) = run(&mut s, "[double:crash]").await;
     assert_eq!(outcome.reason, EndReason::Error);
     assert_eq!(outcome.error.unwrap().code, ErrorCode::ProcessCrashed);
     assert!(events.iter().any(|e| matches!(&e.body,
@@ -346,16 +339,16 @@ struct DoomedFactory {
 
 impl AdapterFactory for DoomedFactory {
     fn descriptor(&self) -> ProviderDescriptor {
-        crate::mock::descriptor()
+        double::descriptor()
     }
     fn create(&self) -> Box<dyn AgentAdapter> {
         let n = self.created.fetch_add(1, Ordering::SeqCst);
-        let opts = MockOptions {
-            force: Some(Scenario::Crash),
+        let opts = Options {
+            force: Some(Script::Crash),
             fail_init: n > 0,
-            ..fast()
+            ..Options::default()
         };
-        MockFactory::new(opts).create()
+        Factory::new(opts).create()
     }
 }
 
@@ -397,9 +390,9 @@ async fn three_failed_respawns_then_failed_with_process_crashed() {
 
 #[tokio::test(start_paused = true)]
 async fn repeated_crashes_exhaust_the_budget_but_a_success_resets_it() {
-    let factory = Arc::new(MockFactory::new(MockOptions {
-        force: Some(Scenario::Crash),
-        ..fast()
+    let factory = Arc::new(Factory::new(Options {
+        force: Some(Script::Crash),
+        ..Options::default()
     }));
     let mut s = session_with(
         factory.clone(),
@@ -420,8 +413,8 @@ async fn repeated_crashes_exhaust_the_budget_but_a_success_resets_it() {
 
 #[tokio::test(start_paused = true)]
 async fn garbage_is_reported_but_does_not_end_the_turn() {
-    let mut s = mock_session(ApprovalMode::Ask, Arc::new(Policy::DenyAll)).await;
-    let (outcome, events) = run(&mut s, "[mock:garbage]").await;
+    let mut s = double_session(ApprovalMode::Ask, Arc::new(Policy::DenyAll)).await;
+    let (outcome, events) = run(&mut s, "[double:garbage]").await;
     assert_eq!(outcome.reason, EndReason::Completed);
     let invalid = events
         .iter()
@@ -435,8 +428,8 @@ async fn garbage_is_reported_but_does_not_end_the_turn() {
 
 #[tokio::test(start_paused = true)]
 async fn error_scenario_ends_with_error() {
-    let mut s = mock_session(ApprovalMode::Ask, Arc::new(Policy::DenyAll)).await;
-    let (outcome, events) = run(&mut s, "[mock:error:AUTH_REQUIRED]").await;
+    let mut s = double_session(ApprovalMode::Ask, Arc::new(Policy::DenyAll)).await;
+    let (outcome, events) = run(&mut s, "[double:error:AUTH_REQUIRED]").await;
     assert_eq!(outcome.reason, EndReason::Error);
     assert_eq!(outcome.error.unwrap().code, ErrorCode::AuthRequired);
     assert_eq!(end_of(&events).0, EndReason::Error);
@@ -445,9 +438,9 @@ async fn error_scenario_ends_with_error() {
 
 #[tokio::test(start_paused = true)]
 async fn failed_start_and_terminate() {
-    let factory = Arc::new(MockFactory::new(MockOptions {
+    let factory = Arc::new(Factory::new(Options {
         fail_init: true,
-        ..fast()
+        ..Options::default()
     }));
     let mut s = HostSession::new(
         factory,
@@ -466,9 +459,9 @@ async fn failed_start_and_terminate() {
 
 #[tokio::test(start_paused = true)]
 async fn resume_id_is_kept_across_respawn() {
-    let factory = Arc::new(MockFactory::new(fast()));
+    let factory = Arc::new(Factory::default());
     let config = AdapterConfig {
-        resume: Some("mock-previous".into()),
+        resume: Some("earlier-session".into()),
         ..AdapterConfig::default()
     };
     let mut s = HostSession::new(
@@ -478,14 +471,14 @@ async fn resume_id_is_kept_across_respawn() {
         SessionOptions::default(),
     );
     s.start().await.unwrap();
-    assert_eq!(s.native_session_id(), Some("mock-previous"));
-    let (_, events) = run(&mut s, "[mock:crash]").await;
+    assert_eq!(s.native_session_id(), Some("earlier-session"));
+    let (_, events) = run(&mut s, "[double:crash]").await;
     assert!(
-        matches!(&events[0].body, EventBody::StreamStart { session_id: Some(id), .. } if id == "mock-previous")
+        matches!(&events[0].body, EventBody::StreamStart { session_id: Some(id), .. } if id == "earlier-session")
     );
     let (_, events) = run(&mut s, "hi").await;
     assert!(
-        matches!(&events[0].body, EventBody::StreamStart { session_id: Some(id), .. } if id == "mock-previous")
+        matches!(&events[0].body, EventBody::StreamStart { session_id: Some(id), .. } if id == "earlier-session")
     );
 }
 
@@ -498,13 +491,13 @@ fn started_id(events: &[Event]) -> Option<String> {
 
 #[tokio::test(start_paused = true)]
 async fn an_id_announced_by_a_crashed_turn_is_not_adopted() {
-    let factory = Arc::new(MockFactory::new(MockOptions {
+    let factory = Arc::new(Factory::new(Options {
         late_session_id: true,
-        ..fast()
+        ..Options::default()
     }));
     let mut s = session_with(factory, ApprovalMode::Ask, Arc::new(Policy::DenyAll)).await;
     assert_eq!(s.native_session_id(), None);
-    let (_, crashed) = run(&mut s, "[mock:crash]").await;
+    let (_, crashed) = run(&mut s, "[double:crash]").await;
     let crashed_id = started_id(&crashed).unwrap();
     assert_eq!(
         s.native_session_id(),
@@ -521,7 +514,7 @@ async fn an_id_announced_by_a_crashed_turn_is_not_adopted() {
         "completed turns adopt it"
     );
     // After a completed turn, a crash respawns into the same conversation.
-    run(&mut s, "[mock:crash]").await;
+    run(&mut s, "[double:crash]").await;
     let (_, resumed) = run(&mut s, "again").await;
     assert_eq!(started_id(&resumed), Some(fresh_id));
 }
@@ -536,17 +529,17 @@ async fn a_turn_past_its_limit_is_interrupted_and_says_why() {
         turn_limit: Some(Duration::from_secs(1)),
         ..SessionOptions::default()
     };
-    let factory = Arc::new(MockFactory::new(fast()));
+    let factory = Arc::new(Factory::default());
     let mut s = HostSession::new(factory, config, Arc::new(Policy::AllowAll), opts);
     s.start().await.unwrap();
     let started = Instant::now();
     // `slow` streams 50 deltas 100 ms apart: 5 s without the limit.
-    let (outcome, events) = run(&mut s, "[mock:slow]").await;
+    let (outcome, events) = run(&mut s, "[double:slow]").await;
     assert_eq!(outcome.reason, EndReason::Interrupted);
     assert!(started.elapsed() < Duration::from_secs(3));
     assert!(events.iter().any(|e| matches!(&e.body,
         EventBody::Status { message, .. } if message.contains("limit of 1 s"))));
     // The next turn gets its own full limit and completes.
-    let (outcome, _) = run(&mut s, "[mock:text]").await;
+    let (outcome, _) = run(&mut s, "[double:text]").await;
     assert_eq!(outcome.reason, EndReason::Completed);
 }

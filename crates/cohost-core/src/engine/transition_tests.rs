@@ -3,7 +3,7 @@
 //! typed `ILLEGAL_TRANSITION`, in the event stream and in the turn's
 //! outcome, and the session stays usable.
 
-use super::tests::{end_of, mock_session, run, tool_events};
+use super::tests::{double_session, end_of, run, tool_events};
 use super::*;
 use crate::approval::Policy;
 use crate::event::{ApprovalOption, EndReason, Event, EventBody, ToolStatus};
@@ -21,7 +21,7 @@ fn illegal_errors(events: &[Event]) -> Vec<&CohostError> {
 
 #[tokio::test(start_paused = true)]
 async fn a_refused_return_to_ready_ends_the_turn_in_that_error_and_the_session_recovers() {
-    let mut s = mock_session(ApprovalMode::Ask, Arc::new(Policy::DenyAll)).await;
+    let mut s = double_session(ApprovalMode::Ask, Arc::new(Policy::DenyAll)).await;
     s.lifecycle.refuse(State::Ready);
     let (outcome, events) = run(&mut s, "hello").await;
     assert_eq!(outcome.reason, EndReason::Error);
@@ -48,12 +48,12 @@ async fn a_refused_return_to_ready_ends_the_turn_in_that_error_and_the_session_r
 
 #[tokio::test(start_paused = true)]
 async fn a_refused_interrupting_state_is_reported_and_the_interrupt_still_ends_the_turn() {
-    let mut s = mock_session(ApprovalMode::Ask, Arc::new(Policy::DenyAll)).await;
+    let mut s = double_session(ApprovalMode::Ask, Arc::new(Policy::DenyAll)).await;
     s.lifecycle.refuse(State::Interrupting);
     let control = s.control();
     let mut events = Vec::new();
     let outcome = s
-        .prompt(PromptInput::text("[mock:slow]"), &mut |e: Event| {
+        .prompt(PromptInput::text("[double:slow]"), &mut |e: Event| {
             if matches!(e.body, EventBody::StreamChunk { chunk_index: 2, .. }) {
                 control.interrupt();
             }
@@ -74,9 +74,9 @@ async fn a_refused_interrupting_state_is_reported_and_the_interrupt_still_ends_t
 
 #[tokio::test(start_paused = true)]
 async fn a_refused_approval_wait_is_reported_and_the_decision_still_applies() {
-    let mut s = mock_session(ApprovalMode::Ask, Arc::new(Policy::AllowAll)).await;
+    let mut s = double_session(ApprovalMode::Ask, Arc::new(Policy::AllowAll)).await;
     s.lifecycle.refuse(State::WaitingForApproval);
-    let (outcome, events) = run(&mut s, "[mock:tool]").await;
+    let (outcome, events) = run(&mut s, "[double:tool]").await;
     assert_eq!(outcome.reason, EndReason::Completed);
     let errs = illegal_errors(&events);
     assert_eq!(errs.len(), 1, "{events:?}");
@@ -93,7 +93,7 @@ async fn a_refused_approval_wait_is_reported_and_the_decision_still_applies() {
 
 #[tokio::test(start_paused = true)]
 async fn a_refused_start_and_terminate_are_typed_errors() {
-    let factory = Arc::new(crate::mock::MockFactory::new(super::tests::fast()));
+    let factory = Arc::new(crate::double::Factory::default());
     let mut s = HostSession::new(
         factory,
         AdapterConfig::default(),

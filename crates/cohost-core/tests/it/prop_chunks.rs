@@ -11,7 +11,7 @@ use cohost_core::port::{
     AdapterConfig, AdapterFactory, AgentAdapter, AgentEvent, AgentEventStream, ApprovalMode,
     Health, InitInfo, InterruptStage, PromptRequest, ToolCallInfo, ToolDecision,
 };
-use cohost_core::provider::ProviderDescriptor;
+use cohost_core::provider::{Capabilities, ProviderDescriptor, ProviderKind};
 use cohost_core::{
     ApprovalOption, CohostError, EndReason, ErrorCode, Event, EventBody, HostSession, PromptInput,
     SessionOptions, ToolKind, ToolStatus, Usage,
@@ -64,7 +64,10 @@ impl AdapterFactory for Factory {
     fn descriptor(&self) -> ProviderDescriptor {
         ProviderDescriptor {
             id: "scripted".into(),
-            ..cohost_core::mock::descriptor()
+            label: "Scripted adapter (property test)".into(),
+            kind: ProviderKind::AgentCli,
+            capabilities: Capabilities::CONTROL_PROTOCOL,
+            install_hint: None,
         }
     }
     fn create(&self) -> Box<dyn AgentAdapter> {

@@ -8,7 +8,7 @@
 use crate::common;
 
 use cohost_agents::catalog;
-use cohost_core::mock::MockFactory;
+use cohost_agents::mock::MockFactory;
 use cohost_core::{AdapterFactory, AgentAdapter, ProviderDescriptor, Registry, SupportTier};
 use cohost_discovery::discovery::{discover_cli, discover_server};
 use cohost_discovery::{provider_status, CommandSource, StatusValue};

@@ -138,7 +138,7 @@ fn seed_001_validation() {
     let s = Scratch::new();
     let mut reg = Registry::new();
     reg.register(std::sync::Arc::new(
-        cohost_core::mock::MockFactory::default(),
+        cohost_agents::mock::MockFactory::default(),
     ))
     .unwrap();
     let host = s.host_with(reg, |_| {});

@@ -1,5 +1,5 @@
 use super::*;
-use cohost_core::mock::{MockFactory, MockOptions};
+use cohost_agents::mock::{MockFactory, MockOptions};
 use cohost_core::{Event, PromptInput, Registry};
 use std::time::Duration;
 

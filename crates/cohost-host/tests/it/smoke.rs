@@ -7,7 +7,7 @@
 
 use crate::common;
 
-use cohost_core::mock::{MockFactory, MockOptions};
+use cohost_agents::mock::{MockFactory, MockOptions};
 use cohost_core::{ErrorCode, Registry};
 use cohost_host::{test_provider, SmokeStatus};
 use common::Scratch;

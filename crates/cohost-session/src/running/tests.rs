@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use cohost_core::mock::{MockFactory, MockOptions};
+use cohost_agents::mock::{MockFactory, MockOptions};
 use cohost_core::{
     AdapterConfig, AdapterFactory, ApprovalMode, ApprovalOption, Decision, DecisionOrigin,
     EndReason, Event, EventBody, HostSession, Policy, PromptInput, SessionOptions,
