@@ -317,30 +317,16 @@ mod tests {
     }
 
     /// The README's table is this list: regenerate it with
-    /// `COHOST_UPDATE_SNAPSHOTS=1 cargo test -p cohost-discovery readme_key_table`.
+    /// `INSTA_UPDATE=always cargo test -p cohost-discovery readme_key_table`
+    /// (a real document, not a snapshot: plain text, under insta's switch).
     #[test]
     fn readme_key_table_is_the_code_list() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md");
-        let readme = std::fs::read_to_string(&path).unwrap();
-        let (start, end) = ("<!-- config-keys:start -->\n", "<!-- config-keys:end -->");
-        let a = readme
-            .find(start)
-            .expect("README has the config-keys markers")
-            + start.len();
-        let b = readme[a..]
-            .find(end)
-            .expect("README closes the config-keys table")
-            + a;
-        let table = markdown_table();
-        if std::env::var_os("COHOST_UPDATE_SNAPSHOTS").is_some() {
-            let new = format!("{}{table}{}", &readme[..a], &readme[b..]);
-            std::fs::write(&path, new).unwrap();
-            return;
-        }
-        assert_eq!(
-            &readme[a..b],
-            table,
-            "README's config key table is stale: COHOST_UPDATE_SNAPSHOTS=1 cargo test -p cohost-discovery readme_key_table"
+        cohost_testbench::snapshot::check_section(
+            &path,
+            "<!-- config-keys:start -->\n",
+            "<!-- config-keys:end -->",
+            &markdown_table(),
         );
     }
 }

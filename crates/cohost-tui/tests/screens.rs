@@ -1,5 +1,7 @@
-//! Snapshot tests of the main screens on ratatui's `TestBackend` at 80x24.
-//! `COHOST_UPDATE_SNAPSHOTS=1` rewrites `tests/snapshots/*.txt` (review the diff).
+//! Snapshot tests of the main screens on ratatui's `TestBackend` at 80x24,
+//! kept by `insta` in `tests/snapshots/screens__*.snap`: a changed screen
+//! fails and leaves a `.snap.new` beside it (`cargo insta review`), and
+//! `INSTA_UPDATE=always` rewrites them (review the `git diff`).
 #![allow(
     clippy::print_stdout,
     clippy::print_stderr,
@@ -116,17 +118,11 @@ fn screen(t: &Terminal<TestBackend>) -> String {
     out
 }
 
+/// The screen at 80x24, checked against its snapshot `name`. (insta
+/// ignores trailing blank lines; the buffer's 24 rows fix their number.)
 fn snapshot(name: &str, a: &mut App) -> String {
     let text = screen(&draw(a, 80, 24));
-    let path = format!("{}/tests/snapshots/{name}.txt", env!("CARGO_MANIFEST_DIR"));
-    if std::env::var_os("COHOST_UPDATE_SNAPSHOTS").is_some() {
-        std::fs::write(&path, &text).unwrap();
-    }
-    let want = std::fs::read_to_string(&path).unwrap_or_default();
-    assert_eq!(
-        text, want,
-        "screen {name} changed (COHOST_UPDATE_SNAPSHOTS=1 to accept):\n{text}"
-    );
+    insta::assert_snapshot!(name, &text);
     text
 }
 

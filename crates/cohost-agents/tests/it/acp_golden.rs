@@ -3,7 +3,7 @@
 //! pure client state machine. `>> ` lines are what the client wrote and are
 //! re-enacted as client calls; our own writes must match what the agent
 //! accepted. Each fixture has a snapshot of the normalized events beside it
-//! (`<scenario>.events`, `cohost_testbench::snapshot`); `COHOST_UPDATE_SNAPSHOTS=1`
+//! (`<scenario>.events`, `cohost_testbench::snapshot`); `INSTA_UPDATE=always`
 //! rewrites them.
 
 #![allow(

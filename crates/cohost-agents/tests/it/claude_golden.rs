@@ -2,7 +2,7 @@
 //! Code), captured from the pinned CLIs against cohost-fakellm, replayed
 //! through the pure normalizer. Each fixture has a snapshot of the normalized
 //! events beside it (`<scenario>.events`, `cohost_testbench::snapshot`); set
-//! `COHOST_UPDATE_SNAPSHOTS=1` to rewrite them after reviewing a change.
+//! `INSTA_UPDATE=always` to rewrite them after reviewing a change.
 
 #![allow(
     clippy::unwrap_used,
