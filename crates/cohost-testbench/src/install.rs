@@ -1,5 +1,5 @@
-//! Finding the CLIs `tests/agents/install.sh` installed, and the CI policy
-//! for missing ones: fail loudly on CI, skip loudly elsewhere.
+//! Finding the CLIs `tests/agents/install.sh` installed; a missing one is
+//! handled by the one skip policy ([`crate::skip`]).
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -34,14 +34,6 @@ pub fn installed_bin(cli: AgentCli) -> Option<PathBuf> {
     is_executable(&path).then_some(path)
 }
 
-/// Whether the `CI` variable says we run on CI (`CI=true`, `CI=1`, ...).
-pub fn on_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| {
-        let v = v.trim().to_ascii_lowercase();
-        !v.is_empty() && v != "0" && v != "false"
-    })
-}
-
 /// The message for a missing CLI (shared by the panic and the skip notice).
 pub(crate) fn missing_message(cli: AgentCli) -> String {
     format!(
@@ -52,23 +44,10 @@ pub(crate) fn missing_message(cli: AgentCli) -> String {
 }
 
 /// The binary of `cli`, or: on CI a panic naming the CLI and the install
-/// command; locally a loud skip notice on stderr and `None`.
+/// command; locally a loud skip notice on stderr and `None`
+/// ([`crate::skip::require`]).
 pub fn require_cli(cli: AgentCli) -> Option<PathBuf> {
-    if let Some(path) = installed_bin(cli) {
-        return Some(path);
-    }
-    if on_ci() {
-        panic!(
-            "CI is set, so a missing CLI fails the test: {}",
-            missing_message(cli)
-        );
-    }
-    eprintln!(
-        "\n==================== SKIPPED ====================\n\
-         cohost-testbench: {}\n\
-         (this test passes vacuously here; on CI it fails)\n\
-         =================================================\n",
-        missing_message(cli)
-    );
-    None
+    crate::skip::require(installed_bin(cli), || {
+        format!("cohost-testbench: {}", missing_message(cli))
+    })
 }

@@ -44,18 +44,20 @@ mod netwatch;
 #[allow(unsafe_code)]
 mod process;
 pub mod procfs;
+pub mod skip;
 pub mod snapshot;
 
 pub use bench::{assert_requests_to, Bench};
 pub use cli::{AgentCli, ModelApi, UnknownCli};
 pub use config::{Layout, Setup, FAKE_API_KEY, FAKE_MODEL};
-pub use install::{agents_dir, bin_dir, installed_bin, on_ci, require_cli};
+pub use install::{agents_dir, bin_dir, installed_bin, require_cli};
 pub use netwatch::{NetWatch, Outbound};
 pub use process::{
     assert_no_leftovers, kill_leftovers, leftover_processes, run_with_timeout, spawn_in_group,
     GroupGuard, RunOutput,
 };
 pub use procfs::{ProcInfo, MARKER_VAR};
+pub use skip::{on_ci, skip_or_fail};
 
 /// `s` in single quotes for a POSIX shell (a `'` inside becomes `'\''`).
 pub fn shell_quote(s: &str) -> String {

@@ -12,6 +12,7 @@ use cohost_core::{
     SessionOptions, TurnOutcome,
 };
 use cohost_fakellm::{FakeLlm, FakeLlmConfig, FakeLlmHandle};
+use cohost_testbench::{require_cli, AgentCli};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -31,38 +32,19 @@ pub struct Rig {
     pub marker: String,
 }
 
-fn agents_bin_dir() -> PathBuf {
-    std::env::var_os("COHOST_AGENTS_DIR")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/cohost-agents")))
-        .unwrap_or_else(|| PathBuf::from("/nonexistent"))
-        .join("bin")
-}
-
-fn on_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false")
-}
-
 impl Rig {
     /// `None` (with a loud notice) when the CLI is not installed locally;
-    /// a panic when `CI` is set.
+    /// a panic when `CI` is set ([`cohost_testbench::require_cli`]).
     pub async fn new(dialect: Dialect) -> Option<Rig> {
         Rig::with_fake(dialect, FakeLlmConfig::default()).await
     }
 
     pub async fn with_fake(dialect: Dialect, config: FakeLlmConfig) -> Option<Rig> {
-        let binary = agents_bin_dir().join(dialect.command);
-        if !binary.exists() {
-            let msg = format!(
-                "`{}` is not installed at {}; run `bash tests/agents/install.sh --only {}`",
-                dialect.command,
-                binary.display(),
-                dialect.command
-            );
-            assert!(!on_ci(), "CI is set, so a missing CLI fails: {msg}");
-            eprintln!("\n=========== SKIPPED (E2E) ===========\n{msg}\n=====================================\n");
-            return None;
-        }
+        let cli = dialect
+            .command
+            .parse::<AgentCli>()
+            .expect("the bench knows every Claude-family CLI");
+        let binary = require_cli(cli)?;
         static N: AtomicU64 = AtomicU64::new(0);
         let marker = format!(
             "{}-{}-{}",

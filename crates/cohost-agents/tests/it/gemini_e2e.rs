@@ -21,11 +21,11 @@ use std::time::Duration;
 use crate::support;
 
 use support::events::{approvals, chunk_indexes, run_within, text};
-use support::scratch::{agent_bin, finish, Env};
+use support::scratch::{finish, Env};
 use support::steps;
 
 fn gemini_bin() -> Option<PathBuf> {
-    agent_bin("gemini")
+    cohost_testbench::require_cli(cohost_testbench::AgentCli::Gemini)
 }
 
 async fn setup(bin: &Path, approval: ApprovalMode) -> Env {

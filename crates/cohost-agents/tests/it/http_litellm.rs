@@ -94,11 +94,9 @@ async fn wait_ready(port: u16, proxy: &mut Proxy, log: &std::path::Path) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn litellm_gateway_text_and_tool() {
-    let Some(bin) = litellm_bin() else {
-        if std::env::var_os("CI").is_some() {
-            panic!("LiteLLM is not installed; CI must run tests/agents/install-litellm.sh first");
-        }
-        eprintln!("\n*** SKIPPED litellm_gateway_text_and_tool: LiteLLM not installed (run tests/agents/install-litellm.sh) ***\n");
+    let Some(bin) = cohost_testbench::skip::require(litellm_bin(), || {
+        "LiteLLM is not installed: run tests/agents/install-litellm.sh".into()
+    }) else {
         return;
     };
     let server = FakeLlm::start(FakeLlmConfig::default()).await.unwrap();

@@ -16,32 +16,6 @@ use std::time::{Duration, Instant};
 /// The variable that carries the per-test marker.
 pub const MARKER: &str = "COHOST_TEST_MARKER";
 
-/// The launcher of `name` in `${COHOST_AGENTS_DIR:-$HOME/.cache/cohost-agents}/bin`,
-/// or `None` with a loud notice when it is not installed; on CI a missing
-/// CLI panics.
-pub fn agent_bin(name: &str) -> Option<PathBuf> {
-    let dir = std::env::var_os("COHOST_AGENTS_DIR")
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/cohost-agents"))
-        })?;
-    let bin = dir.join("bin").join(name);
-    if bin.exists() {
-        return Some(bin);
-    }
-    if std::env::var_os("CI").is_some() {
-        panic!(
-            "{name} is not installed at {}; run tests/agents/install.sh --only {name}",
-            bin.display()
-        );
-    }
-    eprintln!(
-        "\n!!! SKIPPED: {name} not installed at {} (run tests/agents/install.sh --only {name})\n",
-        bin.display()
-    );
-    None
-}
-
 /// One test's world. Dropping it removes the scratch dirs.
 pub struct Env {
     /// Holds every scratch dir; removed on drop.

@@ -43,31 +43,19 @@ pub fn sessions(c: impl Fn() -> Command) -> Vec<serde_json::Value> {
 }
 
 /// `$COHOST_AGENTS_DIR/bin/NAME` (default dir `~/.cache/cohost-agents`) when
-/// installed; else `None` with a loud notice naming `install` (a failure
-/// when CI=true).
+/// installed; else the one skip policy (`cohost_testbench::skip`: a loud
+/// notice naming `install`, a failure on CI).
 pub fn installed(name: &str, install: &str) -> Option<PathBuf> {
-    let bin = std::env::var_os("COHOST_AGENTS_DIR")
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/cohost-agents"))
-        })?
-        .join("bin")
-        .join(name);
-    if bin.exists() {
-        return Some(bin);
-    }
-    let msg = format!("{name} is not installed at {}: {install}", bin.display());
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "CI is set, so a missing {name} fails: {msg}"
-    );
-    eprintln!("\n=========== SKIPPED ({name}) ===========\n{msg}\n");
-    None
+    let bin = cohost_testbench::bin_dir().join(name);
+    let found = bin.exists().then(|| bin.clone());
+    cohost_testbench::skip::require(found, || {
+        format!("{name} is not installed at {}: {install}", bin.display())
+    })
 }
 
 /// The pinned agents' launcher dir, when `claude` is installed there.
 pub fn agents_bin() -> Option<PathBuf> {
-    installed("claude", "bash tests/agents/install.sh --only claude")
+    cohost_testbench::require_cli(cohost_testbench::AgentCli::Claude)
         .and_then(|b| b.parent().map(PathBuf::from))
 }
 

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
-use cohost_testbench::{AgentCli, Bench};
+use cohost_testbench::{require_cli, skip, AgentCli, Bench};
 use serde_json::Value;
 
 /// The `cohost` binary under test.
@@ -38,30 +38,18 @@ pub fn python_with(module: &str) -> Option<PathBuf> {
         .ok()
         .filter(|o| o.status.success())
         .map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()));
-    if found.is_none() {
-        let msg = format!(
-            "SKIPPED: python3 with the `{module}` package is not installed (scripts/test.sh installs it)"
-        );
-        assert!(std::env::var_os("CI").is_none(), "{msg}");
-        eprintln!("\n!!!!!!!! {msg} !!!!!!!!\n");
-    }
-    found
+    skip::require(found, || {
+        format!(
+            "python3 with the `{module}` package is not installed (scripts/test.sh installs it)"
+        )
+    })
 }
 
 /// A bench for `cli` (the fake model server and a scratch user), or `None`
 /// with a loud notice when the real CLI is not installed.
 pub async fn bench(cli: AgentCli) -> Option<Bench> {
-    let b = Bench::start(cli).await.expect("bench");
-    if b.bin_path(cli).is_none() {
-        let msg = format!(
-            "SKIPPED: {} is not installed (scripts/test.sh installs it)",
-            cli.name()
-        );
-        assert!(std::env::var_os("CI").is_none(), "{msg}");
-        eprintln!("\n!!!!!!!! {msg} !!!!!!!!\n");
-        return None;
-    }
-    Some(b)
+    require_cli(cli)?;
+    Some(Bench::start(cli).await.expect("bench"))
 }
 
 /// Run `python script args…` in the bench's environment and cwd; its last

@@ -8,18 +8,11 @@
 
 use std::process::Output;
 
-use cohost_testbench::{AgentCli, Bench, FAKE_API_KEY};
+use cohost_testbench::{require_cli, AgentCli, Bench, FAKE_API_KEY};
 
 async fn codex_bench() -> Option<Bench> {
+    require_cli(AgentCli::Codex)?;
     let b = Bench::start(AgentCli::Codex).await.unwrap();
-    if b.bin_path(AgentCli::Codex).is_none() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "codex is not installed (tests/agents/install.sh)"
-        );
-        eprintln!("SKIP: codex is not installed; agent_env tests did not run");
-        return None;
-    }
     // A custom provider reading its key from its own variable.
     let file = b.layout().codex_home.join("config.toml");
     let text = std::fs::read_to_string(&file).unwrap();

@@ -15,7 +15,7 @@ use crate::clients;
 use std::time::Duration;
 
 use cohost_testbench::config::offline_setup;
-use cohost_testbench::{installed_bin, AgentCli, Bench, FakeLlmConfig};
+use cohost_testbench::{require_cli, AgentCli, Bench, FakeLlmConfig};
 use serde_json::{json, Value};
 
 /// What the delegated agent is asked; it comes back inside its answer.
@@ -37,10 +37,7 @@ fn script() -> cohost_fakellm::Script {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn claude_code_delegates_to_codex_through_cohost_mcp() {
-    if installed_bin(AgentCli::Codex).is_none() {
-        let msg = "SKIPPED: codex is not installed (scripts/test.sh installs it)";
-        assert!(std::env::var_os("CI").is_none(), "{msg}");
-        eprintln!("\n!!!!!!!! {msg} !!!!!!!!\n");
+    if require_cli(AgentCli::Codex).is_none() || require_cli(AgentCli::Claude).is_none() {
         return;
     }
     let config = FakeLlmConfig {
@@ -48,12 +45,6 @@ async fn claude_code_delegates_to_codex_through_cohost_mcp() {
         ..FakeLlmConfig::default()
     };
     let b = Bench::start_with(AgentCli::Claude, config).await.unwrap();
-    if b.bin_path(AgentCli::Claude).is_none() {
-        let msg = "SKIPPED: claude is not installed (scripts/test.sh installs it)";
-        assert!(std::env::var_os("CI").is_none(), "{msg}");
-        eprintln!("\n!!!!!!!! {msg} !!!!!!!!\n");
-        return;
-    }
     // Codex on the same fake server and scratch user; its key variable
     // reaches it through cohost's provider env, as a user would set it.
     let codex = offline_setup(AgentCli::Codex, b.layout(), &b.fake().base_url());

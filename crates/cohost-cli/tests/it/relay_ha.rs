@@ -47,11 +47,11 @@ fn free_port() -> u16 {
         .port()
 }
 
+/// `what` could not be run: the one skip policy (`cohost_testbench::skip`).
 fn missing(what: &str, e: &std::io::Error) {
-    if std::env::var_os("CI").is_some() {
-        panic!("{what} is required in CI (scripts/test.sh installs it): {e}");
-    }
-    eprintln!("\n!!!!!!!! SKIPPING relay_ha: {what} not found ({e}) !!!!!!!!\n");
+    cohost_testbench::skip_or_fail(&format!(
+        "relay_ha: {what} not found ({e}); scripts/test.sh installs it"
+    ));
 }
 
 /// One `cohost relay` process.
