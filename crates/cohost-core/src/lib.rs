@@ -21,6 +21,7 @@ pub mod lifecycle;
 pub mod port;
 pub mod provider;
 pub mod registry;
+pub mod sandbox;
 // Invariant: the sanitizer's `expect`s compile regex literals, checked by
 // its tests on every run (issue 14 owns this module and may replace them).
 #[allow(clippy::expect_used)]
@@ -47,4 +48,5 @@ pub use provider::{
     ResumeSupport, StreamingGranularity, SupportTier,
 };
 pub use registry::Registry;
+pub use sandbox::{SandboxMode, SandboxRequest};
 pub use sanitize::{sanitize, Sanitizer};

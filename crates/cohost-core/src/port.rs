@@ -68,6 +68,9 @@ pub struct AdapterConfig {
     /// cohost's own work; adapters without a handshake ignore it.
     #[serde(default)]
     pub defer_handshake: bool,
+    /// The OS sandbox the agent runs in (off unless asked for).
+    #[serde(default)]
+    pub sandbox: crate::sandbox::SandboxRequest,
 }
 
 /// A tool offered to the model: a name, what it does, and the JSON schema of

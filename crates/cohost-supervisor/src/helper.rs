@@ -2,7 +2,8 @@
 //! ARGS...` (or `cohost __supervise ...`) runs.
 //!
 //! It starts the agent as the leader of a new process group with the
-//! supervisor's stdio (the pipes cohost made), reports the agent's pid and
+//! supervisor's stdio (the pipes cohost made), confined by the sandbox
+//! policy cohost sent when there is one, reports the agent's pid and
 //! exit on the control socket (its stdin at start), and when that socket closes (cohost
 //! ended the session, or died, even by SIGKILL) kills the agent's whole
 //! tree. As a child subreaper it inherits every orphan the agent leaves,
@@ -26,7 +27,8 @@ use std::os::unix::net::UnixStream;
 use std::os::unix::process::CommandExt;
 use std::process::Command;
 
-use crate::protocol::{take_stdin, PROCESS_NAME, PROTOCOL};
+use crate::protocol::{take_policy, take_stdin, PROCESS_NAME, PROTOCOL};
+use crate::sandbox::{prepare, Prepared};
 use crate::tree::{kill_tree, KILL_BUDGET};
 
 /// Signals a terminal or a process-group kill may send; the supervisor
@@ -90,8 +92,32 @@ pub(super) fn run(args: &[OsString]) -> i32 {
         let _ = control.write_all(format!("E {msg}\n").as_bytes());
         return 2;
     }
+    // Built here, before the fork: the child only enforces it.
+    let sandbox = match take_policy(&control)
+        .map_err(|e| e.to_string())
+        .and_then(|p| {
+            p.as_ref()
+                .map(prepare)
+                .transpose()
+                .map_err(|e| e.to_string())
+        }) {
+        Ok(s) => s,
+        Err(e) => {
+            let msg = e.replace('\n', " ");
+            let _ = control.write_all(format!("E {msg}\n").as_bytes());
+            return 2;
+        }
+    };
     let mut cmd = Command::new(program);
     cmd.args(rest).process_group(0);
+    if let Some(sandbox) = sandbox.filter(Prepared::confines) {
+        // SAFETY: runs between fork and exec; `enforce` makes two system
+        // calls and touches no lock or allocator (this process has one
+        // thread until the agent runs anyway).
+        unsafe {
+            cmd.pre_exec(move || sandbox.enforce());
+        }
+    }
     let agent = match cmd.spawn() {
         Ok(c) => c,
         Err(e) => {

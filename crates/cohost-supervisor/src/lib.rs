@@ -10,25 +10,29 @@
 //!
 //! The program is `cohost-supervise`, installed next to `cohost`; without
 //! it, `cohost` itself in the hidden mode [`SUPERVISE_ARG`]. Both run
-//! [`run_if_requested`]. This crate is kept to libc and rustix because
+//! [`run_if_requested`]. This crate is kept to libc, rustix and landlock because
 //! each agent spawn waits for the supervisor to start, and a small program
 //! starts in a fraction of the time the whole `cohost` binary takes.
 //!
 //! The protocol: the control socket is the supervisor's stdin. cohost first
-//! sends one byte carrying the agent's stdin ([`hand_over_stdin`]); the
-//! supervisor's stdout and stderr are the agent's. The supervisor writes
+//! sends one byte carrying the agent's stdin ([`hand_over_stdin`]), then
+//! the agent's sandbox policy or that it has none ([`send_policy`]; the
+//! supervisor confines the agent with it between fork and exec, see
+//! [`sandbox`]); the supervisor's stdout and stderr are the agent's. The supervisor writes
 //! lines: `P PID` (agent started) or `E MESSAGE` (it could not start), then
 //! `X c CODE` or `X s SIGNAL` when the agent leader exits; cohost writes
 //! nothing more but a byte to ask for the tree kill, or closes its end.
 
 mod helper;
 mod protocol;
+pub mod sandbox;
 pub mod tree;
 
 use std::ffi::OsString;
 
 pub use protocol::{
-    hand_over_stdin, parse_exit, supervise_args, take_stdin, PROCESS_NAME, PROTOCOL, SUPERVISE_ARG,
+    hand_over_stdin, parse_exit, send_policy, supervise_args, take_policy, take_stdin,
+    PROCESS_NAME, PROTOCOL, SUPERVISE_ARG,
 };
 pub use tree::KILL_BUDGET;
 

@@ -155,6 +155,7 @@ impl Engine {
         let mut pspec = ProcessSpec::new(spec.id.clone(), &binary).args(args(spec, config, bwrap));
         pspec.env = env;
         pspec.cwd = Some(cwd.clone());
+        pspec.sandbox = config.sandbox.clone();
         let mut child = Supervised::spawn(pspec)?;
         let frames = child.take_stdout().ok_or_else(|| {
             CohostError::new(ErrorCode::SpawnFailed, "agent stdout was not captured")

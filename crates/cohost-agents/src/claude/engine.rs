@@ -142,6 +142,7 @@ impl Engine {
         let (binary, version) = check_binary(dialect, config, &env).await?;
         let mut spec = ProcessSpec::new(dialect.id, &binary).args(dialect.args(config));
         spec.env = env;
+        spec.sandbox = config.sandbox.clone();
         if !config.cwd.as_os_str().is_empty() {
             spec.cwd = Some(config.cwd.clone());
         }

@@ -208,6 +208,7 @@ impl AgentAdapter for CodexAdapter {
         spec.args.push("app-server".into());
         spec.cwd = Some(config.cwd.clone()).filter(|c| !c.as_os_str().is_empty());
         spec.env = env;
+        spec.sandbox = config.sandbox.clone();
         let cfg = CoreConfig {
             cwd: config.cwd.display().to_string(),
             approval: config.approval,
@@ -255,6 +256,7 @@ impl AgentAdapter for CodexAdapter {
                 spec.args = exec::exec_args(&prompt.text, &self.config, thread.as_deref());
                 spec.cwd = Some(self.config.cwd.clone()).filter(|c| !c.as_os_str().is_empty());
                 spec.env = env;
+                spec.sandbox = self.config.sandbox.clone();
                 lock_state(state).last_error = None;
                 let (t, stream) = OneShot::spawn(spec, exec::ExecNormalizer::new(), state.clone())?;
                 *turn = Some(t);

@@ -154,6 +154,7 @@ impl AgentAdapter for OneShotAdapter {
         let mut spec =
             ProcessSpec::new(id.clone(), &binary).args(self.args(&text, session.as_deref()));
         spec.env = self.env();
+        spec.sandbox = self.config.sandbox.clone();
         if !self.config.cwd.as_os_str().is_empty() {
             spec.cwd = Some(self.config.cwd.clone());
         }

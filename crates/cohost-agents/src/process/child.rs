@@ -86,6 +86,8 @@ pub struct Supervised {
     stderr_done: watch::Receiver<bool>,
     tree_done: watch::Receiver<bool>,
     killed: bool,
+    /// The agent's sandbox: its private temp dir lives as long as this.
+    _sandbox: Option<Box<super::sandbox::Sandbox>>,
 }
 
 impl fmt::Debug for Supervised {
@@ -105,8 +107,16 @@ impl Supervised {
     /// the agent runs below its own supervisor, which kills the whole tree
     /// when this handle goes or cohost dies; otherwise it is spawned
     /// directly (see [`super::supervisor`] for what each guarantees).
-    pub fn spawn(spec: ProcessSpec) -> Result<Supervised, CohostError> {
+    pub fn spawn(mut spec: ProcessSpec) -> Result<Supervised, CohostError> {
         let provider_id: Arc<str> = spec.provider_id.as_str().into();
+        // Before the launch: it sets the child's TMPDIR.
+        let sandbox = super::sandbox::build(
+            &spec.provider_id,
+            &spec.sandbox,
+            spec.cwd.as_deref(),
+            &mut spec.env,
+        )?;
+        let policy = sandbox.as_ref().map(|s| &s.policy);
         let failed = |e: &dyn fmt::Display| {
             CohostError::new(
                 ErrorCode::SpawnFailed,
@@ -124,7 +134,7 @@ impl Supervised {
             .into_iter()
             .flatten()
         {
-            match launch::supervised(sup, &spec) {
+            match launch::supervised(sup, &spec, policy) {
                 Ok(l) => {
                     launched = Some(l);
                     break;
@@ -139,7 +149,7 @@ impl Supervised {
             Some(l) => l,
             // No supervisor configured, or none could run: the agent
             // itself, with `PR_SET_PDEATHSIG`.
-            None => launch::direct(&spec).map_err(|e| failed(&e))?,
+            None => launch::direct(&spec, policy).map_err(|e| failed(&e))?,
         };
         // The agent boots for a while before its first output: compile the
         // secret patterns meanwhile (a no-op when they are already under way).
@@ -197,6 +207,7 @@ impl Supervised {
             stderr_done,
             tree_done,
             killed: false,
+            _sandbox: sandbox.map(Box::new),
         })
     }
 

@@ -9,6 +9,7 @@ use std::process::Stdio;
 use tokio::process::{ChildStderr, ChildStdin, ChildStdout, Command};
 use tokio::sync::watch;
 
+use super::sandbox::SandboxPolicy;
 use super::spec::{ExitInfo, ProcessSpec};
 use super::supervisor::{self, Program, Started};
 
@@ -77,9 +78,18 @@ fn base_command(program: &Path, spec: &ProcessSpec) -> Command {
     cmd
 }
 
-/// Spawn the agent itself, leader of its own group. On Linux it also gets
-/// `PR_SET_PDEATHSIG`, so the leader (not its helpers) dies with cohost.
-pub(crate) fn direct(spec: &ProcessSpec) -> std::io::Result<Launched> {
+/// Spawn the agent itself, leader of its own group, confined by `sandbox`
+/// when there is one. On Linux it also gets `PR_SET_PDEATHSIG`, so the
+/// leader (not its helpers) dies with cohost.
+pub(crate) fn direct(
+    spec: &ProcessSpec,
+    sandbox: Option<&SandboxPolicy>,
+) -> std::io::Result<Launched> {
+    // Built before the fork; the child only enforces it.
+    let prepared = sandbox
+        .map(cohost_supervisor::sandbox::prepare)
+        .transpose()
+        .map_err(std::io::Error::other)?;
     let mut cmd = base_command(&spec.program, spec);
     cmd.args(&spec.args)
         // Backstop if the runtime shuts down before our Drop runs.
@@ -96,7 +106,11 @@ pub(crate) fn direct(spec: &ProcessSpec) -> std::io::Result<Launched> {
                 if u32::try_from(libc::getppid()).ok() != Some(parent) {
                     libc::_exit(1);
                 }
-                Ok(())
+                // Two system calls, no allocation: safe after fork.
+                match &prepared {
+                    Some(p) => p.enforce(),
+                    None => Ok(()),
+                }
             });
         }
     }
@@ -124,13 +138,19 @@ pub(crate) fn direct(spec: &ProcessSpec) -> std::io::Result<Launched> {
 
 /// Spawn `sup __supervise PROGRAM ARGS...`; the agent inherits the
 /// supervisor's pipes, environment and working directory.
-pub(crate) fn supervised(sup: &Program, spec: &ProcessSpec) -> Result<Launched, Failure> {
+pub(crate) fn supervised(
+    sup: &Program,
+    spec: &ProcessSpec,
+    sandbox: Option<&SandboxPolicy>,
+) -> Result<Launched, Failure> {
     let (ours, theirs) = supervisor::socket_pair().map_err(Failure::Supervisor)?;
     // The agent's stdin travels over the control socket (which is the
-    // supervisor's stdin); both pipe ends are close-on-exec here.
+    // supervisor's stdin); both pipe ends are close-on-exec here. The
+    // sandbox policy follows it; both wait in the socket's buffer.
     let (agent_in, stdin) = std::io::pipe().map_err(Failure::Supervisor)?;
     supervisor::hand_over_stdin(&ours, agent_in.as_fd()).map_err(Failure::Supervisor)?;
     drop(agent_in);
+    cohost_supervisor::send_policy(&ours, sandbox).map_err(Failure::Supervisor)?;
     let stdin = ChildStdin::from_std(std::process::ChildStdin::from(OwnedFd::from(stdin)))
         .map_err(Failure::Supervisor)?;
     let mut cmd = base_command(sup.path(), spec);

@@ -42,6 +42,7 @@ pub(crate) mod oneshot;
 mod probe_cache;
 mod probe_output;
 pub mod procfs;
+pub mod sandbox;
 mod spec;
 mod stderr;
 // fork/exec, setsid and waitpid of the spawn helper.

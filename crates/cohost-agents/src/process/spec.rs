@@ -30,6 +30,8 @@ pub struct ProcessSpec {
     /// Frames buffered between the reader task and the consumer; a full
     /// channel pauses reading, so a slow consumer backpressures the agent.
     pub channel_capacity: usize,
+    /// The OS sandbox the session asks for (see [`super::sandbox`]).
+    pub sandbox: cohost_core::SandboxRequest,
 }
 
 impl ProcessSpec {
@@ -44,6 +46,7 @@ impl ProcessSpec {
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
             stderr_bytes: DEFAULT_STDERR_BYTES,
             channel_capacity: 256,
+            sandbox: cohost_core::SandboxRequest::default(),
         }
     }
 
