@@ -201,3 +201,78 @@ async fn context_files_reach_a_provider_without_attachments_as_mentions() {
     assert!(text.contains("read [mock:text]\n@src/lib.rs"), "{text}");
     s.terminate().await.unwrap();
 }
+
+/// `git` in `dir` with a scratch identity and no system config.
+fn git(dir: &std::path::Path, home: &std::path::Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .args(["-c", "user.name=u", "-c", "user.email=u@example.invalid"])
+        .args(args)
+        .current_dir(dir)
+        .env("HOME", home)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[tokio::test]
+async fn a_worktree_session_runs_there_and_resumes_there() {
+    let home = tempfile::tempdir().unwrap();
+    let repo = home.path().join("project");
+    std::fs::create_dir_all(repo.join("src")).unwrap();
+    std::fs::write(repo.join("src/lib.rs"), "one\n").unwrap();
+    git(&repo, home.path(), &["init", "-q", "-b", "main"]);
+    git(&repo, home.path(), &["add", "-A"]);
+    git(&repo, home.path(), &["commit", "-qm", "start"]);
+    let (h, cfg, store, mut req) = recorded(home.path());
+    // From a subdirectory: the session runs in the same place of its tree.
+    req.cwd = Some(repo.join("src"));
+    req.worktree = Some(true);
+    let mut s = open(&h, &cfg, req).await.unwrap();
+    let id = s.record_id().unwrap().to_owned();
+    let rec = store.get(&id).unwrap().unwrap();
+    let wt = rec.worktree.clone().expect("the record keeps its worktree");
+    assert_eq!(wt.branch, format!("cohost/{id}"));
+    assert_eq!(s.cwd(), wt.path.join("src"));
+    assert!(
+        wt.path.starts_with(&h.paths.state_dir),
+        "{}",
+        wt.path.display()
+    );
+    assert!(
+        s.cwd().join("lib.rs").is_file(),
+        "the worktree has the tree"
+    );
+    one_turn(&mut s).await;
+    s.terminate().await.unwrap();
+
+    let (_, _, _, mut again) = recorded(home.path());
+    again.resume = Some(id.clone());
+    again.cwd = None;
+    let s = open(&h, &cfg, again).await.unwrap();
+    assert_eq!(s.cwd(), wt.path.join("src"), "resumed in its worktree");
+    let rec = store.get(&id).unwrap().unwrap();
+    assert_eq!(rec.worktree, Some(wt), "the worktree is still the record's");
+}
+
+#[tokio::test]
+async fn a_worktree_outside_git_is_refused_with_a_fix() {
+    let home = tempfile::tempdir().unwrap();
+    let (h, cfg, _, mut req) = recorded(home.path());
+    req.worktree = Some(true);
+    let Err(e) = prepare(&h, &cfg, req).await else {
+        panic!("a worktree outside git");
+    };
+    let e = CohostError::from(e);
+    assert_eq!(e.code, ErrorCode::ConfigInvalid);
+    assert!(
+        e.message.contains("not in a git repository"),
+        "{}",
+        e.message
+    );
+    assert!(e.suggested_fix.unwrap().contains("without --worktree"));
+}
