@@ -76,19 +76,19 @@ pub fn sanitize(input: &str) -> String {
     global().sanitize(input).into_owned()
 }
 
-/// Sanitize every string inside a JSON value (tool inputs, outputs).
+/// Sanitize a JSON value with the process-wide sanitizer: every string,
+/// and the whole value of every secret-named key at any depth (see
+/// [`Sanitizer::sanitize_json`]). Tool inputs and outputs, events, API
+/// responses and room payloads pass here.
 pub fn sanitize_json(value: &mut serde_json::Value) {
-    match value {
-        serde_json::Value::String(s) => {
-            let clean = sanitize(s);
-            if clean != *s {
-                *s = clean;
-            }
-        }
-        serde_json::Value::Array(items) => items.iter_mut().for_each(sanitize_json),
-        serde_json::Value::Object(map) => map.values_mut().for_each(sanitize_json),
-        _ => {}
-    }
+    global().sanitize_json(value);
+}
+
+/// Sanitize a text that may be a JSON document (a tool's output) with the
+/// process-wide sanitizer, reading its keys when it is one (see
+/// [`Sanitizer::sanitize_text_or_json`]).
+pub fn sanitize_text_or_json(input: &str) -> String {
+    global().sanitize_text_or_json(input).into_owned()
 }
 
 #[cfg(test)]

@@ -207,3 +207,88 @@ fn no_secret_of_the_corpus_reaches_any_channel() {
     );
     assert!(dirty.is_empty(), "leaks:\n{}", dirty.join("\n"));
 }
+
+/// Secrets that only their JSON key gives away (`{"env": {"token": "…"}}`,
+/// arrays, deep objects) in a JSONL plugin's tool calls and results: `run`
+/// in human and `--json` output prints none of them. Before keys were
+/// read, the nested token came out whole in both.
+#[test]
+fn a_plugin_tool_call_with_secret_keys_prints_no_part_of_them() {
+    use cohost_core::sanitize::corpus::STRUCTURED;
+    let home = tempfile::tempdir().unwrap();
+    // 32 random characters, no shape any text rule knows.
+    let mut raw = [0u8; 32];
+    getrandom::fill(&mut raw).unwrap();
+    const ABC: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    let token: String = raw
+        .iter()
+        .map(|b| ABC[*b as usize % ABC.len()] as char)
+        .collect();
+    let mut docs: Vec<serde_json::Value> =
+        vec![serde_json::json!({"cmd": "deploy", "env": {"token": token}})];
+    docs.extend(
+        STRUCTURED
+            .iter()
+            .map(|(_, d, _)| serde_json::from_str(d).unwrap()),
+    );
+    let mut lines = String::new();
+    for (i, doc) in docs.iter().enumerate() {
+        let call = serde_json::json!({"type": "tool", "id": format!("t{i}"), "name": "run_shell", "args": doc});
+        let done = serde_json::json!({"type": "tool_done", "id": format!("t{i}"), "out": doc, "failed": false});
+        lines.push_str(&format!("{call}\n{done}\n"));
+    }
+    lines.push_str("{\"type\":\"delta\",\"text\":\"done\"}\n{\"type\":\"done\"}\n");
+    let data = home.path().join("lines.jsonl");
+    std::fs::write(&data, lines).unwrap();
+    // Shell built-ins only: the test's PATH holds nothing else.
+    let script = home.path().join("nested-agent");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nwhile IFS= read -r l; do printf '%s\\n' \"$l\"; done < '{}'\n",
+            data.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let agents = home.path().join(".cohost/agents");
+    std::fs::create_dir_all(&agents).unwrap();
+    std::fs::write(
+        agents.join("nested.toml"),
+        format!(
+            "id = \"nested\"\nbinary = \"{}\"\nprotocol = \"jsonl\"\nargs = [\"{{prompt}}\"]\n\
+             [jsonl]\ntype = \"type\"\ntext = {{ when = \"delta\", path = \"text\" }}\n\
+             tool_call = {{ when = \"tool\", id = \"id\", name = \"name\", input = \"args\" }}\n\
+             tool_result = {{ when = \"tool_done\", id = \"id\", output = \"out\", error = \"failed\" }}\n\
+             end = {{ when = \"done\" }}\n",
+            script.display()
+        ),
+    )
+    .unwrap();
+    let mut secrets: Vec<(&str, String)> = vec![
+        ("token (head)", token[..12].to_string()),
+        ("token (tail)", token[20..].to_string()),
+    ];
+    secrets.extend(STRUCTURED.iter().map(|(l, _, s)| (*l, s.to_string())));
+    for json in [true, false] {
+        let mut c = cohost(&home);
+        c.args(["run", "--agent", "nested", "--approve", "all"]);
+        if json {
+            c.arg("--json");
+        }
+        let out = c.arg("go").output().unwrap();
+        let (stdout, stderr) = text(&out);
+        assert_eq!(out.status.code(), Some(0), "{stderr}");
+        let all = format!("{stdout}{stderr}");
+        // The calls were shown (redacted), not dropped.
+        assert!(all.contains("run_shell"), "{all}");
+        assert!(all.matches("[REDACTED]").count() >= 2 * docs.len(), "{all}");
+        let leaked: Vec<&str> = secrets
+            .iter()
+            .filter(|(_, s)| all.contains(s.as_str()))
+            .map(|(l, _)| *l)
+            .collect();
+        assert!(leaked.is_empty(), "json={json}: {leaked:?} in\n{all}");
+    }
+}

@@ -171,10 +171,11 @@ impl<'a> TurnEmitter<'a> {
     }
 }
 
-/// The first `max` bytes of `s` on a char boundary, sanitized, with a marker
-/// when cut.
+/// The first `max` bytes of `s` on a char boundary, sanitized (as JSON when
+/// it is a JSON document: tools report structured output as text), with a
+/// marker when cut.
 pub(crate) fn preview(s: &str, max: usize) -> String {
-    let clean = sanitize::sanitize(s);
+    let clean = sanitize::sanitize_text_or_json(s);
     if clean.len() <= max {
         return clean;
     }

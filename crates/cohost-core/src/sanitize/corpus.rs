@@ -65,12 +65,58 @@ pub const SHAPES: &[(&str, &str, &str)] = &[
     ("JSON client_secret field", r#"{"client_secret":"another-secret-value"}"#, "another-secret-value"),
     ("JSON password with spaces", r#"{"password": "correct horse battery staple"}"#, "horse battery"),
     ("JSON camelCase accessToken", r#"{"accessToken":"at.9f8e7d6c5b4a3"}"#, "9f8e7d6c5b4a3"),
+    ("JSON nested token", r#"{"cmd": "deploy", "env": {"token": "Qx7vR2mK9pL4wT8zN3bY6cF1hJ5dG0sA"}}"#, "Qx7vR2mK9pL4wT8z"),
+    ("JSON token in an array of objects", r#"{"steps": [{"with": {"npm_token": "npmt0k-zz99-yy88-xx77"}}]}"#, "npmt0k-zz99-yy88"),
+    ("JSON array of credentials", r#"{"credentials": ["cr3d-one-a1b2c3d4", "cr3d-two-e5f6g7h8"]}"#, "cr3d-two-e5f6g7h8"),
+    ("JSON escaped inside a string", r#"{"args": "{\"auth_token\": \"esc4ped t0ken v4lue\"}"}"#, "t0ken v4lue"),
     ("credential field", "credentials: cr3d-v4lue-x9", "cr3d-v4lue-x9"),
     ("auth field", "AUTH=au7h-v4lue-q1", "au7h-v4lue-q1"),
     ("session cookie value", "SESSION=5e55i0n-c00kie-v4l", "5e55i0n-c00kie-v4l"),
     ("CLI flag", "run --api-key=flag-secret-1234 now", "flag-secret-1234"),
     ("Telegram bot token", "bot 123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0 ok", "AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0"),
     ("Databricks token", "dapi0123456789abcdef0123456789abcdef", "0123456789abcdef0123"),
+];
+
+/// JSON documents whose secrets only their keys give away (no vendor
+/// prefix, no shape): `(label, document, the secret part)`. Tool inputs and
+/// outputs, events and API answers carry them as JSON values, which
+/// [`super::sanitize_json`] redacts by key at any depth.
+pub const STRUCTURED: &[(&str, &str, &str)] = &[
+    (
+        "nested env token",
+        r#"{"env": {"token": "Qx7vR2mK9pL4wT8zN3bY6cF1hJ5dG0sA"}}"#,
+        "Qx7vR2mK9pL4wT8z",
+    ),
+    (
+        "deep password",
+        r#"{"a": {"b": {"c": {"db_password": "plain words only"}}}}"#,
+        "plain words only",
+    ),
+    (
+        "array under a secret key",
+        r#"{"credentials": ["first-cred-value", "second-cred-value"]}"#,
+        "second-cred-value",
+    ),
+    (
+        "secret key inside a secret key's object",
+        r#"{"auth": {"user": "ana", "password": "pw value 77"}}"#,
+        "pw value 77",
+    ),
+    (
+        "array of arrays under a secret key",
+        r#"{"api_keys_by_region": {"eu_token": [["eu-one-value-1"], ["eu-two-value-2"]]}}"#,
+        "eu-two-value-2",
+    ),
+    (
+        "secret key in an array of objects",
+        r#"{"headers": [{"x-api-key": "hdr-value-42x"}]}"#,
+        "hdr-value-42x",
+    ),
+    (
+        "long number under a secret key",
+        r#"{"session": {"cookie": 918273645546372819}}"#,
+        "918273645546372819",
+    ),
 ];
 
 /// Text with placeholders where a secret goes: it must come out unchanged.

@@ -164,9 +164,12 @@ pub(super) const RULES: &[Rule] = &[
     rule(r"(?i:(?-u:\b)bearer)\s+[A-Za-z0-9_\-\.=~+/]{16,}", Whole),
     // Basic authorization
     rule(r"(?i:(?-u:\b)basic)\s+[A-Za-z0-9+/]{16,}={0,2}", Whole),
-    // name = value / name: value / JSON field whose name means a secret
+    // name = value / name: value / JSON field whose name means a secret;
+    // also JSON written inside a JSON string (`{\"token\": \"…\"}`, a
+    // document logged as a string) and a one-line array of strings
+    // (`"credentials": ["…", "…"]`).
     rule(
-        r#"['"]?(?P<n>(?-u:\b)(?:[A-Za-z_][A-Za-z0-9_.\-]*?)?(?i:key|token|secret|pass|pwd|pw|cred|auth|cookie|sess|sig|pat)[A-Za-z0-9_.\-]*)['"]?[ \t]*[=:][ \t]*(?P<v>"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^\s'",;:=\\`\[][^\s'",;\\`\[]*)"#,
+        r#"['"]?(?P<n>(?-u:\b)(?:[A-Za-z_][A-Za-z0-9_.\-]*?)?(?i:key|token|secret|pass|pwd|pw|cred|auth|cookie|sess|sig|pat)[A-Za-z0-9_.\-]*)(?:\\?['"])?[ \t]*[=:][ \t]*(?P<v>"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|\\"[^"\\\n]*\\"|\[[ \t]*"(?:[^"\\\n]|\\.)*"(?:[ \t]*,[ \t]*"(?:[^"\\\n]|\\.)*")*[ \t]*\]|[^\s'",;:=\\`\[][^\s'",;\\`\[]*)"#,
         Assign,
     ),
 ];

@@ -182,6 +182,76 @@ impl Sanitizer {
         Some(o)
     }
 
+    /// Sanitizes every string inside a JSON value in place, and redacts the
+    /// whole value of every secret-named key ([`is_secret_name`], the rule
+    /// for environment variables) at any depth: under `{"env": {"token":
+    /// "…"}}` the token has no shape a text rule could know, only its key
+    /// says what it is. A secret-named key's string, long number (of
+    /// [`MIN_VALUE`] digits or more) or array of them is redacted; empty
+    /// strings and placeholders (`<your key>`, `${TOKEN}`) stay. An object
+    /// under such a key is a structure whose members are judged by their
+    /// own keys: agents describe their login as `"terminal-auth":
+    /// {"command": …}` and `"api-key": {"provider": "google"}` (measured on
+    /// the golden transcripts). Keys, booleans and nulls are kept.
+    pub fn sanitize_json(&self, value: &mut serde_json::Value) {
+        self.sanitize_json_under(value, false);
+    }
+
+    /// Sanitizes a text that may be a whole JSON document (a tool's output
+    /// as an agent reports it): an object or array is sanitized as a value
+    /// ([`Sanitizer::sanitize_json`], keys read) and written back, compact
+    /// or pretty as it came, when that redacts something the text rules
+    /// would not; any other text as text.
+    pub fn sanitize_text_or_json<'a>(&self, input: &'a str) -> Cow<'a, str> {
+        let trimmed = input.trim_start();
+        if trimmed.starts_with(['{', '[']) {
+            if let Ok(mut v) = serde_json::from_str::<serde_json::Value>(input) {
+                let before = v.clone();
+                self.sanitize_json(&mut v);
+                if v != before {
+                    let written = if input.trim_end().contains('\n') {
+                        serde_json::to_string_pretty(&v)
+                    } else {
+                        serde_json::to_string(&v)
+                    };
+                    if let Ok(text) = written {
+                        return Cow::Owned(text);
+                    }
+                }
+            }
+        }
+        self.sanitize(input)
+    }
+
+    fn sanitize_json_under(&self, value: &mut serde_json::Value, secret: bool) {
+        use serde_json::Value;
+        match value {
+            // Empty strings and placeholders say nothing: kept as they are.
+            Value::String(s)
+                if secret && (s.trim().is_empty() || names::is_placeholder(s.trim())) => {}
+            Value::String(s) if secret => *s = REDACTED.to_string(),
+            Value::String(s) => {
+                if let Cow::Owned(clean) = self.sanitize(s) {
+                    *s = clean;
+                }
+            }
+            // A PIN or numeric token is as secret as a string one; a count
+            // or a port under the same key is too short to matter.
+            Value::Number(n) if secret && n.to_string().len() >= MIN_VALUE => {
+                *value = Value::String(REDACTED.to_string());
+            }
+            Value::Array(items) => items
+                .iter_mut()
+                .for_each(|v| self.sanitize_json_under(v, secret)),
+            Value::Object(map) => {
+                for (k, v) in map.iter_mut() {
+                    self.sanitize_json_under(v, is_secret_name(k));
+                }
+            }
+            _ => {}
+        }
+    }
+
     /// Bytes at the end of `ready` a stream holds back because a known value
     /// with whitespace in it may continue past the cut.
     pub(crate) fn known_hold(&self, ready: &str) -> usize {
@@ -244,12 +314,38 @@ fn decide(rule: &RuleGroups, caps: &Captures, text: &str) -> Option<(usize, usiz
             Some((v.start(), v.end(), REDACTED))
         }
         rules::Kind::Assign => {
-            let name = rule.name.and_then(|i| caps.get(i))?.as_str();
+            let name_at = rule.name.and_then(|i| caps.get(i))?;
+            let name = name_at.as_str();
             let v = value?;
             let raw = v.as_str();
-            let quoted = raw.starts_with(['"', '\'']);
-            let inner = if quoted && raw.len() >= 2 {
-                &raw[1..raw.len() - 1]
+            if raw.starts_with('[') {
+                // A list of quoted strings: secret when one item is, and
+                // then the list's contents go as one.
+                let secret = names::is_secret_name(name)
+                    && list_items(raw).any(|item| {
+                        item.chars().count() >= 4
+                            && !names::is_placeholder(item)
+                            && (!names::is_bare_word(name) || names::looks_random(item))
+                    });
+                return secret.then_some((v.start() + 1, v.end() - 1, REDACTED_ITEM));
+            }
+            // `\"value\"`: JSON written inside a JSON string, so only after
+            // `\"name\":` (TOML in a Rust string, `key = \"NAME\"`, is code).
+            let q = if raw.starts_with('\\') {
+                let between: String = text[name_at.end()..v.start()]
+                    .chars()
+                    .filter(|c| !c.is_whitespace())
+                    .collect();
+                if !text[..name_at.start()].ends_with("\\\"") || between != "\\\":" {
+                    return None;
+                }
+                2
+            } else {
+                1
+            };
+            let quoted = raw.starts_with(['"', '\'', '\\']);
+            let inner = if quoted && raw.len() >= 2 * q {
+                &raw[q..raw.len() - q]
             } else {
                 raw
             };
@@ -265,12 +361,23 @@ fn decide(rule: &RuleGroups, caps: &Captures, text: &str) -> Option<(usize, usiz
                 return None;
             }
             if quoted {
-                Some((v.start() + 1, v.end() - 1, REDACTED))
+                Some((v.start() + q, v.end() - q, REDACTED))
             } else {
                 Some((v.start(), v.end(), REDACTED))
             }
         }
     }
+}
+
+/// What a redacted list of strings holds instead of its items.
+const REDACTED_ITEM: &str = "\"[REDACTED]\"";
+
+/// The items of a one-line list of quoted strings (`["a", "b"]`), without
+/// their quotes.
+fn list_items(raw: &str) -> impl Iterator<Item = &str> {
+    // The rule matched quoted items only, so every other piece between
+    // quotes is an item (an escaped quote inside one only splits it).
+    raw.split('"').skip(1).step_by(2)
 }
 
 /// Replace the home directory with `~` where it stands as a path prefix.

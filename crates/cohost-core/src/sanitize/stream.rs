@@ -219,14 +219,19 @@ fn quoted_value_around(pending: &str, cut: usize) -> Option<usize> {
         let after = &pending[at + 1..];
         let gap = after.len() - after.trim_start().len();
         let value = at + 1 + gap;
-        let Some(quote) = pending[value..]
-            .chars()
-            .next()
-            .filter(|q| matches!(q, '"' | '\''))
-        else {
+        let v = &pending[value..];
+        let close = if let Some(quote) = v.chars().next().filter(|q| matches!(q, '"' | '\'')) {
+            closing_quote(&v[1..], quote).map(|i| value + 1 + i)
+        } else if let Some(inner) = v.strip_prefix("\\\"").or_else(|| v.strip_prefix("\\'")) {
+            // `\"value\"`, JSON inside a JSON string: closed by the
+            // next escaped quote (its last byte is the close).
+            inner.find(&v[..2]).map(|i| value + 2 + i + 1)
+        } else if let Some(list) = v.strip_prefix('[') {
+            // A list of quoted values is one value.
+            closing_bracket(list).map(|i| value + 1 + i)
+        } else {
             continue;
         };
-        let close = closing_quote(&pending[value + 1..], quote).map(|i| value + 1 + i);
         let holds = match close {
             None => true,
             // A value closed by the text's last byte may go on in the next delta.
@@ -234,6 +239,20 @@ fn quoted_value_around(pending: &str, cut: usize) -> Option<usize> {
         };
         if holds {
             return Some(name);
+        }
+    }
+    None
+}
+
+/// The index in `list` (after its `[`) of the `]` that closes it, skipping
+/// quoted items, or of the line's end (the rule's lists are one line).
+fn closing_bracket(list: &str) -> Option<usize> {
+    let mut at = 0;
+    while let Some(i) = list[at..].find(['"', ']', '\n']).map(|i| at + i) {
+        if list[i..].starts_with('"') {
+            at = i + 1 + closing_quote(&list[i + 1..], '"')? + 1;
+        } else {
+            return Some(i);
         }
     }
     None

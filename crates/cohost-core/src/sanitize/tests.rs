@@ -187,3 +187,61 @@ fn a_token_glued_to_a_key_block_does_not_hide_the_key() {
     let out = s().sanitize("sk-or-v1-0123456789abcdef0123456789abcdef-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXkt\n-----END OPENSSH PRIVATE KEY-----\n");
     assert!(!out.contains("b3BlbnNzaC1rZXkt"), "{out}");
 }
+
+#[test]
+fn secret_named_keys_are_redacted_at_any_depth_in_json_values() {
+    let san = s();
+    for (label, doc, secret) in super::corpus::STRUCTURED {
+        let mut v: serde_json::Value = serde_json::from_str(doc).unwrap();
+        san.sanitize_json(&mut v);
+        let out = v.to_string();
+        assert!(!out.contains(secret), "{label}: {out}");
+    }
+    // What is not under a secret-named key, and placeholders, stay.
+    let mut v = serde_json::json!({
+        "max_tokens": 4096,
+        "session_id": "ses-1234567890abcdef",
+        "env": {"PATH": "/usr/bin", "api_key": "<your key>", "token": ""},
+        "auth": {"enabled": true, "retries": 3},
+    });
+    let before = v.clone();
+    san.sanitize_json(&mut v);
+    assert_eq!(v, before);
+}
+
+#[test]
+fn structured_forms_in_text_are_redacted() {
+    let san = s();
+    for (label, text, secret) in super::corpus::SHAPES
+        .iter()
+        .filter(|(l, _, _)| l.starts_with("JSON "))
+    {
+        let out = san.sanitize(text);
+        assert!(!out.contains(secret), "{label}: {out}");
+    }
+    // The array's first item too, and a list of placeholders stays.
+    let out = san.sanitize(r#"{"credentials": ["cr3d-one-a1b2c3d4", "cr3d-two-e5f6g7h8"]}"#);
+    assert_eq!(out, r#"{"credentials": ["[REDACTED]"]}"#);
+    let keep = r#"{"credentials": ["<one>", "${TWO}"], "tokens": ["a1b2c3d4e5"]}"#;
+    assert_eq!(san.sanitize(keep), keep);
+}
+
+#[test]
+fn a_json_document_as_text_is_sanitized_by_its_keys() {
+    let san = s();
+    for (label, doc, secret) in super::corpus::STRUCTURED {
+        let out = san.sanitize_text_or_json(doc);
+        assert!(!out.contains(secret), "{label}: {out}");
+        let pretty =
+            serde_json::to_string_pretty(&serde_json::from_str::<serde_json::Value>(doc).unwrap())
+                .unwrap();
+        let out = san.sanitize_text_or_json(&pretty);
+        assert!(!out.contains(secret), "{label} (pretty): {out}");
+        assert!(out.contains('\n'), "kept pretty: {out}");
+    }
+    // Not JSON, or nothing to redact: the text as the text rules leave it.
+    let plain = "{not json: yes} and [a list]";
+    assert_eq!(san.sanitize_text_or_json(plain), plain);
+    let doc = "{\"a\":  1}";
+    assert_eq!(san.sanitize_text_or_json(doc), doc);
+}
