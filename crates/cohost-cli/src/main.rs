@@ -166,7 +166,14 @@ fn main() -> ExitCode {
         ))
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"))
     };
+    // Colour only for a person at a terminal: a pipe or file (CI, `--json`
+    // readers) gets plain text, whichever crate logged the line.
+    let colour = {
+        use std::io::IsTerminal;
+        std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+    };
     let logs = tracing_subscriber::fmt()
+        .with_ansi(colour)
         .with_env_filter(filter())
         .with_writer(|| cohost_cli::secrets::CleanStderr);
     match cli.log_format {

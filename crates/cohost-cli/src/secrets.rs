@@ -114,7 +114,15 @@ pub struct CleanStderr;
 impl Write for CleanStderr {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         let text = String::from_utf8_lossy(buf);
-        std::io::stderr().write_all(sanitize::global().sanitize(&text).as_bytes())?;
+        let clean = sanitize::global().sanitize(&text);
+        // Escapes inside a logged message (a library's coloured error text)
+        // are garbage in a pipe or a file: stripped there, kept on a terminal.
+        let clean = if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+            clean
+        } else {
+            std::borrow::Cow::Owned(sanitize::strip_controls(&clean).into_owned())
+        };
+        std::io::stderr().write_all(clean.as_bytes())?;
         Ok(buf.len())
     }
 

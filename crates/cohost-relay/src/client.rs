@@ -145,7 +145,10 @@ async fn dial(cfg: &ClientConfig) -> Result<Ws, ClientError> {
                 .map(|b| String::from_utf8_lossy(b).into_owned())
                 .unwrap_or_default(),
         }),
-        Err(e) => Err(ClientError::Io(e.to_string())),
+        Err(e) => Err(match crate::cert_problem(&e) {
+            Some(problem) => ClientError::Certificate { problem },
+            None => ClientError::Io(e.to_string()),
+        }),
     }
 }
 

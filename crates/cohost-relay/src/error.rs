@@ -37,6 +37,14 @@ pub enum ClientError {
     /// The URL carries a query (tokens must never travel there) or is malformed.
     #[error("bad relay URL {0:?}: use ws(s)://host:port/v1/rooms/<room>/ws without a query")]
     Url(String),
+    /// A relay address (`--relay`) that is none of the accepted forms.
+    #[error("{given:?} is not a relay address ({why}): give host:port, or http(s)://, ws(s)://, cohost(s)://HOST[:PORT] with no path")]
+    RelayAddress {
+        /// What was given.
+        given: String,
+        /// What is wrong with it.
+        why: &'static str,
+    },
     /// The relay refused the upgrade (bad token, origin, full room...).
     #[error("relay refused the connection ({status}): {body}")]
     Refused {
@@ -51,6 +59,12 @@ pub enum ClientError {
     /// The client task has stopped.
     #[error("the relay connection is closed; reconnect with a fresh invite")]
     Closed,
+    /// The relay's certificate was not trusted, for the reason given.
+    #[error("the relay's TLS certificate was refused: {problem}; {}", problem.fix())]
+    Certificate {
+        /// Why it was refused.
+        problem: crate::CertProblem,
+    },
     /// The TLS setup failed (a CA file that does not read, no roots).
     #[error("cannot set up TLS: {0}")]
     Tls(String),

@@ -32,13 +32,17 @@ pub mod config;
 mod error;
 pub mod limits;
 pub mod metrics;
+pub mod relay_addr;
 pub mod ring;
 mod server;
 pub mod tls;
+mod tls_problem;
 pub mod web;
 
 pub use broker::{Broker, MemoryBroker, RedisBroker};
 pub use client::{ClientConfig, ClientError, ClientEvent, RelayClient};
 pub use config::{Limits, Rate, RelayConfig, DEFAULT_MAX_TOKEN_LIFETIME, MIN_SECRET_BYTES};
 pub use error::RelayError;
+pub use relay_addr::RelayAddr;
 pub use server::{Relay, RelayHandle};
+pub use tls_problem::{cert_problem, CertProblem};

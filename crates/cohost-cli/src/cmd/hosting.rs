@@ -37,7 +37,8 @@ impl From<Suggestions> for SuggestionPolicy {
 /// Where and how a room is opened.
 #[derive(Debug, Clone, Args)]
 pub struct RoomArgs {
-    /// A running relay (`host:port`); default: an embedded relay on 127.0.0.1.
+    /// A running relay: `host:port`, or `http(s)://`, `ws(s)://`,
+    /// `cohost(s)://` HOST[:PORT]; default: an embedded relay on 127.0.0.1.
     #[arg(long)]
     pub relay: Option<String>,
     /// The relay's admin secret (needed with --relay).
@@ -47,7 +48,8 @@ pub struct RoomArgs {
     /// with its own TLS says so itself).
     #[arg(long)]
     pub secure_invites: bool,
-    /// Trust this CA certificate (PEM) when the relay speaks TLS.
+    /// Trust this CA certificate (PEM) when the relay speaks TLS, for the
+    /// admin API and the room's WebSocket alike.
     #[arg(long, value_name = "PEM")]
     pub ca_file: Option<std::path::PathBuf>,
     /// Invite lifetime in seconds.
@@ -111,10 +113,14 @@ pub async fn open_room(args: &RoomArgs) -> Result<OpenRoom, CohostError> {
     let mut host_cfg = cohost_relay::ClientConfig::from_invite(&host_invite);
     host_cfg.ca_file = args.ca_file.clone();
     let client = RelayClient::connect(host_cfg).await.map_err(|e| {
-        CohostError::new(
+        let err = CohostError::new(
             ErrorCode::NetworkError,
             format!("cannot join the room as host: {e}"),
-        )
+        );
+        match e {
+            cohost_relay::ClientError::Certificate { problem } => err.with_fix(problem.fix()),
+            _ => err,
+        }
     })?;
     Ok(OpenRoom {
         client,
@@ -134,22 +140,63 @@ struct Minted {
     pub viewer: String,
 }
 
-async fn remote_invites(relay: &str, secret: &str, ttl: u64) -> Result<Minted, String> {
+/// The error for a failed admin request: the certificate's own cause and
+/// fix when TLS verification failed, else what the relay answered.
+fn admin_error(base: &str, what: &str, e: &reqwest::Error) -> CohostError {
+    if let Some(problem) = cohost_relay::cert_problem(e) {
+        return CohostError::new(
+            ErrorCode::NetworkError,
+            format!("cannot {what} at {base}: the relay's TLS certificate was refused: {problem}"),
+        )
+        .with_fix(problem.fix());
+    }
+    match e.status() {
+        Some(s) if s.as_u16() == 401 || s.as_u16() == 403 => CohostError::new(
+            ErrorCode::AuthRequired,
+            format!("the relay refused to {what}: {s}"),
+        )
+        .with_fix("check --admin-secret (or COHOST_RELAY_ADMIN_SECRET)"),
+        Some(s) => CohostError::new(
+            ErrorCode::NetworkError,
+            format!("the relay refused to {what}: {s}"),
+        ),
+        None => CohostError::new(
+            ErrorCode::NetworkError,
+            format!("cannot reach the relay at {base}: {e}"),
+        )
+        .with_fix("check the address and that the relay is running"),
+    }
+}
+
+async fn remote_invites(
+    relay: &cohost_relay::RelayAddr,
+    ca_file: Option<&std::path::Path>,
+    secret: &str,
+    ttl: u64,
+) -> Result<Minted, CohostError> {
     use cohost_relay::admin::{CreateInvite, CreateRoom, InviteCreated, RoomCreated};
-    let base = if relay.starts_with("http://") || relay.starts_with("https://") {
-        relay.trim_end_matches('/').to_string()
-    } else {
-        format!("http://{relay}")
-    };
+    let base = relay.http_base();
+    // The admin API trusts what the room's WebSocket trusts: the system's
+    // roots and --ca-file (reqwest's own verifier knew nothing of the file).
+    let tls = cohost_relay::tls::client_config(ca_file).map_err(|e| {
+        CohostError::new(ErrorCode::ConfigInvalid, e.to_string())
+            .with_fix("pass --ca-file a readable PEM file holding the relay's CA certificate")
+    })?;
     let http = cohost_agents::http::client_builder()
+        .tls_backend_preconfigured(Arc::unwrap_or_clone(tls))
         .build()
-        .map_err(|e| format!("cannot start an HTTP client: {e}"))?;
-    let refused = |what: &str, e: reqwest::Error| match e.status() {
-        Some(s) if s.as_u16() == 401 || s.as_u16() == 403 => {
-            format!("the relay refused to {what}: {s} (check --admin-secret)")
-        }
-        Some(s) => format!("the relay refused to {what}: {s}"),
-        None => format!("cannot reach the relay at {base}: {e}"),
+        .map_err(|e| {
+            CohostError::new(
+                ErrorCode::Unknown,
+                format!("cannot start an HTTP client: {e}"),
+            )
+        })?;
+    let unexpected = |e: reqwest::Error| {
+        CohostError::new(
+            ErrorCode::InvalidOutput,
+            format!("unexpected answer from the relay at {base}: {e}"),
+        )
+        .with_fix("check that --relay points at a cohost relay")
     };
     let room: RoomCreated = http
         .post(format!("{base}/admin/rooms"))
@@ -158,10 +205,10 @@ async fn remote_invites(relay: &str, secret: &str, ttl: u64) -> Result<Minted, S
         .send()
         .await
         .and_then(reqwest::Response::error_for_status)
-        .map_err(|e| refused("create a room", e))?
+        .map_err(|e| admin_error(&base, "create a room", &e))?
         .json()
         .await
-        .map_err(|e| format!("unexpected answer from the relay: {e}"))?;
+        .map_err(unexpected)?;
     let mut mint = Vec::new();
     for (role, name) in [
         (Role::Host, "host"),
@@ -179,15 +226,15 @@ async fn remote_invites(relay: &str, secret: &str, ttl: u64) -> Result<Minted, S
             .send()
             .await
             .and_then(reqwest::Response::error_for_status)
-            .map_err(|e| refused("mint an invite", e))?
+            .map_err(|e| admin_error(&base, "mint an invite", &e))?
             .json()
             .await
-            .map_err(|e| format!("unexpected answer from the relay: {e}"))?;
+            .map_err(unexpected)?;
         mint.push(created.invite);
     }
     let [host, co_driver, viewer]: [String; 3] = mint
         .try_into()
-        .map_err(|_| "the relay returned too few invites".to_string())?;
+        .map_err(|_| bad_invite("the relay returned too few invites"))?;
     Ok(Minted {
         host,
         co_driver,
@@ -225,9 +272,12 @@ async fn invites(
                 )
                 .with_fix("pass --admin-secret or set COHOST_RELAY_ADMIN_SECRET"));
             };
-            let invites = remote_invites(url, secret, args.ttl)
-                .await
-                .map_err(network)?;
+            let addr = cohost_relay::RelayAddr::parse(url).map_err(|e| {
+                CohostError::new(ErrorCode::ConfigInvalid, format!("--relay: {e}")).with_fix(
+                    "pass --relay 127.0.0.1:8080, https://relay.example.com or cohosts://HOST:PORT",
+                )
+            })?;
+            let invites = remote_invites(&addr, args.ca_file.as_deref(), secret, args.ttl).await?;
             Ok((invites, None))
         }
         None => {

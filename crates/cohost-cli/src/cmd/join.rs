@@ -124,7 +124,11 @@ fn join_error(e: JoinError) -> CohostError {
         | JoinError::Keys(_) => ErrorCode::ConfigInvalid,
         _ => ErrorCode::NetworkError,
     };
-    CohostError::new(code, e.to_string()).with_fix("ask the host for a fresh invite")
+    let fix = match &e {
+        JoinError::Relay(cohost_relay::ClientError::Certificate { problem }) => problem.fix(),
+        _ => "ask the host for a fresh invite",
+    };
+    CohostError::new(code, e.to_string()).with_fix(fix)
 }
 
 /// Run until the room closes, `/quit`, Ctrl+C (or the first turn's end with --until-end).

@@ -521,3 +521,305 @@ fn interactive_join_suggests_by_typing_and_the_host_accepts() {
     );
     writeln!(host_in, "/quit").unwrap();
 }
+
+/// A certificate for the relay, signed by a CA of the test's (or not).
+struct Certs {
+    dir: tempfile::TempDir,
+    ca: std::path::PathBuf,
+    cert: std::path::PathBuf,
+    key: std::path::PathBuf,
+}
+
+/// What is wrong with the relay's certificate.
+#[derive(Clone, Copy, Debug)]
+enum Bad {
+    None,
+    /// Signed by another CA than the one the client is given.
+    OtherCa,
+    /// For another name than 127.0.0.1.
+    Name,
+    Expired,
+    /// A self-signed CA:TRUE certificate served as the relay's own (what
+    /// `openssl req -x509` makes by default).
+    CaAsLeaf,
+}
+
+fn certs(bad: Bad) -> Certs {
+    use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, IsCa, KeyPair};
+    let dir = tempfile::tempdir().unwrap();
+    // Each CA its own name: two CAs named alike make a signature error,
+    // not an unknown issuer.
+    let ca_params = |names: Vec<String>, cn: &str| {
+        let mut p = CertificateParams::new(names).unwrap();
+        p.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        p.distinguished_name
+            .push(rcgen::DnType::CommonName, format!("cohost test {cn}"));
+        p
+    };
+    let ca = CertifiedIssuer::self_signed(ca_params(vec![], "CA"), KeyPair::generate().unwrap())
+        .unwrap();
+    let names = match bad {
+        Bad::Name => vec!["relay.invalid".to_string()],
+        _ => vec!["127.0.0.1".to_string(), "localhost".to_string()],
+    };
+    let key = KeyPair::generate().unwrap();
+    let key_pem = key.serialize_pem();
+    let (served, trusted) = match bad {
+        Bad::CaAsLeaf => {
+            let own = CertifiedIssuer::self_signed(ca_params(names, "relay"), key).unwrap();
+            let pem = own.pem();
+            (pem.clone(), pem)
+        }
+        _ => {
+            let mut p = CertificateParams::new(names).unwrap();
+            if let Bad::Expired = bad {
+                p.not_before = rcgen::date_time_ymd(2001, 1, 1);
+                p.not_after = rcgen::date_time_ymd(2002, 1, 1);
+            }
+            let leaf = p.signed_by(&key, &ca).unwrap();
+            let trusted = match bad {
+                Bad::OtherCa => {
+                    let other = CertifiedIssuer::self_signed(
+                        ca_params(vec![], "other CA"),
+                        KeyPair::generate().unwrap(),
+                    )
+                    .unwrap();
+                    other.pem()
+                }
+                _ => ca.pem(),
+            };
+            (leaf.pem(), trusted)
+        }
+    };
+    let c = Certs {
+        ca: dir.path().join("ca.pem"),
+        cert: dir.path().join("cert.pem"),
+        key: dir.path().join("key.pem"),
+        dir,
+    };
+    std::fs::write(&c.ca, trusted).unwrap();
+    std::fs::write(&c.cert, served).unwrap();
+    std::fs::write(&c.key, key_pem).unwrap();
+    c
+}
+
+/// A standalone relay speaking TLS with `c`'s certificate: the child,
+/// its address and admin secret.
+fn tls_relay(home: &std::path::Path, c: &Certs) -> (Reaper, String, String) {
+    let secrets = c.dir.path().join("relay-secrets.json");
+    let mut cmd = cohost(home);
+    cmd.args(["relay", "--port", "0", "--secrets"])
+        .arg(&secrets)
+        .arg("--tls-cert")
+        .arg(&c.cert)
+        .arg("--tls-key")
+        .arg(&c.key)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    let mut relay = Reaper(cmd.spawn().unwrap());
+    let out = lines_of(relay.0.stdout.take().unwrap());
+    let addr = out
+        .recv_timeout(STEP)
+        .expect("relay starts")
+        .strip_prefix("relay listening on ")
+        .expect("first line names the address")
+        .to_string();
+    let stored: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&secrets).unwrap()).unwrap();
+    let admin = stored["admin_secret"].as_str().unwrap().to_string();
+    (relay, addr, admin)
+}
+
+/// A relay with a certificate from the user's own CA: `share --relay
+/// cohosts://… --ca-file` creates the room over https (the admin client
+/// ignored --ca-file before: UnknownIssuer, reported as "cannot reach the
+/// relay") and a co-driver joins over wss with the same file.
+#[test]
+fn share_over_https_with_a_private_ca_and_join_over_wss() {
+    let home = tempfile::tempdir().unwrap();
+    let c = certs(Bad::None);
+    let (_relay, addr, admin) = tls_relay(home.path(), &c);
+    let mut host = Reaper(
+        cohost(home.path())
+            .args(["share", "--agent", "mock", "--suggestions", "accept"])
+            .args(["--approve", "none", "--json"])
+            .args(["--relay", &format!("cohosts://{addr}"), "--ca-file"])
+            .arg(&c.ca)
+            .env("COHOST_RELAY_ADMIN_SECRET", &admin)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let host_out = lines_of(host.0.stdout.take().unwrap());
+    let host_err = lines_of(host.0.stderr.take().unwrap());
+    let Ok(first) = host_out.recv_timeout(STEP) else {
+        let err: Vec<String> = host_err.try_iter().collect();
+        panic!("no invites; host said {err:?}");
+    };
+    let first: serde_json::Value = serde_json::from_str(&first).unwrap();
+    let co_invite = first["co_driver"].as_str().unwrap().to_string();
+    assert!(
+        co_invite.starts_with(&format!("cohosts://{addr}/")),
+        "{co_invite}"
+    );
+    let ca = c.ca.to_string_lossy().to_string();
+    let frames = join_one_turn(
+        home.path(),
+        &co_invite,
+        &["--ca-file", &ca, "--suggest", "over wss [mock:text]"],
+        &host_out,
+    );
+    let text: String = frames
+        .iter()
+        .filter(|f| f["payload"]["type"] == "stream_chunk")
+        .map(|f| f["payload"]["delta"].as_str().unwrap())
+        .collect();
+    assert!(text.contains("over wss"), "{text}");
+
+    // A participant without the CA gets the certificate's cause and fix.
+    let out = cohost(home.path())
+        .args(["join", &co_invite, "--json"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let err: serde_json::Value =
+        serde_json::from_str(String::from_utf8_lossy(&out.stderr).lines().last().unwrap()).unwrap();
+    assert!(
+        err["message"]
+            .as_str()
+            .unwrap()
+            .contains("CA this machine does not trust"),
+        "{err}"
+    );
+    assert!(
+        err["suggested_fix"].as_str().unwrap().contains("--ca-file"),
+        "{err}"
+    );
+}
+
+/// Each way a relay's certificate can be refused is told apart, with its
+/// own fix, for `share` over https.
+#[test]
+fn each_certificate_problem_has_its_own_error_and_fix() {
+    let home = tempfile::tempdir().unwrap();
+    for (bad, cause, fix) in [
+        (Bad::OtherCa, "CA this machine does not trust", "--ca-file"),
+        (
+            Bad::Name,
+            "not valid for the relay's host name",
+            "subjectAltName",
+        ),
+        (Bad::Expired, "expired", "renew"),
+        (Bad::CaAsLeaf, "CA certificate (CA:TRUE)", "CA:FALSE"),
+    ] {
+        let c = certs(bad);
+        let (_relay, addr, admin) = tls_relay(home.path(), &c);
+        let out = cohost(home.path())
+            .args(["share", "--agent", "mock", "--json"])
+            .args([
+                "--relay",
+                &format!("https://{addr}"),
+                "--admin-secret",
+                &admin,
+            ])
+            .arg("--ca-file")
+            .arg(&c.ca)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(7), "{bad:?}: {stderr}");
+        let lines: Vec<&str> = stderr.lines().collect();
+        assert_eq!(lines.len(), 1, "{bad:?}: one report: {stderr}");
+        assert!(
+            !stderr.contains('\x1b'),
+            "{bad:?}: colour in a pipe: {stderr}"
+        );
+        let err: serde_json::Value = serde_json::from_str(lines[0]).unwrap();
+        assert_eq!(err["code"], "NETWORK_ERROR", "{bad:?}");
+        let message = err["message"].as_str().unwrap();
+        assert!(
+            message.contains("TLS certificate was refused"),
+            "{bad:?}: {message}"
+        );
+        assert!(message.contains(cause), "{bad:?}: {message}");
+        let suggested = err["suggested_fix"].as_str().unwrap_or_default();
+        assert!(suggested.contains(fix), "{bad:?}: {err}");
+    }
+}
+
+/// `--relay` takes host:port and http(s)/ws(s)/cohost(s) URLs, and refuses
+/// anything else before dialling (`cohosts://h:p` became
+/// `http://cohosts://h:p/admin/rooms` before).
+#[test]
+fn relay_addresses_are_read_in_every_form_or_refused() {
+    let home = tempfile::tempdir().unwrap();
+    let share = |relay: &str| {
+        let out = cohost(home.path())
+            .args(["share", "--agent", "mock", "--json", "--relay", relay])
+            .args(["--admin-secret", "x"])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+        let err: serde_json::Value =
+            serde_json::from_str(stderr.lines().last().unwrap_or("{}")).unwrap();
+        (out.status.code(), err)
+    };
+    // Nothing listens on port 9: the address was read, and dialled as such.
+    for (relay, dialled) in [
+        ("cohosts://127.0.0.1:9", "https://127.0.0.1:9"),
+        ("wss://127.0.0.1:9/", "https://127.0.0.1:9"),
+        ("ws://127.0.0.1:9", "http://127.0.0.1:9"),
+        ("127.0.0.1:9", "http://127.0.0.1:9"),
+    ] {
+        let (code, err) = share(relay);
+        assert_eq!(code, Some(7), "{relay}: {err}");
+        let message = err["message"].as_str().unwrap();
+        assert!(
+            message.contains(&format!("at {dialled}:")),
+            "{relay}: {message}"
+        );
+    }
+    for relay in [
+        "ftp://127.0.0.1:9",
+        "wss://127.0.0.1:9/v1/rooms/r/ws",
+        "relay.example.com",
+    ] {
+        let (code, err) = share(relay);
+        assert_eq!(code, Some(3), "{relay}: CONFIG_INVALID: {err}");
+        assert!(
+            err["message"]
+                .as_str()
+                .unwrap()
+                .contains("not a relay address"),
+            "{err}"
+        );
+        assert!(
+            err["suggested_fix"].as_str().unwrap().contains("--relay"),
+            "{err}"
+        );
+    }
+}
+
+/// Logs on a stderr that is not a terminal carry no colour, whichever
+/// crate wrote them (no NO_COLOR here: the pipe alone decides).
+#[test]
+fn logs_in_a_pipe_carry_no_colour() {
+    let home = tempfile::tempdir().unwrap();
+    let out = cohost(home.path())
+        .env_remove("NO_COLOR")
+        .env("COHOST_LOG", "trace")
+        .args(["run", "--agent", "mock", "--json", "hi"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("DEBUG") || stderr.contains("TRACE"),
+        "logged something: {stderr}"
+    );
+    assert!(!stderr.contains('\x1b'), "{stderr}");
+}
