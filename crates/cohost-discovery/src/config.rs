@@ -161,6 +161,29 @@ impl HostConfig {
             .unwrap_or(false)
     }
 
+    /// The sandbox mode of `sandbox`, `None` when unset; a value that is
+    /// no mode is CONFIG_INVALID naming the file.
+    pub fn sandbox(&self) -> Result<Option<cohost_core::SandboxMode>, CohostError> {
+        let Some(v) = self.item("sandbox") else {
+            return Ok(None);
+        };
+        let text = v.as_str().map(str::to_string).or_else(|| {
+            // `sandbox = true` reads as what it plainly means.
+            v.as_bool()
+                .map(|b| if b { "on" } else { "off" }.to_string())
+        });
+        text.unwrap_or_default()
+            .parse()
+            .map(Some)
+            .map_err(|e: CohostError| {
+                CohostError::new(
+                    ErrorCode::ConfigInvalid,
+                    format!("{}: sandbox: {}", self.path().display(), e.message),
+                )
+                .with_fix("set it to off, on or required: cohost config set sandbox on")
+            })
+    }
+
     /// The string at dotted `key`.
     pub fn get_str(&self, key: &str) -> Option<String> {
         self.item(key)?.as_str().map(str::to_string)

@@ -95,6 +95,12 @@ pub const KEYS: &[KeyDoc] = &[
         "Run each new session in a git worktree of its own (branch `cohost/<session>`, from HEAD plus your uncommitted changes); `cohost worktree apply|merge|discard` brings its changes in or drops them. `--worktree` does it for one session.",
     ),
     key(
+        "sandbox",
+        KeyKind::Str,
+        "`off` (`on` for `share`)",
+        "Run agents in an OS sandbox (Landlock): writes only to the working tree, the agent's own state and a private temp dir; no reads of `~/.ssh`, `~/.aws`, `~/.gnupg`, other agents' credentials or cohost's keys; TCP connects only to the provider's ports. `off`, `on` (unconfined with a notice where the kernel has no Landlock) or `required` (refuse to start there). `--sandbox[=MODE]` sets it for one session; it applies to `serve`, `mcp` and `acp` sessions too.",
+    ),
+    key(
         "providers.<id>.binary",
         KeyKind::Str,
         "found on PATH",

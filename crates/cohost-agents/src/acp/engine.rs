@@ -151,7 +151,10 @@ impl Engine {
             config.cwd.clone()
         };
         let cwd = std::fs::canonicalize(&cwd).unwrap_or(cwd);
-        let bwrap = providers::bwrap_available(&binary, path.as_deref());
+        // Under cohost's OS sandbox bwrap cannot run (it mounts, which
+        // Landlock forbids), so an agent that would use it must not.
+        let bwrap = providers::bwrap_available(&binary, path.as_deref())
+            && !crate::codex::outer_sandbox(config);
         let mut pspec = ProcessSpec::new(spec.id.clone(), &binary).args(args(spec, config, bwrap));
         pspec.env = env;
         pspec.cwd = Some(cwd.clone());

@@ -226,6 +226,9 @@ pub(crate) fn exec_args(
     thread: Option<&str>,
 ) -> Vec<OsString> {
     let sandbox = match config.approval {
+        // Inside cohost's sandbox codex's own cannot start (it mounts);
+        // cohost's confines the consented writes instead.
+        ApprovalMode::AutoApprove if super::outer_sandbox(config) => "danger-full-access",
         ApprovalMode::AutoApprove => "workspace-write",
         // No approvals in exec mode: without the user's consent the agent
         // may only read.

@@ -216,6 +216,7 @@ impl AgentAdapter for CodexAdapter {
             resume: config.resume.clone(),
             fork: config.fork,
             system_prompt: config.system_prompt.clone(),
+            outer_sandbox: outer_sandbox(config),
         };
         let server = AppServer::start(spec, cfg).await?;
         let session_id = server.thread_id();
@@ -312,4 +313,10 @@ impl AgentAdapter for CodexAdapter {
         }
         Ok(())
     }
+}
+
+/// Whether cohost's OS sandbox will confine codex (asked for, and this
+/// kernel has Landlock): codex's own sandbox then stands down.
+pub(crate) fn outer_sandbox(config: &AdapterConfig) -> bool {
+    config.sandbox.mode.is_on() && crate::process::sandbox::Support::probe().available()
 }

@@ -37,6 +37,10 @@ pub struct CoreConfig {
     pub fork: bool,
     /// Extra developer instructions.
     pub system_prompt: Option<String>,
+    /// cohost's OS sandbox confines codex: its own sandbox (bubblewrap,
+    /// which needs `mount`, which the kernel refuses to a process under
+    /// Landlock) cannot run inside it, so commands run in cohost's.
+    pub outer_sandbox: bool,
 }
 
 /// `turn/start`'s input items: the text, then one `localImage` per image
@@ -282,6 +286,7 @@ impl AppServerCore {
             (Pending::Initialize, Ok(_)) => {
                 let mut out = vec![Action::Write(wire::notification("initialized"))];
                 let sandbox = match self.cfg.approval {
+                    _ if self.cfg.outer_sandbox => "danger-full-access",
                     ApprovalMode::DenyAll => "read-only",
                     _ => "workspace-write",
                 };

@@ -288,6 +288,17 @@ impl AgentAdapter for PtyAdapter {
             env.set("TERM", "xterm-256color");
         }
         let id = self.id().to_string();
+        // The pty launch has no supervisor to enforce the OS sandbox.
+        if config.sandbox.mode == cohost_core::SandboxMode::Required {
+            return Err(CohostError::new(
+                ErrorCode::UnsupportedMode,
+                format!("`{id}` runs in a terminal, which cohost cannot sandbox yet"),
+            )
+            .with_fix("use --sandbox=on (it runs unconfined, with a warning) or --sandbox=off"));
+        }
+        if config.sandbox.mode.is_on() {
+            tracing::warn!(provider = %id, "a terminal agent runs outside the OS sandbox");
+        }
         if let Some(name) = env.first_missing(&spec.required_env) {
             return Err(CohostError::new(
                 ErrorCode::AuthRequired,

@@ -20,7 +20,19 @@ pub async fn run(args: AgentsArgs) -> CmdResult {
     let (host, cfg) = hostctx::host_and_config()?;
     let statuses = all_statuses(&host, &cfg).await;
     if args.json {
-        let text = serde_json::to_string_pretty(&statuses)
+        let mut list = serde_json::to_value(&statuses)
+            .map_err(|e| internal(format!("cannot encode the agent list: {e}")))?;
+        // What the OS sandbox does for each agent on this machine.
+        let report = cohost_agents::process::sandbox::report();
+        for entry in list.as_array_mut().into_iter().flatten() {
+            let id = entry["provider_id"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            let kind = host.registry.get(&id).ok().map(|f| f.descriptor().kind);
+            entry["sandbox"] = sandbox_entry(&id, kind, &report);
+        }
+        let text = serde_json::to_string_pretty(&list)
             .map_err(|e| internal(format!("cannot encode the agent list: {e}")))?;
         crate::say!("{text}");
         return Ok(0);
@@ -76,6 +88,26 @@ pub async fn run(args: AgentsArgs) -> CmdResult {
         );
     }
     Ok(0)
+}
+
+/// Providers whose real CLI the sandbox tests run confined, end to end.
+const SANDBOX_TESTED: &[&str] = &["claude", "codex"];
+
+/// The `sandbox` field of one agent in `cohost agents --json`: whether
+/// cohost confines its processes (agent CLIs, not API providers, whose
+/// requests cohost makes itself) and what the kernel enforces here.
+fn sandbox_entry(
+    id: &str,
+    kind: Option<cohost_core::ProviderKind>,
+    report: &cohost_agents::process::sandbox::SandboxReport,
+) -> serde_json::Value {
+    let applies = kind == Some(cohost_core::ProviderKind::AgentCli) && id != "mock";
+    serde_json::json!({
+        "applies": applies,
+        "tested_with_real_cli": SANDBOX_TESTED.contains(&id),
+        "landlock_abi": report.landlock_abi,
+        "enforces": if applies { report.enforces.clone() } else { Vec::new() },
+    })
 }
 
 /// The serde name of a unit enum value.

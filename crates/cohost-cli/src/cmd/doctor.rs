@@ -63,8 +63,17 @@ pub async fn run(args: DoctorArgs) -> CmdResult {
         .map(|a| (a, hooks::status(&host, a, &exe)))
         .collect();
 
+    let sandbox = cohost_agents::process::sandbox::report();
+    let sandbox_mode = cfg.sandbox().ok().flatten().unwrap_or_default();
     if args.json {
         let v = serde_json::json!({
+            "sandbox": {
+                "mode": sandbox_mode.as_str(),
+                "landlock_abi": sandbox.landlock_abi,
+                "available": sandbox.available,
+                "enforces": sandbox.enforces,
+                "not_enforced": sandbox.not_enforced,
+            },
             "config": match &config_check { Ok(()) => serde_json::json!({"ok": true}), Err(e) => serde_json::json!({"ok": false, "error": e}) },
             "providers": statuses,
             "hooks": hook_states.iter().map(|(a, s)| match s {
@@ -118,6 +127,24 @@ pub async fn run(args: DoctorArgs) -> CmdResult {
             };
             crate::say!("      {label}: {f}");
         }
+    }
+    crate::say!(
+        "\nsandbox: {} (config `sandbox`; `share` defaults to on)",
+        sandbox_mode.as_str()
+    );
+    if sandbox.available {
+        crate::say!(
+            "  Landlock ABI {}: agents can be confined",
+            sandbox.landlock_abi
+        );
+        for rule in &sandbox.enforces {
+            crate::say!("  ✔ {rule}");
+        }
+        for rule in &sandbox.not_enforced {
+            crate::say!("  · not on this kernel: {rule}");
+        }
+    } else {
+        crate::say!("  · no Landlock in this kernel: --sandbox=on runs agents unconfined, --sandbox=required refuses");
     }
     crate::say!("\nhooks:");
     for (a, s) in &hook_states {

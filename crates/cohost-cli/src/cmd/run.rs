@@ -56,6 +56,22 @@ pub struct AgentArgs {
     /// checkout is untouched until `cohost worktree apply` (or `merge`).
     #[arg(long)]
     pub worktree: bool,
+    /// Run the agent in an OS sandbox (Landlock): writes only to the
+    /// working tree, its own state and a private temp dir; no reads of
+    /// `~/.ssh`, `~/.aws`, `~/.gnupg`, other agents' credentials or
+    /// cohost's keys; TCP connects only to the provider's ports. `on` (the
+    /// bare flag) runs unconfined with a notice where the kernel cannot;
+    /// `required` refuses to start there. Default: the config's `sandbox`
+    /// (off; on for `share`).
+    #[arg(
+        long,
+        value_name = "MODE",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "on",
+        value_parser = ["off", "on", "required"],
+    )]
+    pub sandbox: Option<String>,
 }
 
 impl AgentArgs {
@@ -70,6 +86,12 @@ impl AgentArgs {
         if self.worktree {
             req.worktree = Some(true);
         }
+        req.sandbox = self.sandbox_mode();
+    }
+
+    /// The `--sandbox` mode, when given (clap has checked the word).
+    pub fn sandbox_mode(&self) -> Option<cohost_core::SandboxMode> {
+        self.sandbox.as_deref().and_then(|m| m.parse().ok())
     }
 
     /// The provider named with `--agent`, else the default choice.

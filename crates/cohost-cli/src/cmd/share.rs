@@ -118,6 +118,11 @@ pub async fn run(args: ShareArgs) -> CmdResult {
         args.approve.through_handle(HOST_GONE),
     );
     args.target.apply(&mut req);
+    // Others in the room suggest what the agent does: confined unless the
+    // host says otherwise here or in the config.
+    if req.sandbox.is_none() && cfg.sandbox()?.is_none() {
+        req.sandbox = Some(cohost_core::SandboxMode::On);
+    }
     req.agent_args = args.agent_args.clone();
     // Recorded like `run` and `chat`: `cohost sessions` lists it, and its
     // turns' changes are there for `cohost diff` and `cohost undo`.

@@ -47,6 +47,7 @@ mod room_secrets;
 #[path = "../room_support/mod.rs"]
 mod room_support;
 mod run_cli;
+mod sandbox_real;
 mod secret_channels;
 mod serve_schemathesis;
 mod share_join_cli;

@@ -17,6 +17,7 @@ mod default_agent;
 mod no_credentials;
 mod open;
 mod pass_env;
+mod sandbox;
 
 pub use default_agent::DEFAULT_PREFERENCE;
 pub use open::OpenSession;
@@ -191,6 +192,9 @@ pub struct SessionRequest {
     /// the config's `worktree` (default off). A resumed session runs where
     /// it ran. Needs a recorded session in a git repository with a commit.
     pub worktree: Option<bool>,
+    /// The agent's OS sandbox; `None`: the config's `sandbox` (default
+    /// off; `share` passes on unless told otherwise).
+    pub sandbox: Option<cohost_core::SandboxMode>,
 }
 
 impl SessionRequest {
@@ -214,6 +218,7 @@ impl SessionRequest {
             agent_args: Vec::new(),
             checkpoints: None,
             worktree: None,
+            sandbox: None,
         }
     }
 }
@@ -567,6 +572,17 @@ pub async fn prepare(
     let checkpoints = match (&record, req.checkpoints.unwrap_or(cfg.checkpoints())) {
         (Some((_, rec)), true) => Some(checkpoints::open(host, &cwd, &rec.id).await),
         _ => None,
+    };
+    let origin = record
+        .as_ref()
+        .and_then(|(_, r)| r.worktree.as_ref())
+        .map(|w| w.origin.clone());
+    let (sandbox, sandbox_note) = sandbox::request(host, cfg, req.sandbox, origin.as_deref())?;
+    config.sandbox = sandbox;
+    // Said where the choice of agent is said: every front end shows it.
+    let note = match (note, sandbox_note) {
+        (Some(n), Some(s)) => Some(format!("{n}; {s}")),
+        (n, s) => n.or(s),
     };
     let session = HostSession::new(factory, config, req.approvals.source, req.options);
     Ok(OpenSession::new(session, record, fell_back, cwd)

@@ -49,6 +49,12 @@ pub(super) fn text_of(v: &Value) -> String {
 
 pub(super) fn looks_denied(output: &str) -> bool {
     let t = output.to_ascii_lowercase();
+    // The command ran and the OS refused it something (`bash: /x:
+    // Permission denied`, node's `EACCES: permission denied`), often the
+    // sandbox: the tool's failure, not a refusal to run the tool.
+    if t.starts_with("exit code") || t.contains("eacces") {
+        return false;
+    }
     (t.contains("permission") && (t.contains("denied") || t.contains("rejected")))
         || t.contains("the user doesn't want to proceed")
 }
@@ -104,4 +110,23 @@ pub(super) fn result_error(provider: &str, code: ErrorCode, detail: &str) -> Coh
         _ => "see the agent's message above; run the agent directly to diagnose",
     };
     CohostError::new(code, format!("agent `{provider}`: {detail}")).with_fix(fix)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::looks_denied;
+
+    #[test]
+    fn an_os_permission_error_is_no_denial() {
+        assert!(looks_denied("Permission to use Bash has been denied."));
+        assert!(looks_denied(
+            "The user doesn't want to proceed with this tool use."
+        ));
+        assert!(!looks_denied(
+            "Exit code 1\n/bin/bash: line 1: /tmp/x/outside.txt: Permission denied"
+        ));
+        assert!(!looks_denied(
+            "EACCES: permission denied, open '/home/u/outside.txt'"
+        ));
+    }
 }

@@ -411,3 +411,31 @@ fn images_are_local_image_input_items_after_the_text() {
         ])
     );
 }
+
+#[test]
+fn inside_cohosts_sandbox_codex_runs_commands_in_it() {
+    let sent = |actions: Vec<Action>| -> Vec<Value> {
+        actions
+            .into_iter()
+            .filter_map(|a| match a {
+                Action::Write(l) => serde_json::from_str(&l).ok(),
+                _ => None,
+            })
+            .collect()
+    };
+    for (outer, want) in [(true, "danger-full-access"), (false, "workspace-write")] {
+        let mut core = AppServerCore::new(CoreConfig {
+            approval: ApprovalMode::Ask,
+            outer_sandbox: outer,
+            ..CoreConfig::default()
+        });
+        core.start();
+        let lines = sent(core.on_line(r#"{"id":1,"result":{}}"#));
+        let open = lines.iter().find(|l| l.get("id").is_some()).unwrap();
+        assert_eq!(open["params"]["sandbox"], want);
+        assert_eq!(
+            open["params"]["approvalPolicy"], "untrusted",
+            "approvals stay"
+        );
+    }
+}
