@@ -308,7 +308,9 @@ async fn create_session(
         ProviderChoice::Id(b.provider.clone()),
         Approvals::all_through_handle(b.approval, "the approval was abandoned"),
     );
-    req.cwd = Some(b.cwd);
+    // The client's directory, absolute: a relative one would be resolved
+    // against the server's own.
+    req.cwd = Some(cohost_host::session::client_working_dir(b.cwd)?);
     req.model = b.model;
     req.fork = b.fork.is_some();
     req.resume = b.fork.or(b.resume);

@@ -1,8 +1,8 @@
 //! `cohost acp` and `cohost mcp` on stdio survive what a broken client
 //! sends: a line that is not UTF-8 or not JSON gets a JSON-RPC parse error
 //! (`-32700`, `id: null`), a line past the size limit an invalid-request
-//! error, and the connection goes on; ACP refuses a relative or missing
-//! `cwd` as invalid params. (Before: `cohost acp` exited on one invalid
+//! error, and the connection goes on; ACP (`session/new`, `session/load`)
+//! and MCP's `ask_agent` refuse a relative or missing `cwd`. (Before: `cohost acp` exited on one invalid
 //! UTF-8 byte, `cohost mcp` answered nothing.)
 
 use std::process::Stdio;
@@ -117,6 +117,20 @@ async fn cohost_acp_answers_bad_lines_and_refuses_a_relative_cwd() {
         let message = r["error"]["message"].as_str().unwrap();
         assert!(message.contains(says), "{message}");
     }
+    // session/load too (it took a relative `cwd` as the server's, and a
+    // missing one silently as the stored session's).
+    for (id, cwd, says) in [
+        (5, "../../..", "absolute"),
+        (6, "/definitely/not/here", "not an existing directory"),
+    ] {
+        let r = s
+            .request(json!({"jsonrpc":"2.0","id":id,"method":"session/load",
+                "params":{"sessionId":"s-00000000","cwd":cwd,"mcpServers":[]}}))
+            .await;
+        assert_eq!(r["error"]["code"], -32602, "{r}");
+        let message = r["error"]["message"].as_str().unwrap();
+        assert!(message.contains(says), "{message}");
+    }
     let dir = tempfile::tempdir().unwrap();
     let r = s
         .request(json!({"jsonrpc":"2.0","id":4,"method":"session/new",
@@ -144,4 +158,20 @@ async fn cohost_mcp_answers_bad_lines_and_goes_on() {
         .request(json!({"jsonrpc":"2.0","id":2,"method":"tools/list"}))
         .await;
     assert!(tools["result"]["tools"].is_array(), "{tools}");
+    // ask_agent's `cwd` is the client's: relative (it ran the agent in the
+    // server's `../../..` before) or missing is refused, and nothing runs.
+    for (id, cwd, says) in [
+        (3, "../../..", "must be an absolute path"),
+        (4, "/definitely/not/here", "not an existing directory"),
+    ] {
+        let r = s
+            .request(json!({"jsonrpc":"2.0","id":id,"method":"tools/call",
+                "params":{"name":"ask_agent","arguments":{"provider":"mock",
+                    "prompt":"hello [mock:text]","cwd":cwd}}}))
+            .await;
+        let text = r.to_string();
+        assert!(text.contains(says), "{r}");
+        assert!(text.contains("CONFIG_INVALID"), "{r}");
+        assert!(!text.contains("You said"), "the agent ran: {r}");
+    }
 }

@@ -429,6 +429,29 @@ pub fn working_dir(cwd: Option<PathBuf>) -> Result<PathBuf, CohostError> {
     Ok(dir)
 }
 
+/// A `cwd` a client sent over a protocol (ACP, MCP, the local API): it must
+/// be absolute and an existing directory. A relative one would be resolved
+/// against the server's own directory, which the client neither sees nor
+/// chose (`../../..` from an editor reached outside it).
+pub fn client_working_dir(cwd: PathBuf) -> Result<PathBuf, CohostError> {
+    let shown = cohost_core::sanitize::inert_line(&cwd.display().to_string());
+    if !cwd.is_absolute() {
+        return Err(CohostError::new(
+            ErrorCode::ConfigInvalid,
+            format!("`cwd` must be an absolute path, not `{shown}`"),
+        )
+        .with_fix("send the absolute path of an existing directory as `cwd`"));
+    }
+    if !cwd.is_dir() {
+        return Err(CohostError::new(
+            ErrorCode::ConfigInvalid,
+            format!("`cwd` {shown} is not an existing directory"),
+        )
+        .with_fix("send the absolute path of an existing directory as `cwd`"));
+    }
+    Ok(cwd)
+}
+
 /// The tools policy, in one place: agent CLIs (and the mock) run their own
 /// tools and refuse offered ones; API providers get the checked list.
 pub fn offered_tools(d: &ProviderDescriptor, tools: &Tools) -> Result<Vec<ToolSpec>, SetupError> {

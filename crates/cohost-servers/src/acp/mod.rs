@@ -50,9 +50,7 @@ pub fn rpc_error(e: &CohostError) -> agent_client_protocol::Error {
 /// A `cwd` from the client: ACP requires an absolute path, and the agent
 /// needs it to exist. Refused as invalid params, with what to send instead.
 fn client_cwd(cwd: std::path::PathBuf) -> Result<std::path::PathBuf, agent_client_protocol::Error> {
-    let refuse = |why: String| {
-        let e = CohostError::new(ErrorCode::ConfigInvalid, why)
-            .with_fix("send the absolute path of an existing directory as `cwd`");
+    cohost_host::session::client_working_dir(cwd).map_err(|e| {
         let mut data = serde_json::to_value(&e).unwrap_or_default();
         cohost_core::sanitize::sanitize_json(&mut data);
         agent_client_protocol::Error::new(
@@ -60,20 +58,7 @@ fn client_cwd(cwd: std::path::PathBuf) -> Result<std::path::PathBuf, agent_clien
             cohost_core::sanitize(&e.message),
         )
         .data(data)
-    };
-    if !cwd.is_absolute() {
-        return Err(refuse(format!(
-            "`cwd` must be an absolute path (ACP requires it), not `{}`",
-            cohost_core::sanitize::inert_line(&cwd.display().to_string())
-        )));
-    }
-    if !cwd.is_dir() {
-        return Err(refuse(format!(
-            "`cwd` {} is not an existing directory",
-            cohost_core::sanitize::inert_line(&cwd.display().to_string())
-        )));
-    }
-    Ok(cwd)
+    })
 }
 
 const MODES: [(&str, &str, &str); 3] = [
@@ -189,7 +174,13 @@ pub async fn serve_stdio(state: Arc<AcpState>) -> Result<(), CohostError> {
                 let st = s3.clone();
                 cx.spawn(async move {
                     let id = req.session_id.to_string();
-                    match load(&st, &id, req.cwd).await {
+                    // The same rule as session/new: a relative `cwd` was
+                    // resolved against this server's own directory.
+                    let cwd = match client_cwd(req.cwd) {
+                        Ok(cwd) => cwd,
+                        Err(e) => return responder.respond_with_error(e),
+                    };
+                    match load(&st, &id, cwd).await {
                         Ok(()) => {
                             responder.respond(LoadSessionResponse::new().modes(mode_state("ask")))
                         }
@@ -297,7 +288,7 @@ async fn load(st: &AcpState, id: &str, cwd: std::path::PathBuf) -> Result<(), Co
     let s = st
         .hub
         .open(OpenRequest {
-            cwd: Some(cwd).filter(|c| c.is_dir()),
+            cwd: Some(cwd),
             resume: Some(id.to_string()),
             ..OpenRequest::default()
         })

@@ -70,7 +70,12 @@ pub(super) async fn ask_agent(
         .hub()
         .open(OpenRequest {
             provider: a.provider,
-            cwd: a.cwd,
+            // The client's directory, absolute: a relative one would be
+            // this server's.
+            cwd: a
+                .cwd
+                .map(cohost_host::session::client_working_dir)
+                .transpose()?,
             model: a.model,
             approval: a.approval.into(),
             resume: None,

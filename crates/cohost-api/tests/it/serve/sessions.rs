@@ -253,3 +253,57 @@ async fn tools_are_refused_for_agents() {
         "{body}"
     );
 }
+
+/// `cwd` is the client's: a relative one would be resolved against the
+/// server's own directory (`../../..` reached outside it), so it is refused
+/// like one that does not exist, with a typed 400 and a fix.
+#[tokio::test]
+async fn a_relative_or_missing_cwd_is_refused() {
+    let s = Scratch::new();
+    let addr = start(&s).await;
+    for (cwd, says) in [
+        ("../../..".to_string(), "absolute"),
+        (
+            s.dir.path().join("nowhere").display().to_string(),
+            "not an existing directory",
+        ),
+    ] {
+        let r = client(&s)
+            .post(format!("http://{addr}/api/sessions"))
+            .json(&serde_json::json!({"provider": "mock", "cwd": cwd}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status().as_u16(), 400, "{cwd}");
+        let body: serde_json::Value = r.json().await.unwrap();
+        assert_eq!(body["code"], "CONFIG_INVALID", "{body}");
+        assert!(body["message"].as_str().unwrap().contains(says), "{body}");
+        assert!(body["suggested_fix"].as_str().is_some(), "{body}");
+    }
+}
+
+/// A request body far past any session request's size gets an error reply
+/// (413), and the server goes on.
+#[tokio::test]
+async fn an_oversized_request_gets_an_error_reply() {
+    let s = Scratch::new();
+    let addr = start(&s).await;
+    let big = format!(
+        "{{\"provider\": \"mock\", \"cwd\": \"{}\"}}",
+        "a".repeat(50 << 20)
+    );
+    let r = client(&s)
+        .post(format!("http://{addr}/api/sessions"))
+        .header("content-type", "application/json")
+        .body(big)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 413);
+    let r = client(&s)
+        .get(format!("http://{addr}/api/sessions"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200, "the server goes on");
+}
