@@ -132,6 +132,38 @@ pub struct CliEntry {
     /// tests that cover every one-shot CLI without naming it; `None` for
     /// the other driver families.
     pub parser: Option<Parser>,
+    /// How cohost's hook goes into the CLI's own settings (`cohost hooks
+    /// install`), when the CLI has hooks cohost uses.
+    pub hooks: Option<HookSpec>,
+}
+
+/// Where and how a CLI takes cohost's hook ([`CliEntry::hooks`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HookSpec {
+    /// The shape of the settings file and of the hook in it.
+    pub kind: HookKind,
+    /// A variable naming the CLI's config directory, when it has one
+    /// (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`).
+    pub dir_env: Option<&'static str>,
+    /// The config directory under the home directory otherwise.
+    pub home_dir: &'static str,
+    /// The settings file in that directory.
+    pub file: &'static str,
+}
+
+/// How a CLI's settings take a hook.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookKind {
+    /// A JSON settings file whose `hooks` map runs a command on these
+    /// events (Claude Code, Gemini CLI).
+    JsonEvents(&'static [&'static str]),
+    /// A TOML config whose `notify` program is run after each turn (Codex).
+    TomlNotify,
+}
+
+/// Every CLI that takes cohost's hook, in the provider list's order.
+pub fn hook_clis() -> impl Iterator<Item = &'static CliEntry> {
+    CLIS.iter().filter(|e| e.hooks.is_some())
 }
 
 /// A CLI's ACP mode ([`CliEntry::acp`]): its provider id and its launch spec.
@@ -237,6 +269,7 @@ pub const BASE: CliEntry = CliEntry {
     preflight: None,
     acp: None,
     parser: None,
+    hooks: None,
 };
 
 impl CliEntry {

@@ -10,7 +10,9 @@ use super::adapter::StreamJsonFactory;
 use super::dialect::Dialect;
 use crate::acp::providers::spec as acp_spec;
 use crate::acp::spec::AcpSpec;
-use crate::catalog::{self, AcpMode, AuthSpec, CliEntry, FlagTable, MakeFactory, PromptArg};
+use crate::catalog::{
+    self, AcpMode, AuthSpec, CliEntry, FlagTable, HookKind, HookSpec, MakeFactory, PromptArg,
+};
 use crate::process::{Version, VersionRange};
 
 /// Claude Code's credentials, shared with the `claude-acp` wrapper.
@@ -121,6 +123,12 @@ pub(crate) const SPEC: CliEntry = CliEntry {
     factory: Some(MakeFactory(|| {
         Arc::new(StreamJsonFactory::claude()) as Arc<dyn AdapterFactory>
     })),
+    hooks: Some(HookSpec {
+        kind: HookKind::JsonEvents(&["PostToolUse", "Stop"]),
+        dir_env: Some("CLAUDE_CONFIG_DIR"),
+        home_dir: ".claude",
+        file: "settings.json",
+    }),
     ..catalog::BASE
 };
 

@@ -24,7 +24,7 @@ use cohost_core::{
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use crate::catalog::{self, AuthSpec, CliEntry, MakeFactory};
+use crate::catalog::{self, AuthSpec, CliEntry, HookKind, HookSpec, MakeFactory};
 use crate::process::oneshot::{lock_state, OneShot, RunState};
 use crate::process::{
     find_on_path, locate_checked, probe, EnvPolicy, ProcessSpec, Version, VersionRange,
@@ -77,6 +77,12 @@ pub(crate) const SPEC: CliEntry = CliEntry {
         max_exclusive: Version::new(1, 0, 0),
     }),
     factory: Some(MakeFactory::of::<CodexFactory>()),
+    hooks: Some(HookSpec {
+        kind: HookKind::TomlNotify,
+        dir_env: Some("CODEX_HOME"),
+        home_dir: ".codex",
+        file: "config.toml",
+    }),
     ..catalog::BASE
 };
 

@@ -17,7 +17,8 @@ use super::normalize::GeminiNormalizer;
 use crate::acp::providers::spec as acp_spec;
 use crate::acp::spec::AcpSpec;
 use crate::catalog::{
-    self, AcpMode, AuthSpec, CliEntry, FlagTable, MakeFactory, Preflight, PromptArg, QueryArgs,
+    self, AcpMode, AuthSpec, CliEntry, FlagTable, HookKind, HookSpec, MakeFactory, Preflight,
+    PromptArg, QueryArgs,
 };
 #[cfg(test)]
 use crate::process::oneshot::resuming;
@@ -87,6 +88,12 @@ pub(crate) const SPEC: CliEntry = CliEntry {
         spec: acp_launch,
     }),
     parser: Some(parser_of::<Driver>()),
+    hooks: Some(HookSpec {
+        kind: HookKind::JsonEvents(&["AfterTool", "AfterAgent"]),
+        dir_env: None,
+        home_dir: ".gemini",
+        file: "settings.json",
+    }),
     ..catalog::BASE
 };
 /// Gemini CLI in ACP mode (`gemini --acp`, provider `gemini-acp`).

@@ -58,7 +58,7 @@ pub async fn run(args: DoctorArgs) -> CmdResult {
         eprint!("\r{:<40}\r", "");
     }
     let exe = hostctx::current_exe();
-    let hook_states: Vec<_> = [HookAgent::Claude, HookAgent::Codex, HookAgent::Gemini]
+    let hook_states: Vec<_> = HookAgent::all()
         .into_iter()
         .map(|a| (a, hooks::status(&host, a, &exe)))
         .collect();

@@ -20,6 +20,7 @@ mod event;
 pub use edit::EditError;
 pub use event::{hook_event, listen_hook_events, HookEvent, HookEventOutcome};
 
+use cohost_agents::catalog::{self, HookKind, HookSpec};
 use cohost_core::{CohostError, ErrorCode};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -28,68 +29,73 @@ use std::path::{Path, PathBuf};
 use crate::fsutil::{atomic_write, io_error};
 use crate::host::Host;
 
-/// An agent cohost can install hooks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum HookAgent {
-    /// Claude Code.
-    Claude,
-    /// Codex CLI.
-    Codex,
-    /// Gemini CLI.
-    Gemini,
+/// An agent cohost can install hooks for: a CLI of the provider list whose
+/// entry says how it takes a hook ([`cohost_agents::catalog::HookSpec`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HookAgent {
+    id: &'static str,
+    spec: HookSpec,
+}
+
+impl Serialize for HookAgent {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.id)
+    }
 }
 
 impl HookAgent {
+    /// Every agent with hooks, in the provider list's order.
+    pub fn all() -> Vec<HookAgent> {
+        catalog::hook_clis()
+            .filter_map(|e| {
+                Some(HookAgent {
+                    id: e.id,
+                    spec: e.hooks?,
+                })
+            })
+            .collect()
+    }
+
     /// Parse a provider id.
     pub fn parse(id: &str) -> Result<HookAgent, CohostError> {
-        match id {
-            "claude" => Ok(HookAgent::Claude),
-            "codex" => Ok(HookAgent::Codex),
-            "gemini" => Ok(HookAgent::Gemini),
-            _ => Err(CohostError::new(
+        let all = HookAgent::all();
+        all.iter().find(|a| a.id == id).copied().ok_or_else(|| {
+            let ids: Vec<&str> = all.iter().map(|a| a.id).collect();
+            CohostError::new(
                 ErrorCode::UnsupportedMode,
                 format!("cohost has no hooks for `{id}`"),
             )
-            .with_fix("hooks exist for claude, codex and gemini")),
-        }
+            .with_fix(format!("hooks exist for {}", ids.join(", ")))
+        })
     }
 
     /// The provider id.
     pub fn id(self) -> &'static str {
-        match self {
-            HookAgent::Claude => "claude",
-            HookAgent::Codex => "codex",
-            HookAgent::Gemini => "gemini",
+        self.id
+    }
+
+    /// The events its hook runs on (none for a `notify` program).
+    fn events(self) -> &'static [&'static str] {
+        match self.spec.kind {
+            HookKind::JsonEvents(events) => events,
+            HookKind::TomlNotify => &[],
         }
     }
 
-    fn events(self) -> &'static [&'static str] {
-        match self {
-            HookAgent::Claude => &["PostToolUse", "Stop"],
-            HookAgent::Codex => &[],
-            HookAgent::Gemini => &["AfterTool", "AfterAgent"],
-        }
+    fn toml_notify(self) -> bool {
+        self.spec.kind == HookKind::TomlNotify
     }
 
     /// The settings file this agent reads.
     pub fn settings_path(self, host: &Host) -> PathBuf {
         let home = host.env.home.clone().unwrap_or_default();
-        match self {
-            HookAgent::Claude => host
-                .env
-                .var("CLAUDE_CONFIG_DIR")
-                .map(PathBuf::from)
-                .unwrap_or_else(|| home.join(".claude"))
-                .join("settings.json"),
-            HookAgent::Codex => host
-                .env
-                .var("CODEX_HOME")
-                .map(PathBuf::from)
-                .unwrap_or_else(|| home.join(".codex"))
-                .join("config.toml"),
-            HookAgent::Gemini => home.join(".gemini/settings.json"),
-        }
+        let dir = self
+            .spec
+            .dir_env
+            .and_then(|var| host.env.var(var))
+            .map(PathBuf::from)
+            .unwrap_or_else(|| home.join(self.spec.home_dir));
+        dir.join(self.spec.file)
     }
 }
 
@@ -117,8 +123,12 @@ fn command_line(cohost_bin: &str, agent: HookAgent) -> String {
     format!("{quoted} hook-event {}", agent.id())
 }
 
-fn notify_argv(cohost_bin: &str) -> Vec<String> {
-    vec![cohost_bin.to_string(), "hook-event".into(), "codex".into()]
+fn notify_argv(cohost_bin: &str, agent: HookAgent) -> Vec<String> {
+    vec![
+        cohost_bin.to_string(),
+        "hook-event".into(),
+        agent.id().into(),
+    ]
 }
 
 fn state_paths(host: &Host, agent: HookAgent) -> (PathBuf, PathBuf) {
@@ -179,9 +189,10 @@ pub fn install(host: &Host, agent: HookAgent, cohost_bin: &str) -> Result<HookSt
         Some(b) => text_of(&path, b)?,
         None => String::new(),
     };
-    let new = match agent {
-        HookAgent::Codex => edit::toml_add_notify(&text, &notify_argv(cohost_bin)),
-        _ => edit::json_add_hooks(&text, agent.events(), &command_line(cohost_bin, agent)),
+    let new = if agent.toml_notify() {
+        edit::toml_add_notify(&text, &notify_argv(cohost_bin, agent))
+    } else {
+        edit::json_add_hooks(&text, agent.events(), &command_line(cohost_bin, agent))
     }
     .map_err(|e| malformed(&path, e))?;
     let Some(new) = new else {
@@ -219,9 +230,10 @@ pub fn uninstall(
         }
         (_, Some(bytes)) => {
             let text = text_of(&path, &bytes)?;
-            let new = match agent {
-                HookAgent::Codex => edit::toml_remove_notify(&text, &notify_argv(cohost_bin)),
-                _ => edit::json_remove_hooks(&text, &command_line(cohost_bin, agent)),
+            let new = if agent.toml_notify() {
+                edit::toml_remove_notify(&text, &notify_argv(cohost_bin, agent))
+            } else {
+                edit::json_remove_hooks(&text, &command_line(cohost_bin, agent))
             }
             .map_err(|e| malformed(&path, e))?;
             match new {
@@ -256,9 +268,10 @@ fn status_with(
         None => false,
         Some(b) => {
             let text = text_of(&path, &b)?;
-            match agent {
-                HookAgent::Codex => edit::toml_has_notify(&text, &notify_argv(cohost_bin)),
-                _ => edit::json_has_hooks(&text, agent.events(), &command_line(cohost_bin, agent)),
+            if agent.toml_notify() {
+                edit::toml_has_notify(&text, &notify_argv(cohost_bin, agent))
+            } else {
+                edit::json_has_hooks(&text, agent.events(), &command_line(cohost_bin, agent))
             }
             .map_err(|e| malformed(&path, e))?
         }

@@ -30,6 +30,10 @@ const GEMINI_SETTINGS: &str = "// my gemini settings\n{\n  \"theme\": \"GitHub\"
 const CODEX_CONFIG: &str =
     "# codex config\nmodel = \"o3\"   # fast\n\n[projects.\"/repo\"]\ntrust_level = \"trusted\"\n";
 
+fn agent(id: &str) -> HookAgent {
+    HookAgent::parse(id).unwrap()
+}
+
 fn roundtrip(agent: HookAgent, original: &str) {
     let s = Scratch::new();
     let host = s.host();
@@ -59,27 +63,27 @@ fn roundtrip(agent: HookAgent, original: &str) {
 
 #[test]
 fn claude_install_uninstall_is_byte_identical() {
-    roundtrip(HookAgent::Claude, CLAUDE_SETTINGS);
+    roundtrip(agent("claude"), CLAUDE_SETTINGS);
 }
 
 #[test]
 fn gemini_install_uninstall_keeps_comments() {
-    roundtrip(HookAgent::Gemini, GEMINI_SETTINGS);
+    roundtrip(agent("gemini"), GEMINI_SETTINGS);
 }
 
 #[test]
 fn codex_install_uninstall_keeps_toml_formatting() {
-    roundtrip(HookAgent::Codex, CODEX_CONFIG);
+    roundtrip(agent("codex"), CODEX_CONFIG);
 }
 
 #[test]
 fn installed_entries_have_the_agents_shape() {
     let s = Scratch::new();
     let host = s.host();
-    let path = HookAgent::Claude.settings_path(&host);
+    let path = agent("claude").settings_path(&host);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(&path, CLAUDE_SETTINGS).unwrap();
-    hooks::install(&host, HookAgent::Claude, BIN).unwrap();
+    hooks::install(&host, agent("claude"), BIN).unwrap();
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     assert_eq!(v["model"], "opus");
@@ -96,10 +100,10 @@ fn installed_entries_have_the_agents_shape() {
         );
     }
     // Codex: a top-level notify, before any table.
-    let cpath = HookAgent::Codex.settings_path(&host);
+    let cpath = agent("codex").settings_path(&host);
     std::fs::create_dir_all(cpath.parent().unwrap()).unwrap();
     std::fs::write(&cpath, CODEX_CONFIG).unwrap();
-    hooks::install(&host, HookAgent::Codex, BIN).unwrap();
+    hooks::install(&host, agent("codex"), BIN).unwrap();
     let text = std::fs::read_to_string(&cpath).unwrap();
     let doc: toml_edit::DocumentMut = text.parse().unwrap();
     let argv: Vec<&str> = doc["notify"]
@@ -119,16 +123,16 @@ fn installed_entries_have_the_agents_shape() {
 fn user_edits_after_install_survive_uninstall() {
     let s = Scratch::new();
     let host = s.host();
-    let path = HookAgent::Claude.settings_path(&host);
+    let path = agent("claude").settings_path(&host);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(&path, CLAUDE_SETTINGS).unwrap();
-    hooks::install(&host, HookAgent::Claude, BIN).unwrap();
+    hooks::install(&host, agent("claude"), BIN).unwrap();
     // The user changes the file while the hook is installed.
     let edited = std::fs::read_to_string(&path)
         .unwrap()
         .replace("\"opus\"", "\"sonnet\"");
     std::fs::write(&path, &edited).unwrap();
-    let st = hooks::uninstall(&host, HookAgent::Claude, BIN).unwrap();
+    let st = hooks::uninstall(&host, agent("claude"), BIN).unwrap();
     assert_eq!(st.action, "removed cohost's entries");
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(!text.contains("hook-event"), "{text}");
@@ -143,16 +147,16 @@ fn user_edits_after_install_survive_uninstall() {
 fn missing_settings_file_is_created_then_removed() {
     let s = Scratch::new();
     let host = s.host();
-    let path = HookAgent::Gemini.settings_path(&host);
+    let path = agent("gemini").settings_path(&host);
     assert!(!path.exists());
-    hooks::install(&host, HookAgent::Gemini, BIN).unwrap();
+    hooks::install(&host, agent("gemini"), BIN).unwrap();
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     assert_eq!(
         v["hooks"]["AfterTool"][0]["hooks"][0]["command"],
         format!("{BIN} hook-event gemini")
     );
-    hooks::uninstall(&host, HookAgent::Gemini, BIN).unwrap();
+    hooks::uninstall(&host, agent("gemini"), BIN).unwrap();
     assert!(!path.exists());
 }
 
@@ -160,11 +164,11 @@ fn missing_settings_file_is_created_then_removed() {
 fn malformed_settings_are_reported_not_overwritten() {
     let s = Scratch::new();
     let host = s.host();
-    let path = HookAgent::Claude.settings_path(&host);
+    let path = agent("claude").settings_path(&host);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     for bad in ["{ \"model\": ", "[1, 2]", "{\"hooks\": 3}"] {
         std::fs::write(&path, bad).unwrap();
-        let e = hooks::install(&host, HookAgent::Claude, BIN).unwrap_err();
+        let e = hooks::install(&host, agent("claude"), BIN).unwrap_err();
         assert_eq!(e.code, ErrorCode::ConfigInvalid);
         assert!(e.message.contains("settings.json"), "{}", e.message);
         assert_eq!(
@@ -173,17 +177,17 @@ fn malformed_settings_are_reported_not_overwritten() {
             "left unchanged"
         );
         // Status reports unparseable files too; odd shapes are "not installed".
-        let st = hooks::status(&host, HookAgent::Claude, BIN);
+        let st = hooks::status(&host, agent("claude"), BIN);
         assert!(if bad.starts_with("{ \"model") {
             st.is_err()
         } else {
             !st.unwrap().installed
         });
     }
-    let cpath = HookAgent::Codex.settings_path(&host);
+    let cpath = agent("codex").settings_path(&host);
     std::fs::create_dir_all(cpath.parent().unwrap()).unwrap();
     std::fs::write(&cpath, "model = \n").unwrap();
-    let e = hooks::install(&host, HookAgent::Codex, BIN).unwrap_err();
+    let e = hooks::install(&host, agent("codex"), BIN).unwrap_err();
     assert!(
         e.message.contains("config.toml") && e.message.contains("TOML"),
         "{}",
@@ -192,7 +196,7 @@ fn malformed_settings_are_reported_not_overwritten() {
     // Someone else's notifier is not replaced.
     let theirs = "notify = [\"notify-send\", \"codex\"]\n";
     std::fs::write(&cpath, theirs).unwrap();
-    let e = hooks::install(&host, HookAgent::Codex, BIN).unwrap_err();
+    let e = hooks::install(&host, agent("codex"), BIN).unwrap_err();
     assert!(e.message.contains("notify-send"), "{}", e.message);
     assert_eq!(std::fs::read_to_string(&cpath).unwrap(), theirs);
 }
