@@ -184,8 +184,14 @@ async fn sandboxed_tools(cli: AgentCli, agent: &str) {
         .into_iter()
         .find(|e| e["type"] == "file_changes")
         .unwrap_or_else(|| panic!("a file_changes event:\n{out}"));
-    assert_eq!(changed["files"][0]["path"], "cohost_tool_output.txt", "{changed}");
-    assert!(!b.cwd().join("cohost_tool_output.txt").exists(), "not in the checkout");
+    assert_eq!(
+        changed["files"][0]["path"], "cohost_tool_output.txt",
+        "{changed}"
+    );
+    assert!(
+        !b.cwd().join("cohost_tool_output.txt").exists(),
+        "not in the checkout"
+    );
 }
 
 /// The agent's own files in the scratch HOME hold no copy of the key
