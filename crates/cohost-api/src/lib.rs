@@ -308,8 +308,10 @@ async fn create_session(
         ProviderChoice::Id(b.provider.clone()),
         Approvals::all_through_handle(b.approval, "the approval was abandoned"),
     );
-    // The client's directory, absolute: a relative one would be resolved
-    // against the server's own.
+    // An unknown provider answers 404 whatever else is wrong (the order
+    // the setup service checks in); then the client's directory, absolute:
+    // a relative one would be resolved against the server's own.
+    s.host.registry.get(&b.provider)?;
     req.cwd = Some(cohost_host::session::client_working_dir(b.cwd)?);
     req.model = b.model;
     req.fork = b.fork.is_some();

@@ -117,7 +117,7 @@ pub fn openapi_document() -> Value {
             "/api/sessions/{id}/changes": { "get": {
                 "summary": "What a recorded session's turns changed in its working tree (checkpoints): each turn's files with status, +/- counts, size, hash and unified diff",
                 "parameters": [id,
-                    { "name": "turn", "in": "query", "required": false, "schema": { "type": "integer", "minimum": 0 }, "description": "one turn (default: every turn that changed something)" },
+                    { "name": "turn", "in": "query", "required": false, "schema": { "type": "integer", "minimum": 0, "maximum": 4_294_967_295_u64 }, "description": "one turn (default: every turn that changed something)" },
                     { "name": "whole", "in": "query", "required": false, "schema": { "type": "boolean" }, "description": "whole diffs, not the bounds of a file_changes event" }],
                 "responses": error_responses(json!({ "200": ok("the changes", "SessionChanges") }))
             }},
@@ -158,7 +158,7 @@ fn schemas() -> Value {
                 "session": { "type": "string" }, "cwd": { "type": "string" },
                 "turns": { "type": "array", "items": { "$ref": "#/components/schemas/TurnChanges" } } } },
             "Undo": { "type": "object", "properties": {
-                "turn": { "type": "integer", "minimum": 0 }, "force": { "type": "boolean" } } },
+                "turn": { "type": "integer", "minimum": 0, "maximum": 4_294_967_295_u64 }, "force": { "type": "boolean" } } },
             "Undone": { "type": "object", "required": ["session", "turns", "restored", "removed", "skipped", "saved_as"], "properties": {
                 "session": { "type": "string" }, "turns": { "type": "array", "items": { "type": "integer" } },
                 "restored": { "type": "array", "items": { "type": "string" } }, "removed": { "type": "array", "items": { "type": "string" } },
@@ -185,7 +185,7 @@ fn schemas() -> Value {
             "ActiveProvider": { "type": "object", "required": ["provider_id"], "properties": {
                 "provider_id": { "type": "string" }, "model": { "type": "string", "nullable": true } } },
             "CreateSession": { "type": "object", "required": ["provider", "cwd"], "properties": {
-                "provider": { "type": "string" }, "cwd": { "type": "string" }, "model": { "type": "string" },
+                "provider": { "type": "string" }, "cwd": { "type": "string", "pattern": "^/", "description": "The absolute path of an existing directory (else 400 CONFIG_INVALID)" }, "model": { "type": "string" },
                 "approval": { "type": "string", "enum": ["ask", "auto_approve", "deny_all"] },
                 "tools": { "type": "array", "description": "API providers only: tools offered to the model (Anthropic, OpenAI or MCP shape); calls come back as tool_call events", "items": { "type": "object" } },
                 "resume": { "type": "string", "description": "A stored session id (or the provider's native id) to resume" },

@@ -13,6 +13,7 @@ pub(crate) mod exec;
 mod flags;
 mod items;
 pub(crate) mod normalize;
+mod sandbox;
 pub(crate) mod wire;
 
 use async_trait::async_trait;
@@ -34,6 +35,7 @@ pub(crate) use acp::ACP_SPEC;
 use engine::AppServer;
 use flags::FLAGS;
 use normalize::CoreConfig;
+pub(crate) use sandbox::outer_sandbox;
 
 /// Codex's credentials, shared with the `codex-acp` wrapper.
 pub(crate) const CODEX_AUTH: AuthSpec = AuthSpec {
@@ -319,10 +321,4 @@ impl AgentAdapter for CodexAdapter {
         }
         Ok(())
     }
-}
-
-/// Whether cohost's OS sandbox will confine codex (asked for, and this
-/// kernel has Landlock): codex's own sandbox then stands down.
-pub(crate) fn outer_sandbox(config: &AdapterConfig) -> bool {
-    config.sandbox.mode.is_on() && crate::process::sandbox::Support::probe().available()
 }
