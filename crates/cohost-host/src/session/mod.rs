@@ -593,7 +593,7 @@ pub async fn prepare(
         .then(|| no_credentials::hint(host, cfg, &descriptor.id))
         .flatten();
     let checkpoints = match (&record, req.checkpoints.unwrap_or(cfg.checkpoints())) {
-        (Some((_, rec)), true) => Some(checkpoints::open(host, &cwd, &rec.id).await),
+        (Some((_, rec)), true) => Some(checkpoints::open(host, &cwd, &rec.id)),
         _ => None,
     };
     let origin = record
