@@ -304,6 +304,8 @@ pub fn acp_session(data: &[u8]) {
         } else {
             cohost_agents::parsers::acp::TextErrors::None
         },
+        // An agent that advertises modes is switched to this one (b(3)).
+        mode: (b(3) % 2 == 1).then(|| "ask".to_string()),
     });
     let _ = c.initialize();
     let mut turns = Turns::default();

@@ -286,10 +286,16 @@ pub async fn discard(
     let mut unsaved = Vec::new();
     if wt.path.is_dir() {
         let st = status(wt, state_dir, session).await?;
-        let brought = snapshot::refs_under(&origin, &format!("{}/brought-in", ref_safe(session)))
-            .await?
-            .into_iter()
-            .any(|(_, id)| id == st.now);
+        // Compared by tree: two snapshots of the same files made in
+        // different seconds are different commits.
+        let brought =
+            match snapshot::refs_under(&origin, &format!("{}/brought-in", ref_safe(session)))
+                .await?
+                .first()
+            {
+                Some((_, id)) => same_tree(&origin.git, id, &st.now).await?,
+                None => false,
+            };
         if !st.files.is_empty() && !brought {
             if !force {
                 return Err(GitError::NotBroughtIn { files: st.files });
@@ -323,6 +329,17 @@ pub async fn discard(
         .run(None, &["branch", "-D", "--quiet", wt.branch.as_str()])
         .await;
     Ok(unsaved)
+}
+
+/// Whether commits `a` and `b` hold the same tree.
+async fn same_tree(git: &Git, a: &str, b: &str) -> Result<bool, GitError> {
+    let (a, b) = (format!("{a}^{{tree}}"), format!("{b}^{{tree}}"));
+    let out = git
+        .run(None, &["rev-parse", a.as_str(), b.as_str()])
+        .await?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let trees: Vec<&str> = text.lines().collect();
+    Ok(matches!(trees[..], [x, y] if x == y))
 }
 
 /// The files git named in a failed apply or merge, else all of them.

@@ -54,7 +54,9 @@ async fn a_worktree_starts_from_head_and_the_users_uncommitted_changes() {
         index_before
     );
 
-    // Brought in: discarding needs no force.
+    // Brought in: discarding needs no force, also a second later, when a
+    // snapshot of the same files is another commit.
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
     worktree::discard(&wt, &s.state, "s-wt", false)
         .await
         .unwrap();
