@@ -2,7 +2,7 @@
 //! reader of a loaded config works on it.
 #![no_main]
 
-use cohost_host::config::HostConfig;
+use cohost_discovery::config::HostConfig;
 use libfuzzer_sys::fuzz_target;
 use std::path::PathBuf;
 use std::sync::OnceLock;
