@@ -40,6 +40,30 @@ pub struct Undone {
     pub saved_as: String,
 }
 
+impl Undone {
+    /// One line for people: which turns, and how many files came back
+    /// (or that the turns had changed none, so nothing moved).
+    pub fn headline(&self) -> String {
+        let turns: Vec<String> = self.turns.iter().map(u64::to_string).collect();
+        let which = match turns.as_slice() {
+            [one] => format!("turn {one}"),
+            _ => format!("turns {}", turns.join(", ")),
+        };
+        if self.restored.is_empty() && self.removed.is_empty() && self.skipped.is_empty() {
+            return format!(
+                "{which} of session {} changed no file: nothing to put back",
+                self.session
+            );
+        }
+        format!(
+            "undid {which} of session {}: {} file(s) put back, {} removed",
+            self.session,
+            self.restored.len(),
+            self.removed.len()
+        )
+    }
+}
+
 /// The record of `session`, or else of the most recent session whose
 /// working directory is `cwd`.
 pub fn find_session(

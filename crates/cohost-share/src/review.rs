@@ -24,7 +24,18 @@
 pub fn review_prompt(path: &str, line: u64, old_side: bool, hunk: &str, comment: &str) -> String {
     let side = if old_side { " (before the change)" } else { "" };
     let hunk = hunk.trim_end_matches(['\n', '\r']);
-    format!("Review comment on {path}, line {line}{side}:\n\n```diff\n{hunk}\n```\n\n{comment}")
+    let fence = fence_for(hunk);
+    format!(
+        "Review comment on {path}, line {line}{side}:\n\n{fence}diff\n{hunk}\n{fence}\n\n{comment}"
+    )
+}
+
+/// A code fence longer than any run of backticks in `text` (at least
+/// three), so a hunk that itself holds a fence (a Markdown file's diff)
+/// cannot close the block early and spill into the comment.
+fn fence_for(text: &str) -> String {
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    "`".repeat(longest.max(2) + 1)
 }
 
 #[cfg(test)]
@@ -48,6 +59,16 @@ mod tests {
             p,
             "Review comment on a b/c.py, line 7 (before the change):\n\n```diff\n@@ -7 +6,0 @@\n-gone\n```\n\nkeep it"
         );
+    }
+
+    #[test]
+    fn a_hunk_holding_a_fence_gets_a_longer_one() {
+        let hunk = "@@ -1,2 +1,3 @@\n # Title\n+```sh\n+make\n+```\n";
+        let p = review_prompt("README.md", 3, false, hunk, "run it");
+        assert!(p.contains("\n````diff\n@@"), "{p:?}");
+        assert!(p.ends_with("+```\n````\n\nrun it"), "{p:?}");
+        let five = review_prompt("x.md", 1, false, "+`````", "c");
+        assert!(five.contains("``````diff\n+`````\n``````\n"), "{five:?}");
     }
 
     #[test]

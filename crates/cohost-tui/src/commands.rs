@@ -75,6 +75,11 @@ const HOST: &[Command] = &[
         "[TURN]",
         "what the agent changed (no TURN: every turn)",
     ),
+    c(
+        "/undo",
+        "[TURN]",
+        "put back the last turn's changes (TURN: it and every later one)",
+    ),
     c("/help", "", "commands and keys"),
     c("/quit", "", "close the room and exit"),
 ];

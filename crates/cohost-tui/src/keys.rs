@@ -304,7 +304,7 @@ impl App {
                 self.notice("opening a room for this session…");
                 self.effect(Effect::Share);
             }
-            (Mode::Chat | Mode::Host, "/diff") | (Mode::Chat, "/undo") => match turn_arg(arg) {
+            (Mode::Chat | Mode::Host, "/diff" | "/undo") => match turn_arg(arg) {
                 Err(()) => self.notice(need("a turn number, e.g. 2 (or nothing)")),
                 Ok(turn) if name == "/diff" => self.effect(Effect::Diff(turn)),
                 Ok(_) if self.busy() => self.set_busy_hint(),

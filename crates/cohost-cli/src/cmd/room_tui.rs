@@ -9,6 +9,7 @@
     reason = "a command's own terminal output"
 )]
 
+use crate::cmd::turn_changes::ChangesCommand;
 use std::sync::Arc;
 
 use cohost_core::sanitize::inert_line;
@@ -156,31 +157,21 @@ impl Hosting {
         from_app: &mut mpsc::UnboundedReceiver<Effect>,
         say: &mpsc::UnboundedSender<Incoming>,
     ) {
-        // Built on the first `/diff`: the session's checkpoints are read
-        // through the host services, which a console without one never needs.
+        // Built on the first `/diff` or `/undo`: the session's checkpoints
+        // are read through the host services, which a console without one
+        // never needs.
         let mut host: Option<cohost_discovery::Host> = None;
         while let Some(e) = from_app.recv().await {
+            let changes = match e {
+                Effect::Diff(turn) => Some(ChangesCommand::Diff(turn)),
+                Effect::Undo(turn) => Some(ChangesCommand::Undo(turn)),
+                _ => None,
+            };
+            if let Some(cmd) = changes {
+                let _ = say.send(cmd.run(&mut host, &self.session).await);
+                continue;
+            }
             let input = match e {
-                Effect::Diff(turn) => {
-                    if host.is_none() {
-                        match crate::hostctx::host() {
-                            Ok(h) => host = Some(h),
-                            Err(e) => {
-                                let _ = say.send(Incoming::Error {
-                                    message: e.message,
-                                    fix: e.suggested_fix,
-                                });
-                                continue;
-                            }
-                        }
-                    }
-                    if let Some(h) = &host {
-                        let notice =
-                            crate::cmd::turn_changes::diff_notice(h, &self.session, turn).await;
-                        let _ = say.send(notice);
-                    }
-                    continue;
-                }
                 Effect::Prompt(t) => HostInput::Prompt(t),
                 Effect::Accept(id) => HostInput::Accept(id),
                 Effect::Reject(id) => HostInput::Reject(id),

@@ -11,12 +11,14 @@ use cohost_core::sanitize::{inert_line, strip_controls};
 use cohost_core::CohostError;
 use cohost_host::session::{self, Recording, SessionRequest};
 use cohost_relay::web::web_link;
+use cohost_tui::app::Incoming;
 use serde_json::json;
 use std::io::BufRead;
 use tokio::sync::mpsc;
 
 use crate::cmd::hosting::{open_room, OpenRoom, RoomArgs, Suggestions};
 use crate::cmd::run::{AgentArgs, Approve};
+use crate::cmd::turn_changes::ChangesCommand;
 use crate::exit::CmdResult;
 use crate::multiplayer::host::{HostBridge, HostInput, HostNotice, SuggestionPolicy, HOST_GONE};
 use crate::render::Human;
@@ -50,7 +52,7 @@ pub struct ShareArgs {
 }
 
 /// The host's commands, for `/help` and unknown ones.
-pub const HOST_COMMANDS: &str = "TEXT (run it), /accept ID, /reject ID, /allow [ID], /deny [ID], /interrupt, /chat TEXT, /kick NAME, /who, /quit, /help";
+pub const HOST_COMMANDS: &str = "TEXT (run it), /accept ID, /reject ID, /allow [ID], /deny [ID], /interrupt, /chat TEXT, /kick NAME, /who, /diff [TURN], /undo [TURN], /quit, /help";
 
 /// What to tell the host about a line that is not a command it can run:
 /// an unknown `/command`, one missing its argument, or `/help`.
@@ -182,11 +184,23 @@ pub async fn run(args: ShareArgs) -> CmdResult {
 
     let (in_tx, in_rx) = mpsc::unbounded_channel();
     let stdin_tx = in_tx.clone();
+    let changes_tx = console_changes(session.clone(), args.json);
     // Stdin blocks: read it on its own thread. EOF leaves the session running
     // (a host may run detached); Ctrl+C or /quit ends it.
     std::thread::spawn(move || {
         for line in std::io::stdin().lock().lines() {
             let Ok(line) = line else { break };
+            match ChangesCommand::parse(&line) {
+                Some(Ok(cmd)) => {
+                    let _ = changes_tx.send(cmd);
+                    continue;
+                }
+                Some(Err(help)) => {
+                    eprintln!("\n{help}");
+                    continue;
+                }
+                None => {}
+            }
             if let Some(help) = command_help(&line) {
                 eprintln!("\n{help}");
                 continue;
@@ -241,6 +255,38 @@ pub async fn run(args: ShareArgs) -> CmdResult {
         r.shutdown().await;
     }
     Ok(0)
+}
+
+/// The line console's `/diff` and `/undo`, answered one at a time beside
+/// the bridge (they read the session's checkpoints, not the room).
+fn console_changes(
+    session: cohost_session::RunningSession,
+    json_mode: bool,
+) -> mpsc::UnboundedSender<ChangesCommand> {
+    let (tx, mut rx) = mpsc::unbounded_channel::<ChangesCommand>();
+    tokio::spawn(async move {
+        let mut host = None;
+        while let Some(cmd) = rx.recv().await {
+            let (message, fix) = match cmd.run(&mut host, &session).await {
+                Incoming::Notice(text) => (text, None),
+                Incoming::Error { message, fix } => (format!("error: {message}"), fix),
+                _ => continue,
+            };
+            if json_mode {
+                println!(
+                    "{}",
+                    json!({"notice":"changes","message":message,"fix":fix})
+                );
+            } else {
+                // The diff holds the agent's file contents: inert here.
+                eprintln!("\n{}", strip_controls(&message));
+                if let Some(fix) = fix {
+                    eprintln!("  fix: {}", strip_controls(&fix));
+                }
+            }
+        }
+    });
+    tx
 }
 
 fn print_notice(human: &mut Human, n: HostNotice, json_mode: bool) {

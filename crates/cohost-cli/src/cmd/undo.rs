@@ -43,14 +43,7 @@ pub async fn run(args: UndoArgs) -> CmdResult {
         );
         return Ok(0);
     }
-    let turns: Vec<String> = done.turns.iter().map(u64::to_string).collect();
-    crate::say!(
-        "undid turn {} of session {}: {} file(s) put back, {} removed",
-        turns.join(", "),
-        done.session,
-        done.restored.len(),
-        done.removed.len()
-    );
+    crate::say!("{}", done.headline());
     for f in &done.restored {
         crate::say!("  restored {}", cohost_core::sanitize::inert_line(f));
     }

@@ -433,6 +433,12 @@ fn relay_secrets_from_the_environment_are_honoured_or_refused() {
 fn interactive_join_suggests_by_typing_and_the_host_accepts() {
     use std::io::Write;
     let home = tempfile::tempdir().unwrap();
+    // git on the scratch PATH, for the host's `/diff` and `/undo`.
+    let git = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .map(|d| d.join("git"))
+        .find(|p| p.is_file())
+        .expect("git on PATH");
+    std::os::unix::fs::symlink(git, home.path().join("git")).unwrap();
     let mut host = Reaper(
         cohost(home.path())
             .args(["share", "--agent", "mock", "--approve", "none", "--json"])
@@ -495,6 +501,21 @@ fn interactive_join_suggests_by_typing_and_the_host_accepts() {
     wait_for(&join_out, "▶ mock runs: typed suggestion [mock:text]");
     wait_for(&join_out, "You said: \"typed suggestion [mock:text]\"");
     wait_for(&join_out, "■ done");
+
+    // The host's `/diff` and `/undo` read the session's checkpoints (this
+    // turn wrote no file: there is nothing to show or put back).
+    writeln!(host_in, "/diff").unwrap();
+    let diff = wait_for(&host_out, "\"changes\"");
+    assert!(
+        diff.contains("no turn of this session changed any file"),
+        "{diff}"
+    );
+    writeln!(host_in, "/undo").unwrap();
+    let undo = wait_for(&host_out, "\"changes\"");
+    assert!(
+        undo.contains("turn 1 of session") && undo.contains("changed no file"),
+        "{undo}"
+    );
 
     // A viewer's typed line is refused locally.
     let mut viewer = Reaper(

@@ -155,6 +155,9 @@ fn host_console_and_participant_view_over_the_embedded_relay() {
     host.type_line("/diff");
     let s = host.wait_for("no turn of this session changed any file", WAIT);
     assert!(!s.contains("not for a shared session"), "{s}");
+    // And `/undo`: the last turn changed nothing, so nothing moves.
+    host.type_line("/undo");
+    host.wait_for("changed no file: nothing to put back", WAIT);
 
     // The host quits: the room closes and the participants' screens end.
     host_quits(&mut host, &mut [&mut guest, &mut viewer]);
