@@ -212,12 +212,16 @@ export function hunkText(parsed, index) {
  * The suggestion a review comment becomes, exactly as
  * `cohost_share::review::review_prompt` writes it for the terminal UI, so
  * the host and the agent read one format: the hunk's final line breaks are
- * dropped so the fence closes on the next line, the comment is as given.
+ * dropped so the fence closes on the next line, the comment is as given;
+ * the fence is longer than any run of backticks in the hunk, so a hunk that
+ * holds a fence of its own (a Markdown file's) cannot close it early.
  */
 export function reviewText(path, ref, hunk, comment) {
   const where = ref.before ? `line ${ref.n} (before the change)` : `line ${ref.n}`;
   const body = String(hunk).replace(/[\r\n]+$/, '');
-  return `Review comment on ${path}, ${where}:\n\n\`\`\`diff\n${body}\n\`\`\`\n\n${comment}`;
+  const longest = Math.max(2, ...(body.match(/`+/g) || []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  return `Review comment on ${path}, ${where}:\n\n${fence}diff\n${body}\n${fence}\n\n${comment}`;
 }
 
 /** highlight.js's class names for a scope: `title.function` -> `hljs-title function_`. */

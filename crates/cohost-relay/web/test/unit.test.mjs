@@ -202,6 +202,11 @@ test('review text is the format cohost_share::review writes', () => {
     'Review comment on a b/c.py, line 7 (before the change):\n\n```diff\n@@ -7 +6,0 @@\n-gone\n```\n\nkeep it',
   );
   assert.ok(reviewText('x', { n: 1, before: false }, '@@ -0,0 +1 @@\n+x\r\n\n', 'one\n\ntwo').endsWith('+x\n```\n\none\n\ntwo'));
+  const fenced = reviewText('README.md', { n: 3, before: false }, '@@ -1,2 +1,3 @@\n # Title\n+```sh\n+make\n+```\n', 'run it');
+  assert.ok(fenced.includes('\n````diff\n@@'), fenced);
+  assert.ok(fenced.endsWith('+```\n````\n\nrun it'), fenced);
+  const five = reviewText('x.md', { n: 1, before: false }, '+`````', 'c');
+  assert.ok(five.includes('``````diff\n+`````\n``````\n'), five);
 });
 
 test('summaries of a turn and of each file', () => {
