@@ -102,6 +102,7 @@ mod tests {
             prompt_id: "p".into(),
             correlation_id: "c".into(),
             ts: 0,
+            agent: None,
             body,
         };
         assert!(!is_output(&ev(EventBody::Usage(Default::default()))));

@@ -20,6 +20,10 @@ pub struct Event {
     pub correlation_id: String,
     /// Milliseconds since the Unix epoch.
     pub ts: u64,
+    /// The room member whose session this is (`claude`, `claude#2`):
+    /// present only in a room of several agents, absent for one agent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
     /// What happened.
     #[serde(flatten)]
     pub body: EventBody,
@@ -355,6 +359,7 @@ mod tests {
             prompt_id: "p1".into(),
             correlation_id: "c1".into(),
             ts: 1,
+            agent: None,
             body,
         }
     }

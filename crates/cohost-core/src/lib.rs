@@ -21,6 +21,7 @@ pub mod lifecycle;
 pub mod port;
 pub mod provider;
 pub mod registry;
+pub mod room;
 pub mod sandbox;
 // Invariant: the sanitizer's `expect`s compile regex literals, checked by
 // its tests on every run (issue 14 owns this module and may replace them).

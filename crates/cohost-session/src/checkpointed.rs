@@ -76,6 +76,7 @@ impl<'a> Around<'a> {
             prompt_id: anchor.prompt_id.clone(),
             correlation_id: anchor.correlation_id.clone(),
             ts: now_ms().max(anchor.ts),
+            agent: None,
             body,
         };
         self.shift += 1;

@@ -17,6 +17,7 @@ fn ev(seq: u64, body: EventBody) -> Event {
         prompt_id: "p-1".into(),
         correlation_id: "c-1".into(),
         ts: 1,
+        agent: None,
         body,
     }
 }

@@ -13,9 +13,11 @@
 mod approvals;
 mod checkpointed;
 mod log;
+mod room;
 mod running;
 
 pub use approvals::PendingApprovals;
 pub use checkpointed::Checkpointed;
 pub use log::{EventLog, Lagged, LogLimits, Subscription};
+pub use room::{Member, MemberLagged, Room, RoomEvents};
 pub use running::{RunningSession, SessionInfo, Turn, Turns};

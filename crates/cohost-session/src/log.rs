@@ -227,6 +227,7 @@ mod tests {
             prompt_id: "p".into(),
             correlation_id: "c".into(),
             ts: n,
+            agent: None,
             body: EventBody::Status {
                 message: format!("{n}"),
                 retry_after_ms: None,

@@ -423,4 +423,4 @@ async fn drive(
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -34,6 +34,7 @@ fn ev(body: EventBody) -> Incoming {
         prompt_id: "p".into(),
         correlation_id: "c".into(),
         ts: 0,
+        agent: None,
         body,
     })
 }

@@ -30,6 +30,7 @@ fn ev(body: EventBody) -> Incoming {
         prompt_id: "p-1".into(),
         correlation_id: "c-1".into(),
         ts: 0,
+        agent: None,
         body,
     })
 }

@@ -69,6 +69,7 @@ impl<'a> TurnEmitter<'a> {
             prompt_id: self.prompt_id.clone(),
             correlation_id: self.correlation_id.clone(),
             ts: now_ms(),
+            agent: None,
             body,
         };
         self.seq += 1;

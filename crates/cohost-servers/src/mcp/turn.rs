@@ -283,6 +283,7 @@ mod tests {
             prompt_id: "p".into(),
             correlation_id: "c".into(),
             ts: 0,
+            agent: None,
             body,
         }
     }

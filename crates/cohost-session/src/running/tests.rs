@@ -12,7 +12,7 @@ use cohost_core::{
 
 use super::*;
 
-fn fast() -> MockOptions {
+pub(crate) fn fast() -> MockOptions {
     MockOptions {
         chunk_delay: Duration::ZERO,
         slow_delay: Duration::from_millis(20),
@@ -20,7 +20,7 @@ fn fast() -> MockOptions {
     }
 }
 
-async fn start(
+pub(crate) async fn start(
     factory: Arc<MockFactory>,
     approvals: Option<PendingApprovals>,
     model: Option<String>,
@@ -46,7 +46,7 @@ async fn start(
     RunningSession::spawn(s, info, approvals, LogLimits::default())
 }
 
-async fn mock() -> RunningSession {
+pub(crate) async fn mock() -> RunningSession {
     start(Arc::new(MockFactory::new(fast())), None, None).await
 }
 
