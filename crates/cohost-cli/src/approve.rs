@@ -10,13 +10,31 @@ use tokio::sync::Mutex;
 /// Asks on the terminal; denies at once when there is no terminal to ask on.
 #[derive(Debug, Default, Clone)]
 pub struct TerminalPrompt {
-    /// One question at a time, even if an agent asks twice in a row.
+    /// One question at a time, even if an agent asks twice in a row (or
+    /// several agents of a room ask at once: their prompts share it).
     lock: Arc<Mutex<()>>,
+    /// The room member asking, named in the question.
+    who: Option<String>,
+}
+
+impl TerminalPrompt {
+    /// The same prompt (one question at a time) for a room's member.
+    pub fn for_member(&self, name: &str) -> TerminalPrompt {
+        TerminalPrompt {
+            lock: self.lock.clone(),
+            who: Some(name.to_owned()),
+        }
+    }
 }
 
 impl DecisionSource for TerminalPrompt {
     fn decide(&self, request: ApprovalContext) -> BoxFuture<'static, Decision> {
         let lock = self.lock.clone();
+        let who = self
+            .who
+            .as_deref()
+            .map(|w| format!("{}: ", cohost_core::sanitize::inert_line(w)))
+            .unwrap_or_default();
         Box::pin(async move {
             if !std::io::stdin().is_terminal() || !std::io::stderr().is_terminal() {
                 return Decision::deny(
@@ -26,7 +44,7 @@ impl DecisionSource for TerminalPrompt {
             }
             let _guard = lock.lock().await;
             let question = format!(
-                "\n? allow {} ({:?}) {}\n  [y] yes once  [a] always  [n] no  [N] never: ",
+                "\n? {who}allow {} ({:?}) {}\n  [y] yes once  [a] always  [n] no  [N] never: ",
                 request.name,
                 request.kind,
                 compact(&request.input)

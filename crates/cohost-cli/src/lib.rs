@@ -15,5 +15,6 @@ pub mod multiplayer;
 pub mod providers;
 pub mod quiet;
 pub mod render;
+pub mod room_render;
 pub mod secrets;
 pub mod signals;

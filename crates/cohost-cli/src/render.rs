@@ -32,6 +32,11 @@ impl Human {
         }
     }
 
+    /// Whether it writes colour.
+    pub fn colored(&self) -> bool {
+        self.color
+    }
+
     fn style(&self, code: &str, s: &str) -> String {
         if self.color {
             format!("\x1b[{code}m{s}\x1b[0m")
@@ -55,10 +60,16 @@ impl Human {
         }
     }
 
-    /// Show one event.
+    /// Show one event on stdout and stderr.
     pub fn show(&mut self, event: &Event) {
         let mut out = std::io::stdout().lock();
         let mut err = std::io::stderr().lock();
+        self.show_to(event, &mut out, &mut err);
+    }
+
+    /// Show one event: the answer to `out`, the rest to `err` (a room holds
+    /// a member's output this way until its turn is shown).
+    pub fn show_to(&mut self, event: &Event, mut out: &mut dyn Write, mut err: &mut dyn Write) {
         match &event.body {
             EventBody::StreamStart { .. } | EventBody::Usage(_) | EventBody::Unknown => {}
             EventBody::ReasoningChunk { delta, .. } => {

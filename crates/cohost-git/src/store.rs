@@ -177,7 +177,7 @@ impl Store {
 /// The git directory and top of the work tree holding `probe`'s
 /// directory, or none outside git (a bare repository's directory counts as
 /// outside: it has no work tree to record).
-async fn repository_of(probe: &Git) -> Result<Option<(PathBuf, PathBuf)>, GitError> {
+pub(crate) async fn repository_of(probe: &Git) -> Result<Option<(PathBuf, PathBuf)>, GitError> {
     let args = [
         "rev-parse",
         "--is-inside-work-tree",

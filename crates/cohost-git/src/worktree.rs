@@ -37,6 +37,34 @@ pub struct WorktreeStatus {
     pub files: Vec<String>,
 }
 
+/// Whether [`create`] can make a worktree for `cwd`: it is inside a git
+/// repository with a commit. The error says why not (no repository, no
+/// commit yet, no `git`); nothing is written either way.
+pub async fn possible(cwd: &Path) -> Result<(), GitError> {
+    if !cwd.is_dir() {
+        return Err(GitError::CwdGone(cwd.to_path_buf()));
+    }
+    let probe = Git {
+        git_dir: PathBuf::new(),
+        work_tree: cwd.to_path_buf(),
+    };
+    let Some((git_dir, top)) = crate::store::repository_of(&probe).await? else {
+        return Err(GitError::NotARepository(cwd.to_path_buf()));
+    };
+    let repo = Git {
+        git_dir,
+        work_tree: top.clone(),
+    };
+    match repo
+        .run(None, &["rev-parse", "--verify", "-q", "HEAD^{commit}"])
+        .await
+    {
+        Ok(_) => Ok(()),
+        Err(GitError::Failed { .. }) => Err(GitError::NoCommit(top)),
+        Err(e) => Err(e),
+    }
+}
+
 /// Make the worktree of `session` for the repository holding `cwd`.
 /// `state_dir` is cohost's. Refuses outside a repository and in one with
 /// no commit yet.

@@ -49,6 +49,19 @@ pub struct SessionRecord {
     /// `cwd` is inside it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub worktree: Option<WorktreeRecord>,
+    /// The room the session was a member of, when it ran beside other
+    /// agents (`cohost run --agent A --agent B`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub room: Option<RoomRecord>,
+}
+
+/// A session's place in a room of several agents.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoomRecord {
+    /// The room's id (`r-...`), shared by its members' records.
+    pub id: String,
+    /// The member's name in it (`claude`, `claude#2`).
+    pub member: String,
 }
 
 /// A session's own git worktree, as `--worktree` made it.
@@ -104,6 +117,7 @@ impl SessionRecord {
             created_at_ms: 0,
             updated_at_ms: 0,
             worktree: None,
+            room: None,
         }
     }
 

@@ -136,13 +136,28 @@ async fn merge_commits_on_the_branch_and_merges_it() {
 #[tokio::test]
 async fn outside_git_and_before_the_first_commit_are_named() {
     let s = Scratch::plain();
+    let err = worktree::possible(&s.work).await.unwrap_err();
+    assert!(matches!(err, GitError::NotARepository(_)), "{err}");
     let err = worktree::create(&s.work, &s.state, "s-x")
         .await
         .unwrap_err();
     assert!(matches!(err, GitError::NotARepository(_)), "{err}");
     s.git(&["init", "-q"]);
+    let err = worktree::possible(&s.work).await.unwrap_err();
+    assert!(matches!(err, GitError::NoCommit(_)), "{err}");
     let err = worktree::create(&s.work, &s.state, "s-x")
         .await
         .unwrap_err();
     assert!(matches!(err, GitError::NoCommit(_)), "{err}");
+    let gone = s.work.join("gone");
+    assert!(matches!(worktree::possible(&gone).await, Err(GitError::CwdGone(_))));
+}
+
+#[tokio::test]
+async fn a_repository_with_a_commit_can_have_worktrees_and_asking_writes_nothing() {
+    let s = Scratch::repo();
+    let before = s.user_state();
+    worktree::possible(&s.path("src")).await.unwrap();
+    assert_eq!(s.user_state(), before);
+    assert!(!s.state.join("checkpoints").exists(), "asking made a store");
 }

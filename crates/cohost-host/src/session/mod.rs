@@ -17,10 +17,12 @@ mod default_agent;
 mod no_credentials;
 mod open;
 mod pass_env;
+mod room;
 mod sandbox;
 
 pub use default_agent::DEFAULT_PREFERENCE;
 pub use open::OpenSession;
+pub use room::{prepare_room, PreparedRoom};
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -195,6 +197,8 @@ pub struct SessionRequest {
     /// The agent's OS sandbox; `None`: the config's `sandbox` (default
     /// off; `share` passes on unless told otherwise).
     pub sandbox: Option<cohost_core::SandboxMode>,
+    /// The room this session is a member of (kept in its record).
+    pub room: Option<crate::store::RoomRecord>,
 }
 
 impl SessionRequest {
@@ -219,6 +223,7 @@ impl SessionRequest {
             checkpoints: None,
             worktree: None,
             sandbox: None,
+            room: None,
         }
     }
 }
@@ -566,6 +571,7 @@ pub async fn prepare(
         rec.model = config.model.clone();
         rec.watermark = watermark;
         rec.worktree = plan.worktree.clone();
+        rec.room = req.room.clone();
         (store, rec)
     });
     let mut record = record;

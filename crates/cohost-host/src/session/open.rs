@@ -99,6 +99,11 @@ impl OpenSession {
         self
     }
 
+    /// The session's record as it will be stored, when it is recorded.
+    pub fn record(&self) -> Option<&SessionRecord> {
+        self.record.as_ref().map(|(_, r)| r)
+    }
+
     /// Start the agent (see [`OpenSession::start`]) and run the session in
     /// a task of its own: the handle every front end drives it through.
     pub async fn launch(mut self) -> Result<RunningSession, CohostError> {
