@@ -258,7 +258,10 @@ mod tests {
         g.show(&end("codex"));
         g.finish();
         let (out, _) = shown(g);
-        assert_eq!(out, "── codex ──\nCodex answers.\n── claude ──\nClaude too.\n");
+        assert_eq!(
+            out,
+            "── codex ──\nCodex answers.\n── claude ──\nClaude too.\n"
+        );
     }
 
     #[test]

@@ -107,6 +107,15 @@ impl Store {
         let dir = &self.git.git_dir;
         let parent = dir.parent().unwrap_or(dir);
         std::fs::create_dir_all(parent).map_err(|e| GitError::io("creating", parent, e))?;
+        // Made under a name of its own, then renamed into place: two
+        // sessions starting in one directory at once (a room's members)
+        // never see each other's half-made store, and the loser of the
+        // race takes the winner's.
+        static MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mut tmp = dir.as_os_str().to_owned();
+        tmp.push(format!(".{}-{n}.tmp", std::process::id()));
+        let tmp = PathBuf::from(tmp);
         // Run with no git directory named: `init` makes the one given.
         let init = Git {
             git_dir: PathBuf::new(),
@@ -118,16 +127,26 @@ impl Store {
                 OsStr::new("init"),
                 OsStr::new("--quiet"),
                 OsStr::new("--bare"),
-                dir.as_os_str(),
+                tmp.as_os_str(),
             ],
         )
         .await?;
         // Which directory this store records, for whoever lists the
         // stores (the key is a hash).
-        let note = dir.join("cohost-worktree");
+        let note = tmp.join("cohost-worktree");
         std::fs::write(&note, cwd.as_os_str().as_encoded_bytes())
             .map_err(|e| GitError::io("writing", &note, e))?;
-        Ok(())
+        match std::fs::rename(&tmp, dir) {
+            Ok(()) => Ok(()),
+            Err(_) if dir.join("HEAD").is_file() => {
+                let _ = std::fs::remove_dir_all(&tmp);
+                Ok(())
+            }
+            Err(e) => {
+                let _ = std::fs::remove_dir_all(&tmp);
+                Err(GitError::io("renaming", &tmp, e))
+            }
+        }
     }
 
     /// Outside git, refuse a tree too large to record each turn: untracked

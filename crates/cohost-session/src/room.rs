@@ -181,9 +181,11 @@ impl Room {
 
     /// Interrupt every member's running turn; true when any was running.
     pub fn interrupt_all(&self) -> bool {
-        self.members
-            .iter()
-            .fold(false, |any, m| m.session.interrupt() || any)
+        let mut any = false;
+        for m in &self.members {
+            any |= m.session.interrupt();
+        }
+        any
     }
 
     /// Stop every member at once (see [`RunningSession::terminate`]); the

@@ -123,6 +123,7 @@ fn show(
 
 /// Run the command: the chat screen until the user quits.
 pub async fn run(args: ChatArgs) -> CmdResult {
+    args.target.one_agent("chat").map_err(Failure::usage)?;
     if !on_terminal() {
         return Err(Failure::usage(
             CohostError::new(ErrorCode::ConfigInvalid, "cohost chat needs a terminal")

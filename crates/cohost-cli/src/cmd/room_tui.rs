@@ -296,7 +296,7 @@ fn participant_incoming(ev: ParticipantEvent) -> Vec<Incoming> {
             );
             out
         }
-        ParticipantEvent::Frame { frame, message } => match message {
+        ParticipantEvent::Frame { frame, message } => match message.map(|m| *m) {
             Some(Message::ExecutionStarted(s)) => {
                 let who = if s.origin == "host" {
                     "host".to_string()

@@ -33,9 +33,11 @@ pub enum Approve {
 /// Which agent runs a session, with which model, where (`run`, `share`, `chat`).
 #[derive(Debug, Default, Args)]
 pub struct AgentArgs {
-    /// Provider id (see `cohost agents`). Default: the first installed agent, else the mock.
+    /// Provider id (see `cohost agents`). Default: the first installed
+    /// agent, else the mock. `run` takes it several times: a room of
+    /// agents, each given the prompt (compare).
     #[arg(long, short = 'a')]
-    pub agent: Option<String>,
+    pub agent: Vec<String>,
     /// Model to ask for (provider-specific; for the mock, a scenario name).
     #[arg(long, short = 'm')]
     pub model: Option<String>,
@@ -96,10 +98,28 @@ impl AgentArgs {
 
     /// The provider named with `--agent`, else the default choice.
     pub fn provider(&self) -> ProviderChoice {
-        match &self.agent {
+        match self.agent.first() {
             Some(id) => ProviderChoice::Id(id.clone()),
             None => ProviderChoice::Default,
         }
+    }
+
+    /// Refuse several `--agent` where a command runs one agent.
+    pub fn one_agent(&self, command: &str) -> Result<(), CohostError> {
+        if self.agent.len() < 2 {
+            return Ok(());
+        }
+        Err(CohostError::new(
+            ErrorCode::ConfigInvalid,
+            format!(
+                "`cohost {command}` runs one agent; {} were named",
+                self.agent.len()
+            ),
+        )
+        .with_fix(format!(
+            "name one --agent, or compare several with `cohost run --agent {} \"PROMPT\"`",
+            self.agent.join(" --agent ")
+        )))
     }
 }
 
@@ -107,49 +127,49 @@ impl AgentArgs {
 #[derive(Debug, Args)]
 pub struct RunArgs {
     #[command(flatten)]
-    target: AgentArgs,
+    pub(crate) target: AgentArgs,
     /// Print the normalized events as NDJSON on stdout.
     #[arg(long)]
     pub json: bool,
     /// Tool-approval policy.
     #[arg(long, value_enum, default_value_t = Approve::Ask)]
-    approve: Approve,
+    pub(crate) approve: Approve,
     /// Resume a stored cohost session (see `cohost sessions`), or an agent's
     /// native session id (with --agent).
     #[arg(long, conflicts_with_all = ["continue_last", "fork"])]
-    resume: Option<String>,
+    pub(crate) resume: Option<String>,
     /// Continue the most recent session run in this directory (of --agent, when given).
     #[arg(long = "continue", short = 'c', conflicts_with = "fork")]
-    continue_last: bool,
+    pub(crate) continue_last: bool,
     /// Fork a stored (or, with --agent, native) session: a new session that
     /// starts from its conversation; the original is left as it was.
     #[arg(long, value_name = "SESSION")]
-    fork: Option<String>,
+    pub(crate) fork: Option<String>,
     /// Use a capability slot's provider, mode and model (see `cohost config list`).
     #[arg(long, conflicts_with = "agent")]
-    slot: Option<String>,
+    pub(crate) slot: Option<String>,
     /// Tools to offer an API provider's model (a JSON array; the model's
     /// calls come back as `tool_call` events, nothing runs). Agent CLIs use
     /// their own tools and refuse this.
     #[arg(long, value_name = "FILE")]
-    tools: Option<PathBuf>,
+    pub(crate) tools: Option<PathBuf>,
     /// Attach a file, or only lines A to B of it (repeatable; relative to --cwd).
     #[arg(long = "file", value_name = "PATH[:A-B]")]
-    files: Vec<String>,
+    pub(crate) files: Vec<String>,
     /// Attach an image: PNG, JPEG, GIF or WebP (repeatable; providers whose
     /// capabilities say `images`).
     #[arg(long = "image", value_name = "PATH")]
-    images: Vec<PathBuf>,
+    pub(crate) images: Vec<PathBuf>,
     /// Seconds an approval request waits for an answer before it is denied.
     #[arg(long, default_value_t = 120)]
-    approval_timeout: u64,
+    pub(crate) approval_timeout: u64,
     /// The prompt (words are joined with spaces; `-` reads it from stdin).
     #[arg(required = true, num_args = 1.., value_name = "PROMPT")]
-    prompt: Vec<String>,
+    pub(crate) prompt: Vec<String>,
     /// Arguments for the agent CLI itself, after `--` (passed after the
     /// driver's own; a permission-bypass flag needs --approve all).
     #[arg(last = true, value_name = "AGENT_ARGS")]
-    agent_args: Vec<String>,
+    pub(crate) agent_args: Vec<String>,
 }
 
 fn read_prompt(words: &[String]) -> Result<String, CohostError> {
@@ -198,7 +218,7 @@ impl Approve {
 }
 
 /// The session `cohost run` asks the setup service for.
-fn request(args: &RunArgs) -> SessionRequest {
+pub(crate) fn request(args: &RunArgs) -> SessionRequest {
     let provider = match &args.slot {
         Some(slot) => ProviderChoice::Slot(slot.clone()),
         None => args.target.provider(),
@@ -231,6 +251,9 @@ pub async fn run(args: RunArgs) -> CmdResult {
         tracing::warn!(error = %e, "cannot listen for signals");
     }
     let prompt = read_prompt(&args.prompt).map_err(Failure::usage)?;
+    if args.target.agent.len() > 1 {
+        return super::compare::run(args, prompt).await;
+    }
     let (host, cfg) = crate::hostctx::host_and_config()?;
     let session = session::prepare(&host, &cfg, request(&args))
         .await

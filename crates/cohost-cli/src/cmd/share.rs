@@ -111,6 +111,9 @@ pub fn parse_input(line: &str) -> Option<HostInput> {
 
 /// Run until the host quits.
 pub async fn run(args: ShareArgs) -> CmdResult {
+    args.target
+        .one_agent("share")
+        .map_err(crate::exit::Failure::usage)?;
     if let Err(e) = crate::signals::listen() {
         tracing::warn!(error = %e, "cannot listen for signals");
     }

@@ -58,8 +58,9 @@ pub enum ParticipantEvent {
     Frame {
         /// The frame, header as the relay stamped it.
         frame: cohost_protocol::Frame,
-        /// Its application message (`None` for relay frames).
-        message: Option<Message>,
+        /// Its application message (`None` for relay frames); boxed, as
+        /// an event in it is far larger than the other variants.
+        message: Option<Box<Message>>,
     },
     /// Someone joined or left; the roster is updated.
     Presence {
@@ -341,7 +342,10 @@ impl ParticipantSession {
                     self.last_good.insert(s.to_string(), f.chunk());
                     self.resyncing.remove(s);
                 }
-                Some(ParticipantEvent::Frame { frame: f, message })
+                Some(ParticipantEvent::Frame {
+                    frame: f,
+                    message: message.map(Box::new),
+                })
             }
             Err(e) => self.dropped(&f, e).await,
         }

@@ -39,7 +39,7 @@ async fn watch_turn(p: &mut ParticipantSession) -> Turn {
             match p.next().await.expect("participant open") {
                 ParticipantEvent::Frame { frame, message } if frame.kind().is_replayable() => {
                     t.chunks.push(frame.chunk());
-                    match message {
+                    match message.map(|m| *m) {
                         Some(Message::ExecutionStarted(s)) => t.prompt = s.text,
                         Some(Message::TurnEvent(e)) => {
                             if let cohost_core::EventBody::StreamChunk { delta, .. } = e.body {

@@ -40,7 +40,9 @@ pub async fn next_frame(p: &mut ParticipantSession) -> (Frame, Option<Message>) 
             .await
             .expect("a frame in time")
         {
-            Some(ParticipantEvent::Frame { frame, message }) => return (frame, message),
+            Some(ParticipantEvent::Frame { frame, message }) => {
+                return (frame, message.map(|m| *m))
+            }
             Some(_) => continue,
             None => panic!("participant closed"),
         }

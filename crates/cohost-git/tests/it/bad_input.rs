@@ -212,3 +212,35 @@ fn s_commit(s: &Scratch, name: &str) {
     s.git(&["add", name]);
     s.git(&["commit", "-qm", name]);
 }
+
+/// A room's members start in one directory at once: outside git they
+/// share one standalone store, made once (the race once failed one of
+/// them with "cannot mkdir ... File exists").
+#[tokio::test]
+async fn sessions_starting_at_once_outside_git_share_one_store() {
+    // The window is a few milliseconds wide: several rounds to hit it.
+    for _ in 0..10 {
+        starting_at_once().await;
+    }
+}
+
+async fn starting_at_once() {
+    let s = Scratch::plain();
+    s.write("a.txt", "x\n");
+    let opens: Vec<_> = (0..6)
+        .map(|i| {
+            let (work, state) = (s.work.clone(), s.state.clone());
+            tokio::spawn(
+                async move { SessionCheckpoints::open(&work, &state, &format!("s-{i}")).await },
+            )
+        })
+        .collect();
+    for open in opens {
+        open.await.unwrap().unwrap();
+    }
+    let dirs: Vec<_> = std::fs::read_dir(s.state.join("checkpoints/dirs"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(dirs.len(), 1, "one store, no leftovers: {dirs:?}");
+}

@@ -150,7 +150,10 @@ async fn outside_git_and_before_the_first_commit_are_named() {
         .unwrap_err();
     assert!(matches!(err, GitError::NoCommit(_)), "{err}");
     let gone = s.work.join("gone");
-    assert!(matches!(worktree::possible(&gone).await, Err(GitError::CwdGone(_))));
+    assert!(matches!(
+        worktree::possible(&gone).await,
+        Err(GitError::CwdGone(_))
+    ));
 }
 
 #[tokio::test]

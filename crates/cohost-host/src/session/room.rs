@@ -55,11 +55,7 @@ pub async fn prepare_room(
         match prepare(host, cfg, req).await {
             Ok(open) => members.push((name, open)),
             Err(e) => {
-                let prepared = PreparedRoom {
-                    id,
-                    members,
-                    note,
-                };
+                let prepared = PreparedRoom { id, members, note };
                 prepared.discard(host).await;
                 return Err(named(&name, e));
             }
