@@ -270,3 +270,43 @@ pub async fn worktree(
         files,
     })
 }
+
+/// What keeping one room member's changes did.
+#[derive(Debug, Clone, Serialize)]
+pub struct Kept {
+    /// The member's changes, brought into the checkout.
+    pub kept: WorktreeOutcome,
+    /// The other members' worktrees, removed (their changes stay under
+    /// `refs/cohost/sessions/<session>/discarded`).
+    pub dropped: Vec<WorktreeOutcome>,
+}
+
+/// Keep `rec`'s changes (apply, or with `merge` merge its branch) and drop
+/// the worktrees of the other members of its room. Nothing is dropped when
+/// bringing the changes in fails (a conflict leaves every worktree).
+pub async fn keep(host: &Host, rec: &SessionRecord, merge: bool) -> Result<Kept, CohostError> {
+    let op = if merge {
+        WorktreeOp::Merge
+    } else {
+        WorktreeOp::Apply
+    };
+    let kept = worktree(host, rec, op).await?;
+    let mut dropped = Vec::new();
+    if let Some(room) = &rec.room {
+        let others: Vec<SessionRecord> = SessionStore::open(&host.paths.state_dir)
+            .list()?
+            .into_iter()
+            .filter(|r| r.id != rec.id && r.worktree.is_some())
+            .filter(|r| r.room.as_ref().is_some_and(|o| o.id == room.id))
+            .collect();
+        for other in &others {
+            match worktree(host, other, WorktreeOp::Discard { force: true }).await {
+                Ok(out) => dropped.push(out),
+                Err(e) => {
+                    tracing::warn!(session = %other.id, error = %e, "a room member's worktree was left")
+                }
+            }
+        }
+    }
+    Ok(Kept { kept, dropped })
+}

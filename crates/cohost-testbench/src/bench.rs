@@ -67,6 +67,21 @@ impl Bench {
 
     /// Like [`Bench::start`] with a custom fake-server configuration (scripts, pacing).
     pub async fn start_with(cli: AgentCli, config: FakeLlmConfig) -> Result<Bench, CohostError> {
+        Bench::start_many(&[cli], config).await
+    }
+
+    /// One scratch user set up for several CLIs at once, all against one
+    /// fake server (a room of agents). [`Bench::cli`] is the first.
+    pub async fn start_many(
+        clis: &[AgentCli],
+        config: FakeLlmConfig,
+    ) -> Result<Bench, CohostError> {
+        let Some(&cli) = clis.first() else {
+            return Err(CohostError::new(
+                ErrorCode::ConfigInvalid,
+                "a test bench needs at least one CLI",
+            ));
+        };
         let root = tempfile::Builder::new()
             .prefix(&format!("cohost-bench-{}-", cli.name()))
             .tempdir()
@@ -79,15 +94,18 @@ impl Bench {
             CohostError::new(ErrorCode::NetworkError, format!("fake model server: {e}"))
                 .with_fix(e.suggested_fix())
         })?;
-        let setup = offline_setup(cli, &layout, &fake.base_url());
-        for (path, contents) in &setup.files {
-            if let Some(parent) = path.parent() {
-                std::fs::create_dir_all(parent).map_err(|e| io_error("create", parent, e))?;
+        let mut env = BTreeMap::new();
+        for &each in clis {
+            let setup = offline_setup(each, &layout, &fake.base_url());
+            for (path, contents) in &setup.files {
+                if let Some(parent) = path.parent() {
+                    std::fs::create_dir_all(parent).map_err(|e| io_error("create", parent, e))?;
+                }
+                std::fs::write(path, contents).map_err(|e| io_error("write", path, e))?;
             }
-            std::fs::write(path, contents).map_err(|e| io_error("write", path, e))?;
+            env.extend(setup.env);
         }
         let marker = fresh_marker();
-        let mut env = setup.env;
         env.insert("PATH".into(), path_env());
         env.insert(MARKER_VAR.into(), marker.clone());
         Ok(Bench {

@@ -33,6 +33,11 @@ enum Action {
     /// your current branch (conflicts are reported; `git merge --abort`
     /// undoes them).
     Merge(Which),
+    /// Keep one room member's changes (`cohost run --agent A --agent B`):
+    /// apply them (or --merge its branch) into your checkout, then remove
+    /// the other members' worktrees (their changes stay under
+    /// refs/cohost/sessions/SESSION/discarded).
+    Keep(Keep),
     /// Remove a session's worktree and branch; refused while it holds
     /// changes not brought in, unless --force (they are kept under
     /// refs/cohost/sessions/SESSION/discarded).
@@ -43,6 +48,15 @@ enum Action {
 struct Which {
     /// The session; default: the latest one with a worktree from here.
     session: Option<String>,
+}
+
+#[derive(Debug, Args)]
+struct Keep {
+    /// The member's session (the summary of `cohost run` names it).
+    session: String,
+    /// Merge its branch instead of applying its changes.
+    #[arg(long)]
+    merge: bool,
 }
 
 #[derive(Debug, Args)]
@@ -60,6 +74,7 @@ pub async fn run(args: WorktreeArgs) -> CmdResult {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let (session, op) = match args.action {
         Action::List => return list(&host, args.json).await,
+        Action::Keep(k) => return keep(&host, &cwd, k, args.json).await,
         Action::Apply(w) => (w.session, WorktreeOp::Apply),
         Action::Merge(w) => (w.session, WorktreeOp::Merge),
         Action::Discard(d) => (d.session, WorktreeOp::Discard { force: d.force }),
@@ -87,6 +102,43 @@ pub async fn run(args: WorktreeArgs) -> CmdResult {
     crate::say!("session {}: {what}", out.session);
     for f in &out.files {
         crate::say!("  {}", cohost_core::sanitize::inert_line(f));
+    }
+    Ok(0)
+}
+
+async fn keep(
+    host: &cohost_discovery::Host,
+    cwd: &std::path::Path,
+    k: Keep,
+    json: bool,
+) -> CmdResult {
+    let rec = changes::find_worktree_session(host, Some(&k.session), cwd)?;
+    let out = changes::keep(host, &rec, k.merge).await?;
+    if json {
+        crate::say!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+        return Ok(0);
+    }
+    let member = rec
+        .room
+        .as_ref()
+        .map(|r| format!(" ({})", cohost_core::sanitize::inert_line(&r.member)))
+        .unwrap_or_default();
+    let how = if k.merge { "merged" } else { "applied" };
+    crate::say!(
+        "session {}{member}: {how} {} file(s) into your checkout",
+        out.kept.session,
+        out.kept.files.len()
+    );
+    for f in &out.kept.files {
+        crate::say!("  {}", cohost_core::sanitize::inert_line(f));
+    }
+    for d in &out.dropped {
+        crate::say!(
+            "session {}: worktree removed ({} changed file(s) kept under refs/cohost/sessions/{}/discarded)",
+            d.session,
+            d.files.len(),
+            d.session
+        );
     }
     Ok(0)
 }

@@ -12,7 +12,7 @@ use std::process::Command;
 use cohost_testbench::{require_cli, AgentCli, Bench};
 
 /// `git ARGS` in `dir` as the user, with the bench's scratch HOME.
-fn git(home: &Path, dir: &Path, args: &[&str]) -> String {
+pub(crate) fn git(home: &Path, dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
         .args(["-c", "user.name=u", "-c", "user.email=u@example.invalid"])
         .args(args)
@@ -32,7 +32,7 @@ fn git(home: &Path, dir: &Path, args: &[&str]) -> String {
 }
 
 /// Everything of the user's repository besides the work tree.
-fn user_state(home: &Path, dir: &Path) -> String {
+pub(crate) fn user_state(home: &Path, dir: &Path) -> String {
     let index = std::fs::read(dir.join(".git/index")).unwrap();
     let refs = git(
         home,
@@ -64,7 +64,7 @@ fn user_state(home: &Path, dir: &Path) -> String {
     )
 }
 
-async fn cohost(b: &Bench, args: &[&str]) -> (i32, String, String) {
+pub(crate) async fn cohost(b: &Bench, args: &[&str]) -> (i32, String, String) {
     let cmd = b.command_for(env!("CARGO_BIN_EXE_cohost"), args).output();
     let out = tokio::time::timeout(std::time::Duration::from_secs(120), cmd)
         .await
@@ -77,10 +77,21 @@ async fn cohost(b: &Bench, args: &[&str]) -> (i32, String, String) {
     )
 }
 
-async fn ok(b: &Bench, args: &[&str]) -> String {
+pub(crate) async fn ok(b: &Bench, args: &[&str]) -> String {
     let (code, out, err) = cohost(b, args).await;
     assert_eq!(code, 0, "cohost {args:?}\nstdout:\n{out}\nstderr:\n{err}");
     out
+}
+
+/// [`user_state`] without the sessions' own `cohost/s-...` branches (a
+/// worktree's branch is the one thing it adds), spacing normalized.
+pub(crate) fn without_session_branches(state: &str) -> String {
+    state
+        .lines()
+        .filter(|l| !l.contains("cohost/s-"))
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The whole story on one agent CLI.
@@ -214,16 +225,9 @@ async fn worktree_then_apply(cli: AgentCli, agent: &str) {
         !dir.join("cohost_tool_output.txt").exists(),
         "the checkout has nothing yet"
     );
-    let strip = |s: &str| {
-        s.lines()
-            .filter(|l| !l.contains("cohost/s-"))
-            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
     assert_eq!(
-        strip(&user_state(&home, &dir)),
-        strip(&before),
+        without_session_branches(&user_state(&home, &dir)),
+        without_session_branches(&before),
         "only the branch is new"
     );
 

@@ -43,6 +43,8 @@ mod orphans_support;
 mod provider_lists;
 mod readme;
 mod relay_ha;
+mod room_cli;
+mod room_real;
 mod room_secrets;
 #[path = "../room_support/mod.rs"]
 mod room_support;

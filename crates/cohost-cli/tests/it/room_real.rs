@@ -1,0 +1,146 @@
+//! A room of the real pinned Claude Code and Codex CLIs against one fake
+//! model server (issue 33): `cohost run --agent claude --agent codex
+//! --json` gets both answers with every event tagged by its member, each
+//! agent's tool call writes only inside its own worktree, the user's
+//! checkout, index and stash are untouched, and `cohost worktree keep`
+//! brings one member's file into the checkout and drops the other's
+//! worktree. Skips loudly when a CLI is missing, unless `CI` is set.
+
+use std::collections::BTreeMap;
+
+use cohost_fakellm::FakeLlmConfig;
+use cohost_testbench::{require_cli, AgentCli, Bench};
+
+use crate::changes_real::{cohost, git, ok, user_state, without_session_branches};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claude_and_codex_compare_in_their_own_worktrees_and_one_is_kept() {
+    if require_cli(AgentCli::Claude).is_none() || require_cli(AgentCli::Codex).is_none() {
+        return;
+    }
+    let b = Bench::start_many(
+        &[AgentCli::Claude, AgentCli::Codex],
+        FakeLlmConfig::default(),
+    )
+    .await
+    .unwrap();
+    let (home, dir) = (b.home().to_path_buf(), b.cwd().to_path_buf());
+    git(&home, &dir, &["init", "-q", "-b", "main"]);
+    std::fs::write(dir.join("README.md"), "# the user's project\n").unwrap();
+    git(&home, &dir, &["add", "README.md"]);
+    git(&home, &dir, &["commit", "-qm", "start"]);
+    std::fs::write(dir.join("README.md"), "# stashed edit\n").unwrap();
+    git(&home, &dir, &["stash", "-q"]);
+    std::fs::write(dir.join("notes.txt"), "untracked, the user's\n").unwrap();
+    let before = user_state(&home, &dir);
+
+    let run = [
+        "run",
+        "--agent",
+        "claude",
+        "--agent",
+        "codex",
+        "--approve",
+        "all",
+        "--json",
+        "[[scenario:write]] create the file",
+    ];
+    let events = ok(&b, &run).await;
+    let events: Vec<serde_json::Value> = events
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    // Every event names its member; each member's turn is whole.
+    let mut by: BTreeMap<String, Vec<&serde_json::Value>> = BTreeMap::new();
+    for e in &events {
+        let agent = e["agent"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no agent: {e}"));
+        by.entry(agent.to_owned()).or_default().push(e);
+    }
+    assert_eq!(by.keys().collect::<Vec<_>>(), ["claude", "codex"]);
+    for (name, evs) in &by {
+        let types: Vec<&str> = evs.iter().map(|e| e["type"].as_str().unwrap()).collect();
+        assert_eq!(types.first(), Some(&"stream_start"), "{name}: {types:?}");
+        assert_eq!(types.last(), Some(&"stream_end"), "{name}: {types:?}");
+        assert_eq!(evs.last().unwrap()["reason"], "completed", "{name}");
+        assert!(types.contains(&"tool_call"), "{name}: {types:?}");
+        let changes: Vec<_> = evs.iter().filter(|e| e["type"] == "file_changes").collect();
+        assert_eq!(changes.len(), 1, "{name}: {types:?}");
+        assert_eq!(
+            changes[0]["files"][0]["path"], "cohost_tool_output.txt",
+            "{name}"
+        );
+        let provider = evs[0]["provider"].as_str().unwrap();
+        assert_eq!(provider, name.as_str());
+    }
+
+    // Neither wrote into the user's checkout; each wrote in its own worktree.
+    assert!(!dir.join("cohost_tool_output.txt").exists());
+    let state = user_state(&home, &dir);
+    assert_eq!(
+        without_session_branches(&state),
+        without_session_branches(&before),
+        "the user's git state, besides one branch per member"
+    );
+    assert_eq!(state.matches("refs/heads/cohost/s-").count(), 2, "{state}");
+    let sessions: Vec<serde_json::Value> =
+        serde_json::from_str(&ok(&b, &["sessions", "--json"]).await).unwrap();
+    let member = |name: &str| {
+        sessions
+            .iter()
+            .find(|s| s["room"]["member"] == name)
+            .unwrap_or_else(|| panic!("no record of {name}: {sessions:?}"))
+            .clone()
+    };
+    let (claude, codex) = (member("claude"), member("codex"));
+    assert_eq!(claude["room"]["id"], codex["room"]["id"], "one room");
+    // Paths are read from git: the bench's temp dirs share a prefix with
+    // its fake key, which cohost's output redacts.
+    let worktree_of = |session: &str| -> Option<std::path::PathBuf> {
+        let list = git(&home, &dir, &["worktree", "list", "--porcelain"]);
+        let branch = format!("branch refs/heads/cohost/{session}");
+        list.split("\n\n")
+            .find(|block| block.lines().any(|l| l == branch))
+            .and_then(|block| {
+                block
+                    .lines()
+                    .next()?
+                    .strip_prefix("worktree ")
+                    .map(Into::into)
+            })
+    };
+    for m in [&claude, &codex] {
+        let wt = worktree_of(m["id"].as_str().unwrap()).unwrap_or_else(|| panic!("{m}"));
+        assert_ne!(wt, dir);
+        assert!(wt.join("cohost_tool_output.txt").is_file(), "{m}");
+    }
+    let codex_id = codex["id"].as_str().unwrap();
+    let codex_wt = worktree_of(codex_id).unwrap();
+
+    // Keep Claude's: its file arrives, Codex's worktree goes (its change
+    // kept under refs/cohost/), the user's stash and branch stay.
+    let claude_id = claude["id"].as_str().unwrap();
+    let kept = ok(&b, &["worktree", "keep", claude_id]).await;
+    assert!(kept.contains("applied 1 file(s)"), "{kept}");
+    assert!(kept.contains("worktree removed"), "{kept}");
+    assert!(dir.join("cohost_tool_output.txt").is_file());
+    assert!(!codex_wt.exists(), "codex's worktree is gone");
+    assert_eq!(worktree_of(codex_id), None);
+    assert_eq!(git(&home, &dir, &["stash", "list"]).lines().count(), 1);
+    let refs = git(
+        &home,
+        &dir,
+        &["for-each-ref", "--format=%(refname)", "refs/cohost/"],
+    );
+    assert!(
+        refs.contains(&format!("refs/cohost/sessions/{codex_id}/discarded")),
+        "{refs}"
+    );
+
+    // A room member cannot be kept twice: its worktree was applied, and a
+    // session that is not one is named.
+    let (code, _, err) = cohost(&b, &["worktree", "keep", "s-nope"]).await;
+    assert_ne!(code, 0);
+    assert!(err.contains("s-nope"), "{err}");
+}
