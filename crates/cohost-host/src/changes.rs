@@ -303,7 +303,7 @@ pub async fn keep(host: &Host, rec: &SessionRecord, merge: bool) -> Result<Kept,
             match worktree(host, other, WorktreeOp::Discard { force: true }).await {
                 Ok(out) => dropped.push(out),
                 Err(e) => {
-                    tracing::warn!(session = %other.id, error = %e, "a room member's worktree was left")
+                    tracing::warn!(session = %other.id, error = %e, "a room member's worktree was left");
                 }
             }
         }
