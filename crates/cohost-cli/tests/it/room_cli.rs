@@ -167,10 +167,7 @@ fn options_a_room_does_not_take_are_usage_errors() {
     );
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("--resume takes one agent"));
-    let nine: Vec<&str> = std::iter::repeat(["-a", "mock"])
-        .take(9)
-        .flatten()
-        .collect();
+    let nine: Vec<&str> = std::iter::repeat_n(["-a", "mock"], 9).flatten().collect();
     let out = room_run(
         home.path(),
         dir.path(),
