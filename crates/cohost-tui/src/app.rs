@@ -31,6 +31,8 @@ pub struct ApprovalCard {
     pub summary: String,
     /// When an unanswered request is denied.
     pub deadline: Instant,
+    /// The room member asking (`None` outside a room).
+    pub agent: Option<String>,
 }
 
 /// The agent picker.
@@ -93,13 +95,15 @@ pub struct App {
     /// Scroll the focused file into view at the next draw.
     pub(crate) reveal: bool,
     pub(crate) review: Option<ReviewFormat>,
-    busy: bool,
+    pub(crate) busy: bool,
     /// When the running turn was first drawn (see [`App::working_for`]).
     busy_since: Option<Instant>,
     /// Prompts typed while a turn ran: sent, in order, as turns end.
-    queued: std::collections::VecDeque<String>,
-    answer: Option<usize>,
-    reasoning: Option<usize>,
+    pub(crate) queued: std::collections::VecDeque<String>,
+    pub(crate) answer: Option<usize>,
+    pub(crate) reasoning: Option<usize>,
+    /// The room's members and what each is doing (see `members`).
+    pub(crate) members: crate::members::Members,
     prompt_tokens: (u64, u64),
     quit_armed: bool,
     quit: bool,
@@ -134,6 +138,7 @@ impl App {
             queued: Default::default(),
             answer: None,
             reasoning: None,
+            members: Default::default(),
             prompt_tokens: (0, 0),
             quit_armed: false,
             quit: false,
@@ -303,10 +308,18 @@ impl App {
                 self.notice(why);
                 self.quit = true;
             }
+            Incoming::Members(names) => self.set_members(names),
         }
     }
 
     fn on_event(&mut self, e: Event, now: Instant) {
+        if let Some(agent) = e.agent.clone() {
+            return self.on_member_event(agent, e, now);
+        }
+        self.on_own_event(e, now);
+    }
+
+    pub(crate) fn on_own_event(&mut self, e: Event, now: Instant) {
         match e.body {
             EventBody::StreamStart {
                 provider,
@@ -387,6 +400,7 @@ impl App {
                     kind,
                     summary,
                     deadline: now + Duration::from_millis(deadline_ms),
+                    agent: None,
                 });
             }
             EventBody::ToolApprovalDecided {

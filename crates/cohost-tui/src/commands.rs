@@ -60,6 +60,19 @@ const CHAT: &[Command] = &[
         "[TURN]",
         "put back the last turn's changes (TURN: it and every later one)",
     ),
+    c(
+        "/add",
+        "AGENT",
+        "add an agent: a room of several (@NAME TEXT addresses one)",
+    ),
+    c("/drop", "NAME", "stop a member and take it out of the room"),
+    c("/members", "", "the room's members, what each does, where"),
+    c("/compare", "TEXT", "the same prompt to every member"),
+    c(
+        "/keep",
+        "NAME [--merge]",
+        "that member's changes into your checkout; the others stop",
+    ),
     c("/help", "", "commands and keys"),
     c("/quit", "", "end the session and exit"),
 ];
@@ -131,9 +144,14 @@ pub fn completions(mode: Mode, typed: &str) -> Vec<Command> {
 /// The help text of `mode`: commands, then keys.
 pub fn help(mode: Mode) -> String {
     let mut s = String::from("commands:\n");
-    for c in commands(mode) {
+    // The room's commands share one line: the help fits a 24-row terminal.
+    let room = ["/add", "/drop", "/members", "/compare", "/keep"];
+    for c in commands(mode).iter().filter(|c| !room.contains(&c.name)) {
         let head = format!("{} {}", c.name, c.args);
         s.push_str(&format!("  {head:<16} {}\n", c.help));
+    }
+    if mode == Mode::Chat {
+        s.push_str("  room: /add AGENT · @NAME TEXT · /compare TEXT · /members · /drop NAME · /keep NAME\n");
     }
     s.push_str("keys: Enter send · Alt+Enter/Ctrl+J new line · ↑↓ history · PgUp/PgDn scroll\n");
     s.push_str("      Esc/Ctrl+C interrupt · Ctrl+C twice or Ctrl+D quit · Ctrl+O reasoning\n");

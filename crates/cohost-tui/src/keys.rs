@@ -40,8 +40,9 @@ impl App {
             };
             if let (Some(option), Some(card)) = (option, self.approval.take()) {
                 return self.effect(Effect::Decide {
-                    tool_id: card.tool_id,
+                    tool_id: card.call_id(),
                     option,
+                    agent: card.agent,
                 });
             }
         }
@@ -255,7 +256,9 @@ impl App {
     /// Run `text` as the user's prompt (in the chat, queued while a turn
     /// runs; the host's bridge queues its own).
     pub(crate) fn send_prompt(&mut self, text: String) {
-        if self.busy() && self.mode == Mode::Chat {
+        // A room's members queue their own prompts: one may be idle while
+        // another streams.
+        if self.busy() && self.mode == Mode::Chat && !self.members.is_room() {
             return self.queue_prompt(text);
         }
         self.prompted("you", &text);
@@ -283,6 +286,36 @@ impl App {
         match (mode, name) {
             (_, "/help") => self.notice(commands::help(mode)),
             (_, "/quit") => self.effect(Effect::Quit),
+            (Mode::Chat, "/add") if arg.is_empty() => {
+                self.notice(need("an agent, e.g. /add codex (see /agent for the list)"));
+            }
+            (Mode::Chat, "/add") => self.effect(Effect::AddMember(arg.into())),
+            (Mode::Chat, "/drop") if arg.is_empty() => {
+                self.notice(need("a member's name (/members)"))
+            }
+            (Mode::Chat, "/drop") => self.effect(Effect::DropMember(arg.into())),
+            (Mode::Chat, "/members") => self.effect(Effect::Members),
+            (Mode::Chat, "/compare") if arg.is_empty() => {
+                self.notice(need("a prompt for every member"));
+            }
+            (Mode::Chat, "/compare") => {
+                self.prompted("you → every member", arg);
+                self.effect(Effect::Compare(arg.into()));
+            }
+            (Mode::Chat, "/keep") if arg.is_empty() => {
+                self.notice(need("a member's name (/members)"))
+            }
+            (Mode::Chat, "/keep") if self.busy() => self.set_busy_hint(),
+            (Mode::Chat, "/keep") => {
+                let (name, merge) = match arg.strip_suffix(" --merge") {
+                    Some(n) => (n.trim(), true),
+                    None => (arg, false),
+                };
+                self.effect(Effect::Keep {
+                    name: name.into(),
+                    merge,
+                });
+            }
             (Mode::Chat, "/agent") if arg.is_empty() => {
                 if self.busy() {
                     return self.set_busy_hint();

@@ -20,6 +20,7 @@ pub mod highlight;
 pub mod input;
 mod keys;
 pub mod markdown;
+mod members;
 pub mod msg;
 mod review;
 pub mod room;

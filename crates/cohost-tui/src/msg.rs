@@ -81,6 +81,9 @@ pub enum Incoming {
     Shared(Invites),
     /// The room or session is gone: show why and exit.
     Closed(String),
+    /// The agents of this chat (a room when there are several), in order;
+    /// the first is the one plain text goes to until another is addressed.
+    Members(Vec<String>),
 }
 
 /// What the app asks the shell to do.
@@ -96,6 +99,23 @@ pub enum Effect {
         tool_id: String,
         /// The answer.
         option: ApprovalOption,
+        /// The room member asking (`None` outside a room).
+        agent: Option<String>,
+    },
+    /// Add an agent (a provider id) to the room.
+    AddMember(String),
+    /// Stop a member and take it out of the room.
+    DropMember(String),
+    /// List the room's members.
+    Members,
+    /// The same prompt to every member.
+    Compare(String),
+    /// Bring one member's changes into the checkout; the others stop.
+    Keep {
+        /// The member.
+        name: String,
+        /// Merge its branch instead of applying its changes.
+        merge: bool,
     },
     /// Switch to another agent.
     SwitchAgent(String),

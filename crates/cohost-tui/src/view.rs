@@ -214,9 +214,13 @@ fn draw_card(frame: &mut Frame<'_>, app: &App, area: Rect, now: Instant) {
     };
     let mut second = keys;
     second.push(Span::styled(format!("   denied in {secs} s"), t.dim()));
-    let block = Block::bordered()
-        .border_style(t.warn())
-        .title(Span::styled(" approval needed ", t.warn()));
+    let block = Block::bordered().border_style(t.warn()).title(Span::styled(
+        match &card.agent {
+            Some(a) => format!(" approval needed: {a} "),
+            None => " approval needed ".to_owned(),
+        },
+        t.warn(),
+    ));
     frame.render_widget(
         Paragraph::new(vec![Line::raw(head), Line::from(second)]).block(block),
         area,
@@ -296,13 +300,17 @@ fn draw_status(frame: &mut Frame<'_>, app: &App, area: Rect) {
     let s = &app.session;
     let (tin, tout) = app.shown_tokens();
     let mut left = format!(" {}", if s.agent.is_empty() { "…" } else { &s.agent });
-    if let Some(m) = &s.model {
-        left.push_str(&format!(" · {m}"));
+    if app.members.is_room() {
+        left = format!(" {}", app.members.status());
+    } else {
+        if let Some(m) = &s.model {
+            left.push_str(&format!(" · {m}"));
+        }
+        if let Some(id) = &s.session_id {
+            left.push_str(&format!(" · {id}"));
+        }
+        left.push_str(&format!(" · {}", app.state));
     }
-    if let Some(id) = &s.session_id {
-        left.push_str(&format!(" · {id}"));
-    }
-    left.push_str(&format!(" · {}", app.state));
     if app.mode != Mode::Chat {
         left.push_str(&format!(" · {} in room", app.room.present()));
     }

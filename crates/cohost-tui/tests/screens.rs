@@ -263,7 +263,8 @@ fn approval_card_counts_down_and_takes_y() {
         a.take_effects(),
         [Effect::Decide {
             tool_id: "t1".into(),
-            option: ApprovalOption::AllowOnce
+            option: ApprovalOption::AllowOnce,
+            agent: None,
         }]
     );
     assert!(a.approval.is_none());

@@ -195,7 +195,9 @@ async fn drive(
                     }),
                 }
             }
-            Effect::Decide { tool_id, option } => decide(&session, &tool_id, option),
+            Effect::Decide {
+                tool_id, option, ..
+            } => decide(&session, &tool_id, option),
             Effect::Interrupt => {
                 session.interrupt();
             }

@@ -178,7 +178,9 @@ impl Hosting {
                 Effect::Interrupt => HostInput::Interrupt,
                 Effect::Chat(t) => HostInput::Chat(t),
                 Effect::Kick(who) => HostInput::Kick(who),
-                Effect::Decide { tool_id, option } => {
+                Effect::Decide {
+                    tool_id, option, ..
+                } => {
                     decide(&self.session, &tool_id, option);
                     continue;
                 }

@@ -1,0 +1,193 @@
+//! A chat of several agents (a room): each member's answer and reasoning
+//! blocks grow on their own while members stream at once, each turn opens
+//! under the member's name, approvals wait their turn and say whose they
+//! are, and the status line shows every member's state.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::time::Instant;
+
+use cohost_core::{Event, EventBody};
+
+use crate::app::{App, ApprovalCard};
+
+/// The members and what the screen keeps for each.
+#[derive(Debug, Default)]
+pub(crate) struct Members {
+    /// Names in order (empty: not a room).
+    pub(crate) names: Vec<String>,
+    /// Each member's open answer and reasoning blocks.
+    blocks: BTreeMap<String, (Option<usize>, Option<usize>)>,
+    /// Whose blocks `App::answer`/`reasoning` hold now.
+    current: Option<String>,
+    /// What each member is doing.
+    states: BTreeMap<String, &'static str>,
+    /// Approvals waiting behind the one on screen.
+    waiting: VecDeque<ApprovalCard>,
+}
+
+impl Members {
+    /// Whether this chat is a room of several agents.
+    pub(crate) fn is_room(&self) -> bool {
+        self.names.len() > 1
+    }
+
+    /// `claude streaming · codex ready` for the status line.
+    pub(crate) fn status(&self) -> String {
+        self.names
+            .iter()
+            .map(|n| format!("{n} {}", self.states.get(n).copied().unwrap_or("ready")))
+            .collect::<Vec<_>>()
+            .join(" · ")
+    }
+
+    fn busy(&self) -> bool {
+        self.states.values().any(|s| *s != "ready")
+    }
+}
+
+/// A room's tool ids are the member's own, which two members may share
+/// (two mocks): the screen keys them by member too.
+pub(crate) fn member_tool_id(agent: &str, tool_id: &str) -> String {
+    format!("{agent}\u{1f}{tool_id}")
+}
+
+impl ApprovalCard {
+    /// The id to answer with: the agent's own tool id.
+    pub fn call_id(&self) -> String {
+        match &self.agent {
+            Some(a) => self
+                .tool_id
+                .strip_prefix(&format!("{a}\u{1f}"))
+                .unwrap_or(&self.tool_id)
+                .to_owned(),
+            None => self.tool_id.clone(),
+        }
+    }
+}
+
+fn key_tool_ids(agent: &str, body: &mut EventBody) {
+    match body {
+        EventBody::ToolCall { tool_id, .. }
+        | EventBody::ToolApprovalRequested { tool_id, .. }
+        | EventBody::ToolApprovalDecided { tool_id, .. }
+        | EventBody::ToolExecuted { tool_id, .. } => *tool_id = member_tool_id(agent, tool_id),
+        _ => {}
+    }
+}
+
+impl App {
+    /// The chat's agents (from the shell, at the start and after `/add`
+    /// or `/drop`).
+    pub(crate) fn set_members(&mut self, names: Vec<String>) {
+        let m = &mut self.members;
+        m.blocks.retain(|n, _| names.contains(n));
+        m.states.retain(|n, _| names.contains(n));
+        m.waiting
+            .retain(|c| c.agent.as_ref().is_some_and(|a| names.contains(a)));
+        if m.current.as_ref().is_some_and(|c| !names.contains(c)) {
+            m.current = None;
+            self.answer = None;
+            self.reasoning = None;
+        }
+        m.names = names;
+        self.busy = m.busy();
+    }
+
+    /// A member's event: its own blocks, its own state and approvals.
+    pub(crate) fn on_member_event(&mut self, agent: String, mut e: Event, now: Instant) {
+        if !self.members.names.contains(&agent) {
+            // One agent (the chat before `/add`): an ordinary event.
+            return self.on_own_event(e, now);
+        }
+        self.enter(&agent);
+        key_tool_ids(&agent, &mut e.body);
+        let shown = self.approval.take();
+        let (starts, ends) = (
+            matches!(e.body, EventBody::StreamStart { .. }),
+            matches!(e.body, EventBody::StreamEnd { .. }),
+        );
+        let decided = match &e.body {
+            EventBody::ToolApprovalDecided { tool_id, .. } => Some(tool_id.clone()),
+            _ => None,
+        };
+        let asks = matches!(e.body, EventBody::ToolApprovalRequested { .. });
+        if starts && self.members.is_room() {
+            self.notice(format!("── {agent} ──"));
+        }
+        let provider_shown = self.session.agent.clone();
+        self.on_own_event(e, now);
+        if self.members.is_room() {
+            // The status line names the members, not the last to start.
+            self.session.agent = provider_shown;
+        }
+        let mine = |c: &ApprovalCard| c.agent.as_deref() == Some(agent.as_str());
+        // The approval on screen, and those waiting.
+        if asks {
+            if let Some(mut card) = self.approval.take() {
+                card.agent = Some(agent.clone());
+                match shown {
+                    Some(other) => {
+                        self.approval = Some(other);
+                        self.members.waiting.push_back(card);
+                    }
+                    None => self.approval = Some(card),
+                }
+            }
+        } else {
+            self.approval = shown;
+        }
+        if let Some(id) = decided {
+            self.members.waiting.retain(|c| c.tool_id != id);
+            if self.approval.as_ref().is_some_and(|c| c.tool_id == id) {
+                self.approval = None;
+            }
+        }
+        if ends {
+            self.members.waiting.retain(|c| !mine(c));
+            if self.approval.as_ref().is_some_and(mine) {
+                self.approval = None;
+            }
+        }
+        if self.approval.is_none() {
+            self.approval = self.members.waiting.pop_front();
+        }
+        let state = if ends {
+            "ready"
+        } else if self.approval.as_ref().is_some_and(mine) || self.members.waiting.iter().any(mine)
+        {
+            "waiting for approval"
+        } else {
+            "streaming"
+        };
+        self.members.states.insert(agent.clone(), state);
+        self.busy = self.members.busy();
+        self.state = if self.busy { "streaming" } else { "ready" };
+        self.leave(&agent);
+    }
+
+    /// Make `agent`'s open blocks the app's.
+    fn enter(&mut self, agent: &str) {
+        if self.members.current.as_deref() == Some(agent) {
+            return;
+        }
+        if let Some(prev) = self.members.current.take() {
+            self.members
+                .blocks
+                .insert(prev, (self.answer, self.reasoning));
+        }
+        let (a, r) = self.members.blocks.get(agent).copied().unwrap_or_default();
+        self.answer = a;
+        self.reasoning = r;
+        self.members.current = Some(agent.to_owned());
+    }
+
+    fn leave(&mut self, agent: &str) {
+        self.members
+            .blocks
+            .insert(agent.to_owned(), (self.answer, self.reasoning));
+    }
+}
+
+#[cfg(test)]
+#[path = "members_tests.rs"]
+mod tests;
