@@ -66,6 +66,14 @@ impl Stream for RoomEvents {
 }
 
 impl RoomEvents {
+    /// One member's events from now on, tagged with its name (a front end
+    /// whose room gains and loses members follows each on its own).
+    pub fn of_member(member: &Member) -> RoomEvents {
+        let mut inner = SelectAll::new();
+        inner.push(tagged(member.name.clone(), member.session.subscribe_new()));
+        RoomEvents { inner }
+    }
+
     /// The next event of any member; `None` once all have ended.
     pub async fn recv(&mut self) -> Option<Result<Event, MemberLagged>> {
         self.next().await

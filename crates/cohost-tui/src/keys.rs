@@ -291,7 +291,7 @@ impl App {
             }
             (Mode::Chat, "/add") => self.effect(Effect::AddMember(arg.into())),
             (Mode::Chat, "/drop") if arg.is_empty() => {
-                self.notice(need("a member's name (/members)"))
+                self.notice(need("a member's name (/members)"));
             }
             (Mode::Chat, "/drop") => self.effect(Effect::DropMember(arg.into())),
             (Mode::Chat, "/members") => self.effect(Effect::Members),
@@ -303,7 +303,7 @@ impl App {
                 self.effect(Effect::Compare(arg.into()));
             }
             (Mode::Chat, "/keep") if arg.is_empty() => {
-                self.notice(need("a member's name (/members)"))
+                self.notice(need("a member's name (/members)"));
             }
             (Mode::Chat, "/keep") if self.busy() => self.set_busy_hint(),
             (Mode::Chat, "/keep") => {

@@ -48,21 +48,21 @@ pub struct ChatArgs {
 
 /// Which session to open: the parts `/agent`, `/model` and `/resume` change.
 #[derive(Debug, Clone)]
-struct Target {
-    provider: ProviderChoice,
-    model: Option<String>,
-    resume: Option<String>,
+pub(crate) struct Target {
+    pub(crate) provider: ProviderChoice,
+    pub(crate) model: Option<String>,
+    pub(crate) resume: Option<String>,
 }
 
 /// What the driver needs to (re)open sessions.
-struct Ctx {
-    host: Host,
-    cfg: HostConfig,
-    args: ChatArgs,
+pub(crate) struct Ctx {
+    pub(crate) host: Host,
+    pub(crate) cfg: HostConfig,
+    pub(crate) args: ChatArgs,
 }
 
 impl Ctx {
-    fn request(&self, t: &Target) -> SessionRequest {
+    pub(crate) fn request(&self, t: &Target) -> SessionRequest {
         let approve = self.args.approve.unwrap_or(Approve::Ask);
         let mut req =
             SessionRequest::new(t.provider.clone(), approve.through_handle("the chat ended"));
@@ -123,7 +123,15 @@ fn show(
 
 /// Run the command: the chat screen until the user quits.
 pub async fn run(args: ChatArgs) -> CmdResult {
-    args.target.one_agent("chat").map_err(Failure::usage)?;
+    if args.target.agent.len() > 1 && args.resume.is_some() {
+        return Err(Failure::usage(
+            CohostError::new(
+                ErrorCode::ConfigInvalid,
+                "--resume takes one agent; several --agent were given",
+            )
+            .with_fix("resume one session, then /add the other agents"),
+        ));
+    }
     if !on_terminal() {
         return Err(Failure::usage(
             CohostError::new(ErrorCode::ConfigInvalid, "cohost chat needs a terminal")
@@ -140,6 +148,9 @@ pub async fn run(args: ChatArgs) -> CmdResult {
         resume: args.resume.clone(),
     };
     let ctx = Ctx { host, cfg, args };
+    if ctx.args.target.agent.len() > 1 {
+        return run_room(ctx).await;
+    }
     // Opened before the screen switches, so a setup error prints plainly.
     let (session, fell_back) = ctx.open(&target).await?;
     let (to_app, mut inbox) = mpsc::unbounded_channel();
@@ -155,6 +166,47 @@ pub async fn run(args: ChatArgs) -> CmdResult {
     ));
     watch_signals(effects.clone(), to_app.clone());
     let driver = tokio::spawn(drive(session, ctx, target, from_app, to_app));
+    let mut app = App::new(Mode::Chat, Theme::from_env());
+    app.set_review_format(cohost_share::review::review_prompt);
+    let shown = cohost_tui::term::run(&mut app, &mut inbox, &effects).await;
+    drop(inbox);
+    let _ = driver.await;
+    shown.map_err(|e| crate::exit::internal(format!("the terminal failed: {e}")))?;
+    Ok(0)
+}
+
+/// `cohost chat --agent A --agent B`: the room is set up (worktrees
+/// made, every member started) before the screen switches, so an error
+/// prints plainly.
+async fn run_room(ctx: Ctx) -> CmdResult {
+    let agents = ctx.args.target.agent.clone();
+    let prepared = session::prepare_room(&ctx.host, &ctx.cfg, &agents, |_, id| {
+        ctx.request(&Target {
+            provider: ProviderChoice::Id(id.to_owned()),
+            model: ctx.args.target.model.clone(),
+            resume: None,
+        })
+    })
+    .await
+    .map_err(CohostError::from)?;
+    let note = prepared.note.clone();
+    let (id, worktrees) = (prepared.id.clone(), prepared.note.is_none());
+    let room = prepared.launch(&ctx.host).await?;
+    let (to_app, mut inbox) = mpsc::unbounded_channel();
+    let (effects, from_app) = mpsc::unbounded_channel();
+    let names: Vec<String> = room.members().iter().map(|m| m.name.clone()).collect();
+    if let Some(note) = note {
+        let _ = to_app.send(Incoming::Notice(note));
+    }
+    let _ = to_app.send(Incoming::Notice(format!(
+        "a room of {}: plain text goes to {}, @NAME TEXT to another, /compare TEXT to everyone; /help for more",
+        names.join(", "),
+        names[0]
+    )));
+    watch_signals(effects.clone(), to_app.clone());
+    let chat = crate::cmd::chat_room::RoomChat::new(id, room.members().to_vec(), worktrees, to_app);
+    drop(room);
+    let driver = tokio::spawn(chat.drive(ctx, from_app));
     let mut app = App::new(Mode::Chat, Theme::from_env());
     app.set_review_format(cohost_share::review::review_prompt);
     let shown = cohost_tui::term::run(&mut app, &mut inbox, &effects).await;
@@ -273,6 +325,21 @@ async fn drive(
                 "the agent is busy; undo waits for the turn to end (or Esc)".into(),
             )),
             Effect::Undo(turn) => say(turn_changes::undo_notice(&ctx.host, &session, turn).await),
+            Effect::AddMember(agent) => {
+                // The chat becomes a room: this agent is its first member
+                // (in your checkout); the ones added get worktrees.
+                shown.abort();
+                let worktrees = session::worktrees_possible(session.cwd()).await;
+                let first = cohost_session::Member {
+                    name: session.descriptor().id.clone(),
+                    session,
+                };
+                let room_id = format!("r-{}", cohost_core::ids::random_tag());
+                let mut room =
+                    crate::cmd::chat_room::RoomChat::new(room_id, vec![first], worktrees, to_app);
+                room.add(&ctx, agent).await;
+                return room.drive(ctx, effects).await;
+            }
             Effect::Quit => break,
             other => say(Incoming::Notice(format!(
                 "{other:?} is for shared sessions"

@@ -328,3 +328,62 @@ fn a_changed_file_opens_in_the_diff_view_and_a_comment_is_the_next_prompt() {
     assert_eq!(t.wait_exit(WAIT), 0);
     t.assert_restored();
 }
+
+/// A chat of two agents: plain text goes to the first, `@NAME` to another
+/// (who keeps the word), `/compare` asks both, `/members` lists them,
+/// `/add` and `/drop` change the room, each answer under its member.
+#[test]
+fn a_room_of_two_agents_addressed_compared_and_changed() {
+    let mut t = Tty::spawn(&["chat", "--agent", "mock", "--agent", "mock"], 30, 100);
+    t.wait_for("a room of mock, mock#2", WAIT);
+    let s = t.screen();
+    assert!(s.contains("mock ready · mock#2 ready"), "{s}");
+
+    t.type_line("[mock:say] first answer");
+    t.wait_for("── mock ──", WAIT);
+    let s = t.wait_for("mock ready · mock#2 ready", WAIT);
+    assert!(
+        s.matches("first answer").count() >= 2,
+        "prompt and answer: {s}"
+    );
+    assert!(
+        !s.contains("── mock#2 ──"),
+        "only the first member was asked: {s}"
+    );
+
+    t.type_line("@mock#2 [mock:say] second answer");
+    t.wait_for("── mock#2 ──", WAIT);
+    let s = t.wait_for("mock ready · mock#2 ready", WAIT);
+    assert!(s.matches("second answer").count() >= 2, "{s}");
+
+    t.type_line("/members");
+    let s = t.wait_for("plain text goes to the one marked", WAIT);
+    assert!(
+        s.contains("* mock#2 (mock)"),
+        "the last addressed has the word: {s}"
+    );
+
+    t.type_line("/compare [mock:say] both of us");
+    let start = std::time::Instant::now();
+    while t.screen().matches("both of us").count() < 3 {
+        assert!(
+            start.elapsed() < WAIT,
+            "both members answer:\n{}",
+            t.screen()
+        );
+        std::thread::sleep(Duration::from_millis(30));
+    }
+
+    t.type_line("/add mock");
+    t.wait_for("mock#3 joined the room", WAIT);
+    t.wait_for("mock ready · mock#2 ready · mock#3 ready", WAIT);
+    t.type_line("/drop mock#2");
+    t.wait_for("mock#2 left the room", WAIT);
+    t.wait_for("mock ready · mock#3 ready", WAIT);
+    t.type_line("@nobody hi");
+    t.wait_for("no member of this room is named nobody", WAIT);
+
+    t.type_line("/quit");
+    assert_eq!(t.wait_exit(WAIT), 0);
+    t.assert_restored();
+}

@@ -22,7 +22,9 @@ mod sandbox;
 
 pub use default_agent::DEFAULT_PREFERENCE;
 pub use open::OpenSession;
-pub use room::{prepare_room, PreparedRoom};
+pub use room::{
+    prepare_member, prepare_room, remove_unchanged_worktree, worktrees_possible, PreparedRoom,
+};
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -40,19 +40,12 @@ pub async fn prepare_room(
     let mut members: Vec<(String, OpenSession)> = Vec::with_capacity(names.len());
     let mut note = None;
     for (name, agent) in names.into_iter().zip(agents) {
-        let mut req = request(&name, agent);
+        let req = request(&name, agent);
         if members.is_empty() {
             let cwd = working_dir(req.cwd.clone())?;
             note = placement_note(&cwd, req.worktree).await;
         }
-        if note.is_none() {
-            req.worktree = Some(true);
-        }
-        req.room = Some(RoomRecord {
-            id: id.clone(),
-            member: name.clone(),
-        });
-        match prepare(host, cfg, req).await {
+        match prepare_member(host, cfg, &id, &name, note.is_none(), req).await {
             Ok(open) => members.push((name, open)),
             Err(e) => {
                 let prepared = PreparedRoom { id, members, note };
@@ -62,6 +55,32 @@ pub async fn prepare_room(
         }
     }
     Ok(PreparedRoom { id, members, note })
+}
+
+/// Prepare one member `name` of room `room_id` (a member added later
+/// too): in a worktree of its own when `worktree`, recorded as the room's.
+pub async fn prepare_member(
+    host: &Host,
+    cfg: &HostConfig,
+    room_id: &str,
+    name: &str,
+    worktree: bool,
+    mut req: SessionRequest,
+) -> Result<OpenSession, SetupError> {
+    if worktree {
+        req.worktree = Some(true);
+    }
+    req.room = Some(RoomRecord {
+        id: room_id.to_owned(),
+        member: name.to_owned(),
+    });
+    prepare(host, cfg, req).await
+}
+
+/// Whether sessions in `cwd` can have worktrees of their own (a git
+/// repository with a commit).
+pub async fn worktrees_possible(cwd: &std::path::Path) -> bool {
+    cohost_git::worktree::possible(cwd).await.is_ok()
 }
 
 /// `None` when every member gets a worktree; else why they share `cwd`.
@@ -148,7 +167,7 @@ impl PreparedRoom {
 
 /// Remove `rec`'s worktree when it holds no change (a worktree with
 /// changes is never removed here).
-pub(crate) async fn remove_unchanged_worktree(host: &Host, rec: &crate::SessionRecord) {
+pub async fn remove_unchanged_worktree(host: &Host, rec: &crate::SessionRecord) {
     if rec.worktree.is_none() {
         return;
     }

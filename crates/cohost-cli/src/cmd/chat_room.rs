@@ -1,0 +1,410 @@
+//! `cohost chat --agent A --agent B` (or `/add` in a chat): a room of
+//! agents on one screen. Plain text goes to the member last addressed,
+//! `@NAME TEXT` to that member; `/compare` asks everyone, `/add` and
+//! `/drop` change the room, `/keep` brings one member's changes into the
+//! checkout and stops the others. Each member is an ordinary running
+//! session, in a worktree of its own inside git (see
+//! `cohost_host::session::prepare_room`).
+
+use std::collections::HashMap;
+
+use cohost_core::room::{addressed, member_names, DEFAULT_MAX_MEMBERS};
+use cohost_core::sanitize::inert_line;
+use cohost_core::{CohostError, ErrorCode, PromptInput};
+use cohost_host::session::{prepare_member, remove_unchanged_worktree, ProviderChoice};
+use cohost_host::{SessionRecord, SessionStore};
+use cohost_session::{Member, RoomEvents, RunningSession};
+use cohost_tui::app::{Effect, Incoming};
+use tokio::sync::mpsc;
+
+use super::chat::{Ctx, Target};
+use super::screen::decide;
+use super::turn_changes::ChangesCommand;
+
+/// The room as the chat drives it.
+pub(crate) struct RoomChat {
+    /// The room's id (in each member's record).
+    pub(crate) id: String,
+    /// Members in the order they joined.
+    pub(crate) members: Vec<Member>,
+    /// Whether members get a worktree of their own (a git repository).
+    pub(crate) worktrees: bool,
+    /// Who plain text goes to.
+    focus: String,
+    shown: HashMap<String, tokio::task::JoinHandle<()>>,
+    to_app: mpsc::UnboundedSender<Incoming>,
+    host_services: Option<cohost_discovery::Host>,
+}
+
+fn error(e: CohostError) -> Incoming {
+    Incoming::Error {
+        message: e.message,
+        fix: e.suggested_fix,
+    }
+}
+
+/// Show `m`'s events (tagged with its name) until its session ends.
+fn show(m: &Member, to_app: &mpsc::UnboundedSender<Incoming>) -> tokio::task::JoinHandle<()> {
+    let mut events = RoomEvents::of_member(m);
+    let to_app = to_app.clone();
+    tokio::spawn(async move {
+        while let Some(next) = events.recv().await {
+            let msg = match next {
+                Ok(e) => Incoming::Event(e),
+                Err(lagged) => Incoming::Notice(format!("the screen: {lagged}")),
+            };
+            if to_app.send(msg).is_err() {
+                return;
+            }
+        }
+    })
+}
+
+impl RoomChat {
+    /// A room of these running members.
+    pub(crate) fn new(
+        id: String,
+        members: Vec<Member>,
+        worktrees: bool,
+        to_app: mpsc::UnboundedSender<Incoming>,
+    ) -> RoomChat {
+        let focus = members.first().map(|m| m.name.clone()).unwrap_or_default();
+        let shown = members
+            .iter()
+            .map(|m| (m.name.clone(), show(m, &to_app)))
+            .collect();
+        let room = RoomChat {
+            id,
+            members,
+            worktrees,
+            focus,
+            shown,
+            to_app,
+            host_services: None,
+        };
+        room.announce();
+        room
+    }
+
+    fn say(&self, m: Incoming) {
+        let _ = self.to_app.send(m);
+    }
+
+    fn announce(&self) {
+        self.say(Incoming::Members(
+            self.members.iter().map(|m| m.name.clone()).collect(),
+        ));
+    }
+
+    fn member(&self, name: &str) -> Result<&Member, CohostError> {
+        self.members.iter().find(|m| m.name == name).ok_or_else(|| {
+            let names: Vec<&str> = self.members.iter().map(|m| m.name.as_str()).collect();
+            CohostError::new(
+                ErrorCode::ConfigInvalid,
+                format!("no member of this room is named {}", inert_line(name)),
+            )
+            .with_fix(format!("the members are: {}", names.join(", ")))
+        })
+    }
+
+    fn focused(&self) -> Option<&RunningSession> {
+        self.members
+            .iter()
+            .find(|m| m.name == self.focus)
+            .map(|m| &m.session)
+    }
+
+    fn record(&self, m: &Member, ctx: &Ctx) -> Option<SessionRecord> {
+        let id = m.session.record_id()?;
+        SessionStore::open(&ctx.host.paths.state_dir)
+            .get(id)
+            .ok()
+            .flatten()
+    }
+
+    /// Drive the room with the screen's effects until the user quits.
+    pub(crate) async fn drive(mut self, ctx: Ctx, mut effects: mpsc::UnboundedReceiver<Effect>) {
+        while let Some(e) = effects.recv().await {
+            match e {
+                Effect::Prompt(text) => self.prompt(&text),
+                Effect::Compare(text) => {
+                    for m in &self.members {
+                        if let Err(e) = m.session.prompt(PromptInput::text(text.clone())) {
+                            self.say(error(e));
+                        }
+                    }
+                }
+                Effect::Decide {
+                    tool_id,
+                    option,
+                    agent,
+                } => {
+                    let name = agent.unwrap_or_else(|| self.focus.clone());
+                    match self.member(&name) {
+                        Ok(m) => decide(&m.session, &tool_id, option),
+                        Err(e) => self.say(error(e)),
+                    }
+                }
+                Effect::Interrupt => {
+                    // The focused member; when it is idle, everyone.
+                    let stopped = self.focused().is_some_and(RunningSession::interrupt);
+                    if !stopped {
+                        for m in &self.members {
+                            m.session.interrupt();
+                        }
+                    }
+                }
+                Effect::Members => self.list(&ctx),
+                Effect::AddMember(id) => self.add(&ctx, id).await,
+                Effect::DropMember(name) => self.drop_member(&ctx, &name).await,
+                Effect::Keep { name, merge } => self.keep(&ctx, &name, merge).await,
+                Effect::Diff(turn) => self.changes(ChangesCommand::Diff(turn)).await,
+                Effect::Undo(turn) => self.changes(ChangesCommand::Undo(turn)).await,
+                Effect::Quit => break,
+                Effect::ListAgents
+                | Effect::SwitchAgent(_)
+                | Effect::SwitchModel(_)
+                | Effect::Resume(_)
+                | Effect::Share => self.say(Incoming::Notice(
+                    "in a room of several agents, /add AGENT adds one and /drop NAME takes one out; \
+                     /agent, /model, /resume and /share are for a chat with one agent"
+                        .into(),
+                )),
+                other => self.say(Incoming::Notice(format!(
+                    "{other:?} is for shared sessions"
+                ))),
+            }
+        }
+        self.end(&ctx).await;
+    }
+
+    /// Plain text to the focused member, `@NAME TEXT` to NAME (who is the
+    /// focus from then on).
+    fn prompt(&mut self, text: &str) {
+        let (name, rest) = match addressed(text) {
+            Some((name, rest)) => (name.to_owned(), rest),
+            None => (self.focus.clone(), text),
+        };
+        if rest.trim().is_empty() {
+            self.focus = name.clone();
+            return self.say(Incoming::Notice(format!(
+                "plain text goes to {} now",
+                inert_line(&name)
+            )));
+        }
+        let sent = self
+            .member(&name)
+            .and_then(|m| m.session.prompt(PromptInput::text(rest)));
+        match sent {
+            Ok(_) => self.focus = name,
+            Err(e) => self.say(error(e)),
+        }
+    }
+
+    fn list(&self, ctx: &Ctx) {
+        let mut text = String::from("members (plain text goes to the one marked *):");
+        for m in &self.members {
+            let mark = if m.name == self.focus { "*" } else { " " };
+            let state = if m.session.busy() { "busy" } else { "idle" };
+            let place = self
+                .record(m, ctx)
+                .and_then(|r| r.worktree)
+                .map(|w| format!("worktree {}", w.branch))
+                .unwrap_or_else(|| "your checkout".into());
+            text.push_str(&format!(
+                "\n{mark} {} ({}) {state} · {} · {place}",
+                inert_line(&m.name),
+                m.session.descriptor().id,
+                m.session.record_id().unwrap_or("-"),
+            ));
+        }
+        self.say(Incoming::Notice(text));
+    }
+
+    pub(crate) async fn add(&mut self, ctx: &Ctx, id: String) {
+        if self.members.len() >= DEFAULT_MAX_MEMBERS {
+            return self.say(error(
+                CohostError::new(
+                    ErrorCode::ConfigInvalid,
+                    format!("a room holds at most {DEFAULT_MAX_MEMBERS} agents"),
+                )
+                .with_fix("/drop one first"),
+            ));
+        }
+        let mut providers: Vec<String> = self
+            .members
+            .iter()
+            .map(|m| m.session.descriptor().id.clone())
+            .collect();
+        providers.push(id.clone());
+        let name = match member_names(&providers, DEFAULT_MAX_MEMBERS) {
+            Ok(mut names) => names.pop().unwrap_or_default(),
+            Err(e) => return self.say(error(e)),
+        };
+        // A name taken by a member added earlier (`claude#2` dropped and
+        // re-added): count on until one is free.
+        let name = (2..)
+            .map(|n| {
+                if n == 2 {
+                    name.clone()
+                } else {
+                    format!("{id}#{n}")
+                }
+            })
+            .find(|n| self.members.iter().all(|m| &m.name != n))
+            .unwrap_or(name);
+        let req = ctx.request(&Target {
+            provider: ProviderChoice::Id(id),
+            model: None,
+            resume: None,
+        });
+        let open = prepare_member(&ctx.host, &ctx.cfg, &self.id, &name, self.worktrees, req).await;
+        let session = match open {
+            Ok(open) => open.launch().await,
+            Err(e) => Err(CohostError::from(e)),
+        };
+        match session {
+            Ok(session) => {
+                let m = Member {
+                    name: name.clone(),
+                    session,
+                };
+                self.shown.insert(name.clone(), show(&m, &self.to_app));
+                self.members.push(m);
+                self.announce();
+                self.say(Incoming::Notice(format!(
+                    "{name} joined the room; @{name} TEXT asks it, /compare TEXT asks everyone"
+                )));
+            }
+            Err(e) => self.say(error(e)),
+        }
+    }
+
+    async fn drop_member(&mut self, ctx: &Ctx, name: &str) {
+        if let Err(e) = self.member(name) {
+            return self.say(error(e));
+        }
+        if self.members.len() == 1 {
+            return self.say(Incoming::Notice(
+                "the last member stays (/quit ends the chat)".into(),
+            ));
+        }
+        let Some(at) = self.members.iter().position(|m| m.name == name) else {
+            return;
+        };
+        let m = self.members.remove(at);
+        let _ = m.session.terminate().await;
+        if let Some(task) = self.shown.remove(name) {
+            task.abort();
+        }
+        let mut text = format!("{} left the room", inert_line(name));
+        if let Some(rec) = self.record(&m, ctx) {
+            if rec.worktree.is_some() {
+                remove_unchanged_worktree(&ctx.host, &rec).await;
+                if self
+                    .record(&m, ctx)
+                    .and_then(|r| r.worktree)
+                    .is_some_and(|w| w.path.exists())
+                {
+                    text.push_str(&format!(
+                        "; its changes stay in its worktree (`cohost worktree keep {}` or `discard {}`)",
+                        rec.id, rec.id
+                    ));
+                }
+            }
+        }
+        if self.focus == name {
+            self.focus = self.members[0].name.clone();
+        }
+        self.announce();
+        self.say(Incoming::Notice(text));
+    }
+
+    /// `/keep NAME`: the others stop first (no agent writes in a worktree
+    /// being removed), then NAME's changes come in and the others'
+    /// worktrees go; NAME goes on, alone.
+    async fn keep(&mut self, ctx: &Ctx, name: &str, merge: bool) {
+        let rec = match self.member(name) {
+            Ok(m) => self.record(m, ctx),
+            Err(e) => return self.say(error(e)),
+        };
+        let Some(rec) = rec.filter(|r| r.worktree.is_some()) else {
+            return self.say(error(CohostError::new(
+                ErrorCode::ConfigInvalid,
+                format!(
+                    "{} has no worktree: its changes are in your checkout already",
+                    inert_line(name)
+                ),
+            )));
+        };
+        if self.members.iter().any(|m| m.session.busy()) {
+            return self.say(Incoming::Notice(
+                "a member is busy; /keep waits for every turn to end (or Esc)".into(),
+            ));
+        }
+        for m in self.members.iter().filter(|m| m.name != name) {
+            let _ = m.session.terminate().await;
+            if let Some(task) = self.shown.remove(&m.name) {
+                task.abort();
+            }
+        }
+        match cohost_host::changes::keep(&ctx.host, &rec, merge).await {
+            Ok(kept) => {
+                self.members.retain(|m| m.name == name);
+                self.focus = name.to_owned();
+                self.announce();
+                let how = if merge { "merged" } else { "applied" };
+                let mut text = format!(
+                    "kept {}: {how} {} file(s) into your checkout",
+                    inert_line(name),
+                    kept.kept.files.len()
+                );
+                for f in &kept.kept.files {
+                    text.push_str(&format!("\n  {}", inert_line(f)));
+                }
+                for d in &kept.dropped {
+                    text.push_str(&format!(
+                        "\n{} stopped; its worktree is gone ({} changed file(s) kept under refs/cohost/sessions/{}/discarded)",
+                        d.session,
+                        d.files.len(),
+                        d.session
+                    ));
+                }
+                self.say(Incoming::Notice(text));
+            }
+            Err(e) => {
+                // Nothing was brought in: the others' worktrees are where
+                // they were; their sessions are stopped, their records
+                // resume there.
+                self.members.retain(|m| m.name == name);
+                self.announce();
+                self.say(error(e));
+            }
+        }
+    }
+
+    async fn changes(&mut self, cmd: ChangesCommand) {
+        let Some(session) = self.focused().cloned() else {
+            return;
+        };
+        let answer = cmd.run(&mut self.host_services, &session).await;
+        self.say(answer);
+    }
+
+    /// Stop every member; remove the worktrees that hold nothing.
+    async fn end(self, ctx: &Ctx) {
+        for m in &self.members {
+            if let Err(e) = m.session.terminate().await {
+                tracing::warn!(member = %m.name, error = %e, "terminate failed");
+            }
+        }
+        for task in self.shown.values() {
+            task.abort();
+        }
+        for m in &self.members {
+            if let Some(rec) = self.record(m, ctx) {
+                remove_unchanged_worktree(&ctx.host, &rec).await;
+            }
+        }
+    }
+}
