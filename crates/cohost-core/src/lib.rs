@@ -16,6 +16,7 @@ mod double;
 pub mod engine;
 pub mod error;
 pub mod event;
+pub mod handoff;
 pub mod ids;
 pub mod lifecycle;
 pub mod port;

@@ -69,6 +69,11 @@ const CHAT: &[Command] = &[
     c("/members", "", "the room's members, what each does, where"),
     c("/compare", "TEXT", "the same prompt to every member"),
     c(
+        "/handoff",
+        "NAME [TEXT]",
+        "give NAME the conversation so far (of the member with the word)",
+    ),
+    c(
         "/keep",
         "NAME [--merge]",
         "that member's changes into your checkout; the others stop",
@@ -145,13 +150,13 @@ pub fn completions(mode: Mode, typed: &str) -> Vec<Command> {
 pub fn help(mode: Mode) -> String {
     let mut s = String::from("commands:\n");
     // The room's commands share one line: the help fits a 24-row terminal.
-    let room = ["/add", "/drop", "/members", "/compare", "/keep"];
+    let room = ["/add", "/drop", "/members", "/compare", "/handoff", "/keep"];
     for c in commands(mode).iter().filter(|c| !room.contains(&c.name)) {
         let head = format!("{} {}", c.name, c.args);
         s.push_str(&format!("  {head:<16} {}\n", c.help));
     }
     if mode == Mode::Chat {
-        s.push_str("  room: /add AGENT · @NAME TEXT · /compare TEXT · /members · /drop NAME · /keep NAME\n");
+        s.push_str("  room: /add AGENT · @NAME TEXT · /compare TEXT · /handoff NAME · /members · /drop NAME · /keep NAME\n");
     }
     s.push_str("keys: Enter send · Alt+Enter/Ctrl+J new line · ↑↓ history · PgUp/PgDn scroll\n");
     s.push_str("      Esc/Ctrl+C interrupt · Ctrl+C twice or Ctrl+D quit · Ctrl+O reasoning\n");

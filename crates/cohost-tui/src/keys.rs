@@ -302,6 +302,19 @@ impl App {
                 self.prompted("you → every member", arg);
                 self.effect(Effect::Compare(arg.into()));
             }
+            (Mode::Chat, "/handoff") if arg.is_empty() => {
+                self.notice(need(
+                    "the member taking over, e.g. /handoff codex review it",
+                ));
+            }
+            (Mode::Chat, "/handoff") => {
+                let (to, text) = arg.split_once(' ').unwrap_or((arg, ""));
+                self.prompted("you", &format!("/handoff {arg}"));
+                self.effect(Effect::Handoff {
+                    to: to.into(),
+                    text: text.trim().into(),
+                });
+            }
             (Mode::Chat, "/keep") if arg.is_empty() => {
                 self.notice(need("a member's name (/members)"));
             }

@@ -110,6 +110,13 @@ pub enum Effect {
     Members,
     /// The same prompt to every member.
     Compare(String),
+    /// Give another member the conversation of the one that has the word.
+    Handoff {
+        /// The receiving member.
+        to: String,
+        /// What it should do (empty: go on).
+        text: String,
+    },
     /// Bring one member's changes into the checkout; the others stop.
     Keep {
         /// The member.

@@ -7,6 +7,10 @@
 //! `cohost_host::session::prepare_room`).
 
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use cohost_core::handoff::{handoff_account, HandoffTurn};
+use cohost_core::{Event, EventBody};
 
 use cohost_core::room::{addressed, member_names, DEFAULT_MAX_MEMBERS};
 use cohost_core::sanitize::inert_line;
@@ -21,6 +25,50 @@ use super::chat::{Ctx, Target};
 use super::screen::decide;
 use super::turn_changes::ChangesCommand;
 
+/// Each member's turns as this screen saw them (prompt, then events by
+/// correlation id): what `/handoff` gives another member.
+type Log = Arc<Mutex<HashMap<String, Vec<(String, HandoffTurn)>>>>;
+
+/// How many turns of each member the log keeps (the account is bounded
+/// again when it is built).
+const LOG_TURNS: usize = 200;
+
+/// How large a handoff account may be.
+const HANDOFF_BYTES: usize = 48 * 1024;
+
+fn record_event(log: &Log, e: &Event) {
+    let Some(member) = &e.agent else { return };
+    let Ok(mut log) = log.lock() else { return };
+    let turns = log.entry(member.clone()).or_default();
+    let at = match turns.iter().rposition(|(c, _)| *c == e.correlation_id) {
+        Some(at) => at,
+        None => {
+            turns.push((
+                e.correlation_id.clone(),
+                HandoffTurn {
+                    prompt: "(a prompt from before this screen kept a record)".into(),
+                    events: Vec::new(),
+                },
+            ));
+            turns.len() - 1
+        }
+    };
+    let events = &mut turns[at].1.events;
+    // Answer text arrives in many small deltas: one event holds it all.
+    if let (
+        EventBody::StreamChunk { delta, .. },
+        Some(Event {
+            body: EventBody::StreamChunk { delta: held, .. },
+            ..
+        }),
+    ) = (&e.body, events.last_mut())
+    {
+        held.push_str(delta);
+        return;
+    }
+    events.push(e.clone());
+}
+
 /// The room as the chat drives it.
 pub(crate) struct RoomChat {
     /// The room's id (in each member's record).
@@ -32,6 +80,7 @@ pub(crate) struct RoomChat {
     /// Who plain text goes to.
     focus: String,
     shown: HashMap<String, tokio::task::JoinHandle<()>>,
+    log: Log,
     to_app: mpsc::UnboundedSender<Incoming>,
     host_services: Option<cohost_discovery::Host>,
 }
@@ -43,14 +92,23 @@ fn error(e: CohostError) -> Incoming {
     }
 }
 
-/// Show `m`'s events (tagged with its name) until its session ends.
-fn show(m: &Member, to_app: &mpsc::UnboundedSender<Incoming>) -> tokio::task::JoinHandle<()> {
+/// Show `m`'s events (tagged with its name) until its session ends, and
+/// keep them in `log`.
+fn show(
+    m: &Member,
+    to_app: &mpsc::UnboundedSender<Incoming>,
+    log: &Log,
+) -> tokio::task::JoinHandle<()> {
     let mut events = RoomEvents::of_member(m);
     let to_app = to_app.clone();
+    let log = log.clone();
     tokio::spawn(async move {
         while let Some(next) = events.recv().await {
             let msg = match next {
-                Ok(e) => Incoming::Event(e),
+                Ok(e) => {
+                    record_event(&log, &e);
+                    Incoming::Event(e)
+                }
                 Err(lagged) => Incoming::Notice(format!("the screen: {lagged}")),
             };
             if to_app.send(msg).is_err() {
@@ -69,9 +127,10 @@ impl RoomChat {
         to_app: mpsc::UnboundedSender<Incoming>,
     ) -> RoomChat {
         let focus = members.first().map(|m| m.name.clone()).unwrap_or_default();
+        let log = Log::default();
         let shown = members
             .iter()
-            .map(|m| (m.name.clone(), show(m, &to_app)))
+            .map(|m| (m.name.clone(), show(m, &to_app, &log)))
             .collect();
         let room = RoomChat {
             id,
@@ -79,6 +138,7 @@ impl RoomChat {
             worktrees,
             focus,
             shown,
+            log,
             to_app,
             host_services: None,
         };
@@ -128,12 +188,14 @@ impl RoomChat {
             match e {
                 Effect::Prompt(text) => self.prompt(&text),
                 Effect::Compare(text) => {
-                    for m in &self.members {
-                        if let Err(e) = m.session.prompt(PromptInput::text(text.clone())) {
+                    let names: Vec<String> = self.members.iter().map(|m| m.name.clone()).collect();
+                    for name in names {
+                        if let Err(e) = self.send(&name, &text) {
                             self.say(error(e));
                         }
                     }
                 }
+                Effect::Handoff { to, text } => self.handoff(&to, &text),
                 Effect::Decide {
                     tool_id,
                     option,
@@ -192,11 +254,82 @@ impl RoomChat {
                 inert_line(&name)
             )));
         }
-        let sent = self
-            .member(&name)
-            .and_then(|m| m.session.prompt(PromptInput::text(rest)));
-        match sent {
-            Ok(_) => self.focus = name,
+        match self.send(&name, rest) {
+            Ok(()) => self.focus = name,
+            Err(e) => self.say(error(e)),
+        }
+    }
+
+    /// Prompt member `name`, keeping the prompt in the log for a handoff.
+    fn send(&self, name: &str, text: &str) -> Result<(), CohostError> {
+        let m = self.member(name)?;
+        let correlation = format!("c-{}", cohost_core::ids::random_tag());
+        if let Ok(mut log) = self.log.lock() {
+            let turns = log.entry(name.to_owned()).or_default();
+            turns.push((
+                correlation.clone(),
+                HandoffTurn {
+                    prompt: text.to_owned(),
+                    events: Vec::new(),
+                },
+            ));
+            if turns.len() > LOG_TURNS {
+                turns.remove(0);
+            }
+        }
+        let input = PromptInput {
+            correlation_id: Some(correlation),
+            ..PromptInput::text(text)
+        };
+        m.session.prompt(input).map(|_| ())
+    }
+
+    /// `/handoff TO [TEXT]`: TO gets an account of the conversation of the
+    /// member that has the word, then TEXT; TO has the word from then on.
+    fn handoff(&mut self, to: &str, text: &str) {
+        let from = self.focus.clone();
+        if let Err(e) = self.member(to) {
+            return self.say(error(e));
+        }
+        if to == from {
+            return self.say(Incoming::Notice(format!(
+                "{} has the word already; @NAME TEXT gives it to another member first",
+                inert_line(to)
+            )));
+        }
+        if self.focused().is_some_and(RunningSession::busy) {
+            return self.say(Incoming::Notice(format!(
+                "{} is still answering; /handoff when its turn ends (or Esc)",
+                inert_line(&from)
+            )));
+        }
+        let turns: Vec<HandoffTurn> = self
+            .log
+            .lock()
+            .map(|log| {
+                log.get(&from)
+                    .map(|t| t.iter().map(|(_, turn)| turn.clone()).collect())
+                    .unwrap_or_default()
+            })
+            .unwrap_or_default();
+        if turns.is_empty() {
+            return self.say(Incoming::Notice(format!(
+                "{} has no turn to hand off yet",
+                inert_line(&from)
+            )));
+        }
+        let account = handoff_account(&from, &turns, text, HANDOFF_BYTES);
+        match self.send(to, &account) {
+            Ok(()) => {
+                self.focus = to.to_owned();
+                self.say(Incoming::Notice(format!(
+                    "handed {}'s conversation ({} turn(s), {} bytes) to {}, who has the word now",
+                    inert_line(&from),
+                    turns.len(),
+                    account.len(),
+                    inert_line(to)
+                )));
+            }
             Err(e) => self.say(error(e)),
         }
     }
@@ -269,7 +402,8 @@ impl RoomChat {
                     name: name.clone(),
                     session,
                 };
-                self.shown.insert(name.clone(), show(&m, &self.to_app));
+                self.shown
+                    .insert(name.clone(), show(&m, &self.to_app, &self.log));
                 self.members.push(m);
                 self.announce();
                 self.say(Incoming::Notice(format!(

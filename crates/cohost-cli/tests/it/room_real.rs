@@ -144,3 +144,70 @@ async fn claude_and_codex_compare_in_their_own_worktrees_and_one_is_kept() {
     assert_ne!(code, 0);
     assert!(err.contains("s-nope"), "{err}");
 }
+
+/// A handoff between real agents: Claude writes a file in the chat room,
+/// `/handoff codex` gives Codex the conversation, and Codex's first request
+/// to the model holds Claude's prompt, its tool call and the diff.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claude_hands_off_to_codex_with_the_prompt_the_tool_call_and_the_diff() {
+    use crate::tui_support::Tty;
+    const WAIT: std::time::Duration = std::time::Duration::from_secs(60);
+    if require_cli(AgentCli::Claude).is_none() || require_cli(AgentCli::Codex).is_none() {
+        return;
+    }
+    let b = Bench::start_many(
+        &[AgentCli::Claude, AgentCli::Codex],
+        FakeLlmConfig::default(),
+    )
+    .await
+    .unwrap();
+    let (home, dir) = (b.home().to_path_buf(), b.cwd().to_path_buf());
+    git(&home, &dir, &["init", "-q", "-b", "main"]);
+    std::fs::write(dir.join("README.md"), "# the user's project\n").unwrap();
+    git(&home, &dir, &["add", "README.md"]);
+    git(&home, &dir, &["commit", "-qm", "start"]);
+    let args = [
+        "chat",
+        "--agent",
+        "claude",
+        "--agent",
+        "codex",
+        "--approve",
+        "all",
+    ];
+    let mut t = Tty::spawn_env(tempfile::tempdir().unwrap(), &dir, b.env(), &args, 40, 120);
+    t.wait_for("a room of claude, codex", WAIT);
+    t.type_line("[[scenario:write]] create the file");
+    t.wait_for("cohost_tool_output.txt", WAIT);
+    t.wait_for("claude ready · codex ready", WAIT);
+    t.type_line("/handoff codex check what claude wrote");
+    t.wait_for("handed claude's conversation", WAIT);
+    t.wait_for("── codex ──", WAIT);
+    let start = std::time::Instant::now();
+    let request = loop {
+        if let Some(r) = b.last_request_with("You are taking over work from claude") {
+            break r;
+        }
+        assert!(
+            start.elapsed() < WAIT,
+            "codex never asked the model:\n{}",
+            t.screen()
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    };
+    // The request is JSON: its text is escaped once more.
+    let text: String = serde_json::from_str::<serde_json::Value>(&request)
+        .map(|v| v.to_string())
+        .unwrap_or(request);
+    assert!(
+        text.contains("[[scenario:write]] create the file"),
+        "{text}"
+    );
+    assert!(text.contains("Tool call: "), "{text}");
+    assert!(text.contains("cohost_tool_output.txt"), "{text}");
+    assert!(text.contains("+cohost-tool-ok"), "the diff: {text}");
+    assert!(text.contains("check what claude wrote"), "{text}");
+    t.wait_for("claude ready · codex ready", WAIT);
+    t.type_line("/quit");
+    assert_eq!(t.wait_exit(WAIT), 0);
+}

@@ -383,6 +383,24 @@ fn a_room_of_two_agents_addressed_compared_and_changed() {
     t.type_line("@nobody hi");
     t.wait_for("no member of this room is named nobody", WAIT);
 
+    // A handoff: mock#3 gets mock's conversation (the mock answers with
+    // the text after the first marker in its prompt: the earlier prompt).
+    t.type_line("@mock [mock:say] remember the blue door");
+    let start = std::time::Instant::now();
+    while t.screen().matches("remember the blue door").count() < 2 {
+        assert!(start.elapsed() < WAIT, "mock answers:\n{}", t.screen());
+        std::thread::sleep(Duration::from_millis(30));
+    }
+    t.wait_for("mock ready · mock#3 ready", WAIT);
+    t.type_line("/handoff mock#3 which door?");
+    t.wait_for("handed mock's conversation", WAIT);
+    t.wait_for("── mock#3 ──", WAIT);
+    let s = t.wait_for("mock ready · mock#3 ready", WAIT);
+    assert!(
+        s.matches("the blue door").count() >= 3,
+        "prompt, answer, mock#3's: {s}"
+    );
+
     t.type_line("/quit");
     assert_eq!(t.wait_exit(WAIT), 0);
     t.assert_restored();

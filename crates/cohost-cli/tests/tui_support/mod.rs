@@ -45,6 +45,24 @@ impl Tty {
 
     /// Like [`Tty::spawn`] with a given HOME.
     pub fn spawn_in(home: tempfile::TempDir, args: &[&str], rows: u16, cols: u16) -> Tty {
+        let env = [
+            ("PATH".to_owned(), "/usr/bin:/bin".to_owned()),
+            ("HOME".to_owned(), home.path().display().to_string()),
+        ];
+        let cwd = home.path().to_path_buf();
+        Tty::spawn_env(home, &cwd, env.into_iter().collect(), args, rows, cols)
+    }
+
+    /// `cohost args` in `cwd` with exactly `env` (plus `TERM` and
+    /// `NO_COLOR`): a test bench's scratch user, real agents on its PATH.
+    pub fn spawn_env(
+        home: tempfile::TempDir,
+        cwd: &std::path::Path,
+        env: std::collections::BTreeMap<String, String>,
+        args: &[&str],
+        rows: u16,
+        cols: u16,
+    ) -> Tty {
         let (mut m, mut s) = (0, 0);
         let ws = winsize(rows, cols);
         // SAFETY: openpty writes two descriptors; the name and termios are unused.
@@ -56,11 +74,10 @@ impl Tty {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_cohost"));
         cmd.args(args)
             .env_clear()
-            .env("PATH", "/usr/bin:/bin")
-            .env("HOME", home.path())
+            .envs(&env)
             .env("TERM", "xterm-256color")
             .env("NO_COLOR", "1")
-            .current_dir(home.path())
+            .current_dir(cwd)
             .stdin(Stdio::from(slave.try_clone().unwrap()))
             .stdout(Stdio::from(slave.try_clone().unwrap()))
             .stderr(Stdio::from(slave.try_clone().unwrap()));
