@@ -200,6 +200,7 @@ fn main() -> ExitCode {
     let json = command.json();
     let result = runtime.block_on(async move {
         match command {
+            Command::Run(args) if cmd::run::is_room(&args) => cmd::compare::run(args).await,
             Command::Run(args) => cmd::run::run(args).await,
             Command::Mcp(args) => cmd::mcp::run(args).await,
             Command::Acp(args) => cmd::acp::run(args).await,

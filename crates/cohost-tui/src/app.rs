@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 
 use cohost_core::{EndReason, Event, EventBody, ToolKind, ToolStatus};
 
+pub use crate::approval::ApprovalCard;
 use crate::changes::ChangesCard;
 use crate::commands::{self, Mode};
 use crate::diffview::DiffView;
@@ -17,23 +18,6 @@ use crate::theme::Theme;
 use crate::transcript::{
     origin_words, summarize_input, BlockKind, ToolCard, ToolState, Transcript,
 };
-
-/// A tool approval on screen.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ApprovalCard {
-    /// The call.
-    pub tool_id: String,
-    /// Tool name.
-    pub name: String,
-    /// Kind.
-    pub kind: ToolKind,
-    /// One line about the input.
-    pub summary: String,
-    /// When an unanswered request is denied.
-    pub deadline: Instant,
-    /// The room member asking (`None` outside a room).
-    pub agent: Option<String>,
-}
 
 /// The agent picker.
 #[derive(Debug, Clone, Default)]
@@ -103,7 +87,7 @@ pub struct App {
     pub(crate) answer: Option<usize>,
     pub(crate) reasoning: Option<usize>,
     /// The room's members and what each is doing (see `members`).
-    pub(crate) members: crate::members::Members,
+    pub(crate) members: crate::member_state::Members,
     prompt_tokens: (u64, u64),
     quit_armed: bool,
     quit: bool,

@@ -12,6 +12,7 @@
 #![forbid(unsafe_code)]
 
 pub mod app;
+mod approval;
 pub mod changes;
 pub mod commands;
 pub mod diff;
@@ -20,6 +21,7 @@ pub mod highlight;
 pub mod input;
 mod keys;
 pub mod markdown;
+mod member_state;
 mod members;
 pub mod msg;
 mod review;

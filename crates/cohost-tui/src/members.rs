@@ -3,66 +3,16 @@
 //! under the member's name, approvals wait their turn and say whose they
 //! are, and the status line shows every member's state.
 
-use std::collections::{BTreeMap, VecDeque};
 use std::time::Instant;
 
 use cohost_core::{Event, EventBody};
 
 use crate::app::{App, ApprovalCard};
 
-/// The members and what the screen keeps for each.
-#[derive(Debug, Default)]
-pub(crate) struct Members {
-    /// Names in order (empty: not a room).
-    pub(crate) names: Vec<String>,
-    /// Each member's open answer and reasoning blocks.
-    blocks: BTreeMap<String, (Option<usize>, Option<usize>)>,
-    /// Whose blocks `App::answer`/`reasoning` hold now.
-    current: Option<String>,
-    /// What each member is doing.
-    states: BTreeMap<String, &'static str>,
-    /// Approvals waiting behind the one on screen.
-    waiting: VecDeque<ApprovalCard>,
-}
-
-impl Members {
-    /// Whether this chat is a room of several agents.
-    pub(crate) fn is_room(&self) -> bool {
-        self.names.len() > 1
-    }
-
-    /// `claude streaming · codex ready` for the status line.
-    pub(crate) fn status(&self) -> String {
-        self.names
-            .iter()
-            .map(|n| format!("{n} {}", self.states.get(n).copied().unwrap_or("ready")))
-            .collect::<Vec<_>>()
-            .join(" · ")
-    }
-
-    fn busy(&self) -> bool {
-        self.states.values().any(|s| *s != "ready")
-    }
-}
-
 /// A room's tool ids are the member's own, which two members may share
 /// (two mocks): the screen keys them by member too.
 pub(crate) fn member_tool_id(agent: &str, tool_id: &str) -> String {
     format!("{agent}\u{1f}{tool_id}")
-}
-
-impl ApprovalCard {
-    /// The id to answer with: the agent's own tool id.
-    pub fn call_id(&self) -> String {
-        match &self.agent {
-            Some(a) => self
-                .tool_id
-                .strip_prefix(&format!("{a}\u{1f}"))
-                .unwrap_or(&self.tool_id)
-                .to_owned(),
-            None => self.tool_id.clone(),
-        }
-    }
 }
 
 fn key_tool_ids(agent: &str, body: &mut EventBody) {

@@ -21,7 +21,7 @@ use cohost_session::{Member, RoomEvents, RunningSession};
 use cohost_tui::app::{Effect, Incoming};
 use tokio::sync::mpsc;
 
-use super::chat::{Ctx, Target};
+use super::chat_args::{Ctx, Target};
 use super::screen::decide;
 use super::turn_changes::ChangesCommand;
 

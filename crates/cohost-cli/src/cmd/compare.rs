@@ -56,7 +56,11 @@ fn refuse_unsupported(args: &RunArgs) -> Result<(), CohostError> {
 }
 
 /// Run the prompt on every agent named.
-pub async fn run(args: RunArgs, prompt: String) -> CmdResult {
+pub async fn run(args: RunArgs) -> CmdResult {
+    if let Err(e) = crate::signals::listen() {
+        tracing::warn!(error = %e, "cannot listen for signals");
+    }
+    let prompt = super::run::read_prompt(&args.prompt).map_err(Failure::usage)?;
     refuse_unsupported(&args).map_err(Failure::usage)?;
     let (host, cfg) = crate::hostctx::host_and_config()?;
     let ask = TerminalPrompt::default();

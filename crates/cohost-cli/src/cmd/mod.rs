@@ -3,6 +3,7 @@
 pub mod acp;
 pub mod agents;
 pub mod chat;
+pub mod chat_args;
 pub mod chat_room;
 pub mod compare;
 pub mod config;

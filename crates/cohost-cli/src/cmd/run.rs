@@ -172,7 +172,7 @@ pub struct RunArgs {
     pub(crate) agent_args: Vec<String>,
 }
 
-fn read_prompt(words: &[String]) -> Result<String, CohostError> {
+pub(crate) fn read_prompt(words: &[String]) -> Result<String, CohostError> {
     let text = if words.len() == 1 && words[0] == "-" {
         let mut s = String::new();
         std::io::stdin().read_to_string(&mut s).map_err(|e| {
@@ -245,15 +245,17 @@ pub(crate) fn request(args: &RunArgs) -> SessionRequest {
     req
 }
 
+/// Whether these arguments name several agents: a room (`compare`).
+pub fn is_room(args: &RunArgs) -> bool {
+    args.target.agent.len() > 1
+}
+
 /// Run the command: one turn; the exit code is the turn's end.
 pub async fn run(args: RunArgs) -> CmdResult {
     if let Err(e) = crate::signals::listen() {
         tracing::warn!(error = %e, "cannot listen for signals");
     }
     let prompt = read_prompt(&args.prompt).map_err(Failure::usage)?;
-    if args.target.agent.len() > 1 {
-        return super::compare::run(args, prompt).await;
-    }
     let (host, cfg) = crate::hostctx::host_and_config()?;
     let session = session::prepare(&host, &cfg, request(&args))
         .await
