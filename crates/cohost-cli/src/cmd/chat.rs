@@ -85,7 +85,7 @@ pub async fn run(args: ChatArgs) -> CmdResult {
     }
     // Opened before the screen switches, so a setup error prints plainly.
     let (session, fell_back) = ctx.open(&target).await?;
-    let (to_app, mut inbox) = mpsc::unbounded_channel();
+    let (to_app, inbox) = mpsc::unbounded_channel();
     let (effects, from_app) = mpsc::unbounded_channel();
     let _ = to_app.send(Incoming::Session(info(&session)));
     if fell_back {
@@ -98,6 +98,15 @@ pub async fn run(args: ChatArgs) -> CmdResult {
     ));
     watch_signals(effects.clone(), to_app.clone());
     let driver = tokio::spawn(drive(session, ctx, target, from_app, to_app));
+    screen(inbox, effects, driver).await
+}
+
+/// The chat screen until the user quits, then the driver's end.
+async fn screen(
+    mut inbox: mpsc::UnboundedReceiver<Incoming>,
+    effects: mpsc::UnboundedSender<Effect>,
+    driver: tokio::task::JoinHandle<()>,
+) -> CmdResult {
     let mut app = App::new(Mode::Chat, Theme::from_env());
     app.set_review_format(cohost_share::review::review_prompt);
     let shown = cohost_tui::term::run(&mut app, &mut inbox, &effects).await;
@@ -124,7 +133,7 @@ async fn run_room(ctx: Ctx) -> CmdResult {
     let note = prepared.note.clone();
     let (id, worktrees) = (prepared.id.clone(), prepared.note.is_none());
     let room = prepared.launch(&ctx.host).await?;
-    let (to_app, mut inbox) = mpsc::unbounded_channel();
+    let (to_app, inbox) = mpsc::unbounded_channel();
     let (effects, from_app) = mpsc::unbounded_channel();
     let names: Vec<String> = room.members().iter().map(|m| m.name.clone()).collect();
     if let Some(note) = note {
@@ -139,13 +148,7 @@ async fn run_room(ctx: Ctx) -> CmdResult {
     let chat = crate::cmd::chat_room::RoomChat::new(id, room.members().to_vec(), worktrees, to_app);
     drop(room);
     let driver = tokio::spawn(chat.drive(ctx, from_app));
-    let mut app = App::new(Mode::Chat, Theme::from_env());
-    app.set_review_format(cohost_share::review::review_prompt);
-    let shown = cohost_tui::term::run(&mut app, &mut inbox, &effects).await;
-    drop(inbox);
-    let _ = driver.await;
-    shown.map_err(|e| crate::exit::internal(format!("the terminal failed: {e}")))?;
-    Ok(0)
+    screen(inbox, effects, driver).await
 }
 
 /// Turn the screen's effects into the session's commands until the user

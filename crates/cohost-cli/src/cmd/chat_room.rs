@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use cohost_core::handoff::{handoff_account, HandoffTurn};
 use cohost_core::{Event, EventBody};
 
-use cohost_core::room::{addressed, member_names, DEFAULT_MAX_MEMBERS};
+use cohost_core::room::{addressed, DEFAULT_MAX_MEMBERS};
 use cohost_core::sanitize::inert_line;
 use cohost_core::{CohostError, ErrorCode, PromptInput};
 use cohost_host::session::{prepare_member, remove_unchanged_worktree, ProviderChoice};
@@ -364,28 +364,18 @@ impl RoomChat {
                 .with_fix("/drop one first"),
             ));
         }
-        let mut providers: Vec<String> = self
-            .members
-            .iter()
-            .map(|m| m.session.descriptor().id.clone())
-            .collect();
-        providers.push(id.clone());
-        let name = match member_names(&providers, DEFAULT_MAX_MEMBERS) {
-            Ok(mut names) => names.pop().unwrap_or_default(),
-            Err(e) => return self.say(error(e)),
-        };
-        // A name taken by a member added earlier (`claude#2` dropped and
-        // re-added): count on until one is free.
-        let name = (2..)
+        // Named as `member_names` names a room's agents (`codex`,
+        // `codex#2`), the first name no member has (one may have left).
+        let name = (1..=DEFAULT_MAX_MEMBERS + 1)
             .map(|n| {
-                if n == 2 {
-                    name.clone()
+                if n == 1 {
+                    id.clone()
                 } else {
                     format!("{id}#{n}")
                 }
             })
             .find(|n| self.members.iter().all(|m| &m.name != n))
-            .unwrap_or(name);
+            .unwrap_or_default();
         let req = ctx.request(&Target {
             provider: ProviderChoice::Id(id),
             model: None,

@@ -83,6 +83,21 @@ pub(crate) async fn ok(b: &Bench, args: &[&str]) -> String {
     out
 }
 
+/// The user's repository in `dir`: branch `main`, one commit of README.md.
+pub(crate) fn users_repo(home: &Path, dir: &Path) {
+    git(home, dir, &["init", "-q", "-b", "main"]);
+    std::fs::write(dir.join("README.md"), "# the user's project\n").unwrap();
+    git(home, dir, &["add", "README.md"]);
+    git(home, dir, &["commit", "-qm", "start"]);
+}
+
+/// A stash entry and an untracked file of the user's, to be kept.
+pub(crate) fn stash_and_untracked(home: &Path, dir: &Path) {
+    std::fs::write(dir.join("README.md"), "# stashed edit\n").unwrap();
+    git(home, dir, &["stash", "-q"]);
+    std::fs::write(dir.join("notes.txt"), "untracked, the user's\n").unwrap();
+}
+
 /// [`user_state`] without the sessions' own `cohost/s-...` branches (a
 /// worktree's branch is the one thing it adds), spacing normalized.
 pub(crate) fn without_session_branches(state: &str) -> String {
@@ -102,13 +117,8 @@ async fn write_diff_undo(cli: AgentCli, agent: &str) {
     let b = Bench::start(cli).await.unwrap();
     let (home, dir) = (b.home().to_path_buf(), b.cwd().to_path_buf());
     // The user's repository: a commit, an untracked file, a stash entry.
-    git(&home, &dir, &["init", "-q", "-b", "main"]);
-    std::fs::write(dir.join("README.md"), "# the user's project\n").unwrap();
-    git(&home, &dir, &["add", "README.md"]);
-    git(&home, &dir, &["commit", "-qm", "start"]);
-    std::fs::write(dir.join("README.md"), "# stashed edit\n").unwrap();
-    git(&home, &dir, &["stash", "-q"]);
-    std::fs::write(dir.join("notes.txt"), "untracked, the user's\n").unwrap();
+    users_repo(&home, &dir);
+    stash_and_untracked(&home, &dir);
     let before = user_state(&home, &dir);
 
     let run = [
@@ -202,10 +212,7 @@ async fn worktree_then_apply(cli: AgentCli, agent: &str) {
     }
     let b = Bench::start(cli).await.unwrap();
     let (home, dir) = (b.home().to_path_buf(), b.cwd().to_path_buf());
-    git(&home, &dir, &["init", "-q", "-b", "main"]);
-    std::fs::write(dir.join("README.md"), "# the user's project\n").unwrap();
-    git(&home, &dir, &["add", "README.md"]);
-    git(&home, &dir, &["commit", "-qm", "start"]);
+    users_repo(&home, &dir);
     std::fs::write(dir.join("README.md"), "# an uncommitted edit\n").unwrap();
     let before = user_state(&home, &dir);
 

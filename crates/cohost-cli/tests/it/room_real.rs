@@ -11,7 +11,9 @@ use std::collections::BTreeMap;
 use cohost_fakellm::FakeLlmConfig;
 use cohost_testbench::{require_cli, AgentCli, Bench};
 
-use crate::changes_real::{cohost, git, ok, user_state, without_session_branches};
+use crate::changes_real::{
+    cohost, git, ok, stash_and_untracked, user_state, users_repo, without_session_branches,
+};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn claude_and_codex_compare_in_their_own_worktrees_and_one_is_kept() {
@@ -25,13 +27,8 @@ async fn claude_and_codex_compare_in_their_own_worktrees_and_one_is_kept() {
     .await
     .unwrap();
     let (home, dir) = (b.home().to_path_buf(), b.cwd().to_path_buf());
-    git(&home, &dir, &["init", "-q", "-b", "main"]);
-    std::fs::write(dir.join("README.md"), "# the user's project\n").unwrap();
-    git(&home, &dir, &["add", "README.md"]);
-    git(&home, &dir, &["commit", "-qm", "start"]);
-    std::fs::write(dir.join("README.md"), "# stashed edit\n").unwrap();
-    git(&home, &dir, &["stash", "-q"]);
-    std::fs::write(dir.join("notes.txt"), "untracked, the user's\n").unwrap();
+    users_repo(&home, &dir);
+    stash_and_untracked(&home, &dir);
     let before = user_state(&home, &dir);
 
     let run = [
@@ -162,10 +159,7 @@ async fn claude_hands_off_to_codex_with_the_prompt_the_tool_call_and_the_diff() 
     .await
     .unwrap();
     let (home, dir) = (b.home().to_path_buf(), b.cwd().to_path_buf());
-    git(&home, &dir, &["init", "-q", "-b", "main"]);
-    std::fs::write(dir.join("README.md"), "# the user's project\n").unwrap();
-    git(&home, &dir, &["add", "README.md"]);
-    git(&home, &dir, &["commit", "-qm", "start"]);
+    users_repo(&home, &dir);
     let args = [
         "chat",
         "--agent",
