@@ -203,6 +203,69 @@ impl<O: Write, E: Write> Grouped<O, E> {
     }
 }
 
+/// A room's events as they come, for a console that keeps taking commands
+/// while members answer (`cohost share` in line mode): each member keeps its
+/// own renderer, and a heading starts a new line whenever the member
+/// speaking changes. Events of a session of one agent (no `agent`) show as
+/// they always did.
+pub struct Interleaved<O = std::io::Stdout, E = std::io::Stderr> {
+    solo: Human,
+    members: HashMap<String, Human>,
+    speaking: Option<String>,
+    color: bool,
+    out: O,
+    err: E,
+}
+
+impl Default for Interleaved {
+    fn default() -> Self {
+        Interleaved::with_output(std::io::stdout(), std::io::stderr())
+    }
+}
+
+impl<O: Write, E: Write> Interleaved<O, E> {
+    /// A renderer writing to `out` and `err`.
+    pub fn with_output(out: O, err: E) -> Interleaved<O, E> {
+        Interleaved {
+            solo: Human::new(),
+            members: HashMap::new(),
+            speaking: None,
+            color: Human::new().colored(),
+            out,
+            err,
+        }
+    }
+
+    /// The writers back (tests read what was shown).
+    pub fn into_output(self) -> (O, E) {
+        (self.out, self.err)
+    }
+
+    /// Show one event.
+    pub fn show(&mut self, event: &Event) {
+        let Some(name) = event.agent.as_deref() else {
+            return self.solo.show_to(event, &mut self.out, &mut self.err);
+        };
+        let silent = matches!(
+            event.body,
+            EventBody::StreamStart { .. } | EventBody::Usage(_) | EventBody::Unknown
+        );
+        if !silent && self.speaking.as_deref() != Some(name) {
+            let name = cohost_core::sanitize::inert_line(name);
+            let heading = if self.color {
+                format!("\x1b[1m── {name} ──\x1b[0m")
+            } else {
+                format!("── {name} ──")
+            };
+            // A heading always starts a line, whatever the last member left.
+            let _ = write!(self.out, "\n{heading}\n");
+            self.speaking = Some(event.agent.clone().unwrap_or_default());
+        }
+        let human = self.members.entry(name.to_owned()).or_default();
+        human.show_to(event, &mut self.out, &mut self.err);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -287,5 +350,22 @@ mod tests {
         g.show(&chunk("zed", 0, "y"));
         g.finish();
         assert_eq!(shown(g), (String::new(), String::new()));
+    }
+
+    #[test]
+    fn interleaved_members_get_a_heading_whenever_the_speaker_changes() {
+        let mut i = Interleaved::with_output(Vec::new(), Vec::new());
+        i.show(&chunk("a", 0, "one "));
+        i.show(&chunk("a", 1, "two"));
+        i.show(&chunk("b\x1b[2J", 0, "bee"));
+        i.show(&chunk("a", 2, " three"));
+        let mut lone = chunk("a", 0, "solo");
+        lone.agent = None;
+        i.show(&lone);
+        let (out, _) = i.into_output();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "\n── a ──\none two\n── b ──\nbee\n── a ──\n threesolo"
+        );
     }
 }

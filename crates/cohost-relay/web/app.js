@@ -3,7 +3,7 @@
 // subprotocol entry (as the CLI does), opens and verifies every payload, and
 // renders the room. Reconnects with resume from the last chunk per stream.
 
-import { T, ROLE, ROLE_NAME, decode, encode, isReplayable, isValidId, jsonBytes, parseJson } from './wire.js';
+import { T, ROLE, ROLE_NAME, addressed, decode, encode, isReplayable, isValidId, jsonBytes, parseJson } from './wire.js';
 import { OpenError, RoomCrypto, parseFragment } from './e2e.js';
 import { Turn } from './render.js';
 
@@ -360,6 +360,10 @@ const MAX_SUGGESTION_BYTES = 60 * 1024;
  */
 async function suggest(body, label = body) {
   const msg = { suggestion_id: randomId('s-'), text: body, from: state.me?.name };
+  // `@codex TEXT`: for one agent of a room of several (the host puts the
+  // words back together when its room has one agent).
+  const to = addressed(body);
+  if (to) Object.assign(msg, to);
   if (jsonBytes(msg).length > MAX_SUGGESTION_BYTES) {
     throw new Error('Too large to send (the hunk is over 60 KiB): write the comment as a suggestion quoting the lines instead.');
   }

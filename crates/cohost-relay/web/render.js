@@ -71,7 +71,16 @@ export class Turn {
   started(msg, who) {
     this.prompt.textContent = msg.text || '';
     const origin = msg.origin && msg.origin !== 'host' ? `suggested by ${who || 'a co-driver'}` : 'from the host';
-    this.meta.textContent = `${msg.provider || 'agent'} · ${origin}`;
+    // In a room of several agents each turn is one member's (several run
+    // at once): its name heads the turn.
+    const agent = typeof msg.agent === 'string' && msg.agent ? msg.agent : null;
+    if (agent) {
+      this.el.dataset.agent = agent;
+      const provider = msg.provider && msg.provider !== agent ? ` (${msg.provider})` : '';
+      this.meta.textContent = `${agent}${provider} · ${origin}`;
+    } else {
+      this.meta.textContent = `${msg.provider || 'agent'} · ${origin}`;
+    }
   }
 
   /** A cohost event of this turn. `arrived` is when its frame arrived (performance.now()). */

@@ -117,3 +117,14 @@ export function parseJson(bytes) {
 export function jsonBytes(value) {
   return utf8.encode(JSON.stringify(value));
 }
+
+/**
+ * `@NAME TEXT` addressed to one member: `{ to, text }`, or null (as
+ * cohost_core::room::addressed reads it: the name ends at white space, `,`
+ * or `:`, and needs text after it).
+ */
+export function addressed(body) {
+  const m = /^\s*@([^\s,:]+)[,:]?\s*([\s\S]*)$/.exec(body);
+  if (!m || !m[2].trim()) return null;
+  return { to: m[1], text: m[2] };
+}

@@ -74,6 +74,13 @@ impl RoomEvents {
         RoomEvents { inner }
     }
 
+    /// Also follow `member` from now on (one that joined the room, or one
+    /// whose subscriber fell behind and was cut off).
+    pub fn follow(&mut self, member: &Member) {
+        self.inner
+            .push(tagged(member.name.clone(), member.session.subscribe_new()));
+    }
+
     /// The next event of any member; `None` once all have ended.
     pub async fn recv(&mut self) -> Option<Result<Event, MemberLagged>> {
         self.next().await
@@ -116,6 +123,17 @@ impl Room {
             }
         }
         Ok(Room { members })
+    }
+
+    /// A room of one member: what a front end that drives rooms uses for
+    /// a session of one agent.
+    pub fn of_one(name: impl Into<String>, session: RunningSession) -> Room {
+        Room {
+            members: vec![Member {
+                name: name.into(),
+                session,
+            }],
+        }
     }
 
     /// The members, in the order they joined.

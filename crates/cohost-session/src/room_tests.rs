@@ -146,3 +146,20 @@ async fn names_are_unique_and_unknown_ones_are_answered_with_the_members() {
     assert!(room.member("codex").is_some());
     room.terminate().await.unwrap();
 }
+
+#[tokio::test]
+async fn a_followed_member_joins_the_merged_stream() {
+    let first = member("a", mock().await);
+    let mut events = RoomEvents::of_member(&first);
+    let late = member("b", mock().await);
+    events.follow(&late);
+    let room = Room::new(vec![first, late]).unwrap();
+    let _turns = room.prompt_each(&PromptInput::text("[mock:say] hi"), false);
+    let by = until_all_end(&mut events, 2).await;
+    assert_eq!(by.keys().collect::<Vec<_>>(), ["a", "b"]);
+    room.terminate().await.unwrap();
+    let solo = Room::of_one("claude", mock().await);
+    assert_eq!(solo.members().len(), 1);
+    assert!(solo.member("claude").is_some());
+    solo.terminate().await.unwrap();
+}

@@ -15,6 +15,10 @@ pub struct Suggestion {
     /// Display name of the co-driver, when it gives one.
     #[serde(default)]
     pub from: Option<String>,
+    /// The room member it is for (`@codex TEXT`), in a room of several
+    /// agents; absent: the member the host's plain prompts go to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
 }
 
 /// `ai.request.suggestion_decided`.
@@ -27,6 +31,9 @@ pub struct SuggestionDecision {
     /// The prompt id of the run, when accepted.
     #[serde(default)]
     pub prompt_id: Option<String>,
+    /// The room member that runs it, in a room of several agents.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
 }
 
 /// `ai.execution.started`.
@@ -42,6 +49,10 @@ pub struct ExecutionStarted {
     pub provider: String,
     /// `host` or the suggestion id it came from.
     pub origin: String,
+    /// The room member running it, in a room of several agents (every
+    /// event of the turn names it too); absent with one agent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
 }
 
 /// `chat.message`.

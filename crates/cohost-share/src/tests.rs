@@ -35,6 +35,7 @@ fn a_turn_is_one_numbered_stream_and_decodes_to_the_same_messages() {
         text: "hi".into(),
         provider: "mock".into(),
         origin: "host".into(),
+        agent: None,
     });
     let msgs = [
         started,
@@ -73,11 +74,19 @@ fn room_messages_round_trip_and_misrouting_is_an_error_not_a_drop() {
             suggestion_id: "s-1".into(),
             text: "add a test".into(),
             from: Some("ana".into()),
+            to: None,
+        }),
+        Message::Suggestion(Suggestion {
+            suggestion_id: "s-2".into(),
+            text: "review it".into(),
+            from: None,
+            to: Some("codex".into()),
         }),
         Message::SuggestionDecided(SuggestionDecision {
             suggestion_id: "s-1".into(),
             accepted: true,
             prompt_id: None,
+            agent: Some("codex".into()),
         }),
         Message::Chat(Chat {
             from: None,

@@ -88,6 +88,12 @@ const HOST: &[Command] = &[
     c("/chat", "TEXT", "say something in the room"),
     c("/kick", "NAME", "remove a participant from the room"),
     c("/invites", "", "show the invites again"),
+    c("/members", "", "the room's agents and what each does"),
+    c(
+        "/compare",
+        "TEXT",
+        "the same prompt to every agent of the room",
+    ),
     c(
         "/diff",
         "[TURN]",
@@ -155,8 +161,13 @@ pub fn help(mode: Mode) -> String {
         let head = format!("{} {}", c.name, c.args);
         s.push_str(&format!("  {head:<16} {}\n", c.help));
     }
-    if mode == Mode::Chat {
-        s.push_str("  room: /add AGENT · @NAME TEXT · /compare TEXT · /handoff NAME · /members · /drop NAME · /keep NAME\n");
+    match mode {
+        Mode::Chat => s.push_str("  room: /add AGENT · @NAME TEXT · /compare TEXT · /handoff NAME · /members · /drop NAME · /keep NAME\n"),
+        Mode::Host => s.push_str("  several agents: @NAME TEXT · /compare TEXT · /members\n"),
+        Mode::Participant { co_driver: true } => {
+            s.push_str("  several agents: @NAME TEXT suggests to that one\n");
+        }
+        Mode::Participant { .. } => {}
     }
     s.push_str("keys: Enter send · Alt+Enter/Ctrl+J new line · ↑↓ history · PgUp/PgDn scroll\n");
     s.push_str("      Esc/Ctrl+C interrupt · Ctrl+C twice or Ctrl+D quit · Ctrl+O reasoning\n");

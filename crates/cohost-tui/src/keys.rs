@@ -294,11 +294,11 @@ impl App {
                 self.notice(need("a member's name (/members)"));
             }
             (Mode::Chat, "/drop") => self.effect(Effect::DropMember(arg.into())),
-            (Mode::Chat, "/members") => self.effect(Effect::Members),
-            (Mode::Chat, "/compare") if arg.is_empty() => {
+            (Mode::Chat | Mode::Host, "/members") => self.effect(Effect::Members),
+            (Mode::Chat | Mode::Host, "/compare") if arg.is_empty() => {
                 self.notice(need("a prompt for every member"));
             }
-            (Mode::Chat, "/compare") => {
+            (Mode::Chat | Mode::Host, "/compare") => {
                 self.prompted("you → every member", arg);
                 self.effect(Effect::Compare(arg.into()));
             }

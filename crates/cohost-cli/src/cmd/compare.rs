@@ -15,10 +15,8 @@ use std::io::Write;
 use std::sync::Arc;
 
 use cohost_core::{CohostError, EndReason, ErrorCode, EventBody, TurnChanges};
-use cohost_discovery::Host;
-use cohost_host::changes::{self, WorktreeOp};
-use cohost_host::session::{prepare_room, ProviderChoice, SetupError};
-use cohost_host::{SessionRecord, SessionStore};
+use cohost_host::session::{prepare_room, tidy_worktrees, ProviderChoice, SetupError};
+use cohost_host::SessionRecord;
 
 use crate::approve::TerminalPrompt;
 use crate::exit::{self, CmdResult, Failure};
@@ -165,7 +163,8 @@ pub async fn run(args: RunArgs) -> CmdResult {
         });
     }
     drop(room);
-    let kept = tidy_worktrees(&host, &outcomes).await;
+    let ids: Vec<String> = outcomes.iter().filter_map(|o| o.record.clone()).collect();
+    let kept = tidy_worktrees(&host, &ids).await;
     if !json {
         summary(&room_id, &outcomes, &kept);
     }
@@ -174,33 +173,6 @@ pub async fn run(args: RunArgs) -> CmdResult {
         .map(|o| o.code)
         .find(|c| *c != 0)
         .unwrap_or(0))
-}
-
-/// Remove the worktrees of members that changed nothing; the records of
-/// those that did (their worktrees stay until kept or discarded).
-async fn tidy_worktrees(host: &Host, outcomes: &[Outcome]) -> Vec<SessionRecord> {
-    let store = SessionStore::open(&host.paths.state_dir);
-    let mut kept = Vec::new();
-    for o in outcomes {
-        let Some(Ok(Some(rec))) = o.record.as_deref().map(|id| store.get(id)) else {
-            continue;
-        };
-        if rec.worktree.is_none() {
-            continue;
-        }
-        match changes::worktree(host, &rec, WorktreeOp::Status).await {
-            Ok(st) if st.files.is_empty() => {
-                if let Err(e) =
-                    changes::worktree(host, &rec, WorktreeOp::Discard { force: false }).await
-                {
-                    tracing::warn!(error = %e, "removing an unchanged worktree failed");
-                }
-            }
-            Ok(_) => kept.push(rec),
-            Err(e) => tracing::warn!(error = %e, "reading a worktree failed"),
-        }
-    }
-    kept
 }
 
 /// What each member did, side by side, and how to keep one.

@@ -2,7 +2,8 @@
 //! 127.0.0.1, or `--relay` with its admin secret), the room and its
 //! invites, the end-to-end keys and the host's connection. `cohost share`
 //! opens one before its session starts; `/share` in `cohost chat` opens one
-//! for the session already running.
+//! for the session already running. Also what both host consoles (lines
+//! and the terminal UI) say about the room they host.
 
 use std::sync::Arc;
 
@@ -11,7 +12,10 @@ use cohost_core::{CohostError, ErrorCode};
 use cohost_protocol::{Invite, Role};
 use cohost_relay::{Relay, RelayClient, RelayConfig, RelayHandle};
 
+use crate::cmd::turn_changes::ChangesCommand;
 use crate::multiplayer::host::SuggestionPolicy;
+use cohost_session::Room;
+use cohost_tui::app::Incoming;
 
 /// What to do with co-driver suggestions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -286,6 +290,85 @@ async fn invites(
                 .map_err(|e| network(e.to_string()))?;
             let invites = embedded_invites(&relay, args.ttl).map_err(network)?;
             Ok((invites, Some(relay)))
+        }
+    }
+}
+
+/// `/diff` or `/undo` of a shared session: its one agent's changes; in a
+/// room of several, an error naming each member's session for
+/// `cohost diff`/`cohost undo` (which member a bare `/undo` meant would be
+/// a guess, and an undo is not one to guess).
+pub(crate) async fn changes_in_room(
+    room: &Room,
+    cmd: ChangesCommand,
+    host: &mut Option<cohost_discovery::Host>,
+) -> Incoming {
+    match room.members() {
+        [one] => cmd.run(host, &one.session).await,
+        members => {
+            let sessions: Vec<String> = members
+                .iter()
+                .map(|m| format!("{} {}", m.name, m.session.record_id().unwrap_or("-")))
+                .collect();
+            Incoming::Error {
+                message: "each member of this room has its own changes".into(),
+                fix: Some(format!(
+                    "`cohost diff SESSION` or `cohost undo SESSION` in another terminal: {}",
+                    sessions.join(", ")
+                )),
+            }
+        }
+    }
+}
+
+/// What the host's console calls the room: its agent, or its members.
+pub(crate) fn room_title(room: &Room) -> String {
+    match room.members() {
+        [one] => one.session.descriptor().id.clone(),
+        members => members
+            .iter()
+            .map(|m| m.name.as_str())
+            .collect::<Vec<_>>()
+            .join(" + "),
+    }
+}
+
+/// The end of a hosted room: every member stops; in a room of several
+/// agents the worktrees of members that changed nothing go, and the host
+/// is told how to keep the work of those that did.
+pub(crate) async fn end_room(room: &Room) {
+    if let Err(e) = room.terminate().await {
+        tracing::warn!(error = %e, "stopping the agents failed");
+    }
+    if room.members().len() < 2 {
+        return;
+    }
+    let host = match crate::hostctx::host() {
+        Ok(h) => h,
+        Err(e) => {
+            tracing::warn!(error = %e, "the room's worktrees were left in place");
+            return;
+        }
+    };
+    let ids: Vec<String> = room
+        .members()
+        .iter()
+        .filter_map(|m| m.session.record_id().map(String::from))
+        .collect();
+    for rec in cohost_host::session::tidy_worktrees(&host, &ids).await {
+        let member = rec
+            .room
+            .as_ref()
+            .map(|r| r.member.as_str())
+            .unwrap_or("a member");
+        #[allow(clippy::print_stderr, reason = "the command's own terminal output")]
+        {
+            eprintln!(
+                "cohost: {} left changes in its worktree: `cohost worktree keep {}` takes them, `cohost worktree discard {}` drops them",
+                cohost_core::sanitize::inert_line(member),
+                rec.id,
+                rec.id
+            );
         }
     }
 }

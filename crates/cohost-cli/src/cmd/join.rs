@@ -86,6 +86,8 @@ fn parse_line(line: &str) -> Option<Line> {
 #[derive(Default)]
 struct Out {
     mid_line: bool,
+    /// The room member whose words are on screen (several agents).
+    speaking: Option<String>,
 }
 
 impl Out {
@@ -235,7 +237,21 @@ enum Shown {
 fn show(me: &ParticipantSession, out: &mut Out, ev: &ParticipantEvent, json: bool) -> Shown {
     let codec = me.codec();
     match ev {
-        ParticipantEvent::Frame { frame, .. } => {
+        ParticipantEvent::Frame { frame, message } => {
+            // Several agents answer at once: a heading whenever the member
+            // speaking changes (the turn's start names it already).
+            let member = match message.as_deref() {
+                Some(cohost_share::Message::TurnEvent(e)) => e.agent.as_deref(),
+                Some(cohost_share::Message::ExecutionStarted(s)) => {
+                    out.speaking = s.agent.clone();
+                    None
+                }
+                _ => None,
+            };
+            if let Some(name) = member.filter(|n| !json && out.speaking.as_deref() != Some(*n)) {
+                out.line(&format!("── {} ──", inert_line(name)));
+                out.speaking = Some(name.to_owned());
+            }
             if json {
                 out.text(&format!("{}\n", participant::frame_json(codec, frame)));
             } else if let Some(line) = participant::frame_line(codec, frame) {

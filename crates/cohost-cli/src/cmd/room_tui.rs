@@ -15,7 +15,7 @@ use std::sync::Arc;
 use cohost_core::sanitize::inert_line;
 use cohost_protocol::{Participant, Role};
 use cohost_relay::{ClientEvent, RelayClient};
-use cohost_session::RunningSession;
+use cohost_session::{Room, RunningSession};
 use cohost_share::Message;
 use cohost_tui::app::{App, Effect, Incoming, SessionInfo};
 use cohost_tui::commands::Mode;
@@ -23,6 +23,7 @@ use cohost_tui::room;
 use cohost_tui::theme::Theme;
 use tokio::sync::mpsc;
 
+use crate::cmd::hosting::{changes_in_room, end_room, room_title};
 use crate::cmd::screen::{decide, on_terminal, watch_signals};
 use crate::exit::CmdResult;
 use crate::multiplayer::host::{HostBridge, HostInput, HostNotice, SuggestionPolicy};
@@ -37,8 +38,8 @@ pub fn wanted(json: bool, plain: bool) -> bool {
 
 /// Everything the host console needs from `cohost share`'s setup.
 pub struct HostParts {
-    /// The running session.
-    pub session: RunningSession,
+    /// The running sessions: one agent, or the members of a room.
+    pub room: Room,
     /// Connected to the room as host.
     pub client: RelayClient,
     /// The room's keys.
@@ -98,7 +99,7 @@ fn host_incoming(n: HostNotice) -> Option<Incoming> {
             accepted: d.accepted,
         },
         // The turn's own approval event draws the card.
-        HostNotice::ApprovalNeeded(_) | HostNotice::TurnDone(_) => return None,
+        HostNotice::ApprovalNeeded { .. } | HostNotice::TurnDone(_) => return None,
         HostNotice::Chat(c) => Incoming::Chat {
             from: inert_line(c.from.as_deref().unwrap_or("someone")),
             text: cohost_core::sanitize::strip_controls(&c.text).into_owned(),
@@ -112,20 +113,20 @@ fn host_incoming(n: HostNotice) -> Option<Incoming> {
     })
 }
 
-/// A host bridge running for a screen: what it is told, and the session
-/// it hands back when the room is done.
+/// A host bridge running for a screen: what it is told, and the room it
+/// hands back when it is done.
 struct Hosting {
     inputs: mpsc::UnboundedSender<HostInput>,
-    bridge: tokio::task::JoinHandle<RunningSession>,
-    session: RunningSession,
+    bridge: tokio::task::JoinHandle<Room>,
+    room: Room,
 }
 
 /// Start the bridge over `p`'s session and room; its notices and its end
 /// go to the screen.
 fn start_hosting(p: HostParts, to_app: &mpsc::UnboundedSender<Incoming>) -> Hosting {
     let (notice_tx, mut notices) = mpsc::unbounded_channel();
-    let session = p.session.clone();
-    let bridge = HostBridge::new(p.session, p.client, p.suggestions, notice_tx)
+    let room = p.room.clone();
+    let bridge = HostBridge::for_room(p.room, p.client, p.suggestions, notice_tx)
         .with_e2e(p.e2e)
         .with_interrupt_policy(p.interrupts);
     let (inputs, bridge_inputs) = mpsc::unbounded_channel();
@@ -146,7 +147,7 @@ fn start_hosting(p: HostParts, to_app: &mpsc::UnboundedSender<Incoming>) -> Host
     Hosting {
         inputs,
         bridge,
-        session,
+        room,
     }
 }
 
@@ -168,20 +169,36 @@ impl Hosting {
                 _ => None,
             };
             if let Some(cmd) = changes {
-                let _ = say.send(cmd.run(&mut host, &self.session).await);
+                let _ = say.send(changes_in_room(&self.room, cmd, &mut host).await);
                 continue;
             }
             let input = match e {
                 Effect::Prompt(t) => HostInput::Prompt(t),
+                Effect::Compare(t) => HostInput::Compare(t),
+                Effect::Members => HostInput::Members,
                 Effect::Accept(id) => HostInput::Accept(id),
                 Effect::Reject(id) => HostInput::Reject(id),
                 Effect::Interrupt => HostInput::Interrupt,
                 Effect::Chat(t) => HostInput::Chat(t),
                 Effect::Kick(who) => HostInput::Kick(who),
                 Effect::Decide {
-                    tool_id, option, ..
+                    tool_id,
+                    option,
+                    agent,
                 } => {
-                    decide(&self.session, &tool_id, option);
+                    // The card names its member; one agent's names none.
+                    let member = match agent {
+                        Some(name) => self.room.member(&name),
+                        None => self.room.members().first(),
+                    };
+                    match member {
+                        Some(m) => decide(&m.session, &tool_id, option),
+                        None => {
+                            let _ = say.send(Incoming::Notice(
+                                "that member is not in the room any more".into(),
+                            ));
+                        }
+                    }
                     continue;
                 }
                 Effect::Quit => {
@@ -211,16 +228,15 @@ impl Hosting {
         drop(self.inputs);
         // The bridge has returned (or failed): the session ends either way.
         let _ = self.bridge.await;
-        if let Err(e) = self.session.terminate().await {
-            tracing::warn!(error = %e, "stopping the agent failed");
-        }
+        end_room(&self.room).await;
     }
 }
 
 /// The host console until the host quits or the room closes.
 pub async fn host(p: HostParts) -> CmdResult {
+    let members: Vec<String> = p.room.members().iter().map(|m| m.name.clone()).collect();
     let info = SessionInfo {
-        agent: p.session.descriptor().id.clone(),
+        agent: room_title(&p.room),
         model: None,
         session_id: Some(p.client.room_id().as_str().to_string()),
     };
@@ -234,9 +250,15 @@ pub async fn host(p: HostParts) -> CmdResult {
     );
     let _ = to_app.send(Incoming::Session(info));
     let _ = to_app.send(Incoming::Invites(invites));
-    let _ = to_app.send(Incoming::Notice(
-        "type a prompt to run it; /help for commands and keys".into(),
-    ));
+    let several = members.len() > 1;
+    if several {
+        let _ = to_app.send(Incoming::Members(members));
+    }
+    let _ = to_app.send(Incoming::Notice(if several {
+        "@NAME TEXT prompts one member, plain text the last one named, /compare TEXT all; /help for commands and keys".into()
+    } else {
+        "type a prompt to run it; /help for commands and keys".into()
+    }));
     watch_signals(effects.clone(), to_app.clone());
     let hosting = start_hosting(p, &to_app);
     let say = to_app.clone();
@@ -266,7 +288,7 @@ pub(crate) async fn share_in_place(
 ) {
     let _ = to_app.send(Incoming::Shared(room.invites.clone()));
     let parts = HostParts {
-        session,
+        room: cohost_session::Room::of_one(session.descriptor().id.clone(), session),
         client: room.client,
         e2e: room.e2e,
         suggestions: SuggestionPolicy::Ask,
@@ -300,11 +322,14 @@ fn participant_incoming(ev: ParticipantEvent) -> Vec<Incoming> {
         }
         ParticipantEvent::Frame { frame, message } => match message.map(|m| *m) {
             Some(Message::ExecutionStarted(s)) => {
-                let who = if s.origin == "host" {
+                let mut who = if s.origin == "host" {
                     "host".to_string()
                 } else {
                     "co-driver".to_string()
                 };
+                if let Some(member) = &s.agent {
+                    who = format!("{who} → {}", inert_line(member));
+                }
                 vec![Incoming::Prompted {
                     who,
                     text: cohost_core::sanitize::strip_controls(&s.text).into_owned(),

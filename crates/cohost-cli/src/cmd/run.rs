@@ -103,24 +103,6 @@ impl AgentArgs {
             None => ProviderChoice::Default,
         }
     }
-
-    /// Refuse several `--agent` where a command runs one agent.
-    pub fn one_agent(&self, command: &str) -> Result<(), CohostError> {
-        if self.agent.len() < 2 {
-            return Ok(());
-        }
-        Err(CohostError::new(
-            ErrorCode::ConfigInvalid,
-            format!(
-                "`cohost {command}` runs one agent; {} were named",
-                self.agent.len()
-            ),
-        )
-        .with_fix(format!(
-            "name one --agent, or compare several with `cohost run --agent {} \"PROMPT\"`",
-            self.agent.join(" --agent ")
-        )))
-    }
 }
 
 /// Arguments of `cohost run`.

@@ -16,12 +16,16 @@ use serde_json::json;
 use std::io::BufRead;
 use tokio::sync::mpsc;
 
-use crate::cmd::hosting::{open_room, OpenRoom, RoomArgs, Suggestions};
+use crate::cmd::hosting::{
+    changes_in_room, end_room, open_room, room_title, OpenRoom, RoomArgs, Suggestions,
+};
 use crate::cmd::run::{AgentArgs, Approve};
 use crate::cmd::turn_changes::ChangesCommand;
 use crate::exit::CmdResult;
 use crate::multiplayer::host::{HostBridge, HostInput, HostNotice, SuggestionPolicy, HOST_GONE};
-use crate::render::Human;
+use crate::room_render::Interleaved;
+use cohost_host::session::{PreparedRoom, ProviderChoice, SetupError};
+use cohost_session::Room;
 
 /// Arguments of `cohost share`.
 #[derive(Debug, Args)]
@@ -51,6 +55,9 @@ pub struct ShareArgs {
     agent_args: Vec<String>,
 }
 
+/// The host's commands for a room of several agents.
+pub const ROOM_COMMANDS: &str = "/compare TEXT (every member), /members";
+
 /// The host's commands, for `/help` and unknown ones.
 pub const HOST_COMMANDS: &str = "TEXT (run it), /accept ID, /reject ID, /allow [ID], /deny [ID], /interrupt, /chat TEXT, /kick NAME, /who, /diff [TURN], /undo [TURN], /quit, /help";
 
@@ -59,8 +66,8 @@ pub const HOST_COMMANDS: &str = "TEXT (run it), /accept ID, /reject ID, /allow [
 pub fn command_help(line: &str) -> Option<String> {
     let line = line.trim();
     let (cmd, rest) = line.split_once(' ').unwrap_or((line, ""));
-    let needs_arg = ["/accept", "/reject", "/chat", "/kick"];
-    let known = ["/allow", "/deny", "/interrupt", "/who", "/quit"];
+    let needs_arg = ["/accept", "/reject", "/chat", "/kick", "/compare"];
+    let known = ["/allow", "/deny", "/interrupt", "/who", "/quit", "/members"];
     if !cmd.starts_with('/') || known.contains(&cmd) {
         return None;
     }
@@ -70,7 +77,9 @@ pub fn command_help(line: &str) -> Option<String> {
         });
     }
     if cmd == "/help" {
-        return Some(format!("commands: {HOST_COMMANDS}"));
+        return Some(format!(
+            "commands: {HOST_COMMANDS}; with several agents: @NAME TEXT, {ROOM_COMMANDS}"
+        ));
     }
     Some(format!(
         "unknown command {}; commands: {HOST_COMMANDS}",
@@ -104,51 +113,102 @@ pub fn parse_input(line: &str) -> Option<HostInput> {
         "/chat" => HostInput::Chat(arg?),
         "/kick" => HostInput::Kick(arg?),
         "/who" => HostInput::Who,
+        "/compare" => HostInput::Compare(arg?),
+        "/members" => HostInput::Members,
         "/quit" => HostInput::Quit,
         _ => HostInput::Prompt(line.to_string()),
     })
 }
 
+/// What `share` set up before the room opens: one session, or a room of
+/// several agents (each on its own worktree when the directory is a git
+/// repository).
+enum Prepared {
+    One(Box<session::OpenSession>),
+    Room(PreparedRoom),
+}
+
+impl Prepared {
+    async fn discard(self, host: &cohost_discovery::Host) {
+        if let Prepared::Room(r) = self {
+            r.discard(host).await;
+        }
+    }
+
+    async fn launch(self, host: &cohost_discovery::Host) -> Result<Room, CohostError> {
+        match self {
+            Prepared::One(one) => {
+                if let Some(note) = one.default_note() {
+                    eprintln!("cohost: {note}");
+                }
+                let session = one.launch().await?;
+                Ok(Room::of_one(session.descriptor().id.clone(), session))
+            }
+            Prepared::Room(room) => {
+                if let Some(note) = &room.note {
+                    eprintln!("cohost: {note}");
+                }
+                room.launch(host).await
+            }
+        }
+    }
+}
+
 /// Run until the host quits.
 pub async fn run(args: ShareArgs) -> CmdResult {
-    args.target
-        .one_agent("share")
-        .map_err(crate::exit::Failure::usage)?;
     if let Err(e) = crate::signals::listen() {
         tracing::warn!(error = %e, "cannot listen for signals");
     }
     let (host, cfg) = crate::hostctx::host_and_config()?;
-    let mut req = SessionRequest::new(
-        args.target.provider(),
-        args.approve.through_handle(HOST_GONE),
-    );
-    args.target.apply(&mut req);
-    // Others in the room suggest what the agent does: confined unless the
+    // Others in the room suggest what the agents do: confined unless the
     // host says otherwise here or in the config.
-    if req.sandbox.is_none() && cfg.sandbox()?.is_none() {
-        req.sandbox = Some(cohost_core::SandboxMode::On);
-    }
-    req.agent_args = args.agent_args.clone();
-    // Recorded like `run` and `chat`: `cohost sessions` lists it, and its
-    // turns' changes are there for `cohost diff` and `cohost undo`.
-    req.recording = Recording::New;
-    let session = session::prepare(&host, &cfg, req)
+    let confine = cfg.sandbox()?.is_none();
+    let request = |provider| {
+        let mut req = SessionRequest::new(provider, args.approve.through_handle(HOST_GONE));
+        args.target.apply(&mut req);
+        if req.sandbox.is_none() && confine {
+            req.sandbox = Some(cohost_core::SandboxMode::On);
+        }
+        req.agent_args = args.agent_args.clone();
+        // Recorded like `run` and `chat`: `cohost sessions` lists it, and
+        // its turns' changes are there for `cohost diff` and `cohost undo`.
+        req.recording = Recording::New;
+        req
+    };
+    let prepared = if args.target.agent.len() > 1 {
+        let room = session::prepare_room(&host, &cfg, &args.target.agent, |_, id| {
+            request(ProviderChoice::Id(id.to_owned()))
+        })
         .await
-        .map_err(CohostError::from)?;
-    if let Some(note) = session.default_note() {
-        eprintln!("cohost: {note}");
-    }
+        .map_err(|e| match e {
+            SetupError::Tools(e) => crate::exit::Failure::usage(e),
+            SetupError::Other(e) => crate::exit::Failure::from(e),
+        })?;
+        Prepared::Room(room)
+    } else {
+        let one = session::prepare(&host, &cfg, request(args.target.provider()))
+            .await
+            .map_err(CohostError::from)?;
+        Prepared::One(Box::new(one))
+    };
     let OpenRoom {
         client,
         e2e,
         invites,
         embedded,
-    } = open_room(&args.room).await?;
-    let session = session.launch().await?;
+    } = match open_room(&args.room).await {
+        Ok(r) => r,
+        Err(e) => {
+            prepared.discard(&host).await;
+            return Err(e.into());
+        }
+    };
+    let room = prepared.launch(&host).await?;
+    let title = room_title(&room);
 
     if crate::cmd::room_tui::wanted(args.json, args.plain) {
         let parts = crate::cmd::room_tui::HostParts {
-            session,
+            room,
             client,
             e2e,
             suggestions: args.suggestions.into(),
@@ -169,10 +229,7 @@ pub async fn run(args: ShareArgs) -> CmdResult {
                 "web_co_driver":web_link(&invites.co_driver),"web_viewer":web_link(&invites.viewer)})
         );
     } else {
-        println!(
-            "Sharing {} — give these to your guests:",
-            session.descriptor().id
-        );
+        println!("Sharing {title} — give these to your guests:");
         for (label, invite) in [
             ("co-driver:", &invites.co_driver),
             ("viewer:", &invites.viewer),
@@ -182,12 +239,17 @@ pub async fn run(args: ShareArgs) -> CmdResult {
                 println!("  {:<10} or open {web}", "");
             }
         }
+        if room.members().len() > 1 {
+            println!(
+                "@NAME TEXT prompts one member (plain text: the last one named); {ROOM_COMMANDS}."
+            );
+        }
         println!("Type a prompt to run it; {HOST_COMMANDS}.");
     }
 
     let (in_tx, in_rx) = mpsc::unbounded_channel();
     let stdin_tx = in_tx.clone();
-    let changes_tx = console_changes(session.clone(), args.json);
+    let changes_tx = console_changes(room.clone(), args.json);
     // Stdin blocks: read it on its own thread. EOF leaves the session running
     // (a host may run detached); Ctrl+C or /quit ends it.
     std::thread::spawn(move || {
@@ -237,22 +299,21 @@ pub async fn run(args: ShareArgs) -> CmdResult {
     let (notice_tx, mut notice_rx) = mpsc::unbounded_channel();
     let json_mode = args.json;
     let printer = tokio::spawn(async move {
-        let mut human = Human::new();
+        let mut shown = Interleaved::default();
         while let Some(n) = notice_rx.recv().await {
-            print_notice(&mut human, n, json_mode);
+            print_notice(&mut shown, n, json_mode);
         }
     });
     let policy: SuggestionPolicy = args.suggestions.into();
     let interrupts: SuggestionPolicy = args.interrupts.into();
-    let bridge = HostBridge::new(session, client, policy, notice_tx)
+    let bridge = HostBridge::for_room(room, client, policy, notice_tx)
         .with_e2e(e2e)
         .with_interrupt_policy(interrupts);
-    let session = bridge.run(in_rx).await;
-    if let Err(e) = session.terminate().await {
-        tracing::warn!(error = %e, "stopping the agent failed");
-    }
-    // The session's approvals hold a notice sender: drop it so the printer ends.
-    drop(session);
+    let room = bridge.run(in_rx).await;
+    end_room(&room).await;
+    // The sessions' approvals hold a notice sender: drop them so the
+    // printer ends.
+    drop(room);
     let _ = printer.await;
     if let Some(r) = embedded {
         r.shutdown().await;
@@ -261,16 +322,14 @@ pub async fn run(args: ShareArgs) -> CmdResult {
 }
 
 /// The line console's `/diff` and `/undo`, answered one at a time beside
-/// the bridge (they read the session's checkpoints, not the room).
-fn console_changes(
-    session: cohost_session::RunningSession,
-    json_mode: bool,
-) -> mpsc::UnboundedSender<ChangesCommand> {
+/// the bridge (they read the session's checkpoints, not the room). In a
+/// room of several agents each member has its own: `cohost diff SESSION`.
+fn console_changes(room: Room, json_mode: bool) -> mpsc::UnboundedSender<ChangesCommand> {
     let (tx, mut rx) = mpsc::unbounded_channel::<ChangesCommand>();
     tokio::spawn(async move {
         let mut host = None;
         while let Some(cmd) = rx.recv().await {
-            let (message, fix) = match cmd.run(&mut host, &session).await {
+            let (message, fix) = match changes_in_room(&room, cmd, &mut host).await {
                 Incoming::Notice(text) => (text, None),
                 Incoming::Error { message, fix } => (format!("error: {message}"), fix),
                 _ => continue,
@@ -292,14 +351,14 @@ fn console_changes(
     tx
 }
 
-fn print_notice(human: &mut Human, n: HostNotice, json_mode: bool) {
+fn print_notice(shown: &mut Interleaved, n: HostNotice, json_mode: bool) {
     if json_mode {
         let v = match n {
             HostNotice::Event(e) => json!({"notice":"event","event":e}),
             HostNotice::Suggested(s) => json!({"notice":"suggested","suggestion":s}),
             HostNotice::SuggestionDecided(d) => json!({"notice":"suggestion_decided","decision":d}),
-            HostNotice::ApprovalNeeded(a) => {
-                json!({"notice":"approval_needed","tool_id":a.tool_id,"name":a.name,"input":a.input})
+            HostNotice::ApprovalNeeded { request: a, agent } => {
+                json!({"notice":"approval_needed","tool_id":a.tool_id,"name":a.name,"input":a.input,"agent":agent})
             }
             HostNotice::Chat(c) => json!({"notice":"chat","chat":c}),
             HostNotice::Presence(p) => json!({"notice":"presence","presence":p}),
@@ -313,23 +372,30 @@ fn print_notice(human: &mut Human, n: HostNotice, json_mode: bool) {
         return;
     }
     match n {
-        HostNotice::Event(e) => human.show(&e),
+        HostNotice::Event(e) => shown.show(&e),
         // Room text is inert on this terminal: no control sequences, and
         // names on one line.
         HostNotice::Suggested(s) => eprintln!(
-            "\n💡 suggestion {} from {}: {}\n   /accept {} or /reject {}",
+            "\n💡 suggestion {} from {}{}: {}\n   /accept {} or /reject {}",
             inert_line(&s.suggestion_id),
             inert_line(s.from.as_deref().unwrap_or("a co-driver")),
+            s.to.as_deref()
+                .map(|to| format!(" for {}", inert_line(to)))
+                .unwrap_or_default(),
             strip_controls(&s.text),
             inert_line(&s.suggestion_id),
             inert_line(&s.suggestion_id)
         ),
         HostNotice::SuggestionDecided(d) => eprintln!(
-            "suggestion {} {}",
+            "suggestion {} {}{}",
             inert_line(&d.suggestion_id),
-            if d.accepted { "accepted" } else { "rejected" }
+            if d.accepted { "accepted" } else { "rejected" },
+            d.agent
+                .as_deref()
+                .map(|a| format!(": {} runs it", inert_line(a)))
+                .unwrap_or_default()
         ),
-        HostNotice::ApprovalNeeded(a) => {
+        HostNotice::ApprovalNeeded { request: a, .. } => {
             let id = inert_line(&a.tool_id);
             eprintln!("   answer with /allow {id} or /deny {id}");
         }

@@ -1,7 +1,7 @@
-//! The host side of a shared session: drives the running session with the
-//! host's and the room's commands and publishes every event it streams to
-//! the room. Co-driver suggestions queue for the host's decision; tool
-//! approvals stay with the host.
+//! The host side of a shared session: drives the room's running sessions
+//! (one agent, or several members) with the host's and the room's commands
+//! and publishes every event they stream to the room. Co-driver suggestions
+//! queue for the host's decision; tool approvals stay with the host.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -9,8 +9,7 @@ use std::sync::Arc;
 use cohost_core::{Decision, DecisionOrigin, Event, EventBody, PromptInput};
 use cohost_protocol::{Frame, FrameType, InviteKeys, Kick, Participant, Role};
 use cohost_relay::{ClientEvent, RelayClient};
-use cohost_session::RunningSession;
-use cohost_session::Subscription;
+use cohost_session::{Room, RoomEvents, RunningSession};
 use cohost_share::{
     Chat, E2e, Message, PayloadCodec, Presence, RoomCodec, Suggestion, SuggestionDecision,
     TurnStream,
@@ -44,10 +43,13 @@ struct TurnMeta {
     origin: String,
 }
 
-/// Drives a [`RunningSession`] for a room.
+/// Drives a room's running sessions for the relay's room.
 pub struct HostBridge {
-    session: RunningSession,
-    events: Subscription,
+    pub(super) room: Room,
+    events: RoomEvents,
+    /// The member the host's plain prompts and untargeted suggestions go
+    /// to: the last one addressed.
+    pub(super) focus: String,
     client: RelayClient,
     codec: RoomCodec,
     policy: SuggestionPolicy,
@@ -55,8 +57,9 @@ pub struct HostBridge {
     pending: HashMap<String, Suggestion>,
     /// Queued and running turns, by correlation id.
     turns: HashMap<String, TurnMeta>,
-    /// The room's stream of the turn being published.
-    stream: Option<TurnStream>,
+    /// The room's streams of the turns being published, by prompt id
+    /// (members' turns run at once).
+    streams: HashMap<String, TurnStream>,
     quit: bool,
     keys: Option<HostKeys>,
     roster: BTreeMap<u64, Participant>,
@@ -64,7 +67,7 @@ pub struct HostBridge {
 }
 
 impl HostBridge {
-    /// A bridge for a running session connected as HOST. When the
+    /// A bridge for one running session connected as HOST. When the
     /// session's approvals are answered through its handle, each request
     /// reaches the notices and [`HostInput::Approve`] answers it.
     pub fn new(
@@ -73,17 +76,41 @@ impl HostBridge {
         policy: SuggestionPolicy,
         notices: mpsc::UnboundedSender<HostNotice>,
     ) -> Self {
-        if let Some(a) = session.approvals() {
-            let notices = notices.clone();
-            a.on_request(move |r| {
-                let _ = notices.send(HostNotice::ApprovalNeeded(r));
-            });
+        let name = session.descriptor().id.clone();
+        HostBridge::for_room(Room::of_one(name, session), client, policy, notices)
+    }
+
+    /// A bridge for a room of several agents: each member's events reach
+    /// the room tagged with its name, `@NAME TEXT` prompts one member.
+    pub fn for_room(
+        room: Room,
+        client: RelayClient,
+        policy: SuggestionPolicy,
+        notices: mpsc::UnboundedSender<HostNotice>,
+    ) -> Self {
+        let solo = room.members().len() == 1;
+        for m in room.members() {
+            if let Some(a) = m.session.approvals() {
+                let notices = notices.clone();
+                let agent = (!solo).then(|| m.name.clone());
+                a.on_request(move |request| {
+                    let _ = notices.send(HostNotice::ApprovalNeeded {
+                        request,
+                        agent: agent.clone(),
+                    });
+                });
+            }
         }
-        let events = session.subscribe_new();
-        let room = client.room_id().clone();
+        let events = room.subscribe_new();
+        let focus = room
+            .members()
+            .first()
+            .map(|m| m.name.clone())
+            .unwrap_or_default();
+        let room_id = client.room_id().clone();
         let (keys, codec): (Option<HostKeys>, Arc<dyn PayloadCodec>) = match E2e::generate_host() {
             Ok(e2e) => {
-                let keys = HostKeys::new(room.clone(), Arc::new(e2e));
+                let keys = HostKeys::new(room_id.clone(), Arc::new(e2e));
                 let codec = keys.codec();
                 (Some(keys), codec)
             }
@@ -93,22 +120,29 @@ impl HostBridge {
                 (None, Arc::new(NoKeys(why)))
             }
         };
-        let codec = RoomCodec::with_codec(room, codec).as_role(Role::Host);
+        let codec = RoomCodec::with_codec(room_id, codec).as_role(Role::Host);
         HostBridge {
-            session,
+            room,
             events,
+            focus,
             client,
             codec,
             policy,
             notices,
             pending: HashMap::new(),
             turns: HashMap::new(),
-            stream: None,
+            streams: HashMap::new(),
             quit: false,
             keys,
             roster: BTreeMap::new(),
             interrupts: SuggestionPolicy::Ask,
         }
+    }
+
+    /// Whether the room has one agent (whose events name no member, as a
+    /// session of one agent always did).
+    pub(super) fn solo(&self) -> bool {
+        self.room.members().len() == 1
     }
 
     /// The same bridge with these end-to-end keys (a host that minted its
@@ -132,26 +166,29 @@ impl HostBridge {
         self.keys.as_ref().map(HostKeys::invite_keys)
     }
 
-    fn notify(&self, n: HostNotice) {
+    pub(super) fn notify(&self, n: HostNotice) {
         let _ = self.notices.send(n);
     }
 
     /// Run until `Quit`, the inputs close, or the room closes. Returns the
-    /// session (still running: the caller ends it).
-    pub async fn run(mut self, mut inputs: mpsc::UnboundedReceiver<HostInput>) -> RunningSession {
-        // The host's commands, the room's frames and the session's events,
-        // each acted on as it comes: turns run in the session's own task.
+    /// room (its sessions still running: the caller ends them).
+    pub async fn run(mut self, mut inputs: mpsc::UnboundedReceiver<HostInput>) -> Room {
+        // The host's commands, the room's frames and the members' events,
+        // each acted on as it comes: turns run in the sessions' own tasks.
         while !self.quit {
             tokio::select! {
                 ev = self.events.recv() => match ev {
-                    Ok(Some(e)) => self.publish(e).await,
-                    Ok(None) => {
+                    Some(Ok(e)) => self.publish(e).await,
+                    None => {
                         self.notify(HostNotice::Room("the session ended".into()));
                         self.quit = true;
                     }
-                    Err(lagged) => {
-                        self.notify(HostNotice::Room(format!("the room {lagged}")));
-                        self.events = self.session.subscribe_new();
+                    Some(Err(lagged)) => {
+                        self.notify(HostNotice::Room(format!("the room fell behind {lagged}")));
+                        // Only that member's subscription was cut off.
+                        if let Some(m) = self.room.member(&lagged.member) {
+                            self.events.follow(m);
+                        }
                     }
                 },
                 input = inputs.recv() => match input {
@@ -166,7 +203,7 @@ impl HostBridge {
         }
         deliver(&self.client, &self.notices, self.codec.room_close()).await;
         self.await_close().await;
-        self.session
+        self.room
     }
 
     /// After `room.close`: the relay has fanned it out to everyone once it
@@ -188,19 +225,41 @@ impl HostBridge {
         self.client.close().await;
     }
 
-    /// Queue a turn on the session; the room hears of it when it starts.
-    fn queue(&mut self, text: String, origin: String, correlation_id: Option<String>) {
+    /// Queue a turn on member `member`; the room hears of it when it starts.
+    pub(super) fn queue(
+        &mut self,
+        member: &str,
+        text: String,
+        origin: String,
+        correlation_id: Option<String>,
+    ) {
+        let session = match self.room.require(member) {
+            Ok(m) => m.session.clone(),
+            Err(e) => {
+                let fix = e
+                    .suggested_fix
+                    .map(|f| format!("; {f}"))
+                    .unwrap_or_default();
+                return self.notify(HostNotice::Room(format!("{}{fix}", e.message)));
+            }
+        };
         let input = PromptInput {
             text: text.clone(),
             correlation_id,
             ..PromptInput::default()
         };
-        match self.session.prompt(input) {
+        let was_busy = session.busy();
+        match session.prompt(input) {
             Ok(turn) => {
-                if self.session.busy() && !self.turns.is_empty() {
-                    self.notify(HostNotice::Room(
-                        "queued: it runs when the current turn ends".into(),
-                    ));
+                if was_busy {
+                    let whose = if self.solo() {
+                        "the current turn".to_string()
+                    } else {
+                        format!("{member}'s current turn")
+                    };
+                    self.notify(HostNotice::Room(format!(
+                        "queued: it runs when {whose} ends"
+                    )));
                 }
                 self.turns
                     .insert(turn.correlation_id().to_string(), TurnMeta { text, origin });
@@ -209,9 +268,18 @@ impl HostBridge {
         }
     }
 
-    /// One event of the session: to the room, then to the host.
-    async fn publish(&mut self, e: Event) {
-        let provider = self.session.descriptor().id.clone();
+    /// One event of a member: to the room, then to the host.
+    async fn publish(&mut self, mut e: Event) {
+        let member = e.agent.clone().unwrap_or_else(|| self.focus.clone());
+        if self.solo() {
+            // One agent: the wire and the host's notices as they always were.
+            e.agent = None;
+        }
+        let provider = self
+            .room
+            .member(&member)
+            .map(|m| m.session.descriptor().id.clone())
+            .unwrap_or_default();
         let (text, origin) = match self.turns.get(&e.correlation_id) {
             Some(m) => (m.text.as_str(), m.origin.as_str()),
             None => ("", "host"),
@@ -225,7 +293,7 @@ impl HostBridge {
             &self.client,
             &self.codec,
             &self.notices,
-            &mut self.stream,
+            &mut self.streams,
             &e,
             started,
         )
@@ -234,10 +302,10 @@ impl HostBridge {
             EventBody::StreamEnd { reason, .. } => Some(*reason),
             _ => None,
         };
-        let correlation = e.correlation_id.clone();
+        let (correlation, prompt) = (e.correlation_id.clone(), e.prompt_id.clone());
         self.notify(HostNotice::Event(e));
         if let Some(reason) = ended {
-            self.stream = None;
+            self.streams.remove(&prompt);
             self.turns.remove(&correlation);
             self.notify(HostNotice::TurnDone(reason));
         }
@@ -245,20 +313,22 @@ impl HostBridge {
 
     async fn handle_input(&mut self, input: HostInput) {
         match input {
-            HostInput::Prompt(text) => self.queue(text, "host".into(), None),
+            HostInput::Prompt(text) => self.prompt(&text),
+            HostInput::Compare(text) => self.compare(&text),
+            HostInput::Members => self.list_members(),
             HostInput::Accept(id) => self.decide_suggestion(&id, true).await,
             HostInput::Reject(id) => self.decide_suggestion(&id, false).await,
             HostInput::Approve { tool_id, allow } => {
-                if !self
-                    .session
-                    .decide(tool_id.as_deref(), host_decision(allow))
-                {
+                let decided = self
+                    .room
+                    .members()
+                    .iter()
+                    .any(|m| m.session.decide(tool_id.as_deref(), host_decision(allow)));
+                if !decided {
                     self.notify(HostNotice::Room("no tool approval is pending".into()));
                 }
             }
-            HostInput::Interrupt => {
-                self.session.interrupt();
-            }
+            HostInput::Interrupt => self.interrupt(),
             HostInput::Chat(text) => {
                 let chat = Message::Chat(Chat {
                     from: Some("host".into()),
@@ -343,10 +413,12 @@ impl HostBridge {
             self.notify(HostNotice::Room(format!("no pending suggestion {id}")));
             return;
         };
+        let member = s.to.clone().unwrap_or_else(|| self.focus.clone());
         let decision = SuggestionDecision {
             suggestion_id: s.suggestion_id.clone(),
             accepted: accept,
             prompt_id: None,
+            agent: (accept && !self.solo()).then(|| member.clone()),
         };
         let frame = self
             .codec
@@ -355,7 +427,7 @@ impl HostBridge {
         self.notify(HostNotice::SuggestionDecided(decision));
         if accept {
             let id = s.suggestion_id.clone();
-            self.queue(s.text, id.clone(), Some(id));
+            self.queue(&member, s.text, id.clone(), Some(id));
         }
     }
 
@@ -365,7 +437,24 @@ impl HostBridge {
                 (FrameType::PromptSuggested, Ok(Some(Message::Suggestion(mut s)))) => {
                     // The relay's stamp names the sender, not the payload.
                     s.from = Some(super::participant::stamped_name(&f));
+                    s.to = s.to.map(|t| cohost_core::sanitize::inert_line(&t));
+                    if self.solo() {
+                        if let Some(to) = s.to.take_if(|t| self.room.member(t).is_none()) {
+                            // One agent: `@word` was part of the prompt (an
+                            // agent's own `@file` mention), as typed.
+                            s.text = format!("@{to} {}", s.text);
+                        }
+                    }
                     self.pending.insert(s.suggestion_id.clone(), s.clone());
+                    if let Some(to) = s.to.as_deref().filter(|t| self.room.member(t).is_none()) {
+                        // For nobody here: never run it on another member.
+                        self.notify(HostNotice::Room(format!(
+                            "{} suggested a prompt for {to}, who is not in this room; rejected",
+                            s.from.as_deref().unwrap_or("a co-driver")
+                        )));
+                        self.decide_suggestion(&s.suggestion_id, false).await;
+                        return;
+                    }
                     self.notify(HostNotice::Suggested(s.clone()));
                     match self.policy {
                         SuggestionPolicy::Ask => {}
@@ -403,12 +492,12 @@ impl HostBridge {
                         _ => {}
                     }
                 }
-                (FrameType::InterruptRequest, Ok(Some(_))) => {
-                    // Under the room's policy; between turns nothing stops.
-                    let stop = interrupt_policy(self.interrupts, &self.notices, &f);
-                    if stop && self.session.busy() {
-                        self.session.interrupt();
-                    }
+                // Under the room's policy; between turns nothing stops. A
+                // co-driver cannot say which member: every one stops.
+                (FrameType::InterruptRequest, Ok(Some(_)))
+                    if interrupt_policy(self.interrupts, &self.notices, &f) =>
+                {
+                    self.room.interrupt_all();
                 }
                 (FrameType::PresenceJoin | FrameType::PresenceLeave, _) => {
                     if let Some(p) = Presence::from_frame(&f) {

@@ -10,8 +10,13 @@ use tokio::sync::mpsc;
 /// What the host (a person or a test) tells the bridge.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum HostInput {
-    /// Run this prompt.
+    /// Run this prompt (`@NAME TEXT` in a room of several agents: on NAME,
+    /// who takes the host's plain prompts from then on).
     Prompt(String),
+    /// The same prompt to every member of the room.
+    Compare(String),
+    /// List the room's members.
+    Members,
     /// Run a pending suggestion.
     Accept(String),
     /// Reject a pending suggestion.
@@ -45,8 +50,13 @@ pub enum HostNotice {
     SuggestionDecided(SuggestionDecision),
     /// A local event of the running turn (for rendering).
     Event(Event),
-    /// The agent asks to run a tool; answer with `HostInput::Approve`.
-    ApprovalNeeded(ApprovalContext),
+    /// An agent asks to run a tool; answer with `HostInput::Approve`.
+    ApprovalNeeded {
+        /// The call.
+        request: ApprovalContext,
+        /// Whose: the member's name in a room of several agents.
+        agent: Option<String>,
+    },
     /// Chat from the room.
     Chat(Chat),
     /// Who is in the room changed (the host's own connection included, once

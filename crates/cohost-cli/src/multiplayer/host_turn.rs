@@ -1,6 +1,8 @@
 //! The host bridge's turn helpers: publishing a turn's events to the room
 //! and a co-driver's interrupt request under the room's policy.
 
+use std::collections::hash_map::{Entry, HashMap};
+
 use cohost_core::Event;
 use cohost_protocol::{Frame, StreamId};
 use cohost_relay::RelayClient;
@@ -16,21 +18,22 @@ pub(super) struct Started<'a> {
     pub(super) origin: &'a str,
 }
 
-/// Publish one event of a turn: the turn's stream opens with
+/// Publish one event of a turn on its own stream (members' turns run at
+/// once, each its stream): the stream opens with
 /// `ai.execution.started` at its first event; approval events also go out as
 /// notices outside the stream.
 pub(super) async fn publish(
     client: &RelayClient,
     codec: &RoomCodec,
     notices: &mpsc::UnboundedSender<HostNotice>,
-    stream: &mut Option<TurnStream>,
+    streams: &mut HashMap<String, TurnStream>,
     event: &Event,
     started: Started<'_>,
 ) {
-    let turn = match stream {
-        Some(t) => t,
-        None => match StreamId::new(&event.prompt_id) {
-            Ok(id) => stream.insert(codec.turn(id)),
+    let turn = match streams.entry(event.prompt_id.clone()) {
+        Entry::Occupied(t) => t.into_mut(),
+        Entry::Vacant(slot) => match StreamId::new(&event.prompt_id) {
+            Ok(id) => slot.insert(codec.turn(id)),
             Err(e) => {
                 let _ = notices.send(HostNotice::Room(format!(
                     "turn {} is not shared: {e}",
@@ -47,6 +50,7 @@ pub(super) async fn publish(
             text: started.text.to_string(),
             provider: started.provider.to_string(),
             origin: started.origin.to_string(),
+            agent: event.agent.clone(),
         });
         deliver(client, notices, turn.frame(&msg)).await;
     }

@@ -88,7 +88,13 @@ fn raw_frame_line(codec: &RoomCodec, f: &Frame) -> Option<String> {
         Err(e) => return Some(format!("\n· unreadable frame: {e}")),
     };
     Some(match (f.kind(), msg) {
-        (_, Some(Message::ExecutionStarted(s))) => format!("\n▶ {} runs: {}", s.provider, s.text),
+        (_, Some(Message::ExecutionStarted(s))) => match s.agent {
+            Some(member) if member != s.provider => {
+                format!("\n▶ {member} ({}) runs: {}", s.provider, s.text)
+            }
+            Some(member) => format!("\n▶ {member} runs: {}", s.text),
+            None => format!("\n▶ {} runs: {}", s.provider, s.text),
+        },
         (FrameType::StreamChunk, Some(Message::TurnEvent(e))) => match e.body {
             EventBody::StreamChunk { delta, .. } => return Some(delta),
             EventBody::ToolCall { name, input, .. } => format!("\n[tool {name}] {input}"),
@@ -101,9 +107,12 @@ fn raw_frame_line(codec: &RoomCodec, f: &Frame) -> Option<String> {
         (FrameType::StreamEnd, _) => "\n■ done".into(),
         (FrameType::StreamInterrupted, _) => "\n■ interrupted".into(),
         (_, Some(Message::SuggestionDecided(d))) => format!(
-            "suggestion {} {}",
+            "suggestion {} {}{}",
             d.suggestion_id,
-            if d.accepted { "accepted" } else { "rejected" }
+            if d.accepted { "accepted" } else { "rejected" },
+            d.agent
+                .map(|a| format!(": {} runs it", inert_line(&a)))
+                .unwrap_or_default()
         ),
         (_, Some(Message::Chat(c))) => format!("<{}> {}", stamped_name(f), c.text),
         (FrameType::PresenceJoin | FrameType::PresenceLeave, None) => {

@@ -216,10 +216,17 @@ impl ParticipantSession {
                 "viewers cannot suggest prompts; ask the host for a co-driver invite",
             ));
         }
+        // `@codex TEXT`: for one member of a room of several agents (the
+        // host puts the words back together in a room of one).
+        let (to, text) = match cohost_core::room::addressed(text) {
+            Some((name, rest)) if !rest.trim().is_empty() => (Some(name.to_string()), rest),
+            _ => (None, text),
+        };
         let s = Suggestion {
             suggestion_id: super::host::new_suggestion_id(),
             text: text.to_string(),
             from: self.name.clone(),
+            to,
         };
         let id = s.suggestion_id.clone();
         self.send(&Message::Suggestion(s)).await?;

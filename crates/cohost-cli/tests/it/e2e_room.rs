@@ -69,7 +69,7 @@ async fn watch_turn(p: &mut ParticipantSession) -> Turn {
 /// The host quits, its session ends and the relay shuts down.
 async fn finish(
     input: tokio::sync::mpsc::UnboundedSender<HostInput>,
-    host: tokio::task::JoinHandle<cohost_session::RunningSession>,
+    host: tokio::task::JoinHandle<cohost_session::Room>,
     relay: cohost_relay::RelayHandle,
 ) {
     input.send(HostInput::Quit).unwrap();
@@ -126,6 +126,7 @@ async fn over_tls_the_relay_sees_ciphertext_and_tampering_is_dropped_then_resync
         config,
         ca_file: Some(pki.ca_file.clone()),
         upstream: Some(proxy.upstream.clone()),
+        members: Vec::new(),
     };
     let room_support::Room {
         relay,

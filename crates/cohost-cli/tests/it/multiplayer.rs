@@ -180,3 +180,164 @@ async fn quitting_waits_for_the_relays_close_ack_then_guests_see_room_closed() {
     .unwrap();
     assert!(reason.contains("room closed"), "{reason}");
 }
+
+/// A participant's turns until `n` streams have ended: per stream, its
+/// opened payloads in order.
+async fn collect_turns(
+    client: &mut ParticipantSession,
+    n: usize,
+) -> std::collections::BTreeMap<String, Vec<serde_json::Value>> {
+    let mut by = std::collections::BTreeMap::<String, Vec<serde_json::Value>>::new();
+    let mut ended = 0;
+    while ended < n {
+        let (f, _) = room_support::next_frame(client).await;
+        if !f.kind().is_replayable() {
+            continue;
+        }
+        let v = room_support::payload_json(client, &f);
+        by.entry(f.stream().unwrap().to_string())
+            .or_default()
+            .push(v);
+        if matches!(
+            f.kind(),
+            FrameType::StreamEnd | FrameType::StreamInterrupted
+        ) {
+            ended += 1;
+        }
+    }
+    by
+}
+
+/// One stream's member (from `ai.execution.started`), after checking that
+/// every event of it names the same member, and its answer text.
+fn member_and_text(frames: &[serde_json::Value]) -> (String, String) {
+    let member = frames[0]["agent"]
+        .as_str()
+        .expect("the start names its member");
+    for f in &frames[1..] {
+        assert_eq!(f["agent"], member, "every event names its member: {f}");
+    }
+    let text = frames
+        .iter()
+        .filter(|f| f["type"] == "stream_chunk")
+        .map(|f| f["delta"].as_str().unwrap())
+        .collect();
+    (member.to_string(), text)
+}
+
+async fn next_notice<T>(
+    notices: &mut tokio::sync::mpsc::UnboundedReceiver<HostNotice>,
+    mut pick: impl FnMut(HostNotice) -> Option<T>,
+) -> T {
+    timeout(T, async {
+        loop {
+            if let Some(t) = pick(notices.recv().await.expect("the bridge is running")) {
+                return t;
+            }
+        }
+    })
+    .await
+    .expect("the notice in time")
+}
+
+#[tokio::test]
+async fn a_shared_room_of_two_agents_runs_a_suggestion_on_the_member_it_names() {
+    let room_support::Room {
+        relay,
+        host,
+        input,
+        mut notices,
+        mut co,
+        mut viewer,
+        ..
+    } = room_support::room_with(
+        Duration::from_millis(5),
+        room_support::Setup {
+            members: vec!["alpha", "beta"],
+            ..room_support::Setup::default()
+        },
+    )
+    .await;
+
+    // `@beta TEXT` from a co-driver: the host sees whom it is for, and
+    // accepting it runs it on beta alone.
+    let sid = co.suggest("@beta [mock:say] only beta").await.unwrap();
+    let s = next_notice(&mut notices, |n| match n {
+        HostNotice::Suggested(s) => Some(s),
+        _ => None,
+    })
+    .await;
+    assert_eq!(
+        (s.suggestion_id.as_str(), s.text.as_str(), s.to.as_deref()),
+        (sid.as_str(), "[mock:say] only beta", Some("beta"))
+    );
+    input.send(HostInput::Accept(sid.clone())).unwrap();
+    let decided = next_notice(&mut notices, |n| match n {
+        HostNotice::SuggestionDecided(d) => Some(d),
+        _ => None,
+    })
+    .await;
+    assert_eq!(decided.agent.as_deref(), Some("beta"));
+    for p in [&mut co, &mut viewer] {
+        let turns = collect_turns(p, 1).await;
+        let (member, text) = member_and_text(turns.values().next().unwrap());
+        assert_eq!((member.as_str(), text.as_str()), ("beta", "only beta"));
+    }
+
+    // For a member the room does not have: rejected, never run elsewhere.
+    let sid = co.suggest("@gamma [mock:say] nobody").await.unwrap();
+    let why = next_notice(&mut notices, |n| match n {
+        HostNotice::Room(m) if m.contains("gamma") => Some(m),
+        _ => None,
+    })
+    .await;
+    assert!(why.contains("not in this room"), "{why}");
+    let rejected = next_notice(&mut notices, |n| match n {
+        HostNotice::SuggestionDecided(d) => Some(d),
+        _ => None,
+    })
+    .await;
+    assert_eq!((rejected.suggestion_id, rejected.accepted), (sid, false));
+
+    // `/compare`: one stream per member, at once, each naming its member.
+    input
+        .send(HostInput::Compare("[mock:say] same to both".into()))
+        .unwrap();
+    let turns = collect_turns(&mut viewer, 2).await;
+    let mut seen: Vec<(String, String)> = turns.values().map(|f| member_and_text(f)).collect();
+    seen.sort();
+    assert_eq!(
+        seen,
+        [
+            ("alpha".to_string(), "same to both".to_string()),
+            ("beta".to_string(), "same to both".to_string())
+        ]
+    );
+
+    // The host's `@alpha TEXT` runs on alpha, who takes plain text next.
+    input
+        .send(HostInput::Prompt("@alpha [mock:say] to alpha".into()))
+        .unwrap();
+    input
+        .send(HostInput::Prompt("[mock:say] alpha again".into()))
+        .unwrap();
+    // The co-driver has the compare's two streams first, then these two.
+    let turns = collect_turns(&mut co, 4).await;
+    let mut mine: Vec<(String, String)> = turns
+        .values()
+        .map(|f| member_and_text(f))
+        .filter(|(_, t)| t != "same to both")
+        .collect();
+    mine.sort();
+    assert_eq!(
+        mine,
+        [
+            ("alpha".to_string(), "alpha again".to_string()),
+            ("alpha".to_string(), "to alpha".to_string())
+        ]
+    );
+    input.send(HostInput::Quit).unwrap();
+    let room = timeout(T, host).await.unwrap().unwrap();
+    room.terminate().await.unwrap();
+    relay.shutdown().await;
+}

@@ -179,14 +179,136 @@ fn options_a_room_does_not_take_are_usage_errors() {
         "{}",
         text(&out.stderr)
     );
-    let out = cohost(home.path(), dir.path())
-        .args(["share", "-a", "mock", "-a", "mock"])
+}
+
+/// Kills the child on drop so a failed assertion leaves nothing behind.
+struct Reaper(std::process::Child);
+impl Drop for Reaper {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Lines of a child's pipe, read on a thread so the test can wait with a deadline.
+fn lines_of(r: impl std::io::Read + Send + 'static) -> std::sync::mpsc::Receiver<String> {
+    use std::io::BufRead;
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(r).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+const STEP: std::time::Duration = std::time::Duration::from_secs(30);
+
+#[test]
+fn a_shared_room_runs_a_co_drivers_suggestion_on_the_member_it_names() {
+    use std::io::Write;
+    let home = tempfile::tempdir().unwrap();
+    let repo = tempfile::tempdir().unwrap();
+    git(repo.path(), &["init", "-q", "-b", "main"]);
+    std::fs::write(repo.path().join("a.txt"), "a\n").unwrap();
+    git(repo.path(), &["add", "a.txt"]);
+    git(repo.path(), &["commit", "-qm", "start"]);
+    let mut host = Reaper(
+        cohost(home.path(), repo.path())
+            .args([
+                "share",
+                "-a",
+                "mock",
+                "-a",
+                "mock",
+                "--suggestions",
+                "accept",
+            ])
+            .args(["--approve", "none", "--json"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let host_out = lines_of(host.0.stdout.take().unwrap());
+    let host_err = lines_of(host.0.stderr.take().unwrap());
+    let first: serde_json::Value =
+        serde_json::from_str(&host_out.recv_timeout(STEP).expect("the invites")).unwrap();
+    assert_eq!(first["notice"], "invites", "{first}");
+    let co = first["co_driver"].as_str().unwrap().to_string();
+
+    // A co-driver's `@mock#2 TEXT`: accepted by the room's policy, run on
+    // the second member only, every frame of it naming that member.
+    let join = cohost(home.path(), home.path())
+        .args(["join", &co, "--json", "--until-end", "--name", "ana"])
+        .args(["--suggest", "@mock#2 [mock:say] for the second"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(join.status.code(), Some(0), "{}", text(&join.stderr));
+    let frames: Vec<serde_json::Value> = text(&join.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let turn: Vec<&serde_json::Value> = frames
+        .iter()
+        .filter(|f| {
+            f["frame"]
+                .as_str()
+                .is_some_and(|n| n.starts_with("ai.execution") || n.starts_with("ai.stream"))
+        })
+        .collect();
+    assert_eq!(turn[0]["frame"], "ai.execution.started", "{frames:?}");
+    assert_eq!(turn[0]["payload"]["agent"], "mock#2");
+    assert_eq!(turn[0]["payload"]["text"], "[mock:say] for the second");
+    for f in &turn[1..] {
+        assert_eq!(f["payload"]["agent"], "mock#2", "{f}");
+    }
+    let said: String = turn
+        .iter()
+        .filter(|f| f["payload"]["type"] == "stream_chunk")
+        .map(|f| f["payload"]["delta"].as_str().unwrap())
+        .collect();
+    assert_eq!(said, "for the second");
+
+    // The host's console: the member, and `/members` naming both.
+    let mut stdin = host.0.stdin.take().unwrap();
+    writeln!(stdin, "/members").unwrap();
+    let listed = loop {
+        let line = host_out.recv_timeout(STEP).expect("the member list");
+        let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+        if v["notice"] == "room" && v["message"].as_str().unwrap_or("").starts_with("members") {
+            break v["message"].as_str().unwrap().to_string();
+        }
+    };
     assert!(
-        text(&out.stderr).contains("runs one agent"),
-        "{}",
-        text(&out.stderr)
+        listed.contains("* mock (mock) idle") && listed.contains("mock#2 (mock) idle"),
+        "{listed}"
+    );
+    // Each member works in a worktree of its own while the room is open.
+    let worktrees = git(repo.path(), &["worktree", "list", "--porcelain"]);
+    assert_eq!(worktrees.matches("worktree ").count(), 3, "{worktrees}");
+    writeln!(stdin, "/quit").unwrap();
+    drop(stdin);
+    let deadline = std::time::Instant::now() + STEP;
+    let status = loop {
+        if let Some(s) = host.0.try_wait().unwrap() {
+            break s;
+        }
+        assert!(std::time::Instant::now() < deadline, "share did not quit");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let err: Vec<String> = host_err.try_iter().collect();
+    assert_eq!(status.code(), Some(0), "{err:?}");
+    // The members changed nothing: their worktrees went with the room; the
+    // user's checkout is untouched.
+    let worktrees = git(repo.path(), &["worktree", "list", "--porcelain"]);
+    assert_eq!(worktrees.matches("worktree ").count(), 1, "{worktrees}");
+    assert_eq!(git(repo.path(), &["status", "--porcelain"]), "");
+    assert_eq!(
+        git(repo.path(), &["branch", "--show-current"]).trim(),
+        "main"
     );
 }

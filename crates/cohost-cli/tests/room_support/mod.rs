@@ -15,7 +15,6 @@ use cohost_host::session::OpenSession;
 use cohost_protocol::Frame;
 use cohost_protocol::Role;
 use cohost_relay::{Relay, RelayClient, RelayConfig, RelayHandle};
-use cohost_session::RunningSession;
 use cohost_share::{E2e, Message};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
@@ -23,7 +22,7 @@ use tokio::task::JoinHandle;
 /// Everything a room test drives.
 pub struct Room {
     pub relay: RelayHandle,
-    pub host: JoinHandle<RunningSession>,
+    pub host: JoinHandle<cohost_session::Room>,
     pub input: mpsc::UnboundedSender<HostInput>,
     pub notices: mpsc::UnboundedReceiver<HostNotice>,
     pub co: ParticipantSession,
@@ -64,6 +63,9 @@ pub struct Setup {
     pub ca_file: Option<std::path::PathBuf>,
     /// Told the relay's address once it is bound (a proxy in front of it).
     pub upstream: Option<Arc<std::sync::OnceLock<std::net::SocketAddr>>>,
+    /// A room of several mock agents under these member names (empty: one
+    /// agent, a session as `cohost share` without a room of several).
+    pub members: Vec<&'static str>,
 }
 
 impl Default for Setup {
@@ -73,6 +75,7 @@ impl Default for Setup {
             config: RelayConfig::default(),
             ca_file: None,
             upstream: None,
+            members: Vec::new(),
         }
     }
 }
@@ -89,6 +92,7 @@ pub async fn room_with(chunk_delay: Duration, setup: Setup) -> Room {
         config,
         ca_file,
         upstream,
+        members,
     } = setup;
     let relay = Relay::bind(config).await.unwrap();
     if let Some(u) = upstream {
@@ -113,27 +117,36 @@ pub async fn room_with(chunk_delay: Duration, setup: Setup) -> Room {
             .to_string()
     };
     let (co_invite, viewer_invite) = (keyed(Role::CoDriver, "ana"), keyed(Role::Viewer, "vic"));
-    let factory = Arc::new(MockFactory::new(MockOptions {
-        chunk_delay,
-        ..MockOptions::default()
-    }));
-    let mut session = HostSession::new(
-        factory,
-        AdapterConfig::default(),
-        Arc::new(Policy::AllowAll),
-        SessionOptions::default(),
-    );
-    session.start().await.unwrap();
+    let mock = || async {
+        let factory = Arc::new(MockFactory::new(MockOptions {
+            chunk_delay,
+            ..MockOptions::default()
+        }));
+        let mut session = HostSession::new(
+            factory,
+            AdapterConfig::default(),
+            Arc::new(Policy::AllowAll),
+            SessionOptions::default(),
+        );
+        session.start().await.unwrap();
+        OpenSession::from(session).into_running()
+    };
     let (notice_tx, notices) = mpsc::unbounded_channel();
     let (input, input_rx) = mpsc::unbounded_channel();
-    let bridge = HostBridge::new(
-        OpenSession::from(session).into_running(),
-        host_client,
-        SuggestionPolicy::Ask,
-        notice_tx,
-    )
-    .with_e2e(e2e)
-    .with_interrupt_policy(interrupts);
+    let bridge = if members.is_empty() {
+        HostBridge::new(mock().await, host_client, SuggestionPolicy::Ask, notice_tx)
+    } else {
+        let mut room = Vec::new();
+        for name in members {
+            room.push(cohost_session::Member {
+                name: name.into(),
+                session: mock().await,
+            });
+        }
+        let room = cohost_session::Room::new(room).unwrap();
+        HostBridge::for_room(room, host_client, SuggestionPolicy::Ask, notice_tx)
+    };
+    let bridge = bridge.with_e2e(e2e).with_interrupt_policy(interrupts);
     let host = tokio::spawn(bridge.run(input_rx));
     let join = |invite: String, name: &str| {
         let opts = JoinOptions {

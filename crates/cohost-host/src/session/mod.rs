@@ -23,7 +23,8 @@ mod sandbox;
 pub use default_agent::DEFAULT_PREFERENCE;
 pub use open::OpenSession;
 pub use room::{
-    prepare_member, prepare_room, remove_unchanged_worktree, worktrees_possible, PreparedRoom,
+    prepare_member, prepare_room, remove_unchanged_worktree, tidy_worktrees, worktrees_possible,
+    PreparedRoom,
 };
 
 use std::path::{Path, PathBuf};

@@ -175,3 +175,31 @@ pub async fn remove_unchanged_worktree(host: &Host, rec: &crate::SessionRecord) 
         tracing::warn!(session = %rec.id, error = %e, "a room's worktree was left in place");
     }
 }
+
+/// At a room's end: remove the worktrees of the sessions `records` names
+/// that hold no change; the records of those that do (their worktrees stay
+/// until kept or discarded). Sessions without a worktree are skipped.
+pub async fn tidy_worktrees(host: &Host, records: &[String]) -> Vec<crate::SessionRecord> {
+    let store = crate::store::SessionStore::open(&host.paths.state_dir);
+    let mut kept = Vec::new();
+    for id in records {
+        let Ok(Some(rec)) = store.get(id.as_str()) else {
+            continue;
+        };
+        if rec.worktree.is_none() {
+            continue;
+        }
+        match changes::worktree(host, &rec, WorktreeOp::Status).await {
+            Ok(st) if st.files.is_empty() => {
+                if let Err(e) =
+                    changes::worktree(host, &rec, WorktreeOp::Discard { force: false }).await
+                {
+                    tracing::warn!(error = %e, "removing an unchanged worktree failed");
+                }
+            }
+            Ok(_) => kept.push(rec),
+            Err(e) => tracing::warn!(error = %e, "reading a worktree failed"),
+        }
+    }
+    kept
+}

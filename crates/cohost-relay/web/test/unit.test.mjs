@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import test from 'node:test';
 import { OpenError, RoomCrypto, associatedData, b64urlDecode, b64urlEncode, parseFragment } from '../e2e.js';
-import { T, decode, encode, parseJson } from '../wire.js';
+import { T, addressed, decode, encode, parseJson } from '../wire.js';
 import { completeStreaming, settledEnd } from '../stream-md.js';
 import { commentable, countsText, hunkText, lineRef, modeText, parseDiff, pathText, reviewText, stripControls, summaryText, treeLines } from '../diff.js';
 import hljs from '../vendor/hljs/core.min.js';
@@ -265,4 +265,12 @@ test("a CRLF file's lines and an escape in a line are quoted without controls", 
   const i = parsed.lines.findIndex((l) => l.kind === 'add');
   assert.deepEqual(lineRef(parsed.lines[i]), { n: 2, before: false });
   assert.equal(hunkText(parsed, i), '@@ -1,2 +1,2 @@\n a\n-b\n+b');
+});
+
+test('a suggestion addressed to one member reads as the host reads it', () => {
+  assert.deepEqual(addressed('@codex add a test'), { to: 'codex', text: 'add a test' });
+  assert.deepEqual(addressed('  @claude#2: review it\nplease'), { to: 'claude#2', text: 'review it\nplease' });
+  assert.equal(addressed('@codex'), null);
+  assert.equal(addressed('mail me@example.com'), null);
+  assert.equal(addressed('plain prompt'), null);
 });

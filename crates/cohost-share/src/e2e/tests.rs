@@ -158,6 +158,7 @@ fn participants_frames_open_for_the_host_and_suggestions_survive_the_type_rewrit
         suggestion_id: "s-1".into(),
         text: "run the tests".into(),
         from: None,
+        to: Some("codex".into()),
     });
     let f = guest.room_frame(&s).unwrap();
     let delivered = f.restamp(FrameType::PromptSuggested, 7, Role::CoDriver);
@@ -327,6 +328,14 @@ fn vectors() -> Value {
                 r#"{"type":"stream_chunk","delta":"Hello"}"#),
             vector_frame(&participant, "co-driver chat (unsigned)", FrameType::ChatMessage, Role::CoDriver, None, 0,
                 r#"{"text":"hi"}"#),
+            // A room of several agents: the member travels inside the sealed
+            // (so authenticated) body, never in the envelope the relay reads.
+            vector_frame(&participant, "co-driver suggestion to one room member (unsigned)", FrameType::SuggestPrompt, Role::CoDriver, None, 0,
+                r#"{"suggestion_id":"s-1","text":"add a test","from":"ana","to":"codex"}"#),
+            vector_frame(&host, "room member's turn start (signed)", FrameType::ExecutionStarted, Role::Host, Some("p-2"), 0,
+                r#"{"prompt_id":"p-2","correlation_id":"s-1","text":"add a test","provider":"codex","origin":"s-1","agent":"codex"}"#),
+            vector_frame(&host, "room member's stream chunk (signed)", FrameType::StreamChunk, Role::Host, Some("p-2"), 1,
+                r#"{"id":"p-2.1","prompt_id":"p-2","correlation_id":"s-1","ts":1,"agent":"codex","type":"stream_chunk","stream_id":"p-2","chunk_index":0,"delta":"Hi"}"#),
         ],
         "wrap": {
             "room": "room-vec",
@@ -382,4 +391,70 @@ fn the_test_vector_file_matches_the_code() {
     let w: crate::WrappedKey = serde_json::from_value(have["wrap"]["expected"].clone()).unwrap();
     let k = unwrap_key(&room, &KeyPair::from_secret(RECIPIENT_SECRET), &w).unwrap();
     assert_eq!(k.to_bytes(), ROTATED_KEY);
+}
+
+#[test]
+fn the_room_member_vectors_are_what_the_code_writes() {
+    // The bodies in the vector file are the messages a room host and a
+    // co-driver really send, byte for byte: a member named in the body, not
+    // the envelope.
+    let file: Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/vectors/e2e-v1.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let body = |name: &str| -> String {
+        file["frames"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["name"] == name)
+            .unwrap_or_else(|| panic!("no vector {name}"))["body"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let suggestion = Message::Suggestion(crate::Suggestion {
+        suggestion_id: "s-1".into(),
+        text: "add a test".into(),
+        from: Some("ana".into()),
+        to: Some("codex".into()),
+    });
+    let started = Message::ExecutionStarted(crate::ExecutionStarted {
+        prompt_id: "p-2".into(),
+        correlation_id: "s-1".into(),
+        text: "add a test".into(),
+        provider: "codex".into(),
+        origin: "s-1".into(),
+        agent: Some("codex".into()),
+    });
+    let mut chunk = cohost_core::Event::from_json_line(
+        r#"{"id":"p-2.1","prompt_id":"p-2","correlation_id":"s-1","ts":1,"type":"stream_chunk","stream_id":"p-2","chunk_index":0,"delta":"Hi"}"#,
+    )
+    .unwrap();
+    chunk.agent = Some("codex".into());
+    for (name, msg) in [
+        (
+            "co-driver suggestion to one room member (unsigned)",
+            suggestion,
+        ),
+        ("room member's turn start (signed)", started),
+        (
+            "room member's stream chunk (signed)",
+            Message::TurnEvent(chunk),
+        ),
+    ] {
+        let wrote = String::from_utf8(msg.to_json().unwrap()).unwrap();
+        assert_eq!(wrote, body(name), "{name}");
+        // And it reads back as the same message, member included.
+        assert_eq!(
+            Message::from_json(msg.frame_type(), wrote.as_bytes())
+                .unwrap()
+                .as_ref(),
+            Some(&msg)
+        );
+    }
 }
