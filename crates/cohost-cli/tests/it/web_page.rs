@@ -102,6 +102,11 @@ fn a_co_drivers_review_comment_reaches_the_host_as_a_suggestion() {
 }
 
 #[test]
+fn a_room_of_two_members_shows_each_members_turn_and_a_suggestion_for_one() {
+    scenario("room_of_two_members");
+}
+
+#[test]
 fn wrong_key_shows_a_clear_message() {
     scenario("wrong_key");
 }

@@ -308,6 +308,55 @@ const scenarios = {
     });
   },
 
+  // A room of two agents: the host's compare shows one turn per member,
+  // each headed by its member; a co-driver's `@mock#2 TEXT` reaches the host
+  // as a suggestion for that member and runs there only.
+  async room_of_two_members() {
+    await withRoom(
+      async ({ host, browser, link }) => {
+        const co = await openPage(browser, link('co_driver'));
+        const viewer = await openPage(browser, link('viewer'));
+        host.type('/compare [mock:say] both of you answer');
+        const members = async (page, n) => {
+          await page.waitForFunction(
+            (k) => [...document.querySelectorAll('.turn')].filter((t) => t.dataset.state === 'completed').length >= k,
+            n,
+            { timeout: STEP_MS },
+          );
+          return page.evaluate(() =>
+            [...document.querySelectorAll('.turn')].map((t) => ({
+              agent: t.dataset.agent || '',
+              meta: t.querySelector('.meta')?.textContent ?? '',
+              answer: [...t.querySelectorAll('.answer')].map((a) => a.innerText).join('\n'),
+            })),
+          );
+        };
+        for (const page of [co, viewer]) {
+          const turns = await members(page, 2);
+          assert.deepEqual(turns.map((t) => t.agent).sort(), ['mock', 'mock#2']);
+          for (const t of turns) {
+            assert.match(t.meta, new RegExp(`^${t.agent.replace('#', '\\#')} \\(mock\\)|^${t.agent} `), t.meta);
+            inOrder(t.answer, ['both', 'of', 'you', 'answer']);
+          }
+        }
+        await co.fill('#suggestinput', '@mock#2 [mock:say] only the second');
+        await co.click('#suggestform button[type=submit]');
+        const s = await host.wait((n) => n.notice === 'suggested', 'suggestion');
+        assert.equal(s.suggestion.to, 'mock#2');
+        assert.equal(s.suggestion.text, '[mock:say] only the second');
+        host.type(`/accept ${s.suggestion.suggestion_id}`);
+        for (const page of [co, viewer]) {
+          const turns = await members(page, 3);
+          const last = turns[turns.length - 1];
+          assert.equal(last.agent, 'mock#2');
+          inOrder(last.answer, ['only', 'the', 'second']);
+        }
+        await co.waitForSelector('#suggestions li[data-state="accepted"]', { timeout: STEP_MS });
+      },
+      ['--agent', 'mock'],
+    );
+  },
+
   // Hostile answer: no script runs, nothing outside the relay is requested.
   async xss_corpus() {
     await withRoom(async ({ host, browser, link }) => {
