@@ -4,7 +4,10 @@
 //! agent's tool call writes only inside its own worktree, the user's
 //! checkout, index and stash are untouched, and `cohost worktree keep`
 //! brings one member's file into the checkout and drops the other's
-//! worktree. Skips loudly when a CLI is missing, unless `CI` is set.
+//! worktree; `cohost share --agent claude --agent gemini` runs a
+//! co-driver's `@gemini` suggestion on Gemini alone and asks the host
+//! about Claude's tool call by name. Skips loudly when a CLI is missing,
+//! unless `CI` is set.
 
 use std::collections::BTreeMap;
 
@@ -204,4 +207,216 @@ async fn claude_hands_off_to_codex_with_the_prompt_the_tool_call_and_the_diff() 
     t.wait_for("claude ready · codex ready", WAIT);
     t.type_line("/quit");
     assert_eq!(t.wait_exit(WAIT), 0);
+}
+
+/// The host's `--json` notices, one per line, read as they come.
+struct Notices {
+    lines: tokio::io::Lines<tokio::io::BufReader<tokio::process::ChildStdout>>,
+    /// Every notice read, for a failure's message.
+    seen: Vec<String>,
+}
+
+impl Notices {
+    /// The first notice from now on that `pick` takes.
+    async fn until<T>(
+        &mut self,
+        what: &str,
+        mut pick: impl FnMut(&serde_json::Value) -> Option<T>,
+    ) -> T {
+        let (lines, seen) = (&mut self.lines, &mut self.seen);
+        let wait = async {
+            while let Some(line) = lines.next_line().await.unwrap() {
+                let v: serde_json::Value = serde_json::from_str(&line).unwrap_or_default();
+                seen.push(line);
+                if let Some(t) = pick(&v) {
+                    return Some(t);
+                }
+            }
+            None
+        };
+        match tokio::time::timeout(std::time::Duration::from_secs(120), wait).await {
+            Ok(Some(t)) => t,
+            Ok(None) => panic!("the host ended before {what}: {:#?}", self.seen),
+            Err(_) => panic!("no {what} in 120 s: {:#?}", self.seen),
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shared_room_runs_a_co_drivers_suggestion_for_gemini_on_gemini_only() {
+    // Claude and Gemini shared; a co-driver's `@gemini` suggestion, accepted
+    // by the host, runs on Gemini alone; the host's `@claude` prompt writes
+    // a file after an approval that names Claude.
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    if require_cli(AgentCli::Claude).is_none() || require_cli(AgentCli::Gemini).is_none() {
+        return;
+    }
+    let b = Bench::start_many(
+        &[AgentCli::Claude, AgentCli::Gemini],
+        FakeLlmConfig::default(),
+    )
+    .await
+    .unwrap();
+    let (home, dir) = (b.home().to_path_buf(), b.cwd().to_path_buf());
+    users_repo(&home, &dir);
+    let before = user_state(&home, &dir);
+    let share = [
+        "share",
+        "--agent",
+        "claude",
+        "--agent",
+        "gemini",
+        "--approve",
+        "ask",
+        "--json",
+    ];
+    let mut host = b
+        .command_for(env!("CARGO_BIN_EXE_cohost"), share)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = host.stdin.take().unwrap();
+    let mut notices = Notices {
+        lines: tokio::io::BufReader::new(host.stdout.take().unwrap()).lines(),
+        seen: Vec::new(),
+    };
+    let co = notices
+        .until("the invites", |n| {
+            (n["notice"] == "invites").then(|| n["co_driver"].as_str().unwrap().to_string())
+        })
+        .await;
+
+    // A co-driver's `@gemini TEXT`.
+    let join = b
+        .command_for(
+            env!("CARGO_BIN_EXE_cohost"),
+            [
+                "join",
+                &co,
+                "--json",
+                "--until-end",
+                "--name",
+                "ana",
+                "--suggest",
+                "@gemini [[scenario:text]] room-marker-7 say hello",
+            ],
+        )
+        .output();
+    let join = tokio::spawn(join);
+    let suggestion = notices
+        .until("the suggestion", |n| {
+            (n["notice"] == "suggested").then(|| n["suggestion"].clone())
+        })
+        .await;
+    assert_eq!(suggestion["to"], "gemini", "{suggestion}");
+    let id = suggestion["suggestion_id"].as_str().unwrap();
+    stdin
+        .write_all(format!("/accept {id}\n").as_bytes())
+        .await
+        .unwrap();
+    let out = tokio::time::timeout(std::time::Duration::from_secs(120), join)
+        .await
+        .expect("the co-driver saw the turn end")
+        .unwrap()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let turn: Vec<serde_json::Value> = stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|f| {
+            f["frame"]
+                .as_str()
+                .is_some_and(|k| k.starts_with("ai.execution") || k.starts_with("ai.stream"))
+        })
+        .collect();
+    assert_eq!(turn[0]["frame"], "ai.execution.started", "{stdout}");
+    assert_eq!(turn[0]["payload"]["agent"], "gemini");
+    assert_eq!(turn[0]["payload"]["provider"], "gemini");
+    for f in &turn[1..] {
+        assert_eq!(f["payload"]["agent"], "gemini", "{f}");
+    }
+    let last = turn.last().unwrap();
+    assert_eq!(last["payload"]["reason"], "completed", "{last}");
+
+    // Only Gemini's model was asked; Claude never heard of it.
+    let asked: Vec<String> = b
+        .fake()
+        .requests()
+        .into_iter()
+        .filter(|r| r.body.to_string().contains("room-marker-7"))
+        .map(|r| r.path)
+        .collect();
+    // (Gemini CLI also asks its model outside the turn's stream, e.g. for
+    // a topic, on the same API.)
+    assert!(
+        asked
+            .iter()
+            .any(|p| AgentCli::Gemini.model_api().matches_path(p)),
+        "gemini asked its model: {asked:?}"
+    );
+    for path in &asked {
+        assert!(
+            path.starts_with("/v1beta/models/")
+                && !AgentCli::Claude.model_api().matches_path(path),
+            "a request for the suggestion went to {path}"
+        );
+    }
+
+    // The host's `@claude TEXT`: Claude's tool call waits for the host, who
+    // is told whose it is.
+    stdin
+        .write_all(b"@claude [[scenario:write]] create the file\n")
+        .await
+        .unwrap();
+    let approval = notices
+        .until("claude's approval", |n| {
+            (n["notice"] == "approval_needed").then(|| n.clone())
+        })
+        .await;
+    assert_eq!(approval["agent"], "claude", "{approval}");
+    let tool = approval["tool_id"].as_str().unwrap();
+    stdin
+        .write_all(format!("/allow {tool}\n").as_bytes())
+        .await
+        .unwrap();
+    let end = notices
+        .until("claude's turn end", |n| {
+            let e = &n["event"];
+            (n["notice"] == "event" && e["type"] == "stream_end").then(|| e.clone())
+        })
+        .await;
+    assert_eq!(
+        (end["agent"].as_str(), end["reason"].as_str()),
+        (Some("claude"), Some("completed")),
+        "{end}"
+    );
+
+    stdin.write_all(b"/quit\n").await.unwrap();
+    drop(stdin);
+    let status = tokio::time::timeout(std::time::Duration::from_secs(30), host.wait())
+        .await
+        .expect("share quits")
+        .unwrap();
+    assert_eq!(status.code(), Some(0));
+    // Claude wrote in its own worktree, which stays (it holds the change),
+    // Gemini's went; the user's checkout, index and stash are as they were.
+    assert!(!dir.join("cohost_tool_output.txt").exists());
+    assert_eq!(
+        without_session_branches(&user_state(&home, &dir)),
+        without_session_branches(&before)
+    );
+    let list = git(&home, &dir, &["worktree", "list", "--porcelain"]);
+    assert_eq!(
+        list.matches("worktree ").count(),
+        2,
+        "claude's stays: {list}"
+    );
 }
