@@ -43,7 +43,7 @@ pub use lifecycle::{IllegalTransition, Lifecycle, State};
 pub use port::{
     AdapterConfig, AdapterFactory, AgentAdapter, AgentEvent, AgentEventStream, ApprovalMode,
     ContextFile, Health, InitInfo, InterruptStage, PromptImage, PromptRequest, ToolCallInfo,
-    ToolDecision, ToolSpec,
+    McpServer, ToolDecision, ToolSpec,
 };
 pub use provider::{
     ApprovalSupport, Capabilities, InterruptSupport, ProviderDescriptor, ProviderKind,

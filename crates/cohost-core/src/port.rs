@@ -71,6 +71,29 @@ pub struct AdapterConfig {
     /// The OS sandbox the agent runs in (off unless asked for).
     #[serde(default)]
     pub sandbox: crate::sandbox::SandboxRequest,
+    /// MCP servers cohost gives the agent on top of the user's own (a
+    /// room's bridge), for providers whose capabilities say `mcp_servers`
+    /// (the others ignore them).
+    #[serde(default)]
+    pub mcp_servers: Vec<McpServer>,
+}
+
+/// An MCP server an agent starts itself over stdio: how each agent CLI's own
+/// MCP configuration describes one (Claude Code's `--mcp-config`, Codex's
+/// `mcp_servers` table, ACP's `session/new` `mcpServers`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct McpServer {
+    /// The server's name: the agent calls its tools `mcp__NAME__TOOL` (or
+    /// its own spelling of that).
+    pub name: String,
+    /// The program.
+    pub command: PathBuf,
+    /// Its arguments.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// Its environment (agents add it to what they pass down).
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
 }
 
 /// A tool offered to the model: a name, what it does, and the JSON schema of

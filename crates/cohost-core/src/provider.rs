@@ -105,6 +105,10 @@ pub struct Capabilities {
     /// [`crate::AdapterConfig::system_prompt`]).
     #[serde(default)]
     pub system_prompt: bool,
+    /// Takes MCP servers from cohost ([`crate::AdapterConfig::mcp_servers`]:
+    /// a room's bridge, so members can ask each other).
+    #[serde(default)]
+    pub mcp_servers: bool,
     /// Runs tools itself (false for API providers, which only surface calls).
     pub executes_tools: bool,
     /// Support tier.
@@ -128,6 +132,7 @@ impl Capabilities {
         images: false,
         fork: false,
         system_prompt: false,
+        mcp_servers: false,
         executes_tools: true,
         tier: SupportTier::FixtureOnly,
     };

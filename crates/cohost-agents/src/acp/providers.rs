@@ -26,6 +26,7 @@ pub(crate) const ACP_CAPABILITIES: Capabilities = Capabilities {
     images: true,
     fork: false,
     system_prompt: false,
+    mcp_servers: false,
     executes_tools: true,
     tier: SupportTier::Structured,
 };

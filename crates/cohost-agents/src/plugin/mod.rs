@@ -191,6 +191,7 @@ impl AdapterFactory for OneShotFactory {
                 images: false,
                 fork: false,
                 system_prompt: false,
+                mcp_servers: false,
                 executes_tools: true,
                 // `text` scrapes plain stdout: degraded like a PTY driver.
                 tier: if m.protocol == Protocol::Text {
