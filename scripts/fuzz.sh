@@ -55,6 +55,7 @@ seeds_for() {
     codex_app_server) echo codex ;;
     codex_exec) echo codex ;;
     acp) echo acp ;;
+    agy_stream) echo agy ;;
     *) ;;
   esac
 }
@@ -89,12 +90,12 @@ seed() {
   case "$t" in
     oneshot)
       # Every fixture folder of a one-shot CLI (the stream-json, app-server,
-      # ACP and plugin folders have targets of their own), its transcripts
+      # ACP, agy and plugin folders have targets of their own), its transcripts
       # behind a first line naming the CLI, as the target reads them.
       local d id
       for d in "$fixtures"/*/; do
         id=$(basename "$d")
-        case "$id" in acp | claude | qwen | codex | plugin) continue ;; esac
+        case "$id" in acp | agy | claude | qwen | codex | plugin) continue ;; esac
         while IFS= read -r -d '' f; do
           { printf '%s\n' "$id"; cat "$f"; } >"$dir/seed-$(echo "$f" | tr '/' '_')"
           n=$((n + 1))

@@ -234,6 +234,43 @@ pub fn claude_session(dialect: cohost_agents::parsers::claude::Dialect, data: &[
     }
 }
 
+/// Antigravity (`agy`): one long-lived stream-json process, turns begun
+/// with `>> PROMPT` and stopped with `>>i`; oversized lines on a control
+/// flag. Every line the core writes must be one line.
+pub fn agy_session(data: &[u8]) {
+    use cohost_agents::parsers::agy::{AgyCore, Output};
+    let (ctl, payload) = split_control(data);
+    let flags = ctl.first().copied().unwrap_or(0);
+    let resumed = (flags & 1 == 1).then(|| "conv-1".to_string());
+    let mut core = AgyCore::new(resumed);
+    let mut turns = Turns::default();
+    let mut out = Vec::new();
+    for line in text(payload).lines() {
+        match host_action(line) {
+            // The engine runs one turn at a time.
+            Some(HostAction::Prompt(p)) if !core.in_turn() => {
+                let _ = core.begin_turn(p, &mut out);
+                turns.next_turn(core.in_turn());
+            }
+            Some(HostAction::Interrupt) => core.interrupt(&mut out),
+            Some(_) => {}
+            None if line.len() > 4096 && flags & 4 == 4 => core.on_oversized(line.len(), &mut out),
+            None => core.on_line(line, &mut out),
+        }
+        for o in &out {
+            if let Output::Write(w) = o {
+                assert!(!w.contains('\n'), "a turn's input is one line: {w:?}");
+            }
+        }
+        turns.extend(out.drain(..).filter_map(|o| match o {
+            Output::Event(e) => Some(e),
+            _ => None,
+        }));
+        let _ = (core.stats(), core.conversation());
+        turns.check(core.in_turn());
+    }
+}
+
 /// Codex `app-server` (JSON-RPC) core.
 pub fn codex_app_server(data: &[u8]) {
     use cohost_agents::parsers::codex::{Action, AppServerCore, CoreConfig};

@@ -71,6 +71,7 @@ pub mod drivers {
     pub mod gemini {
         pub use crate::gemini::GeminiFactory;
     }
+    pub use crate::agy::AgyFactory;
     pub use crate::aider::AiderFactory;
     pub use crate::continue_cli::ContinueFactory;
     pub use crate::copilot::CopilotFactory;
@@ -98,6 +99,13 @@ pub mod parsers {
     pub mod codex {
         pub use crate::codex::exec::ExecNormalizer;
         pub use crate::codex::normalize::{Action, AppServerCore, CoreConfig};
+    }
+    /// Antigravity's (`agy`) stream-json session: wire format and core.
+    pub mod agy {
+        pub use crate::agy::normalize::{AgyCore, Effect, Output, Stats};
+        pub use crate::agy::wire::{
+            parse_line, user_line, AgyEvent, Init, Step, TurnResult, WireError, WireUsage,
+        };
     }
     /// The ACP client state machine.
     pub mod acp {

@@ -88,7 +88,7 @@ fn argv(driver: &str, case: &str) -> Vec<String> {
         "continue" => oneshot(crate::continue_cli::Driver, prompt, &cfg, None),
         "cursor" => oneshot(crate::cursor::Driver, prompt, &cfg, s),
         "goose" => oneshot(crate::goose::Driver, prompt, &cfg, s),
-        "agy" => oneshot(crate::agy::Driver, prompt, &cfg, s),
+        "agy" => strs(crate::agy::engine::session_args(&cfg, id)),
         other => panic!("unknown driver {other}"),
     }
 }
@@ -141,10 +141,10 @@ const GOLDEN: &[(&str, &str, &[&str])] = &[
     ("goose", "model", &["run", "--output-format", "stream-json", "--model", "m1", "--text", "-hi"]),
     ("goose", "resume", &["run", "--output-format", "stream-json", "--name", "S1", "--resume", "--text", "-hi"]),
     ("goose", "auto", &["run", "--output-format", "stream-json", "--text", "-hi"]),
-    ("agy", "plain", &["-p", "-hi", "--output-format", "stream-json"]),
-    ("agy", "model", &["-p", "-hi", "--output-format", "stream-json", "--model", "m1"]),
-    ("agy", "resume", &["-p", "-hi", "--output-format", "stream-json", "--conversation", "S1"]),
-    ("agy", "auto", &["-p", "-hi", "--output-format", "stream-json"]),
+    ("agy", "plain", &["--input-format", "stream-json", "--output-format", "stream-json", "--add-dir", "/nonexistent-cohost-argv"]),
+    ("agy", "model", &["--input-format", "stream-json", "--output-format", "stream-json", "--add-dir", "/nonexistent-cohost-argv", "--model", "m1"]),
+    ("agy", "resume", &["--input-format", "stream-json", "--output-format", "stream-json", "--add-dir", "/nonexistent-cohost-argv", "--conversation", "S1"]),
+    ("agy", "auto", &["--input-format", "stream-json", "--output-format", "stream-json", "--add-dir", "/nonexistent-cohost-argv", "--dangerously-skip-permissions"]),
 ];
 
 #[test]
@@ -293,5 +293,5 @@ fn goose_uses_its_table_entry() {
 
 #[test]
 fn agy_uses_its_table_entry() {
-    assert_uses_table("agy", "agy", Output::Stream);
+    assert_uses_table("agy", "agy", Output::Session);
 }

@@ -16,6 +16,7 @@
 
 mod acp_e2e;
 mod acp_golden;
+mod agy_engine;
 mod aider_e2e;
 mod claude_e2e;
 mod claude_golden;
