@@ -83,6 +83,10 @@ enum Command {
     /// Forward an agent hook's JSON to a running cohost (called by the hooks).
     #[command(name = "hook-event", hide = true)]
     HookEvent(cmd::hooks::HookEventArgs),
+    /// The MCP server an agent of a room starts to ask the others (started
+    /// by the agents themselves).
+    #[command(name = "room-bridge", hide = true)]
+    RoomBridge,
     /// List stored sessions.
     Sessions(cmd::sessions::SessionsArgs),
     /// Show what a session's turns changed in its working tree.
@@ -127,6 +131,7 @@ impl Command {
             | Command::Config(_)
             | Command::Hooks(_)
             | Command::HookEvent(_)
+            | Command::RoomBridge
             | Command::Serve(_)
             | Command::Mcp(_)
             | Command::Acp(_)
@@ -203,6 +208,7 @@ fn main() -> ExitCode {
             Command::Run(args) if cmd::run::is_room(&args) => cmd::compare::run(args).await,
             Command::Run(args) => cmd::run::run(args).await,
             Command::Mcp(args) => cmd::mcp::run(args).await,
+            Command::RoomBridge => cmd::room_bridge::run().await,
             Command::Acp(args) => cmd::acp::run(args).await,
             Command::Chat(args) => cmd::chat::run(args).await,
             Command::Agents(args) => cmd::agents::run(args).await,

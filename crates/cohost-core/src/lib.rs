@@ -8,6 +8,7 @@
 #![forbid(unsafe_code)]
 
 pub mod approval;
+pub mod bridge;
 pub mod changes;
 // The scripted agent core's own unit tests drive; the product's mock is an
 // adapter, in cohost-agents.
@@ -42,8 +43,8 @@ pub use event::{
 pub use lifecycle::{IllegalTransition, Lifecycle, State};
 pub use port::{
     AdapterConfig, AdapterFactory, AgentAdapter, AgentEvent, AgentEventStream, ApprovalMode,
-    ContextFile, Health, InitInfo, InterruptStage, PromptImage, PromptRequest, ToolCallInfo,
-    McpServer, ToolDecision, ToolSpec,
+    ContextFile, Health, InitInfo, InterruptStage, McpServer, PromptImage, PromptRequest,
+    ToolCallInfo, ToolDecision, ToolSpec,
 };
 pub use provider::{
     ApprovalSupport, Capabilities, InterruptSupport, ProviderDescriptor, ProviderKind,

@@ -11,12 +11,14 @@
 #![forbid(unsafe_code)]
 
 mod approvals;
+mod bridge;
 mod checkpointed;
 mod log;
 mod room;
 mod running;
 
 pub use approvals::PendingApprovals;
+pub use bridge::{BridgeNote, RoomBridge};
 pub use checkpointed::Checkpointed;
 pub use log::{EventLog, Lagged, LogLimits, Subscription};
 pub use room::{Member, MemberLagged, Room, RoomEvents};

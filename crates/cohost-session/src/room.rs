@@ -24,7 +24,7 @@ pub struct Member {
 }
 
 /// Several running sessions driven as one room.
-#[derive(Clone)]
+#[derive(Clone, Default)]
 pub struct Room {
     members: Vec<Member>,
 }

@@ -121,12 +121,18 @@ async fn screen(
 /// prints plainly.
 async fn run_room(ctx: Ctx) -> CmdResult {
     let agents = ctx.args.target.agent.clone();
-    let prepared = session::prepare_room(&ctx.host, &ctx.cfg, &agents, |_, id| {
-        ctx.request(&Target {
+    // Members may ask each other (`ask_member`), each call approved like
+    // any tool call of theirs.
+    let bridged = crate::cmd::bridged::bridge();
+    let sockets = bridged.as_ref().map(|b| b.sockets.clone());
+    let prepared = session::prepare_room(&ctx.host, &ctx.cfg, &agents, |name, id| {
+        let mut req = ctx.request(&Target {
             provider: ProviderChoice::Id(id.to_owned()),
             model: ctx.args.target.model.clone(),
             resume: None,
-        })
+        });
+        crate::cmd::bridged::offer(sockets.as_ref(), name, &mut req);
+        req
     })
     .await
     .map_err(CohostError::from)?;
@@ -145,8 +151,9 @@ async fn run_room(ctx: Ctx) -> CmdResult {
         names[0]
     )));
     watch_signals(effects.clone(), to_app.clone());
-    let chat = crate::cmd::chat_room::RoomChat::new(id, room.members().to_vec(), worktrees, to_app);
-    drop(room);
+    let chat = crate::cmd::chat_room::RoomChat::new(id, room.members().to_vec(), worktrees, to_app)
+        .with_bridge(bridged);
+    drop((room, sockets));
     let driver = tokio::spawn(chat.drive(ctx, from_app));
     screen(inbox, effects, driver).await
 }
@@ -270,8 +277,11 @@ async fn drive(
                     session,
                 };
                 let room_id = format!("r-{}", cohost_core::ids::random_tag());
+                // Agents added from here may ask the others; this one
+                // started without the bridge.
                 let mut room =
-                    crate::cmd::chat_room::RoomChat::new(room_id, vec![first], worktrees, to_app);
+                    crate::cmd::chat_room::RoomChat::new(room_id, vec![first], worktrees, to_app)
+                        .with_bridge(crate::cmd::bridged::bridge());
                 room.add(&ctx, agent).await;
                 return room.drive(ctx, effects).await;
             }

@@ -15,12 +15,15 @@ use cohost_core::{Event, EventBody};
 use cohost_core::room::{addressed, DEFAULT_MAX_MEMBERS};
 use cohost_core::sanitize::inert_line;
 use cohost_core::{CohostError, ErrorCode, PromptInput};
-use cohost_host::session::{prepare_member, remove_unchanged_worktree, ProviderChoice};
+use cohost_host::session::{
+    prepare_member, remove_unchanged_worktree, BridgeSockets, ProviderChoice,
+};
 use cohost_host::{SessionRecord, SessionStore};
 use cohost_session::{Member, RoomEvents, RunningSession};
 use cohost_tui::app::{Effect, Incoming};
 use tokio::sync::mpsc;
 
+use super::bridged::{note_line, offer, serve, Bridged};
 use super::chat_args::{Ctx, Target};
 use super::screen::decide;
 use super::turn_changes::ChangesCommand;
@@ -83,6 +86,8 @@ pub(crate) struct RoomChat {
     log: Log,
     to_app: mpsc::UnboundedSender<Incoming>,
     host_services: Option<cohost_discovery::Host>,
+    /// The room's bridge (members asking each other), when it has one.
+    sockets: Option<Arc<BridgeSockets>>,
 }
 
 fn error(e: CohostError) -> Incoming {
@@ -141,19 +146,42 @@ impl RoomChat {
             log,
             to_app,
             host_services: None,
+            sockets: None,
         };
         room.announce();
         room
+    }
+
+    /// The room with its bridge: members added from now on get it too,
+    /// and what they ask each other shows on the screen.
+    pub(crate) fn with_bridge(mut self, bridged: Option<Bridged>) -> RoomChat {
+        let Some(Bridged { sockets, mut notes }) = bridged else {
+            return self;
+        };
+        let to_app = self.to_app.clone();
+        tokio::spawn(async move {
+            while let Some(n) = notes.recv().await {
+                if to_app.send(Incoming::Notice(note_line(&n))).is_err() {
+                    return;
+                }
+            }
+        });
+        self.sockets = Some(sockets);
+        self.announce();
+        self
     }
 
     fn say(&self, m: Incoming) {
         let _ = self.to_app.send(m);
     }
 
+    /// Tell the screen (and the bridge) who is in the room now.
     fn announce(&self) {
         self.say(Incoming::Members(
             self.members.iter().map(|m| m.name.clone()).collect(),
         ));
+        let room = cohost_session::Room::new(self.members.clone()).unwrap_or_default();
+        serve(self.sockets.as_ref(), &room);
     }
 
     fn member(&self, name: &str) -> Result<&Member, CohostError> {
@@ -376,11 +404,12 @@ impl RoomChat {
             })
             .find(|n| self.members.iter().all(|m| &m.name != n))
             .unwrap_or_default();
-        let req = ctx.request(&Target {
+        let mut req = ctx.request(&Target {
             provider: ProviderChoice::Id(id),
             model: None,
             resume: None,
         });
+        offer(self.sockets.as_ref(), &name, &mut req);
         let open = prepare_member(&ctx.host, &ctx.cfg, &self.id, &name, self.worktrees, req).await;
         let session = match open {
             Ok(open) => open.launch().await,
@@ -417,6 +446,9 @@ impl RoomChat {
             return;
         };
         let m = self.members.remove(at);
+        if let Some(s) = &self.sockets {
+            s.forget(&m.name);
+        }
         let _ = m.session.terminate().await;
         if let Some(task) = self.shown.remove(name) {
             task.abort();

@@ -63,10 +63,15 @@ pub async fn run(args: RunArgs) -> CmdResult {
     let (host, cfg) = crate::hostctx::host_and_config()?;
     let ask = TerminalPrompt::default();
     let agents = args.target.agent.clone();
+    // Members may ask each other (`ask_member`), each call approved like
+    // any tool call of theirs.
+    let bridge = super::bridged::bridge();
+    let sockets = bridge.as_ref().map(|b| b.sockets.clone());
     let prepared = prepare_room(&host, &cfg, &agents, |name, id| {
         let mut req = super::run::request(&args);
         req.provider = ProviderChoice::Id(id.to_owned());
         req.approvals = args.approve.approvals(Arc::new(ask.for_member(name)));
+        super::bridged::offer(sockets.as_ref(), name, &mut req);
         req
     })
     .await
@@ -86,6 +91,20 @@ pub async fn run(args: RunArgs) -> CmdResult {
     }
     let room_id = prepared.id.clone();
     let room = prepared.launch(&host).await?;
+    super::bridged::serve(sockets.as_ref(), &room);
+    if let Some(b) = bridge {
+        // The notes only: the sockets stay with this function, whose end
+        // closes them and removes their directory.
+        let mut notes = b.notes;
+        let json = args.json;
+        tokio::spawn(async move {
+            while let Some(n) = notes.recv().await {
+                if !json {
+                    eprintln!("cohost: {}", super::bridged::note_line(&n));
+                }
+            }
+        });
+    }
     let names: Vec<String> = room.members().iter().map(|m| m.name.clone()).collect();
     let mut events = room.subscribe_new();
     let mut turns = Vec::with_capacity(inputs.len());

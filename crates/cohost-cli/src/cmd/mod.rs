@@ -2,6 +2,7 @@
 
 pub mod acp;
 pub mod agents;
+pub mod bridged;
 pub mod chat;
 pub mod chat_args;
 pub mod chat_room;
@@ -16,6 +17,7 @@ pub mod join;
 pub mod login;
 pub mod mcp;
 pub mod relay;
+pub mod room_bridge;
 pub mod room_tui;
 pub mod run;
 pub mod screen;

@@ -50,6 +50,8 @@ pub struct HostParts {
     pub interrupts: SuggestionPolicy,
     /// The guests' invites.
     pub invites: room::Invites,
+    /// What the room's members ask each other (its bridge), when it has one.
+    pub bridge_notes: Option<mpsc::UnboundedReceiver<cohost_session::BridgeNote>>,
 }
 
 fn role_word(r: Role) -> String {
@@ -126,9 +128,12 @@ struct Hosting {
 fn start_hosting(p: HostParts, to_app: &mpsc::UnboundedSender<Incoming>) -> Hosting {
     let (notice_tx, mut notices) = mpsc::unbounded_channel();
     let room = p.room.clone();
-    let bridge = HostBridge::for_room(p.room, p.client, p.suggestions, notice_tx)
+    let mut bridge = HostBridge::for_room(p.room, p.client, p.suggestions, notice_tx)
         .with_e2e(p.e2e)
         .with_interrupt_policy(p.interrupts);
+    if let Some(notes) = p.bridge_notes {
+        bridge = bridge.with_bridge_notes(notes);
+    }
     let (inputs, bridge_inputs) = mpsc::unbounded_channel();
     let news = to_app.clone();
     tokio::spawn(async move {
@@ -294,6 +299,7 @@ pub(crate) async fn share_in_place(
         suggestions: SuggestionPolicy::Ask,
         interrupts: SuggestionPolicy::Ask,
         invites: room.invites,
+        bridge_notes: None,
     };
     let hosting = start_hosting(parts, &to_app);
     hosting.relay(&mut effects, &to_app).await;

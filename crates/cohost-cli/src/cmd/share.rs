@@ -175,9 +175,20 @@ pub async fn run(args: ShareArgs) -> CmdResult {
         req.recording = Recording::New;
         req
     };
+    // Members of a room may ask each other (`ask_member`), each call
+    // approved like any tool call of theirs.
+    let (sockets, bridge_notes) = match (args.target.agent.len() > 1)
+        .then(crate::cmd::bridged::bridge)
+        .flatten()
+    {
+        Some(b) => (Some(b.sockets), Some(b.notes)),
+        None => (None, None),
+    };
     let prepared = if args.target.agent.len() > 1 {
-        let room = session::prepare_room(&host, &cfg, &args.target.agent, |_, id| {
-            request(ProviderChoice::Id(id.to_owned()))
+        let room = session::prepare_room(&host, &cfg, &args.target.agent, |name, id| {
+            let mut req = request(ProviderChoice::Id(id.to_owned()));
+            crate::cmd::bridged::offer(sockets.as_ref(), name, &mut req);
+            req
         })
         .await
         .map_err(|e| match e {
@@ -204,6 +215,7 @@ pub async fn run(args: ShareArgs) -> CmdResult {
         }
     };
     let room = prepared.launch(&host).await?;
+    crate::cmd::bridged::serve(sockets.as_ref(), &room);
     let title = room_title(&room);
 
     if crate::cmd::room_tui::wanted(args.json, args.plain) {
@@ -214,6 +226,7 @@ pub async fn run(args: ShareArgs) -> CmdResult {
             suggestions: args.suggestions.into(),
             interrupts: args.interrupts.into(),
             invites: invites.clone(),
+            bridge_notes,
         };
         let code = crate::cmd::room_tui::host(parts).await;
         if let Some(r) = embedded {
@@ -306,11 +319,16 @@ pub async fn run(args: ShareArgs) -> CmdResult {
     });
     let policy: SuggestionPolicy = args.suggestions.into();
     let interrupts: SuggestionPolicy = args.interrupts.into();
-    let bridge = HostBridge::for_room(room, client, policy, notice_tx)
+    let mut bridge = HostBridge::for_room(room, client, policy, notice_tx)
         .with_e2e(e2e)
         .with_interrupt_policy(interrupts);
+    if let Some(notes) = bridge_notes {
+        bridge = bridge.with_bridge_notes(notes);
+    }
     let room = bridge.run(in_rx).await;
     end_room(&room).await;
+    // The bridge goes with the room (its sockets and their directory).
+    drop(sockets);
     // The sessions' approvals hold a notice sender: drop them so the
     // printer ends.
     drop(room);

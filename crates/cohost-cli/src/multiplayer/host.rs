@@ -9,7 +9,7 @@ use std::sync::Arc;
 use cohost_core::{Decision, DecisionOrigin, Event, EventBody, PromptInput};
 use cohost_protocol::{Frame, FrameType, InviteKeys, Kick, Participant, Role};
 use cohost_relay::{ClientEvent, RelayClient};
-use cohost_session::{Room, RoomEvents, RunningSession};
+use cohost_session::{BridgeNote, Room, RoomEvents, RunningSession};
 use cohost_share::{
     Chat, E2e, Message, PayloadCodec, Presence, RoomCodec, Suggestion, SuggestionDecision,
     TurnStream,
@@ -50,10 +50,10 @@ pub struct HostBridge {
     /// The member the host's plain prompts and untargeted suggestions go
     /// to: the last one addressed.
     pub(super) focus: String,
-    client: RelayClient,
-    codec: RoomCodec,
+    pub(super) client: RelayClient,
+    pub(super) codec: RoomCodec,
     policy: SuggestionPolicy,
-    notices: mpsc::UnboundedSender<HostNotice>,
+    pub(super) notices: mpsc::UnboundedSender<HostNotice>,
     pending: HashMap<String, Suggestion>,
     /// Queued and running turns, by correlation id.
     turns: HashMap<String, TurnMeta>,
@@ -64,6 +64,8 @@ pub struct HostBridge {
     keys: Option<HostKeys>,
     roster: BTreeMap<u64, Participant>,
     interrupts: SuggestionPolicy,
+    /// What the room's members asked each other (its bridge), to show.
+    bridge_notes: Option<mpsc::UnboundedReceiver<BridgeNote>>,
 }
 
 impl HostBridge {
@@ -136,6 +138,7 @@ impl HostBridge {
             keys,
             roster: BTreeMap::new(),
             interrupts: SuggestionPolicy::Ask,
+            bridge_notes: None,
         }
     }
 
@@ -151,6 +154,14 @@ impl HostBridge {
         let room = self.codec.room().clone();
         self.codec = RoomCodec::with_codec(room.clone(), e2e.clone()).as_role(Role::Host);
         self.keys = Some(HostKeys::new(room, e2e));
+        self
+    }
+
+    /// Show the room what its members ask each other through `notes`
+    /// (the room's bridge): each asked turn under who asked, each note
+    /// a member posts as chat.
+    pub fn with_bridge_notes(mut self, notes: mpsc::UnboundedReceiver<BridgeNote>) -> Self {
+        self.bridge_notes = Some(notes);
         self
     }
 
@@ -199,6 +210,7 @@ impl HostBridge {
                     Some(ev) => self.handle_relay(ev).await,
                     None => self.quit = true,
                 },
+                Some(note) = next_note(&mut self.bridge_notes) => self.bridge_note(note).await,
             }
         }
         deliver(&self.client, &self.notices, self.codec.room_close()).await;
@@ -268,8 +280,27 @@ impl HostBridge {
         }
     }
 
+    /// A turn the room's bridge queued (one member asking another): the
+    /// room hears of it as `text` when it starts.
+    pub(super) fn asked(&mut self, correlation_id: &str, text: String) {
+        self.turns.insert(
+            correlation_id.to_owned(),
+            TurnMeta {
+                text,
+                origin: "host".into(),
+            },
+        );
+    }
+
     /// One event of a member: to the room, then to the host.
     async fn publish(&mut self, mut e: Event) {
+        if !self.turns.contains_key(&e.correlation_id) {
+            // A bridge turn's note is sent before its prompt, but may wait
+            // in its channel behind the turn's first event.
+            while let Some(n) = self.bridge_notes.as_mut().and_then(|r| r.try_recv().ok()) {
+                self.bridge_note(n).await;
+            }
+        }
         let member = e.agent.clone().unwrap_or_else(|| self.focus.clone());
         if self.solo() {
             // One agent: the wire and the host's notices as they always were.
@@ -556,6 +587,21 @@ impl HostBridge {
             other => other,
         };
         self.notify(HostNotice::Presence(p));
+    }
+}
+
+/// The next bridge note, or never when the room has no bridge (or it is
+/// done), so the bridge's `select!` waits on the rest.
+async fn next_note(notes: &mut Option<mpsc::UnboundedReceiver<BridgeNote>>) -> Option<BridgeNote> {
+    match notes {
+        Some(rx) => match rx.recv().await {
+            Some(n) => Some(n),
+            None => {
+                *notes = None;
+                None
+            }
+        },
+        None => std::future::pending().await,
     }
 }
 

@@ -4,9 +4,11 @@
 
 use cohost_core::room::addressed;
 use cohost_core::sanitize::inert_line;
+use cohost_session::BridgeNote;
+use cohost_share::{Chat, Message};
 
 use super::host::HostBridge;
-use super::host_io::HostNotice;
+use super::host_io::{deliver, HostNotice};
 
 impl HostBridge {
     /// The host's plain text: in a room of several agents `@NAME TEXT`
@@ -70,5 +72,30 @@ impl HostBridge {
         if !focused {
             self.room.interrupt_all();
         }
+    }
+
+    /// What a member asked another through the room's bridge: the asked
+    /// turn goes to the room under who asked, a member's note as chat, and
+    /// the host hears of each.
+    pub(super) async fn bridge_note(&mut self, note: BridgeNote) {
+        let line = crate::cmd::bridged::note_line(&note);
+        match note {
+            BridgeNote::Asked {
+                from,
+                prompt,
+                correlation_id,
+                ..
+            } => self.asked(&correlation_id, format!("{from} asks: {prompt}")),
+            BridgeNote::Posted { from, text } => {
+                let chat = Message::Chat(Chat {
+                    from: Some(from.clone()),
+                    text: format!("[{from}] {text}"),
+                });
+                let frame = self.codec.room_frame(&chat);
+                deliver(&self.client, &self.notices, frame).await;
+            }
+            BridgeNote::Refused { .. } => {}
+        }
+        self.notify(HostNotice::Room(line));
     }
 }

@@ -43,6 +43,7 @@ mod orphans_support;
 mod provider_lists;
 mod readme;
 mod relay_ha;
+mod room_bridge;
 mod room_cli;
 mod room_real;
 mod room_secrets;

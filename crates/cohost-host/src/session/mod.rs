@@ -12,6 +12,7 @@
 //! ([`OpenSession::launch`]): commands in, the same engine events out.
 
 pub mod attach;
+mod bridge;
 mod checkpoints;
 mod default_agent;
 mod no_credentials;
@@ -20,6 +21,7 @@ mod pass_env;
 mod room;
 mod sandbox;
 
+pub use bridge::{BridgeSockets, BRIDGE_SOCKET_VAR};
 pub use default_agent::DEFAULT_PREFERENCE;
 pub use open::OpenSession;
 pub use room::{
@@ -202,6 +204,9 @@ pub struct SessionRequest {
     pub sandbox: Option<cohost_core::SandboxMode>,
     /// The room this session is a member of (kept in its record).
     pub room: Option<crate::store::RoomRecord>,
+    /// MCP servers to give the agent (a room's bridge); providers whose
+    /// capabilities do not say `mcp_servers` go without.
+    pub mcp_servers: Vec<cohost_core::McpServer>,
 }
 
 impl SessionRequest {
@@ -226,6 +231,7 @@ impl SessionRequest {
             checkpoints: None,
             worktree: None,
             sandbox: None,
+            mcp_servers: Vec::new(),
             room: None,
         }
     }
@@ -542,6 +548,7 @@ pub async fn prepare(
     config.approval = req.approvals.mode;
     check_agent_args(&descriptor, req.approvals.mode, &req.agent_args)?;
     config.extra_args.extend(req.agent_args);
+    config.mcp_servers = req.mcp_servers;
     if req.system_prompt.is_some() && !descriptor.capabilities.system_prompt {
         return Err(SetupError::Other(unsupported_system_prompt(&descriptor.id)));
     }

@@ -48,7 +48,7 @@ impl CohostMcp {
 
 /// A tool's result: cohost's error becomes a tool error (not a protocol
 /// error), so the calling model sees the code and the fix.
-fn tool_result(out: Result<Value, CohostError>) -> CallToolResult {
+pub(crate) fn tool_result(out: Result<Value, CohostError>) -> CallToolResult {
     match out {
         Ok(v) => CallToolResult::structured(v),
         Err(e) => {
