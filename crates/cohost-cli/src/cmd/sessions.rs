@@ -47,6 +47,14 @@ pub async fn run(args: SessionsArgs) -> CmdResult {
             r.native_session_id.as_deref().unwrap_or("-"),
             cohost_core::sanitize(&r.cwd.display().to_string())
         );
+        if let Some(room) = &r.room {
+            crate::say!(
+                "{:<18} member {} of room {}",
+                "",
+                cohost_core::sanitize::inert_line(&room.member),
+                room.id
+            );
+        }
         if let Some(w) = &r.worktree {
             crate::say!(
                 "{:<18} worktree on branch {} (from {}; `cohost worktree list`)",

@@ -92,6 +92,19 @@ fn answers_are_grouped_by_member_with_a_summary_and_worktrees_inside_git() {
         .collect();
     members.sort_unstable();
     assert_eq!(members, ["mock", "mock#2"]);
+    // And the human list says so under each.
+    let listed = cohost(home.path(), repo.path())
+        .arg("sessions")
+        .output()
+        .unwrap();
+    let listed = text(&listed.stdout);
+    let room = records[0]["room"]["id"].as_str().unwrap();
+    for member in ["mock", "mock#2"] {
+        assert!(
+            listed.contains(&format!("member {member} of room {room}")),
+            "{listed}"
+        );
+    }
 }
 
 #[test]
