@@ -136,12 +136,88 @@ impl Hub {
     /// Open (and start) a session on the one session path; it is recorded
     /// in the session store like any `cohost run`.
     pub async fn open(&self, req: OpenRequest) -> Result<Arc<HubSession>, CohostError> {
-        self.make_room()?;
+        self.make_room_for(1)?;
         let cfg = self.host.config()?;
-        let provider = match req.provider.or_else(|| self.default_provider.clone()) {
+        let provider = match req
+            .provider
+            .clone()
+            .or_else(|| self.default_provider.clone())
+        {
             Some(id) => ProviderChoice::Id(id),
             None => ProviderChoice::Default,
         };
+        let sreq = self.session_request(&req, provider);
+        let prepared = session::prepare(&self.host, &cfg, sreq)
+            .await
+            .map_err(CohostError::from)?;
+        let descriptor = prepared.descriptor().clone();
+        let live = prepared.launch().await?;
+        Ok(self.keep(live, descriptor, req.model))
+    }
+
+    /// Open a room of `agents` (provider ids; the same one twice is two
+    /// members) on the one room path (`cohost_host::session::prepare_room`:
+    /// a worktree each inside git, recorded as members of one room), every
+    /// member an open session of its own. The room's id and its members'
+    /// names and sessions, in order.
+    pub async fn open_room(
+        &self,
+        req: OpenRequest,
+        agents: &[String],
+    ) -> Result<(String, Vec<(String, Arc<HubSession>)>), CohostError> {
+        self.make_room_for(agents.len())?;
+        let cfg = self.host.config()?;
+        let prepared = session::prepare_room(&self.host, &cfg, agents, |_, id| {
+            self.session_request(&req, ProviderChoice::Id(id.to_owned()))
+        })
+        .await
+        .map_err(CohostError::from)?;
+        let id = prepared.id.clone();
+        let descriptors: Vec<_> = prepared
+            .members
+            .iter()
+            .map(|(_, o)| o.descriptor().clone())
+            .collect();
+        let room = prepared.launch(&self.host).await?;
+        let members = room
+            .members()
+            .iter()
+            .zip(descriptors)
+            .map(|(m, d)| {
+                (
+                    m.name.clone(),
+                    self.keep(m.session.clone(), d, req.model.clone()),
+                )
+            })
+            .collect();
+        Ok((id, members))
+    }
+
+    /// Keep a started session as an open one.
+    fn keep(
+        &self,
+        live: RunningSession,
+        descriptor: ProviderDescriptor,
+        model: Option<String>,
+    ) -> Arc<HubSession> {
+        let rec = cohost_host::SessionStore::open(&self.host.paths.state_dir)
+            .get(live.record_id().unwrap_or_default())
+            .ok()
+            .flatten();
+        let s = Arc::new(HubSession {
+            cwd: rec.as_ref().map(|r| r.cwd.clone()).unwrap_or_default(),
+            model: model.or(rec.and_then(|r| r.model)),
+            live,
+            descriptor,
+            busy: AtomicBool::new(false),
+            last_used: Mutex::new(Instant::now()),
+        });
+        lock(&self.sessions).insert(s.id().to_string(), s.clone());
+        s
+    }
+
+    /// The session request of `req` for `provider`.
+    fn session_request(&self, req: &OpenRequest, provider: ProviderChoice) -> SessionRequest {
         let mut sreq = SessionRequest::new(
             provider,
             Approvals::all_through_handle(
@@ -149,9 +225,9 @@ impl Hub {
                 "the approval was abandoned: the session ended",
             ),
         );
-        sreq.cwd = req.cwd;
+        sreq.cwd = req.cwd.clone();
         sreq.model = req.model.clone();
-        sreq.resume = req.resume;
+        sreq.resume = req.resume.clone();
         sreq.provider_settings = true;
         sreq.recording = Recording::New;
         sreq.options = SessionOptions {
@@ -159,47 +235,40 @@ impl Hub {
             turn_limit: Some(self.limits.turn_timeout),
             ..SessionOptions::default()
         };
-        let prepared = session::prepare(&self.host, &cfg, sreq)
-            .await
-            .map_err(CohostError::from)?;
-        let descriptor = prepared.descriptor().clone();
-        let live = prepared.launch().await?;
-        let rec = cohost_host::SessionStore::open(&self.host.paths.state_dir)
-            .get(live.record_id().unwrap_or_default())
-            .ok()
-            .flatten();
-        let s = Arc::new(HubSession {
-            cwd: rec.as_ref().map(|r| r.cwd.clone()).unwrap_or_default(),
-            model: req.model.or(rec.and_then(|r| r.model)),
-            live,
-            descriptor,
-            busy: AtomicBool::new(false),
-            last_used: Mutex::new(Instant::now()),
-        });
-        lock(&self.sessions).insert(s.id().to_string(), s.clone());
-        Ok(s)
+        sreq
     }
 
-    /// Below the limit, or the least recently used idle session ended.
-    fn make_room(&self) -> Result<(), CohostError> {
-        let victim = {
-            let sessions = lock(&self.sessions);
-            if sessions.len() < self.limits.max_sessions {
-                return Ok(());
-            }
-            sessions
-                .values()
-                .filter(|s| !s.busy())
-                .min_by_key(|s| *lock(&s.last_used))
-                .map(|s| s.id().to_string())
-        };
-        match victim {
-            Some(id) => {
-                tracing::info!(session = %id, "ending the least recently used idle session to stay within the limit");
-                self.close(&id);
-                Ok(())
-            }
-            None => Err(CohostError::new(
+    /// Room for `n` more sessions below the limit: the least recently used
+    /// idle sessions end, or an error when too many run a turn.
+    fn make_room_for(&self, n: usize) -> Result<(), CohostError> {
+        if n > self.limits.max_sessions {
+            return Err(CohostError::new(
+                ErrorCode::RateLimited,
+                format!(
+                    "{n} sessions at once are more than this server's limit of {}",
+                    self.limits.max_sessions
+                ),
+            )
+            .with_fix("start the server with a higher --max-sessions, or ask fewer agents"));
+        }
+        loop {
+            let victim = {
+                let sessions = lock(&self.sessions);
+                if sessions.len() + n <= self.limits.max_sessions {
+                    return Ok(());
+                }
+                sessions
+                    .values()
+                    .filter(|s| !s.busy())
+                    .min_by_key(|s| *lock(&s.last_used))
+                    .map(|s| s.id().to_string())
+            };
+            match victim {
+                Some(id) => {
+                    tracing::info!(session = %id, "ending the least recently used idle session to stay within the limit");
+                    self.close(&id);
+                }
+                None => return Err(CohostError::new(
                 ErrorCode::RateLimited,
                 format!(
                     "all {} open sessions are running a turn (the limit)",
@@ -207,6 +276,7 @@ impl Hub {
                 ),
             )
             .with_fix("wait for a turn to end or interrupt one, or start the server with a higher --max-sessions")),
+            }
         }
     }
 

@@ -6,6 +6,7 @@ usage: mcp_client.py COHOST_BIN SCENARIO [ARGS_JSON]
   (with COHOST_MCP_URL set: streamable HTTP to that URL instead of stdio)
   tools                       list the tools
   ask {provider,prompt,...}   ask_agent, collecting progress notifications
+  room {agents,prompt,...}    ask_room
   cancel {provider,prompt}    ask_agent, cancelled after the first progress
   changes {provider,prompt,...}
                               ask_agent, then session_changes and undo_turn
@@ -85,6 +86,10 @@ async def main():
                         {"session_id": out["result"]["session_id"], "prompt": args["follow_up"]},
                     )
                     out["follow_up"] = structured(r2)
+            elif scenario == "room":
+                r = await session.call_tool("ask_room", args)
+                out["is_error"] = bool(r.is_error)
+                out["result"] = structured(r)
             elif scenario == "changes":
                 # ask_agent, then what its turn changed, then undo it twice
                 # (the second has nothing left to undo).

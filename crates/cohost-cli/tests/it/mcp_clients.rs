@@ -39,7 +39,7 @@ async fn mock_bench() -> Bench {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn lists_the_ten_tools_and_the_agents() {
+async fn lists_the_eleven_tools_and_the_agents() {
     let b = mock_bench().await;
     let Some(out) = mcp(&b, "tools", json!({})).await else {
         return;
@@ -54,6 +54,7 @@ async fn lists_the_ten_tools_and_the_agents() {
         names,
         [
             "ask_agent",
+            "ask_room",
             "continue_session",
             "interrupt",
             "list_agents",
@@ -71,6 +72,43 @@ async fn lists_the_ten_tools_and_the_agents() {
         .unwrap()
         .iter()
         .any(|a| a == "mock"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ask_room_asks_two_agents_at_once_each_a_session_of_its_own() {
+    let b = mock_bench().await;
+    let args = json!({"agents": ["mock", "mock"], "prompt": "[mock:say] both of you"});
+    let Some(out) = mcp(&b, "room", args).await else {
+        return;
+    };
+    assert_eq!(out["is_error"], false, "{out}");
+    let r = &out["result"];
+    assert!(r["room"].as_str().unwrap().starts_with("r-"), "{r}");
+    let members = r["members"].as_array().unwrap();
+    let names: Vec<&str> = members
+        .iter()
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["mock", "mock#2"]);
+    for m in members {
+        assert_eq!(m["answer"], "both of you", "{m}");
+        assert_eq!(m["end_reason"], "completed", "{m}");
+    }
+    assert_ne!(members[0]["session_id"], members[1]["session_id"]);
+    // Each is a recorded member of the room.
+    let stored = stored_sessions(&b);
+    for m in members {
+        assert!(stored.contains(&m["session_id"].as_str().unwrap().to_string()));
+    }
+    // One agent is not a room.
+    let Some(one) = mcp(&b, "room", json!({"agents": ["mock"], "prompt": "hi"})).await else {
+        return;
+    };
+    assert_eq!(one["is_error"], true, "{one}");
+    assert!(one["result"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("at least two"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

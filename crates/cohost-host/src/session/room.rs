@@ -157,10 +157,16 @@ impl PreparedRoom {
     /// Give up on the room before starting it: remove the worktrees made
     /// for its members (they are fresh, so nothing is lost).
     pub async fn discard(self, host: &Host) {
-        for (_, open) in &self.members {
-            if let Some(rec) = open.record() {
-                remove_unchanged_worktree(host, rec).await;
-            }
+        // The records alone cross the awaits: a session being set up is
+        // not `Sync`, and this future must be `Send` (a server's handler).
+        let records: Vec<_> = self
+            .members
+            .iter()
+            .filter_map(|(_, o)| o.record().cloned())
+            .collect();
+        drop(self);
+        for rec in &records {
+            remove_unchanged_worktree(host, rec).await;
         }
     }
 }

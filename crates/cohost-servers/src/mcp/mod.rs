@@ -1,7 +1,7 @@
 //! `cohost mcp`: cohost's agents as MCP tools, on the official Rust SDK
 //! (`rmcp`), over stdio or streamable HTTP on 127.0.0.1.
 //!
-//! Tools: `list_agents`, `ask_agent`, `continue_session`, `session_status`,
+//! Tools: `list_agents`, `ask_agent`, `ask_room`, `continue_session`, `session_status`,
 //! `wait`, `interrupt`, `session_changes`, `undo_turn`, `list_approvals`,
 //! `resolve_approval`
 //! ([`params::tools`]). Sessions are the [`Hub`](crate::hub::Hub)'s (the
@@ -101,6 +101,10 @@ impl ServerHandler for CohostMcp {
             "list_agents" => run::list_agents(st).await,
             "ask_agent" => match args(name, a) {
                 Ok(p) => run::ask_agent(st, p, context).await,
+                Err(e) => Err(e),
+            },
+            "ask_room" => match args(name, a) {
+                Ok(p) => run::ask_room(st, p, context).await,
                 Err(e) => Err(e),
             },
             "continue_session" => match args(name, a) {

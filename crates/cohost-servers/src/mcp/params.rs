@@ -57,6 +57,27 @@ pub struct AskAgent {
     pub wait: Option<bool>,
 }
 
+/// `ask_room`: the same prompt to several agents at once, a room.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct AskRoom {
+    /// Provider ids (see `list_agents`), 2 to 8; the same id twice is two members (`claude`, `claude#2`).
+    pub agents: Vec<String>,
+    /// What to ask every member.
+    pub prompt: String,
+    /// Working directory (absolute; must exist). Inside a git repository with a commit each member works in a worktree of its own.
+    #[serde(default)]
+    pub cwd: Option<PathBuf>,
+    /// Approval policy for the members' tool calls (default `ask`).
+    #[serde(default)]
+    pub approval: ApprovalArg,
+    /// Files to attach (paths relative to cwd, or absolute).
+    #[serde(default)]
+    pub context_files: Vec<PathBuf>,
+    /// Wait for every member's turn to end (default true); false returns the members' session ids at once (then use `wait` on each).
+    #[serde(default)]
+    pub wait: Option<bool>,
+}
+
 /// `continue_session`: one more turn in an open or stored session.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ContinueSession {
@@ -204,6 +225,11 @@ pub fn tools() -> Vec<Tool> {
             "ask_agent",
             "Ask a coding agent (Claude Code, Codex, Gemini CLI, …, or the mock) one question in a new cohost session. Progress notifications carry the streamed answer. Tool calls the agent wants to make are approved by you (elicitation, or list_approvals/resolve_approval); unanswered ones are denied at their deadline. Returns the answer, the session id (for continue_session), usage and a summary of tool calls.",
             schema::<AskAgent>(),
+        ),
+        Tool::new(
+            "ask_room",
+            "Ask several coding agents the same question at once (a room; compare their answers). Each member is a cohost session of its own (continue_session, session_changes, undo_turn take its session id), in a git worktree of its own when cwd is a repository, so no two write the same files. Returns the room id and each member's name and result as ask_agent gives it.",
+            schema::<AskRoom>(),
         ),
         Tool::new(
             "continue_session",

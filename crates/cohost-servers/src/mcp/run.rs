@@ -12,7 +12,9 @@ use serde_json::{json, Value};
 use tokio::time::Instant;
 
 use super::elicit;
-use super::params::{AskAgent, ContinueSession, ListApprovals, ResolveApproval, Wait as WaitArgs};
+use super::params::{
+    AskAgent, AskRoom, ContinueSession, ListApprovals, ResolveApproval, Wait as WaitArgs,
+};
 use super::state::McpState;
 use super::turn::{PendingView, TurnReport, TurnTracker};
 use crate::hub::{HubSession, OpenRequest};
@@ -84,6 +86,54 @@ pub(super) async fn ask_agent(
     let tracker = st.tracker(&s);
     let input = prompt_input(a.prompt, a.context_files);
     turn(&s, &tracker, input, a.wait.unwrap_or(true), ctx).await
+}
+
+/// `ask_room`: a room of `agents`, one prompt to every member at once.
+pub(super) async fn ask_room(
+    st: &McpState,
+    a: AskRoom,
+    ctx: RequestContext<RoleServer>,
+) -> Result<Value, CohostError> {
+    if a.prompt.trim().is_empty() {
+        return Err(
+            CohostError::new(ErrorCode::ConfigInvalid, "the prompt is empty")
+                .with_fix("pass the question in `prompt`"),
+        );
+    }
+    if a.agents.len() < 2 {
+        return Err(
+            CohostError::new(ErrorCode::ConfigInvalid, "a room takes at least two agents")
+                .with_fix("name two or more in `agents`, or use ask_agent for one"),
+        );
+    }
+    let req = OpenRequest {
+        cwd: a
+            .cwd
+            .map(cohost_host::session::client_working_dir)
+            .transpose()?,
+        approval: a.approval.into(),
+        ..OpenRequest::default()
+    };
+    let (room, members) = st.hub().open_room(req, &a.agents).await?;
+    let wait = a.wait.unwrap_or(true);
+    let turns = members.iter().map(|(name, s)| {
+        let tracker = st.tracker(s);
+        let input = prompt_input(a.prompt.clone(), a.context_files.clone());
+        let ctx = ctx.clone();
+        async move {
+            let out = turn(s, &tracker, input, wait, ctx).await;
+            let mut v = match out {
+                Ok(v) => v,
+                Err(e) => json!({ "session_id": s.id(), "provider": s.descriptor.id, "error": e }),
+            };
+            if let Value::Object(o) = &mut v {
+                o.insert("name".into(), Value::String(name.clone()));
+            }
+            v
+        }
+    });
+    let results = futures::future::join_all(turns).await;
+    Ok(json!({ "room": room, "members": results }))
 }
 
 /// `continue_session`: an open session, else a stored one reopened.
