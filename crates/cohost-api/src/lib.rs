@@ -132,6 +132,7 @@ pub fn router_with(host: Host, port: u16, credential: Credential, hooks: Arc<Hoo
         .route("/api/settings/providers/{id}/login", post(login))
         .route("/api/hooks/events", get(hook_events))
         .route("/api/sessions", post(create_session).get(list_sessions))
+        .route("/api/rooms", post(create_room))
         .route("/api/sessions/{id}", delete(end_session))
         .route("/api/sessions/{id}/prompt", post(prompt))
         .route("/api/sessions/{id}/events", get(events))
@@ -335,6 +336,67 @@ async fn create_session(
     Ok((
         StatusCode::CREATED,
         Json(serde_json::json!({ "id": id, "provider": b.provider })),
+    ))
+}
+
+#[derive(Deserialize)]
+struct CreateRoomBody {
+    agents: Vec<String>,
+    cwd: PathBuf,
+    #[serde(default)]
+    model: Option<String>,
+    #[serde(default)]
+    approval: ApprovalMode,
+}
+
+/// A room: every agent a member session of its own (in its own worktree
+/// inside git), each driven with the session routes by its id.
+async fn create_room(
+    State(s): State<Arc<AppState>>,
+    ApiJson(b): ApiJson<CreateRoomBody>,
+) -> Result<(StatusCode, Json<serde_json::Value>), ApiError> {
+    let cfg = s.host.config()?;
+    if b.agents.len() < 2 {
+        return Err(CohostError::new(
+            cohost_core::ErrorCode::ConfigInvalid,
+            "a room takes at least two agents",
+        )
+        .with_fix("name two or more in `agents`, or POST /api/sessions for one")
+        .into());
+    }
+    for a in &b.agents {
+        s.host.registry.get(a)?;
+    }
+    let cwd = cohost_host::session::client_working_dir(b.cwd)?;
+    let prepared = cohost_host::session::prepare_room(&s.host, &cfg, &b.agents, |_, id| {
+        let mut req = SessionRequest::new(
+            ProviderChoice::Id(id.to_owned()),
+            Approvals::all_through_handle(b.approval, "the approval was abandoned"),
+        );
+        req.cwd = Some(cwd.clone());
+        req.model = b.model.clone();
+        req.provider_settings = true;
+        req.recording = Recording::WithId(new_session_id());
+        req
+    })
+    .await
+    .map_err(CohostError::from)?;
+    let room_id = prepared.id.clone();
+    let room = prepared.launch(&s.host).await?;
+    let mut members = Vec::new();
+    let mut sessions = lock(&s.sessions);
+    for m in room.members() {
+        let id = m.session.record_id().unwrap_or_default().to_string();
+        members.push(serde_json::json!({
+            "name": m.name,
+            "id": id,
+            "provider": m.session.descriptor().id,
+        }));
+        sessions.insert(id, m.session.clone());
+    }
+    Ok((
+        StatusCode::CREATED,
+        Json(serde_json::json!({ "room": room_id, "members": members })),
     ))
 }
 

@@ -90,6 +90,11 @@ pub fn openapi_document() -> Value {
                     "responses": error_responses(json!({ "200": { "description": "records", "content": { "application/json": { "schema": { "type": "array", "items": { "$ref": "#/components/schemas/SessionRecord" } } } } } }))
                 }
             },
+            "/api/rooms": { "post": {
+                "summary": "Start a room of several agents: each a session of its own (in its own git worktree inside a repository with a commit), driven with the /api/sessions/{id}/… routes by its id",
+                "requestBody": body("CreateRoom"),
+                "responses": body_error_responses(json!({ "201": ok("created", "RoomCreated") }))
+            }},
             "/api/sessions/{id}/prompt": { "post": {
                 "summary": "Queue a prompt; events arrive on /events",
                 "parameters": [id], "requestBody": body("Prompt"),
@@ -192,13 +197,22 @@ fn schemas() -> Value {
                 "fork": { "type": "string", "description": "A stored session id (or native id) to fork into a new session (providers whose capabilities say fork; else 400 UNSUPPORTED_MODE)" },
                 "worktree": { "type": "boolean", "description": "Run in a git worktree of its own on branch cohost/<session> (as `cohost run --worktree`); 400 outside a repository with a commit" },
                 "checkpoints": { "type": "boolean", "description": "Record the working tree around each turn (default: the config's `checkpoints`, on): file_changes events, .../changes, .../undo" } } },
+            "CreateRoom": { "type": "object", "required": ["agents", "cwd"], "properties": {
+                "agents": { "type": "array", "minItems": 2, "maxItems": 8, "items": { "type": "string" }, "description": "Provider ids; the same one twice is two members (claude, claude#2)" },
+                "cwd": { "type": "string", "pattern": "^/", "description": "The absolute path of an existing directory (else 400 CONFIG_INVALID)" }, "model": { "type": "string" },
+                "approval": { "type": "string", "enum": ["ask", "auto_approve", "deny_all"] } } },
+            "RoomCreated": { "type": "object", "properties": { "room": { "type": "string" },
+                "members": { "type": "array", "items": { "type": "object", "properties": {
+                    "name": { "type": "string" }, "id": { "type": "string" }, "provider": { "type": "string" } } } } } },
             "SessionCreated": { "type": "object", "properties": { "id": { "type": "string" }, "provider": { "type": "string" } } },
             "SessionRecord": { "type": "object", "properties": {
                 "id": { "type": "string" }, "provider": { "type": "string" }, "native_session_id": { "type": "string", "nullable": true },
                 "cwd": { "type": "string" }, "model": { "type": "string", "nullable": true }, "watermark": { "type": "integer" },
                 "created_at_ms": { "type": "integer" }, "updated_at_ms": { "type": "integer" },
                 "worktree": { "type": "object", "description": "The session's own git worktree (`worktree: true`)", "properties": {
-                    "path": { "type": "string" }, "branch": { "type": "string" }, "origin": { "type": "string" }, "base": { "type": "string" } } } } },
+                    "path": { "type": "string" }, "branch": { "type": "string" }, "origin": { "type": "string" }, "base": { "type": "string" } } },
+                "room": { "type": "object", "description": "The room this session is a member of", "properties": {
+                    "id": { "type": "string" }, "member": { "type": "string" } } } } },
             "Prompt": { "type": "object", "required": ["text"], "properties": { "text": { "type": "string" },
                 "files": { "type": "array", "description": "Files to attach, `PATH[:A-B]` (lines A to B), relative to the session's cwd", "items": { "type": "string" } },
                 "images": { "type": "array", "description": "PNG, JPEG, GIF or WebP images to attach (providers whose capabilities say images; else 400 UNSUPPORTED_MODE)", "items": { "type": "string" } } } },

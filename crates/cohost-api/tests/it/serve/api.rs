@@ -74,6 +74,7 @@ async fn openapi_document_is_valid_and_complete() {
         [
             "/api/hooks/events",
             "/api/openapi.json",
+            "/api/rooms",
             "/api/sessions",
             "/api/sessions/{id}",
             "/api/sessions/{id}/approvals/{tool_id}",

@@ -307,3 +307,79 @@ async fn an_oversized_request_gets_an_error_reply() {
         .unwrap();
     assert_eq!(r.status().as_u16(), 200, "the server goes on");
 }
+
+#[tokio::test]
+async fn a_room_is_several_member_sessions_each_driven_by_its_id() {
+    let s = Scratch::new();
+    let addr = start(&s).await;
+    let c = client(&s);
+    let cwd = s.dir.path().join("work");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let resp = c
+        .post(format!("http://{addr}/api/rooms"))
+        .json(&serde_json::json!({"agents": ["mock", "mock"], "cwd": cwd}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 201);
+    let room: serde_json::Value = resp.json().await.unwrap();
+    let members = room["members"].as_array().unwrap();
+    let names: Vec<&str> = members
+        .iter()
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["mock", "mock#2"]);
+    // Each member answers its own prompt on its own event stream.
+    for m in members {
+        let id = m["id"].as_str().unwrap();
+        let events = c
+            .get(format!("http://{addr}/api/sessions/{id}/events"))
+            .send()
+            .await
+            .unwrap();
+        let said = format!("[mock:say] I am {}", m["name"].as_str().unwrap());
+        let sent = c
+            .post(format!("http://{addr}/api/sessions/{id}/prompt"))
+            .json(&serde_json::json!({ "text": said }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(sent.status(), 202);
+        let evs = read_until(events, 1, |_| {}).await;
+        let text: String = evs
+            .iter()
+            .filter(|e| e["type"] == "stream_chunk")
+            .map(|e| e["delta"].as_str().unwrap())
+            .collect();
+        assert_eq!(text, format!("I am {}", m["name"].as_str().unwrap()));
+    }
+    // Each is recorded as a member of the room.
+    let records: Vec<serde_json::Value> = c
+        .get(format!("http://{addr}/api/sessions"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let in_room = records
+        .iter()
+        .filter(|r| r["room"]["id"] == room["room"])
+        .count();
+    assert_eq!(in_room, 2);
+    // One agent is not a room; an unknown one is 404.
+    let one = c
+        .post(format!("http://{addr}/api/rooms"))
+        .json(&serde_json::json!({"agents": ["mock"], "cwd": cwd}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(one.status(), 400);
+    let unknown = c
+        .post(format!("http://{addr}/api/rooms"))
+        .json(&serde_json::json!({"agents": ["mock", "nope"], "cwd": cwd}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(unknown.status(), 404);
+}
