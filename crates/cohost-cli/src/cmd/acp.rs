@@ -12,9 +12,11 @@ use crate::hostctx;
 /// Arguments of `cohost acp`.
 #[derive(Debug, Args)]
 pub struct AcpArgs {
-    /// Provider every session runs (default: the first installed agent, else the mock).
+    /// Provider every session runs (default: the first installed agent, else
+    /// the mock). Twice or more: every session is a room of these agents,
+    /// the `agent` config option picks the one prompts go to.
     #[arg(long, short = 'a')]
-    agent: Option<String>,
+    agent: Vec<String>,
     #[command(flatten)]
     limits: ServerLimits,
 }
@@ -25,7 +27,7 @@ pub async fn run(args: AcpArgs) -> CmdResult {
         tracing::warn!(error = %e, "cannot listen for signals");
     }
     let host = hostctx::host()?;
-    let hub = cohost_servers::Hub::new(host, args.limits.hub(), args.agent);
-    serve_stdio(AcpState::new(hub)).await?;
+    let hub = cohost_servers::Hub::new(host, args.limits.hub(), args.agent.first().cloned());
+    serve_stdio(AcpState::with_room(hub, args.agent)).await?;
     Ok(0)
 }

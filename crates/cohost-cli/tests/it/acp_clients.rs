@@ -84,6 +84,59 @@ fn assert_permissions(out: &Value, file_checked: bool) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_room_is_one_acp_session_whose_agent_option_picks_the_member() {
+    let b = Bench::start(AgentCli::Claude).await.expect("bench");
+    let Some(py) = python_with("acp") else {
+        return;
+    };
+    let cohost = cohost();
+    let cwd = b.cwd().to_string_lossy().into_owned();
+    let out = run_client(
+        &b,
+        &py,
+        &script("acp_room_client.py"),
+        &[cohost.to_str().unwrap(), &cwd, "mock", "mock"],
+    )
+    .await;
+    assert_eq!(
+        out["options"],
+        json!([{"id": "agent", "current": "mock", "values": ["mock", "mock#2"]}]),
+        "{out}"
+    );
+    assert_eq!(out["first"]["text"], "first", "{out}");
+    assert_eq!(out["after_switch"], json!(["mock#2"]));
+    assert_eq!(out["second"]["text"], "second", "{out}");
+    assert!(
+        out["unknown"].as_str().unwrap().contains("no member"),
+        "{out}"
+    );
+    // Each member answered one prompt: the switch reached the second.
+    let stored =
+        std::fs::read_to_string(b.layout().xdg_state.join("cohost/sessions.json")).unwrap();
+    let v: Value = serde_json::from_str(&stored).unwrap();
+    let list = v.get("sessions").cloned().unwrap_or(v);
+    let members: Vec<(String, u64)> = list
+        .as_array()
+        .cloned()
+        .unwrap_or_else(|| list.as_object().unwrap().values().cloned().collect())
+        .iter()
+        .filter_map(|r| {
+            Some((
+                r["room"]["member"].as_str()?.to_string(),
+                r["watermark"].as_u64().unwrap_or(0),
+            ))
+        })
+        .collect();
+    let mut members = members;
+    members.sort();
+    assert_eq!(
+        members,
+        [("mock".to_string(), 1), ("mock#2".to_string(), 1)],
+        "{stored}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_mock_passes_the_registry_checks() {
     let b = Bench::start(AgentCli::Claude).await.expect("bench");
     // The mock's models are its scenarios: `echo` reasons, `text` does not.

@@ -13,6 +13,7 @@
 
 pub mod map;
 pub mod model;
+pub mod room;
 mod state;
 mod turn;
 
@@ -152,6 +153,16 @@ pub async fn serve_stdio(state: Arc<AcpState>) -> Result<(), CohostError> {
                     Err(e) => return responder.respond_with_error(e),
                 };
                 cx.spawn(async move {
+                    if !st.room_agents.is_empty() {
+                        return match room::open(&st, cwd).await {
+                            Ok((id, option)) => responder.respond(
+                                NewSessionResponse::new(id)
+                                    .modes(mode_state("ask"))
+                                    .config_options(vec![option]),
+                            ),
+                            Err(e) => responder.respond_with_error(rpc_error(&e)),
+                        };
+                    }
                     let opened = st
                         .hub
                         .open(OpenRequest {
@@ -214,7 +225,7 @@ pub async fn serve_stdio(state: Arc<AcpState>) -> Result<(), CohostError> {
             async move |req: SetSessionModeRequest, responder, _cx| {
                 let id = req.session_id.to_string();
                 let picked = mode_from_id(&req.mode_id.to_string());
-                match (s6.hub.get(&id), picked) {
+                match (s6.session(&id), picked) {
                     (Ok(_), Some(m)) => {
                         lock(&s6.modes).insert(id, m);
                         responder.respond(SetSessionModeResponse::new())
@@ -235,6 +246,14 @@ pub async fn serve_stdio(state: Arc<AcpState>) -> Result<(), CohostError> {
             async move |req: SetSessionConfigOptionRequest, responder, cx| {
                 let st = s8.clone();
                 cx.spawn(async move {
+                    if let Some(set) = room::set(&st, &req) {
+                        return match set {
+                            Ok(options) => {
+                                responder.respond(SetSessionConfigOptionResponse::new(options))
+                            }
+                            Err(e) => responder.respond_with_error(rpc_error(&e)),
+                        };
+                    }
                     match model::set(&st.hub, req).await {
                         Ok(options) => {
                             responder.respond(SetSessionConfigOptionResponse::new(options))
@@ -250,7 +269,7 @@ pub async fn serve_stdio(state: Arc<AcpState>) -> Result<(), CohostError> {
                 let id = n.session_id.to_string();
                 // Before the prompt's turn has begun too: the handle keeps
                 // the interrupt for it.
-                if let Ok(s) = s7.hub.get(&id) {
+                if let Ok(s) = s7.session(&id) {
                     s.live.interrupt();
                 }
                 Ok(())

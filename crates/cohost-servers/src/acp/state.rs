@@ -6,9 +6,10 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 use cohost_core::sync::lock;
-use cohost_core::ApprovalMode;
+use cohost_core::{ApprovalMode, CohostError};
 
-use crate::hub::Hub;
+use super::room::AcpRoom;
+use crate::hub::{Hub, HubSession};
 
 /// Shared by every handler of one connection.
 pub struct AcpState {
@@ -17,16 +18,37 @@ pub struct AcpState {
     pub(super) modes: Mutex<HashMap<String, ApprovalMode>>,
     /// The sessions running a prompt (one at a time each).
     pub(super) running: Mutex<HashSet<String>>,
+    /// With two or more: every `session/new` opens a room of these agents.
+    pub(super) room_agents: Vec<String>,
+    /// The rooms, by ACP session id.
+    pub(super) rooms: Mutex<HashMap<String, AcpRoom>>,
 }
 
 impl AcpState {
     /// Sessions opened on `hub`.
     pub fn new(hub: Hub) -> Arc<AcpState> {
+        AcpState::with_room(hub, Vec::new())
+    }
+
+    /// Sessions opened on `hub`, each a room of `agents` when they are two
+    /// or more (`cohost acp --agent claude --agent codex`).
+    pub fn with_room(hub: Hub, agents: Vec<String>) -> Arc<AcpState> {
         Arc::new(AcpState {
             hub,
             modes: Mutex::default(),
             running: Mutex::default(),
+            room_agents: if agents.len() > 1 { agents } else { Vec::new() },
+            rooms: Mutex::default(),
         })
+    }
+
+    /// The open session an ACP session's prompts go to: its own, or its
+    /// room's selected member.
+    pub(super) fn session(&self, id: &str) -> Result<Arc<HubSession>, CohostError> {
+        let member = lock(&self.rooms)
+            .get(id)
+            .map(|r| r.current_session().to_string());
+        self.hub.get(member.as_deref().unwrap_or(id))
     }
 
     pub(super) fn mode(&self, id: &str) -> ApprovalMode {

@@ -23,11 +23,12 @@ use crate::hub::HubSession;
 
 /// Removes the session's running-prompt entry and marks it idle however
 /// the prompt ends.
-struct Running<'a>(&'a AcpState, Arc<HubSession>);
+/// (The ACP session's id: a room's differs from its member's.)
+struct Running<'a>(&'a AcpState, Arc<HubSession>, String);
 
 impl Drop for Running<'_> {
     fn drop(&mut self) {
-        lock(&self.0.running).remove(self.1.id());
+        lock(&self.0.running).remove(&self.2);
         self.1.end_turn();
     }
 }
@@ -47,7 +48,7 @@ pub(super) async fn prompt(
     req: PromptRequest,
 ) -> Result<PromptResponse, CohostError> {
     let id = req.session_id.to_string();
-    let s = st.hub.get(&id)?;
+    let s = st.session(&id)?;
     {
         let mut running = lock(&st.running);
         if running.contains(&id) {
@@ -60,7 +61,7 @@ pub(super) async fn prompt(
         running.insert(id.clone());
     }
     s.begin_turn();
-    let _running = Running(st, s.clone());
+    let _running = Running(st, s.clone(), id.clone());
     let mut rx = s.live.subscribe_new();
     s.live.prompt(map::prompt(req.prompt))?;
     let sid = req.session_id;
