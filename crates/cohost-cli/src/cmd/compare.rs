@@ -131,11 +131,18 @@ pub async fn run(args: RunArgs) -> CmdResult {
 
     let mut grouped = Grouped::new(&names);
     let mut changed: BTreeMap<String, Vec<TurnChanges>> = BTreeMap::new();
+    // Events a member's reader missed (it fell too far behind): never
+    // passed over in silence, the run fails and says whose.
+    let mut lost: BTreeMap<String, u64> = BTreeMap::new();
     while let Some(next) = events.recv().await {
         let event = match next {
             Ok(event) => event,
             Err(lagged) => {
-                tracing::warn!(%lagged, "output fell behind an agent");
+                *lost.entry(lagged.member.clone()).or_default() += lagged.lagged.missed;
+                // Its later events (its end among them) still come.
+                if let Some(m) = room.member(&lagged.member) {
+                    events.follow(m);
+                }
                 continue;
             }
         };
@@ -187,11 +194,14 @@ pub async fn run(args: RunArgs) -> CmdResult {
     if !json {
         summary(&room_id, &outcomes, &kept);
     }
-    Ok(outcomes
-        .iter()
-        .map(|o| o.code)
-        .find(|c| *c != 0)
-        .unwrap_or(0))
+    for (name, missed) in &lost {
+        eprintln!(
+            "cohost: {name}: {missed} event(s) were not shown: the output fell behind the agent; \
+             its turn ran whole (`cohost sessions` has its session)"
+        );
+    }
+    let failed = outcomes.iter().map(|o| o.code).find(|c| *c != 0);
+    Ok(failed.unwrap_or(if lost.is_empty() { 0 } else { exit::INTERNAL }))
 }
 
 /// What each member did, side by side, and how to keep one.

@@ -325,3 +325,44 @@ fn a_shared_room_runs_a_co_drivers_suggestion_on_the_member_it_names() {
         "main"
     );
 }
+
+#[test]
+fn a_member_whose_output_fell_behind_fails_the_run_and_is_named() {
+    use std::io::Read;
+    let home = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Reaper(
+        cohost(home.path(), dir.path())
+            .args([
+                "run",
+                "-a",
+                "mock",
+                "-a",
+                "mock",
+                "--json",
+                "--no-checkpoints",
+            ])
+            .arg("[mock:chunks:80000]")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    // Nobody reads for a while: the writer blocks on the full pipe while
+    // the members stream on, past what a reader may fall behind.
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let mut stdout = child.0.stdout.take().unwrap();
+    let err = lines_of(child.0.stderr.take().unwrap());
+    let mut out = Vec::new();
+    stdout.read_to_end(&mut out).unwrap();
+    let status = child.0.wait().unwrap();
+    let err: Vec<String> = err.iter().collect();
+    let said = err.join("\n");
+    assert!(said.contains("were not shown"), "{said}");
+    assert_eq!(status.code(), Some(1), "{said}");
+    // What was shown is whole JSON lines, each naming its member.
+    for line in text(&out).lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert!(v["agent"] == "mock" || v["agent"] == "mock#2", "{line}");
+    }
+}
