@@ -36,6 +36,7 @@ pub mod http;
 mod jsonrpc;
 mod kilo;
 mod kiro;
+mod mcp_servers;
 pub mod mock;
 mod opencode;
 mod plugin;

@@ -135,6 +135,7 @@ impl Engine {
         spec: &AcpSpec,
         config: &AdapterConfig,
     ) -> Result<Engine, CohostError> {
+        crate::mcp_servers::check(&spec.id, &config.mcp_servers)?;
         let env = env_policy(spec, config);
         if let Some(name) = missing_env(spec, &env) {
             return Err(CohostError::new(
@@ -175,6 +176,7 @@ impl Engine {
                 .approval_modes
                 .as_ref()
                 .map(|m| m.for_approval(config.approval).to_string()),
+            mcp_servers: super::mcp::absolute_commands(&config.mcp_servers, &cwd, path.as_deref()),
         });
         let stdin = child.stdin();
         let root = FsRoot::new(&cwd);

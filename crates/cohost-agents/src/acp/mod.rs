@@ -23,6 +23,7 @@ mod engine;
 pub(crate) mod escape;
 pub(crate) mod fs;
 pub(crate) mod map;
+mod mcp;
 pub(crate) mod normalize;
 mod permission;
 pub(crate) mod providers;
@@ -63,6 +64,8 @@ pub(crate) fn descriptor(spec: &AcpSpec) -> ProviderDescriptor {
             context_files: true,
             // Checked per agent against its `promptCapabilities.image`.
             images: true,
+            // Sent to every agent; claimed for those seen to use them.
+            mcp_servers: providers::MCP_SERVERS.contains(&spec.id.as_str()),
             tier: spec.tier,
             ..Capabilities::BASELINE
         },

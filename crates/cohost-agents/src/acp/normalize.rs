@@ -61,6 +61,10 @@ pub struct ClientConfig {
     /// when the agent advertises modes: the spec's
     /// [`super::spec::AcpSpec::approval_modes`] for the approval policy.
     pub mode: Option<String>,
+    /// MCP servers cohost gives the agent, in every `session/new`,
+    /// `session/load` and `session/fork` (`mcpServers`; commands already
+    /// absolute, as the schema asks).
+    pub mcp_servers: Vec<cohost_core::McpServer>,
 }
 
 /// A file-system request for the IO shell to perform and answer.
@@ -398,11 +402,13 @@ impl AcpClient {
                             ))));
                             return;
                         }
-                        let fork = schema::ForkSessionRequest::new(sid, self.cfg.cwd.clone());
+                        let fork = schema::ForkSessionRequest::new(sid, self.cfg.cwd.clone())
+                            .mcp_servers(super::mcp::to_acp(&self.cfg.mcp_servers));
                         self.request(&fork, Pending::ForkSession)
                     }
                     Some(sid) if caps.load_session => {
-                        let load = schema::LoadSessionRequest::new(sid, self.cfg.cwd.clone());
+                        let load = schema::LoadSessionRequest::new(sid, self.cfg.cwd.clone())
+                            .mcp_servers(super::mcp::to_acp(&self.cfg.mcp_servers));
                         self.request(&load, Pending::LoadSession)
                     }
                     resume => {
@@ -517,9 +523,10 @@ impl AcpClient {
         }
     }
 
-    /// The `session/new` request (no MCP servers: cohost gives the agent none).
+    /// The `session/new` request, with cohost's MCP servers (often none).
     fn new_session(&mut self) -> String {
-        let params = schema::NewSessionRequest::new(self.cfg.cwd.clone());
+        let params = schema::NewSessionRequest::new(self.cfg.cwd.clone())
+            .mcp_servers(super::mcp::to_acp(&self.cfg.mcp_servers));
         self.request(&params, Pending::NewSession)
     }
 

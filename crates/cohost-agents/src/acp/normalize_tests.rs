@@ -14,6 +14,7 @@ fn client(approval: ApprovalMode) -> AcpClient {
         model: None,
         text_errors: Default::default(),
         mode: None,
+        mcp_servers: Vec::new(),
     })
 }
 
@@ -329,6 +330,7 @@ fn resume_uses_session_load_only_when_offered() {
             model: None,
             text_errors: Default::default(),
             mode: None,
+            mcp_servers: Vec::new(),
         });
         let mut out = Vec::new();
         c.initialize();
@@ -373,6 +375,7 @@ fn a_failed_load_falls_back_to_a_new_session_with_a_notice() {
         model: None,
         text_errors: Default::default(),
         mode: None,
+        mcp_servers: Vec::new(),
     });
     let mut out = Vec::new();
     c.initialize();
@@ -622,6 +625,7 @@ fn switching(approval: ApprovalMode, resume: Option<&str>) -> (AcpClient, Vec<Ou
         model: None,
         text_errors: Default::default(),
         mode: Some("ask".into()),
+        mcp_servers: Vec::new(),
     });
     let mut out = Vec::new();
     c.initialize();
@@ -735,4 +739,91 @@ fn a_session_that_cannot_be_made_to_ask_does_not_open_unless_all_is_approved() {
         }
         assert!(c.session_id().is_none() || mode == ApprovalMode::AutoApprove);
     }
+}
+
+/// The first request after `initialize` (answered with `caps`) of a client
+/// given `servers`, resuming `old` when `resume`, forking it when `fork`.
+fn session_request(
+    servers: Vec<cohost_core::McpServer>,
+    caps: Value,
+    resume: bool,
+    fork: bool,
+) -> Value {
+    let mut c = client(ApprovalMode::Ask);
+    c.cfg.mcp_servers = servers;
+    c.cfg.resume = resume.then(|| "old".into());
+    c.cfg.fork = fork;
+    let mut out = Vec::new();
+    c.initialize();
+    let init = json!({"jsonrpc":"2.0","id":0,"result":{"agentCapabilities":caps}});
+    c.on_line(&init.to_string(), &mut out);
+    writes(&out).remove(0)
+}
+
+#[test]
+fn mcp_servers_go_in_new_load_and_fork() {
+    use crate::mcp_servers::tests::server;
+    let caps = json!({"loadSession":true,"sessionCapabilities":{"fork":{}}});
+    let cases = [
+        (false, false, "session/new"),
+        (true, false, "session/load"),
+        (true, true, "session/fork"),
+    ];
+    let one = vec![server(
+        "cohost_room",
+        "/opt/cohost/bin/cohost",
+        &["room-bridge"],
+        &[("COHOST_ROOM", "r-1")],
+    )];
+    let two = vec![
+        one[0].clone(),
+        server("notes", "/bin/notes", &["-v", "a \"b\""], &[]),
+    ];
+    let room = json!({
+        "name": "cohost_room",
+        "command": "/opt/cohost/bin/cohost",
+        "args": ["room-bridge"],
+        "env": [{"name": "COHOST_ROOM", "value": "r-1"}],
+    });
+    let notes =
+        json!({"name": "notes", "command": "/bin/notes", "args": ["-v", "a \"b\""], "env": []});
+    for (resume, fork, method) in cases {
+        let none = session_request(Vec::new(), caps.clone(), resume, fork);
+        assert_eq!(none["method"], method);
+        // As before cohost gave any: new and load carry the required empty
+        // list; the schema leaves an empty fork list out.
+        let want = if fork { Value::Null } else { json!([]) };
+        assert_eq!(none["params"]["mcpServers"], want, "{method}: {none}");
+        let w = session_request(one.clone(), caps.clone(), resume, fork);
+        assert_eq!(w["method"], method);
+        assert_eq!(w["params"]["mcpServers"], json!([room]), "{method}");
+        let w = session_request(two.clone(), caps.clone(), resume, fork);
+        assert_eq!(w["params"]["mcpServers"], json!([room, notes]), "{method}");
+    }
+}
+
+#[test]
+fn a_failed_load_keeps_the_mcp_servers_in_its_new_session() {
+    let mut c = client(ApprovalMode::Ask);
+    c.cfg.resume = Some("gone".into());
+    c.cfg.mcp_servers = vec![crate::mcp_servers::tests::server(
+        "cohost_room",
+        "/bin/room",
+        &[],
+        &[],
+    )];
+    let mut out = Vec::new();
+    c.initialize();
+    c.on_line(
+        r#"{"jsonrpc":"2.0","id":0,"result":{"agentCapabilities":{"loadSession":true}}}"#,
+        &mut out,
+    );
+    c.on_line(
+        r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Internal error"}}"#,
+        &mut out,
+    );
+    let w = writes(&out);
+    let new = w.last().unwrap();
+    assert_eq!(new["method"], "session/new");
+    assert_eq!(new["params"]["mcpServers"][0]["name"], "cohost_room");
 }

@@ -26,6 +26,7 @@ pub(crate) const ACP_CAPABILITIES: Capabilities = Capabilities {
     images: true,
     fork: false,
     system_prompt: false,
+    // Per agent: [`MCP_SERVERS`].
     mcp_servers: false,
     executes_tools: true,
     tier: SupportTier::Structured,
@@ -46,6 +47,22 @@ pub(crate) const ACP_FLAGS: catalog::FlagTable = catalog::FlagTable {
 /// file system, inside the same working directory, and still asks
 /// (`session/request_permission`) before it writes.
 pub(crate) const NO_CLIENT_FS: &[&str] = &["gemini-acp"];
+
+/// The built-in ACP agents that take cohost's MCP servers (the
+/// `mcpServers` of `session/new`) as a room needs them: on the pinned
+/// versions, driven against the fake model, each started the server and
+/// offered its tool to the model. ACP says every agent must support stdio
+/// servers, but of the others `cline` 3.0.65 and `copilot --acp` 1.0.102
+/// never started it, and `qwen --acp` 0.24.4 and `vibe-acp` 3.0.3 started
+/// it but kept its tools behind their own tool search, so the model is not
+/// offered them by name. A plugin's ACP agent is not claimed either.
+pub(crate) const MCP_SERVERS: &[&str] = &[
+    "gemini-acp",
+    "claude-acp",
+    "codex-acp",
+    "opencode-acp",
+    "kilo-acp",
+];
 
 pub(crate) fn strs(v: &[&str]) -> Vec<String> {
     v.iter().map(|s| s.to_string()).collect()

@@ -33,6 +33,8 @@ pub(crate) const ACP_SPEC: CliEntry = CliEntry {
     // `session/fork`, Claude's fork-session underneath).
     capabilities: Capabilities {
         fork: true,
+        // Its `mcpServers` (see `acp::providers::MCP_SERVERS`).
+        mcp_servers: true,
         ..ACP_CAPABILITIES
     },
     acp: Some(AcpMode {

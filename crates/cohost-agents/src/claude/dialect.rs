@@ -2,7 +2,8 @@
 //! format, normalizer, IO loop) is shared; a new member of the family is a
 //! new [`Dialect`] value, written beside its provider spec (`spec.rs`).
 
-use cohost_core::{AdapterConfig, ApprovalMode};
+use cohost_core::{AdapterConfig, ApprovalMode, McpServer};
+use serde_json::{json, Map, Value};
 
 use crate::catalog::CliEntry;
 
@@ -26,6 +27,12 @@ pub struct Dialect {
     /// reporting an API error as if the model said it (Qwen). It is kept out
     /// of the answer; the turn's `result` carries the error.
     pub error_text_prefix: Option<&'static str>,
+    /// The key of a `--mcp-config` server entry that offers the server's
+    /// tools to the model from the first request on, rather than deferred
+    /// behind the CLI's tool search (Claude `alwaysLoad`, Qwen
+    /// `alwaysLoadTools`): the model of a room member must see
+    /// `ask_member` without guessing it exists.
+    pub mcp_always_load: &'static str,
 }
 
 impl Dialect {
@@ -55,6 +62,11 @@ impl Dialect {
                     // than Qwen's interactive OAuth, which cannot run headless.
                     args.extend(["--auth-type".into(), "openai".into()]);
                 }
+                // One JSON string (Qwen 0.24's `--mcp-config` is a single
+                // string), merged over the user's own servers.
+                if let Some(json) = mcp_config_json(&config.mcp_servers, self.mcp_always_load) {
+                    args.extend(["--mcp-config".into(), json]);
+                }
                 if let Some(m) = &config.model {
                     args.extend(flags.model_args(m));
                 }
@@ -65,6 +77,12 @@ impl Dialect {
             _ => {
                 args.extend(flags.non_interactive_args());
                 args.extend(flags.stream_session_args());
+                // Claude's `--mcp-config <configs...>` is variadic: a flag
+                // must follow it, or it would swallow the next word. Never
+                // `--strict-mcp-config`: the user's own servers stay.
+                if let Some(json) = mcp_config_json(&config.mcp_servers, self.mcp_always_load) {
+                    args.extend(["--mcp-config".into(), json]);
+                }
                 // Approvals come back over stdio as control requests.
                 args.extend(["--permission-prompt-tool".into(), "stdio".into()]);
                 if config.approval == ApprovalMode::AutoApprove {
@@ -106,10 +124,36 @@ impl Dialect {
     }
 }
 
+/// The `--mcp-config` argument for `servers`: inline JSON in the shape both
+/// Claude Code and Qwen Code read (`{"mcpServers": {NAME: {"command",
+/// "args", "env", ALWAYS_LOAD: true}}}`, `always_load` the dialect's
+/// [`Dialect::mcp_always_load`]), or `None` when there are none, so the
+/// command line stays as it was. Servers are checked first
+/// ([`crate::mcp_servers::check`]).
+pub(crate) fn mcp_config_json(servers: &[McpServer], always_load: &str) -> Option<String> {
+    if servers.is_empty() {
+        return None;
+    }
+    let by_name: Map<String, Value> = servers
+        .iter()
+        .map(|s| {
+            let server = json!({
+                "command": crate::mcp_servers::command(s),
+                "args": s.args,
+                "env": s.env,
+                always_load: true,
+            });
+            (s.name.clone(), server)
+        })
+        .collect();
+    Some(json!({ "mcpServers": by_name }).to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::claude::spec::{CLAUDE, QWEN};
+    use crate::mcp_servers::tests::server;
 
     #[test]
     fn claudes_documented_switches_reach_it_and_other_secrets_do_not() {
@@ -180,6 +224,87 @@ mod tests {
         let args = QWEN.args(&cfg);
         assert!(args.windows(2).any(|w| w == ["-m", "m1"]));
         assert!(args.windows(2).any(|w| w == ["--resume", "sess-1"]));
+    }
+
+    /// The parsed JSON after `--mcp-config`, and what follows it.
+    fn mcp_config(args: &[String]) -> Option<(Value, Option<&str>)> {
+        let at = args.iter().position(|a| a == "--mcp-config")?;
+        let json = serde_json::from_str(args.get(at + 1)?).ok()?;
+        Some((json, args.get(at + 2).map(String::as_str)))
+    }
+
+    #[test]
+    fn no_mcp_servers_no_flag() {
+        let cfg = AdapterConfig::default();
+        for d in [CLAUDE, QWEN] {
+            assert!(!d.args(&cfg).iter().any(|a| a.contains("mcp")), "{}", d.id);
+        }
+        assert_eq!(mcp_config_json(&[], "alwaysLoad"), None);
+    }
+
+    #[test]
+    fn one_mcp_server_is_inline_json_before_a_flag() {
+        let cfg = AdapterConfig {
+            mcp_servers: vec![server(
+                "cohost_room",
+                "/opt/cohost/bin/cohost",
+                &["room-bridge", "--member", "claude"],
+                &[("COHOST_ROOM", "r-1")],
+            )],
+            extra_args: vec!["positional".into()],
+            ..Default::default()
+        };
+        for (d, always_load) in [(CLAUDE, "alwaysLoad"), (QWEN, "alwaysLoadTools")] {
+            let want = json!({"mcpServers": {"cohost_room": {
+                "command": "/opt/cohost/bin/cohost",
+                "args": ["room-bridge", "--member", "claude"],
+                "env": {"COHOST_ROOM": "r-1"},
+                always_load: true,
+            }}});
+            let args = d.args(&cfg);
+            let (json, next) = mcp_config(&args).unwrap_or_else(|| panic!("{args:?}"));
+            assert_eq!(json, want, "{}", d.id);
+            assert_eq!(args.iter().filter(|a| *a == "--mcp-config").count(), 1);
+            assert!(!args.iter().any(|a| a == "--strict-mcp-config"));
+            if d.id == "claude" {
+                // Its variadic flag cannot swallow the user's positional
+                // word: the fixed `--permission-prompt-tool stdio` follows.
+                assert_eq!(next, Some("--permission-prompt-tool"), "{args:?}");
+            }
+            assert_eq!(args.last().map(String::as_str), Some("positional"));
+        }
+    }
+
+    #[test]
+    fn two_mcp_servers_share_one_flag() {
+        let cfg = AdapterConfig {
+            mcp_servers: vec![
+                server("cohost_room", "/bin/room", &[], &[]),
+                server(
+                    "notes",
+                    "notes-mcp",
+                    &["--quote", "a \"b\" \\c"],
+                    &[("K", "v w")],
+                ),
+            ],
+            ..Default::default()
+        };
+        for d in [CLAUDE, QWEN] {
+            assert!(d.spec.capabilities.mcp_servers, "{}", d.id);
+            let args = d.args(&cfg);
+            assert_eq!(args.iter().filter(|a| *a == "--mcp-config").count(), 1);
+            let (json, _) = mcp_config(&args).unwrap_or_else(|| panic!("{args:?}"));
+            let servers = json["mcpServers"].as_object().unwrap();
+            assert_eq!(servers.len(), 2, "{}", d.id);
+            assert_eq!(servers["cohost_room"]["args"], json!([]));
+            assert_eq!(servers["cohost_room"]["env"], json!({}));
+            assert_eq!(servers["notes"]["command"], "notes-mcp");
+            assert_eq!(servers["notes"]["args"], json!(["--quote", "a \"b\" \\c"]));
+            assert_eq!(servers["notes"]["env"], json!({"K": "v w"}));
+            for s in servers.values() {
+                assert_eq!(s[d.mcp_always_load], true, "{}: {s}", d.id);
+            }
+        }
     }
 
     #[test]

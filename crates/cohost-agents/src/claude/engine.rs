@@ -138,6 +138,7 @@ impl Engine {
         dialect: &Dialect,
         config: &AdapterConfig,
     ) -> Result<Engine, CohostError> {
+        crate::mcp_servers::check(dialect.id, &config.mcp_servers)?;
         let env = env_policy(dialect, config);
         let (binary, version) = check_binary(dialect, config, &env).await?;
         let mut spec = ProcessSpec::new(dialect.id, &binary).args(dialect.args(config));

@@ -39,6 +39,9 @@ const CAPABILITIES: Capabilities = Capabilities {
     fork: true,
     // `--append-system-prompt`.
     system_prompt: true,
+    // `--mcp-config JSON` (Claude Code 2.1.332 and Qwen Code 0.24.4 both
+    // take inline JSON, on top of the user's own servers).
+    mcp_servers: true,
     tier: SupportTier::Structured,
     ..Capabilities::CONTROL_PROTOCOL
 };
@@ -221,6 +224,10 @@ pub const CLAUDE: Dialect = Dialect {
     ],
     // Claude reports API errors in `<synthetic>` messages, never as deltas.
     error_text_prefix: None,
+    // 2.1.332's stdio server schema: "When true, all tools from this server
+    // are always included in the prompt and never deferred behind tool
+    // search" (it also waits up to 5 s for the server before turn 1).
+    mcp_always_load: "alwaysLoad",
 };
 
 /// Qwen Code: `@qwen-code/qwen-code`, tested with 0.24.4.
@@ -235,6 +242,10 @@ pub const QWEN: Dialect = Dialect {
         "--approval-mode",
     ],
     error_text_prefix: Some("[API Error"),
+    // 0.24.4 defers every MCP tool behind `tool_search` unless its server
+    // says `alwaysLoadTools` (what its own daemon sets for servers a user
+    // connects to a session).
+    mcp_always_load: "alwaysLoadTools",
 };
 
 // With the specs, not the factory: a spec names its factory, whose dialect

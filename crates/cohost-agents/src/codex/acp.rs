@@ -4,7 +4,7 @@
 //! Its approval policy and sandbox come from
 //! [`crate::acp::providers::policy_args`].
 
-use cohost_core::ResumeSupport;
+use cohost_core::{Capabilities, ResumeSupport};
 
 use super::CODEX_AUTH;
 use crate::acp::providers::{spec, ACP_CAPABILITIES, ACP_FLAGS};
@@ -26,7 +26,11 @@ pub(crate) const ACP_SPEC: CliEntry = CliEntry {
     relevant_env: &["OPENAI_BASE_URL", "OPENAI_API_KEY", "CODEX_HOME"],
     flags: ACP_FLAGS,
     token_streaming: true,
-    capabilities: ACP_CAPABILITIES,
+    // Its `mcpServers` (see `acp::providers::MCP_SERVERS`).
+    capabilities: Capabilities {
+        mcp_servers: true,
+        ..ACP_CAPABILITIES
+    },
     acp: Some(AcpMode {
         id: "codex-acp",
         spec: launch,

@@ -234,12 +234,16 @@ pub(crate) fn exec_args(
         // may only read.
         ApprovalMode::Ask | ApprovalMode::DenyAll => "read-only",
     };
+    // `initialize` refused the servers codex cannot take, so this drops none.
+    let mut leading = super::mcp::overrides(&config.mcp_servers).unwrap_or_default();
+    leading.extend(config.extra_args.iter().cloned());
     let q = QueryArgs {
         prompt: prompt.to_string(),
         model: config.model.clone(),
         resume: thread.map(str::to_string),
-        // Global options (`-c key=value`) go before `exec`.
-        leading: config.extra_args.clone(),
+        // Global options (`-c key=value`: cohost's MCP servers, then the
+        // user's own, which win) go before `exec`.
+        leading,
         // The sandbox, not the bypass flag: auto-approve still stays inside
         // the workspace in exec mode.
         driver_args: vec!["--skip-git-repo-check".into(), "-s".into(), sandbox.into()],
@@ -357,6 +361,43 @@ mod tests {
         let mut n = ExecNormalizer::new();
         assert_eq!(n.on_exit(None, "", true), Some(interrupted_end()));
         assert_eq!(n.on_exit(None, "", false), None);
+    }
+
+    fn args(cfg: &AdapterConfig) -> Vec<String> {
+        exec_args("-hi", cfg, None)
+            .iter()
+            .map(|s| s.to_string_lossy().into())
+            .collect()
+    }
+
+    #[test]
+    fn mcp_servers_are_global_overrides_before_exec() {
+        use crate::mcp_servers::tests::server;
+        let none = args(&AdapterConfig::default());
+        assert!(!none.iter().any(|a| a == "-c" || a.contains("mcp_servers")));
+        let mut cfg = AdapterConfig {
+            mcp_servers: vec![server("cohost_room", "/bin/room", &["x"], &[])],
+            extra_args: vec!["-c".into(), "model=\"o3\"".into()],
+            ..Default::default()
+        };
+        let a = args(&cfg);
+        assert_eq!(
+            a[..5],
+            [
+                "-c",
+                "mcp_servers.cohost_room={command = \"/bin/room\", args = [\"x\"], env = {}}",
+                "-c",
+                "model=\"o3\"",
+                "exec"
+            ]
+        );
+        cfg.mcp_servers
+            .push(server("notes", "/bin/notes", &[], &[("K", "V")]));
+        let a = args(&cfg);
+        let exec = a.iter().position(|x| x == "exec").unwrap();
+        assert_eq!(exec, 6, "{a:?}");
+        assert!(a[3].starts_with("mcp_servers.notes={command = \"/bin/notes\""));
+        assert_eq!(&a[a.len() - 2..], ["--", "-hi"]);
     }
 
     #[test]

@@ -12,6 +12,7 @@ pub(crate) mod errors;
 pub(crate) mod exec;
 mod flags;
 mod items;
+mod mcp;
 pub(crate) mod normalize;
 mod sandbox;
 pub(crate) mod wire;
@@ -22,6 +23,7 @@ use cohost_core::{
     CohostError, ErrorCode, Health, InitInfo, InterruptStage, InterruptSupport, PromptRequest,
     ProviderDescriptor, StreamingGranularity, SupportTier, ToolDecision,
 };
+use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
@@ -67,6 +69,8 @@ pub(crate) const SPEC: CliEntry = CliEntry {
         fork: true,
         // `thread/start` takes `developerInstructions`.
         system_prompt: true,
+        // `-c mcp_servers.NAME={…}` before the subcommand (both engines).
+        mcp_servers: true,
         tier: SupportTier::Structured,
         ..Capabilities::CONTROL_PROTOCOL
     },
@@ -174,6 +178,17 @@ pub(crate) fn has_app_server(help: &str) -> bool {
         .any(|l| l.split_whitespace().next() == Some("app-server"))
 }
 
+/// `codex app-server`'s arguments: global options before the subcommand,
+/// cohost's MCP server overrides (`mcp`, from [`mcp::overrides`]) first and
+/// the user's extra arguments last, so theirs win.
+fn app_server_args(mcp: &[String], config: &AdapterConfig) -> Vec<OsString> {
+    mcp.iter()
+        .chain(&config.extra_args)
+        .map(OsString::from)
+        .chain(std::iter::once(OsString::from("app-server")))
+        .collect()
+}
+
 #[async_trait]
 impl AgentAdapter for CodexAdapter {
     fn descriptor(&self) -> &ProviderDescriptor {
@@ -181,6 +196,8 @@ impl AgentAdapter for CodexAdapter {
     }
 
     async fn initialize(&mut self, config: &AdapterConfig) -> Result<InitInfo, CohostError> {
+        // Refused before anything starts; both engines then pass them on.
+        let mcp = mcp::overrides(&config.mcp_servers)?;
         self.config = config.clone();
         let env = self.env();
         let (binary, version) = locate_checked(&SPEC, config.binary.as_deref(), &env).await?;
@@ -212,8 +229,7 @@ impl AgentAdapter for CodexAdapter {
             });
         }
         let mut spec = ProcessSpec::new("codex", binary);
-        spec.args = config.extra_args.iter().map(Into::into).collect();
-        spec.args.push("app-server".into());
+        spec.args = app_server_args(&mcp, config);
         spec.cwd = Some(config.cwd.clone()).filter(|c| !c.as_os_str().is_empty());
         spec.env = env;
         spec.sandbox = config.sandbox.clone();
@@ -320,5 +336,53 @@ impl AgentAdapter for CodexAdapter {
             _ => {}
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp_servers::tests::server;
+
+    fn strs(v: Vec<OsString>) -> Vec<String> {
+        v.into_iter()
+            .map(|s| s.to_string_lossy().into_owned())
+            .collect()
+    }
+
+    #[test]
+    fn app_server_takes_mcp_servers_as_global_overrides() {
+        let mut cfg = AdapterConfig::default();
+        let none = mcp::overrides(&cfg.mcp_servers).unwrap();
+        assert_eq!(strs(app_server_args(&none, &cfg)), ["app-server"]);
+        cfg.mcp_servers = vec![server("cohost_room", "/bin/room", &[], &[("K", "V")])];
+        cfg.extra_args = vec!["--enable".into(), "x".into()];
+        let one = mcp::overrides(&cfg.mcp_servers).unwrap();
+        assert_eq!(
+            strs(app_server_args(&one, &cfg)),
+            [
+                "-c",
+                "mcp_servers.cohost_room={command = \"/bin/room\", args = [], env = {\"K\" = \"V\"}}",
+                "--enable",
+                "x",
+                "app-server"
+            ]
+        );
+        cfg.mcp_servers
+            .push(server("notes", "notes-mcp", &["-v"], &[]));
+        let two = mcp::overrides(&cfg.mcp_servers).unwrap();
+        let a = strs(app_server_args(&two, &cfg));
+        assert_eq!(a.len(), 7, "{a:?}");
+        assert_eq!(
+            a[3],
+            "mcp_servers.notes={command = \"notes-mcp\", args = [\"-v\"], env = {}}"
+        );
+        assert_eq!(a.last().map(String::as_str), Some("app-server"));
+    }
+
+    #[test]
+    fn both_engines_say_they_take_mcp_servers() {
+        assert!(descriptor().capabilities.mcp_servers);
+        assert!(exec_descriptor().capabilities.mcp_servers);
     }
 }

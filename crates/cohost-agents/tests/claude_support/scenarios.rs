@@ -328,3 +328,100 @@ pub async fn crash_then_respawn(d: Dialect) {
     s.terminate().await.unwrap();
     rig.assert_no_leftovers().await;
 }
+
+/// cohost gives the CLI an MCP server (`AdapterConfig::mcp_servers`, as a
+/// room gives each member its bridge): the CLI starts it, offers its tool
+/// to the model, asks cohost before the call like any other tool, and the
+/// tool's answer (which carries a value from the server's env) reaches the
+/// model. The server is `tests/support/mcp_room_server.py`.
+pub async fn mcp_server_tool(d: Dialect) {
+    let id = d.id;
+    let Some(python) = cohost_testbench::skip::require(
+        cohost_agents::process::find_on_path("python3", std::env::var_os("PATH").as_deref()),
+        || "python3 is not on PATH (the stand-in MCP server is a Python script)".to_string(),
+    ) else {
+        return;
+    };
+    let script = r#"{"default": "text", "steps": [
+        {"scenario": "tool", "match": "ask the room", "tool": "list_members", "args": {}}
+    ]}"#;
+    let fake = FakeLlmConfig {
+        script: Some(
+            cohost_fakellm::parse_script(script, std::path::Path::new("mcp_server_tool.json"))
+                .expect("script"),
+        ),
+        ..FakeLlmConfig::default()
+    };
+    let Some(rig) = Rig::with_fake(d, fake).await else {
+        return;
+    };
+    let room_log = rig.home.path().join("room.log");
+    let server = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/support/mcp_room_server.py");
+    let room_marker = format!("room-{}", rig.marker);
+    let mut cfg = rig.config(ApprovalMode::Ask);
+    cfg.mcp_servers = vec![cohost_core::McpServer {
+        name: "cohost_room".into(),
+        command: python,
+        args: vec![server.display().to_string()],
+        env: [
+            ("ROOM_MARKER".to_string(), room_marker.clone()),
+            ("ROOM_LOG".to_string(), room_log.display().to_string()),
+        ]
+        .into(),
+    }];
+    // Nothing like `ENABLE_TOOL_SEARCH=false`: the driver itself asks the
+    // CLI to offer the server's tools up front (they are otherwise deferred
+    // behind its tool search), so the model can call it by name at once.
+    let mut s = rig.session(cfg, Arc::new(Policy::AllowAll)).await;
+    let (ev, out) = prompt(&mut s, "ask the room who is here").await;
+    // Every request's tool names, as the Anthropic and OpenAI wires name them.
+    let offered: Vec<Vec<String>> = rig
+        .fake
+        .requests()
+        .iter()
+        .map(|r| {
+            let tools = r.body["tools"].as_array().cloned().unwrap_or_default();
+            tools
+                .iter()
+                .filter_map(|t| t["name"].as_str().or(t["function"]["name"].as_str()))
+                .map(String::from)
+                .collect()
+        })
+        .collect();
+    let log = std::fs::read_to_string(&room_log).unwrap_or_default();
+    assert!(
+        offered.iter().flatten().any(|t| t.contains("list_members")),
+        "{id}: no request offered the MCP tool; tools per request {offered:?}; server log {log:?}"
+    );
+    assert_eq!(out.reason, EndReason::Completed, "{:?} {ev:#?}", out.error);
+    let asked: Vec<&str> = ev
+        .iter()
+        .filter_map(|e| match &e.body {
+            EventBody::ToolApprovalRequested { name, .. } => Some(name.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(asked.len(), 1, "{id}: asked {asked:?}");
+    assert!(asked[0].contains("list_members"), "{asked:?}");
+    assert_eq!(
+        count(&ev, |b| matches!(
+            b,
+            EventBody::ToolExecuted {
+                status: ToolStatus::Ok,
+                ..
+            }
+        )),
+        1,
+        "{ev:#?}"
+    );
+    // The fake model quotes the tool result it was given.
+    let answer = text(&ev);
+    assert!(
+        answer.contains(&format!("members: alpha, beta (room {room_marker})")),
+        "{id}: {answer}"
+    );
+    let log = std::fs::read_to_string(&room_log).unwrap_or_default();
+    assert!(log.lines().any(|m| m == "tools/call"), "server log: {log}");
+    s.terminate().await.unwrap();
+    rig.assert_no_leftovers().await;
+}

@@ -623,3 +623,118 @@ async fn claude_acp_forks_a_session() {
     again.terminate().await.unwrap();
     assert_no_leftovers(bench.marker()).await;
 }
+
+/// What an agent that claims `mcp_servers` did with cohost's MCP server on
+/// its pinned version, the fake model calling its tool by name.
+#[derive(Clone, Copy)]
+enum McpCall {
+    /// Asked cohost (`session/request_permission`) before the call, then ran it.
+    AskedThenRan,
+    /// Ran it without asking: MCP tools are allowed by the agent's own
+    /// default permissions (opencode, kilo).
+    RanUnasked,
+    /// Offered it to the model as a Responses `namespace` tool, which the
+    /// fake model cannot call (codex-acp): the call is not exercised.
+    OfferedOnly,
+}
+
+/// cohost gives the agent an MCP server (`AdapterConfig::mcp_servers`, as a
+/// room gives each member its bridge) in `session/new`: the agent starts it
+/// (`tests/support/mcp_room_server.py`), offers its tool to the model, and
+/// the tool's answer, which carries a value from the env cohost gave the
+/// server, reaches the model.
+async fn mcp_server_tool(cli: AgentCli, id: &str, call: McpCall) {
+    let Some(python) = cohost_testbench::skip::require(
+        cohost_agents::process::find_on_path("python3", std::env::var_os("PATH").as_deref()),
+        || "python3 is not on PATH (the stand-in MCP server is a Python script)".to_string(),
+    ) else {
+        return;
+    };
+    if require_cli(cli).is_none() {
+        return;
+    }
+    let script = r#"{"default": "text", "steps": [
+        {"scenario": "tool", "match": "ask the room", "tool": "list_members", "args": {}}
+    ]}"#;
+    let fake = FakeLlmConfig {
+        script: Some(
+            cohost_fakellm::parse_script(script, std::path::Path::new("mcp_server_tool.json"))
+                .expect("script"),
+        ),
+        ..FakeLlmConfig::default()
+    };
+    let bench = Bench::start_with(cli, fake).await.expect("bench starts");
+    let spec = providers::by_id(id).expect("built in");
+    let log = bench.layout().root.join("room.log");
+    let marker = format!("room-{}", bench.marker());
+    let mut cfg = config(&bench, cli, ApprovalMode::Ask, None);
+    cfg.mcp_servers = vec![cohost_core::McpServer {
+        name: "cohost_room".into(),
+        command: python,
+        args: vec![std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/support/mcp_room_server.py")
+            .display()
+            .to_string()],
+        env: [
+            ("ROOM_MARKER".to_string(), marker.clone()),
+            ("ROOM_LOG".to_string(), log.display().to_string()),
+        ]
+        .into(),
+    }];
+    let mut s = session(&spec, cfg, Policy::AllowAll);
+    s.start()
+        .await
+        .unwrap_or_else(|e| panic!("{id} start: {e}"));
+    let (out, ev) = run(&mut s, "ask the room who is here").await;
+    assert_eq!(out.reason, EndReason::Completed, "{id}: {ev:#?}");
+    let server_log = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(
+        server_log.lines().any(|m| m == "tools/list"),
+        "{id} did not start the server: {server_log:?}"
+    );
+    let offered = bench
+        .fake()
+        .requests()
+        .iter()
+        .any(|r| r.body["tools"].to_string().contains("list_members"));
+    assert!(offered, "{id} did not offer the tool to the model");
+    let asked = count(&ev, |b| {
+        matches!(b, EventBody::ToolApprovalRequested { .. })
+    });
+    let answered = text(&ev).contains(&format!("members: alpha, beta (room {marker})"));
+    match call {
+        McpCall::AskedThenRan => {
+            assert_eq!(asked, 1, "{id}: {ev:#?}");
+            assert!(answered, "{id}: {}", text(&ev));
+        }
+        McpCall::RanUnasked => assert!(answered, "{id}: {}", text(&ev)),
+        McpCall::OfferedOnly => {}
+    }
+    s.terminate().await.unwrap();
+    assert_no_leftovers(bench.marker()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gemini_acp_mcp_server() {
+    mcp_server_tool(AgentCli::Gemini, "gemini-acp", McpCall::AskedThenRan).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claude_acp_mcp_server() {
+    mcp_server_tool(AgentCli::ClaudeCodeAcp, "claude-acp", McpCall::AskedThenRan).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn opencode_acp_mcp_server() {
+    mcp_server_tool(AgentCli::OpenCode, "opencode-acp", McpCall::RanUnasked).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kilo_acp_mcp_server() {
+    mcp_server_tool(AgentCli::Kilo, "kilo-acp", McpCall::RanUnasked).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn codex_acp_mcp_server() {
+    mcp_server_tool(AgentCli::CodexAcp, "codex-acp", McpCall::OfferedOnly).await;
+}

@@ -73,6 +73,7 @@ fn replay(agent: &str, text: &str) -> Replay {
         model: None,
         text_errors,
         mode,
+        mcp_servers: Vec::new(),
     });
     let mut out = Vec::new();
     let mut events = Vec::new();

@@ -72,3 +72,8 @@ async fn missing_binary_is_provider_not_found() {
 async fn killed_group_is_a_crash_then_respawn_works() {
     sc::crash_then_respawn(CLAUDE).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_server_from_cohost_is_started_and_its_tool_asked_for() {
+    sc::mcp_server_tool(CLAUDE).await;
+}

@@ -340,3 +340,49 @@ async fn file_change_approval_allow_and_deny() {
         finish(s, env).await;
     }
 }
+
+/// cohost gives codex an MCP server (`AdapterConfig::mcp_servers`, passed as
+/// a `-c mcp_servers.NAME={…}` override): codex starts it and offers its
+/// tool to the model (0.171.0 as a Responses `namespace` tool named
+/// `mcp__NAME` holding the server's functions). The fake model cannot call
+/// a namespaced tool, so the call itself is not exercised here.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_server_from_cohost_is_started_and_offered_to_the_model() {
+    let Some(bin) = codex_bin() else { return };
+    let Some(python) = cohost_testbench::skip::require(
+        cohost_agents::process::find_on_path("python3", std::env::var_os("PATH").as_deref()),
+        || "python3 is not on PATH (the stand-in MCP server is a Python script)".to_string(),
+    ) else {
+        return;
+    };
+    let mut env = setup(&bin, ApprovalMode::Ask).await;
+    let log = env.dir.path().join("room.log");
+    let server = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/support/mcp_room_server.py");
+    env.config.mcp_servers = vec![cohost_core::McpServer {
+        name: "cohost_room".into(),
+        command: python,
+        args: vec![server.display().to_string()],
+        env: [("ROOM_LOG".to_string(), log.display().to_string())].into(),
+    }];
+    let mut s = session(&env, Policy::DenyAll);
+    s.start().await.unwrap();
+    let (out, ev) = run(&mut s, "ask the room who is here").await;
+    assert_eq!(out.reason, EndReason::Completed, "{ev:#?}");
+    let namespaces: Vec<serde_json::Value> = env
+        .server
+        .requests()
+        .into_iter()
+        .filter(|r| r.path.ends_with("/responses"))
+        .flat_map(|r| r.body["tools"].as_array().cloned().unwrap_or_default())
+        .filter(|t| t["name"] == "mcp__cohost_room")
+        .collect();
+    assert!(
+        namespaces.iter().any(|t| t["tools"]
+            .as_array()
+            .is_some_and(|fs| fs.iter().any(|f| f["name"] == "list_members"))),
+        "the room tool was not offered: {namespaces:?}"
+    );
+    let log = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(log.lines().any(|m| m == "tools/list"), "server log: {log}");
+    finish(s, env).await;
+}
