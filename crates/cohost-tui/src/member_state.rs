@@ -1,6 +1,6 @@
 //! What the screen keeps for each member of a room (see `members`).
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use crate::approval::ApprovalCard;
 
@@ -17,6 +17,10 @@ pub(crate) struct Members {
     pub(crate) states: BTreeMap<String, &'static str>,
     /// Approvals waiting behind the one on screen.
     pub(crate) waiting: VecDeque<ApprovalCard>,
+    /// Members whose turn started and wrote nothing yet: their heading
+    /// goes right above their first block, so each answer sits under its
+    /// name however the members' starts interleave.
+    pub(crate) unheaded: BTreeSet<String>,
 }
 
 impl Members {

@@ -61,7 +61,18 @@ impl App {
             _ => None,
         };
         let asks = matches!(e.body, EventBody::ToolApprovalRequested { .. });
+        let writes = matches!(
+            e.body,
+            EventBody::StreamChunk { .. }
+                | EventBody::ReasoningChunk { .. }
+                | EventBody::ToolCall { .. }
+                | EventBody::Error(_)
+                | EventBody::FileChanges(_)
+        );
         if starts && self.members.is_room() {
+            self.members.unheaded.insert(agent.clone());
+        }
+        if writes && self.members.unheaded.remove(&agent) {
             self.notice(format!("── {agent} ──"));
         }
         let provider_shown = self.session.agent.clone();
@@ -93,6 +104,7 @@ impl App {
             }
         }
         if ends {
+            self.members.unheaded.remove(&agent);
             self.members.waiting.retain(|c| !mine(c));
             if self.approval.as_ref().is_some_and(mine) {
                 self.approval = None;

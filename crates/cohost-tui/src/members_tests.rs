@@ -107,9 +107,11 @@ fn interleaved_chunks_grow_each_members_own_answer() {
             chunk("b", "B two"),
         ],
     );
+    // Each answer right under its member's name, however the starts and
+    // the chunks interleave.
     assert_eq!(
         answers(&a),
-        ["── a ──", "── b ──", "A one A two", "B one B two"]
+        ["── a ──", "A one A two", "── b ──", "B one B two"]
     );
     assert!(a.busy());
     assert_eq!(a.members.status(), "a streaming · b streaming");

@@ -373,6 +373,11 @@ fn a_room_of_two_agents_addressed_compared_and_changed() {
         );
         std::thread::sleep(Duration::from_millis(30));
     }
+    // The README's picture of a room: this screen, when asked for.
+    if let Some(path) = std::env::var_os("COHOST_TUI_SCREENSHOT") {
+        let s = t.wait_for("mock ready · mock#2 ready", WAIT);
+        std::fs::write(path, s).unwrap();
+    }
 
     t.type_line("/add mock");
     t.wait_for("mock#3 joined the room", WAIT);
