@@ -364,8 +364,7 @@ async fn a_shared_room_runs_a_co_drivers_suggestion_for_gemini_on_gemini_only() 
     );
     for path in &asked {
         assert!(
-            path.starts_with("/v1beta/models/")
-                && !AgentCli::Claude.model_api().matches_path(path),
+            path.starts_with("/v1beta/models/") && !AgentCli::Claude.model_api().matches_path(path),
             "a request for the suggestion went to {path}"
         );
     }
@@ -419,4 +418,129 @@ async fn a_shared_room_runs_a_co_drivers_suggestion_for_gemini_on_gemini_only() 
         2,
         "claude's stays: {list}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claude_asks_codex_through_the_room_bridge_after_the_host_allows_it() {
+    // The fake model makes Claude call `ask_member(codex, …)`; the host
+    // allows that call (an approval naming Claude); Codex runs a turn the
+    // room sees, and its answer comes back to Claude as the tool result.
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    if require_cli(AgentCli::Claude).is_none() || require_cli(AgentCli::Codex).is_none() {
+        return;
+    }
+    let script = serde_json::json!({
+        "default": "text",
+        "steps": [
+            {"scenario": "tool", "match": "bridge-marker-9", "tool": "ask_member",
+             "args": {"name": "codex", "prompt": "codex-question-5: what colour is the sky?"}},
+            {"scenario": "text", "match": "codex-question-5", "text": "the sky is teal, says codex"}
+        ]
+    });
+    let config = FakeLlmConfig {
+        script: Some(
+            cohost_fakellm::parse_script(&script.to_string(), std::path::Path::new("inline.json"))
+                .unwrap(),
+        ),
+        ..FakeLlmConfig::default()
+    };
+    let b = Bench::start_many(&[AgentCli::Claude, AgentCli::Codex], config)
+        .await
+        .unwrap();
+    let (home, dir) = (b.home().to_path_buf(), b.cwd().to_path_buf());
+    users_repo(&home, &dir);
+    // MCP tools inline in Claude's request (no deferred tool search), so
+    // the fake model sees `ask_member` in the first one.
+    let cfg_dir = b.layout().xdg_config.join("cohost");
+    std::fs::create_dir_all(&cfg_dir).unwrap();
+    let cfg_file = cfg_dir.join("config.toml");
+    let mut cfg = std::fs::read_to_string(&cfg_file).unwrap_or_default();
+    cfg.push_str("\n[providers.claude.env]\nENABLE_TOOL_SEARCH = \"false\"\n");
+    std::fs::write(&cfg_file, cfg).unwrap();
+
+    let share = [
+        "share",
+        "--agent",
+        "claude",
+        "--agent",
+        "codex",
+        "--approve",
+        "ask",
+        "--json",
+    ];
+    let mut host = b
+        .command_for(env!("CARGO_BIN_EXE_cohost"), share)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = host.stdin.take().unwrap();
+    let mut notices = Notices {
+        lines: tokio::io::BufReader::new(host.stdout.take().unwrap()).lines(),
+        seen: Vec::new(),
+    };
+    notices
+        .until("the invites", |n| (n["notice"] == "invites").then_some(()))
+        .await;
+    stdin
+        .write_all(b"@claude bridge-marker-9 ask codex about the sky\n")
+        .await
+        .unwrap();
+    let approval = notices
+        .until("claude's bridge call", |n| {
+            (n["notice"] == "approval_needed").then(|| n.clone())
+        })
+        .await;
+    assert_eq!(approval["agent"], "claude", "{approval}");
+    assert!(
+        approval["name"]
+            .as_str()
+            .unwrap_or("")
+            .contains("ask_member"),
+        "{approval}"
+    );
+    let tool = approval["tool_id"].as_str().unwrap();
+    stdin
+        .write_all(format!("/allow {tool}\n").as_bytes())
+        .await
+        .unwrap();
+    // The room sees who asked whom, and Codex's turn under its name.
+    notices
+        .until("the bridge's note", |n| {
+            let m = n["message"].as_str().unwrap_or("");
+            (n["notice"] == "room" && m.starts_with("claude asks codex")).then_some(())
+        })
+        .await;
+    let codex_said = notices
+        .until("codex's answer", |n| {
+            let e = &n["event"];
+            (e["agent"] == "codex" && e["type"] == "stream_chunk")
+                .then(|| e["delta"].as_str().unwrap_or("").to_string())
+        })
+        .await;
+    assert!(!codex_said.is_empty());
+    let claude_end = notices
+        .until("claude's turn end", |n| {
+            let e = &n["event"];
+            (e["agent"] == "claude" && e["type"] == "stream_end").then(|| e.clone())
+        })
+        .await;
+    assert_eq!(claude_end["reason"], "completed", "{claude_end}");
+    // Claude's model got Codex's answer as the tool's result.
+    let fed_back = b
+        .last_request_with("the sky is teal, says codex")
+        .expect("codex's answer reached claude's model");
+    assert!(
+        fed_back.contains("bridge-marker-9"),
+        "it is claude's conversation"
+    );
+
+    stdin.write_all(b"/quit\n").await.unwrap();
+    drop(stdin);
+    let status = tokio::time::timeout(std::time::Duration::from_secs(30), host.wait())
+        .await
+        .expect("share quits")
+        .unwrap();
+    assert_eq!(status.code(), Some(0));
 }
