@@ -146,14 +146,23 @@ impl NetWatch {
         }
     }
 
-    /// Every non-local peer seen so far.
+    /// Every non-local peer seen so far, once per process and socket: a
+    /// sample taken while the process was still exec'ing read an empty
+    /// command line, a later one the whole; the whole one is kept.
     pub fn outbound(&self) -> Vec<Outbound> {
-        self.seen
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .iter()
-            .cloned()
-            .collect()
+        let seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
+        let mut out: Vec<Outbound> = Vec::new();
+        for o in seen.iter() {
+            match out
+                .iter_mut()
+                .find(|k| k.remote == o.remote && k.proto == o.proto && k.pid == o.pid)
+            {
+                Some(k) if k.cmdline.is_empty() => k.cmdline = o.cmdline.clone(),
+                Some(_) => {}
+                None => out.push(o.clone()),
+            }
+        }
+        out
     }
 }
 

@@ -11,24 +11,15 @@ use agent_client_protocol::v1::schema::{
 use cohost_core::sync::lock;
 use cohost_core::{CohostError, ErrorCode};
 
-use super::state::AcpState;
+use super::state::{AcpRoom, AcpState};
 use crate::hub::OpenRequest;
 
 /// The config option's id.
 pub const AGENT_OPTION: &str = "agent";
 
-/// One ACP session's room.
-#[derive(Debug, Clone)]
-pub struct AcpRoom {
-    /// Each member's name and open session id, in order.
-    pub members: Vec<(String, String)>,
-    /// The member prompts go to.
-    pub current: usize,
-}
-
 impl AcpRoom {
     /// The `agent` select.
-    pub fn option(&self) -> SessionConfigOption {
+    pub(crate) fn option(&self) -> SessionConfigOption {
         let choices: Vec<SessionConfigSelectOption> = self
             .members
             .iter()
@@ -47,7 +38,7 @@ impl AcpRoom {
     }
 
     /// The open session prompts go to.
-    pub fn current_session(&self) -> &str {
+    pub(crate) fn current_session(&self) -> &str {
         &self.members[self.current].1
     }
 }

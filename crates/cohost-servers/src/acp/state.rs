@@ -8,7 +8,6 @@ use std::sync::{Arc, Mutex};
 use cohost_core::sync::lock;
 use cohost_core::{ApprovalMode, CohostError};
 
-use super::room::AcpRoom;
 use crate::hub::{Hub, HubSession};
 
 /// Shared by every handler of one connection.
@@ -54,4 +53,13 @@ impl AcpState {
     pub(super) fn mode(&self, id: &str) -> ApprovalMode {
         lock(&self.modes).get(id).copied().unwrap_or_default()
     }
+}
+
+/// One ACP session's room.
+#[derive(Debug, Clone)]
+pub(crate) struct AcpRoom {
+    /// Each member's name and open session id, in order.
+    pub(crate) members: Vec<(String, String)>,
+    /// The member prompts go to.
+    pub(crate) current: usize,
 }
