@@ -194,28 +194,7 @@ fn options_a_room_does_not_take_are_usage_errors() {
     );
 }
 
-/// Kills the child on drop so a failed assertion leaves nothing behind.
-struct Reaper(std::process::Child);
-impl Drop for Reaper {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// Lines of a child's pipe, read on a thread so the test can wait with a deadline.
-fn lines_of(r: impl std::io::Read + Send + 'static) -> std::sync::mpsc::Receiver<String> {
-    use std::io::BufRead;
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in std::io::BufReader::new(r).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    rx
-}
+use crate::share_join_cli::{lines_of, Reaper};
 
 const STEP: std::time::Duration = std::time::Duration::from_secs(30);
 

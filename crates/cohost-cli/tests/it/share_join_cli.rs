@@ -21,7 +21,9 @@ fn cohost(home: &std::path::Path) -> Command {
 }
 
 /// Lines of a child's pipe, read on a thread so the test can wait with a deadline.
-fn lines_of(r: impl std::io::Read + Send + 'static) -> std::sync::mpsc::Receiver<String> {
+pub(crate) fn lines_of(
+    r: impl std::io::Read + Send + 'static,
+) -> std::sync::mpsc::Receiver<String> {
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         for line in BufReader::new(r).lines().map_while(Result::ok) {
@@ -36,7 +38,7 @@ fn lines_of(r: impl std::io::Read + Send + 'static) -> std::sync::mpsc::Receiver
 const STEP: Duration = Duration::from_secs(30);
 
 /// Kills the child on drop so a failed assertion leaves nothing behind.
-struct Reaper(std::process::Child);
+pub(crate) struct Reaper(pub(crate) std::process::Child);
 impl Drop for Reaper {
     fn drop(&mut self) {
         let _ = self.0.kill();

@@ -56,18 +56,24 @@ fn prompt_input(prompt: String, files: Vec<std::path::PathBuf>) -> PromptInput {
     input
 }
 
+/// A prompt with something in it, or the tool error that says so.
+fn asked(prompt: &str) -> Result<(), CohostError> {
+    if prompt.trim().is_empty() {
+        return Err(
+            CohostError::new(ErrorCode::ConfigInvalid, "the prompt is empty")
+                .with_fix("pass the question in `prompt`"),
+        );
+    }
+    Ok(())
+}
+
 /// `ask_agent`.
 pub(super) async fn ask_agent(
     st: &McpState,
     a: AskAgent,
     ctx: RequestContext<RoleServer>,
 ) -> Result<Value, CohostError> {
-    if a.prompt.trim().is_empty() {
-        return Err(
-            CohostError::new(ErrorCode::ConfigInvalid, "the prompt is empty")
-                .with_fix("pass the question in `prompt`"),
-        );
-    }
+    asked(&a.prompt)?;
     let s = st
         .hub()
         .open(OpenRequest {
@@ -94,12 +100,7 @@ pub(super) async fn ask_room(
     a: AskRoom,
     ctx: RequestContext<RoleServer>,
 ) -> Result<Value, CohostError> {
-    if a.prompt.trim().is_empty() {
-        return Err(
-            CohostError::new(ErrorCode::ConfigInvalid, "the prompt is empty")
-                .with_fix("pass the question in `prompt`"),
-        );
-    }
+    asked(&a.prompt)?;
     if a.agents.len() < 2 {
         return Err(
             CohostError::new(ErrorCode::ConfigInvalid, "a room takes at least two agents")
