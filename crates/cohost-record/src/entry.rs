@@ -1,0 +1,193 @@
+//! One entry of a record: its fields as stored (one JSON line), the bytes
+//! its hash covers, and sealing (hash + the host's signature).
+//!
+//! The canonical bytes are length-prefixed binary, not canonical JSON, so an
+//! independent verifier needs no JSON canonicalization: it decodes the line,
+//! rebuilds these bytes from the fields and hashes them. The line itself
+//! must also be exactly what this module writes for those fields
+//! ([`Entry::to_line`]), so no byte of it can change unnoticed.
+
+use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
+use base64::Engine;
+use ed25519_dalek::{Signer, SigningKey};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+/// The format version every entry carries (`v`).
+pub const VERSION: u32 = 1;
+/// Domain separation at the start of every entry's canonical bytes.
+pub const CONTEXT: &[u8] = b"cohost-record-v1\0";
+/// Domain separation of an author's own signature over an entry's body.
+pub const AUTHOR_CONTEXT: &[u8] = b"cohost-record-v1 author\0";
+/// The `prev` of the first entry: 32 zero bytes, hex.
+pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
+
+/// One entry, field for field as stored. Field order is the line's order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Entry {
+    /// Format version ([`VERSION`]).
+    pub v: u32,
+    /// Position in the record: 1 for the first entry, then +1 exactly (the
+    /// entry's line number).
+    pub seq: u64,
+    /// When the host wrote it, milliseconds since the Unix epoch.
+    pub ts: u64,
+    /// The previous entry's `hash` ([`GENESIS`] for the first).
+    pub prev: String,
+    /// What the entry is (`session`, `prompt`, `text`, `event`, ...).
+    pub kind: String,
+    /// Who made what the entry records, as the host saw it (a participant's
+    /// name and role, `host`, `policy`); absent for the agent's own output.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author: Option<String>,
+    /// The author's Ed25519 public key (base64url, no padding), when the
+    /// author signed the body itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author_key: Option<String>,
+    /// The author's signature over [`AUTHOR_CONTEXT`] | body (base64url).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author_sig: Option<String>,
+    /// The entry's content: JSON text (an object), kept as a string so its
+    /// exact bytes are what is hashed.
+    pub body: String,
+    /// Lowercase hex SHA-256 of the canonical bytes ([`canonical_bytes`]).
+    pub hash: String,
+    /// The host's Ed25519 signature over the 32 bytes of `hash` (base64url).
+    pub sig: String,
+}
+
+/// What is sealed into an entry.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Draft {
+    /// See [`Entry::kind`].
+    pub kind: String,
+    /// See [`Entry::author`].
+    pub author: Option<String>,
+    /// See [`Entry::author_key`] (raw 32 bytes).
+    pub author_key: Option<[u8; 32]>,
+    /// See [`Entry::author_sig`] (raw 64 bytes).
+    pub author_sig: Option<[u8; 64]>,
+    /// See [`Entry::body`].
+    pub body: String,
+}
+
+fn field(out: &mut Vec<u8>, bytes: &[u8]) {
+    // A record entry is far below 4 GiB; a longer field would not be
+    // written (the writer bounds bodies), so the cast never truncates.
+    out.extend_from_slice(&(bytes.len() as u32).to_be_bytes());
+    out.extend_from_slice(bytes);
+}
+
+fn optional(out: &mut Vec<u8>, bytes: Option<&[u8]>) {
+    match bytes {
+        None => out.push(0),
+        Some(b) => {
+            out.push(1);
+            field(out, b);
+        }
+    }
+}
+
+/// The bytes an entry's hash covers:
+///
+/// ```text
+/// "cohost-record-v1\0" | seq (u64 BE) | ts (u64 BE) | prev (32 bytes)
+/// | str(kind) | opt(author) | opt(author_key, 32 raw bytes)
+/// | opt(author_sig, 64 raw bytes) | str(body)
+/// str(x) = len (u32 BE) | bytes;  opt(x) = 0x00 when absent, 0x01 | str(x)
+/// ```
+pub fn canonical_bytes(seq: u64, ts: u64, prev: &[u8; 32], d: &Draft) -> Vec<u8> {
+    let mut out = Vec::with_capacity(CONTEXT.len() + 48 + d.kind.len() + d.body.len() + 128);
+    out.extend_from_slice(CONTEXT);
+    out.extend_from_slice(&seq.to_be_bytes());
+    out.extend_from_slice(&ts.to_be_bytes());
+    out.extend_from_slice(prev);
+    field(&mut out, d.kind.as_bytes());
+    optional(&mut out, d.author.as_deref().map(str::as_bytes));
+    optional(&mut out, d.author_key.as_ref().map(|k| k.as_slice()));
+    optional(&mut out, d.author_sig.as_ref().map(|s| s.as_slice()));
+    field(&mut out, d.body.as_bytes());
+    out
+}
+
+/// SHA-256 of `bytes`.
+pub fn sha256(bytes: &[u8]) -> [u8; 32] {
+    Sha256::digest(bytes).into()
+}
+
+/// Lowercase hex.
+pub fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
+}
+
+/// 32 bytes from lowercase hex (`None`: not exactly that).
+pub(crate) fn unhex32(text: &str) -> Option<[u8; 32]> {
+    if text.len() != 64
+        || text
+            .bytes()
+            .any(|b| !matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+    {
+        return None;
+    }
+    let mut out = [0u8; 32];
+    for (i, o) in out.iter_mut().enumerate() {
+        *o = u8::from_str_radix(&text[i * 2..i * 2 + 2], 16).ok()?;
+    }
+    Some(out)
+}
+
+/// Base64url without padding.
+pub fn b64(bytes: &[u8]) -> String {
+    B64.encode(bytes)
+}
+
+/// Exactly `N` bytes from base64url without padding.
+pub fn unb64<const N: usize>(text: &str) -> Option<[u8; N]> {
+    let v = B64.decode(text).ok()?;
+    // Only the one encoding of those bytes (no trailing bits set).
+    if B64.encode(&v) != text {
+        return None;
+    }
+    v.try_into().ok()
+}
+
+impl Entry {
+    /// Seal `d` as entry `seq` after the entry whose hash is `prev`.
+    pub fn seal(key: &SigningKey, seq: u64, ts: u64, prev: &[u8; 32], d: Draft) -> Entry {
+        let hash = sha256(&canonical_bytes(seq, ts, prev, &d));
+        let sig = key.sign(&hash);
+        Entry {
+            v: VERSION,
+            seq,
+            ts,
+            prev: hex(prev),
+            kind: d.kind,
+            author: d.author,
+            author_key: d.author_key.map(|k| b64(&k)),
+            author_sig: d.author_sig.map(|s| b64(&s)),
+            body: d.body,
+            hash: hex(&hash),
+            sig: b64(&sig.to_bytes()),
+        }
+    }
+
+    /// The entry's line, without its newline: compact JSON, fields in
+    /// struct order.
+    pub fn to_line(&self) -> String {
+        // Serializing a struct of strings and integers cannot fail.
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// The body as JSON (`Null` when it is not JSON, which verification
+    /// refuses).
+    pub fn body_json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.body).unwrap_or(serde_json::Value::Null)
+    }
+}

@@ -1,0 +1,223 @@
+//! Checking a record: every line is an entry written exactly as the writer
+//! writes it, in sequence, chained to the one before, hashed and signed by
+//! the host key the first entry names (and by its author, where an author
+//! signed). The first failure is returned, naming its entry.
+
+use ed25519_dalek::{Signature, VerifyingKey};
+
+use crate::entry::{
+    canonical_bytes, sha256, unb64, unhex32, Draft, Entry, AUTHOR_CONTEXT, VERSION,
+};
+use crate::error::RecordError;
+use crate::kind;
+
+/// What a verification accepts beyond a whole, closed record.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// The host key the record must be signed with (raw 32 bytes).
+    pub expect_key: Option<[u8; 32]>,
+    /// Accept a record without its end entry, or with a torn last line
+    /// (a running or crashed session): what is there is checked.
+    pub partial: bool,
+}
+
+/// A record that verified.
+#[derive(Debug, Clone)]
+pub struct Verified {
+    /// Its entries, in order.
+    pub entries: Vec<Entry>,
+    /// The host key that signed them.
+    pub host_key: [u8; 32],
+    /// Whether it ends with an end entry.
+    pub complete: bool,
+    /// The torn last entry's number, when `partial` let one through.
+    pub torn: Option<u64>,
+}
+
+/// Check the bytes of a record file.
+pub fn verify(bytes: &[u8], opts: &Options) -> Result<Verified, RecordError> {
+    if bytes.is_empty() {
+        return Err(RecordError::Empty);
+    }
+    let mut lines: Vec<&[u8]> = bytes.split(|b| *b == b'\n').collect();
+    // `split` leaves an empty piece after the final newline; any other
+    // last piece is an entry whose newline was never written.
+    let tail = lines.pop().unwrap_or_default();
+    let torn = (!tail.is_empty()).then_some(lines.len() as u64 + 1);
+    let mut chain = Chain::default();
+    for (i, line) in lines.iter().enumerate() {
+        chain.push(i as u64 + 1, line)?;
+    }
+    if let Some(entry) = torn {
+        if !opts.partial {
+            return Err(RecordError::Torn {
+                entry,
+                verified: chain.entries.len() as u64,
+            });
+        }
+    }
+    let Some(host_key) = chain.key else {
+        return Err(RecordError::Empty);
+    };
+    if let Some(expected) = opts.expect_key.filter(|k| *k != host_key) {
+        return Err(RecordError::UnexpectedKey {
+            found: crate::fingerprint(&host_key),
+            expected: crate::fingerprint(&expected),
+        });
+    }
+    let complete = chain.entries.last().is_some_and(|e| e.kind == kind::END);
+    if !complete && !opts.partial {
+        return Err(RecordError::Open {
+            last: chain.entries.len() as u64,
+        });
+    }
+    Ok(Verified {
+        entries: chain.entries,
+        host_key,
+        complete,
+        torn,
+    })
+}
+
+#[derive(Default)]
+struct Chain {
+    entries: Vec<Entry>,
+    key: Option<[u8; 32]>,
+    prev: [u8; 32],
+}
+
+fn malformed(entry: u64, why: impl Into<String>) -> RecordError {
+    RecordError::Malformed {
+        entry,
+        // Parser messages quote field names from the file: shown inert.
+        why: crate::inert(&why.into()),
+    }
+}
+
+impl Chain {
+    fn push(&mut self, n: u64, line: &[u8]) -> Result<(), RecordError> {
+        let text = std::str::from_utf8(line).map_err(|_| malformed(n, "not UTF-8 text"))?;
+        let e: Entry = serde_json::from_str(text).map_err(|err| malformed(n, err.to_string()))?;
+        if e.to_line() != text {
+            return Err(RecordError::NotCanonical { entry: n });
+        }
+        if e.v != VERSION {
+            return Err(RecordError::Version {
+                entry: n,
+                version: e.v,
+            });
+        }
+        if e.seq != n {
+            return Err(RecordError::Sequence {
+                entry: n,
+                found: e.seq,
+            });
+        }
+        let prev = unhex32(&e.prev).ok_or_else(|| malformed(n, "`prev` is not 64 hex digits"))?;
+        if prev != self.prev {
+            return Err(RecordError::Chain { entry: n });
+        }
+        let draft = draft_of(n, &e)?;
+        let hash = sha256(&canonical_bytes(e.seq, e.ts, &prev, &draft));
+        if unhex32(&e.hash) != Some(hash) {
+            return Err(RecordError::Hash { entry: n });
+        }
+        let body = e.body_json();
+        if !body.is_object() {
+            return Err(malformed(n, "the body is not a JSON object"));
+        }
+        self.check_key(n, &e, &body)?;
+        let key = self.key.and_then(|k| VerifyingKey::from_bytes(&k).ok());
+        let sig = unb64::<64>(&e.sig).map(|s| Signature::from_bytes(&s));
+        match (key, sig) {
+            (Some(k), Some(s)) if k.verify_strict(&hash, &s).is_ok() => {}
+            _ => return Err(RecordError::Signature { entry: n }),
+        }
+        if let (Some(k), Some(s)) = (draft.author_key, draft.author_sig) {
+            let mut signed = AUTHOR_CONTEXT.to_vec();
+            signed.extend_from_slice(e.body.as_bytes());
+            let ok = VerifyingKey::from_bytes(&k)
+                .is_ok_and(|k| k.verify_strict(&signed, &Signature::from_bytes(&s)).is_ok());
+            if !ok {
+                return Err(RecordError::AuthorSignature { entry: n });
+            }
+        }
+        if self.entries.last().is_some_and(|p| p.kind == kind::END) && e.kind != kind::SESSION {
+            return Err(malformed(
+                n,
+                "after an end entry only a session entry (a resumption) may follow",
+            ));
+        }
+        self.prev = hash;
+        self.entries.push(e);
+        Ok(())
+    }
+
+    /// The first entry names the host key; a later session entry (a
+    /// resumption) must name the same one.
+    fn check_key(
+        &mut self,
+        n: u64,
+        e: &Entry,
+        body: &serde_json::Value,
+    ) -> Result<(), RecordError> {
+        let named = || {
+            body.get("host_key")
+                .and_then(serde_json::Value::as_str)
+                .and_then(unb64::<32>)
+        };
+        match (self.key, e.kind == kind::SESSION) {
+            (None, true) => match named() {
+                Some(k) => self.key = Some(k),
+                None => {
+                    return Err(RecordError::HostKey {
+                        entry: n,
+                        why: "its `host_key` is missing or not 32 bytes of base64url".into(),
+                    })
+                }
+            },
+            (None, false) => {
+                return Err(RecordError::HostKey {
+                    entry: n,
+                    why: format!(
+                        "the first entry is a `{}`, not a `session`",
+                        crate::inert(&e.kind)
+                    ),
+                })
+            }
+            (Some(k), true) if named() != Some(k) => {
+                return Err(RecordError::HostKey {
+                    entry: n,
+                    why: "a resumption names another host key".into(),
+                })
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+fn draft_of(n: u64, e: &Entry) -> Result<Draft, RecordError> {
+    let author_key = match &e.author_key {
+        Some(k) => {
+            Some(unb64::<32>(k).ok_or_else(|| malformed(n, "`author_key` is not 32 bytes"))?)
+        }
+        None => None,
+    };
+    let author_sig = match &e.author_sig {
+        Some(s) => {
+            Some(unb64::<64>(s).ok_or_else(|| malformed(n, "`author_sig` is not 64 bytes"))?)
+        }
+        None => None,
+    };
+    if author_sig.is_some() != author_key.is_some() {
+        return Err(malformed(n, "`author_sig` and `author_key` come together"));
+    }
+    Ok(Draft {
+        kind: e.kind.clone(),
+        author: e.author.clone(),
+        author_key,
+        author_sig,
+        body: e.body.clone(),
+    })
+}
