@@ -9,6 +9,7 @@
 //! sanitized.
 
 pub mod changes;
+pub mod record;
 pub mod session;
 pub mod smoke;
 pub mod store;

@@ -29,6 +29,10 @@ pub struct OpenSession {
     credential_hint: Option<String>,
     approvals: Option<PendingApprovals>,
     checkpoints: Option<Arc<dyn Checkpoints>>,
+    /// Where the signed record goes (the state directory), for a recorded
+    /// session; its recorder once the session runs.
+    signed: Option<PathBuf>,
+    recorder: Option<Arc<crate::record::Recorder>>,
 }
 
 impl From<HostSession> for OpenSession {
@@ -55,7 +59,16 @@ impl OpenSession {
             credential_hint: None,
             approvals: None,
             checkpoints: None,
+            signed: None,
+            recorder: None,
         }
+    }
+
+    /// Keep a signed record of the session in `state_dir` (a recorded
+    /// session only: the record is named by its id).
+    pub(super) fn with_signed_record(mut self, state_dir: Option<PathBuf>) -> OpenSession {
+        self.signed = state_dir.filter(|_| self.record.is_some());
+        self
     }
 
     /// The directory the agent runs in (relative attachments are its).
@@ -121,7 +134,18 @@ impl OpenSession {
             model: self.session.config().model.clone(),
         };
         let approvals = self.approvals.take();
-        match self.checkpoints.take() {
+        self.recorder = match (&self.signed, self.record()) {
+            (Some(dir), Some(rec)) => match crate::record::Recorder::open(dir, rec) {
+                Ok(r) => Some(r),
+                Err(e) => {
+                    tracing::warn!(error = %e, "this session has no signed record");
+                    None
+                }
+            },
+            _ => None,
+        };
+        let recorder = self.recorder.clone();
+        let running = match self.checkpoints.take() {
             Some(cp) => RunningSession::spawn(
                 Checkpointed::new(self, cp),
                 info,
@@ -129,7 +153,11 @@ impl OpenSession {
                 LogLimits::default(),
             ),
             None => RunningSession::spawn(self, info, approvals, LogLimits::default()),
+        };
+        if let Some(r) = recorder {
+            r.follow(&running);
         }
+        running
     }
 
     pub(super) fn with_credential_hint(mut self, hint: Option<String>) -> OpenSession {
@@ -207,6 +235,9 @@ impl OpenSession {
         input: PromptInput,
         sink: &mut dyn EventSink,
     ) -> (TurnOutcome, Option<String>) {
+        if let Some(r) = &self.recorder {
+            r.prompt(&input);
+        }
         let input = attach(self.session.descriptor(), input);
         let outcome = match &self.credential_hint {
             Some(hint) => {

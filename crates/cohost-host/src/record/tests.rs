@@ -1,0 +1,166 @@
+//! The key file, and a recorder's file checked by the verifier.
+
+use std::os::unix::fs::PermissionsExt;
+
+use cohost_core::{Event, EventBody, PromptInput};
+use cohost_record::{verify, Options};
+
+use super::*;
+
+fn ev(correlation: &str, seq: u32, body: EventBody) -> Event {
+    Event {
+        id: format!("p1.{seq}"),
+        prompt_id: "p1".into(),
+        correlation_id: correlation.into(),
+        ts: 1,
+        agent: None,
+        body,
+    }
+}
+
+fn chunk(i: u64, delta: &str) -> EventBody {
+    EventBody::StreamChunk {
+        stream_id: "t".into(),
+        chunk_index: i,
+        delta: delta.into(),
+    }
+}
+
+#[test]
+fn the_host_key_is_made_once_owner_only() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let a = HostKey::load_or_create(dir.path()).expect("made");
+    let b = HostKey::load_or_create(dir.path()).expect("loaded");
+    assert_eq!(a.public(), b.public());
+    let mode = std::fs::metadata(dir.path().join(KEY_FILE))
+        .expect("file")
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+    std::fs::write(dir.path().join(KEY_FILE), "not a key\n").expect("write");
+    let err = HostKey::load_or_create(dir.path()).expect_err("damaged");
+    assert!(err.suggested_fix.is_some());
+}
+
+#[test]
+fn a_recorded_session_verifies_with_prompts_in_place_and_text_joined() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let rec = SessionRecord::new("s-test", "mock", dir.path());
+    let r = Recorder::open(dir.path(), &rec).expect("open");
+    r.note(Note::Suggestion {
+        id: "sg-1".into(),
+        author: "alice (co-driver)".into(),
+        text: "say hi".into(),
+        to: None,
+    });
+    r.note(Note::SuggestionDecided {
+        id: "sg-1".into(),
+        accepted: true,
+        decider: "host".into(),
+    });
+    r.prompt(&PromptInput {
+        text: "say hi".into(),
+        correlation_id: Some("sg-1".into()),
+        ..PromptInput::default()
+    });
+    r.event(&ev(
+        "sg-1",
+        0,
+        EventBody::StreamStart {
+            provider: "mock".into(),
+            session_id: None,
+            model: None,
+        },
+    ));
+    r.event(&ev("sg-1", 1, chunk(0, "hel")));
+    r.event(&ev("sg-1", 2, chunk(1, "lo")));
+    r.event(&ev(
+        "sg-1",
+        3,
+        EventBody::StreamEnd {
+            reason: cohost_core::EndReason::Completed,
+            usage: None,
+        },
+    ));
+    r.end("done");
+    let path = path_of(dir.path(), "s-test").expect("path");
+    let bytes = std::fs::read(&path).expect("record");
+    let mode = std::fs::metadata(&path).expect("file").permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+    let v = verify(&bytes, &Options::default()).expect("verifies");
+    let kinds: Vec<(&str, Option<&str>)> = v
+        .entries
+        .iter()
+        .map(|e| (e.kind.as_str(), e.author.as_deref()))
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            ("session", None),
+            ("suggestion", Some("alice (co-driver)")),
+            ("suggestion_decided", Some("host")),
+            ("prompt", Some("alice (co-driver)")),
+            ("event", None),
+            ("text", None),
+            ("event", None),
+            ("end", None),
+        ]
+    );
+    assert!(v.entries[5].body.contains("\"hello\""));
+}
+
+#[test]
+fn a_resumed_session_goes_on_and_a_torn_tail_is_dropped_with_a_note() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let rec = SessionRecord::new("s-resume", "mock", dir.path());
+    Recorder::open(dir.path(), &rec)
+        .expect("open")
+        .end("first run");
+    let path = path_of(dir.path(), "s-resume").expect("path");
+    // A crash mid-entry.
+    let mut bytes = std::fs::read(&path).expect("read");
+    bytes.extend_from_slice(b"{\"v\":1,\"seq\":3,\"ts\"");
+    std::fs::write(&path, &bytes).expect("write");
+    assert!(matches!(
+        verify(&bytes, &Options::default()),
+        Err(cohost_record::RecordError::Torn {
+            entry: 3,
+            verified: 2
+        })
+    ));
+    let r = Recorder::open(dir.path(), &rec).expect("reopen");
+    r.end("second run");
+    let v = verify(&std::fs::read(&path).expect("read"), &Options::default()).expect("verifies");
+    let kinds: Vec<&str> = v.entries.iter().map(|e| e.kind.as_str()).collect();
+    assert_eq!(kinds, ["session", "end", "session", "note", "end"]);
+    assert!(v.entries[2].body.contains("\"resumed\":true"));
+}
+
+#[test]
+fn a_record_that_does_not_verify_is_moved_aside_not_appended_to() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let rec = SessionRecord::new("s-bad", "mock", dir.path());
+    Recorder::open(dir.path(), &rec).expect("open").end("x");
+    let path = path_of(dir.path(), "s-bad").expect("path");
+    let mut bytes = std::fs::read(&path).expect("read");
+    bytes[40] ^= 1;
+    std::fs::write(&path, &bytes).expect("write");
+    Recorder::open(dir.path(), &rec).expect("reopen").end("y");
+    let v = verify(&std::fs::read(&path).expect("read"), &Options::default())
+        .expect("new one verifies");
+    assert_eq!(v.entries[1].kind, "note");
+    let aside = std::fs::read_dir(path.parent().expect("dir"))
+        .expect("list")
+        .filter_map(Result::ok)
+        .any(|e| e.file_name().to_string_lossy().contains(".bad-"));
+    assert!(aside);
+}
+
+#[test]
+fn ids_that_are_paths_name_no_record() {
+    let d = std::path::Path::new("/s");
+    assert!(path_of(d, "../x").is_none());
+    assert!(path_of(d, "a/b").is_none());
+    assert!(path_of(d, ".hidden").is_none());
+    assert!(path_of(d, "s-1a2b").is_some());
+}
