@@ -94,6 +94,19 @@ if ! command -v cargo-nextest >/dev/null 2>&1; then
   cargo install --locked cargo-nextest
 fi
 
+# The book (issue 36): mdBook from crates.io, pinned, without its server and
+# search (not needed to build, and half its build time). Its links are
+# checked by cohost-testbench's book_links tests below.
+MDBOOK_VERSION=0.4.52
+if [ "$(mdbook --version 2>/dev/null)" != "mdbook v$MDBOOK_VERSION" ]; then
+  log "installing mdBook $MDBOOK_VERSION (cargo install)"
+  installer "mdBook" cargo install --locked --quiet --no-default-features mdbook --version "$MDBOOK_VERSION"
+fi
+if command -v mdbook >/dev/null 2>&1; then
+  log "the book: mdbook build docs/book (into target/book)"
+  mdbook build docs/book
+fi
+
 log "cargo nextest run --workspace"
 cargo nextest run --workspace --profile ci "$@"
 log "doc tests"

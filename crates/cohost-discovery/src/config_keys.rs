@@ -1,5 +1,5 @@
 //! Every key `config.toml` understands, in one list: `cohost config set|get`
-//! refuses anything else (with a did-you-mean), and the README's key table is
+//! refuses anything else (with a did-you-mean), and the book's key table is
 //! generated from [`KEYS`] (a test compares them, so they cannot drift).
 
 use cohost_core::{CohostError, ErrorCode};
@@ -19,7 +19,7 @@ pub enum KeyKind {
 }
 
 impl KeyKind {
-    /// How the README and `cohost config keys` name it.
+    /// How the book's configuration page and `cohost config keys` name it.
     pub fn name(self) -> &'static str {
         match self {
             KeyKind::Str => "string",
@@ -260,7 +260,7 @@ pub fn check(key: &str, value: &Value) -> Result<(), CohostError> {
     .with_fix(format!("e.g. cohost config set {key} {example}")))
 }
 
-/// The README's key table (Markdown), generated from [`KEYS`].
+/// The book's key table (Markdown, in docs/book/src/configuration.md), generated from [`KEYS`].
 pub fn markdown_table() -> String {
     let mut out = String::from("| Key | Type | Default | What it does |\n|---|---|---|---|\n");
     for d in KEYS {
@@ -322,12 +322,13 @@ mod tests {
         assert!(check("slots.summary.model", &v("\"haiku\"")).is_ok());
     }
 
-    /// The README's table is this list: regenerate it with
-    /// `INSTA_UPDATE=always cargo test -p cohost-discovery readme_key_table`
+    /// The book's table is this list: regenerate it with
+    /// `INSTA_UPDATE=always cargo test -p cohost-discovery book_key_table`
     /// (a real document, not a snapshot: plain text, under insta's switch).
     #[test]
-    fn readme_key_table_is_the_code_list() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md");
+    fn book_key_table_is_the_code_list() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../docs/book/src/configuration.md");
         cohost_testbench::snapshot::check_section(
             &path,
             "<!-- config-keys:start -->\n",

@@ -23,6 +23,7 @@
 mod acp_clients;
 mod acp_loopback;
 mod agent_env;
+mod book_events;
 mod changes_real;
 mod cli_agent_args;
 mod cli_attach;
@@ -41,7 +42,6 @@ mod no_orphans;
 #[path = "../orphans_support/mod.rs"]
 mod orphans_support;
 mod provider_lists;
-mod readme;
 mod relay_ha;
 mod room_bridge;
 mod room_cli;

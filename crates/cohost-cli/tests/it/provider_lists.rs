@@ -1,8 +1,8 @@
 //! Every list of providers kept outside the provider list agrees with it
 //! (issue 31): the pins in `tests/agents/versions.env`, the agents
 //! `tests/agents/install.sh` installs, the test bench's CLIs, the registry,
-//! the default-agent order and the README's provider table. Adding a CLI to
-//! the provider list without its pin, install line or README row (or
+//! the default-agent order and the book's provider table. Adding a CLI to
+//! the provider list without its pin, install line or book row (or
 //! leaving one behind after removing it) fails here, naming what is
 //! missing where.
 
@@ -106,8 +106,8 @@ fn the_registry_holds_the_provider_list_and_nothing_else() {
 }
 
 #[test]
-fn the_readme_has_a_row_for_every_provider_with_its_pin() {
-    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+fn the_book_has_a_row_for_every_provider_with_its_pin() {
+    let readme = std::fs::read_to_string(repo().join("docs/book/src/agents.md")).unwrap();
     let row = |id: &str| -> Option<String> {
         let start = format!("| `{id}` |");
         readme
@@ -129,14 +129,14 @@ fn the_readme_has_a_row_for_every_provider_with_its_pin() {
             if let Some(v) = e.pin_key.and_then(catalog::pinned_version) {
                 assert!(
                     line.contains(&v.to_string()),
-                    "the README's row of {id} does not say the pinned {v}: {line}"
+                    "the book's row of {id} (docs/book/src/agents.md) does not say the pinned {v}: {line}"
                 );
             }
         }
     }
     assert!(
         missing.is_empty(),
-        "no row in the README's provider table for {missing:?}"
+        "no row in the book's provider table (docs/book/src/agents.md) for {missing:?}"
     );
     assert!(rows >= catalog::CLIS.len());
 }

@@ -58,7 +58,7 @@ fn scenario(name: &str) {
         .env("COHOST_BIN", env!("CARGO_BIN_EXE_cohost"))
         .env("COHOST_CHROMIUM", chromium)
         .env("COHOST_PLAYWRIGHT_DIR", playwright)
-        .env("COHOST_SCREENSHOT_DIR", repo().join("docs"))
+        .env("COHOST_SCREENSHOT_DIR", repo().join("docs/book/src"))
         .output()
         .expect("node runs");
     let stdout = String::from_utf8_lossy(&out.stdout);

@@ -15,6 +15,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
 
 mod bench;
+mod book_links;
 #[path = "../common/mod.rs"]
 mod common;
 mod drift_report;
