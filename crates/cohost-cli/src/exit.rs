@@ -1,5 +1,5 @@
 //! Exit codes and how a command's failure is shown. The table is documented
-//! in the README; it belongs to the binary, not to the domain.
+//! in the book (docs/book/src/getting-started.md, events.md); it belongs to the binary, not to the domain.
 #![allow(
     clippy::print_stdout,
     clippy::print_stderr,
@@ -20,6 +20,9 @@ pub const MAX_TURNS: u8 = 9;
 /// config or hook file, a provider that failed or is blocked); notes such as
 /// an unset optional API key do not count.
 pub const DOCTOR_PROBLEMS: u8 = 10;
+/// Exit code when the session's budget was spent (the turn ended with
+/// reason `budget`, or a prompt was refused with `BUDGET_EXCEEDED`).
+pub const BUDGET: u8 = 11;
 
 /// The exit code of an error class. One code per class keeps scripts simple:
 /// they rarely care whether the key was missing or expired, only that the
@@ -35,6 +38,7 @@ pub fn for_code(code: ErrorCode) -> u8 {
         NetworkError | Timeout => 7,
         SpawnFailed | ProcessCrashed | InvalidOutput | ToolExecutionFailed => 8,
         Cancelled => INTERRUPTED,
+        BudgetExceeded => BUDGET,
         IllegalTransition | Unknown => INTERNAL,
         // A code added to the domain after this table: treat it as a bug
         // until it gets its class here.
@@ -48,6 +52,7 @@ pub fn for_end(reason: EndReason, error: Option<&CohostError>) -> u8 {
         EndReason::Completed => 0,
         EndReason::Interrupted => INTERRUPTED,
         EndReason::MaxTurns => MAX_TURNS,
+        EndReason::Budget => BUDGET,
         EndReason::Error => error.map(for_error).unwrap_or(INTERNAL),
     }
 }

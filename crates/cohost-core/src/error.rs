@@ -54,6 +54,9 @@ pub enum ErrorCode {
     LocalOnlyRequired,
     /// A lifecycle transition that the state machine forbids (a bug).
     IllegalTransition,
+    /// The session's budget is spent: no new prompt runs until the host
+    /// raises it.
+    BudgetExceeded,
     /// A code this version of cohost does not know (tolerant reader).
     #[serde(other)]
     Unknown,
@@ -62,7 +65,7 @@ pub enum ErrorCode {
 // Exit codes per class belong to the binary (`cohost-cli`'s `exit.rs`).
 impl ErrorCode {
     /// All codes, for documentation and exhaustive tests.
-    pub const ALL: [ErrorCode; 20] = [
+    pub const ALL: [ErrorCode; 21] = [
         ErrorCode::ProviderNotFound,
         ErrorCode::VersionUnsupported,
         ErrorCode::ProviderNotEnabled,
@@ -83,6 +86,7 @@ impl ErrorCode {
         ErrorCode::ConfigInvalid,
         ErrorCode::LocalOnlyRequired,
         ErrorCode::IllegalTransition,
+        ErrorCode::BudgetExceeded,
     ];
 
     /// Whether retrying the same request later can succeed without user action.
@@ -120,6 +124,7 @@ impl ErrorCode {
             ConfigInvalid => "CONFIG_INVALID",
             LocalOnlyRequired => "LOCAL_ONLY_REQUIRED",
             IllegalTransition => "ILLEGAL_TRANSITION",
+            BudgetExceeded => "BUDGET_EXCEEDED",
             Unknown => "UNKNOWN",
         }
     }

@@ -132,6 +132,10 @@ pub enum EventBody {
     /// Something went wrong. A fatal error is followed by `stream_end` with
     /// reason `error`; a non-fatal one (e.g. one bad line) is not.
     Error(CohostError),
+    /// The session's (or room's) budget: 80% spent (`warning`), spent
+    /// (`exceeded`: the turn stops with reason `budget`, new prompts get
+    /// `BUDGET_EXCEEDED`), or raised by the host (`raised`).
+    Budget(crate::budget::BudgetNotice),
     /// An event type this version does not know (tolerant reader).
     #[serde(other)]
     Unknown,
@@ -302,6 +306,9 @@ pub enum EndReason {
     Error,
     /// The agent hit its turn limit.
     MaxTurns,
+    /// The session's budget was spent during the turn (see the `budget`
+    /// event before it); the turn was interrupted.
+    Budget,
 }
 
 /// Token accounting. All fields default to 0 when the agent does not report them.

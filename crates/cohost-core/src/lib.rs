@@ -9,6 +9,7 @@
 
 pub mod approval;
 pub mod bridge;
+pub mod budget;
 pub mod changes;
 // The scripted agent core's own unit tests drive; the product's mock is an
 // adapter, in cohost-agents.
@@ -32,6 +33,7 @@ pub mod sanitize;
 pub mod sync;
 
 pub use approval::{ApprovalContext, Decision, DecisionSource, Policy};
+pub use budget::{Budget, BudgetLevel, BudgetLimits, BudgetNotice, ModelPrice, Prices, Spend};
 pub use changes::{ChangeStatus, Checkpoints, FileChange, TurnChanges, TurnMark};
 pub use engine::{
     Control, EventSink, HostSession, PromptInput, SessionControl, SessionOptions, TurnOutcome,

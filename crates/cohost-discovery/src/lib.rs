@@ -15,6 +15,7 @@ pub mod fsutil;
 pub mod hooks;
 pub mod host;
 pub mod login;
+pub mod prices;
 mod probe_http;
 pub mod slots;
 pub mod smoke;

@@ -12,13 +12,16 @@
 
 mod approvals;
 mod bridge;
+mod budget;
 mod checkpointed;
 mod log;
+mod metered;
 mod room;
 mod running;
 
 pub use approvals::PendingApprovals;
 pub use bridge::{BridgeNote, RoomBridge};
+pub use budget::{BudgetSeat, SharedBudget, HOST};
 pub use checkpointed::Checkpointed;
 pub use log::{EventLog, Lagged, LogLimits, Subscription};
 pub use room::{Member, MemberLagged, Room, RoomEvents};

@@ -20,7 +20,9 @@ use cohost_core::{
 use tokio::sync::{mpsc, oneshot};
 
 use crate::approvals::PendingApprovals;
+use crate::budget::BudgetSeat;
 use crate::log::{EventLog, LogLimits, Subscription};
+use crate::metered::Meter;
 
 /// A started session as the running task drives it: turns one at a time,
 /// a model change between turns, and the end. Implemented by the engine's
@@ -121,6 +123,8 @@ struct Shared {
     /// is sent again once the turn has begun (the engine drops one that
     /// arrives before), and forgotten when the turn ends.
     interrupt_wanted: AtomicBool,
+    /// The budget the session spends from, when it has one.
+    budget: Option<BudgetSeat>,
 }
 
 /// A handle to a running session. Cheap to clone; the session stops (its
@@ -178,6 +182,19 @@ impl RunningSession {
         approvals: Option<PendingApprovals>,
         limits: LogLimits,
     ) -> RunningSession {
+        RunningSession::spawn_budgeted(turns, info, approvals, limits, None)
+    }
+
+    /// [`RunningSession::spawn`], spending from `budget`: its usage is
+    /// counted there, a turn that spends it is interrupted and ends with
+    /// reason `budget`, and prompts are refused while it is spent.
+    pub fn spawn_budgeted(
+        turns: impl Turns,
+        info: SessionInfo,
+        approvals: Option<PendingApprovals>,
+        limits: LogLimits,
+        budget: Option<BudgetSeat>,
+    ) -> RunningSession {
         let (commands, rx) = mpsc::unbounded_channel();
         let shared = Arc::new(Shared {
             model: Mutex::new(info.model.clone()),
@@ -189,6 +206,7 @@ impl RunningSession {
             turns: AtomicUsize::new(0),
             closing: AtomicBool::new(false),
             interrupt_wanted: AtomicBool::new(false),
+            budget,
         });
         tokio::spawn(drive(turns, shared.clone(), rx));
         RunningSession { shared, commands }
@@ -247,14 +265,36 @@ impl RunningSession {
         self.queue(input, true)
     }
 
-    fn queue(&self, mut input: PromptInput, last: bool) -> Result<Turn, CohostError> {
+    /// Queue a prompt caused by `person` (a shared room's participant whose
+    /// suggestion was accepted, or the host): the budget's spend of its
+    /// turn is attributed to them.
+    pub fn prompt_by(&self, input: PromptInput, person: &str) -> Result<Turn, CohostError> {
+        self.queue_by(input, false, Some(person))
+    }
+
+    fn queue(&self, input: PromptInput, last: bool) -> Result<Turn, CohostError> {
+        self.queue_by(input, last, None)
+    }
+
+    fn queue_by(
+        &self,
+        mut input: PromptInput,
+        last: bool,
+        person: Option<&str>,
+    ) -> Result<Turn, CohostError> {
         if self.shared.closing.load(Ordering::SeqCst) {
             return Err(ended("it is stopping"));
+        }
+        if let Some(seat) = &self.shared.budget {
+            seat.budget().admit()?;
         }
         let correlation_id = input
             .correlation_id
             .get_or_insert_with(|| format!("c-{}", cohost_core::ids::random_tag()))
             .clone();
+        if let (Some(seat), Some(person)) = (&self.shared.budget, person) {
+            seat.budget().attribute(&correlation_id, person);
+        }
         let (reply, outcome) = oneshot::channel();
         self.shared.turns.fetch_add(1, Ordering::SeqCst);
         if self
@@ -269,6 +309,12 @@ impl RunningSession {
             correlation_id,
             outcome,
         })
+    }
+
+    /// The budget this session spends from, when it has one (`/budget`
+    /// raises it, `/spend` describes it).
+    pub fn budget(&self) -> Option<&crate::budget::SharedBudget> {
+        self.shared.budget.as_ref().map(BudgetSeat::budget)
     }
 
     /// Whether a prompt is queued or running.
@@ -360,16 +406,29 @@ async fn drive(
                     shared.turns.fetch_sub(1, Ordering::SeqCst);
                     continue;
                 }
+                // Queued before the budget was spent: refused now.
+                if let Some(refusal) = shared
+                    .budget
+                    .as_ref()
+                    .and_then(|s| s.budget().admit().err())
+                {
+                    shared.turns.fetch_sub(1, Ordering::SeqCst);
+                    let _ = reply.send(refused(&shared, &input, refusal));
+                    continue;
+                }
                 let control = turns.control();
+                let model = lock(&shared.model).clone();
+                let mut meter = Meter::new(shared.budget.as_ref(), model, control.clone());
+                let mut publish = |ev: Event| shared.log.publish(ev);
                 let mut sink = |ev: Event| {
                     // The turn has begun: an interrupt asked for before the
                     // engine listened is sent again now.
                     if shared.interrupt_wanted.swap(false, Ordering::SeqCst) {
                         control.interrupt();
                     }
-                    shared.log.publish(ev);
+                    meter.pass(ev, &mut publish);
                 };
-                let outcome = if last {
+                let mut outcome = if last {
                     let (outcome, result) = turns.last_turn(input, &mut sink).await;
                     if let Err(e) = result {
                         tracing::warn!(error = %e, "stopping the agent after its last turn failed");
@@ -379,6 +438,7 @@ async fn drive(
                 } else {
                     turns.turn(input, &mut sink).await
                 };
+                outcome.reason = meter.end_reason(outcome.reason);
                 *lock(&shared.native) = turns.native_session_id();
                 shared.interrupt_wanted.store(false, Ordering::SeqCst);
                 shared.turns.fetch_sub(1, Ordering::SeqCst);
@@ -419,6 +479,43 @@ async fn drive(
         if let Command::Prompt { .. } = command {
             shared.turns.fetch_sub(1, Ordering::SeqCst);
         }
+    }
+}
+
+/// A prompt the spent budget refused after it was queued: an `error`
+/// event and a `stream_end` with reason `budget` tell the front ends, under
+/// a prompt id of its own.
+fn refused(shared: &Shared, input: &PromptInput, refusal: CohostError) -> TurnOutcome {
+    let prompt_id = format!("p-{}", cohost_core::ids::random_tag());
+    let correlation_id = input.correlation_id.clone().unwrap_or_default();
+    let ts = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0);
+    let event = |seq: u32, body: cohost_core::EventBody| Event {
+        id: format!("{prompt_id}.{seq}"),
+        prompt_id: prompt_id.clone(),
+        correlation_id: correlation_id.clone(),
+        ts,
+        agent: None,
+        body,
+    };
+    shared
+        .log
+        .publish(event(0, cohost_core::EventBody::Error(refusal.clone())));
+    shared.log.publish(event(
+        1,
+        cohost_core::EventBody::StreamEnd {
+            reason: cohost_core::EndReason::Budget,
+            usage: None,
+        },
+    ));
+    TurnOutcome {
+        prompt_id: prompt_id.clone(),
+        correlation_id: correlation_id.clone(),
+        reason: cohost_core::EndReason::Budget,
+        error: Some(refusal),
+        usage: None,
     }
 }
 

@@ -443,6 +443,9 @@ impl App {
                     EndReason::Completed | EndReason::Error => self.end_stream_blocks(),
                     EndReason::Interrupted => self.notice("interrupted"),
                     EndReason::MaxTurns => self.notice("the agent reached its turn limit"),
+                    EndReason::Budget => {
+                        self.notice("stopped: the budget is spent (/budget raises it)")
+                    }
                 }
                 if self.mode == Mode::Chat {
                     if let Some(next) = self.queued.pop_front() {

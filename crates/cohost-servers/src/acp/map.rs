@@ -150,7 +150,8 @@ pub fn option_from_id(id: &str) -> Option<ApprovalOption> {
 /// ACP's stop reason for a turn that did not fail.
 pub fn stop_reason(r: EndReason) -> StopReason {
     match r {
-        EndReason::Interrupted => StopReason::Cancelled,
+        // The budget stopped the turn: for the client, a cancelled turn.
+        EndReason::Interrupted | EndReason::Budget => StopReason::Cancelled,
         EndReason::MaxTurns => StopReason::MaxTurnRequests,
         _ => StopReason::EndTurn,
     }
