@@ -95,6 +95,10 @@ enum Command {
     Undo(cmd::undo::UndoArgs),
     /// Sessions' own git worktrees: list, apply, merge, discard.
     Worktree(cmd::worktree::WorktreeArgs),
+    /// A session's signed record: verify it (or an export), show the host key.
+    Record(cmd::record::RecordArgs),
+    /// Write a session's transcript (HTML, Markdown, JSON) carrying its record.
+    Export(cmd::record::ExportArgs),
     /// Serve the local settings and sessions API on 127.0.0.1.
     Serve(cmd::serve::ServeArgs),
     /// Serve cohost's agents as MCP tools (stdio; --http for streamable HTTP).
@@ -124,6 +128,7 @@ impl Command {
             Command::Diff(a) => a.json,
             Command::Undo(a) => a.json,
             Command::Worktree(a) => a.json,
+            Command::Record(a) => matches!(&a.action, cmd::record::RecordAction::Verify(v) if v.json),
             Command::FakeLlm(_)
             | Command::Chat(_)
             | Command::Relay(_)
@@ -133,6 +138,7 @@ impl Command {
             | Command::HookEvent(_)
             | Command::RoomBridge
             | Command::Serve(_)
+            | Command::Export(_)
             | Command::Mcp(_)
             | Command::Acp(_)
             | Command::Completions { .. }
@@ -204,7 +210,7 @@ fn main() -> ExitCode {
     };
     let json = command.json();
     let result = runtime.block_on(async move {
-        match command {
+        let result = match command {
             Command::Run(args) if cmd::run::is_room(&args) => cmd::compare::run(args).await,
             Command::Run(args) => cmd::run::run(args).await,
             Command::Mcp(args) => cmd::mcp::run(args).await,
@@ -226,10 +232,15 @@ fn main() -> ExitCode {
             Command::Diff(args) => cmd::diff::run(args).await,
             Command::Undo(args) => cmd::undo::run(args).await,
             Command::Worktree(args) => cmd::worktree::run(args).await,
+            Command::Record(args) => cmd::record::run(args).await,
+            Command::Export(args) => cmd::record::export(args).await,
             Command::Serve(args) => cmd::serve::run(args).await,
             Command::Completions { shell } => completions(shell),
             Command::Man => man_page(),
-        }
+        };
+        // Every session's record gets its end entry before cohost exits.
+        cohost_host::record::finish(std::time::Duration::from_secs(3)).await;
+        result
     });
     // Agents' process groups die with us even on an error path.
     cohost_agents::process::kill_all();

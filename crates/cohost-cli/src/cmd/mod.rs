@@ -16,6 +16,7 @@ pub mod hosting;
 pub mod join;
 pub mod login;
 pub mod mcp;
+pub mod record;
 pub mod relay;
 pub mod room_bridge;
 pub mod room_tui;

@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use cohost_core::{Decision, DecisionOrigin, Event, EventBody, PromptInput};
+use cohost_host::record::Note;
 use cohost_protocol::{Frame, FrameType, InviteKeys, Kick, Participant, Role};
 use cohost_relay::{ClientEvent, RelayClient};
 use cohost_session::{BridgeNote, Room, RoomEvents, RunningSession};
@@ -17,6 +18,7 @@ use cohost_share::{
 
 use super::host_io::deliver;
 pub use super::host_io::{HostInput, HostNotice, SuggestionPolicy};
+use super::host_record;
 use super::host_turn::{interrupt_policy, publish, Started};
 use super::keys::{HostKeys, NoKeys};
 pub use super::participant::describe;
@@ -347,8 +349,8 @@ impl HostBridge {
             HostInput::Prompt(text) => self.prompt(&text),
             HostInput::Compare(text) => self.compare(&text),
             HostInput::Members => self.list_members(),
-            HostInput::Accept(id) => self.decide_suggestion(&id, true).await,
-            HostInput::Reject(id) => self.decide_suggestion(&id, false).await,
+            HostInput::Accept(id) => self.decide_suggestion(&id, true, "host").await,
+            HostInput::Reject(id) => self.decide_suggestion(&id, false, "host").await,
             HostInput::Approve { tool_id, allow } => {
                 let decided = self
                     .room
@@ -439,12 +441,20 @@ impl HostBridge {
         }
     }
 
-    async fn decide_suggestion(&mut self, id: &str, accept: bool) {
+    /// Accept or reject suggestion `id`; `decider` is who did, for the
+    /// record (`host`, or `policy` when the room's policy decided).
+    async fn decide_suggestion(&mut self, id: &str, accept: bool, decider: &str) {
         let Some(s) = self.pending.remove(id) else {
             self.notify(HostNotice::Room(format!("no pending suggestion {id}")));
             return;
         };
         let member = s.to.clone().unwrap_or_else(|| self.focus.clone());
+        let noted = Note::SuggestionDecided {
+            id: s.suggestion_id.clone(),
+            accepted: accept,
+            decider: decider.to_owned(),
+        };
+        host_record::note(&self.room, Some(&member), &noted);
         let decision = SuggestionDecision {
             suggestion_id: s.suggestion_id.clone(),
             accepted: accept,
@@ -477,23 +487,39 @@ impl HostBridge {
                         }
                     }
                     self.pending.insert(s.suggestion_id.clone(), s.clone());
+                    let author = self
+                        .roster
+                        .get(&f.sender())
+                        .map(describe)
+                        .unwrap_or_else(|| s.from.clone().unwrap_or_default());
+                    let member = s.to.clone().unwrap_or_else(|| self.focus.clone());
+                    let noted = Note::Suggestion {
+                        id: s.suggestion_id.clone(),
+                        author,
+                        text: s.text.clone(),
+                        to: s.to.clone(),
+                    };
+                    host_record::note(&self.room, Some(&member), &noted);
                     if let Some(to) = s.to.as_deref().filter(|t| self.room.member(t).is_none()) {
                         // For nobody here: never run it on another member.
                         self.notify(HostNotice::Room(format!(
                             "{} suggested a prompt for {to}, who is not in this room; rejected",
                             s.from.as_deref().unwrap_or("a co-driver")
                         )));
-                        self.decide_suggestion(&s.suggestion_id, false).await;
+                        self.decide_suggestion(&s.suggestion_id, false, "policy")
+                            .await;
                         return;
                     }
                     self.notify(HostNotice::Suggested(s.clone()));
                     match self.policy {
                         SuggestionPolicy::Ask => {}
                         SuggestionPolicy::Accept => {
-                            self.decide_suggestion(&s.suggestion_id, true).await;
+                            self.decide_suggestion(&s.suggestion_id, true, "policy")
+                                .await;
                         }
                         SuggestionPolicy::Reject => {
-                            self.decide_suggestion(&s.suggestion_id, false).await;
+                            self.decide_suggestion(&s.suggestion_id, false, "policy")
+                                .await;
                         }
                     }
                 }
@@ -569,6 +595,20 @@ impl HostBridge {
     /// Keep the roster and tell the host: a join of someone known under
     /// another role is a role change.
     fn presence(&mut self, p: Presence) {
+        let change = match &p {
+            Presence::Joined { who, you: false } => Some(("joined", who)),
+            Presence::Left { who } => Some(("left", who)),
+            _ => None,
+        };
+        if let Some((change, who)) = change {
+            let noted = Note::Presence {
+                change: change.into(),
+                name: who.name.clone(),
+                role: who.role.as_str().to_ascii_lowercase().replace('_', "-"),
+                conn_id: who.conn_id,
+            };
+            host_record::note(&self.room, None, &noted);
+        }
         let p = match p {
             Presence::Joined { who, you } => {
                 let before = self.roster.insert(who.conn_id, who.clone());

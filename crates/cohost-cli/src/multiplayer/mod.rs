@@ -5,6 +5,7 @@
 pub mod host;
 mod host_io;
 mod host_members;
+mod host_record;
 mod host_turn;
 pub mod keys;
 pub mod participant;
