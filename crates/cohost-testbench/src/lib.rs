@@ -46,6 +46,7 @@ mod process;
 pub mod procfs;
 pub mod skip;
 pub mod snapshot;
+pub mod wasm_examples;
 
 pub use bench::{assert_requests_to, Bench};
 pub use cli::{AgentCli, ModelApi, UnknownCli};

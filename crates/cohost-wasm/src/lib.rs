@@ -1,0 +1,41 @@
+//! cohost's WebAssembly adapter host.
+//!
+//! A third-party adapter is a WebAssembly component implementing the
+//! `cohost:adapter` world (`wit/adapter.wit`, the contract): given a
+//! prompt it returns the agent's command line, then it turns the agent's
+//! stdout, line by line, into cohost's normalized events. This crate runs
+//! such components under wasmtime with nothing imported (no WASI: no file,
+//! socket, environment or clock), a time limit per call, a memory limit per
+//! instance and a bound on each call's output; it checks every event and
+//! turns any misbehaviour into a [`WasmError`] naming the plugin and the
+//! limit. Spawning, supervising, approving, sanitizing and numbering stay
+//! with cohost (`cohost-agents`' `protocol = "wasm"` plugins).
+//!
+//! The public interface is: [`Runtime`] (the engine and its compiled-
+//! component cache), [`AdapterComponent`] (one loaded, checked component),
+//! [`TurnInstance`] (one instance for one turn), [`Limits`], [`WasmError`]
+//! and the world's own types in [`world`].
+
+#![forbid(unsafe_code)]
+
+mod component;
+mod convert;
+mod error;
+mod instance;
+mod limits;
+mod runtime;
+pub mod world;
+
+pub use component::{sha256_hex, AdapterComponent, LoadOptions};
+pub use convert::Classify;
+pub use error::{Limit, WasmError};
+pub use instance::{Exit, StartOptions, TurnCommand, TurnInstance};
+pub use limits::Limits;
+pub use runtime::Runtime;
+pub use world::{WORLD_PACKAGE, WORLD_VERSION};
+
+/// Lock a mutex, tolerating poison (a panicking holder cannot leave the
+/// cache in a half-written state: inserts are single calls).
+pub(crate) fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
