@@ -42,6 +42,20 @@ installer() { # installer WHAT CMD...
     log "WARNING: installing $what failed (see above); the tests that need it will SKIP"
   fi
 }
+# The WebAssembly adapter tests (issue 35) build the example components of
+# examples/wasm-adapter-goose for wasm32-wasip2 (crates/cohost-wasm/tests,
+# cohost_testbench::wasm_examples): the target must be installed.
+if system_install; then
+  if command -v rustup >/dev/null 2>&1; then
+    log "adding the wasm32-wasip2 target (rustup)"
+    installer "the wasm32-wasip2 target" rustup target add wasm32-wasip2
+  elif [ "${CI:-}" = true ]; then
+    echo "test.sh: rustup is missing, so the wasm32-wasip2 target cannot be added" >&2
+    exit 1
+  else
+    log "WARNING: no rustup; the WebAssembly adapter tests will SKIP without wasm32-wasip2"
+  fi
+fi
 if [ -f tests/agents/install.sh ] && [ "${COHOST_SKIP_AGENT_INSTALL:-0}" != 1 ]; then
   log "installing the pinned agent CLIs (tests/agents/install.sh)"
   # COHOST_AGENT_INSTALL_ARGS: e.g. `--only codex,claude` (word-split on purpose).
