@@ -28,6 +28,15 @@ if system_install && [ "$(id -u)" = 0 ] && ! command -v nginx >/dev/null 2>&1; t
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null
 fi
 
+# dbus-daemon (Debian package `dbus-daemon`) for the desktop notification
+# tests (issue 34): crates/cohost-notify/tests/ starts a private session bus
+# of its own, never the user's.
+if system_install && [ "$(id -u)" = 0 ] && ! command -v dbus-daemon >/dev/null 2>&1; then
+  log "installing dbus-daemon (apt)"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq dbus-daemon >/dev/null
+fi
+
 # An install step that fails is fatal in CI; locally the suite goes on and
 # the tests that need the missing piece skip with their own loud notice.
 installer() { # installer WHAT CMD...

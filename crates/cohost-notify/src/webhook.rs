@@ -62,6 +62,10 @@ impl WebhookSink {
         if !matches!(url.scheme(), "http" | "https") {
             return Err(bad("is neither http nor https"));
         }
+        // reqwest is built without a bundled crypto provider (as in
+        // cohost-agents): ring becomes the process default first; an error
+        // only means one is installed already.
+        let _already_installed = rustls::crypto::ring::default_provider().install_default();
         let client = reqwest::Client::builder()
             .timeout(TRY_TIMEOUT)
             .build()

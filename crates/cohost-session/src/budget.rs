@@ -22,6 +22,9 @@ struct Inner {
     authors: HashMap<String, String>,
 }
 
+/// Told of a budget's notices.
+type Listener = Box<dyn Fn(&BudgetNotice) + Send>;
+
 /// A budget shared by the sessions it is given to. Cheap to clone.
 #[derive(Clone)]
 pub struct SharedBudget {
@@ -29,7 +32,7 @@ pub struct SharedBudget {
     prices: Arc<dyn Prices>,
     /// Told of every notice (the sessions publish theirs as events; a room
     /// front end may want them once).
-    listeners: Arc<Mutex<Vec<Box<dyn Fn(&BudgetNotice) + Send>>>>,
+    listeners: Arc<Mutex<Vec<Listener>>>,
 }
 
 impl std::fmt::Debug for SharedBudget {
