@@ -207,6 +207,10 @@ pub struct SessionRequest {
     /// MCP servers to give the agent (a room's bridge); providers whose
     /// capabilities do not say `mcp_servers` go without.
     pub mcp_servers: Vec<cohost_core::McpServer>,
+    /// The budget the session spends from (`--budget-usd`,
+    /// `--budget-tokens`, `budget.*`); a room gives each member a seat at
+    /// one shared budget.
+    pub budget: Option<cohost_session::BudgetSeat>,
 }
 
 impl SessionRequest {
@@ -233,6 +237,7 @@ impl SessionRequest {
             sandbox: None,
             mcp_servers: Vec::new(),
             room: None,
+            budget: None,
         }
     }
 }
@@ -629,7 +634,8 @@ pub async fn prepare(
         .with_checkpoints(checkpoints)
         .with_default_note(note)
         .with_credential_hint(hint)
-        .with_approvals(req.approvals.handle))
+        .with_approvals(req.approvals.handle)
+        .with_budget(req.budget))
 }
 
 fn unsupported_system_prompt(id: &str) -> CohostError {

@@ -33,6 +33,8 @@ pub struct OpenSession {
     /// session; its recorder once the session runs.
     signed: Option<PathBuf>,
     recorder: Option<Arc<crate::record::Recorder>>,
+    /// The budget the session spends from, when it has one.
+    budget: Option<cohost_session::BudgetSeat>,
 }
 
 impl From<HostSession> for OpenSession {
@@ -61,6 +63,7 @@ impl OpenSession {
             checkpoints: None,
             signed: None,
             recorder: None,
+            budget: None,
         }
     }
 
@@ -107,6 +110,13 @@ impl OpenSession {
         self.checkpoints.is_some()
     }
 
+    /// Spend from `seat`'s budget (a room's members share one budget, each
+    /// at a seat of its own): the running session enforces it.
+    pub fn with_budget(mut self, seat: Option<cohost_session::BudgetSeat>) -> OpenSession {
+        self.budget = seat;
+        self
+    }
+
     pub(super) fn with_approvals(mut self, approvals: Option<PendingApprovals>) -> OpenSession {
         self.approvals = approvals;
         self
@@ -145,14 +155,18 @@ impl OpenSession {
             _ => None,
         };
         let recorder = self.recorder.clone();
+        let budget = self.budget.take();
         let running = match self.checkpoints.take() {
-            Some(cp) => RunningSession::spawn(
+            Some(cp) => RunningSession::spawn_budgeted(
                 Checkpointed::new(self, cp),
                 info,
                 approvals,
                 LogLimits::default(),
+                budget,
             ),
-            None => RunningSession::spawn(self, info, approvals, LogLimits::default()),
+            None => {
+                RunningSession::spawn_budgeted(self, info, approvals, LogLimits::default(), budget)
+            }
         };
         if let Some(r) = recorder {
             r.follow(&running);
