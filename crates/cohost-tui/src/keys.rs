@@ -280,6 +280,26 @@ impl App {
         self.effect(Effect::Chat(text));
     }
 
+    /// `/qr [viewer]`: the web link of an invite as a QR code.
+    fn qr(&mut self, arg: &str) {
+        let Some(i) = self.room.invites.as_ref() else {
+            return self.notice("no invites (the room is not open)");
+        };
+        let (who, invite) = if arg == "viewer" {
+            ("viewer", &i.viewer)
+        } else {
+            ("co-driver", &i.co_driver)
+        };
+        let shown = match crate::qr::web_link(invite) {
+            Some(link) => match crate::qr::render(&link) {
+                Ok(code) => format!("scan to open the {who} web page ({link}):\n{code}"),
+                Err(e) => e.to_string(),
+            },
+            None => "this invite has no web page".into(),
+        };
+        self.notice(shown);
+    }
+
     fn command(&mut self, name: &str, arg: &str) {
         let mode = self.mode;
         let need = |what: &str| format!("{name} needs {what}");
@@ -356,6 +376,8 @@ impl App {
                 Ok(_) if self.busy() => self.set_busy_hint(),
                 Ok(turn) => self.effect(Effect::Undo(turn)),
             },
+            (Mode::Chat | Mode::Host, "/budget") => self.effect(Effect::Budget(arg.into())),
+            (Mode::Chat | Mode::Host, "/spend") => self.effect(Effect::Spend),
             (Mode::Host, "/accept") => self.decide_suggestion(arg, true),
             (Mode::Host, "/reject") => self.decide_suggestion(arg, false),
             (Mode::Host, "/kick") if arg.is_empty() => self.notice(need("a participant's name")),
@@ -364,6 +386,7 @@ impl App {
                 Some(t) => self.notice(t),
                 None => self.notice("no invites (the room is not open)"),
             },
+            (Mode::Host, "/qr") => self.qr(arg),
             (Mode::Host | Mode::Participant { .. }, "/chat") if arg.is_empty() => {
                 self.notice(need("some text"));
             }

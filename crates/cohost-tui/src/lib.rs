@@ -24,6 +24,7 @@ pub mod markdown;
 mod member_state;
 mod members;
 pub mod msg;
+pub mod qr;
 mod review;
 pub mod room;
 pub mod stream;
