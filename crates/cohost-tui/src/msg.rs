@@ -138,6 +138,11 @@ pub enum Effect {
     Diff(Option<u64>),
     /// Undo the last turn (or this turn and every later one).
     Undo(Option<u64>),
+    /// Show or raise the budget (`/budget [USD | tokens N | off]`; the
+    /// shell parses the words).
+    Budget(String),
+    /// Show what was spent, per person and per agent.
+    Spend,
     /// Run a suggestion.
     Accept(String),
     /// Reject a suggestion.

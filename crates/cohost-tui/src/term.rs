@@ -5,12 +5,13 @@
 //! (hook), and [`restore`] for signal handlers.
 
 use std::io::{self, Stdout};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::Once;
 use std::time::{Duration, Instant};
 
 use crossterm::event::{
-    DisableBracketedPaste, EnableBracketedPaste, Event as TermEvent, EventStream,
+    DisableBracketedPaste, DisableFocusChange, EnableBracketedPaste, EnableFocusChange,
+    Event as TermEvent, EventStream,
 };
 use crossterm::terminal::{
     disable_raw_mode, enable_raw_mode, EnterAlternateScreen, LeaveAlternateScreen,
@@ -30,6 +31,20 @@ pub const FPS: u32 = 60;
 /// Whether cohost has the terminal in raw mode.
 static ACTIVE: AtomicBool = AtomicBool::new(false);
 
+/// The terminal's last focus report: 0 none yet, 1 focused, 2 not.
+static FOCUS: AtomicU8 = AtomicU8::new(0);
+
+/// Whether the terminal has the focus, as it last reported (focus
+/// reporting, CSI ?1004h, is on while the screen runs): `None` when it
+/// never reported. Notifications go to the terminal only while it is not.
+pub fn focused() -> Option<bool> {
+    match FOCUS.load(Ordering::SeqCst) {
+        1 => Some(true),
+        2 => Some(false),
+        _ => None,
+    }
+}
+
 /// Put the terminal back: cooked mode, the main screen, the cursor shown.
 /// Idempotent and safe from any thread (signal handlers call it).
 pub fn restore() {
@@ -37,10 +52,12 @@ pub fn restore() {
         let _ = disable_raw_mode();
         let _ = execute!(
             io::stdout(),
+            DisableFocusChange,
             DisableBracketedPaste,
             LeaveAlternateScreen,
             cursor::Show
         );
+        FOCUS.store(0, Ordering::SeqCst);
     }
 }
 
@@ -69,7 +86,12 @@ fn enter() -> io::Result<Terminal<CrosstermBackend<Stdout>>> {
     install_panic_hook();
     enable_raw_mode()?;
     ACTIVE.store(true, Ordering::SeqCst);
-    execute!(io::stdout(), EnterAlternateScreen, EnableBracketedPaste)?;
+    execute!(
+        io::stdout(),
+        EnterAlternateScreen,
+        EnableBracketedPaste,
+        EnableFocusChange
+    )?;
     Terminal::new(CrosstermBackend::new(io::stdout()))
 }
 
@@ -149,6 +171,8 @@ pub async fn run(
             ev = keys.next() => match ev {
                 Some(Ok(TermEvent::Key(k))) => app.on_key(k),
                 Some(Ok(TermEvent::Paste(s))) => app.on_paste(&s),
+                Some(Ok(TermEvent::FocusGained)) => FOCUS.store(1, Ordering::SeqCst),
+                Some(Ok(TermEvent::FocusLost)) => FOCUS.store(2, Ordering::SeqCst),
                 Some(Ok(TermEvent::Resize(..))) => {
                     if let Err(e) = terminal.autoresize() {
                         break Err(e);
