@@ -21,7 +21,7 @@ pub(crate) const MAX_LINE: usize = 32 * 1024 * 1024;
 /// JSON-RPC's parse error.
 const PARSE_ERROR: i64 = -32700;
 /// JSON-RPC's invalid request.
-const INVALID_REQUEST: i64 = -32600;
+pub(crate) const INVALID_REQUEST: i64 = -32600;
 
 /// What the gate made of one line.
 #[derive(Debug, PartialEq, Eq)]
@@ -34,7 +34,8 @@ enum Line {
     Refused(String),
 }
 
-fn error_line(code: i64, message: &str) -> String {
+/// One JSON-RPC error reply (`id: null`: the request could not be read).
+pub(crate) fn error_line(code: i64, message: &str) -> String {
     serde_json::json!({
         "jsonrpc": "2.0",
         "id": null,

@@ -397,6 +397,62 @@ async fn streamable_http_serves_the_same_tools() {
     if let Ok(o) = anonymous {
         assert_eq!(String::from_utf8_lossy(&o.stdout), "401");
     }
+    // A 50 MiB request (issue 36): refused with HTTP 413 and a JSON-RPC
+    // error, whether it declares its length or streams it, without the
+    // server holding it; the server goes on serving.
+    let big = b.cwd().join("big-request.json");
+    let pad = "a".repeat(50 * 1024 * 1024);
+    std::fs::write(
+        &big,
+        format!(r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"pad":"{pad}"}}}}"#),
+    )
+    .unwrap();
+    drop(pad);
+    for chunked in [false, true] {
+        let mut curl = std::process::Command::new("curl");
+        curl.args(["-s", "-w", "\n%{http_code}", "-X", "POST"])
+            .args(["-H", &format!("Authorization: Bearer {token}")])
+            .args(["-H", "Content-Type: application/json"])
+            .args(["-H", "Accept: application/json, text/event-stream"]);
+        if chunked {
+            curl.args(["-H", "Transfer-Encoding: chunked"]);
+        }
+        let out = curl
+            .arg("--data-binary")
+            .arg(format!("@{}", big.display()))
+            .arg(&url)
+            .output()
+            .expect("curl runs");
+        let text = String::from_utf8_lossy(&out.stdout);
+        let (body, code) = text.rsplit_once('\n').unwrap_or_default();
+        assert_eq!(code, "413", "chunked={chunked}: {text:.300}");
+        let reply: Value =
+            serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {body:.300}"));
+        assert_eq!(reply["error"]["code"], -32600, "{reply}");
+        assert!(
+            reply["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("at most 32 MiB"),
+            "{reply}"
+        );
+    }
+    let status = std::fs::read_to_string(format!("/proc/{}/status", server.id().unwrap())).unwrap();
+    let peak_kib: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmHWM in /proc/PID/status");
+    assert!(
+        peak_kib < 128 * 1024,
+        "the server's peak memory was {peak_kib} KiB: it held the oversized request"
+    );
+    let out = run(
+        "ask",
+        json!({"provider": "mock", "prompt": "after the big one"}),
+    )
+    .await;
+    assert_eq!(out["is_error"], false, "{out}");
     server.kill().await.unwrap();
 }
 

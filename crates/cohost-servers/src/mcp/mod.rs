@@ -12,6 +12,7 @@
 //! answers. Errors are tool errors whose structured content is cohost's
 //! error (`code`, `message`, `suggested_fix`).
 
+mod body_limit;
 mod changes;
 mod elicit;
 pub mod params;
@@ -207,6 +208,7 @@ pub async fn serve_http(
     let credential = Arc::new(cohost_api::api_credential(state.hub.host())?);
     let app = axum::Router::new()
         .nest_service("/mcp", service)
+        .layer(axum::middleware::from_fn(body_limit::limit_body))
         .layer(axum::middleware::from_fn_with_state(
             credential,
             cohost_api::require_token,
