@@ -50,7 +50,7 @@ Examples:
   cohost run --resume s-1a2b3c4d \"and now the tests\"
   cohost agents                                what is installed, and how to fix what is not
   cohost share --agent codex                   host a session; prints invites
-  cohost join 'cohost://127.0.0.1:7070/r-...#...'
+  cohost join                                  join a shared session: paste the invite a host gave you
   cohost completions bash > ~/.local/share/bash-completion/completions/cohost";
 
 #[derive(Debug, Subcommand)]

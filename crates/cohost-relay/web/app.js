@@ -419,6 +419,25 @@ function wireForms() {
   });
 }
 
+/**
+ * The invite's fragment, taken out of the address bar and this history
+ * entry so the room key is not left in the URL (issue 37); it is kept in
+ * this tab's sessionStorage, gone when the tab closes, so a reload still
+ * gets in.
+ */
+function takeFragment(room) {
+  const slot = `cohost-invite:${room}`;
+  let hash = location.hash;
+  try {
+    if (hash && hash !== '#') sessionStorage.setItem(slot, hash);
+    else hash = sessionStorage.getItem(slot) || '';
+  } catch {
+    // Storage refused (a private mode): the key stays only in memory.
+  }
+  if (location.hash) history.replaceState(null, '', location.pathname + location.search);
+  return hash;
+}
+
 async function main() {
   wireForms();
   const m = /^\/join\/([^/]+)\/?$/.exec(location.pathname);
@@ -426,7 +445,7 @@ async function main() {
   state.room = m[1];
   let inv;
   try {
-    inv = parseFragment(location.hash);
+    inv = parseFragment(takeFragment(state.room));
   } catch (e) {
     return fatal(e.message);
   }

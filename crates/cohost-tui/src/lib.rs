@@ -27,6 +27,7 @@ pub mod msg;
 pub mod qr;
 mod review;
 pub mod room;
+pub mod secret;
 pub mod stream;
 pub mod table;
 pub mod term;

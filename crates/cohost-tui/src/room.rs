@@ -88,7 +88,7 @@ impl Room {
     pub fn invite_text(&self) -> Option<String> {
         let i = self.invites.as_ref()?;
         Some(format!(
-            "give these to your guests (select with the mouse to copy; /invites shows them again):\nco-driver: cohost join '{}'\nviewer:    cohost join '{}'",
+            "give each guest an invite (select with the mouse to copy; /invites shows them again); they run `cohost join` and paste it:\nco-driver: {}\nviewer:    {}",
             i.co_driver, i.viewer
         ))
     }

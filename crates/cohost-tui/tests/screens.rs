@@ -417,7 +417,7 @@ fn share_turns_the_chat_into_the_host_console_in_place() {
     assert!(text.contains("you ❯ hello"), "{text}");
     assert!(text.contains("Hello from the mock agent."), "{text}");
     assert!(text.contains("● host (you) · host"), "{text}");
-    assert!(text.contains("co-driver: cohost join"), "{text}");
+    assert!(text.contains("co-driver: cohost://"), "{text}");
     assert!(text.contains("1 in room"), "{text}");
     // Prompts now go to the room's session, and /share is not offered again.
     type_text(&mut a, "/share");

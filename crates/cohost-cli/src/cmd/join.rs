@@ -15,6 +15,7 @@ use tokio::sync::mpsc;
 use cohost_core::sanitize::inert_line;
 use cohost_core::{CohostError, ErrorCode};
 
+use crate::cmd::invite_input;
 use crate::exit::CmdResult;
 use crate::multiplayer::host::describe;
 use crate::multiplayer::participant;
@@ -23,8 +24,14 @@ use crate::multiplayer::session::{JoinError, JoinOptions, ParticipantEvent, Part
 /// Arguments of `cohost join`.
 #[derive(Debug, Args)]
 pub struct JoinArgs {
-    /// The invite the host gave you (`cohost://host:port/room#token.key.hostkey`).
-    invite: String,
+    /// The invite the host gave you, or `-` to read it from stdin. Better
+    /// left out: `cohost join` then asks for it (pasted, not shown), or
+    /// reads `--invite-file` or COHOST_INVITE; other users of this machine
+    /// can read a command line.
+    invite: Option<String>,
+    /// Read the invite from this file (its first line).
+    #[arg(long, value_name = "FILE", conflicts_with = "invite")]
+    invite_file: Option<std::path::PathBuf>,
     /// Print every frame as one JSON line.
     #[arg(long)]
     pub json: bool,
@@ -139,7 +146,16 @@ pub async fn run(args: JoinArgs) -> CmdResult {
         name: args.name.clone(),
         ca_file: args.ca_file.clone(),
     };
-    let mut me = ParticipantSession::join(&args.invite, opts)
+    let given = invite_input::Given {
+        argument: args.invite.as_deref(),
+        file: args.invite_file.as_deref(),
+        env: std::env::var(invite_input::INVITE_VAR).ok(),
+    };
+    let invite = invite_input::resolve(given, &mut invite_input::Console)?;
+    if let Some(w) = &invite.warning {
+        eprintln!("{w}");
+    }
+    let mut me = ParticipantSession::join(&invite.invite, opts)
         .await
         .map_err(join_error)?;
     if !args.until_end && crate::cmd::room_tui::wanted(args.json, args.plain) {

@@ -13,6 +13,7 @@ pub mod doctor;
 pub mod fake_llm;
 pub mod hooks;
 pub mod hosting;
+pub mod invite_input;
 pub mod join;
 pub mod login;
 pub mod mcp;

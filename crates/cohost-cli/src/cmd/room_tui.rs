@@ -250,7 +250,7 @@ pub async fn host(p: HostParts) -> CmdResult {
     let (effects, mut from_app) = mpsc::unbounded_channel();
     // Also on the main screen: still there to copy after the console ends.
     println!(
-        "Sharing {} — give these to your guests:\n  co-driver: cohost join '{}'\n  viewer:    cohost join '{}'",
+        "Sharing {} — give each guest an invite; they run `cohost join` and paste it:\n  co-driver: {}\n  viewer:    {}",
         info.agent, invites.co_driver, invites.viewer
     );
     let _ = to_app.send(Incoming::Session(info));

@@ -242,12 +242,14 @@ pub async fn run(args: ShareArgs) -> CmdResult {
                 "web_co_driver":web_link(&invites.co_driver),"web_viewer":web_link(&invites.viewer)})
         );
     } else {
-        println!("Sharing {title} — give these to your guests:");
+        println!(
+            "Sharing {title} — give each guest an invite; they run `cohost join` and paste it:"
+        );
         for (label, invite) in [
             ("co-driver:", &invites.co_driver),
             ("viewer:", &invites.viewer),
         ] {
-            println!("  {label:<10} cohost join '{invite}'");
+            println!("  {label:<10} {invite}");
             if let Some(web) = web_link(invite) {
                 println!("  {:<10} or open {web}", "");
             }

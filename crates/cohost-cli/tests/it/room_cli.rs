@@ -235,7 +235,8 @@ fn a_shared_room_runs_a_co_drivers_suggestion_on_the_member_it_names() {
     // A co-driver's `@mock#2 TEXT`: accepted by the room's policy, run on
     // the second member only, every frame of it naming that member.
     let join = cohost(home.path(), home.path())
-        .args(["join", &co, "--json", "--until-end", "--name", "ana"])
+        .args(["join", "--json", "--until-end", "--name", "ana"])
+        .env("COHOST_INVITE", &co)
         .args(["--suggest", "@mock#2 [mock:say] for the second"])
         .output()
         .unwrap();

@@ -294,7 +294,6 @@ async fn a_shared_room_runs_a_co_drivers_suggestion_for_gemini_on_gemini_only() 
             env!("CARGO_BIN_EXE_cohost"),
             [
                 "join",
-                &co,
                 "--json",
                 "--until-end",
                 "--name",
@@ -303,6 +302,7 @@ async fn a_shared_room_runs_a_co_drivers_suggestion_for_gemini_on_gemini_only() 
                 "@gemini [[scenario:text]] room-marker-7 say hello",
             ],
         )
+        .env("COHOST_INVITE", &co)
         .output();
     let join = tokio::spawn(join);
     let suggestion = notices

@@ -84,7 +84,8 @@ fn join_one_turn(
 ) -> Vec<serde_json::Value> {
     let mut join = Reaper(
         cohost(home)
-            .args(["join", invite, "--json", "--until-end"])
+            .args(["join", "--json", "--until-end"])
+            .env("COHOST_INVITE", invite)
             .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -153,7 +154,8 @@ fn co_driver_joins_suggests_and_sees_the_turn() {
 
     // A viewer may not suggest: refused before anything is sent, and said so.
     let viewer = cohost(home.path())
-        .args(["join", &viewer_invite, "--suggest", "nope", "--json"])
+        .args(["join", "--suggest", "nope", "--json"])
+        .env("COHOST_INVITE", &viewer_invite)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -354,14 +356,30 @@ fn share_join_and_relay_errors_are_reported_once_with_their_exit_code() {
         "a malformed invite is CONFIG_INVALID"
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
+    // An invite on the command line (issue 37) works, with a warning first.
+    let (warning, error) = stderr.split_once('\n').unwrap_or_default();
     assert!(
-        stderr.starts_with("cohost: error CONFIG_INVALID: "),
+        warning.starts_with("warning: an invite on the command line can be read by every user"),
+        "{stderr}"
+    );
+    assert!(
+        error.starts_with("cohost: error CONFIG_INVALID: "),
         "{stderr}"
     );
     assert!(
         stderr.contains("fix: ask the host for a fresh invite"),
         "{stderr}"
     );
+    // No invite at all, and no terminal to ask on: said, with every way.
+    let out = cohost(home.path())
+        .arg("join")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("no invite given"), "{stderr}");
+    assert!(stderr.contains("--invite-file FILE"), "{stderr}");
 
     let secrets = home.path().join("secrets.json");
     std::fs::write(&secrets, "not json").unwrap();
@@ -458,7 +476,8 @@ fn interactive_join_suggests_by_typing_and_the_host_accepts() {
 
     let mut join = Reaper(
         cohost(home.path())
-            .args(["join", &co_invite, "--name", "ana"])
+            .args(["join", "--name", "ana"])
+            .env("COHOST_INVITE", &co_invite)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -522,7 +541,8 @@ fn interactive_join_suggests_by_typing_and_the_host_accepts() {
     // A viewer's typed line is refused locally.
     let mut viewer = Reaper(
         cohost(home.path())
-            .args(["join", &viewer_invite])
+            .arg("join")
+            .env("COHOST_INVITE", &viewer_invite)
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -703,7 +723,8 @@ fn share_over_https_with_a_private_ca_and_join_over_wss() {
 
     // A participant without the CA gets the certificate's cause and fix.
     let out = cohost(home.path())
-        .args(["join", &co_invite, "--json"])
+        .args(["join", "--json"])
+        .env("COHOST_INVITE", &co_invite)
         .stdin(Stdio::null())
         .output()
         .unwrap();
@@ -845,4 +866,127 @@ fn logs_in_a_pipe_carry_no_colour() {
         "logged something: {stderr}"
     );
     assert!(!stderr.contains('\x1b'), "{stderr}");
+}
+
+/// Every process's command line, as `ps -eo args` shows it to any user.
+fn all_command_lines() -> Vec<(u32, String)> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| {
+            let e = e.ok()?;
+            let pid: u32 = e.file_name().to_str()?.parse().ok()?;
+            let raw = std::fs::read(e.path().join("cmdline")).ok()?;
+            Some((pid, String::from_utf8_lossy(&raw).replace('\0', " ")))
+        })
+        .collect()
+}
+
+/// Issue 37: an invite holds the room key, and no process's command line
+/// shows it while participants join with `--invite-file` and `-` (stdin).
+#[test]
+fn joining_never_puts_the_room_key_in_a_command_line() {
+    let home = tempfile::tempdir().unwrap();
+    let mut host = Reaper(
+        cohost(home.path())
+            .args(["share", "--agent", "mock", "--suggestions", "accept"])
+            .args(["--approve", "none", "--json"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let host_out = lines_of(host.0.stdout.take().unwrap());
+    let first: serde_json::Value =
+        serde_json::from_str(&host_out.recv_timeout(STEP).expect("invites")).unwrap();
+    let invite = first["co_driver"].as_str().unwrap().to_string();
+    let fragment = invite.split_once('#').unwrap().1;
+    let room_key = fragment.split('.').nth(3).unwrap().to_string();
+    assert_eq!(room_key.len(), 43, "{fragment}");
+
+    let file = home.path().join("invite.txt");
+    std::fs::write(&file, format!("{invite}\n")).unwrap();
+    std::fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    for how in ["file", "stdin"] {
+        let mut cmd = cohost(home.path());
+        cmd.arg("join");
+        if how == "file" {
+            cmd.arg("--invite-file").arg(&file).stdin(Stdio::null());
+        } else {
+            cmd.arg("-").stdin(Stdio::piped());
+        }
+        let mut join = Reaper(
+            cmd.args(["--json", "--until-end", "--name", how])
+                .args(["--suggest", "hello [mock:text]"])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap(),
+        );
+        if let Some(mut stdin) = join.0.stdin.take() {
+            use std::io::Write;
+            writeln!(stdin, "{invite}").unwrap();
+        }
+        let out = lines_of(join.0.stdout.take().unwrap());
+        let err = lines_of(join.0.stderr.take().unwrap());
+        let pid = join.0.id();
+        let deadline = std::time::Instant::now() + STEP;
+        let mut looked = 0;
+        let status = loop {
+            let lines = all_command_lines();
+            // The scan sees the joining process itself: it is not blind (an
+            // exited one not yet reaped has an empty command line).
+            if let Some((_, line)) = lines.iter().find(|(p, l)| *p == pid && !l.is_empty()) {
+                assert!(line.contains("join"), "{line}");
+                looked += 1;
+            }
+            for (p, line) in &lines {
+                assert!(
+                    !line.contains(&room_key),
+                    "the room key is in the command line of process {p}: {line}"
+                );
+            }
+            if let Some(status) = join.0.try_wait().unwrap() {
+                break status;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{how}: the join did not end; it said {:?}",
+                err.try_iter().collect::<Vec<_>>()
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        let said: Vec<String> = err.try_iter().collect();
+        assert_eq!(status.code(), Some(0), "{how}: {said:?}");
+        assert!(looked > 0, "{how}: the scan never saw the joining process");
+        assert!(
+            !said.iter().any(|l| l.contains("warning")),
+            "{how}: no warning for an invite kept off the command line: {said:?}"
+        );
+        let frames: Vec<serde_json::Value> = out
+            .try_iter()
+            .map(|l| serde_json::from_str(&l).unwrap())
+            .collect();
+        assert!(
+            frames.iter().any(|f| f["frame"] == "ai.stream.end"),
+            "{how}: the participant saw the whole turn: {frames:?}"
+        );
+    }
+    // A file other users can read still works, with a warning naming it.
+    std::fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(0o644)).unwrap();
+    let out = cohost(home.path())
+        .arg("join")
+        .arg("--invite-file")
+        .arg(&file)
+        .args(["--json", "--until-end", "--suggest", "again [mock:text]"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("mode 644") && stderr.contains("chmod 600"),
+        "{stderr}"
+    );
+    drop(host);
 }

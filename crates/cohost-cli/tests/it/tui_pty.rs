@@ -84,23 +84,36 @@ fn cohost_alone_on_a_terminal_opens_the_chat() {
     t.assert_restored();
 }
 
+/// The invite after `role:` in `text`, whose rows may have been glued
+/// together: `cohost[s]://HOST:PORT/ROOM#JWT.KEY.HOSTPUB`, where the JWT is
+/// three dot-separated segments and the host's key (the last segment) is
+/// 32 bytes in unpadded base64url, 43 characters.
+fn invite_from(text: &str, role: &str) -> Option<String> {
+    let at = text.find(&format!("{role}:"))?;
+    let start = at + text[at..].find("cohost")?;
+    let rest = &text[start..];
+    let hash = rest.find('#')?;
+    let mut end = hash;
+    for _ in 0..4 {
+        end += 1 + rest[end + 1..].find('.')?;
+    }
+    let end = end + 1 + 43;
+    (rest.len() >= end).then(|| rest[..end].to_string())
+}
+
 /// The invite for `role` as the host console printed it before the screen
 /// switched (a line on the main screen, to copy).
 fn invite(host: &Tty, role: &str) -> String {
     let start = std::time::Instant::now();
     loop {
-        let raw = host.raw();
-        let tag = "cohost join '";
-        let at = raw
-            .find(&format!("{role}:"))
-            .and_then(|i| raw[i..].find(tag).map(|j| i + j));
-        if let Some(i) = at {
-            let rest = &raw[i + tag.len()..];
-            if let Some(end) = rest.find('\'') {
-                return rest[..end].to_string();
-            }
+        if let Some(invite) = invite_from(&host.raw(), role) {
+            return invite;
         }
-        assert!(start.elapsed() < WAIT, "no {role} invite printed:\n{raw}");
+        assert!(
+            start.elapsed() < WAIT,
+            "no {role} invite printed:\n{}",
+            host.raw()
+        );
         std::thread::sleep(Duration::from_millis(30));
     }
 }
@@ -112,10 +125,16 @@ fn host_console_and_participant_view_over_the_embedded_relay() {
     let co_driver = invite(&host, "co-driver");
     let viewer_invite = invite(&host, "viewer");
 
-    let mut guest = Tty::spawn(&["join", "--name", "ada", &co_driver], 30, 110);
+    let mut guest = Tty::join(&co_driver, &["--name", "ada"], 30, 110);
     guest.wait_for("type a prompt to suggest it to the host", WAIT);
-    let mut viewer = Tty::spawn(&["join", &viewer_invite], 30, 110);
+    // The viewer pastes its invite at the prompt (issue 37: invites stay off
+    // the command line): bracketed, as a terminal pastes, and never shown.
+    let mut viewer = Tty::spawn(&["join"], 30, 110);
+    viewer.wait_for("Paste the invite", WAIT);
+    viewer.send(format!("\x1b[200~{viewer_invite}\x1b[201~\r").as_bytes());
     viewer.wait_for("you are watching", WAIT);
+    let key = viewer_invite.rsplit('.').nth(1).unwrap();
+    assert!(!viewer.raw().contains(key), "the pasted invite was echoed");
     // The host is in its own pane, first, and both guests after it.
     let s = host.wait_for("participants (3)", WAIT);
     let pane: Vec<&str> = s.lines().filter_map(|l| l.split('│').nth(1)).collect();
@@ -185,14 +204,7 @@ fn invite_in_transcript(t: &Tty, role: &str, cols: u16) -> String {
             .iter()
             .map(|r| r.trim_end().to_string())
             .collect();
-        let text = rows.concat();
-        let found = text.find(&format!("{role}:")).and_then(|i| {
-            let rest = &text[i..];
-            let open = rest.find('\'')? + 1;
-            let close = rest[open..].find('\'')?;
-            Some(rest[open..open + close].to_string())
-        });
-        if let Some(invite) = found {
+        if let Some(invite) = invite_from(&rows.concat(), role) {
             return invite;
         }
         assert!(
@@ -227,9 +239,9 @@ fn share_in_a_running_chat_opens_a_room_for_the_same_session() {
     assert!(co_driver.starts_with("cohost://127.0.0.1:"), "{co_driver}");
 
     // A participant TUI and a plain `cohost join` both get in.
-    let mut guest = Tty::spawn(&["join", "--name", "ada", &co_driver], rows, cols);
+    let mut guest = Tty::join(&co_driver, &["--name", "ada"], rows, cols);
     guest.wait_for("type a prompt to suggest it to the host", WAIT);
-    let mut plain = Tty::spawn(&["join", "--plain", &viewer], rows, cols);
+    let mut plain = Tty::join(&viewer, &["--plain"], rows, cols);
     host.wait_for("participants (3)", WAIT);
 
     // The host's next answer reaches both, from the same agent session.

@@ -45,12 +45,36 @@ impl Tty {
 
     /// Like [`Tty::spawn`] with a given HOME.
     pub fn spawn_in(home: tempfile::TempDir, args: &[&str], rows: u16, cols: u16) -> Tty {
-        let env = [
+        Tty::spawn_with(home, &[], args, rows, cols)
+    }
+
+    /// `cohost join ARGS` with the invite in `COHOST_INVITE`, never on the
+    /// command line (other users can read that).
+    pub fn join(invite: &str, args: &[&str], rows: u16, cols: u16) -> Tty {
+        let all: Vec<&str> = std::iter::once("join")
+            .chain(args.iter().copied())
+            .collect();
+        let env = [("COHOST_INVITE", invite)];
+        Tty::spawn_with(tempfile::tempdir().unwrap(), &env, &all, rows, cols)
+    }
+
+    /// Like [`Tty::spawn_in`] with more variables.
+    fn spawn_with(
+        home: tempfile::TempDir,
+        extra: &[(&str, &str)],
+        args: &[&str],
+        rows: u16,
+        cols: u16,
+    ) -> Tty {
+        let mut env: std::collections::BTreeMap<String, String> = [
             ("PATH".to_owned(), "/usr/bin:/bin".to_owned()),
             ("HOME".to_owned(), home.path().display().to_string()),
-        ];
+        ]
+        .into_iter()
+        .collect();
+        env.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
         let cwd = home.path().to_path_buf();
-        Tty::spawn_env(home, &cwd, env.into_iter().collect(), args, rows, cols)
+        Tty::spawn_env(home, &cwd, env, args, rows, cols)
     }
 
     /// `cohost args` in `cwd` with exactly `env` (plus `TERM` and

@@ -269,6 +269,14 @@ const scenarios = {
       await page.setViewportSize({ width: 390, height: 844 });
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       assert.ok(overflow <= 0, `the page scrolls sideways on a phone by ${overflow}px`);
+      // The room key left the address bar (issue 37), and a reload still
+      // gets in (the tab keeps the invite in its sessionStorage).
+      assert.ok(!page.url().includes('#'), `the invite stays in the URL: ${page.url()}`);
+      await page.reload();
+      await page.waitForFunction(() => document.body.dataset.conn === 'connected' || document.body.dataset.state === 'fatal', null, {
+        timeout: STEP_MS,
+      });
+      assert.equal(await page.evaluate(() => document.body.dataset.conn), 'connected', 'a reload gets back in');
       assert.deepEqual(page.errors, []);
     });
   },
