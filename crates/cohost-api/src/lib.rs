@@ -60,6 +60,31 @@ pub async fn serve(
     addr: SocketAddr,
     host: Host,
 ) -> Result<(SocketAddr, tokio::task::JoinHandle<()>), CohostError> {
+    serve_budgeted(addr, host, None).await
+}
+
+/// The budget `cohost serve` gives each session it opens (a room's members
+/// share one): limits and the prices they are counted with.
+#[derive(Clone)]
+pub struct ServeBudget {
+    /// The limits of each session's budget.
+    pub limits: cohost_core::budget::BudgetLimits,
+    /// The price table.
+    pub prices: Arc<dyn cohost_core::budget::Prices>,
+}
+
+impl ServeBudget {
+    fn budget(&self) -> cohost_session::SharedBudget {
+        cohost_session::SharedBudget::new(self.limits, self.prices.clone())
+    }
+}
+
+/// [`serve`], each session spending from a budget of `budget`'s limits.
+pub async fn serve_budgeted(
+    addr: SocketAddr,
+    host: Host,
+    budget: Option<ServeBudget>,
+) -> Result<(SocketAddr, tokio::task::JoinHandle<()>), CohostError> {
     if !addr.ip().is_loopback() {
         return Err(CohostError::new(
             ErrorCode::LocalOnlyRequired,
@@ -95,7 +120,7 @@ pub async fn serve(
             tracing::warn!(error = %e, "hook-event socket unavailable; hooks will be ignored");
         }
     }
-    let app = router_with(host, bound.port(), credential, hooks);
+    let app = router_budgeted(host, bound.port(), credential, hooks, budget);
     let task = tokio::spawn(async move {
         let svc = app.into_make_service_with_connect_info::<SocketAddr>();
         if let Err(e) = axum::serve(listener, svc).await {
@@ -113,12 +138,24 @@ pub fn router(host: Host, port: u16, credential: Credential) -> Router {
 
 /// The router, showing hook events from `hooks`.
 pub fn router_with(host: Host, port: u16, credential: Credential, hooks: Arc<HookFeed>) -> Router {
+    router_budgeted(host, port, credential, hooks, None)
+}
+
+/// [`router_with`], each new session spending from a budget of `budget`.
+pub fn router_budgeted(
+    host: Host,
+    port: u16,
+    credential: Credential,
+    hooks: Arc<HookFeed>,
+    budget: Option<ServeBudget>,
+) -> Router {
     let store = SessionStore::open(&host.paths.state_dir);
     let state = Arc::new(AppState {
         host,
         store,
         sessions: Mutex::default(),
         hooks,
+        budget,
     });
     Router::new()
         .route(
@@ -314,6 +351,7 @@ async fn create_session(
     // a relative one would be resolved against the server's own.
     s.host.registry.get(&b.provider)?;
     req.cwd = Some(cohost_host::session::client_working_dir(b.cwd)?);
+    req.budget = s.budget.as_ref().map(|sb| sb.budget().seat(&b.provider));
     req.model = b.model;
     req.fork = b.fork.is_some();
     req.resume = b.fork.or(b.resume);
@@ -368,7 +406,9 @@ async fn create_room(
         s.host.registry.get(a)?;
     }
     let cwd = cohost_host::session::client_working_dir(b.cwd)?;
-    let prepared = cohost_host::session::prepare_room(&s.host, &cfg, &b.agents, |_, id| {
+    // The room's members spend from one budget.
+    let budget = s.budget.as_ref().map(ServeBudget::budget);
+    let prepared = cohost_host::session::prepare_room(&s.host, &cfg, &b.agents, |name, id| {
         let mut req = SessionRequest::new(
             ProviderChoice::Id(id.to_owned()),
             Approvals::all_through_handle(b.approval, "the approval was abandoned"),
@@ -377,6 +417,7 @@ async fn create_room(
         req.model = b.model.clone();
         req.provider_settings = true;
         req.recording = Recording::WithId(new_session_id());
+        req.budget = budget.as_ref().map(|b| b.seat(name));
         req
     })
     .await

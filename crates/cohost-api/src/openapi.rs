@@ -18,7 +18,8 @@ fn ok(description: &str, schema: &str) -> Value {
 fn error_responses(mut base: Value) -> Value {
     let err = ok("error (code, message, suggested_fix)", "Error");
     if let Some(m) = base.as_object_mut() {
-        for code in ["400", "401", "403", "404", "405", "500"] {
+        // 409: the session's budget is spent (BUDGET_EXCEEDED).
+        for code in ["400", "401", "403", "404", "405", "409", "500"] {
             m.insert(code.into(), err.clone());
         }
     }

@@ -20,6 +20,9 @@ pub struct AppState {
     pub(super) store: SessionStore,
     pub(super) sessions: Mutex<HashMap<String, RunningSession>>,
     pub(super) hooks: Arc<HookFeed>,
+    /// The budget each new session (or room) gets, when `serve` was
+    /// given one.
+    pub(super) budget: Option<crate::ServeBudget>,
 }
 
 /// An API error: a `CohostError` body with a fitting status code.
@@ -40,6 +43,8 @@ impl IntoResponse for ApiError {
             | ErrorCode::ModelNotAvailable => StatusCode::BAD_REQUEST,
             ErrorCode::LocalOnlyRequired => StatusCode::FORBIDDEN,
             ErrorCode::AuthRequired | ErrorCode::AuthBlockedByPolicy => StatusCode::UNAUTHORIZED,
+            // Spent until the host raises it: the session's state refuses.
+            ErrorCode::BudgetExceeded => StatusCode::CONFLICT,
             _ => StatusCode::INTERNAL_SERVER_ERROR,
         };
         (status, Json(self.0)).into_response()

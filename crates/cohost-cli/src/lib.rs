@@ -18,3 +18,4 @@ pub mod render;
 pub mod room_render;
 pub mod secrets;
 pub mod signals;
+pub mod spend;

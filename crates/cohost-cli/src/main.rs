@@ -99,6 +99,8 @@ enum Command {
     Record(cmd::record::RecordArgs),
     /// Write a session's transcript (HTML, Markdown, JSON) carrying its record.
     Export(cmd::record::ExportArgs),
+    /// The model price table budgets are counted with: show, refresh.
+    Prices(cmd::prices::PricesArgs),
     /// Serve the local settings and sessions API on 127.0.0.1.
     Serve(cmd::serve::ServeArgs),
     /// Serve cohost's agents as MCP tools (stdio; --http for streamable HTTP).
@@ -138,6 +140,7 @@ impl Command {
             | Command::HookEvent(_)
             | Command::RoomBridge
             | Command::Serve(_)
+            | Command::Prices(_)
             | Command::Export(_)
             | Command::Mcp(_)
             | Command::Acp(_)
@@ -235,6 +238,7 @@ fn main() -> ExitCode {
             Command::Record(args) => cmd::record::run(args).await,
             Command::Export(args) => cmd::record::export(args).await,
             Command::Serve(args) => cmd::serve::run(args).await,
+            Command::Prices(args) => cmd::prices::run(args).await,
             Command::Completions { shell } => completions(shell),
             Command::Man => man_page(),
         };

@@ -12,6 +12,8 @@ pub enum KeyKind {
     Str,
     /// `true` or `false`.
     Bool,
+    /// A number (integer or decimal).
+    Num,
     /// An array of strings.
     StrArray,
     /// A table of string values (`env`).
@@ -24,6 +26,7 @@ impl KeyKind {
         match self {
             KeyKind::Str => "string",
             KeyKind::Bool => "bool",
+            KeyKind::Num => "number",
             KeyKind::StrArray => "array of strings",
             KeyKind::StrTable => "table of strings",
         }
@@ -33,6 +36,7 @@ impl KeyKind {
         match self {
             KeyKind::Str => v.is_str(),
             KeyKind::Bool => v.is_bool(),
+            KeyKind::Num => v.is_integer() || v.is_float(),
             KeyKind::StrArray => v.as_array().is_some_and(|a| a.iter().all(Value::is_str)),
             KeyKind::StrTable => v
                 .as_inline_table()
@@ -99,6 +103,66 @@ pub const KEYS: &[KeyDoc] = &[
         KeyKind::Str,
         "`off` (`on` for `share`)",
         "Run agents in an OS sandbox (Landlock): writes only to the working tree, the agent's own state and a private temp dir; no reads of `~/.ssh`, `~/.aws`, `~/.gnupg`, other agents' credentials or cohost's keys; TCP connects only to the provider's ports. `off`, `on` (unconfined with a notice where the kernel has no Landlock) or `required` (refuse to start there). `--sandbox[=MODE]` sets it for one session; it applies to `serve`, `mcp` and `acp` sessions too.",
+    ),
+    key(
+        "budget.usd",
+        KeyKind::Num,
+        "(no limit)",
+        "Default budget of every session and room, in US dollars (priced by the model price table): a `budget` warning at 80%; at 100% the running turn stops with reason `budget` and prompts get `BUDGET_EXCEEDED` until `/budget` raises it. `--budget-usd` beats it.",
+    ),
+    key(
+        "budget.tokens",
+        KeyKind::Num,
+        "(no limit)",
+        "Default budget in tokens (prompt, output and cache tokens of every model, priced or not). `--budget-tokens` beats it.",
+    ),
+    key(
+        "prices.<model>.input",
+        KeyKind::Num,
+        "the price table's",
+        "US dollars per million prompt tokens of `<model>`, beating the pinned LiteLLM table (and `cohost prices refresh`); needs `output` too.",
+    ),
+    key(
+        "prices.<model>.output",
+        KeyKind::Num,
+        "the price table's",
+        "US dollars per million generated tokens of `<model>`.",
+    ),
+    key(
+        "prices.<model>.cache_read",
+        KeyKind::Num,
+        "the input price",
+        "US dollars per million prompt-cache read tokens of `<model>`.",
+    ),
+    key(
+        "prices.<model>.cache_write",
+        KeyKind::Num,
+        "the input price",
+        "US dollars per million prompt-cache write tokens of `<model>`.",
+    ),
+    key(
+        "notify.webhook",
+        KeyKind::Str,
+        "(none)",
+        "An ntfy-compatible URL (e.g. `https://ntfy.sh/YOUR-TOPIC`) that gets a short POST when a turn needs approval, ends, fails or nears its budget: a title and a line, sanitized, never the prompt. `--notify URL` sets it for one session.",
+    ),
+    key(
+        "notify.terminal",
+        KeyKind::Bool,
+        "`true`",
+        "OSC 9 / OSC 777 notifications and the bell from the terminal UI, only while the terminal reports it is not focused.",
+    ),
+    key(
+        "notify.desktop",
+        KeyKind::Bool,
+        "`true`",
+        "Desktop notifications through the freedesktop notification service (D-Bus session bus).",
+    ),
+    key(
+        "notify.web",
+        KeyKind::Bool,
+        "`true`",
+        "The shared session's web page offers browser notifications (asked for only after a click).",
     ),
     key(
         "providers.<id>.binary",
@@ -250,6 +314,7 @@ pub fn check(key: &str, value: &Value) -> Result<(), CohostError> {
     let example = match doc.kind {
         KeyKind::Str => "\"text\"",
         KeyKind::Bool => "true",
+        KeyKind::Num => "2.5",
         KeyKind::StrArray => "'[\"A\", \"B\"]'",
         KeyKind::StrTable => "'{ NAME = \"value\" }'",
     };

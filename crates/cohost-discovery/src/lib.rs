@@ -20,6 +20,7 @@ mod probe_http;
 pub mod slots;
 pub mod smoke;
 pub mod status;
+pub mod watch;
 
 pub use config::{HostConfig, ProviderSettings};
 pub use discovery::{CommandSource, Discovery};

@@ -30,6 +30,7 @@ pub trait Sink: Send + 'static {
 pub struct Notifier {
     sinks: Vec<mpsc::Sender<Notice>>,
     reports: Option<Arc<dyn Fn(String) + Send + Sync>>,
+    tasks: Arc<std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>>,
 }
 
 impl std::fmt::Debug for Notifier {
@@ -56,7 +57,8 @@ impl Notifier {
     /// Add `sink`, on a task of its own. Needs a tokio runtime.
     pub fn with_sink(mut self, sink: impl Sink) -> Notifier {
         let (tx, rx) = mpsc::channel(QUEUE);
-        tokio::spawn(drive(sink, rx, self.reports.clone()));
+        let task = tokio::spawn(drive(sink, rx, self.reports.clone()));
+        cohost_core::sync::lock(&self.tasks).push(task);
         self.sinks.push(tx);
         self
     }
@@ -89,6 +91,19 @@ impl Notifier {
         }
     }
 
+    /// At the end of a one-shot command: let the sinks deliver what they
+    /// hold, for at most `within` (the session is over; nothing waits on
+    /// this but the process's exit). Other clones (a [`Notifier::watch`]
+    /// whose session has ended) must be gone for a sink to finish early.
+    pub async fn drain(self, within: std::time::Duration) {
+        let tasks = std::mem::take(&mut *cohost_core::sync::lock(&self.tasks));
+        drop(self);
+        let all = join_tasks(tasks);
+        if tokio::time::timeout(within, all).await.is_err() {
+            tracing::debug!("notifications still pending at exit were dropped");
+        }
+    }
+
     /// Follow `events` (a session's subscription) until it ends, on a task
     /// of its own.
     pub fn watch(&self, mut events: Subscription, who: String) -> tokio::task::JoinHandle<()> {
@@ -98,6 +113,12 @@ impl Notifier {
                 me.event(&e, &who);
             }
         })
+    }
+}
+
+async fn join_tasks(tasks: Vec<tokio::task::JoinHandle<()>>) {
+    for t in tasks {
+        let _ = t.await;
     }
 }
 

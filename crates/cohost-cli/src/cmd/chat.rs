@@ -79,7 +79,7 @@ pub async fn run(args: ChatArgs) -> CmdResult {
         model: args.target.model.clone(),
         resume: args.resume.clone(),
     };
-    let ctx = Ctx { host, cfg, args };
+    let ctx = Ctx::new(host, cfg, args)?;
     if ctx.args.target.agent.len() > 1 {
         return run_room(ctx).await;
     }
@@ -132,6 +132,7 @@ async fn run_room(ctx: Ctx) -> CmdResult {
             resume: None,
         });
         crate::cmd::bridged::offer(sockets.as_ref(), name, &mut req);
+        req.budget = ctx.seat(name);
         req
     })
     .await
@@ -139,6 +140,10 @@ async fn run_room(ctx: Ctx) -> CmdResult {
     let note = prepared.note.clone();
     let (id, worktrees) = (prepared.id.clone(), prepared.note.is_none());
     let room = prepared.launch(&ctx.host).await?;
+    for m in room.members() {
+        ctx.notifier
+            .watch(m.session.subscribe_new(), m.name.clone());
+    }
     let (to_app, inbox) = mpsc::unbounded_channel();
     let (effects, from_app) = mpsc::unbounded_channel();
     let names: Vec<String> = room.members().iter().map(|m| m.name.clone()).collect();
@@ -262,6 +267,10 @@ async fn drive(
                     fix: e.suggested_fix,
                 }),
             },
+            Effect::Budget(arg) => say(budget_notice(&ctx, &arg)),
+            Effect::Spend => say(Incoming::Notice(crate::spend::spend_command(
+                ctx.budget.as_ref(),
+            ))),
             Effect::Diff(turn) => say(turn_changes::diff_notice(&ctx.host, &session, turn).await),
             Effect::Undo(_) if session.busy() => say(Incoming::Notice(
                 "the agent is busy; undo waits for the turn to end (or Esc)".into(),
@@ -296,6 +305,17 @@ async fn drive(
         tracing::warn!(error = %e, "terminate failed");
     }
     shown.abort();
+}
+
+/// `/budget ARG`: what the budget is, or that it was raised.
+pub(crate) fn budget_notice(ctx: &Ctx, arg: &str) -> Incoming {
+    match crate::spend::budget_command(ctx.budget.as_ref(), arg) {
+        Ok(text) => Incoming::Notice(text),
+        Err(e) => Incoming::Error {
+            message: e.message,
+            fix: e.suggested_fix,
+        },
+    }
 }
 
 /// Open `next` in place of the session; on failure the old one is opened

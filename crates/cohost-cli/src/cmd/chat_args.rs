@@ -49,9 +49,35 @@ pub(crate) struct Ctx {
     pub(crate) host: Host,
     pub(crate) cfg: HostConfig,
     pub(crate) args: ChatArgs,
+    /// The chat's budget: every session it opens (an agent switched to, a
+    /// room's members) spends from it.
+    pub(crate) budget: Option<cohost_session::SharedBudget>,
+    /// Where its notices go.
+    pub(crate) notifier: cohost_notify::Notifier,
 }
 
 impl Ctx {
+    /// The chat's context: its budget and notifier from the flags and the
+    /// config (the terminal sink is the screen's).
+    pub(crate) fn new(host: Host, cfg: HostConfig, args: ChatArgs) -> Result<Ctx, CohostError> {
+        let budget = args.target.watch.budget(&cfg)?;
+        let notifier = args.target.watch.notifier(&cfg, true, |m| {
+            tracing::warn!("{m}");
+        })?;
+        Ok(Ctx {
+            host,
+            cfg,
+            args,
+            budget,
+            notifier,
+        })
+    }
+
+    /// A seat at the chat's budget for the session (member) `name`.
+    pub(crate) fn seat(&self, name: &str) -> Option<cohost_session::BudgetSeat> {
+        self.budget.as_ref().map(|b| b.seat(name))
+    }
+
     pub(crate) fn request(&self, t: &Target) -> SessionRequest {
         let approve = self.args.approve.unwrap_or(Approve::Ask);
         let mut req =
@@ -74,6 +100,10 @@ impl Ctx {
     pub(crate) async fn open(&self, t: &Target) -> Result<(RunningSession, bool), CohostError> {
         let s = session::prepare(&self.host, &self.cfg, self.request(t)).await?;
         let fell_back = s.fell_back();
-        Ok((s.launch().await?, fell_back))
+        let name = s.descriptor().id.clone();
+        let s = s.with_budget(self.seat(&name));
+        let running = s.launch().await?;
+        self.notifier.watch(running.subscribe_new(), name);
+        Ok((running, fell_back))
     }
 }

@@ -250,6 +250,10 @@ impl RoomChat {
                 Effect::Keep { name, merge } => self.keep(&ctx, &name, merge).await,
                 Effect::Diff(turn) => self.changes(ChangesCommand::Diff(turn)).await,
                 Effect::Undo(turn) => self.changes(ChangesCommand::Undo(turn)).await,
+                Effect::Budget(arg) => self.say(crate::cmd::chat::budget_notice(&ctx, &arg)),
+                Effect::Spend => self.say(Incoming::Notice(crate::spend::spend_command(
+                    ctx.budget.as_ref(),
+                ))),
                 Effect::Quit => break,
                 Effect::ListAgents
                 | Effect::SwitchAgent(_)
@@ -410,6 +414,7 @@ impl RoomChat {
             resume: None,
         });
         offer(self.sockets.as_ref(), &name, &mut req);
+        req.budget = ctx.seat(&name);
         let open = prepare_member(&ctx.host, &ctx.cfg, &self.id, &name, self.worktrees, req).await;
         let session = match open {
             Ok(open) => open.launch().await,
@@ -417,6 +422,7 @@ impl RoomChat {
         };
         match session {
             Ok(session) => {
+                ctx.notifier.watch(session.subscribe_new(), name.clone());
                 let m = Member {
                     name: name.clone(),
                     session,

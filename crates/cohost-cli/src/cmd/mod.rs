@@ -17,6 +17,7 @@ pub mod invite_input;
 pub mod join;
 pub mod login;
 pub mod mcp;
+pub mod prices;
 pub mod record;
 pub mod relay;
 pub mod room_bridge;

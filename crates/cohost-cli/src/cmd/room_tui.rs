@@ -186,6 +186,8 @@ impl Hosting {
                 Effect::Interrupt => HostInput::Interrupt,
                 Effect::Chat(t) => HostInput::Chat(t),
                 Effect::Kick(who) => HostInput::Kick(who),
+                Effect::Budget(arg) => HostInput::Budget(arg),
+                Effect::Spend => HostInput::Spend,
                 Effect::Decide {
                     tool_id,
                     option,

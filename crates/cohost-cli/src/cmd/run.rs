@@ -74,6 +74,9 @@ pub struct AgentArgs {
         value_parser = ["off", "on", "required"],
     )]
     pub sandbox: Option<String>,
+    /// The budget and the notifications.
+    #[command(flatten)]
+    pub watch: crate::spend::WatchArgs,
 }
 
 impl AgentArgs {
@@ -227,6 +230,10 @@ pub(crate) fn request(args: &RunArgs) -> SessionRequest {
     req
 }
 
+/// How long a one-shot command waits at its end for its last
+/// notifications to be delivered.
+const NOTIFY_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
+
 /// Whether these arguments name several agents: a room (`compare`).
 pub fn is_room(args: &RunArgs) -> bool {
     args.target.agent.len() > 1
@@ -249,9 +256,17 @@ pub async fn run(args: RunArgs) -> CmdResult {
     if let Some(note) = session.default_note() {
         eprintln!("cohost: {note}");
     }
+    let budget = args.target.watch.budget(&cfg)?;
+    let agent = session.descriptor().id.clone();
+    let session = session.with_budget(budget.as_ref().map(|b| b.seat(agent.clone())));
+    let notifier = args
+        .target
+        .watch
+        .notifier(&cfg, false, |m| eprintln!("cohost: {m}"))?;
     let session = session.launch().await?;
     let record_id = session.record_id().unwrap_or_default().to_string();
     let mut events = session.subscribe_new();
+    let notifying = notifier.watch(session.subscribe_new(), agent);
     // The only prompt: the agent is stopped right after its turn, the
     // record's write overlapping its exit.
     let turn = session.prompt_last(input)?;
@@ -309,6 +324,10 @@ pub async fn run(args: RunArgs) -> CmdResult {
     if let Some(w) = watcher {
         w.abort();
     }
+    // The turn's end notice may still be on its way to a phone: a bounded
+    // wait, after the session (and the watch with it) has ended.
+    let _ = tokio::time::timeout(NOTIFY_GRACE, notifying).await;
+    notifier.drain(NOTIFY_GRACE).await;
     if !json {
         eprintln!(
             "cohost: session {record_id} (continue with: cohost run --resume {record_id} \"...\")"

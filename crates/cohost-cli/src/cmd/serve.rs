@@ -12,6 +12,9 @@ pub struct ServeArgs {
     /// Port on 127.0.0.1.
     #[arg(long, default_value_t = cohost_api::DEFAULT_PORT)]
     port: u16,
+    /// Each session's budget (a room's members share one).
+    #[command(flatten)]
+    budget: crate::spend::BudgetArgs,
 }
 
 /// Serve until Ctrl+C.
@@ -21,9 +24,20 @@ pub async fn run(args: ServeArgs) -> CmdResult {
         tracing::warn!(error = %e, "cannot listen for signals");
     }
     let host = hostctx::host()?;
+    let cfg = host.config()?;
+    let limits = args.budget.limits(&cfg)?;
+    let budget = if limits.is_set() {
+        Some(cohost_api::ServeBudget {
+            limits,
+            prices: std::sync::Arc::new(cohost_discovery::prices::PriceTable::load(&cfg)?),
+        })
+    } else {
+        None
+    };
     let token_file = cohost_api::api_token_file(&host.paths);
     let (addr, task) =
-        cohost_api::serve(SocketAddr::from(([127, 0, 0, 1], args.port)), host).await?;
+        cohost_api::serve_budgeted(SocketAddr::from(([127, 0, 0, 1], args.port)), host, budget)
+            .await?;
     crate::say!(
         "cohost API on http://{addr} (OpenAPI: http://{addr}/api/openapi.json); Ctrl+C to stop"
     );

@@ -59,7 +59,7 @@ pub struct ShareArgs {
 pub const ROOM_COMMANDS: &str = "/compare TEXT (every member), /members";
 
 /// The host's commands, for `/help` and unknown ones.
-pub const HOST_COMMANDS: &str = "TEXT (run it), /accept ID, /reject ID, /allow [ID], /deny [ID], /interrupt, /chat TEXT, /kick NAME, /who, /diff [TURN], /undo [TURN], /quit, /help";
+pub const HOST_COMMANDS: &str = "TEXT (run it), /accept ID, /reject ID, /allow [ID], /deny [ID], /interrupt, /chat TEXT, /kick NAME, /who, /diff [TURN], /undo [TURN], /budget [USD|tokens N|off], /spend, /quit, /help";
 
 /// What to tell the host about a line that is not a command it can run:
 /// an unknown `/command`, one missing its argument, or `/help`.
@@ -67,7 +67,16 @@ pub fn command_help(line: &str) -> Option<String> {
     let line = line.trim();
     let (cmd, rest) = line.split_once(' ').unwrap_or((line, ""));
     let needs_arg = ["/accept", "/reject", "/chat", "/kick", "/compare"];
-    let known = ["/allow", "/deny", "/interrupt", "/who", "/quit", "/members"];
+    let known = [
+        "/allow",
+        "/deny",
+        "/interrupt",
+        "/who",
+        "/quit",
+        "/members",
+        "/budget",
+        "/spend",
+    ];
     if !cmd.starts_with('/') || known.contains(&cmd) {
         return None;
     }
@@ -115,6 +124,8 @@ pub fn parse_input(line: &str) -> Option<HostInput> {
         "/who" => HostInput::Who,
         "/compare" => HostInput::Compare(arg?),
         "/members" => HostInput::Members,
+        "/budget" => HostInput::Budget(rest.to_string()),
+        "/spend" => HostInput::Spend,
         "/quit" => HostInput::Quit,
         _ => HostInput::Prompt(line.to_string()),
     })
@@ -184,10 +195,14 @@ pub async fn run(args: ShareArgs) -> CmdResult {
         Some(b) => (Some(b.sockets), Some(b.notes)),
         None => (None, None),
     };
+    // One budget for the room: every member spends from it.
+    let budget = args.target.watch.budget(&cfg)?;
+    let seat = |name: &str| budget.as_ref().map(|b| b.seat(name));
     let prepared = if args.target.agent.len() > 1 {
         let room = session::prepare_room(&host, &cfg, &args.target.agent, |name, id| {
             let mut req = request(ProviderChoice::Id(id.to_owned()));
             crate::cmd::bridged::offer(sockets.as_ref(), name, &mut req);
+            req.budget = seat(name);
             req
         })
         .await
@@ -200,7 +215,8 @@ pub async fn run(args: ShareArgs) -> CmdResult {
         let one = session::prepare(&host, &cfg, request(args.target.provider()))
             .await
             .map_err(CohostError::from)?;
-        Prepared::One(Box::new(one))
+        let name = one.descriptor().id.clone();
+        Prepared::One(Box::new(one.with_budget(seat(&name))))
     };
     let OpenRoom {
         client,
@@ -216,6 +232,18 @@ pub async fn run(args: ShareArgs) -> CmdResult {
     };
     let room = prepared.launch(&host).await?;
     crate::cmd::bridged::serve(sockets.as_ref(), &room);
+    // The terminal sink is the screen's: only the terminal UI knows focus.
+    let tui = crate::cmd::room_tui::wanted(args.json, args.plain);
+    let notifier = args.target.watch.notifier(&cfg, tui, move |m| {
+        if tui {
+            tracing::warn!("{m}");
+        } else {
+            eprintln!("cohost: {m}");
+        }
+    })?;
+    for m in room.members() {
+        notifier.watch(m.session.subscribe_new(), m.name.clone());
+    }
     let title = room_title(&room);
 
     if crate::cmd::room_tui::wanted(args.json, args.plain) {

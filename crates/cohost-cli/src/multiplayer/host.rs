@@ -144,6 +144,11 @@ impl HostBridge {
         }
     }
 
+    /// The room's budget (its members share one), when it has one.
+    fn budget(&self) -> Option<&cohost_session::SharedBudget> {
+        self.room.members().iter().find_map(|m| m.session.budget())
+    }
+
     /// Whether the room has one agent (whose events name no member, as a
     /// session of one agent always did).
     pub(super) fn solo(&self) -> bool {
@@ -263,7 +268,9 @@ impl HostBridge {
             ..PromptInput::default()
         };
         let was_busy = session.busy();
-        match session.prompt(input) {
+        // The spend of the turn is the prompt's author's (the host, or the
+        // participant whose suggestion was accepted).
+        match session.prompt_by(input, &origin) {
             Ok(turn) => {
                 if was_busy {
                     let whose = if self.solo() {
@@ -378,6 +385,19 @@ impl HostBridge {
                 } else {
                     format!("in the room: {}", names.join(", "))
                 }));
+            }
+            HostInput::Budget(arg) => {
+                let said = crate::spend::budget_command(self.budget(), &arg).unwrap_or_else(|e| {
+                    match e.suggested_fix {
+                        Some(fix) => format!("{} ({fix})", e.message),
+                        None => e.message,
+                    }
+                });
+                self.notify(HostNotice::Room(said));
+            }
+            HostInput::Spend => {
+                let said = crate::spend::spend_command(self.budget());
+                self.notify(HostNotice::Room(said));
             }
             HostInput::Quit => self.quit = true,
         }

@@ -37,6 +37,10 @@ pub enum HostInput {
     Kick(String),
     /// List who is in the room.
     Who,
+    /// Show the room's budget, or raise it (`/budget [USD | tokens N | off]`).
+    Budget(String),
+    /// Show what was spent, per person and per agent.
+    Spend,
     /// Close the room and stop.
     Quit,
 }
