@@ -70,7 +70,7 @@ seeds_for() {
 max_len_for() {
   case "$1" in
     stream_sanitizer) echo 9000 ;;
-    sse_decoder | ndjson_decoder | relay_envelope | invite | relay_token | plugin_manifest) echo 65536 ;;
+    sse_decoder | ndjson_decoder | relay_envelope | invite | relay_token | plugin_manifest | record) echo 65536 ;;
     *) echo 16384 ;;
   esac
 }
@@ -119,6 +119,11 @@ seed() {
     invite)
       printf 'cohost://127.0.0.1:8787/room-1#eyJhbGciOiJIUzI1NiJ9.eyJyb29tIjoicm9vbS0xIn0.c2ln' >"$dir/seed-invite"
       printf 'cohosts://relay.example:443/r#t' >"$dir/seed-secure"
+      n=$((n + 2)) ;;
+    record)
+      # The format's test vector: a whole record, and one cut mid-entry.
+      cp crates/cohost-record/tests/vectors/record-v1.jsonl "$dir/seed-record"
+      head -c 700 crates/cohost-record/tests/vectors/record-v1.jsonl >"$dir/seed-torn"
       n=$((n + 2)) ;;
     relay_token)
       printf 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJyb29tIjoicm9vbS0xIiwicm9sZSI6InZpZXdlciIsImV4cCI6OTk5OTk5OTk5OSwiYXVkIjoiY29ob3N0LXJlbGF5In0.AAAA' >"$dir/seed-jwt"

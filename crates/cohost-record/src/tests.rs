@@ -318,3 +318,26 @@ proptest! {
         prop_assert!(verify_any(&out, &Options::default()).is_err(), "byte {i} of {format:?}");
     }
 }
+
+/// The test vector (`tests/vectors/record-v1.jsonl`, for independent
+/// verifiers, named in the book): seed [7; 32], a session entry, four
+/// entries of different kinds and authors, an end entry. It verifies, and
+/// it is exactly what this code writes (`COHOST_WRITE_VECTORS=1` rewrites
+/// it after a deliberate format change, which must also bump `v`).
+#[test]
+fn the_vector_file_is_what_the_code_writes() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vectors/record-v1.jsonl");
+    let written = record(4);
+    if std::env::var_os("COHOST_WRITE_VECTORS").is_some() {
+        std::fs::create_dir_all(path.parent().expect("dir")).expect("mkdir");
+        std::fs::write(&path, &written).expect("write");
+    }
+    let stored = std::fs::read(&path).expect("the vector file");
+    assert_eq!(
+        stored, written,
+        "the code and tests/vectors/record-v1.jsonl disagree"
+    );
+    let v = verify(&stored, &Options::default()).expect("verifies");
+    assert_eq!(fingerprint(&v.host_key), b64(&public_key(&SEED)));
+}

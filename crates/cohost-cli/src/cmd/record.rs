@@ -170,7 +170,9 @@ pub async fn run(args: RecordArgs) -> CmdResult {
                         "`cohost sessions` lists the ids",
                     )
                 })?;
-            crate::say!("{}", path.display());
+            // Whole, for scripts (the sanitizer would shorten the home
+            // directory to `~`).
+            raw(&format!("{}\n", path.display()))?;
             Ok(0)
         }
     }

@@ -49,6 +49,10 @@ pub struct ShareArgs {
     /// Line mode even on a terminal (no full-screen console).
     #[arg(long)]
     pub plain: bool,
+    /// Also show the co-driver's web link as a QR code (line mode; `/qr`
+    /// shows it at any time, `/qr viewer` the viewer's).
+    #[arg(long)]
+    pub qr: bool,
     /// Arguments for the agent CLI itself, after `--` (passed after the
     /// driver's own; a permission-bypass flag needs --approve all).
     #[arg(last = true, value_name = "AGENT_ARGS")]
@@ -59,7 +63,7 @@ pub struct ShareArgs {
 pub const ROOM_COMMANDS: &str = "/compare TEXT (every member), /members";
 
 /// The host's commands, for `/help` and unknown ones.
-pub const HOST_COMMANDS: &str = "TEXT (run it), /accept ID, /reject ID, /allow [ID], /deny [ID], /interrupt, /chat TEXT, /kick NAME, /who, /diff [TURN], /undo [TURN], /budget [USD|tokens N|off], /spend, /quit, /help";
+pub const HOST_COMMANDS: &str = "TEXT (run it), /accept ID, /reject ID, /allow [ID], /deny [ID], /interrupt, /chat TEXT, /kick NAME, /who, /qr [viewer], /diff [TURN], /undo [TURN], /budget [USD|tokens N|off], /spend, /quit, /help";
 
 /// What to tell the host about a line that is not a command it can run:
 /// an unknown `/command`, one missing its argument, or `/help`.
@@ -94,6 +98,23 @@ pub fn command_help(line: &str) -> Option<String> {
         "unknown command {}; commands: {HOST_COMMANDS}",
         inert_line(cmd)
     ))
+}
+
+/// `/qr [viewer]`: an invite's web link as a QR code to scan (the
+/// co-driver's, or the viewer's), with the link itself above it.
+fn qr_text(invites: &cohost_tui::room::Invites, which: &str) -> String {
+    let (who, invite) = if which == "viewer" {
+        ("viewer", &invites.viewer)
+    } else {
+        ("co-driver", &invites.co_driver)
+    };
+    match web_link(invite) {
+        Some(link) => match cohost_tui::qr::render(&link) {
+            Ok(code) => format!("scan to open the {who} web page ({link}):\n{code}"),
+            Err(e) => e.to_string(),
+        },
+        None => "this invite has no web page".into(),
+    }
 }
 
 /// Parse one line the host typed.
@@ -289,9 +310,13 @@ pub async fn run(args: ShareArgs) -> CmdResult {
         }
         println!("Type a prompt to run it; {HOST_COMMANDS}.");
     }
+    if args.qr {
+        eprintln!("{}", qr_text(&invites, ""));
+    }
 
     let (in_tx, in_rx) = mpsc::unbounded_channel();
     let stdin_tx = in_tx.clone();
+    let qr_invites = invites.clone();
     let changes_tx = console_changes(room.clone(), args.json);
     // Stdin blocks: read it on its own thread. EOF leaves the session running
     // (a host may run detached); Ctrl+C or /quit ends it.
@@ -308,6 +333,12 @@ pub async fn run(args: ShareArgs) -> CmdResult {
                     continue;
                 }
                 None => {}
+            }
+            if let Some(which) = line.trim().strip_prefix("/qr") {
+                if which.is_empty() || which.starts_with(' ') {
+                    eprintln!("{}", qr_text(&qr_invites, which.trim()));
+                    continue;
+                }
             }
             if let Some(help) = command_help(&line) {
                 eprintln!("\n{help}");

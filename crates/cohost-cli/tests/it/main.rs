@@ -42,6 +42,7 @@ mod no_orphans;
 #[path = "../orphans_support/mod.rs"]
 mod orphans_support;
 mod provider_lists;
+mod record_cli;
 mod relay_ha;
 mod room_bridge;
 mod room_cli;
