@@ -136,6 +136,17 @@ function refused(f, err) {
     );
     return;
   }
+  if (err instanceof OpenError && (err.kind === 'replay' || err.kind === 'forged')) {
+    // Not a loss: something on the way sent a copy or a forgery; it is
+    // dropped, counted and said once per kind.
+    state.refusedCount = (state.refusedCount || 0) + 1;
+    notice(
+      err.kind === 'replay'
+        ? `A message arrived twice; the copy was dropped (${state.refusedCount} refused so far).`
+        : `A message claiming to come from the host was not signed by the host and was dropped (${state.refusedCount} refused so far).`,
+    );
+    return;
+  }
   const id = `${f.type}:${f.stream}:${f.chunk}`;
   if (state.failed.has(id)) return;
   state.failed.add(id);

@@ -94,6 +94,17 @@ async function aesKey(raw) {
   return subtle.importKey('raw', raw, { name: 'AES-GCM' }, false, ['encrypt', 'decrypt']);
 }
 
+/**
+ * Frame types only the host may send (crates/cohost-protocol/src/matrix.rs):
+ * decisions, the agent's stream, approvals and key rotation. They open only
+ * with the host's signature, whatever role the relay stamped on them.
+ */
+const HOST_ONLY = new Set([3, 4, 5, 6, 7, 8, 9, 15]);
+/** Stream frames: placed by chunk index, and resent by the relay on resume. */
+const STREAM = new Set([4, 5, 6, 7]);
+/** How many payloads outside streams are remembered against replays. */
+const SEEN_MAX = 65536;
+
 /** One room's keys (by epoch), the host's verifying key and this page's X25519 pair. */
 export class RoomCrypto {
   static async create(room, key0, hostPub) {
@@ -104,6 +115,7 @@ export class RoomCrypto {
     c.hostKey = await subtle.importKey('raw', hostPub, { name: 'Ed25519' }, false, ['verify']);
     c.pair = await subtle.generateKey({ name: 'X25519' }, true, ['deriveBits']);
     c.publicRaw = new Uint8Array(await subtle.exportKey('raw', c.pair.publicKey));
+    c.seen = new Set();
     return c;
   }
 
@@ -132,11 +144,21 @@ export class RoomCrypto {
     const signed = (inner[0] & 1) === 1;
     if (signed && inner.length < 65) throw new OpenError('short', 'truncated signature');
     const body = signed ? inner.subarray(65) : inner.subarray(1);
+    if (!signed && HOST_ONLY.has(f.type)) throw new OpenError('forged', 'a message only the host may send arrived without the host signature');
     if (f.role === 1 && !signed) throw new OpenError('signature', 'a host frame without the host signature');
     if (signed) {
       const msg = concat(SIG_CONTEXT, ad, u32(epoch), body);
       const ok = await subtle.verify({ name: 'Ed25519' }, this.hostKey, inner.subarray(1, 65), msg);
       if (!ok) throw new OpenError('signature', 'the host signature does not verify');
+    }
+    if (!STREAM.has(f.type)) {
+      // The same epoch, nonce and AES-GCM tag again is the same payload sent
+      // twice (the tag authenticates the header and ciphertext).
+      const hexOf = (b) => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+      const id = `${epoch}:${hexOf(p.subarray(5, 17))}:${hexOf(p.subarray(p.length - 16))}`;
+      if (this.seen.has(id)) throw new OpenError('replay', 'this message was already received once');
+      this.seen.add(id);
+      if (this.seen.size > SEEN_MAX) this.seen.delete(this.seen.values().next().value);
     }
     return body;
   }

@@ -77,6 +77,15 @@ pub enum CodecError {
     /// The host signature does not verify with the invite's host key.
     #[error("the host signature does not verify with the invite's host key; the frame was forged")]
     BadSignature,
+    /// A frame only the host may send (the agent's output, approvals, key
+    /// rotation, decisions) arrived without the host's signature, whatever
+    /// role the relay stamped on it.
+    #[error("a {0} frame carries no host signature, but only the host may send it; it was forged")]
+    NotFromHost(&'static str),
+    /// The very payload was opened before: the relay (or someone on the
+    /// way) sent it again.
+    #[error("this frame was already received once; a replay is refused")]
+    Replayed,
     /// The system random source failed.
     #[error("cannot read random bytes from the operating system: {0}")]
     Random(String),

@@ -59,6 +59,24 @@ test('a frame moved to another role, chunk, room or key fails to open', async ()
   await assert.rejects(c.open(frameOf(host, bad)), (e) => e.kind === 'version');
 });
 
+test('a host-only frame stamped as a participant opens only signed, and a replay is refused', async () => {
+  const c = await room();
+  const [host, chat] = vectors.frames;
+  // The chat vector is unsigned: sealed again as a stream chunk from a
+  // "co-driver" (what a relay holding a viewer's key could forge) it is
+  // refused as forged, though it decrypts.
+  const forger = await room();
+  const forged = { type: T.StreamChunk, role: 2, chunk: 0, room: chat.ad_inputs.room, stream: 'p-9' };
+  const payload = await forger.seal(forged.type, forged.role, forged.chunk, forged.stream, new TextEncoder().encode('{"type":"stream_chunk"}'));
+  await assert.rejects(c.open({ ...forged, payload }), (e) => e.kind === 'forged');
+  // The same chat payload twice: the second is a replay.
+  assert.equal(text(await c.open(frameOf(chat))), chat.body);
+  await assert.rejects(c.open(frameOf(chat)), (e) => e.kind === 'replay');
+  // Stream frames are placed by chunk index, not refused: the relay resends them.
+  await c.open(frameOf(host));
+  await c.open(frameOf(host));
+});
+
 test('what the page seals is the vector byte for byte, and opens', async () => {
   const c = await room();
   const v = vectors.frames[1];

@@ -10,13 +10,14 @@
 //! ```
 
 mod keys;
+mod seen;
 mod wrap;
 
-use std::sync::{PoisonError, RwLock};
+use std::sync::{Mutex, PoisonError, RwLock};
 
 use aes_gcm::aead::{Aead, Payload};
 use aes_gcm::{Aes256Gcm, Nonce};
-use cohost_protocol::{FrameType, InviteKeys, Role};
+use cohost_protocol::{may_send, FrameType, InviteKeys, Role};
 use ed25519_dalek::{Signature, Signer, SigningKey, VerifyingKey};
 
 use crate::codec::{CodecError, Header, PayloadCodec};
@@ -46,6 +47,19 @@ fn seal_epoch(kind: FrameType, current: u32) -> u32 {
     }
 }
 
+/// Frames only the host may send (the one permission matrix says so): they
+/// speak for the agent or the room, so they open only with the host's
+/// signature, whatever role the relay stamped on them. A co-driver's
+/// suggestion reaches the host as `prompt_suggested`, which nobody sends:
+/// it is judged as the `suggest_prompt` it was sealed as.
+fn host_only(kind: FrameType) -> bool {
+    let kind = match kind {
+        FrameType::PromptSuggested => FrameType::SuggestPrompt,
+        k => k,
+    };
+    may_send(kind, Role::Host) && !may_send(kind, Role::CoDriver) && !may_send(kind, Role::Viewer)
+}
+
 /// The bytes the host signs for a frame.
 fn signed_bytes(ad: &[u8], epoch: u32, body: &[u8]) -> Vec<u8> {
     let mut m = Vec::with_capacity(SIG_CONTEXT.len() + ad.len() + 4 + body.len());
@@ -63,6 +77,9 @@ pub struct E2e {
     keys: RwLock<keys::KeyRing>,
     signer: Option<SigningKey>,
     host: VerifyingKey,
+    /// Payloads of frames outside streams already opened (stream frames are
+    /// placed by their chunk index instead).
+    seen: Mutex<seen::Seen>,
 }
 
 impl std::fmt::Debug for E2e {
@@ -87,6 +104,7 @@ impl E2e {
             host: signer.verifying_key(),
             keys: RwLock::new(keys::KeyRing::new(room_key)),
             signer: Some(signer),
+            seen: Mutex::default(),
         }
     }
 
@@ -98,6 +116,7 @@ impl E2e {
             keys: RwLock::new(keys::KeyRing::new(RoomKey::from_bytes(keys.room_key))),
             signer: None,
             host,
+            seen: Mutex::default(),
         })
     }
 
@@ -227,11 +246,27 @@ impl PayloadCodec for E2e {
                 .verify_strict(&signed_bytes(&ad, epoch, body), &sig)
                 .map_err(|_| CodecError::BadSignature)?;
             body
+        } else if host_only(header.kind) {
+            return Err(CodecError::NotFromHost(header.kind.name()));
         } else if header.role == Some(Role::Host) {
             return Err(CodecError::Unsigned);
         } else {
             rest
         };
+        // The same epoch, nonce and tag again is the same payload sent
+        // twice. Stream frames are excluded: the relay resends them on
+        // resume, and their chunk index places them.
+        let mut tag = [0u8; TAG_LEN];
+        tag.copy_from_slice(&ct[ct.len() - TAG_LEN..]);
+        if !header.kind.is_replayable()
+            && !self
+                .seen
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .first_time(epoch, nonce, tag)
+        {
+            return Err(CodecError::Replayed);
+        }
         Ok(body.to_vec())
     }
 }

@@ -124,11 +124,40 @@ fn a_participant_with_the_room_key_cannot_forge_host_frames() {
     // it HOST: unsigned, refused.
     let forger = guest.clone().as_role(Role::Host);
     let mut turn = forger.turn(StreamId::new("p-1").unwrap());
-    let f = relayed(
-        &turn.frame(&Message::TurnEvent(chunk(0, "fake"))).unwrap(),
-        Role::Host,
+    let forged = turn.frame(&Message::TurnEvent(chunk(0, "fake"))).unwrap();
+    let f = relayed(&forged, Role::Host);
+    assert_eq!(
+        codec_error(guest.decode(&f)),
+        CodecError::NotFromHost("ai.stream.chunk")
     );
-    assert_eq!(codec_error(guest.decode(&f)), CodecError::Unsigned);
+    // Issue 37: the same forgery stamped CO_DRIVER or VIEWER (which the
+    // relay could do for a turn a viewer sealed) is refused as well: only the
+    // host speaks for the agent, whatever the stamp.
+    let sealed_as = |role| {
+        let mut t = guest
+            .clone()
+            .as_role(role)
+            .turn(StreamId::new("p-2").unwrap());
+        relayed(
+            &t.frame(&Message::TurnEvent(chunk(0, "fake"))).unwrap(),
+            role,
+        )
+    };
+    for role in [Role::CoDriver, Role::Viewer] {
+        assert_eq!(
+            codec_error(guest.decode(&sealed_as(role))),
+            CodecError::NotFromHost("ai.stream.chunk"),
+            "{role:?}"
+        );
+    }
+    // A key rotation sealed by a participant: refused (a participant would
+    // otherwise learn a key of the attacker's choosing).
+    let rotate = Message::KeyRotate(KeyRotate { keys: Vec::new() });
+    let f = relayed(&guest.room_frame(&rotate).unwrap(), Role::CoDriver);
+    assert_eq!(
+        codec_error(guest.decode(&f)),
+        CodecError::NotFromHost("key.rotate")
+    );
     // Signed by another host key: refused.
     let other = Arc::new(E2e::host(
         RoomKey::from_bytes(host_e2e.invite_keys().room_key),
@@ -163,6 +192,49 @@ fn participants_frames_open_for_the_host_and_suggestions_survive_the_type_rewrit
     let f = guest.room_frame(&s).unwrap();
     let delivered = f.restamp(FrameType::PromptSuggested, 7, Role::CoDriver);
     assert_eq!(host.decode(&delivered).unwrap(), Some(s));
+}
+
+#[test]
+fn a_frame_sent_again_is_refused_once_opened_but_stream_chunks_are_placed_by_index() {
+    let (_, _, host, guest) = pair();
+    // A co-driver's suggestion replayed to the host (issue 37: with
+    // `--suggestions accept` it ran the agent again).
+    let s = Message::Suggestion(crate::Suggestion {
+        suggestion_id: "s-1".into(),
+        text: "run the tests".into(),
+        from: None,
+        to: None,
+    });
+    let f = guest
+        .room_frame(&s)
+        .unwrap()
+        .restamp(FrameType::PromptSuggested, 7, Role::CoDriver);
+    assert_eq!(host.decode(&f).unwrap(), Some(s.clone()));
+    assert_eq!(codec_error(host.decode(&f)), CodecError::Replayed);
+    // Sealed again (a new nonce), the same text is a new suggestion.
+    let again =
+        guest
+            .room_frame(&s)
+            .unwrap()
+            .restamp(FrameType::PromptSuggested, 7, Role::CoDriver);
+    assert_eq!(host.decode(&again).unwrap(), Some(s));
+    // A host chat replayed to a participant: shown once.
+    let chat = Message::Chat(Chat {
+        from: None,
+        text: "hello".into(),
+    });
+    let f = relayed(&host.room_frame(&chat).unwrap(), Role::Host);
+    assert_eq!(guest.decode(&f).unwrap(), Some(chat));
+    assert_eq!(codec_error(guest.decode(&f)), CodecError::Replayed);
+    // A stream chunk the relay resends on resume still opens: the
+    // participant places it by its chunk index.
+    let mut turn = host.turn(StreamId::new("p-1").unwrap());
+    let f = relayed(
+        &turn.frame(&Message::TurnEvent(chunk(0, "hi"))).unwrap(),
+        Role::Host,
+    );
+    assert!(guest.decode(&f).is_ok());
+    assert!(guest.decode(&f).is_ok());
 }
 
 #[test]
