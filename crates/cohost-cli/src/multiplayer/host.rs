@@ -57,6 +57,9 @@ pub struct HostBridge {
     policy: SuggestionPolicy,
     pub(super) notices: mpsc::UnboundedSender<HostNotice>,
     pending: HashMap<String, Suggestion>,
+    /// Who made each pending suggestion (name, role and connection, from
+    /// the roster and the relay's stamp): an accepted one's spend is theirs.
+    authors: HashMap<String, String>,
     /// Queued and running turns, by correlation id.
     turns: HashMap<String, TurnMeta>,
     /// The room's streams of the turns being published, by prompt id
@@ -134,6 +137,7 @@ impl HostBridge {
             policy,
             notices,
             pending: HashMap::new(),
+            authors: HashMap::new(),
             turns: HashMap::new(),
             streams: HashMap::new(),
             quit: false,
@@ -252,6 +256,19 @@ impl HostBridge {
         origin: String,
         correlation_id: Option<String>,
     ) {
+        self.queue_by(member, text, origin, correlation_id, cohost_session::HOST);
+    }
+
+    /// [`HostBridge::queue`] for a turn caused by `by` (whose accepted
+    /// suggestion it is): the budget's spend of the turn is theirs.
+    pub(super) fn queue_by(
+        &mut self,
+        member: &str,
+        text: String,
+        origin: String,
+        correlation_id: Option<String>,
+        by: &str,
+    ) {
         let session = match self.room.require(member) {
             Ok(m) => m.session.clone(),
             Err(e) => {
@@ -270,7 +287,7 @@ impl HostBridge {
         let was_busy = session.busy();
         // The spend of the turn is the prompt's author's (the host, or the
         // participant whose suggestion was accepted).
-        match session.prompt_by(input, &origin) {
+        match session.prompt_by(input, by) {
             Ok(turn) => {
                 if was_busy {
                     let whose = if self.solo() {
@@ -468,6 +485,7 @@ impl HostBridge {
             self.notify(HostNotice::Room(format!("no pending suggestion {id}")));
             return;
         };
+        let author = self.authors.remove(id);
         let member = s.to.clone().unwrap_or_else(|| self.focus.clone());
         let noted = Note::SuggestionDecided {
             id: s.suggestion_id.clone(),
@@ -488,7 +506,10 @@ impl HostBridge {
         self.notify(HostNotice::SuggestionDecided(decision));
         if accept {
             let id = s.suggestion_id.clone();
-            self.queue(&member, s.text, id.clone(), Some(id));
+            let by = author
+                .or(s.from.clone())
+                .unwrap_or_else(|| "a co-driver".into());
+            self.queue_by(&member, s.text, id.clone(), Some(id), &by);
         }
     }
 
@@ -512,6 +533,7 @@ impl HostBridge {
                         .get(&f.sender())
                         .map(describe)
                         .unwrap_or_else(|| s.from.clone().unwrap_or_default());
+                    self.authors.insert(s.suggestion_id.clone(), author.clone());
                     let member = s.to.clone().unwrap_or_else(|| self.focus.clone());
                     let noted = Note::Suggestion {
                         id: s.suggestion_id.clone(),

@@ -24,6 +24,7 @@ mod acp_clients;
 mod acp_loopback;
 mod agent_env;
 mod book_events;
+mod budget_real;
 mod changes_real;
 mod cli_agent_args;
 mod cli_attach;
@@ -64,3 +65,4 @@ mod tui_pty;
 #[path = "../tui_support/mod.rs"]
 mod tui_support;
 mod web_page;
+mod webhook_support;
