@@ -40,6 +40,7 @@ mod mcp_clients;
 mod mcp_host_claude;
 mod multiplayer;
 mod no_orphans;
+mod notify_pty;
 #[path = "../orphans_support/mod.rs"]
 mod orphans_support;
 mod provider_lists;
