@@ -50,6 +50,7 @@ static ASSETS: &[Asset] = assets! {
     "diff.js" => JS,
     "markdown.js" => JS,
     "stream-md.js" => JS,
+    "notify.js" => JS,
     "style.css" => CSS,
     "vendor/marked.esm.js" => JS,
     "vendor/purify.es.mjs" => JS,

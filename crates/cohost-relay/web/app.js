@@ -6,6 +6,7 @@
 import { T, ROLE, ROLE_NAME, addressed, decode, encode, isReplayable, isValidId, jsonBytes, parseJson } from './wire.js';
 import { OpenError, RoomCrypto, parseFragment } from './e2e.js';
 import { Turn } from './render.js';
+import { WebNotifier } from './notify.js';
 
 const $ = (id) => document.getElementById(id);
 const text = new TextDecoder();
@@ -29,6 +30,8 @@ const state = {
   drops: 0,
   closed: false,
   queue: Promise.resolve(),
+  providers: new Map(), // stream (prompt id) -> provider, for notifications
+  notifier: null, // WebNotifier, once the page runs
 };
 
 function fatal(message) {
@@ -226,15 +229,18 @@ async function handleApp(f, arrived) {
   switch (f.type) {
     case T.ExecutionStarted:
       turn(f.stream).started(msg, msg.origin !== 'host' ? suggestionAuthor(msg.origin) : null);
+      state.providers.set(f.stream, msg.provider);
       break;
     case T.StreamChunk:
     case T.StreamEnd:
     case T.StreamInterrupted:
       turn(f.stream).event(msg, arrived);
+      if (msg.type === 'stream_end' || msg.type === 'budget') state.notifier.event(msg, state.providers.get(f.stream));
       break;
     case T.ToolApprovalRequested:
     case T.ToolApprovalDecided:
       if (msg.prompt_id) turn(msg.prompt_id).tool(msg);
+      if (msg.type === 'tool_approval_requested') state.notifier.event(msg, state.providers.get(msg.prompt_id));
       break;
     case T.SuggestionDecided:
       decided(msg);
@@ -451,6 +457,8 @@ function takeFragment(room) {
 
 async function main() {
   wireForms();
+  state.notifier = new WebNotifier(window, $('notify'));
+  state.notifier.wire();
   const m = /^\/join\/([^/]+)\/?$/.exec(location.pathname);
   if (!m || !isValidId(m[1])) return fatal('This is not a room link: it should look like /join/ROOM#… as the host printed it.');
   state.room = m[1];

@@ -66,4 +66,5 @@ mod tui_pty;
 #[path = "../tui_support/mod.rs"]
 mod tui_support;
 mod web_page;
+mod web_page_notify;
 mod webhook_support;
