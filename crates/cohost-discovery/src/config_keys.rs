@@ -159,12 +159,6 @@ pub const KEYS: &[KeyDoc] = &[
         "Desktop notifications through the freedesktop notification service (D-Bus session bus).",
     ),
     key(
-        "notify.web",
-        KeyKind::Bool,
-        "`true`",
-        "The shared session's web page offers browser notifications (asked for only after a click).",
-    ),
-    key(
         "providers.<id>.binary",
         KeyKind::Str,
         "found on PATH",

@@ -16,9 +16,6 @@ pub struct NotifySettings {
     pub terminal: bool,
     /// `notify.desktop`: the freedesktop notification service (default on).
     pub desktop: bool,
-    /// `notify.web`: the web page asks for the browser's notifications
-    /// after a click (default on; the page learns it from its invite).
-    pub web: bool,
 }
 
 fn bool_at(cfg: &HostConfig, key: &str) -> bool {
@@ -33,7 +30,6 @@ pub fn notify_settings(cfg: &HostConfig) -> NotifySettings {
             .filter(|u| !u.trim().is_empty()),
         terminal: bool_at(cfg, "notify.terminal"),
         desktop: bool_at(cfg, "notify.desktop"),
-        web: bool_at(cfg, "notify.web"),
     }
 }
 
@@ -81,7 +77,7 @@ mod tests {
     fn defaults_and_values() {
         let (_d, c) = cfg("");
         let n = notify_settings(&c);
-        assert!(n.terminal && n.desktop && n.web && n.webhook.is_none());
+        assert!(n.terminal && n.desktop && n.webhook.is_none());
         assert_eq!(budget_limits(&c).unwrap(), BudgetLimits::default());
         let (_d, c) = cfg(
             "[budget]\nusd = 2.5\ntokens = 100000\n[notify]\nwebhook = \"http://127.0.0.1:9/t\"\ndesktop = false\n",
