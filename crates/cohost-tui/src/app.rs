@@ -444,7 +444,7 @@ impl App {
                     EndReason::Interrupted => self.notice("interrupted"),
                     EndReason::MaxTurns => self.notice("the agent reached its turn limit"),
                     EndReason::Budget => {
-                        self.notice("stopped: the budget is spent (/budget raises it)")
+                        self.notice("stopped: the budget is spent (/budget raises it)");
                     }
                 }
                 if self.mode == Mode::Chat {
