@@ -11,11 +11,13 @@ mod state;
 mod guard;
 mod hook_feed;
 mod openapi;
+mod serve_budget;
 mod token;
 
 pub use guard::{allowed_hosts, check as check_local, require_token, Credential};
 pub use hook_feed::{FeedEvent, HookFeed};
 pub use openapi::openapi_document;
+pub use serve_budget::ServeBudget;
 pub use token::{api_token_file, read_api_token, ApiToken};
 
 use axum::extract::State;
@@ -61,22 +63,6 @@ pub async fn serve(
     host: Host,
 ) -> Result<(SocketAddr, tokio::task::JoinHandle<()>), CohostError> {
     serve_budgeted(addr, host, None).await
-}
-
-/// The budget `cohost serve` gives each session it opens (a room's members
-/// share one): limits and the prices they are counted with.
-#[derive(Clone)]
-pub struct ServeBudget {
-    /// The limits of each session's budget.
-    pub limits: cohost_core::budget::BudgetLimits,
-    /// The price table.
-    pub prices: Arc<dyn cohost_core::budget::Prices>,
-}
-
-impl ServeBudget {
-    fn budget(&self) -> cohost_session::SharedBudget {
-        cohost_session::SharedBudget::new(self.limits, self.prices.clone())
-    }
 }
 
 /// [`serve`], each session spending from a budget of `budget`'s limits.

@@ -22,7 +22,7 @@ pub struct AppState {
     pub(super) hooks: Arc<HookFeed>,
     /// The budget each new session (or room) gets, when `serve` was
     /// given one.
-    pub(super) budget: Option<crate::ServeBudget>,
+    pub(super) budget: Option<crate::serve_budget::ServeBudget>,
 }
 
 /// An API error: a `CohostError` body with a fitting status code.

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{CohostError, ErrorCode};
 use crate::event::Usage;
+pub use crate::limits::{BudgetLevel, BudgetLimits, BudgetNotice};
 
 /// The share of a limit at which a notice is given.
 pub const WARN_AT: f64 = 0.8;
@@ -73,76 +74,6 @@ pub fn counted_tokens(u: &Usage) -> u64 {
         .saturating_add(u.output_tokens)
         .saturating_add(u.cache_read_tokens)
         .saturating_add(u.cache_write_tokens)
-}
-
-/// The limits of a budget; `None` is no limit.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-pub struct BudgetLimits {
-    /// US dollars.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub usd: Option<f64>,
-    /// Tokens (see [`counted_tokens`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tokens: Option<u64>,
-}
-
-impl BudgetLimits {
-    /// Whether any limit is set.
-    pub fn is_set(&self) -> bool {
-        self.usd.is_some() || self.tokens.is_some()
-    }
-
-    /// `self`, with each limit `other` sets taken from `other`.
-    pub fn or(self, other: BudgetLimits) -> BudgetLimits {
-        BudgetLimits {
-            usd: self.usd.or(other.usd),
-            tokens: self.tokens.or(other.tokens),
-        }
-    }
-
-    /// A limit that is negative or not a number is a configuration error.
-    pub fn validate(&self) -> Result<(), CohostError> {
-        match self.usd {
-            Some(u) if !u.is_finite() || u < 0.0 => Err(CohostError::new(
-                ErrorCode::ConfigInvalid,
-                format!("a budget of {u} US dollars is not a budget"),
-            )
-            .with_fix("give --budget-usd a positive number, e.g. --budget-usd 2.50")),
-            _ => Ok(()),
-        }
-    }
-}
-
-/// How far a budget is spent, as the `budget` event tells it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum BudgetLevel {
-    /// 80% of a limit is spent.
-    Warning,
-    /// A limit is reached: the running turn stops, new prompts are refused.
-    Exceeded,
-    /// The limits were raised (`/budget`); work may go on.
-    Raised,
-    /// A level this version does not know (tolerant reader).
-    #[serde(other)]
-    Unknown,
-}
-
-/// The body of a `budget` event: a limit crossed or raised.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct BudgetNotice {
-    /// What happened.
-    pub level: BudgetLevel,
-    /// US dollars spent so far (priced models only).
-    pub spent_usd: f64,
-    /// Tokens spent so far (every model).
-    pub spent_tokens: u64,
-    /// The limits in force.
-    #[serde(flatten)]
-    pub limits: BudgetLimits,
-    /// Models that had no price, so their tokens count in no dollar sum.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub unpriced_models: Vec<String>,
 }
 
 /// Spend of one person on one agent.

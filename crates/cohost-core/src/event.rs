@@ -135,7 +135,7 @@ pub enum EventBody {
     /// The session's (or room's) budget: 80% spent (`warning`), spent
     /// (`exceeded`: the turn stops with reason `budget`, new prompts get
     /// `BUDGET_EXCEEDED`), or raised by the host (`raised`).
-    Budget(crate::budget::BudgetNotice),
+    Budget(crate::limits::BudgetNotice),
     /// An event type this version does not know (tolerant reader).
     #[serde(other)]
     Unknown,

@@ -21,6 +21,7 @@ pub mod event;
 pub mod handoff;
 pub mod ids;
 pub mod lifecycle;
+pub mod limits;
 pub mod port;
 pub mod provider;
 pub mod registry;

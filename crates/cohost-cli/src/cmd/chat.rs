@@ -267,7 +267,7 @@ async fn drive(
                     fix: e.suggested_fix,
                 }),
             },
-            Effect::Budget(arg) => say(budget_notice(&ctx, &arg)),
+            Effect::Budget(arg) => say(ctx.budget_notice(&arg)),
             Effect::Spend => say(Incoming::Notice(crate::spend::spend_command(
                 ctx.budget.as_ref(),
             ))),
@@ -305,17 +305,6 @@ async fn drive(
         tracing::warn!(error = %e, "terminate failed");
     }
     shown.abort();
-}
-
-/// `/budget ARG`: what the budget is, or that it was raised.
-pub(crate) fn budget_notice(ctx: &Ctx, arg: &str) -> Incoming {
-    match crate::spend::budget_command(ctx.budget.as_ref(), arg) {
-        Ok(text) => Incoming::Notice(text),
-        Err(e) => Incoming::Error {
-            message: e.message,
-            fix: e.suggested_fix,
-        },
-    }
 }
 
 /// Open `next` in place of the session; on failure the old one is opened

@@ -73,6 +73,17 @@ impl Ctx {
         })
     }
 
+    /// `/budget ARG`: what the budget is, or that it was raised.
+    pub(crate) fn budget_notice(&self, arg: &str) -> cohost_tui::app::Incoming {
+        match crate::spend::budget_command(self.budget.as_ref(), arg) {
+            Ok(text) => cohost_tui::app::Incoming::Notice(text),
+            Err(e) => cohost_tui::app::Incoming::Error {
+                message: e.message,
+                fix: e.suggested_fix,
+            },
+        }
+    }
+
     /// A seat at the chat's budget for the session (member) `name`.
     pub(crate) fn seat(&self, name: &str) -> Option<cohost_session::BudgetSeat> {
         self.budget.as_ref().map(|b| b.seat(name))

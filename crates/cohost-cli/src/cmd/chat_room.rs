@@ -250,7 +250,7 @@ impl RoomChat {
                 Effect::Keep { name, merge } => self.keep(&ctx, &name, merge).await,
                 Effect::Diff(turn) => self.changes(ChangesCommand::Diff(turn)).await,
                 Effect::Undo(turn) => self.changes(ChangesCommand::Undo(turn)).await,
-                Effect::Budget(arg) => self.say(crate::cmd::chat::budget_notice(&ctx, &arg)),
+                Effect::Budget(arg) => self.say(ctx.budget_notice(&arg)),
                 Effect::Spend => self.say(Incoming::Notice(crate::spend::spend_command(
                     ctx.budget.as_ref(),
                 ))),
