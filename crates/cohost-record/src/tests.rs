@@ -134,7 +134,7 @@ fn resume_refuses_another_key_and_a_tampered_record() {
         Chain::resume([8; 32], &r),
         Err(RecordError::UnexpectedKey { .. })
     ));
-    let mut bad = r.clone();
+    let mut bad = r;
     bad[30] ^= 1;
     assert!(Chain::resume(SEED, &bad).is_err());
 }
