@@ -67,11 +67,14 @@ pub async fn run(args: RunArgs) -> CmdResult {
     // any tool call of theirs.
     let bridge = super::bridged::bridge();
     let sockets = bridge.as_ref().map(|b| b.sockets.clone());
+    // One budget for the room: every member spends from it.
+    let budget = args.target.watch.budget(&cfg)?;
     let prepared = prepare_room(&host, &cfg, &agents, |name, id| {
         let mut req = super::run::request(&args);
         req.provider = ProviderChoice::Id(id.to_owned());
         req.approvals = args.approve.approvals(Arc::new(ask.for_member(name)));
         super::bridged::offer(sockets.as_ref(), name, &mut req);
+        req.budget = budget.as_ref().map(|b| b.seat(name));
         req
     })
     .await
@@ -90,8 +93,17 @@ pub async fn run(args: RunArgs) -> CmdResult {
         eprintln!("cohost: {note}");
     }
     let room_id = prepared.id.clone();
+    let notifier = args
+        .target
+        .watch
+        .notifier(&cfg, false, |m| eprintln!("cohost: {m}"))?;
     let room = prepared.launch(&host).await?;
     super::bridged::serve(sockets.as_ref(), &room);
+    let notifying: Vec<_> = room
+        .members()
+        .iter()
+        .map(|m| notifier.watch(m.session.subscribe_new(), m.name.clone()))
+        .collect();
     if let Some(b) = bridge {
         // The notes only: the sockets stay with this function, whose end
         // closes them and removes their directory.
@@ -200,6 +212,11 @@ pub async fn run(args: RunArgs) -> CmdResult {
              its turn ran whole (`cohost sessions` has its session)"
         );
     }
+    // The last notices may still be on their way (bounded, as `run`).
+    for w in notifying {
+        let _ = tokio::time::timeout(super::run::NOTIFY_GRACE, w).await;
+    }
+    notifier.drain(super::run::NOTIFY_GRACE).await;
     let failed = outcomes.iter().map(|o| o.code).find(|c| *c != 0);
     Ok(failed.unwrap_or(if lost.is_empty() { 0 } else { exit::INTERNAL }))
 }

@@ -232,7 +232,7 @@ pub(crate) fn request(args: &RunArgs) -> SessionRequest {
 
 /// How long a one-shot command waits at its end for its last
 /// notifications to be delivered.
-const NOTIFY_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
+pub(crate) const NOTIFY_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// Whether these arguments name several agents: a room (`compare`).
 pub fn is_room(args: &RunArgs) -> bool {

@@ -29,6 +29,7 @@ mod changes_real;
 mod cli_agent_args;
 mod cli_attach;
 mod cli_sessions;
+mod desktop_notify_real;
 #[path = "../cli_support/mod.rs"]
 mod cli_support;
 #[path = "../clients/mod.rs"]
