@@ -6,8 +6,8 @@
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 
+use super::sheet::{Rendered, Sheet};
 use super::view::{view, Part};
-use super::{Rendered, Sheet};
 use crate::entry::sha256;
 use crate::text::{html, utc};
 

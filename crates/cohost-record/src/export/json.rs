@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 
-use super::{Rendered, Sheet};
+use super::sheet::{Rendered, Sheet};
 
 /// The format marker of a JSON export.
 pub(crate) const FORMAT: &str = "cohost-export-v1";

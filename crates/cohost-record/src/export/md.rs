@@ -2,8 +2,8 @@
 //! renderer: no HTML, no links), names and titles backslash-escaped; the
 //! record in a final `cohost-record` fence.
 
+use super::sheet::{Rendered, Sheet};
 use super::view::{view, Part};
-use super::{Rendered, Sheet};
 use crate::text::{md_fence, md_inline, utc};
 
 /// The info string of the fence that carries the record.

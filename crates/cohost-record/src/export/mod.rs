@@ -7,12 +7,14 @@
 mod html;
 mod json;
 mod md;
+mod sheet;
 mod view;
 
 use crate::entry::Entry;
 use crate::error::RecordError;
 use crate::text::unhtml;
 use crate::verify::{verify, Options, Verified};
+use sheet::{Rendered, Sheet};
 
 /// A transcript format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,42 +36,6 @@ impl Format {
             Format::Json => "json",
         }
     }
-}
-
-/// What every renderer works from.
-pub(crate) struct Sheet<'a> {
-    session: &'a str,
-    host_key: &'a str,
-    complete: bool,
-    entries: &'a [Entry],
-    /// The record's bytes (whole entries), embedded as they are.
-    record: &'a str,
-}
-
-impl Sheet<'_> {
-    fn summary(&self) -> String {
-        format!(
-            "{} entries{}, signed by host key {}",
-            self.entries.len(),
-            if self.complete {
-                ""
-            } else {
-                " (the session had not ended)"
-            },
-            self.host_key
-        )
-    }
-
-    fn footer(&self) -> String {
-        "This transcript carries its signed record: `cohost record verify FILE` checks both (see the cohost book, \"Record and export\").".to_owned()
-    }
-}
-
-/// A rendered transcript and where each entry's part of it is.
-pub(crate) struct Rendered {
-    text: String,
-    /// (entry seq, start, end) byte ranges.
-    spans: Vec<(u64, usize, usize)>,
 }
 
 fn render(format: Format, v: &Verified, record: &str) -> Rendered {
