@@ -87,6 +87,7 @@ pub async fn run(args: ChatArgs) -> CmdResult {
     let (session, fell_back) = ctx.open(&target).await?;
     let (to_app, inbox) = mpsc::unbounded_channel();
     let (effects, from_app) = mpsc::unbounded_channel();
+    ctx.on_screen(&to_app);
     let _ = to_app.send(Incoming::Session(info(&session)));
     if fell_back {
         let _ = to_app.send(Incoming::Notice(
@@ -146,6 +147,7 @@ async fn run_room(ctx: Ctx) -> CmdResult {
     }
     let (to_app, inbox) = mpsc::unbounded_channel();
     let (effects, from_app) = mpsc::unbounded_channel();
+    ctx.on_screen(&to_app);
     let names: Vec<String> = room.members().iter().map(|m| m.name.clone()).collect();
     if let Some(note) = note {
         let _ = to_app.send(Incoming::Notice(note));

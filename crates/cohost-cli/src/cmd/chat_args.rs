@@ -10,6 +10,8 @@ use cohost_core::{CohostError, SessionOptions};
 use cohost_discovery::{Host, HostConfig};
 use cohost_host::session::{self, ProviderChoice, Recording, SessionRequest};
 use cohost_session::RunningSession;
+use cohost_tui::app::Incoming;
+use tokio::sync::mpsc::UnboundedSender;
 
 use crate::cmd::run::{AgentArgs, Approve};
 
@@ -54,6 +56,9 @@ pub(crate) struct Ctx {
     pub(crate) budget: Option<cohost_session::SharedBudget>,
     /// Where its notices go.
     pub(crate) notifier: cohost_notify::Notifier,
+    /// The screen, once it runs: a notification sink that keeps failing
+    /// is told there (once).
+    pub(crate) screen: std::sync::Arc<std::sync::Mutex<Option<UnboundedSender<Incoming>>>>,
 }
 
 impl Ctx {
@@ -61,8 +66,16 @@ impl Ctx {
     /// config (the terminal sink is the screen's).
     pub(crate) fn new(host: Host, cfg: HostConfig, args: ChatArgs) -> Result<Ctx, CohostError> {
         let budget = args.target.watch.budget(&cfg)?;
-        let notifier = args.target.watch.notifier(&cfg, true, |m| {
-            tracing::warn!("{m}");
+        let screen: std::sync::Arc<std::sync::Mutex<Option<UnboundedSender<Incoming>>>> =
+            std::sync::Arc::default();
+        let told = screen.clone();
+        let notifier = args.target.watch.notifier(&cfg, true, move |m| {
+            match cohost_core::sync::lock(&told).as_ref() {
+                Some(to_app) => {
+                    let _ = to_app.send(Incoming::Notice(m));
+                }
+                None => tracing::warn!("{m}"),
+            }
         })?;
         Ok(Ctx {
             host,
@@ -70,18 +83,24 @@ impl Ctx {
             args,
             budget,
             notifier,
+            screen,
         })
     }
 
     /// `/budget ARG`: what the budget is, or that it was raised.
-    pub(crate) fn budget_notice(&self, arg: &str) -> cohost_tui::app::Incoming {
+    pub(crate) fn budget_notice(&self, arg: &str) -> Incoming {
         match crate::spend::budget_command(self.budget.as_ref(), arg) {
-            Ok(text) => cohost_tui::app::Incoming::Notice(text),
-            Err(e) => cohost_tui::app::Incoming::Error {
+            Ok(text) => Incoming::Notice(text),
+            Err(e) => Incoming::Error {
                 message: e.message,
                 fix: e.suggested_fix,
             },
         }
+    }
+
+    /// The screen runs: reports go to `to_app` from now on.
+    pub(crate) fn on_screen(&self, to_app: &UnboundedSender<Incoming>) {
+        *cohost_core::sync::lock(&self.screen) = Some(to_app.clone());
     }
 
     /// A seat at the chat's budget for the session (member) `name`.
