@@ -79,6 +79,7 @@ pub mod drivers {
     pub use crate::opencode::OpenCodeFactory;
     /// User-defined agents from plugin manifests.
     pub mod plugin {
+        pub use crate::plugin::wasm::{wasm_plugins, WasmPluginInfo};
         pub use crate::plugin::{default_plugin_dirs, load_plugins, PluginError};
     }
     /// Agents driven through a pseudo-terminal.

@@ -13,7 +13,6 @@ use wasmtime::component::{Component, ComponentExportIndex, InstancePre, Linker};
 
 use crate::convert::Classify;
 use crate::error::WasmError;
-use crate::instance::TurnInstance;
 use crate::limits::Limits;
 use crate::runtime::Runtime;
 use crate::world::{TURN_INTERFACE, WORLD_PACKAGE, WORLD_VERSION};
@@ -43,7 +42,7 @@ pub(crate) struct Exports {
 #[derive(Clone)]
 pub struct AdapterComponent {
     pub(crate) options: Arc<LoadOptions>,
-    pub(crate) pre: InstancePre<crate::instance::State>,
+    pub(crate) pre: InstancePre<crate::limiter::State>,
     pub(crate) exports: Exports,
     sha256: String,
     world: String,
@@ -58,15 +57,6 @@ impl std::fmt::Debug for AdapterComponent {
             .field("world", &self.world)
             .finish_non_exhaustive()
     }
-}
-
-/// Hex sha256 of `bytes` (what a manifest's `[wasm] sha256` pins).
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    hex(&Sha256::digest(bytes))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 impl AdapterComponent {
@@ -91,17 +81,9 @@ impl AdapterComponent {
         options: LoadOptions,
     ) -> Result<AdapterComponent, WasmError> {
         let plugin = options.plugin.clone();
+        let inspection = crate::inspect(&plugin, bytes, options.sha256.as_deref())?;
         let digest: [u8; 32] = Sha256::digest(bytes).into();
-        let sha256 = hex(&digest);
-        if let Some(pinned) = &options.sha256 {
-            if !pinned.trim().eq_ignore_ascii_case(&sha256) {
-                return Err(WasmError::HashMismatch {
-                    plugin,
-                    pinned: pinned.trim().to_string(),
-                    actual: sha256,
-                });
-            }
-        }
+        let sha256 = inspection.sha256;
         let started = Instant::now();
         let (component, cached) =
             runtime
@@ -145,7 +127,7 @@ impl AdapterComponent {
             on_line: index("on-line")?,
             on_exit: index("on-exit")?,
         };
-        let linker: Linker<crate::instance::State> = Linker::new(engine);
+        let linker: Linker<crate::limiter::State> = Linker::new(engine);
         let pre = linker
             .instantiate_pre(&component)
             .map_err(|e| WasmError::NotAnAdapter {
@@ -164,11 +146,6 @@ impl AdapterComponent {
         // mistyped component is refused at load, not mid-turn.
         loaded.instantiate()?.check_types()?;
         Ok(loaded)
-    }
-
-    /// A fresh instance for one turn.
-    pub fn instantiate(&self) -> Result<TurnInstance, WasmError> {
-        TurnInstance::new(self)
     }
 
     /// The plugin id.

@@ -8,57 +8,13 @@ use cohost_core::{AgentEvent, ApprovalMode};
 use wasmtime::component::{Instance, TypedFunc};
 use wasmtime::{ResourceLimiter, Store, Trap};
 
+use crate::limiter::State;
+
 use crate::component::AdapterComponent;
 use crate::convert;
 use crate::error::{Limit, WasmError};
 use crate::runtime::Runtime;
 use crate::world as w;
-
-/// The store's data: the memory limiter, which remembers a refusal so the
-/// trap it causes is reported as the memory limit.
-pub(crate) struct State {
-    memory_limit: usize,
-    /// The size the instance asked for when it was refused.
-    refused: Option<usize>,
-}
-
-impl ResourceLimiter for State {
-    fn memory_growing(
-        &mut self,
-        _current: usize,
-        desired: usize,
-        _maximum: Option<usize>,
-    ) -> wasmtime::Result<bool> {
-        if desired > self.memory_limit {
-            self.refused = Some(desired);
-            // An error, not `false`: the grow traps at once rather than
-            // letting the component loop on failed allocations.
-            wasmtime::bail!("memory limit");
-        }
-        Ok(true)
-    }
-
-    fn table_growing(
-        &mut self,
-        _current: usize,
-        desired: usize,
-        _maximum: Option<usize>,
-    ) -> wasmtime::Result<bool> {
-        Ok(desired <= 100_000)
-    }
-
-    fn instances(&self) -> usize {
-        16
-    }
-
-    fn tables(&self) -> usize {
-        16
-    }
-
-    fn memories(&self) -> usize {
-        4
-    }
-}
 
 /// What a turn asks of the adapter (the world's `options`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -147,16 +103,17 @@ where
         })
 }
 
+impl AdapterComponent {
+    /// A fresh instance for one turn.
+    pub fn instantiate(&self) -> Result<TurnInstance, WasmError> {
+        TurnInstance::new(self)
+    }
+}
+
 impl TurnInstance {
-    pub(crate) fn new(c: &AdapterComponent) -> Result<TurnInstance, WasmError> {
+    fn new(c: &AdapterComponent) -> Result<TurnInstance, WasmError> {
         let limits = c.limits();
-        let mut store = Store::new(
-            c.pre.engine(),
-            State {
-                memory_limit: limits.memory_bytes,
-                refused: None,
-            },
-        );
+        let mut store = Store::new(c.pre.engine(), State::new(limits.memory_bytes));
         store.limiter(|s| s as &mut dyn ResourceLimiter);
         // What the host may copy out of one call's results: the events'
         // own size for the event limit plus the text limit, so a list of
@@ -402,7 +359,7 @@ fn failure(
 ) -> WasmError {
     let plugin = c.plugin().to_string();
     let limits = c.limits();
-    if let Some(asked) = store.data().refused {
+    if let Some(asked) = store.data().refused() {
         return WasmError::LimitExceeded {
             plugin,
             call,

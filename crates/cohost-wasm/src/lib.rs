@@ -11,7 +11,8 @@
 //! limit. Spawning, supervising, approving, sanitizing and numbering stay
 //! with cohost (`cohost-agents`' `protocol = "wasm"` plugins).
 //!
-//! The public interface is: [`Runtime`] (the engine and its compiled-
+//! The public interface is: [`inspect`] (hash, pin and world checks
+//! without compiling), [`Runtime`] (the engine and its compiled-
 //! component cache), [`AdapterComponent`] (one loaded, checked component),
 //! [`TurnInstance`] (one instance for one turn), [`Limits`], [`WasmError`]
 //! and the world's own types in [`world`].
@@ -21,14 +22,17 @@
 mod component;
 mod convert;
 mod error;
+mod inspect;
 mod instance;
+mod limiter;
 mod limits;
 mod runtime;
 pub mod world;
 
-pub use component::{sha256_hex, AdapterComponent, LoadOptions};
+pub use component::{AdapterComponent, LoadOptions};
 pub use convert::Classify;
 pub use error::{Limit, WasmError};
+pub use inspect::{inspect, sha256_hex, Inspection};
 pub use instance::{Exit, StartOptions, TurnCommand, TurnInstance};
 pub use limits::Limits;
 pub use runtime::Runtime;

@@ -22,6 +22,11 @@ pub enum Protocol {
     /// prompt is typed at its input prompt (`[pty] prompt`), what it prints
     /// until that prompt shows again is the answer.
     Pty,
+    /// One process per prompt whose command line and stdout mapping come
+    /// from a WebAssembly component (`[wasm] component`) implementing the
+    /// `cohost:adapter` world, run in cohost's sandbox
+    /// (`crates/cohost-wasm/wit/adapter.wit`).
+    Wasm,
 }
 
 /// One name or several.
@@ -86,6 +91,38 @@ pub struct Manifest {
     /// Terminal settings for `protocol = "pty"`.
     #[serde(default)]
     pub pty: Option<PtySettings>,
+    /// The component of `protocol = "wasm"`.
+    #[serde(default)]
+    pub wasm: Option<WasmSettings>,
+}
+
+/// `[wasm]`: the adapter component and its limits.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WasmSettings {
+    /// The component file (`.wasm`), relative to the manifest's directory
+    /// or absolute. [`parse`] makes it absolute.
+    pub component: PathBuf,
+    /// The component's sha256 (hex); when set, any other file is refused.
+    #[serde(default)]
+    pub sha256: Option<String>,
+    /// cohost names a new session (`cohost-<uuid>`) for the first turn and
+    /// passes it to the component, for CLIs that take a caller-chosen
+    /// session name (goose `--name`).
+    #[serde(default)]
+    pub name_sessions: bool,
+    /// Time limit of one call, in milliseconds (default 500).
+    #[serde(default)]
+    pub call_time_ms: Option<u64>,
+    /// Memory limit of an instance, in MiB (default 64).
+    #[serde(default)]
+    pub memory_mib: Option<u64>,
+    /// Events one call may return (default 10000).
+    #[serde(default)]
+    pub events_per_call: Option<u64>,
+    /// Text one call may return, in KiB (default 4096).
+    #[serde(default)]
+    pub output_kib_per_call: Option<u64>,
 }
 
 /// `[pty]`: how cohost knows the program waits for input.
@@ -238,7 +275,7 @@ pub fn parse(file: &Path, text: &str) -> Result<Manifest, PluginError> {
                 "missing: which lines carry the answer text".into(),
             ))
         }
-        (Protocol::Acp | Protocol::Text | Protocol::Pty, Some(_)) => {
+        (Protocol::Acp | Protocol::Text | Protocol::Pty | Protocol::Wasm, Some(_)) => {
             return Err(err(
                 "jsonl",
                 "only allowed with protocol = \"jsonl\"".into(),
@@ -247,7 +284,65 @@ pub fn parse(file: &Path, text: &str) -> Result<Manifest, PluginError> {
         _ => {}
     }
     check_pty(&m).map_err(|(field, reason)| err(field, reason))?;
+    let mut m = m;
+    check_wasm(&mut m, file).map_err(|(field, reason)| err(field, reason))?;
     Ok(m)
+}
+
+/// The rules of `protocol = "wasm"` and its `[wasm]` table; makes the
+/// component's path absolute (relative to the manifest's directory).
+fn check_wasm(m: &mut Manifest, file: &Path) -> Result<(), (&'static str, String)> {
+    let Protocol::Wasm = m.protocol else {
+        return match m.wasm {
+            Some(_) => Err(("wasm", "only allowed with protocol = \"wasm\"".into())),
+            None => Ok(()),
+        };
+    };
+    let Some(w) = m.wasm.as_mut() else {
+        return Err((
+            "wasm",
+            "protocol = \"wasm\" needs a [wasm] table naming the adapter (component = \"my-adapter.wasm\")".into(),
+        ));
+    };
+    for (field, set) in [
+        ("args", !m.args.is_empty()),
+        ("model_args", !m.model_args.is_empty()),
+        ("resume_args", !m.resume_args.is_empty()),
+    ] {
+        if set {
+            return Err((
+                field,
+                "a wasm adapter builds the command line itself; remove it".into(),
+            ));
+        }
+    }
+    if w.component.as_os_str().is_empty() {
+        return Err(("wasm.component", "names no file".into()));
+    }
+    if w.component.is_relative() {
+        let dir = file.parent().unwrap_or(Path::new("."));
+        w.component = dir.join(&w.component);
+    }
+    if let Some(pin) = &w.sha256 {
+        if pin.len() != 64 || !pin.chars().all(|c| c.is_ascii_hexdigit()) {
+            return Err((
+                "wasm.sha256",
+                "must be 64 hex digits (`sha256sum adapter.wasm`)".into(),
+            ));
+        }
+    }
+    let ranges: [(&'static str, Option<u64>, u64); 4] = [
+        ("wasm.call_time_ms", w.call_time_ms, 60_000),
+        ("wasm.memory_mib", w.memory_mib, 4096),
+        ("wasm.events_per_call", w.events_per_call, 1_000_000),
+        ("wasm.output_kib_per_call", w.output_kib_per_call, 1 << 20),
+    ];
+    for (field, value, max) in ranges {
+        if value.is_some_and(|v| v == 0 || v > max) {
+            return Err((field, format!("must be between 1 and {max}")));
+        }
+    }
+    Ok(())
 }
 
 /// The rules of `protocol = "pty"` and its `[pty]` table.

@@ -6,8 +6,10 @@
 //! `.cohost/agents/*.toml`. `protocol = "acp"` reuses the ACP driver;
 //! `jsonl` maps JSON lines through declared field paths; `text` streams
 //! stdout lines as answer text; `pty` runs an interactive program on the
-//! PTY tier ([`crate::pty`]), typing each prompt at its `[pty] prompt`. A
-//! bad manifest is reported and skipped; it never stops cohost.
+//! PTY tier ([`crate::pty`]), typing each prompt at its `[pty] prompt`;
+//! `wasm` runs a third-party adapter component in cohost's WebAssembly
+//! sandbox ([`wasm`], `crates/cohost-wasm`). A bad manifest is reported and
+//! skipped; it never stops cohost.
 //!
 //! ```toml
 //! id = "my-agent"
@@ -26,6 +28,8 @@ mod error;
 pub(crate) mod jsonl;
 pub mod manifest;
 mod oneshot;
+pub(crate) mod wasm;
+mod wasm_turn;
 
 use cohost_core::{
     AdapterFactory, AgentAdapter, ApprovalSupport, Capabilities, InterruptSupport,
@@ -91,10 +95,13 @@ pub fn load_plugins(dirs: &[PathBuf]) -> (Vec<Arc<dyn AdapterFactory>>, Vec<Plug
                     column: None,
                     reason: format!("`{}` is already defined by another plugin", m.id),
                 }),
-                Ok(m) => {
-                    ids.push(m.id.clone());
-                    factories.push(factory(m));
-                }
+                Ok(m) => match make(m, &file) {
+                    Ok((id, f)) => {
+                        ids.push(id);
+                        factories.push(f);
+                    }
+                    Err(e) => errors.push(e),
+                },
                 Err(e) => errors.push(e),
             }
         }
@@ -102,8 +109,11 @@ pub fn load_plugins(dirs: &[PathBuf]) -> (Vec<Arc<dyn AdapterFactory>>, Vec<Plug
     (factories, errors)
 }
 
-fn factory(m: Manifest) -> Arc<dyn AdapterFactory> {
-    match m.protocol {
+/// The factory of a parsed manifest from `file`, and its id; a wasm
+/// plugin's component is inspected first (hash, world version, imports).
+fn make(m: Manifest, file: &Path) -> Result<(String, Arc<dyn AdapterFactory>), PluginError> {
+    let id = m.id.clone();
+    let f: Arc<dyn AdapterFactory> = match m.protocol {
         Protocol::Acp => Arc::new(AcpFactory::new(AcpSpec {
             label: m.label.clone().unwrap_or_else(|| m.id.clone()),
             id: m.id,
@@ -128,7 +138,9 @@ fn factory(m: Manifest) -> Arc<dyn AdapterFactory> {
         })),
         Protocol::Jsonl | Protocol::Text => Arc::new(OneShotFactory { manifest: m }),
         Protocol::Pty => Arc::new(pty_factory(m)),
-    }
+        Protocol::Wasm => Arc::new(wasm::WasmFactory::load(m, file)?),
+    };
+    Ok((id, f))
 }
 
 /// A `pty` plugin: the PTY tier with the manifest's program and prompt.
@@ -224,3 +236,5 @@ impl AdapterFactory for OneShotFactory {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod wasm_tests;

@@ -26,7 +26,7 @@ pub(crate) mod turn;
 
 #[cfg(test)]
 pub(crate) use adapter::replay_fixture;
-pub(crate) use adapter::{error_end, generic_fix, random_uuid, CliDriver, SessionArg};
+pub(crate) use adapter::{error_end, exit_events, generic_fix, random_uuid, CliDriver, SessionArg};
 #[cfg(test)]
 pub(crate) use argv::{resuming, strs};
 pub(crate) use factory::{oneshot_factory, parser_of};

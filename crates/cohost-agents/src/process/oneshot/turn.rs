@@ -23,6 +23,12 @@ pub trait TurnNormalizer: Send + 'static {
     fn on_line(&mut self, line: &str) -> Vec<AgentEvent>;
     /// Whether `Ended` was emitted.
     fn ended(&self) -> bool;
+    /// Whether the turn ended because the normalizer itself failed (a wasm
+    /// adapter broke a limit): the runner then stops the agent's process
+    /// at once instead of letting it finish.
+    fn aborted(&self) -> bool {
+        false
+    }
     /// The process exited (or closed stdout) before `Ended`. Return the
     /// closing events, or `None` for "the agent crashed" (the stream then
     /// closes without `Ended`). `interrupted`: cohost signalled it.
@@ -60,6 +66,9 @@ impl TurnNormalizer for Box<dyn TurnNormalizer> {
     }
     fn ended(&self) -> bool {
         (**self).ended()
+    }
+    fn aborted(&self) -> bool {
+        (**self).aborted()
     }
     fn on_exit(
         &mut self,
@@ -100,8 +109,19 @@ impl OneShot {
     /// Spawn the turn's process; events flow through the returned stream.
     pub(crate) fn spawn<N: TurnNormalizer>(
         spec: ProcessSpec,
+        norm: N,
+        state: Arc<Mutex<RunState>>,
+    ) -> Result<(OneShot, AgentEventStream), CohostError> {
+        Self::spawn_with_input(spec, norm, state, Vec::new())
+    }
+
+    /// [`OneShot::spawn`], writing `input` lines to the agent's stdin
+    /// before closing it.
+    pub(crate) fn spawn_with_input<N: TurnNormalizer>(
+        spec: ProcessSpec,
         mut norm: N,
         state: Arc<Mutex<RunState>>,
+        input: Vec<String>,
     ) -> Result<(OneShot, AgentEventStream), CohostError> {
         let provider = spec.provider_id.clone();
         let mut proc = Supervised::spawn(spec)?;
@@ -114,9 +134,22 @@ impl OneShot {
         let flag = interrupted.clone();
         let (tx, mut rx) = mpsc::unbounded_channel();
         let task = tokio::spawn(async move {
-            // The prompt is in argv; EOF on stdin keeps CLIs that also read
-            // stdin (codex exec) from waiting for it.
-            stdin.close().await;
+            // The prompt is in argv (or in `input`); EOF on stdin keeps CLIs
+            // that also read stdin (codex exec) from waiting for it.
+            if input.is_empty() {
+                stdin.close().await;
+            } else {
+                // Its own task: an agent that prints before it reads must
+                // not wait on a full stdin pipe while nobody reads stdout.
+                tokio::spawn(async move {
+                    for line in &input {
+                        if stdin.write_line(line).await.is_err() {
+                            break; // The agent is gone; its exit says the rest.
+                        }
+                    }
+                    stdin.close().await;
+                });
+            }
             let mut tx = Some(tx);
             while let Some(frame) = frames.recv().await {
                 let Some(sender) = tx.as_ref() else {
@@ -147,6 +180,10 @@ impl OneShot {
                 }
                 if norm.ended() {
                     tx = None;
+                    if norm.aborted() {
+                        // The normalizer failed: stop the agent now.
+                        proc.kill_tree();
+                    }
                 }
             }
             let info = proc.settle(LINGER).await;
