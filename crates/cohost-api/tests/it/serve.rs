@@ -8,6 +8,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
 
 mod api;
+mod budget;
 use crate::common;
 mod secrets;
 mod sessions;
