@@ -212,12 +212,14 @@ fn verify(args: VerifyArgs) -> CmdResult {
             "host_key": key,
             "this_host": ours,
         });
-        crate::say!("{out}");
+        // Not through the sanitizer, which may take a public key for a
+        // secret: nothing here is one (a path, counts, the public key).
+        raw(&format!("{out}\n"))?;
         return Ok(0);
     }
-    crate::say!(
-        "verified: {what} {} — {} entries{}, chained and signed by host key {key}{}",
-        path.display(),
+    raw(&format!(
+        "verified: {what} {} — {} entries{}, chained and signed by host key {key}{}\n",
+        cohost_core::sanitize::inert_line(&path.display().to_string()),
         v.entries.len(),
         if v.complete {
             ""
@@ -229,7 +231,7 @@ fn verify(args: VerifyArgs) -> CmdResult {
         } else {
             " (not this machine's: compare it with `cohost record key` on its host)"
         }
-    );
+    ))?;
     if let Some(n) = v.torn {
         crate::say!("entry {n} was cut off mid-write and is not counted");
     }

@@ -517,6 +517,39 @@ mod tests {
     use super::*;
 
     #[test]
+    fn qr_shows_the_web_link_the_relay_serves() {
+        let invites = cohost_tui::room::Invites {
+            co_driver: "cohost://127.0.0.1:7070/r-1#a.b.c.k.h".into(),
+            viewer: "cohosts://relay.example:443/r-1#v.w.x".into(),
+        };
+        // The TUI's copy of the mapping is the relay's.
+        for invite in [
+            &invites.co_driver,
+            &invites.viewer,
+            &"cohost://h/r 1#t".to_string(),
+        ] {
+            assert_eq!(
+                cohost_tui::qr::web_link(invite),
+                web_link(invite),
+                "{invite}"
+            );
+        }
+        let co = qr_text(&invites, "");
+        assert!(
+            co.starts_with(
+                "scan to open the co-driver web page (http://127.0.0.1:7070/join/r-1#a.b.c.k.h):\n"
+            ),
+            "{co}"
+        );
+        assert!(co.contains('█'), "{co}");
+        let viewer = qr_text(&invites, "viewer");
+        assert!(
+            viewer.contains("(https://relay.example:443/join/r-1#v.w.x)"),
+            "{viewer}"
+        );
+    }
+
+    #[test]
     fn host_commands() {
         assert_eq!(
             parse_input("fix the bug"),

@@ -298,3 +298,101 @@ fn a_run_is_recorded_and_a_session_without_a_record_is_a_usage_error() {
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     assert!(String::from_utf8_lossy(&o.stdout).starts_with("# cohost session "));
 }
+
+/// The real pinned Claude Code against the fake model server: a turn that
+/// writes a file (a tool call, approved by policy, a checkpointed change)
+/// is in the session's record, which verifies; its HTML export shows the
+/// diff inline and verifies too. Skips loudly when the CLI is missing,
+/// unless `CI` is set.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_real_claude_turn_is_recorded_with_its_tool_call_and_diff() {
+    use cohost_testbench::{require_cli, AgentCli, Bench};
+
+    use crate::changes_real::{ok, users_repo};
+
+    if require_cli(AgentCli::Claude).is_none() {
+        return;
+    }
+    let b = Bench::start(AgentCli::Claude).await.unwrap();
+    let (home, dir) = (b.home().to_path_buf(), b.cwd().to_path_buf());
+    users_repo(&home, &dir);
+    let run = [
+        "run",
+        "--agent",
+        "claude",
+        "--approve",
+        "all",
+        "[[scenario:write]] create the file",
+    ];
+    ok(&b, &run).await;
+    let list: serde_json::Value =
+        serde_json::from_str(&ok(&b, &["sessions", "--json"]).await).unwrap();
+    let id = list[0]["id"].as_str().unwrap().to_owned();
+    let verified: serde_json::Value =
+        serde_json::from_str(&ok(&b, &["record", "verify", &id, "--json"]).await).unwrap();
+    assert_eq!(verified["complete"], true, "{verified}");
+
+    let path = ok(&b, &["record", "path", &id]).await;
+    let record = std::fs::read_to_string(path.trim()).unwrap();
+    let bodies: Vec<(String, serde_json::Value)> = record
+        .lines()
+        .map(|l| {
+            let e: serde_json::Value = serde_json::from_str(l).unwrap();
+            let body = serde_json::from_str(e["body"].as_str().unwrap()).unwrap();
+            (e["kind"].as_str().unwrap().to_owned(), body)
+        })
+        .collect();
+    let has = |kind: &str, ty: &str| {
+        bodies
+            .iter()
+            .any(|(k, b)| k == kind && (ty.is_empty() || b["type"] == ty))
+    };
+    assert!(has("prompt", ""), "{record}");
+    assert!(has("event", "tool_call"), "{record}");
+    assert!(has("event", "file_changes"), "{record}");
+    assert!(has("text", ""), "{record}");
+    assert!(has("end", ""), "{record}");
+
+    let page = home.join("claude.html");
+    ok(
+        &b,
+        &[
+            "export",
+            &id,
+            "--format",
+            "html",
+            "-o",
+            page.to_str().unwrap(),
+        ],
+    )
+    .await;
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains("<span class=\"add\">+cohost-tool-ok</span>"),
+        "the diff shows inline"
+    );
+    ok(&b, &["record", "verify", page.to_str().unwrap()]).await;
+    // The independent verifier, written from the book alone, agrees (when
+    // the machine has Python with `cryptography`).
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/verify-record.py");
+    if let Ok(out) = std::process::Command::new("python3")
+        .arg(&script)
+        .arg(path.trim())
+        .output()
+    {
+        let said = String::from_utf8_lossy(&out.stdout);
+        if !String::from_utf8_lossy(&out.stderr).contains("ModuleNotFoundError") {
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{said}{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert!(
+                said.contains(&verified["host_key"].as_str().unwrap().to_string()),
+                "{said}"
+            );
+        }
+    }
+}
