@@ -1,5 +1,7 @@
 //! `cohost agents`: every provider cohost knows, with where it was found,
-//! its version, status and capabilities.
+//! its version, status and capabilities; for WebAssembly adapter plugins
+//! also the component's sha256 (and whether the manifest pins it), the
+//! world it implements and its limits.
 
 use clap::Args;
 use cohost_discovery::all_statuses;
@@ -19,6 +21,10 @@ pub struct AgentsArgs {
 pub async fn run(args: AgentsArgs) -> CmdResult {
     let (host, cfg) = hostctx::host_and_config()?;
     let statuses = all_statuses(&host, &cfg).await;
+    let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
+    let wasm = cohost_agents::drivers::plugin::wasm_plugins(
+        &cohost_agents::drivers::plugin::default_plugin_dirs(&cwd),
+    );
     if args.json {
         let mut list = serde_json::to_value(&statuses)
             .map_err(|e| internal(format!("cannot encode the agent list: {e}")))?;
@@ -31,6 +37,9 @@ pub async fn run(args: AgentsArgs) -> CmdResult {
                 .to_string();
             let kind = host.registry.get(&id).ok().map(|f| f.descriptor().kind);
             entry["sandbox"] = sandbox_entry(&id, kind, &report);
+            if let Some(w) = wasm.iter().find(|w| w.id == id) {
+                entry["wasm"] = wasm_entry(w);
+            }
         }
         let text = serde_json::to_string_pretty(&list)
             .map_err(|e| internal(format!("cannot encode the agent list: {e}")))?;
@@ -87,7 +96,39 @@ pub async fn run(args: AgentsArgs) -> CmdResult {
             caps
         );
     }
+    if !wasm.is_empty() {
+        crate::say!("\nWASM ADAPTERS");
+        for w in &wasm {
+            crate::say!(
+                "{:<14} {} sha256:{}{} ({} KiB)\n{:<14} limits: {}",
+                w.id,
+                w.world,
+                w.sha256,
+                if w.pinned { " (pinned)" } else { "" },
+                w.size.div_ceil(1024),
+                "",
+                w.limits
+            );
+        }
+    }
     Ok(0)
+}
+
+/// The `wasm` field of a WebAssembly adapter plugin in `cohost agents --json`.
+fn wasm_entry(w: &cohost_agents::drivers::plugin::WasmPluginInfo) -> serde_json::Value {
+    serde_json::json!({
+        "component": w.component.display().to_string(),
+        "sha256": w.sha256,
+        "pinned": w.pinned,
+        "world": w.world,
+        "size": w.size,
+        "limits": {
+            "call_time_ms": w.limits.call_time.as_millis(),
+            "memory_bytes": w.limits.memory_bytes,
+            "events_per_call": w.limits.events_per_call,
+            "output_bytes_per_call": w.limits.output_bytes_per_call,
+        },
+    })
 }
 
 /// Providers whose real CLI the sandbox tests run confined, end to end.

@@ -66,6 +66,7 @@ mod tls_support;
 mod tui_pty;
 #[path = "../tui_support/mod.rs"]
 mod tui_support;
+mod wasm_agents;
 mod web_page;
 mod web_page_notify;
 mod webhook_support;
