@@ -341,3 +341,45 @@ fn the_vector_file_is_what_the_code_writes() {
     let v = verify(&stored, &Options::default()).expect("verifies");
     assert_eq!(fingerprint(&v.host_key), b64(&public_key(&SEED)));
 }
+
+#[test]
+fn prompt_images_show_inline_only_as_allowed_data_urls() {
+    let mut chain = Chain::new(SEED);
+    let key = b64(&chain.public_key());
+    let mut out = String::new();
+    let images = json!([
+        {"media_type": "image/png", "sha256": "00", "bytes": 3, "data": "iVBORw=="},
+        {"media_type": "text/html", "sha256": "11", "bytes": 3, "data": "PHNjcmlwdD4="},
+        {"media_type": "image/png", "sha256": "22", "bytes": 3, "data": "\"><script>"},
+    ]);
+    for d in [
+        draft(
+            kind::SESSION,
+            None,
+            json!({"session": "s", "host_key": key}),
+        ),
+        draft(
+            kind::PROMPT,
+            Some("host"),
+            json!({"correlation_id": "c", "text": "look", "images": images}),
+        ),
+        draft(kind::END, None, json!({"reason": "x"})),
+    ] {
+        let e = chain.seal(1, d);
+        out.push_str(&e.to_line());
+        out.push('\n');
+        chain.advance(&e);
+    }
+    let page = export(out.as_bytes(), Format::Html, &Options::default()).expect("html");
+    assert_eq!(page.matches("<img ").count(), 1, "{page}");
+    assert!(page.contains("<img alt=\"attached image\" src=\"data:image/png;base64,iVBORw==\">"));
+    assert!(
+        !page.contains("data:text/html") && !page.contains("<script"),
+        "{page}"
+    );
+    assert!(
+        page.contains("<dd>text/html</dd>"),
+        "the refused image is named, not shown"
+    );
+    verify_any(page.as_bytes(), &Options::default()).expect("verifies");
+}

@@ -234,9 +234,9 @@ impl Entries {
                     p.text.push_str(delta);
                 }
             }
-            // Cumulative: only the last of a run is worth keeping.
+            // Cumulative: only the last of a run is worth keeping, and it
+            // does not cut the answer it arrives in the middle of.
             None if matches!(ev.body, EventBody::Usage(_)) => {
-                self.flush_text();
                 self.usage = Some(ev.clone());
             }
             None => {

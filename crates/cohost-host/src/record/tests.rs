@@ -73,6 +73,11 @@ fn a_recorded_session_verifies_with_prompts_in_place_and_text_joined() {
         },
     ));
     r.event(&ev("sg-1", 1, chunk(0, "hel")));
+    r.event(&ev(
+        "sg-1",
+        2,
+        EventBody::Usage(cohost_core::Usage::default()),
+    ));
     r.event(&ev("sg-1", 2, chunk(1, "lo")));
     r.event(&ev(
         "sg-1",
@@ -103,10 +108,21 @@ fn a_recorded_session_verifies_with_prompts_in_place_and_text_joined() {
             ("event", None),
             ("text", None),
             ("event", None),
+            ("event", None),
             ("end", None),
         ]
     );
-    assert!(v.entries[5].body.contains("\"hello\""));
+    // The usage in the middle of the answer neither cuts it nor is lost.
+    assert!(
+        v.entries[5].body.contains("\"hello\""),
+        "{}",
+        v.entries[5].body
+    );
+    assert!(
+        v.entries[6].body.contains("\"type\":\"usage\""),
+        "{}",
+        v.entries[6].body
+    );
 }
 
 #[test]
