@@ -21,10 +21,7 @@ fn decode(drawn: &str) -> String {
     let mut img = rqrr::PreparedImage::prepare_from_greyscale(w * scale, h * scale, |x, y| {
         let (col, row) = (x / scale, y / scale);
         let c = rows[row / 2][col];
-        let light = match (c, row % 2) {
-            ('█', _) | ('▀', 0) | ('▄', 1) => true,
-            _ => false,
-        };
+        let light = matches!((c, row % 2), ('█', _) | ('▀', 0) | ('▄', 1));
         if light {
             255
         } else {
