@@ -162,11 +162,24 @@ impl Human {
                     let _ = writeln!(err, "  {}", f.summary());
                 }
             }
+            EventBody::Budget(n) => {
+                self.end_reasoning(&mut err);
+                self.end_text(&mut out);
+                let line = strip_controls(&n.describe()).into_owned();
+                let _ = writeln!(err, "{}", self.style("33", &line));
+            }
             EventBody::StreamEnd { reason, .. } => {
                 self.end_reasoning(&mut err);
                 self.end_text(&mut out);
                 if *reason == cohost_core::EndReason::Interrupted {
                     let _ = writeln!(err, "{}", self.style("33", "(interrupted)"));
+                }
+                if *reason == cohost_core::EndReason::Budget {
+                    let _ = writeln!(
+                        err,
+                        "{}",
+                        self.style("33", "(stopped: the budget is spent)")
+                    );
                 }
             }
             _ => {}

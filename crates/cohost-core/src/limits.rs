@@ -75,3 +75,56 @@ pub struct BudgetNotice {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unpriced_models: Vec<String>,
 }
+
+impl BudgetNotice {
+    /// One line for a person: what happened, how much of what.
+    pub fn describe(&self) -> String {
+        let mut spent = Vec::new();
+        if let Some(u) = self.limits.usd {
+            spent.push(format!("${:.2} of ${u:.2}", self.spent_usd));
+        }
+        if let Some(t) = self.limits.tokens {
+            spent.push(format!("{} of {t} tokens", self.spent_tokens));
+        }
+        let spent = spent.join(", ");
+        let unpriced = if self.unpriced_models.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " (no price for {}: counted in tokens only)",
+                self.unpriced_models.join(", ")
+            )
+        };
+        match self.level {
+            BudgetLevel::Warning => format!("80% of the budget is spent: {spent}{unpriced}"),
+            BudgetLevel::Exceeded => {
+                format!("the budget is spent: {spent}{unpriced}; /budget raises it")
+            }
+            BudgetLevel::Raised => format!("the budget is now {spent}"),
+            BudgetLevel::Unknown => format!("budget: {spent}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn notices_read_as_a_line() {
+        let n = BudgetNotice {
+            level: BudgetLevel::Warning,
+            spent_usd: 0.4,
+            spent_tokens: 10,
+            limits: BudgetLimits {
+                usd: Some(0.5),
+                tokens: None,
+            },
+            unpriced_models: vec!["fake-model".into()],
+        };
+        assert_eq!(
+            n.describe(),
+            "80% of the budget is spent: $0.40 of $0.50 (no price for fake-model: counted in tokens only)"
+        );
+    }
+}

@@ -424,6 +424,7 @@ impl App {
             }
             EventBody::Usage(u) => self.usage(u.input_tokens, u.output_tokens),
             EventBody::Status { message, .. } => self.notice(message),
+            EventBody::Budget(n) => self.notice(n.describe()),
             EventBody::FileChanges(changes) if !changes.is_empty() => {
                 self.end_stream_blocks();
                 self.transcript
