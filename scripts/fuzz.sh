@@ -71,6 +71,8 @@ max_len_for() {
   case "$1" in
     stream_sanitizer) echo 9000 ;;
     sse_decoder | ndjson_decoder | relay_envelope | invite | relay_token | plugin_manifest | record) echo 65536 ;;
+    # Whole components (the Goose example is 68 KiB) after the mode byte.
+    wasm_adapter) echo 131072 ;;
     *) echo 16384 ;;
   esac
 }
@@ -151,6 +153,17 @@ EOF
       cp README.md "$dir/seed-readme"
       printf '\x03\x07\x01\xffexport ANTHROPIC_API_KEY=sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWx and Authorization: Bearer eyJhbGciOi.eyJzdWIi.sig "password": "hunter2" SMTP_PASS is hunter2-but-longer-xyz\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk=\n-----END OPENSSH PRIVATE KEY-----\nhttps://user:p%%40ss@db.example/x' >"$dir/seed-secrets"
       n=$((n + 2)) ;;
+    wasm_adapter)
+      # Odd first byte: stdout lines for the Goose example; even: a component.
+      while IFS= read -r -d '' f; do
+        { printf '\x01'; tail -n +2 "$f"; } >"$dir/seed-lines-$(basename "$f")"
+        n=$((n + 1))
+      done < <(find "$fixtures/goose" -type f -name '*.jsonl' -print0)
+      local w
+      for w in goose hostile; do
+        { printf '\x00'; cat "target/wasm-examples/wasm32-wasip2/release/wasm_adapter_$w.wasm"; } >"$dir/seed-component-$w"
+        n=$((n + 1))
+      done ;;
     plugin_jsonl | plugin_manifest)
       local lines
       lines=$(sh "$fixtures/plugin/fake_jsonl_agent.sh" "hello there")
@@ -172,6 +185,17 @@ if [ ${#targets[@]} -eq 0 ]; then
   mapfile -t targets < <(cargo +nightly fuzz list)
 fi
 cd "$root"
+# wasm_adapter feeds lines to the Goose example component: build it (and
+# the hostile one, a seed) for wasm32-wasip2 with the stable toolchain, as
+# the test suite does (cohost_testbench::wasm_examples).
+if printf '%s\n' "${targets[@]}" | grep -qx wasm_adapter; then
+  log "building the example adapter components (wasm32-wasip2)"
+  if ! CARGO_TARGET_DIR="$root/target/wasm-examples" cargo +stable build --release --locked \
+    --target wasm32-wasip2 --manifest-path examples/wasm-adapter-goose/Cargo.toml >&2; then
+    echo "fuzz.sh: the example components do not build (rustup target add wasm32-wasip2?)" >&2
+    exit 2
+  fi
+fi
 for t in "${targets[@]}"; do seed "$t"; done
 
 cd fuzz

@@ -171,3 +171,64 @@ fn pty_manifests_need_a_prompt_and_take_no_prompt_argument() {
     assert_eq!(d.capabilities.approvals, ApprovalSupport::None);
     assert!(d.install_hint.is_some_and(|h| h.contains("python3")));
 }
+
+#[test]
+fn wasm_manifests_need_a_component_and_sane_limits() {
+    let file = Path::new("/plugins/w.toml");
+    let parse = |extra: &str| {
+        manifest::parse(
+            file,
+            &format!("id = \"w\"\nbinary = \"w\"\nprotocol = \"wasm\"\n{extra}"),
+        )
+    };
+    let field = |extra: &str| parse(extra).unwrap_err().field.unwrap();
+    assert_eq!(field(""), "wasm");
+    assert_eq!(
+        field("args = [\"{prompt}\"]\n[wasm]\ncomponent = \"a.wasm\"\n"),
+        "args"
+    );
+    assert_eq!(field("[wasm]\ncomponent = \"\"\n"), "wasm.component");
+    assert_eq!(
+        field("[wasm]\ncomponent = \"a.wasm\"\nsha256 = \"abc\"\n"),
+        "wasm.sha256"
+    );
+    assert_eq!(
+        field("[wasm]\ncomponent = \"a.wasm\"\nmemory_mib = 0\n"),
+        "wasm.memory_mib"
+    );
+    assert_eq!(
+        field("[wasm]\ncomponent = \"a.wasm\"\ncall_time_ms = 600000\n"),
+        "wasm.call_time_ms"
+    );
+    assert_eq!(field("[wasm]\ncomponent = \"a.wasm\"\nfuel = 1\n"), "fuel");
+    // A [wasm] table belongs to protocol = "wasm" only.
+    let text = manifest::parse(
+        file,
+        "id = \"t\"\nbinary = \"t\"\nprotocol = \"text\"\n[wasm]\ncomponent = \"a.wasm\"\n",
+    );
+    assert_eq!(text.unwrap_err().field.as_deref(), Some("wasm"));
+    // The component is found beside the manifest.
+    let m = parse("[wasm]\ncomponent = \"a.wasm\"\nmemory_mib = 16\n").unwrap();
+    let w = m.wasm.unwrap();
+    assert_eq!(w.component, Path::new("/plugins/a.wasm"));
+    assert_eq!(wasm::limits_of(&w).memory_bytes, 16 << 20);
+    assert_eq!(
+        wasm::limits_of(&w).call_time,
+        cohost_wasm::Limits::default().call_time
+    );
+    // A missing component is a load error naming the field.
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "w.toml",
+        "id = \"w\"\nbinary = \"sh\"\nprotocol = \"wasm\"\n[wasm]\ncomponent = \"nope.wasm\"\n",
+    );
+    let (factories, errors) = load_plugins(&[dir.path().to_path_buf()]);
+    assert!(factories.is_empty());
+    assert_eq!(errors[0].field.as_deref(), Some("wasm.component"));
+    assert!(
+        errors[0].reason.contains("nope.wasm"),
+        "{}",
+        errors[0].reason
+    );
+}
