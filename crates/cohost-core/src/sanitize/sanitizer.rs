@@ -236,8 +236,9 @@ impl Sanitizer {
                 }
             }
             // A PIN or numeric token is as secret as a string one; a count
-            // or a port under the same key is too short to matter.
-            Value::Number(n) if secret && n.to_string().len() >= MIN_VALUE => {
+            // or a port under the same key is too short to matter, and a
+            // fraction (a price per token) is a measure, never a credential.
+            Value::Number(n) if secret && !n.is_f64() && n.to_string().len() >= MIN_VALUE => {
                 *value = Value::String(REDACTED.to_string());
             }
             Value::Array(items) => items

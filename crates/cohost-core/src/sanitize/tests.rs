@@ -203,6 +203,8 @@ fn secret_named_keys_are_redacted_at_any_depth_in_json_values() {
         "session_id": "ses-1234567890abcdef",
         "env": {"PATH": "/usr/bin", "api_key": "<your key>", "token": ""},
         "auth": {"enabled": true, "retries": 3},
+        // A price per token is a fraction: a measure, not a credential.
+        "prices": {"input_cost_per_token": 0.0000125, "output_cost_per_token": 1.5e-5},
     });
     let before = v.clone();
     san.sanitize_json(&mut v);
