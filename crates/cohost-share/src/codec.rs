@@ -82,8 +82,8 @@ pub enum CodecError {
     /// role the relay stamped on it.
     #[error("a {0} frame carries no host signature, but only the host may send it; it was forged")]
     NotFromHost(&'static str),
-    /// The very payload was opened before: the relay (or someone on the
-    /// way) sent it again.
+    /// The very payload was taken before (a receiver's [`crate::Replays`]
+    /// says so): the relay, or someone on the way, sent it again.
     #[error("this frame was already received once; a replay is refused")]
     Replayed,
     /// The system random source failed.

@@ -36,6 +36,7 @@ pub mod e2e;
 mod message;
 pub mod payload;
 mod presence;
+mod replay;
 pub mod review;
 mod turn;
 
@@ -47,6 +48,7 @@ pub use payload::{
     SuggestionDecision, WrappedKey,
 };
 pub use presence::Presence;
+pub use replay::Replays;
 pub use turn::{RoomCodec, TurnStream};
 
 #[cfg(test)]

@@ -12,8 +12,8 @@ use cohost_protocol::{Frame, FrameType, InviteKeys, Kick, Participant, Role};
 use cohost_relay::{ClientEvent, RelayClient};
 use cohost_session::{BridgeNote, Room, RoomEvents, RunningSession};
 use cohost_share::{
-    Chat, E2e, Message, PayloadCodec, Presence, RoomCodec, Suggestion, SuggestionDecision,
-    TurnStream,
+    Chat, CodecError, E2e, Message, PayloadCodec, Presence, RoomCodec, ShareError, Suggestion,
+    SuggestionDecision, TurnStream,
 };
 
 use super::host_io::deliver;
@@ -68,6 +68,12 @@ pub struct HostBridge {
     quit: bool,
     keys: Option<HostKeys>,
     roster: BTreeMap<u64, Participant>,
+    /// Participants the host removed, by connection: their frames are
+    /// refused from then on, whatever the relay forwards.
+    kicked: BTreeMap<u64, String>,
+    /// Participants' frames already taken (a copy is a replay: a replayed
+    /// suggestion must never run the agent twice).
+    replays: cohost_share::Replays,
     interrupts: SuggestionPolicy,
     /// What the room's members asked each other (its bridge), to show.
     bridge_notes: Option<mpsc::UnboundedReceiver<BridgeNote>>,
@@ -143,6 +149,8 @@ impl HostBridge {
             quit: false,
             keys,
             roster: BTreeMap::new(),
+            kicked: BTreeMap::new(),
+            replays: cohost_share::Replays::default(),
             interrupts: SuggestionPolicy::Ask,
             bridge_notes: None,
         }
@@ -457,6 +465,7 @@ impl HostBridge {
             }
         }
         self.roster.remove(&p.conn_id);
+        self.kicked.insert(p.conn_id, describe(&p));
         let Some(keys) = self.keys.as_mut() else {
             return;
         };
@@ -513,9 +522,33 @@ impl HostBridge {
         }
     }
 
+    /// A participant's frame opened, once: a copy of one already taken is
+    /// refused as a replay.
+    fn take(&mut self, f: &Frame) -> Result<Option<Message>, ShareError> {
+        let message = self.codec.decode(f)?;
+        if !self.replays.first_time(f) {
+            return Err(ShareError::Codec {
+                kind: f.kind(),
+                source: CodecError::Replayed,
+            });
+        }
+        Ok(message)
+    }
+
     async fn handle_relay(&mut self, ev: ClientEvent) {
         match ev {
-            ClientEvent::Frame(f) => match (f.kind(), self.codec.decode(&f)) {
+            ClientEvent::Frame(f)
+                if f.kind().is_application() && self.kicked.contains_key(&f.sender()) =>
+            {
+                // The relay revoked its invite; a frame from it now is the
+                // relay's doing (or a bug), and the host does not take it.
+                let who = &self.kicked[&f.sender()];
+                self.notify(HostNotice::Room(format!(
+                    "refused a {} frame from {who}, removed from the room earlier",
+                    f.kind()
+                )));
+            }
+            ClientEvent::Frame(f) => match (f.kind(), self.take(&f)) {
                 (FrameType::PromptSuggested, Ok(Some(Message::Suggestion(mut s)))) => {
                     // The relay's stamp names the sender, not the payload.
                     s.from = Some(super::participant::stamped_name(&f));

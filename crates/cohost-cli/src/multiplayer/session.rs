@@ -106,6 +106,8 @@ pub struct ParticipantSession {
     me: Participant,
     roster: BTreeMap<u64, Participant>,
     last_good: HashMap<String, u64>,
+    /// Frames outside streams already taken (a copy is a replay).
+    replays: cohost_share::Replays,
     retries: HashMap<(String, u64), u32>,
     /// Streams that failed for a key not held yet: asked again once learned.
     awaiting_key: HashSet<String>,
@@ -162,6 +164,7 @@ impl ParticipantSession {
             me: welcome.you.clone(),
             roster: BTreeMap::new(),
             last_good: HashMap::new(),
+            replays: cohost_share::Replays::default(),
             retries: HashMap::new(),
             awaiting_key: HashSet::new(),
             resyncing: HashSet::new(),
@@ -344,6 +347,11 @@ impl ParticipantSession {
                 }
                 Some(ParticipantEvent::KeyLearned { epoch })
             }
+            Ok(_) if !self.replays.first_time(&f) => Some(ParticipantEvent::Dropped {
+                kind: f.kind(),
+                at: None,
+                reason: CodecError::Replayed.to_string(),
+            }),
             Ok(message) => {
                 if let Some(s) = f.stream() {
                     self.last_good.insert(s.to_string(), f.chunk());
@@ -369,7 +377,16 @@ impl ParticipantSession {
             ShareError::Codec { source, .. } => source.to_string(),
             other => other.to_string(),
         };
-        let Some(stream) = f.stream().map(str::to_string) else {
+        // A forgery is not a loss: said, and nothing asked again.
+        let refused = matches!(
+            e,
+            ShareError::Codec {
+                source: CodecError::NotFromHost(_),
+                ..
+            }
+        );
+        let stream = f.stream().map(str::to_string).filter(|_| !refused);
+        let Some(stream) = stream else {
             return Some(ParticipantEvent::Dropped {
                 kind: f.kind(),
                 at: None,

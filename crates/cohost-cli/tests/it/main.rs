@@ -39,6 +39,8 @@ mod codex_real;
 mod e2e_room;
 mod mcp_clients;
 mod mcp_host_claude;
+#[path = "../mitm_support/mod.rs"]
+mod mitm_support;
 mod multiplayer;
 mod no_orphans;
 mod notify_pty;
@@ -47,6 +49,7 @@ mod orphans_support;
 mod provider_lists;
 mod record_cli;
 mod relay_ha;
+mod relay_mitm;
 mod room_bridge;
 mod room_cli;
 mod room_real;

@@ -10,7 +10,7 @@ use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-fn cohost(home: &std::path::Path) -> Command {
+pub(crate) fn cohost(home: &std::path::Path) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_cohost"));
     c.env_clear()
         .env("PATH", home)
@@ -35,7 +35,7 @@ pub(crate) fn lines_of(
     rx
 }
 
-const STEP: Duration = Duration::from_secs(30);
+pub(crate) const STEP: Duration = Duration::from_secs(30);
 
 /// Kills the child on drop so a failed assertion leaves nothing behind.
 pub(crate) struct Reaper(pub(crate) std::process::Child);
@@ -48,7 +48,7 @@ impl Drop for Reaper {
 
 /// A standalone `cohost relay` keeping its secrets in `secrets`, with `env`
 /// set: the child, its stdout lines after the first, and its address.
-fn start_relay(
+pub(crate) fn start_relay(
     home: &std::path::Path,
     secrets: &std::path::Path,
     env: &[(&str, &str)],

@@ -10,10 +10,9 @@
 //! ```
 
 mod keys;
-mod seen;
 mod wrap;
 
-use std::sync::{Mutex, PoisonError, RwLock};
+use std::sync::{PoisonError, RwLock};
 
 use aes_gcm::aead::{Aead, Payload};
 use aes_gcm::{Aes256Gcm, Nonce};
@@ -77,9 +76,6 @@ pub struct E2e {
     keys: RwLock<keys::KeyRing>,
     signer: Option<SigningKey>,
     host: VerifyingKey,
-    /// Payloads of frames outside streams already opened (stream frames are
-    /// placed by their chunk index instead).
-    seen: Mutex<seen::Seen>,
 }
 
 impl std::fmt::Debug for E2e {
@@ -104,7 +100,6 @@ impl E2e {
             host: signer.verifying_key(),
             keys: RwLock::new(keys::KeyRing::new(room_key)),
             signer: Some(signer),
-            seen: Mutex::default(),
         }
     }
 
@@ -116,7 +111,6 @@ impl E2e {
             keys: RwLock::new(keys::KeyRing::new(RoomKey::from_bytes(keys.room_key))),
             signer: None,
             host,
-            seen: Mutex::default(),
         })
     }
 
@@ -253,20 +247,6 @@ impl PayloadCodec for E2e {
         } else {
             rest
         };
-        // The same epoch, nonce and tag again is the same payload sent
-        // twice. Stream frames are excluded: the relay resends them on
-        // resume, and their chunk index places them.
-        let mut tag = [0u8; TAG_LEN];
-        tag.copy_from_slice(&ct[ct.len() - TAG_LEN..]);
-        if !header.kind.is_replayable()
-            && !self
-                .seen
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .first_time(epoch, nonce, tag)
-        {
-            return Err(CodecError::Replayed);
-        }
         Ok(body.to_vec())
     }
 }

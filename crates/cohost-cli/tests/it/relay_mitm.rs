@@ -1,0 +1,285 @@
+//! Issue 37, tried as a malicious relay operator would: a real `cohost
+//! share` and a real `cohost join` reach a real relay through a proxy that
+//! holds a co-driver's invite (so the room key) and can inject, re-stamp and
+//! replay frames. Each attack below worked on format v1 as shipped.
+
+use std::io::Write;
+use std::process::Stdio;
+use std::sync::mpsc::Receiver;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use cohost_protocol::{Frame, FrameType, Invite, Role, RoomId, StreamId};
+use cohost_share::e2e::{wrap_key, RoomKey};
+use cohost_share::{Chat, E2e, KeyRotate, Message, RoomCodec};
+use serde_json::Value;
+
+use crate::mitm_support::{Leg, Mitm};
+use crate::share_join_cli::{cohost, lines_of, start_relay, Reaper, STEP};
+
+/// Lines from `rx` until one satisfies `want` (or the step runs out).
+fn until(rx: &Receiver<String>, seen: &mut Vec<String>, what: &str, want: impl Fn(&str) -> bool) {
+    let deadline = Instant::now() + STEP;
+    while Instant::now() < deadline {
+        if let Ok(line) = rx.recv_timeout(Duration::from_millis(100)) {
+            seen.push(line.clone());
+            if want(&line) {
+                return;
+            }
+        }
+    }
+    panic!("{what}: not seen in {seen:#?}");
+}
+
+/// Everything `rx` says within `d`.
+fn drain(rx: &Receiver<String>, seen: &mut Vec<String>, d: Duration) {
+    let deadline = Instant::now() + d;
+    while Instant::now() < deadline {
+        if let Ok(line) = rx.recv_timeout(Duration::from_millis(50)) {
+            seen.push(line);
+        }
+    }
+}
+
+/// What the attacker can build with an invite's keys: a participant's codec.
+fn attacker(invite: &str) -> RoomCodec {
+    let inv = Invite::parse(invite).unwrap();
+    let keys = inv.keys.expect("the invite carries the room key");
+    RoomCodec::with_codec(
+        RoomId::new(&inv.room).unwrap(),
+        Arc::new(E2e::participant(&keys).unwrap()),
+    )
+    .as_role(Role::CoDriver)
+}
+
+#[test]
+fn a_relay_in_the_middle_cannot_forge_a_turn_or_a_key_replay_or_speak_for_a_kicked_guest() {
+    let home = tempfile::tempdir().unwrap();
+    let secrets = home.path().join("relay-secrets.json");
+    // The relay writes the proxy's address into its invites: the host and
+    // the guest both reach the room through it.
+    let mitm = Mitm::bind();
+    let public = mitm.addr.to_string();
+    let (_relay, relay_out, relay_addr) =
+        start_relay(home.path(), &secrets, &[("COHOST_RELAY_PUBLIC", &public)]);
+    relay_out
+        .recv_timeout(STEP)
+        .expect("the relay prints its secret");
+    let stored: Value = serde_json::from_slice(&std::fs::read(&secrets).unwrap()).unwrap();
+    let admin = stored["admin_secret"].as_str().unwrap().to_string();
+    mitm.forward_to(&relay_addr);
+
+    let mut host = Reaper(
+        cohost(home.path())
+            .args(["share", "--agent", "mock", "--suggestions", "accept"])
+            .args([
+                "--approve",
+                "none",
+                "--json",
+                "--relay",
+                &mitm.addr.to_string(),
+            ])
+            .env("COHOST_RELAY_ADMIN_SECRET", &admin)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let mut host_in = host.0.stdin.take().unwrap();
+    let host_out = lines_of(host.0.stdout.take().unwrap());
+    let mut host_seen = Vec::new();
+    let first: Value =
+        serde_json::from_str(&host_out.recv_timeout(STEP).expect("invites")).unwrap();
+    let invite = first["co_driver"].as_str().unwrap().to_string();
+    let forger = attacker(&invite);
+
+    let mut guest = Reaper(
+        cohost(home.path())
+            .args(["join", "--json", "--plain", "--name", "ana"])
+            .env("COHOST_INVITE", &invite)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut guest_in = guest.0.stdin.take().unwrap();
+    let guest_out = lines_of(guest.0.stdout.take().unwrap());
+    let guest_err = lines_of(guest.0.stderr.take().unwrap());
+    let (mut out_seen, mut err_seen) = (Vec::new(), Vec::new());
+    let host_conn = mitm.conn_of(Role::Host, STEP);
+    let guest_conn = mitm.conn_of(Role::CoDriver, STEP);
+    until(&host_out, &mut host_seen, "ana joins", |l| {
+        l.contains("\"ana\"")
+    });
+
+    // A real turn reaches the guest.
+    writeln!(host_in, "[mock:text] the real turn").unwrap();
+    until(&guest_out, &mut out_seen, "the host's turn", |l| {
+        l.contains("ai.stream.end")
+    });
+
+    // 1. A forged turn: the host's frames re-sealed with the room key under a
+    // stream of the attacker's, stamped CO_DRIVER (then HOST, unsigned).
+    let real: Vec<Frame> = mitm
+        .log()
+        .into_iter()
+        .filter(|(leg, conn, f)| {
+            *leg == Leg::ToClient && *conn == guest_conn && f.kind().is_replayable()
+        })
+        .map(|(_, _, f)| f)
+        .collect();
+    assert!(real.len() >= 3, "{real:?}");
+    for (stamp, stream) in [(Role::CoDriver, "p-forged-1"), (Role::Host, "p-forged-2")] {
+        // Sealed under the role it will be stamped with, so that only the
+        // missing host signature gives it away.
+        let mut turn = forger
+            .clone()
+            .as_role(stamp)
+            .turn(StreamId::new(stream).unwrap());
+        for f in &real {
+            let message = match forger.decode(f).unwrap().unwrap() {
+                Message::TurnEvent(mut e) => {
+                    if let cohost_core::EventBody::StreamChunk { delta, .. } = &mut e.body {
+                        *delta = "FORGED".into();
+                    }
+                    Message::TurnEvent(e)
+                }
+                other => other,
+            };
+            let forged = turn.frame(&message).unwrap().restamp(f.kind(), 99, stamp);
+            mitm.inject(guest_conn, forged);
+        }
+    }
+
+    // 2. A forged key rotation, wrapped to the guest's announced key.
+    let announce = mitm
+        .log()
+        .into_iter()
+        .find(|(leg, conn, f)| {
+            *leg == Leg::ToRelay && *conn == guest_conn && f.kind() == FrameType::KeyAnnounce
+        })
+        .map(|(_, _, f)| f)
+        .expect("the guest announced its key");
+    // Sealed under the sender's role; the relay stamps it on the way.
+    let announce = announce.restamp(FrameType::KeyAnnounce, 0, Role::CoDriver);
+    let Some(Message::KeyAnnounce(a)) = forger.decode(&announce).unwrap() else {
+        panic!("not an announcement")
+    };
+    let welcome: cohost_protocol::Welcome = mitm
+        .log()
+        .into_iter()
+        .find(|(leg, conn, f)| {
+            *leg == Leg::ToClient && *conn == guest_conn && f.kind() == FrameType::RoomWelcome
+        })
+        .and_then(|(_, _, f)| f.control().ok())
+        .unwrap();
+    let evil = RoomKey::from_bytes([7; 32]);
+    let wrapped = wrap_key(forger.room(), 77, &evil, welcome.you.conn_id, &a.x25519).unwrap();
+    let rotate = forger
+        .room_frame(&Message::KeyRotate(KeyRotate {
+            keys: vec![wrapped],
+        }))
+        .unwrap()
+        .restamp(FrameType::KeyRotate, 99, Role::CoDriver);
+    mitm.inject(guest_conn, rotate);
+
+    // 3. A host chat, replayed to the guest.
+    writeln!(host_in, "/chat a message said once").unwrap();
+    until(&guest_out, &mut out_seen, "the host's chat", |l| {
+        l.contains("a message said once")
+    });
+    let chat = mitm
+        .log()
+        .into_iter()
+        .rev()
+        .find(|(leg, conn, f)| {
+            *leg == Leg::ToClient && *conn == guest_conn && f.kind() == FrameType::ChatMessage
+        })
+        .map(|(_, _, f)| f)
+        .unwrap();
+    mitm.inject(guest_conn, chat);
+
+    drain(&guest_out, &mut out_seen, Duration::from_secs(2));
+    drain(&guest_err, &mut err_seen, Duration::from_millis(200));
+    let out = out_seen.join("\n");
+    assert!(!out.contains("FORGED"), "a forged turn was shown:\n{out}");
+    assert!(
+        !out.contains("p-forged"),
+        "a forged stream was taken:\n{out}"
+    );
+    assert_eq!(
+        out.matches("a message said once").count(),
+        1,
+        "a replayed chat is shown once:\n{out}"
+    );
+    let err = err_seen.join("\n");
+    assert!(
+        !err.contains("epoch 77"),
+        "a forged key was learned:\n{err}"
+    );
+    assert_eq!(
+        err.matches("only the host may send it").count(),
+        2 * real.len() + 1,
+        "every forged frame is refused once and said so:\n{err}"
+    );
+    assert!(
+        err.contains("already received"),
+        "the replay is said:\n{err}"
+    );
+
+    // 4. A co-driver's suggestion, replayed to the host (accept policy): it
+    // runs once.
+    writeln!(guest_in, "[mock:text] suggested once").unwrap();
+    until(&host_out, &mut host_seen, "the suggestion", |l| {
+        l.contains("\"notice\":\"suggested\"")
+    });
+    until(&host_out, &mut host_seen, "the suggestion's turn", |l| {
+        l.contains("\"turn_done\"")
+    });
+    let suggestion = mitm
+        .log()
+        .into_iter()
+        .find(|(leg, conn, f)| {
+            *leg == Leg::ToClient && *conn == host_conn && f.kind() == FrameType::PromptSuggested
+        })
+        .map(|(_, _, f)| f)
+        .unwrap();
+    mitm.inject(host_conn, suggestion);
+    until(&host_out, &mut host_seen, "the replay refused", |l| {
+        l.contains("already received")
+    });
+
+    // 5. After a kick, a chat in the guest's name (sealed under the key it
+    // still holds) is refused by the host.
+    writeln!(host_in, "/kick ana").unwrap();
+    until(&host_out, &mut host_seen, "the kick", |l| {
+        l.contains("removed")
+    });
+    let chat = forger
+        .room_frame(&Message::Chat(Chat {
+            from: None,
+            text: "after my kick".into(),
+        }))
+        .unwrap()
+        .restamp(FrameType::ChatMessage, welcome.you.conn_id, Role::CoDriver);
+    mitm.inject(host_conn, chat);
+    until(
+        &host_out,
+        &mut host_seen,
+        "the kicked guest's frame refused",
+        |l| l.contains("removed from the room earlier"),
+    );
+    drain(&host_out, &mut host_seen, Duration::from_millis(500));
+    let host_said = host_seen.join("\n");
+    assert_eq!(
+        host_said.matches("\"notice\":\"suggested\"").count(),
+        1,
+        "the replayed suggestion reached the host's queue again:\n{host_said}"
+    );
+    assert!(
+        !host_said.contains("after my kick"),
+        "the host showed a kicked guest's chat:\n{host_said}"
+    );
+}
