@@ -70,7 +70,9 @@ fuzz_target!(|data: &[u8]| {
         }
         return;
     }
-    let mut t = goose().instantiate().expect("the goose example instantiates");
+    let mut t = goose()
+        .instantiate()
+        .expect("the goose example instantiates");
     t.start(StartOptions {
         session_id: Some("cohost-fuzz".into()),
         ..StartOptions::default()

@@ -46,7 +46,12 @@ fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
 #[no_mangle]
 pub unsafe extern "C" fn memcmp(a: *const u8, b: *const u8, n: usize) -> i32 {
     for i in 0..n {
-        let (x, y) = unsafe { (core::ptr::read_volatile(a.add(i)), core::ptr::read_volatile(b.add(i))) };
+        let (x, y) = unsafe {
+            (
+                core::ptr::read_volatile(a.add(i)),
+                core::ptr::read_volatile(b.add(i)),
+            )
+        };
         if x != y {
             return i32::from(x) - i32::from(y);
         }
@@ -141,14 +146,17 @@ impl Turn {
             "complete" => {
                 self.start(out);
                 self.ended = true;
-                let usage = v.get("total_tokens").and_then(Value::as_u64).map(|t| Usage {
-                    input_tokens: 0,
-                    // goose reports one total; it cannot be split honestly.
-                    output_tokens: t,
-                    reasoning_tokens: 0,
-                    cache_read_tokens: 0,
-                    cache_write_tokens: 0,
-                });
+                let usage = v
+                    .get("total_tokens")
+                    .and_then(Value::as_u64)
+                    .map(|t| Usage {
+                        input_tokens: 0,
+                        // goose reports one total; it cannot be split honestly.
+                        output_tokens: t,
+                        reasoning_tokens: 0,
+                        cache_read_tokens: 0,
+                        cache_write_tokens: 0,
+                    });
                 out.push(Event::Ended(Ended {
                     reason: if self.errored {
                         EndReason::Error
@@ -185,7 +193,9 @@ fn on_content(item: &Value, out: &mut Vec<Event>) {
                 .and_then(Value::as_str)
                 .unwrap_or("tool")
                 .to_string();
-            let input = call.and_then(|c| c.get("arguments")).unwrap_or(&Value::Null);
+            let input = call
+                .and_then(|c| c.get("arguments"))
+                .unwrap_or(&Value::Null);
             out.push(Event::ToolCall(ToolCall {
                 id,
                 kind: tool_kind(&name),
@@ -196,7 +206,8 @@ fn on_content(item: &Value, out: &mut Vec<Event>) {
         "toolResponse" => {
             let id = s("id").unwrap_or("goose-tool").to_string();
             let result = item.get("toolResult");
-            let ok = result.and_then(|r| r.get("status")).and_then(Value::as_str) == Some("success");
+            let ok =
+                result.and_then(|r| r.get("status")).and_then(Value::as_str) == Some("success");
             let output = match result.and_then(|r| r.get("value")) {
                 Some(Value::Array(parts)) => parts
                     .iter()
@@ -261,9 +272,11 @@ impl Guest for Goose {
             ApprovalMode::AutoApprove => "auto",
             ApprovalMode::Ask | ApprovalMode::DenyAll => "chat",
         };
-        with_turn(|t| *t = Turn {
-            session: opts.session_id,
-            ..Turn::default()
+        with_turn(|t| {
+            *t = Turn {
+                session: opts.session_id,
+                ..Turn::default()
+            }
         });
         Ok(Command {
             args,

@@ -104,7 +104,10 @@ fn misbehave(what: &str) -> Option<Vec<Event>> {
         }
         "trap" => panic!("asked to trap"),
         "flood" => {
-            let n: usize = words.next().and_then(|w| w.parse().ok()).unwrap_or(10_000_000);
+            let n: usize = words
+                .next()
+                .and_then(|w| w.parse().ok())
+                .unwrap_or(10_000_000);
             let mut out = Vec::with_capacity(n);
             for _ in 0..n {
                 out.push(Event::TextDelta(String::new()));
