@@ -151,7 +151,7 @@ impl Recorder {
             let reason = loop {
                 match events.recv().await {
                     Ok(Some(ev)) => me.event(&ev),
-                    Ok(None) => break "the session ended".to_owned(),
+                    Ok(None) => break "closed".to_owned(),
                     Err(lagged) => break format!("the recorder {lagged}"),
                 }
             };
