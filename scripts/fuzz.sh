@@ -71,7 +71,7 @@ max_len_for() {
   case "$1" in
     stream_sanitizer) echo 9000 ;;
     sse_decoder | ndjson_decoder | relay_envelope | invite | relay_token | plugin_manifest | record) echo 65536 ;;
-    # Whole components (the Goose example is 68 KiB) after the mode byte.
+    # Whole components (the Goose example is about 100 KiB) after the mode byte.
     wasm_adapter) echo 131072 ;;
     *) echo 16384 ;;
   esac
