@@ -99,9 +99,11 @@ pub async fn run(args: RunArgs) -> CmdResult {
         .notifier(&cfg, false, |m| eprintln!("cohost: {m}"))?;
     let room = prepared.launch(&host).await?;
     super::bridged::serve(sockets.as_ref(), &room);
+    // No sink, no subscriber: a notifier that tells nobody reads nothing.
     let notifying: Vec<_> = room
         .members()
         .iter()
+        .filter(|_| !notifier.is_empty())
         .map(|m| notifier.watch(m.session.subscribe_new(), m.name.clone()))
         .collect();
     if let Some(b) = bridge {

@@ -266,7 +266,8 @@ pub async fn run(args: RunArgs) -> CmdResult {
     let session = session.launch().await?;
     let record_id = session.record_id().unwrap_or_default().to_string();
     let mut events = session.subscribe_new();
-    let notifying = notifier.watch(session.subscribe_new(), agent);
+    // No sink, no subscriber: a notifier that tells nobody reads nothing.
+    let notifying = (!notifier.is_empty()).then(|| notifier.watch(session.subscribe_new(), agent));
     // The only prompt: the agent is stopped right after its turn, the
     // record's write overlapping its exit.
     let turn = session.prompt_last(input)?;
@@ -326,7 +327,9 @@ pub async fn run(args: RunArgs) -> CmdResult {
     }
     // The turn's end notice may still be on its way to a phone: a bounded
     // wait, after the session (and the watch with it) has ended.
-    let _ = tokio::time::timeout(NOTIFY_GRACE, notifying).await;
+    if let Some(w) = notifying {
+        let _ = tokio::time::timeout(NOTIFY_GRACE, w).await;
+    }
     notifier.drain(NOTIFY_GRACE).await;
     if !json {
         eprintln!(
