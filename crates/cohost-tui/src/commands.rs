@@ -78,6 +78,12 @@ const CHAT: &[Command] = &[
         "NAME [--merge]",
         "that member's changes into your checkout; the others stop",
     ),
+    c(
+        "/budget",
+        "[USD|tokens N|off]",
+        "show the budget, or raise it (a spent budget refuses prompts)",
+    ),
+    c("/spend", "", "what was spent, per person and per agent"),
     c("/help", "", "commands and keys"),
     c("/quit", "", "end the session and exit"),
 ];
@@ -109,6 +115,12 @@ const HOST: &[Command] = &[
         "[TURN]",
         "put back the last turn's changes (TURN: it and every later one)",
     ),
+    c(
+        "/budget",
+        "[USD|tokens N|off]",
+        "show the budget, or raise it (a spent budget refuses prompts)",
+    ),
+    c("/spend", "", "what was spent, per person and per agent"),
     c("/help", "", "commands and keys"),
     c("/quit", "", "close the room and exit"),
 ];

@@ -376,6 +376,8 @@ impl App {
                 Ok(_) if self.busy() => self.set_busy_hint(),
                 Ok(turn) => self.effect(Effect::Undo(turn)),
             },
+            (Mode::Chat | Mode::Host, "/budget") => self.effect(Effect::Budget(arg.into())),
+            (Mode::Chat | Mode::Host, "/spend") => self.effect(Effect::Spend),
             (Mode::Host, "/accept") => self.decide_suggestion(arg, true),
             (Mode::Host, "/reject") => self.decide_suggestion(arg, false),
             (Mode::Host, "/kick") if arg.is_empty() => self.notice(need("a participant's name")),
