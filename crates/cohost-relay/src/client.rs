@@ -80,6 +80,16 @@ pub enum ClientEvent {
     Frame(Frame),
     /// The relay could not replay some streams; ask the host for a snapshot.
     Resync(Resync),
+    /// Chunks `from..=to` of `stream` never came, though the relay was asked
+    /// for them again: the stream goes on without them (said, never silent).
+    Missing {
+        /// The stream.
+        stream: String,
+        /// First missing chunk index.
+        from: u64,
+        /// Last missing chunk index.
+        to: u64,
+    },
     /// The relay refused something this client sent.
     Error(ErrorPayload),
     /// The connection dropped; the client is reconnecting.
@@ -239,6 +249,23 @@ enum Ended {
     Stop(String),
 }
 
+/// How often a gap in one stream is asked for again before the stream goes
+/// on without it.
+const GAP_ASKS: u32 = 3;
+/// How long a gap waits for the relay's replay before it is asked again
+/// (or given up): a relay that never answers must not stall the stream.
+const GAP_WAIT: Duration = Duration::from_secs(1);
+
+/// A stream waiting for chunks that never came.
+struct Gap {
+    /// How often the relay was asked for them.
+    asks: u32,
+    /// When it was last asked.
+    since: tokio::time::Instant,
+    /// The first chunk seen past the gap: the missing ones are before it.
+    next_seen: u64,
+}
+
 /// Close code a draining relay node sends.
 const GOING_AWAY: u16 = 1001;
 
@@ -252,6 +279,8 @@ async fn session(
 ) -> Ended {
     // Streams asked again from an earlier chunk, until that replay arrives.
     let mut resyncing = std::collections::BTreeSet::new();
+    // Streams with chunks missing, waiting for the relay's replay.
+    let mut gaps: BTreeMap<String, Gap> = BTreeMap::new();
     let resume = |last: &BTreeMap<String, u64>| {
         Frame::control_frame(
             FrameType::RoomResume,
@@ -275,8 +304,42 @@ async fn session(
             return Ended::Dropped(e.to_string());
         }
     }
+    let mut tick = tokio::time::interval(GAP_WAIT / 4);
     loop {
         tokio::select! {
+            _ = tick.tick(), if !gaps.is_empty() => {
+                let now = tokio::time::Instant::now();
+                let late: Vec<String> = gaps
+                    .iter()
+                    .filter(|(_, g)| now.duration_since(g.since) >= GAP_WAIT)
+                    .map(|(s, _)| s.clone())
+                    .collect();
+                for s in late {
+                    let Some(g) = gaps.get_mut(&s) else { continue };
+                    if g.asks < GAP_ASKS {
+                        g.asks += 1;
+                        g.since = now;
+                    } else {
+                        // Asked enough: say what is missing and take the
+                        // stream up at the first chunk seen past it.
+                        let from = last.get(&s).map_or(0, |l| l + 1);
+                        let to = g.next_seen.saturating_sub(1);
+                        gaps.remove(&s);
+                        if to >= from {
+                            let missing = ClientEvent::Missing { stream: s.clone(), from, to };
+                            if ev.send(missing).await.is_err() {
+                                return Ended::Stop("application dropped the client".into());
+                            }
+                            last.insert(s.clone(), to);
+                        }
+                    }
+                    if let Ok(m) = resume(last) {
+                        if ws.send(m).await.is_err() {
+                            return Ended::Dropped("send failed".into());
+                        }
+                    }
+                }
+            }
             c = cmd.recv() => match c {
                 Some(Cmd::Send(b)) => {
                     if let Err(e) = ws.send(Message::Binary(b.clone())).await {
@@ -337,6 +400,8 @@ async fn session(
                         // stream up again at whatever comes next.
                         for s in &r.streams {
                             last.remove(s);
+                            resyncing.remove(s);
+                            gaps.remove(s);
                         }
                         ClientEvent::Resync(r)
                     }),
@@ -351,13 +416,34 @@ async fn session(
                     }
                     k if k.is_replayable() => {
                         let s = f.stream().unwrap_or("").to_string();
-                        match last.get(&s) {
-                            Some(l) if f.chunk() <= *l => None,
-                            // After `resume_from`, the replay from `l` is on
-                            // its way: live frames past it wait for it.
-                            Some(l) if f.chunk() > l.saturating_add(1) && resyncing.contains(&s) => None,
+                        match last.get(&s).copied() {
+                            Some(l) if f.chunk() <= l => None,
+                            Some(l) if f.chunk() > l.saturating_add(1) => {
+                                // A chunk never came (dropped on the way, or
+                                // a replay is on its way): what arrives past
+                                // it comes again with the relay's replay.
+                                let waiting = resyncing.contains(&s);
+                                let g = gaps.entry(s.clone()).or_insert(Gap {
+                                    asks: 0,
+                                    since: tokio::time::Instant::now(),
+                                    next_seen: f.chunk(),
+                                });
+                                g.next_seen = g.next_seen.min(f.chunk());
+                                if !waiting {
+                                    g.asks += 1;
+                                    g.since = tokio::time::Instant::now();
+                                    resyncing.insert(s.clone());
+                                    if let Ok(m) = resume(last) {
+                                        if ws.send(m).await.is_err() {
+                                            return Ended::Dropped("send failed".into());
+                                        }
+                                    }
+                                }
+                                None
+                            }
                             _ => {
                                 resyncing.remove(&s);
+                                gaps.remove(&s);
                                 last.insert(s, f.chunk());
                                 Some(ClientEvent::Frame(f))
                             }

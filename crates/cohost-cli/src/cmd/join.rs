@@ -316,6 +316,11 @@ fn show(me: &ParticipantSession, out: &mut Out, ev: &ParticipantEvent, json: boo
                 "· the relay could not replay {:?}: {}",
                 r.streams, r.reason
             )),
+            ClientEvent::Missing { stream, from, to } => out.notice(&format!(
+                "· {} missing from this answer ({stream}, chunks {from} to {to}): the relay never sent {}",
+                participant::missing(*from, *to),
+                if from == to { "it" } else { "them" }
+            )),
             ClientEvent::Error(e) => out.notice(&format!(
                 "· refused by the relay: {} ({:?})",
                 e.message, e.code

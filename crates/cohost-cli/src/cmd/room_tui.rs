@@ -381,6 +381,10 @@ fn participant_incoming(ev: ParticipantEvent) -> Vec<Incoming> {
                 "refused by the relay: {}",
                 e.message
             ))],
+            ClientEvent::Missing { stream, from, to } => vec![Incoming::Notice(format!(
+                "{} missing from this answer ({stream}): the relay never sent them",
+                crate::multiplayer::participant::missing(from, to)
+            ))],
             ClientEvent::Resync(r) => vec![Incoming::Notice(format!(
                 "the relay could not replay: {}",
                 r.reason

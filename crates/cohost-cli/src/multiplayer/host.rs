@@ -656,7 +656,7 @@ impl HostBridge {
                     self.presence(Presence::Joined { who: p, you: false });
                 }
             }
-            ClientEvent::Resync(_) | ClientEvent::Error(_) => {}
+            ClientEvent::Resync(_) | ClientEvent::Error(_) | ClientEvent::Missing { .. } => {}
             ClientEvent::Disconnected { reason } => self.notify(HostNotice::Room(format!(
                 "relay connection lost ({reason}); reconnecting"
             ))),

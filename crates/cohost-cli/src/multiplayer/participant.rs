@@ -42,6 +42,14 @@ pub fn frame_json(codec: &RoomCodec, f: &Frame) -> Value {
     })
 }
 
+/// "1 chunk" or "N chunks" for a missing range of a stream.
+pub fn missing(from: u64, to: u64) -> String {
+    match to.saturating_sub(from) + 1 {
+        1 => "1 chunk".into(),
+        n => format!("{n} chunks"),
+    }
+}
+
 fn status_name(s: ToolStatus) -> &'static str {
     match s {
         ToolStatus::Ok => "ok",

@@ -283,3 +283,98 @@ fn a_relay_in_the_middle_cannot_forge_a_turn_or_a_key_replay_or_speak_for_a_kick
         "the host showed a kicked guest's chat:\n{host_said}"
     );
 }
+
+/// Issue 37: a chunk the relay leaves out is noticed. Dropped once, it is
+/// asked for again and the answer arrives whole, in order; never sent at
+/// all, the answer still ends and says what is missing (no stall).
+#[test]
+fn a_chunk_the_relay_leaves_out_is_asked_again_or_reported_never_a_stall() {
+    let home = tempfile::tempdir().unwrap();
+    let secrets = home.path().join("relay-secrets.json");
+    let mitm = Mitm::bind();
+    let public = mitm.addr.to_string();
+    let (_relay, relay_out, relay_addr) =
+        start_relay(home.path(), &secrets, &[("COHOST_RELAY_PUBLIC", &public)]);
+    relay_out
+        .recv_timeout(STEP)
+        .expect("the relay prints its secret");
+    let stored: Value = serde_json::from_slice(&std::fs::read(&secrets).unwrap()).unwrap();
+    let admin = stored["admin_secret"].as_str().unwrap().to_string();
+    mitm.forward_to(&relay_addr);
+    let mut host = Reaper(
+        cohost(home.path())
+            .args(["share", "--agent", "mock", "--approve", "none", "--json"])
+            .args(["--relay", &public])
+            .env("COHOST_RELAY_ADMIN_SECRET", &admin)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let mut host_in = host.0.stdin.take().unwrap();
+    let host_out = lines_of(host.0.stdout.take().unwrap());
+    let first: Value =
+        serde_json::from_str(&host_out.recv_timeout(STEP).expect("invites")).unwrap();
+    let invite = first["viewer"].as_str().unwrap().to_string();
+    let mut guest = Reaper(
+        cohost(home.path())
+            .args(["join", "--json", "--plain", "--name", "vic"])
+            .env("COHOST_INVITE", &invite)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let guest_out = lines_of(guest.0.stdout.take().unwrap());
+    let guest_err = lines_of(guest.0.stderr.take().unwrap());
+    let guest_conn = mitm.conn_of(Role::Viewer, STEP);
+    let (mut out_seen, mut err_seen) = (Vec::new(), Vec::new());
+
+    // The turn's chunk 4 is dropped once on its way to the guest, or always.
+    for (turn, always) in [(1, false), (2, true)] {
+        let mut dropped = 0;
+        mitm.drop_when(move |leg, conn, f| {
+            let hit = leg == Leg::ToClient
+                && conn == guest_conn
+                && f.kind() == FrameType::StreamChunk
+                && f.chunk() == 4
+                && f.stream().is_some_and(|s| s.ends_with(&format!("-{turn}")));
+            if hit && (always || dropped == 0) {
+                dropped += 1;
+                return true;
+            }
+            false
+        });
+        writeln!(host_in, "[mock:chunks:30] turn {turn}").unwrap();
+        let start = out_seen.len();
+        until(&guest_out, &mut out_seen, "the turn's end", |l| {
+            l.contains("ai.stream.end")
+        });
+        let chunks: Vec<u64> = out_seen[start..]
+            .iter()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter(|v| {
+                v["frame"]
+                    .as_str()
+                    .is_some_and(|k| k.starts_with("ai.stream") || k.starts_with("ai.execution"))
+            })
+            .map(|v| v["chunk"].as_u64().unwrap())
+            .collect();
+        drain(&guest_err, &mut err_seen, Duration::from_millis(300));
+        let err = err_seen.join("\n");
+        if always {
+            let expected: Vec<u64> = (0..=*chunks.last().unwrap()).filter(|c| *c != 4).collect();
+            assert_eq!(chunks, expected, "the rest of the turn came, in order");
+            assert!(
+                err.contains("1 chunk missing from this answer"),
+                "the loss is said:\n{err}"
+            );
+        } else {
+            let expected: Vec<u64> = (0..=*chunks.last().unwrap()).collect();
+            assert_eq!(chunks, expected, "the dropped chunk was asked for again");
+            assert!(!err.contains("missing"), "{err}");
+        }
+    }
+}

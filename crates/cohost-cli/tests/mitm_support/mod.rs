@@ -4,8 +4,7 @@
 //! decodes and logs every frame both ways, and a test can inject frames of
 //! its own (forged, re-stamped, replayed) to any connection: what a
 //! malicious relay operator can do, with a participant's keys if the test
-//! gives it some. (Dropping and holding frames, for the loss-visibility
-//! work of issue 37, is the next thing to add.)
+//! gives it some, and drop the frames a rule names.
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -28,8 +27,13 @@ pub enum Leg {
     ToClient,
 }
 
+/// The test's verdict on one frame: `true` drops it.
+pub type DropRule = Box<dyn FnMut(Leg, usize, &Frame) -> bool + Send>;
+
 #[derive(Default)]
 struct State {
+    /// Frames for which this says `true` are never delivered.
+    drop: Option<DropRule>,
     /// Every frame seen, in order.
     log: Vec<(Leg, usize, Frame)>,
     /// A sender towards each client connection, by index.
@@ -77,6 +81,11 @@ impl Mitm {
     /// Forward to the relay at `relay` (`host:port`).
     pub fn forward_to(&self, relay: &str) {
         self.state.lock().unwrap().relay = Some(relay.parse().expect("the relay's address"));
+    }
+
+    /// Drop every frame `rule` says `true` to, from now on.
+    pub fn drop_when(&self, rule: impl FnMut(Leg, usize, &Frame) -> bool + Send + 'static) {
+        self.state.lock().unwrap().drop = Some(Box::new(rule));
     }
 
     /// Every frame seen so far.
@@ -167,8 +176,9 @@ async fn connection(mut client: TcpStream, state: Arc<Mutex<State>>) {
                     m = relay_rx.next() => match m {
                         Some(Ok(Message::Binary(b))) => {
                             if let Ok(f) = Frame::decode(b.clone()) {
-                                note(&state, Leg::ToClient, conn, &f);
-                                let _ = inject_tx.send(f);
+                                if note(&state, Leg::ToClient, conn, &f) {
+                                    let _ = inject_tx.send(f);
+                                }
                             } else if client_tx.send(Message::Binary(b)).await.is_err() {
                                 return;
                             }
@@ -196,12 +206,10 @@ async fn connection(mut client: TcpStream, state: Arc<Mutex<State>>) {
     // Towards the relay.
     while let Some(Ok(m)) = client_rx.next().await {
         let m = match m {
-            Message::Binary(b) => {
-                if let Ok(f) = Frame::decode(b.clone()) {
-                    note(&state, Leg::ToRelay, conn, &f);
-                }
-                Message::Binary(b)
-            }
+            Message::Binary(b) => match Frame::decode(b.clone()) {
+                Ok(f) if !note(&state, Leg::ToRelay, conn, &f) => continue,
+                _ => Message::Binary(b),
+            },
             other => other,
         };
         if relay_tx.send(m).await.is_err() {
@@ -212,8 +220,11 @@ async fn connection(mut client: TcpStream, state: Arc<Mutex<State>>) {
     down.abort();
 }
 
-fn note(state: &Mutex<State>, leg: Leg, conn: usize, f: &Frame) {
-    state.lock().unwrap().log.push((leg, conn, f.clone()));
+/// Log the frame; whether it goes on.
+fn note(state: &Mutex<State>, leg: Leg, conn: usize, f: &Frame) -> bool {
+    let mut s = state.lock().unwrap();
+    s.log.push((leg, conn, f.clone()));
+    !s.drop.as_mut().is_some_and(|rule| rule(leg, conn, f))
 }
 
 /// An HTTP head, up to and with its blank line, read a byte at a time so
