@@ -57,14 +57,17 @@ fn manifest(dir: &Path, id: &str, binary: &Path, component: &Path, extra: &str) 
     .unwrap();
 }
 
-/// One turn through an adapter of `f`: its events, within `limit`.
-async fn turn(
+/// One turn through an adapter of `f`: its events, within `limit`, and
+/// how long the turn took (from the prompt, after `initialize` compiled
+/// the component).
+async fn timed_turn(
     f: &Arc<dyn AdapterFactory>,
     config: &AdapterConfig,
     limit: Duration,
-) -> Vec<AgentEvent> {
+) -> (Vec<AgentEvent>, Duration) {
     let mut a = f.create();
     a.initialize(config).await.expect("initializes");
+    let began = Instant::now();
     let stream = a
         .send_prompt(PromptRequest {
             prompt_id: "p1".into(),
@@ -77,8 +80,18 @@ async fn turn(
     let events = tokio::time::timeout(limit, stream.collect::<Vec<_>>())
         .await
         .expect("the turn ends in time");
+    let took = began.elapsed();
     a.terminate().await.unwrap();
-    events
+    (events, took)
+}
+
+/// [`timed_turn`]'s events.
+async fn turn(
+    f: &Arc<dyn AdapterFactory>,
+    config: &AdapterConfig,
+    limit: Duration,
+) -> Vec<AgentEvent> {
+    timed_turn(f, config, limit).await.0
 }
 
 /// cohost names each new goose session `cohost-<uuid>`: the same name in
@@ -211,14 +224,12 @@ async fn a_hostile_component_ends_the_turn_within_2s_and_stops_the_agent() {
         manifest(plugins.path(), "hostile", &bin, &ex.hostile, "");
         let (factories, errors) = load_plugins(&[plugins.path().to_path_buf()]);
         assert!(errors.is_empty(), "{errors:?}");
-        let began = Instant::now();
-        let events = turn(
+        let (events, took) = timed_turn(
             &factories[0],
             &AdapterConfig::default(),
             Duration::from_secs(10),
         )
         .await;
-        let took = began.elapsed();
         assert!(
             took < Duration::from_secs(2),
             "{line}: the turn took {took:?}"
