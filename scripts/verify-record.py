@@ -61,7 +61,7 @@ def main(path):
         if not isinstance(body, dict):
             fail(n, "body")
         if e["kind"] == "session":
-            named = b64d(body["host_key"], 32)
+            named = b64d(body["host_public_key"], 32)
             if key is not None and named != key:
                 fail(n, "another host key")
             key = named

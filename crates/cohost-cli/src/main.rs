@@ -130,7 +130,9 @@ impl Command {
             Command::Diff(a) => a.json,
             Command::Undo(a) => a.json,
             Command::Worktree(a) => a.json,
-            Command::Record(a) => matches!(&a.action, cmd::record::RecordAction::Verify(v) if v.json),
+            Command::Record(a) => {
+                matches!(&a.action, cmd::record::RecordAction::Verify(v) if v.json)
+            }
             Command::FakeLlm(_)
             | Command::Chat(_)
             | Command::Relay(_)

@@ -3,7 +3,7 @@
 //! [`SESSION`] (the first entry, naming the host key) and [`END`].
 
 /// The first entry of a record, and of each resumption: `{"session": ID,
-/// "host_key": B64URL, "provider": ID, "model"?: M, "cwd"?: PATH,
+/// "host_public_key": B64URL, "provider": ID, "model"?: M, "cwd"?: PATH,
 /// "resumed": BOOL}`.
 pub const SESSION: &str = "session";
 /// A prompt the session ran: `{"correlation_id": C, "text": T, "files":

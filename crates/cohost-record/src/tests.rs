@@ -34,7 +34,7 @@ fn record(n: usize) -> Vec<u8> {
         draft(
             kind::SESSION,
             None,
-            json!({"session": "s-1", "host_key": key, "provider": "mock"}),
+            json!({"session": "s-1", "host_public_key": key, "provider": "mock"}),
         ),
     );
     for i in 0..n {
@@ -168,7 +168,7 @@ fn an_author_signature_is_checked_when_present() {
             draft(
                 kind::SESSION,
                 None,
-                json!({"session": "s", "host_key": key}),
+                json!({"session": "s", "host_public_key": key}),
             ),
             Draft {
                 kind: kind::SUGGESTION.into(),
@@ -362,7 +362,7 @@ fn prompt_images_show_inline_only_as_allowed_data_urls() {
         draft(
             kind::SESSION,
             None,
-            json!({"session": "s", "host_key": key}),
+            json!({"session": "s", "host_public_key": key}),
         ),
         draft(
             kind::PROMPT,

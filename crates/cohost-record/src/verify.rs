@@ -162,7 +162,7 @@ impl Chain {
         body: &serde_json::Value,
     ) -> Result<(), RecordError> {
         let named = || {
-            body.get("host_key")
+            body.get("host_public_key")
                 .and_then(serde_json::Value::as_str)
                 .and_then(unb64::<32>)
         };
@@ -172,7 +172,7 @@ impl Chain {
                 None => {
                     return Err(RecordError::HostKey {
                         entry: n,
-                        why: "its `host_key` is missing or not 32 bytes of base64url".into(),
+                        why: "its `host_public_key` is missing or not 32 bytes of base64url".into(),
                     })
                 }
             },

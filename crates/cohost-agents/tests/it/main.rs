@@ -37,6 +37,6 @@ mod opencode_e2e;
 mod plugin_manifests;
 mod pty_e2e;
 mod qwen_e2e;
-mod wasm_plugin;
 #[path = "../support/mod.rs"]
 mod support;
+mod wasm_plugin;

@@ -209,7 +209,7 @@ fn verify(args: VerifyArgs) -> CmdResult {
             "entries": v.entries.len(),
             "complete": v.complete,
             "torn_entry": v.torn,
-            "host_key": key,
+            "host_public_key": key,
             "this_host": ours,
         });
         // Not through the sanitizer, which may take a public key for a

@@ -29,13 +29,13 @@ mod changes_real;
 mod cli_agent_args;
 mod cli_attach;
 mod cli_sessions;
-mod desktop_notify_real;
 #[path = "../cli_support/mod.rs"]
 mod cli_support;
 #[path = "../clients/mod.rs"]
 mod clients;
 mod closed_stdout;
 mod codex_real;
+mod desktop_notify_real;
 mod e2e_room;
 mod mcp_clients;
 mod mcp_host_claude;

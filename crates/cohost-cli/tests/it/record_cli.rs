@@ -390,7 +390,7 @@ async fn a_real_claude_turn_is_recorded_with_its_tool_call_and_diff() {
                 String::from_utf8_lossy(&out.stderr)
             );
             assert!(
-                said.contains(&verified["host_key"].as_str().unwrap().to_string()),
+                said.contains(&verified["host_public_key"].as_str().unwrap().to_string()),
                 "{said}"
             );
         }

@@ -83,7 +83,7 @@ impl Recorder {
             .unwrap_or_default();
         let mut body = json!({
             "session": rec.id,
-            "host_key": host_key,
+            "host_public_key": host_key,
             "provider": rec.provider,
             "cwd": cohost_core::sanitize::sanitize(&rec.cwd.display().to_string()),
             "resumed": resumed,

@@ -13,7 +13,7 @@ pub(crate) fn render(sheet: &Sheet<'_>) -> Rendered {
     let head = json!({
         "format": FORMAT,
         "session": sheet.session,
-        "host_key": sheet.host_key,
+        "host_public_key": sheet.host_key,
         "complete": sheet.complete,
     });
     let head = serde_json::to_string(&head).unwrap_or_default();

@@ -91,7 +91,7 @@ pub(crate) fn view(e: &Entry) -> View {
                 ("agent", s(&b, "provider").to_owned()),
                 ("model", s(&b, "model").to_owned()),
                 ("directory", s(&b, "cwd").to_owned()),
-                ("host key", s(&b, "host_key").to_owned()),
+                ("host key", s(&b, "host_public_key").to_owned()),
             ])],
         ),
         kind::PROMPT => {
