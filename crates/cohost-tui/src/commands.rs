@@ -172,9 +172,13 @@ pub fn completions(mode: Mode, typed: &str) -> Vec<Command> {
 /// The help text of `mode`: commands, then keys.
 pub fn help(mode: Mode) -> String {
     let mut s = String::from("commands:\n");
-    // The room's commands share one line: the help fits a 24-row terminal.
-    let room = ["/add", "/drop", "/members", "/compare", "/handoff", "/keep"];
-    for c in commands(mode).iter().filter(|c| !room.contains(&c.name)) {
+    // The room's commands share one line, and so do the budget's: the help
+    // fits a 24-row terminal.
+    let folded = [
+        "/add", "/drop", "/members", "/compare", "/handoff", "/keep", "/budget", "/spend",
+    ];
+    let all = commands(mode);
+    for c in all.iter().filter(|c| !folded.contains(&c.name)) {
         let head = format!("{} {}", c.name, c.args);
         s.push_str(&format!("  {head:<16} {}\n", c.help));
     }
@@ -185,6 +189,9 @@ pub fn help(mode: Mode) -> String {
             s.push_str("  several agents: @NAME TEXT suggests to that one\n");
         }
         Mode::Participant { .. } => {}
+    }
+    if all.iter().any(|c| c.name == "/budget") {
+        s.push_str("  budget: /budget shows it · /budget USD, tokens N or off sets it · /spend who spent what\n");
     }
     s.push_str("keys: Enter send · Alt+Enter/Ctrl+J new line · ↑↓ history · PgUp/PgDn scroll\n");
     s.push_str("      Esc/Ctrl+C interrupt · Ctrl+C twice or Ctrl+D quit · Ctrl+O reasoning\n");
