@@ -52,33 +52,30 @@ fn attacker(invite: &str) -> RoomCodec {
     .as_role(Role::CoDriver)
 }
 
-#[test]
-fn a_relay_in_the_middle_cannot_forge_a_turn_or_a_key_replay_or_speak_for_a_kicked_guest() {
-    let home = tempfile::tempdir().unwrap();
-    let secrets = home.path().join("relay-secrets.json");
-    // The relay writes the proxy's address into its invites: the host and
-    // the guest both reach the room through it.
+/// A relay behind the proxy (its invites name the proxy, so every client
+/// goes through it) and `cohost share --agent mock --approve none --json
+/// EXTRA` on it: the proxy, the relay, the host, its stdout lines and its
+/// first line (the invites).
+fn shared_behind_mitm(
+    home: &std::path::Path,
+    extra: &[&str],
+) -> (Mitm, Reaper, Reaper, Receiver<String>, Value) {
+    let secrets = home.join("relay-secrets.json");
     let mitm = Mitm::bind();
     let public = mitm.addr.to_string();
-    let (_relay, relay_out, relay_addr) =
-        start_relay(home.path(), &secrets, &[("COHOST_RELAY_PUBLIC", &public)]);
+    let (relay, relay_out, relay_addr) =
+        start_relay(home, &secrets, &[("COHOST_RELAY_PUBLIC", &public)]);
     relay_out
         .recv_timeout(STEP)
         .expect("the relay prints its secret");
     let stored: Value = serde_json::from_slice(&std::fs::read(&secrets).unwrap()).unwrap();
     let admin = stored["admin_secret"].as_str().unwrap().to_string();
     mitm.forward_to(&relay_addr);
-
     let mut host = Reaper(
-        cohost(home.path())
-            .args(["share", "--agent", "mock", "--suggestions", "accept"])
-            .args([
-                "--approve",
-                "none",
-                "--json",
-                "--relay",
-                &mitm.addr.to_string(),
-            ])
+        cohost(home)
+            .args(["share", "--agent", "mock", "--approve", "none", "--json"])
+            .args(["--relay", &public])
+            .args(extra)
             .env("COHOST_RELAY_ADMIN_SECRET", &admin)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -86,11 +83,19 @@ fn a_relay_in_the_middle_cannot_forge_a_turn_or_a_key_replay_or_speak_for_a_kick
             .spawn()
             .unwrap(),
     );
-    let mut host_in = host.0.stdin.take().unwrap();
     let host_out = lines_of(host.0.stdout.take().unwrap());
-    let mut host_seen = Vec::new();
     let first: Value =
         serde_json::from_str(&host_out.recv_timeout(STEP).expect("invites")).unwrap();
+    (mitm, relay, host, host_out, first)
+}
+
+#[test]
+fn a_relay_in_the_middle_cannot_forge_a_turn_or_a_key_replay_or_speak_for_a_kicked_guest() {
+    let home = tempfile::tempdir().unwrap();
+    let (mitm, _relay, mut host, host_out, first) =
+        shared_behind_mitm(home.path(), &["--suggestions", "accept"]);
+    let mut host_in = host.0.stdin.take().unwrap();
+    let mut host_seen = Vec::new();
     let invite = first["co_driver"].as_str().unwrap().to_string();
     let forger = attacker(&invite);
 
@@ -290,32 +295,8 @@ fn a_relay_in_the_middle_cannot_forge_a_turn_or_a_key_replay_or_speak_for_a_kick
 #[test]
 fn a_chunk_the_relay_leaves_out_is_asked_again_or_reported_never_a_stall() {
     let home = tempfile::tempdir().unwrap();
-    let secrets = home.path().join("relay-secrets.json");
-    let mitm = Mitm::bind();
-    let public = mitm.addr.to_string();
-    let (_relay, relay_out, relay_addr) =
-        start_relay(home.path(), &secrets, &[("COHOST_RELAY_PUBLIC", &public)]);
-    relay_out
-        .recv_timeout(STEP)
-        .expect("the relay prints its secret");
-    let stored: Value = serde_json::from_slice(&std::fs::read(&secrets).unwrap()).unwrap();
-    let admin = stored["admin_secret"].as_str().unwrap().to_string();
-    mitm.forward_to(&relay_addr);
-    let mut host = Reaper(
-        cohost(home.path())
-            .args(["share", "--agent", "mock", "--approve", "none", "--json"])
-            .args(["--relay", &public])
-            .env("COHOST_RELAY_ADMIN_SECRET", &admin)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
+    let (mitm, _relay, mut host, _host_out, first) = shared_behind_mitm(home.path(), &[]);
     let mut host_in = host.0.stdin.take().unwrap();
-    let host_out = lines_of(host.0.stdout.take().unwrap());
-    let first: Value =
-        serde_json::from_str(&host_out.recv_timeout(STEP).expect("invites")).unwrap();
     let invite = first["viewer"].as_str().unwrap().to_string();
     let mut guest = Reaper(
         cohost(home.path())
