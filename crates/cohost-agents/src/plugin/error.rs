@@ -40,3 +40,18 @@ impl PluginError {
             .with_fix("fix the manifest (see the plugin section of the README) or remove it")
     }
 }
+
+/// What a plugin agent without an approval channel answers to a decision
+/// (one process per turn: its policy is set at launch); `fix` says what to
+/// use instead.
+pub(super) fn no_approval_channel(
+    agent: &str,
+    tool_id: &str,
+    fix: &str,
+) -> cohost_core::CohostError {
+    cohost_core::CohostError::new(
+        cohost_core::ErrorCode::UnsupportedMode,
+        format!("agent `{agent}` has no approval channel (tool call `{tool_id}`)"),
+    )
+    .with_fix(fix)
+}

@@ -184,14 +184,11 @@ impl AgentAdapter for OneShotAdapter {
     }
 
     async fn approve_tool(&mut self, decision: ToolDecision) -> Result<(), CohostError> {
-        Err(CohostError::new(
-            ErrorCode::UnsupportedMode,
-            format!(
-                "agent `{}` has no approval channel (tool call `{}`)",
-                self.manifest.id, decision.tool_id
-            ),
-        )
-        .with_fix("use protocol = \"acp\" for agents that ask before running tools"))
+        Err(super::error::no_approval_channel(
+            &self.manifest.id,
+            &decision.tool_id,
+            "use protocol = \"acp\" for agents that ask before running tools",
+        ))
     }
 
     async fn health(&mut self) -> Health {

@@ -412,14 +412,9 @@ impl AgentAdapter for WasmAdapter {
     }
 
     async fn approve_tool(&mut self, decision: ToolDecision) -> Result<(), CohostError> {
-        Err(CohostError::new(
-            ErrorCode::UnsupportedMode,
-            format!(
-                "agent `{}` has no approval channel (tool call `{}`)",
-                self.manifest.id, decision.tool_id
-            ),
-        )
-        .with_fix(
+        Err(super::error::no_approval_channel(
+            &self.manifest.id,
+            &decision.tool_id,
             "set the approval policy at launch; a wasm adapter's agent runs one process per turn",
         ))
     }
