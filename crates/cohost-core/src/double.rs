@@ -95,6 +95,8 @@ pub(crate) struct Options {
     /// Name the session only in the turn's `Started`, not at `initialize`
     /// (like agents that create their session lazily).
     pub(crate) late_session_id: bool,
+    /// Take steered text mid-turn, keeping it here.
+    pub(crate) steered: Option<Arc<Mutex<Vec<String>>>>,
 }
 
 /// The double's descriptor: an agent CLI with a control protocol.
@@ -275,6 +277,20 @@ impl AgentAdapter for Double {
                 ErrorCode::InvalidOutput,
                 "no approval is pending in the double",
             )),
+        }
+    }
+
+    async fn steer(&mut self, text: &str) -> Result<(), CohostError> {
+        match (&self.opts.steered, &self.turn) {
+            (Some(kept), Some(_)) => {
+                crate::sync::lock(kept).push(text.to_string());
+                Ok(())
+            }
+            (Some(_), None) => Err(CohostError::new(
+                ErrorCode::IllegalTransition,
+                "the double runs no turn",
+            )),
+            (None, _) => Err(crate::port::steer_unsupported(ID)),
         }
     }
 

@@ -136,6 +136,13 @@ pub enum EventBody {
     /// (`exceeded`: the turn stops with reason `budget`, new prompts get
     /// `BUDGET_EXCEEDED`), or raised by the host (`raised`).
     Budget(crate::limits::BudgetNotice),
+    /// Text sent while the turn ran reached the agent during it (steering,
+    /// for agents whose protocol takes input mid-turn).
+    Steered(crate::steer::SteerNotice),
+    /// The session's queue of prompts waiting for the next turn changed:
+    /// text sent while a turn ran that the agent could not take mid-turn
+    /// was queued, an item was moved or dropped, or one began to run.
+    Queue(crate::steer::QueueNotice),
     /// An event type this version does not know (tolerant reader).
     #[serde(other)]
     Unknown,

@@ -31,13 +31,15 @@ pub mod sandbox;
 // its tests on every run (issue 14 owns this module and may replace them).
 #[allow(clippy::expect_used)]
 pub mod sanitize;
+pub mod steer;
 pub mod sync;
 
 pub use approval::{ApprovalContext, Decision, DecisionSource, Policy};
 pub use budget::{Budget, BudgetLevel, BudgetLimits, BudgetNotice, ModelPrice, Prices, Spend};
 pub use changes::{ChangeStatus, Checkpoints, FileChange, TurnChanges, TurnMark};
 pub use engine::{
-    Control, EventSink, HostSession, PromptInput, SessionControl, SessionOptions, TurnOutcome,
+    Control, EventSink, HostSession, PromptInput, SessionControl, SessionOptions, SteerRequest,
+    TurnOutcome,
 };
 pub use error::{CohostError, ErrorCode};
 pub use event::{
@@ -49,6 +51,7 @@ pub use port::{
     ContextFile, Health, InitInfo, InterruptStage, McpServer, PromptImage, PromptRequest,
     ToolCallInfo, ToolDecision, ToolSpec,
 };
+pub use port::steer_unsupported;
 pub use provider::{
     ApprovalSupport, Capabilities, InterruptSupport, ProviderDescriptor, ProviderKind,
     ResumeSupport, StreamingGranularity, SupportTier,
@@ -56,3 +59,4 @@ pub use provider::{
 pub use registry::Registry;
 pub use sandbox::{SandboxMode, SandboxRequest};
 pub use sanitize::{sanitize, Sanitizer};
+pub use steer::{QueueChange, QueueItem, QueueNotice, SteerNotice};

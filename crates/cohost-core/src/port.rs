@@ -323,11 +323,30 @@ pub trait AgentAdapter: Send {
     /// Deliver a decision for a pending approval.
     async fn approve_tool(&mut self, decision: ToolDecision) -> Result<(), CohostError>;
 
+    /// Give `text` to the agent during the running turn (steering), where
+    /// its protocol takes input mid-turn; `Ok` only once the agent has
+    /// taken it into this turn. Any error means it did not, and the caller
+    /// queues the text as a next turn instead. The default (no protocol for
+    /// it) refuses with `UNSUPPORTED_MODE`.
+    async fn steer(&mut self, text: &str) -> Result<(), CohostError> {
+        let _ = text;
+        Err(steer_unsupported(&self.descriptor().id))
+    }
+
     /// Health snapshot.
     async fn health(&mut self) -> Health;
 
     /// Stop everything and release resources (kills the process group).
     async fn terminate(&mut self) -> Result<(), CohostError>;
+}
+
+/// UNSUPPORTED_MODE for a steer the agent's protocol cannot take mid-turn.
+pub fn steer_unsupported(provider_id: &str) -> CohostError {
+    CohostError::new(
+        crate::error::ErrorCode::UnsupportedMode,
+        format!("agent `{provider_id}` takes no input while a turn runs"),
+    )
+    .with_fix("the text is queued and sent as the next turn; `/queue` shows it")
 }
 
 /// Makes adapters for one provider id. Registered in a [`crate::Registry`].

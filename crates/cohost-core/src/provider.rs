@@ -109,6 +109,11 @@ pub struct Capabilities {
     /// a room's bridge, so members can ask each other).
     #[serde(default)]
     pub mcp_servers: bool,
+    /// Takes text while a turn runs and gives it to the agent during that
+    /// turn ([`crate::AgentAdapter::steer`]: Codex's `turn/steer`); for
+    /// the others a steer is queued as the next turn.
+    #[serde(default)]
+    pub steer: bool,
     /// Runs tools itself (false for API providers, which only surface calls).
     pub executes_tools: bool,
     /// Support tier.
@@ -133,6 +138,7 @@ impl Capabilities {
         fork: false,
         system_prompt: false,
         mcp_servers: false,
+        steer: false,
         executes_tools: true,
         tier: SupportTier::FixtureOnly,
     };
@@ -215,6 +221,9 @@ impl Capabilities {
         }
         if self.usage {
             parts.push("usage".into());
+        }
+        if self.steer {
+            parts.push("steer".into());
         }
         if !self.executes_tools {
             parts.push("no-tool-exec".into());

@@ -28,6 +28,7 @@ pub(crate) const ACP_CAPABILITIES: Capabilities = Capabilities {
     system_prompt: false,
     // Per agent: [`MCP_SERVERS`].
     mcp_servers: false,
+    steer: false,
     executes_tools: true,
     tier: SupportTier::Structured,
 };

@@ -204,6 +204,7 @@ impl AdapterFactory for OneShotFactory {
                 fork: false,
                 system_prompt: false,
                 mcp_servers: false,
+                steer: false,
                 executes_tools: true,
                 // `text` scrapes plain stdout: degraded like a PTY driver.
                 tier: if m.protocol == Protocol::Text {

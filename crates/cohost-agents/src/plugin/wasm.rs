@@ -169,6 +169,7 @@ impl AdapterFactory for WasmFactory {
                 fork: false,
                 system_prompt: false,
                 mcp_servers: false,
+                steer: false,
                 executes_tools: true,
                 tier: SupportTier::Structured,
             },

@@ -61,10 +61,44 @@ impl Default for SessionOptions {
 }
 
 /// Requests a caller can make while a turn runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug)]
+#[non_exhaustive]
 pub enum Control {
     /// Run the interrupt ladder on the current turn.
     Interrupt,
+    /// Give text to the agent during the current turn.
+    Steer(SteerRequest),
+}
+
+/// Text for the running turn, and where to say whether the agent took it.
+#[derive(Debug)]
+pub struct SteerRequest {
+    /// The text.
+    pub text: String,
+    /// Who sent it, when someone other than the session's user did.
+    pub by: Option<String>,
+    /// `Ok` once the agent took the text into the running turn (the turn's
+    /// `steered` event says so); an error when it did not (no turn was
+    /// running, the turn was ending, or the agent takes no input
+    /// mid-turn), so the caller queues it instead.
+    pub reply: tokio::sync::oneshot::Sender<Result<(), CohostError>>,
+}
+
+impl SteerRequest {
+    /// Answer that the text did not reach the agent, and why.
+    pub fn refuse(self, why: CohostError) {
+        // The caller may have stopped waiting: it queues the text either way.
+        let _ = self.reply.send(Err(why));
+    }
+}
+
+/// The steer arrived when no turn of this session was reading it.
+pub(crate) fn no_turn_running() -> CohostError {
+    CohostError::new(
+        ErrorCode::IllegalTransition,
+        "no turn was running to take the text",
+    )
+    .with_fix("the text is queued and sent as the next turn")
 }
 
 /// A cloneable handle to control a running session (e.g. from a Ctrl+C handler).
@@ -85,6 +119,29 @@ impl SessionControl {
     /// An interrupt sent while no turn runs is discarded at the next prompt.
     pub fn interrupt(&self) -> bool {
         self.tx.send(Control::Interrupt).is_ok()
+    }
+
+    /// Offer `text` to the running turn. The receiver says whether the
+    /// agent took it; it closes without an answer when the session is
+    /// gone. A steer sent while no turn runs is refused when the next one
+    /// begins (never delivered to a later turn).
+    pub fn steer(
+        &self,
+        text: impl Into<String>,
+        by: Option<String>,
+    ) -> tokio::sync::oneshot::Receiver<Result<(), CohostError>> {
+        let (reply, rx) = tokio::sync::oneshot::channel();
+        let request = SteerRequest {
+            text: text.into(),
+            by,
+            reply,
+        };
+        if let Err(mpsc::error::SendError(Control::Steer(r))) =
+            self.tx.send(Control::Steer(request))
+        {
+            r.refuse(no_turn_running());
+        }
+        rx
     }
 }
 
@@ -364,6 +421,8 @@ impl HostSession {
     }
 }
 
+#[cfg(test)]
+mod steer_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

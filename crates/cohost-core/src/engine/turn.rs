@@ -7,13 +7,14 @@ use std::collections::VecDeque;
 use tokio::time::{sleep_until, Instant};
 
 use super::emitter::{preview, EventSink, TurnEmitter};
-use super::{HostSession, PromptInput, TurnOutcome};
+use super::{Control, HostSession, PromptInput, SteerRequest, TurnOutcome};
 use crate::approval::{ApprovalContext, Decision};
 use crate::error::{CohostError, ErrorCode};
 use crate::event::{DecisionOrigin, EndReason, EventBody, Usage};
 use crate::lifecycle::State;
 use crate::port::{AgentEvent, AgentEventStream, InterruptStage, PromptRequest, ToolDecision};
 use crate::sanitize;
+use crate::steer::{self, SteerNotice};
 
 /// Where the interrupt ladder stands.
 struct Ladder {
@@ -47,8 +48,8 @@ impl HostSession {
             self.descriptor.id.clone(),
             sink,
         );
-        // Interrupts pressed while idle belong to no turn.
-        while self.controls.try_recv().is_ok() {}
+        // Interrupts pressed and text steered while idle belong to no turn.
+        self.drop_stale_controls();
 
         if self.state() == State::Failed {
             if let Err(e) = self.recover().await {
@@ -151,12 +152,24 @@ impl HostSession {
             }
         };
         out.end(reason, usage);
+        // Text steered after the turn's last read never reached the agent.
+        self.drop_stale_controls();
         TurnOutcome {
             prompt_id,
             correlation_id,
             reason,
             error,
             usage,
+        }
+    }
+
+    /// Forget interrupts that belong to no turn and refuse steers no turn
+    /// took (their senders queue the text instead).
+    fn drop_stale_controls(&mut self) {
+        while let Ok(c) = self.controls.try_recv() {
+            if let super::Control::Steer(r) = c {
+                r.refuse(super::no_turn_running());
+            }
         }
     }
 
@@ -245,6 +258,7 @@ impl HostSession {
             };
             enum Step {
                 Interrupt,
+                Steer(SteerRequest),
                 Limit,
                 Escalate,
                 Decided(Decision),
@@ -252,7 +266,10 @@ impl HostSession {
             }
             let step = tokio::select! {
                 biased;
-                Some(_) = self.controls.recv(), if ladder.is_none() => Step::Interrupt,
+                Some(c) = self.controls.recv(), if ladder.is_none() => match c {
+                    Control::Interrupt => Step::Interrupt,
+                    Control::Steer(r) => Step::Steer(r),
+                },
                 _ = limit_tick, if ladder.is_none() => Step::Limit,
                 _ = ladder_tick => Step::Escalate,
                 d = decision => Step::Decided(d),
@@ -284,6 +301,7 @@ impl HostSession {
                     }
                     ladder = Some(self.run_stage(adapter, 0).await);
                 }
+                Step::Steer(r) => self.steer(adapter, out, r).await,
                 Step::Escalate => {
                     let next = ladder.as_ref().map(|l| l.stage + 1).unwrap_or(0);
                     if next >= InterruptStage::LADDER.len() {
@@ -420,6 +438,33 @@ impl HostSession {
         }
     }
 
+    /// Offer steered text to the agent mid-turn; the `steered` event and
+    /// the reply say that it took it, a refusal that it did not.
+    async fn steer(
+        &mut self,
+        adapter: &mut Box<dyn crate::port::AgentAdapter>,
+        out: &mut TurnEmitter<'_>,
+        r: SteerRequest,
+    ) {
+        if r.reply.is_closed() {
+            return;
+        }
+        match adapter.steer(&r.text).await {
+            Ok(()) => {
+                out.emit(EventBody::Steered(SteerNotice {
+                    text: steer::preview(&r.text),
+                    by: r.by.clone(),
+                }));
+                // The sender queues nothing: the event said it all.
+                let _ = r.reply.send(Ok(()));
+            }
+            Err(e) => {
+                tracing::debug!(provider = %self.descriptor.id, error = %e, "steer refused");
+                r.refuse(e);
+            }
+        }
+    }
+
     async fn run_stage(
         &mut self,
         adapter: &mut Box<dyn crate::port::AgentAdapter>,
@@ -460,6 +505,7 @@ fn emit_decided(out: &mut TurnEmitter<'_>, ctx: &ApprovalContext, d: Decision) {
         tool_id: ctx.tool_id.clone(),
         decision: d.option,
         origin: d.origin,
+        deciders: d.deciders,
     });
 }
 
