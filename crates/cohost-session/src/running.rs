@@ -1,7 +1,13 @@
 //! The running session: one task owns a started session and runs its turns
 //! one at a time; any number of [`RunningSession`] handles send it commands
-//! (`prompt`, `interrupt`, `decide`, `set_model`, `terminate`) and read its
-//! events through [`crate::Subscription`]s, while a turn streams.
+//! (`prompt`, `steer`, `interrupt`, `decide`, `set_model`, `terminate`) and
+//! read its events through [`crate::Subscription`]s, while a turn streams.
+//!
+//! Prompts wait their turn in a visible queue: numbered, reorderable and
+//! cancellable (`queue`, `queue_move`, `queue_drop`), each change a `queue`
+//! event once something waits behind a running turn. Text steered while a
+//! turn runs reaches the agent in that turn where its protocol takes input
+//! mid-turn (a `steered` event), else joins the queue.
 //!
 //! Front ends are renderers plus sources of commands: none of them owns a
 //! turn loop, so several sessions run side by side in one process (each its
@@ -12,17 +18,22 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
+use cohost_core::steer::{QueueChange, QueueItem, QueueNotice};
 use cohost_core::sync::lock;
+use cohost_core::EventBody;
 use cohost_core::{
     CohostError, Decision, ErrorCode, Event, EventSink, HostSession, PromptInput,
     ProviderDescriptor, SessionControl, TurnOutcome,
 };
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, watch};
 
 use crate::approvals::PendingApprovals;
 use crate::budget::BudgetSeat;
 use crate::log::{EventLog, LogLimits, Subscription};
 use crate::metered::Meter;
+
+mod queue;
+use queue::PromptQueue;
 
 /// A started session as the running task drives it: turns one at a time,
 /// a model change between turns, and the end. Implemented by the engine's
@@ -94,11 +105,8 @@ pub struct SessionInfo {
 }
 
 enum Command {
-    Prompt {
-        input: PromptInput,
-        reply: oneshot::Sender<TurnOutcome>,
-        last: bool,
-    },
+    /// A prompt was queued: run the queue's next one.
+    Wake,
     SetModel {
         model: Option<String>,
         reply: oneshot::Sender<Result<(), CohostError>>,
@@ -125,6 +133,39 @@ struct Shared {
     interrupt_wanted: AtomicBool,
     /// The budget the session spends from, when it has one.
     budget: Option<BudgetSeat>,
+    /// Prompts waiting for their turn.
+    queue: Mutex<PromptQueue>,
+    /// Numbers the `queue` events (they belong to no turn).
+    queue_events: QueueEvents,
+    /// A turn is streaming: it has emitted its first event and not ended.
+    streaming: AtomicBool,
+    /// Counts ended turns: a steer waiting for its answer learns that the
+    /// turn it was sent to is over.
+    turns_ended: watch::Sender<u64>,
+}
+
+/// The ids of a session's `queue` events: `q-TAG.N`.
+struct QueueEvents {
+    prompt_id: String,
+    seq: std::sync::atomic::AtomicU64,
+}
+
+/// What became of steered text.
+#[derive(Debug)]
+pub enum SteerOutcome {
+    /// It reached the agent during the running turn (the turn's `steered`
+    /// event says so).
+    Steered,
+    /// The agent could not take it mid-turn (or the turn was ending): it
+    /// waits in the queue for its own turn (a `queue` event says so).
+    Queued {
+        /// The queue item.
+        item: QueueItem,
+        /// Its turn, once it runs.
+        turn: Turn,
+    },
+    /// No turn was running: it runs now, as a prompt.
+    Started(Turn),
 }
 
 /// A handle to a running session. Cheap to clone; the session stops (its
@@ -207,6 +248,13 @@ impl RunningSession {
             closing: AtomicBool::new(false),
             interrupt_wanted: AtomicBool::new(false),
             budget,
+            queue: Mutex::new(PromptQueue::default()),
+            queue_events: QueueEvents {
+                prompt_id: format!("q-{}", cohost_core::ids::random_tag()),
+                seq: std::sync::atomic::AtomicU64::new(0),
+            },
+            streaming: AtomicBool::new(false),
+            turns_ended: watch::Sender::new(0),
         });
         tokio::spawn(drive(turns, shared.clone(), rx));
         RunningSession { shared, commands }
@@ -255,33 +303,112 @@ impl RunningSession {
     /// Queue a prompt; it runs once the turns before it have ended. Its
     /// correlation id is the caller's, else a fresh one.
     pub fn prompt(&self, input: PromptInput) -> Result<Turn, CohostError> {
-        self.queue(input, false)
+        self.enqueue(input, false, None, None).map(|(_, t)| t)
     }
 
     /// Queue the session's last prompt: the agent is stopped as soon as its
     /// turn ends (a one-shot front end overlaps that with the record's
     /// write), and nothing after it runs.
     pub fn prompt_last(&self, input: PromptInput) -> Result<Turn, CohostError> {
-        self.queue(input, true)
+        self.enqueue(input, true, None, None).map(|(_, t)| t)
     }
 
     /// Queue a prompt caused by `person` (a shared room's participant whose
     /// suggestion was accepted, or the host): the budget's spend of its
     /// turn is attributed to them.
     pub fn prompt_by(&self, input: PromptInput, person: &str) -> Result<Turn, CohostError> {
-        self.queue_by(input, false, Some(person))
+        self.enqueue(input, false, Some(person), None)
+            .map(|(_, t)| t)
     }
 
-    fn queue(&self, input: PromptInput, last: bool) -> Result<Turn, CohostError> {
-        self.queue_by(input, last, None)
+    /// Text sent while a turn may be running (chat's input, an accepted
+    /// suggestion, the API, MCP), caused by `person` when that is not the
+    /// session's user. Where the agent takes input mid-turn it reaches the
+    /// running turn; otherwise it waits in the queue for a turn of its own;
+    /// with no turn running it runs now. Its attached files and images, if
+    /// any, go only with a turn of its own (a steer carries text).
+    pub async fn steer(
+        &self,
+        input: PromptInput,
+        person: Option<&str>,
+    ) -> Result<SteerOutcome, CohostError> {
+        if self.shared.closing.load(Ordering::SeqCst) {
+            return Err(ended("it is stopping"));
+        }
+        if let Some(seat) = &self.shared.budget {
+            seat.budget().admit()?;
+        }
+        let mut note = None;
+        let plain = input.context_files.is_empty() && input.images.is_empty();
+        if plain && !input.text.trim().is_empty() {
+            // Watch for the turn's end before looking whether it runs.
+            let mut ended = self.shared.turns_ended.subscribe();
+            if self.shared.streaming.load(Ordering::SeqCst) {
+                let mut answer = self
+                    .shared
+                    .control
+                    .steer(input.text.clone(), person.map(String::from));
+                let taken = tokio::select! {
+                    a = &mut answer => a.unwrap_or_else(|_| Err(ended_error())),
+                    _ = ended.changed() => answer.try_recv().unwrap_or_else(|_| Err(ended_error())),
+                };
+                match taken {
+                    Ok(()) => return Ok(SteerOutcome::Steered),
+                    Err(e) => note = Some(e.message),
+                }
+            }
+        }
+        if !self.busy() {
+            return self
+                .enqueue(input, false, person, None)
+                .map(|(_, t)| SteerOutcome::Started(t));
+        }
+        let note = note.unwrap_or_else(|| "a turn is running".into());
+        let (item, turn) = self.enqueue(input, false, person, Some(note))?;
+        Ok(SteerOutcome::Queued { item, turn })
     }
 
-    fn queue_by(
+    /// The prompts waiting for their turn, next first.
+    pub fn queue(&self) -> Vec<QueueItem> {
+        lock(&self.shared.queue).items()
+    }
+
+    /// Cancel the waiting prompt `id`: it does not run (its [`Turn`] says
+    /// so) and a `queue` event tells every front end.
+    pub fn queue_drop(&self, id: u64) -> Result<QueueItem, CohostError> {
+        let mut q = lock(&self.shared.queue);
+        let gone = q.remove(id)?;
+        self.shared.turns.fetch_sub(1, Ordering::SeqCst);
+        let items = q.items();
+        self.shared
+            .publish_queue(QueueChange::Dropped, gone.item.clone(), None, items);
+        Ok(gone.item)
+    }
+
+    /// Move the waiting prompt `id` to place `to` (0: next).
+    pub fn queue_move(&self, id: u64, to: usize) -> Result<QueueItem, CohostError> {
+        let mut q = lock(&self.shared.queue);
+        let item = q.move_to(id, to)?;
+        let items = q.items();
+        self.shared
+            .publish_queue(QueueChange::Moved, item.clone(), None, items);
+        Ok(item)
+    }
+
+    /// Where the waiting prompt `id` is (0: next).
+    pub fn queue_position(&self, id: u64) -> Result<usize, CohostError> {
+        lock(&self.shared.queue).position(id)
+    }
+
+    /// Queue a prompt; `note` set means it waits behind a running turn and
+    /// the front ends are told why.
+    fn enqueue(
         &self,
         mut input: PromptInput,
         last: bool,
         person: Option<&str>,
-    ) -> Result<Turn, CohostError> {
+        note: Option<String>,
+    ) -> Result<(QueueItem, Turn), CohostError> {
         if self.shared.closing.load(Ordering::SeqCst) {
             return Err(ended("it is stopping"));
         }
@@ -296,19 +423,36 @@ impl RunningSession {
             seat.budget().attribute(&correlation_id, person);
         }
         let (reply, outcome) = oneshot::channel();
-        self.shared.turns.fetch_add(1, Ordering::SeqCst);
-        if self
-            .commands
-            .send(Command::Prompt { input, reply, last })
-            .is_err()
-        {
+        let mut q = lock(&self.shared.queue);
+        // Something runs or waits already: this one waits visibly.
+        let behind = self.shared.turns.fetch_add(1, Ordering::SeqCst) > 0;
+        let announced = behind || note.is_some();
+        let item = q.push(
+            input,
+            correlation_id.clone(),
+            person.map(String::from),
+            reply,
+            last,
+            announced,
+        );
+        if self.commands.send(Command::Wake).is_err() {
+            let _ = q.remove(item.id);
             self.shared.turns.fetch_sub(1, Ordering::SeqCst);
             return Err(ended("its agent was stopped"));
         }
-        Ok(Turn {
-            correlation_id,
-            outcome,
-        })
+        if announced {
+            let items = q.items();
+            self.shared
+                .publish_queue(QueueChange::Added, item.clone(), note, items);
+        }
+        drop(q);
+        Ok((
+            item,
+            Turn {
+                correlation_id,
+                outcome,
+            },
+        ))
     }
 
     /// The budget this session spends from, when it has one (`/budget`
@@ -401,7 +545,23 @@ async fn drive(
     let mut stopped = false;
     while let Some(command) = commands.recv().await {
         match command {
-            Command::Prompt { input, reply, last } => {
+            Command::Wake => {
+                let next = {
+                    let mut q = lock(&shared.queue);
+                    let next = q.pop();
+                    if let Some(n) = next.as_ref().filter(|n| n.announced) {
+                        let items = q.items();
+                        shared.publish_queue(QueueChange::Started, n.item.clone(), None, items);
+                    }
+                    next
+                };
+                // Dropped from the queue since it was sent.
+                let Some(queue::Queued {
+                    input, reply, last, ..
+                }) = next
+                else {
+                    continue;
+                };
                 if shared.closing.load(Ordering::SeqCst) {
                     shared.turns.fetch_sub(1, Ordering::SeqCst);
                     continue;
@@ -420,12 +580,18 @@ async fn drive(
                 let model = lock(&shared.model).clone();
                 let mut meter = Meter::new(shared.budget.as_ref(), model, control.clone());
                 let mut publish = |ev: Event| shared.log.publish(ev);
+                let streaming = &shared.streaming;
                 let mut sink = |ev: Event| {
                     // The turn has begun: an interrupt asked for before the
                     // engine listened is sent again now.
                     if shared.interrupt_wanted.swap(false, Ordering::SeqCst) {
                         control.interrupt();
                     }
+                    // From its first event the turn takes steered text.
+                    streaming.store(
+                        !matches!(ev.body, EventBody::StreamEnd { .. }),
+                        Ordering::SeqCst,
+                    );
                     meter.pass(ev, &mut publish);
                 };
                 let mut outcome = if last {
@@ -439,6 +605,8 @@ async fn drive(
                     turns.turn(input, &mut sink).await
                 };
                 outcome.reason = meter.end_reason(outcome.reason);
+                shared.streaming.store(false, Ordering::SeqCst);
+                shared.turns_ended.send_modify(|n| *n += 1);
                 *lock(&shared.native) = turns.native_session_id();
                 shared.interrupt_wanted.store(false, Ordering::SeqCst);
                 shared.turns.fetch_sub(1, Ordering::SeqCst);
@@ -475,11 +643,55 @@ async fn drive(
     shared.log.close();
     // Prompts still queued never run: their tickets say so.
     commands.close();
-    while let Ok(command) = commands.try_recv() {
-        if let Command::Prompt { .. } = command {
-            shared.turns.fetch_sub(1, Ordering::SeqCst);
-        }
+    while commands.try_recv().is_ok() {}
+    for _ in lock(&shared.queue).drain() {
+        shared.turns.fetch_sub(1, Ordering::SeqCst);
     }
+    shared.streaming.store(false, Ordering::SeqCst);
+    shared.turns_ended.send_modify(|n| *n += 1);
+}
+
+impl Shared {
+    /// A `queue` event: `change` happened to `item`; `items` wait now.
+    fn publish_queue(
+        &self,
+        change: QueueChange,
+        item: QueueItem,
+        note: Option<String>,
+        items: Vec<QueueItem>,
+    ) {
+        let seq = self.queue_events.seq.fetch_add(1, Ordering::SeqCst);
+        let prompt_id = self.queue_events.prompt_id.clone();
+        self.log.publish(Event {
+            id: format!("{prompt_id}.{seq}"),
+            prompt_id,
+            correlation_id: item.correlation_id.clone(),
+            ts: now_ms(),
+            agent: None,
+            body: EventBody::Queue(QueueNotice {
+                change,
+                item,
+                note: note.map(|n| cohost_core::sanitize(&n)),
+                items,
+            }),
+        });
+    }
+}
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+/// The turn a steer was sent to ended before it answered.
+fn ended_error() -> CohostError {
+    CohostError::new(
+        ErrorCode::IllegalTransition,
+        "the turn ended before the agent took the text",
+    )
+    .with_fix("the text is queued and sent as the next turn")
 }
 
 /// A prompt the spent budget refused after it was queued: an `error`
@@ -519,5 +731,7 @@ fn refused(shared: &Shared, input: &PromptInput, refusal: CohostError) -> TurnOu
     }
 }
 
+#[cfg(test)]
+mod steer_tests;
 #[cfg(test)]
 pub(crate) mod tests;

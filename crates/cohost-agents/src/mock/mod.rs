@@ -32,7 +32,7 @@ use async_trait::async_trait;
 use futures::StreamExt;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{mpsc, oneshot, watch};
 
 use cohost_core::error::{CohostError, ErrorCode};
 use cohost_core::port::*;
@@ -73,6 +73,7 @@ pub fn descriptor() -> ProviderDescriptor {
         kind: ProviderKind::AgentCli,
         capabilities: Capabilities {
             fork: true,
+            steer: true,
             executes_tools: false,
             tier: SupportTier::Builtin,
             ..Capabilities::CONTROL_PROTOCOL
@@ -88,8 +89,10 @@ impl AdapterFactory for MockFactory {
 
     fn create(&self) -> Box<dyn AgentAdapter> {
         self.created.fetch_add(1, Ordering::SeqCst);
+        let mut descriptor = descriptor();
+        descriptor.capabilities.steer = self.opts.steer;
         Box::new(MockAdapter {
-            descriptor: descriptor(),
+            descriptor,
             opts: self.opts.clone(),
             config: AdapterConfig::default(),
             session_id: None,
@@ -101,6 +104,7 @@ impl AdapterFactory for MockFactory {
 
 struct TurnCtl {
     cancel: watch::Sender<bool>,
+    steers: mpsc::UnboundedSender<(String, oneshot::Sender<()>)>,
     approvals: mpsc::UnboundedSender<ToolDecision>,
     task: tokio::task::JoinHandle<()>,
     hang: bool,
@@ -173,7 +177,9 @@ impl AgentAdapter for MockAdapter {
         let (tx, rx) = mpsc::channel(64);
         let (cancel_tx, cancel_rx) = watch::channel(false);
         let (approve_tx, approve_rx) = mpsc::unbounded_channel();
+        let (steer_tx, steer_rx) = mpsc::unbounded_channel();
         let script = Script {
+            steers: steer_rx,
             tx,
             cancel: cancel_rx,
             approvals: approve_rx,
@@ -187,6 +193,7 @@ impl AgentAdapter for MockAdapter {
         let task = tokio::spawn(script.run(scenario, prompt.text));
         self.turn = Some(TurnCtl {
             cancel: cancel_tx,
+            steers: steer_tx,
             approvals: approve_tx,
             task,
             hang,
@@ -218,6 +225,27 @@ impl AgentAdapter for MockAdapter {
                 "no approval is pending in the mock agent",
             )),
         }
+    }
+
+    async fn steer(&mut self, text: &str) -> Result<(), CohostError> {
+        if !self.opts.steer {
+            return Err(steer_unsupported(&self.descriptor.id));
+        }
+        let over = || {
+            CohostError::new(
+                ErrorCode::IllegalTransition,
+                "the mock agent's turn ended before it took the text",
+            )
+            .with_fix("the text is queued and sent as the next turn")
+        };
+        let Some(turn) = &self.turn else {
+            return Err(over());
+        };
+        let (taken, rx) = oneshot::channel();
+        turn.steers
+            .send((text.to_string(), taken))
+            .map_err(|_| over())?;
+        rx.await.map_err(|_| over())
     }
 
     async fn health(&mut self) -> Health {

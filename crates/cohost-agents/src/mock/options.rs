@@ -19,6 +19,9 @@ pub struct MockOptions {
     /// Report the session id only in the turn's `Started`, not at
     /// `initialize` (like agents that create their session lazily).
     pub late_session_id: bool,
+    /// Take text mid-turn (`steer`), as Codex's app-server does; off, the
+    /// mock is like an agent without mid-turn input and steers queue.
+    pub steer: bool,
 }
 
 impl Default for MockOptions {
@@ -29,6 +32,7 @@ impl Default for MockOptions {
             fail_init: false,
             force: None,
             late_session_id: false,
+            steer: true,
         }
     }
 }

@@ -4,7 +4,7 @@
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{mpsc, oneshot, watch};
 
 use cohost_core::error::{CohostError, ErrorCode};
 use cohost_core::event::{ApprovalOption, EndReason, ToolKind, ToolStatus, Usage};
@@ -23,6 +23,9 @@ pub(super) struct Script {
     pub(super) shared: Arc<Mutex<Shared>>,
     pub(super) session_id: Option<String>,
     pub(super) model: String,
+    /// Text steered into this turn, taken at the script's next pause (the
+    /// sender hears when), as a protocol with mid-turn input would.
+    pub(super) steers: mpsc::UnboundedReceiver<(String, oneshot::Sender<()>)>,
 }
 
 /// The script was cancelled or the consumer went away.
@@ -52,12 +55,36 @@ impl Script {
     async fn pause(&mut self, d: Duration) -> Result<(), Stop> {
         if d.is_zero() {
             tokio::task::yield_now().await;
+            while let Ok(steer) = self.steers.try_recv() {
+                self.take_steer(steer).await?;
+            }
             return Ok(());
         }
-        tokio::select! {
-            _ = tokio::time::sleep(d) => Ok(()),
-            _ = self.cancel.wait_for(|c| *c) => Err(Stop),
+        let sleep = tokio::time::sleep(d);
+        tokio::pin!(sleep);
+        loop {
+            let steer = tokio::select! {
+                _ = &mut sleep => return Ok(()),
+                _ = self.cancel.wait_for(|c| *c) => return Err(Stop),
+                Some(steer) = self.steers.recv() => steer,
+            };
+            self.take_steer(steer).await?;
         }
+    }
+
+    /// Steered text shows in the answer, so a person sees where it landed.
+    async fn take_steer(
+        &mut self,
+        (text, taken): (String, oneshot::Sender<()>),
+    ) -> Result<(), Stop> {
+        self.emit(AgentEvent::TextDelta(format!(
+            "[steered: {}] ",
+            text.trim()
+        )))
+        .await?;
+        // The adapter may have stopped waiting; the text is in the turn.
+        let _ = taken.send(());
+        Ok(())
     }
 
     async fn words(&mut self, text: &str, delay: Duration) -> Result<u64, Stop> {
