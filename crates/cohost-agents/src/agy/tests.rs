@@ -56,6 +56,7 @@ fn replay(scenario: &str) -> Replay {
             Output::Write(w) => r.writes.push(w),
             Output::Effect(x) => r.effects.push(x),
             Output::Ready(_) => panic!("agy has no handshake"),
+            Output::Steered(..) => panic!("agy takes no steer"),
         }
     }
     let written: Vec<Value> = r

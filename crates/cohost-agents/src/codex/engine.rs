@@ -59,6 +59,12 @@ impl SessionCore for CodexCore {
     fn interrupt(&mut self, out: &mut Vec<Action>) {
         out.extend(self.0.interrupt());
     }
+
+    fn steer(&mut self, text: &str, out: &mut Vec<Action>) -> Result<u64, CohostError> {
+        let (actions, ticket) = self.0.steer(text)?;
+        out.extend(actions);
+        Ok(ticket)
+    }
 }
 
 /// A running app-server session.
@@ -161,6 +167,12 @@ impl AppServer {
             }
         }
         Ok(())
+    }
+
+    /// Give `text` to the running turn (`turn/steer`); `Ok` once codex
+    /// took it.
+    pub(crate) async fn steer(&self, text: &str) -> Result<(), CohostError> {
+        self.session.steer(text).await
     }
 
     /// Answer an approval.

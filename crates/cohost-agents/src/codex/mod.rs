@@ -71,6 +71,9 @@ pub(crate) const SPEC: CliEntry = CliEntry {
         system_prompt: true,
         // `-c mcp_servers.NAME={…}` before the subcommand (both engines).
         mcp_servers: true,
+        // `turn/steer {threadId, expectedTurnId, input}` (app-server schema
+        // of 0.171.0, tests/agents/schemas/); not `exec`.
+        steer: true,
         tier: SupportTier::Structured,
         ..Capabilities::CONTROL_PROTOCOL
     },
@@ -107,6 +110,7 @@ fn exec_descriptor() -> ProviderDescriptor {
     // cohost's exec fallback passes no `--image` and no instructions.
     d.capabilities.images = false;
     d.capabilities.system_prompt = false;
+    d.capabilities.steer = false;
     d
 }
 
@@ -311,6 +315,13 @@ impl AgentAdapter for CodexAdapter {
                 "codex exec cannot wait for approvals",
             )
             .with_fix("install a codex with `app-server` for blocking approvals")),
+        }
+    }
+
+    async fn steer(&mut self, text: &str) -> Result<(), CohostError> {
+        match &self.engine {
+            Engine::AppServer(s) => s.steer(text).await,
+            _ => Err(cohost_core::steer_unsupported(&self.descriptor.id)),
         }
     }
 

@@ -3,7 +3,10 @@
 //!
 //! Handshake: `initialize` → `initialized` → `thread/start` (or
 //! `thread/resume`). Per turn: `turn/start`, then notifications until
-//! `turn/completed`. Server requests ending in `requestApproval` (plus the
+//! `turn/completed`; text steered mid-turn goes as `turn/steer` (the
+//! running turn's id as `expectedTurnId`; codex answers `{turnId}` once it
+//! took the input into that turn, or an error such as "no active turn to
+//! steer"). Server requests ending in `requestApproval` (plus the
 //! legacy `applyPatchApproval`/`execCommandApproval`) become approvals; every
 //! other server request gets a JSON-RPC error at once so codex never hangs.
 
@@ -74,6 +77,7 @@ enum Pending {
     Thread,
     TurnStart,
     Interrupt,
+    Steer,
 }
 
 #[derive(Debug, Default)]
@@ -226,6 +230,41 @@ impl AppServerCore {
         }
     }
 
+    /// Give `text` to the running turn (`turn/steer`); the answer comes as
+    /// [`Action::Steered`] with the returned ticket (the request's id).
+    pub fn steer(&mut self, text: &str) -> Result<(Vec<Action>, u64), CohostError> {
+        let refused = |why: &str| {
+            CohostError::new(
+                ErrorCode::IllegalTransition,
+                format!("codex cannot take the text now: {why}"),
+            )
+            .with_fix("the text is queued and sent as the next turn")
+        };
+        let thread = self
+            .thread_id
+            .clone()
+            .ok_or_else(|| refused("no thread is open"))?;
+        let Some(turn) = self.turn.as_ref() else {
+            return Err(refused("no turn is running"));
+        };
+        if turn.interrupt_wanted {
+            return Err(refused("the turn is being interrupted"));
+        }
+        let Some(turn_id) = turn.id.clone() else {
+            return Err(refused("the turn has not started yet"));
+        };
+        let ticket = self.next_id;
+        let params = json!({
+            "threadId": thread,
+            "expectedTurnId": turn_id,
+            "input": turn_input(text, &[]),
+        });
+        Ok((
+            vec![self.request("turn/steer", params, Pending::Steer)],
+            ticket,
+        ))
+    }
+
     fn send_interrupt(&mut self, turn_id: String) -> Vec<Action> {
         let thread = self.thread_id.clone().unwrap_or_default();
         let params = json!({"threadId": thread, "turnId": turn_id});
@@ -365,6 +404,15 @@ impl AppServerCore {
                 Vec::new()
             }
             (Pending::Interrupt, Ok(_)) => Vec::new(),
+            (Pending::Steer, Ok(_)) => vec![Action::Steered(id, Ok(()))],
+            (Pending::Steer, Err(e)) => vec![Action::Steered(
+                id,
+                Err(CohostError::new(
+                    ErrorCode::IllegalTransition,
+                    format!("codex did not take the text into the turn: {}", e.message),
+                )
+                .with_fix("the text is queued and sent as the next turn")),
+            )],
         }
     }
 
@@ -422,5 +470,7 @@ impl AppServerCore {
 mod approvals;
 mod items_events;
 
+#[cfg(test)]
+mod steer_tests;
 #[cfg(test)]
 mod tests;

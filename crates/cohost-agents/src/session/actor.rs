@@ -18,6 +18,7 @@ enum Command<C: SessionCore> {
     BeginTurn(C::Turn, Reply<AgentEventStream>),
     Decide(ToolDecision, Reply<()>),
     Interrupt(Reply<()>),
+    Steer(String, Reply<()>),
 }
 
 /// The adapter's handle on a running session actor. Dropping it stops the
@@ -48,6 +49,7 @@ impl<C: SessionCore> Session<C> {
             effects,
             turn: None,
             ready: Some(ready_tx),
+            steers: std::collections::HashMap::new(),
             closed: closed.clone(),
             spare: Vec::new(),
         };
@@ -103,6 +105,12 @@ impl<C: SessionCore> Session<C> {
         self.ask(Command::Interrupt).await
     }
 
+    /// Give `text` to the running turn; `Ok` once the agent took it.
+    pub(crate) async fn steer(&self, text: &str) -> Result<(), CohostError> {
+        self.ask(|reply| Command::Steer(text.to_string(), reply))
+            .await
+    }
+
     async fn ask<T>(&self, command: impl FnOnce(Reply<T>) -> Command<C>) -> Result<T, CohostError> {
         let (tx, rx) = oneshot::channel();
         if self.commands.send(command(tx)).is_err() {
@@ -129,6 +137,8 @@ struct Actor<C: SessionCore, E> {
     turn: Option<fmpsc::UnboundedSender<AgentEvent>>,
     /// Taken by the first `Ready`.
     ready: Option<Reply<C::Ready>>,
+    /// Steers waiting for the agent's answer, by ticket.
+    steers: std::collections::HashMap<u64, Reply<()>>,
     closed: Arc<AtomicBool>,
     /// An output buffer kept between frames (no allocation per line).
     spare: Vec<Output<C::Ready, C::Effect>>,
@@ -181,6 +191,8 @@ impl<C: SessionCore, E: Effects<C::Effect>> Actor<C, E> {
         self.closed.store(true, Ordering::SeqCst);
         self.turn = None;
         self.ready = None;
+        // Their senders hear the agent is gone and queue the text.
+        self.steers.clear();
     }
 
     async fn on_command(&mut self, command: Command<C>) {
@@ -221,6 +233,15 @@ impl<C: SessionCore, E: Effects<C::Effect>> Actor<C, E> {
                 self.core.interrupt(&mut out);
                 let _ = reply.send(self.apply(&mut out).await);
             }
+            Command::Steer(text, reply) => {
+                let steer = self.core.steer(&text, &mut out);
+                let written = self.apply(&mut out).await;
+                match (steer, written) {
+                    (Err(e), _) | (Ok(_), Err(e)) => drop(reply.send(Err(e))),
+                    // Answered when the agent's answer comes.
+                    (Ok(ticket), Ok(())) => drop(self.steers.insert(ticket, reply)),
+                }
+            }
         }
     }
 
@@ -242,6 +263,13 @@ impl<C: SessionCore, E: Effects<C::Effect>> Actor<C, E> {
                     Some(line) => self.stdin.write_line(&line).await,
                     None => Ok(()),
                 },
+                Output::Steered(ticket, answer) => {
+                    match self.steers.remove(&ticket) {
+                        Some(reply) => drop(reply.send(answer)),
+                        None => tracing::debug!(ticket, "an answer to no steer ignored"),
+                    }
+                    Ok(())
+                }
                 Output::Ready(r) => {
                     match self.ready.take() {
                         // `start` may have given up waiting; nothing to tell.

@@ -38,6 +38,9 @@ pub enum Output<R, X = Infallible> {
     Ready(Result<R, CohostError>),
     /// A side effect whose answer, if any, is written to stdin.
     Effect(X),
+    /// The agent answered the steer of this ticket ([`SessionCore::steer`]):
+    /// it took the text into the running turn, or refused it.
+    Steered(u64, Result<(), CohostError>),
 }
 
 /// A sans-IO session core the actor drives. Every method only records what
@@ -68,6 +71,21 @@ pub(crate) trait SessionCore: Send + 'static {
     ) -> Result<(), CohostError>;
     /// The protocol's cancel (first rung of the interrupt ladder).
     fn interrupt(&mut self, out: &mut Vec<Output<Self::Ready, Self::Effect>>);
+    /// Give `text` to the running turn, where the protocol takes input
+    /// mid-turn; refused (by default) where it does not. The ticket names
+    /// the [`Output::Steered`] that will carry the agent's answer.
+    fn steer(
+        &mut self,
+        text: &str,
+        out: &mut Vec<Output<Self::Ready, Self::Effect>>,
+    ) -> Result<u64, CohostError> {
+        let _ = (text, out);
+        Err(CohostError::new(
+            cohost_core::ErrorCode::UnsupportedMode,
+            "this agent takes no input while a turn runs",
+        )
+        .with_fix("the text is queued and sent as the next turn"))
+    }
 }
 
 /// Performs a core's side effects; the answer line is written to stdin.

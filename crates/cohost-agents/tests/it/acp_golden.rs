@@ -85,7 +85,7 @@ fn replay(agent: &str, text: &str) -> Replay {
             match o {
                 Output::Event(e) => events.push(e),
                 Output::Write(l) => writes.push(serde_json::from_str(&l).expect("we write JSON")),
-                Output::Ready(_) | Output::Effect(_) => {}
+                Output::Ready(_) | Output::Effect(_) | Output::Steered(..) => {}
             }
         }
     };

@@ -90,7 +90,7 @@ fn replay(dialect: Dialect, text: &str) -> (Vec<AgentEvent>, Vec<String>, Stats)
                     events.push(ev);
                 }
                 Output::Write(w) => writes.push(w),
-                Output::Ready(_) => {}
+                Output::Ready(_) | Output::Steered(..) => {}
             }
         }
     }

@@ -96,7 +96,7 @@ fn replay(scenario: &str) -> Replay {
                         r.sent_methods.push(m.to_string());
                     }
                 }
-                Action::Ready(_) => {}
+                Action::Ready(_) | Action::Steered(..) => {}
             }
         }
     }
