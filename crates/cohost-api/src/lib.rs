@@ -531,6 +531,7 @@ async fn approve(
         option: b.decision,
         message: b.message,
         origin: DecisionOrigin::User,
+        deciders: Vec::new(),
     };
     if live(&s, &id)?.decide(Some(&tool_id), decision) {
         Ok(Json(

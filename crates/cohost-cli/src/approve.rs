@@ -71,6 +71,7 @@ impl DecisionSource for TerminalPrompt {
                     option,
                     message: (!option.is_allow()).then(|| "denied by the user".to_string()),
                     origin: DecisionOrigin::User,
+                    deciders: Vec::new(),
                 },
                 None => Decision::deny(DecisionOrigin::User, "no clear answer; denied"),
             }

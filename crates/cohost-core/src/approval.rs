@@ -35,6 +35,9 @@ pub struct Decision {
     pub message: Option<String>,
     /// Who decided.
     pub origin: DecisionOrigin,
+    /// The people whose decision it is, by name (see
+    /// [`crate::EventBody::ToolApprovalDecided`]); empty: the origin says it all.
+    pub deciders: Vec<String>,
 }
 
 impl Decision {
@@ -44,6 +47,7 @@ impl Decision {
             option: ApprovalOption::AllowOnce,
             message: None,
             origin,
+            deciders: Vec::new(),
         }
     }
 
@@ -53,7 +57,14 @@ impl Decision {
             option: ApprovalOption::RejectOnce,
             message: Some(why.into()),
             origin,
+            deciders: Vec::new(),
         }
+    }
+
+    /// The same decision, made by these people.
+    pub fn by(mut self, deciders: Vec<String>) -> Self {
+        self.deciders = deciders;
+        self
     }
 }
 

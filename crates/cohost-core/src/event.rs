@@ -97,6 +97,11 @@ pub enum EventBody {
         decision: ApprovalOption,
         /// Who decided.
         origin: DecisionOrigin,
+        /// The people whose decision it was, by name, when people shared
+        /// it (a participant the host granted approval to, or every
+        /// approver a quorum counted); empty: the origin says it all.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        deciders: Vec<String>,
     },
     /// A tool finished (or was denied).
     ToolExecuted {
@@ -174,6 +179,42 @@ pub enum ToolKind {
 }
 
 impl ToolKind {
+    /// Every kind, in the order people read them.
+    pub const ALL: [ToolKind; 9] = [
+        ToolKind::Read,
+        ToolKind::Edit,
+        ToolKind::Delete,
+        ToolKind::Move,
+        ToolKind::Search,
+        ToolKind::Execute,
+        ToolKind::Fetch,
+        ToolKind::Think,
+        ToolKind::Other,
+    ];
+
+    /// The kind's wire name (`execute`), as serde writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            ToolKind::Read => "read",
+            ToolKind::Edit => "edit",
+            ToolKind::Delete => "delete",
+            ToolKind::Move => "move",
+            ToolKind::Search => "search",
+            ToolKind::Execute => "execute",
+            ToolKind::Fetch => "fetch",
+            ToolKind::Think => "think",
+            ToolKind::Other => "other",
+        }
+    }
+
+    /// The kind a person named (`execute`, `Edit`); `None` for a word that
+    /// names no kind (unlike serde, which reads it as `other`).
+    pub fn parse(word: &str) -> Option<ToolKind> {
+        ToolKind::ALL
+            .into_iter()
+            .find(|k| k.name().eq_ignore_ascii_case(word.trim()))
+    }
+
     /// Guess a kind from a vendor tool name (`Bash`, `write_file`, `shell`...).
     pub fn from_tool_name(name: &str) -> ToolKind {
         let words = split_words(name);
@@ -482,6 +523,7 @@ mod tests {
                 tool_id: "t1".into(),
                 decision: ApprovalOption::RejectOnce,
                 origin: DecisionOrigin::Deadline,
+                deciders: Vec::new(),
             },
             EventBody::ToolExecuted {
                 tool_id: "t1".into(),

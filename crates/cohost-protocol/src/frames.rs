@@ -71,6 +71,12 @@ frame_types! {
     /// A co-driver asks the host to stop the running turn (to hosts only;
     /// the host's policy decides).
     InterruptRequest = 16, "ai.request.interrupt";
+    /// A participant allows or denies a pending tool call (to hosts only;
+    /// the host counts it only from someone it granted approval to).
+    ApprovalVote = 17, "ai.tool.approval_vote";
+    /// Who the host lets approve which kinds of tool call, and how many
+    /// approvals each kind needs (host to the room).
+    ApprovalGrants = 18, "ai.tool.approval_grants";
     /// Client asks to replay what it missed: last chunk index per stream (JSON payload).
     RoomResume = 20, "room.resume";
     /// The relay cannot replay a stream; the client must resynchronise from the host.
@@ -123,6 +129,8 @@ impl FrameType {
                 | FrameType::KeyAnnounce
                 | FrameType::KeyRotate
                 | FrameType::InterruptRequest
+                | FrameType::ApprovalVote
+                | FrameType::ApprovalGrants
         )
     }
 

@@ -27,6 +27,8 @@ pub fn may_send(ty: FrameType, role: Role) -> bool {
     use Role::*;
     match ty {
         F::SuggestPrompt | F::InterruptRequest => role == CoDriver,
+        // Any participant may vote; the host counts only granted ones.
+        F::ApprovalVote => role != Host,
         F::PromptSuggested => false,
         F::SuggestionDecided
         | F::ExecutionStarted
@@ -35,6 +37,7 @@ pub fn may_send(ty: FrameType, role: Role) -> bool {
         | F::StreamInterrupted
         | F::ToolApprovalRequested
         | F::ToolApprovalDecided
+        | F::ApprovalGrants
         | F::RoomClose => role == Host,
         F::ChatMessage => true,
         F::KeyAnnounce => role != Host,
@@ -54,6 +57,7 @@ pub fn route(ty: FrameType) -> Route {
         // interrupt request is for the hosts to decide.
         FrameType::KeyAnnounce => Route::ToHosts(FrameType::KeyAnnounce),
         FrameType::InterruptRequest => Route::ToHosts(FrameType::InterruptRequest),
+        FrameType::ApprovalVote => Route::ToHosts(FrameType::ApprovalVote),
         FrameType::RoomResume | FrameType::RoomPing | FrameType::RoomPong | FrameType::RoomKick => {
             Route::Relay
         }

@@ -29,6 +29,8 @@ const EXPECTED: &[(&str, bool, bool, bool)] = &[
     ("key.announce", false, true, true),
     ("key.rotate", true, false, false),
     ("ai.request.interrupt", false, true, false),
+    ("ai.tool.approval_vote", false, true, true),
+    ("ai.tool.approval_grants", true, false, false),
     ("room.resume", true, true, true),
     ("room.resync", false, false, false),
     ("room.gap", false, false, false),
@@ -98,5 +100,11 @@ fn keys_go_to_hosts_and_kicks_to_the_relay() {
         Route::ToHosts(FrameType::InterruptRequest)
     );
     assert!(FrameType::KeyRotate.is_application() && !FrameType::KeyRotate.is_replayable());
+    // A vote is the host's to count; who may vote is the host's to say.
+    assert_eq!(
+        route(FrameType::ApprovalVote),
+        Route::ToHosts(FrameType::ApprovalVote)
+    );
+    assert_eq!(route(FrameType::ApprovalGrants), Route::Room);
     assert!(FrameType::RoomKick.is_control());
 }

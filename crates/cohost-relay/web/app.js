@@ -32,6 +32,8 @@ const state = {
   queue: Promise.resolve(),
   providers: new Map(), // stream (prompt id) -> provider, for notifications
   notifier: null, // WebNotifier, once the page runs
+  grants: { grants: [], quorum: [] }, // who the host lets approve what
+  asking: new Map(), // tool_id -> its approval request, while undecided
 };
 
 function fatal(message) {
@@ -218,8 +220,8 @@ async function handleApp(f, arrived) {
   }
   let msg;
   try {
-    // key.rotate names u64 connection ids, which JSON.parse would round.
-    msg = f.type === T.KeyRotate ? parseJson(body) : JSON.parse(text.decode(body));
+    // key.rotate and the grants name u64 connection ids, which JSON.parse would round.
+    msg = f.type === T.KeyRotate || f.type === T.ApprovalGrants ? parseJson(body) : JSON.parse(text.decode(body));
   } catch {
     refused(f, new OpenError('json', 'not a cohost message'));
     return false;
@@ -239,8 +241,13 @@ async function handleApp(f, arrived) {
       break;
     case T.ToolApprovalRequested:
     case T.ToolApprovalDecided:
-      if (msg.prompt_id) turn(msg.prompt_id).tool(msg);
+      if (msg.type === 'tool_approval_requested') state.asking.set(msg.tool_id, msg);
+      else state.asking.delete(msg.tool_id);
+      if (msg.prompt_id) turn(msg.prompt_id).tool(msg, decider(msg));
       if (msg.type === 'tool_approval_requested') state.notifier.event(msg, state.providers.get(msg.prompt_id));
+      break;
+    case T.ApprovalGrants:
+      granted(msg);
       break;
     case T.SuggestionDecided:
       decided(msg);
@@ -355,6 +362,33 @@ function connect() {
 
 // Suggestions this page made: id -> list item.
 const mine = new Map();
+/** This page's grant to approve tool calls, if the host gave one. */
+function myGrant() {
+  const me = state.me && String(state.me.conn_id);
+  return (state.grants.grants || []).find((g) => String(g.conn_id) === me) || null;
+}
+
+/** Sends this page's vote on a call it may decide (null: it may not). */
+function decider(msg) {
+  if (msg.type !== 'tool_approval_requested') return null;
+  const g = myGrant();
+  if (!g || (g.kinds?.length && !g.kinds.includes(msg.kind))) return null;
+  return (allow) =>
+    send(T.ApprovalVote, { tool_id: msg.tool_id, allow })
+      .then(() => chatLine('you', state.me?.role || '', `${allow ? '✓ allowed' : '✗ denied'} ${msg.name || 'a tool call'}`))
+      .catch(() => notice('Not connected; the decision was not sent.'));
+}
+
+/** The host changed who may approve: say so, and arm the calls waiting. */
+function granted(g) {
+  const before = myGrant();
+  state.grants = { grants: g.grants || [], quorum: g.quorum || [] };
+  const now = myGrant();
+  if (now && !before) notice(`The host lets you approve tool calls (${now.kinds?.length ? now.kinds.join(', ') : 'every kind'}).`);
+  if (before && !now) notice('The host took back your approval of tool calls.');
+  for (const msg of state.asking.values()) if (msg.prompt_id) turn(msg.prompt_id).tool(msg, decider(msg));
+}
+
 function suggestionAuthor(id) {
   return mine.has(id) ? 'you' : null;
 }

@@ -96,10 +96,10 @@ async function aesKey(raw) {
 
 /**
  * Frame types only the host may send (crates/cohost-protocol/src/matrix.rs):
- * decisions, the agent's stream, approvals and key rotation. They open only
+ * decisions, the agent's stream, approvals, approval grants and key rotation. They open only
  * with the host's signature, whatever role the relay stamped on them.
  */
-const HOST_ONLY = new Set([3, 4, 5, 6, 7, 8, 9, 15]);
+const HOST_ONLY = new Set([3, 4, 5, 6, 7, 8, 9, 15, 18]);
 /** Stream frames: placed by chunk index, and resent by the relay on resume. */
 const STREAM = new Set([4, 5, 6, 7]);
 /** How many payloads outside streams are remembered against replays. */

@@ -158,8 +158,12 @@ export class Turn {
     this.foot.textContent = `tokens: ${u.input_tokens ?? 0} in · ${u.output_tokens ?? 0} out`;
   }
 
-  /** The tool card for `ev.tool_id`, created on first sight, updated by every later event. */
-  tool(ev) {
+  /**
+   * The tool card for `ev.tool_id`, created on first sight, updated by every
+   * later event. `decide(allow)`, given for a call this participant may
+   * decide (the host granted it approval), puts Allow and Deny on the card.
+   */
+  tool(ev, decide = null) {
     let card = this.tools.get(ev.tool_id);
     if (!card) {
       this.closeText();
@@ -177,13 +181,27 @@ export class Turn {
     if (ev.name) card.title.textContent = `${KIND_ICON[ev.kind] || '⚙'} ${ev.name}${ev.kind ? ` (${ev.kind})` : ''}`;
     if (ev.input !== undefined) card.input.textContent = JSON.stringify(ev.input, null, 2);
     if (ev.type === 'tool_approval_requested' && !card.decided) {
-      card.approval.textContent = `awaiting the host's decision (${(ev.options || []).join(', ')})`;
+      card.approval.textContent = decide
+        ? 'you may decide: '
+        : `awaiting the host's decision (${(ev.options || []).join(', ')})`;
       card.el.dataset.approval = 'pending';
+      if (decide) {
+        for (const [label, allow] of [['Allow', true], ['Deny', false]]) {
+          const b = h('button', `vote vote-${allow ? 'allow' : 'deny'}`, label);
+          b.type = 'button';
+          b.addEventListener('click', () => {
+            for (const other of card.approval.querySelectorAll('button')) other.disabled = true;
+            decide(allow);
+          });
+          card.approval.append(b);
+        }
+      }
     }
     if (ev.type === 'tool_approval_decided') {
       card.decided = true;
       const allow = /^allow/.test(ev.decision || '');
-      card.approval.textContent = `${allow ? '✓ allowed' : '✗ rejected'} (${ev.decision}) · ${ORIGIN[ev.origin] || ev.origin || ''}`;
+      const who = ev.deciders?.length ? `by ${ev.deciders.join(', ')}` : ORIGIN[ev.origin] || ev.origin || '';
+      card.approval.textContent = `${allow ? '✓ allowed' : '✗ rejected'} (${ev.decision}) · ${who}`;
       card.el.dataset.approval = allow ? 'allowed' : 'rejected';
     }
     if (ev.type === 'tool_executed') {

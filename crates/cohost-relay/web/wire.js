@@ -28,6 +28,8 @@ export const T = Object.freeze({
   KeyAnnounce: 14,
   KeyRotate: 15,
   InterruptRequest: 16,
+  ApprovalVote: 17,
+  ApprovalGrants: 18,
   RoomResume: 20,
   RoomResync: 21,
   RoomGap: 22,

@@ -44,8 +44,8 @@ pub use codec::{CodecError, Header, PayloadCodec, Plain};
 pub use e2e::E2e;
 pub use message::{Message, ShareError};
 pub use payload::{
-    Chat, ExecutionStarted, InterruptRequest, KeyAnnounce, KeyRotate, Suggestion,
-    SuggestionDecision, WrappedKey,
+    ApprovalGrant, ApprovalGrants, ApprovalVote, Chat, ExecutionStarted, InterruptRequest,
+    KeyAnnounce, KeyRotate, QuorumRule, Suggestion, SuggestionDecision, WrappedKey,
 };
 pub use presence::Presence;
 pub use replay::Replays;

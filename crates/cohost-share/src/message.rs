@@ -7,8 +7,8 @@ use serde::de::DeserializeOwned;
 
 use crate::codec::CodecError;
 use crate::payload::{
-    Chat, ExecutionStarted, InterruptRequest, KeyAnnounce, KeyRotate, Suggestion,
-    SuggestionDecision,
+    ApprovalGrants, ApprovalVote, Chat, ExecutionStarted, InterruptRequest, KeyAnnounce, KeyRotate,
+    Suggestion, SuggestionDecision,
 };
 
 /// What host and participants say to each other.
@@ -35,6 +35,10 @@ pub enum Message {
     KeyRotate(KeyRotate),
     /// A co-driver asks to stop the running turn.
     InterruptRequest(InterruptRequest),
+    /// A participant allows or denies a pending tool call.
+    ApprovalVote(ApprovalVote),
+    /// Who may approve what (host to the room).
+    ApprovalGrants(ApprovalGrants),
 }
 
 /// Why an application frame could not be built or read.
@@ -100,6 +104,8 @@ impl Message {
             Message::KeyAnnounce(_) => FrameType::KeyAnnounce,
             Message::KeyRotate(_) => FrameType::KeyRotate,
             Message::InterruptRequest(_) => FrameType::InterruptRequest,
+            Message::ApprovalVote(_) => FrameType::ApprovalVote,
+            Message::ApprovalGrants(_) => FrameType::ApprovalGrants,
         }
     }
 
@@ -130,6 +136,8 @@ impl Message {
             }),
             Message::KeyRotate(r) => serde_json::to_value(r),
             Message::InterruptRequest(i) => serde_json::to_value(i),
+            Message::ApprovalVote(v) => serde_json::to_value(v),
+            Message::ApprovalGrants(g) => serde_json::to_value(g),
         };
         let encode_error = |source| ShareError::Encode {
             kind: self.frame_type(),
@@ -172,6 +180,8 @@ impl Message {
             FrameType::KeyAnnounce => Message::KeyAnnounce(read(kind, json)?),
             FrameType::KeyRotate => Message::KeyRotate(read(kind, json)?),
             FrameType::InterruptRequest => Message::InterruptRequest(read(kind, json)?),
+            FrameType::ApprovalVote => Message::ApprovalVote(read(kind, json)?),
+            FrameType::ApprovalGrants => Message::ApprovalGrants(read(kind, json)?),
             _ => return Ok(None),
         }))
     }

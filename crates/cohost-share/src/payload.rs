@@ -3,6 +3,7 @@
 //! Tolerant readers: unknown fields are ignored and optional ones default,
 //! so a newer host's payloads still decode here.
 
+use cohost_core::ToolKind;
 use serde::{Deserialize, Serialize};
 
 /// `ai.request.suggest_prompt` / `ai.request.prompt_suggested`.
@@ -104,4 +105,57 @@ pub struct InterruptRequest {
     /// Display name, when it gives one.
     #[serde(default)]
     pub from: Option<String>,
+}
+
+/// `ai.tool.approval_vote` (participant to hosts): allow or deny a pending
+/// tool call. The host counts it only from a participant it granted
+/// approval of the call's kind to ([`ApprovalGrants`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApprovalVote {
+    /// The call; absent: the only one pending.
+    #[serde(default)]
+    pub tool_id: Option<String>,
+    /// Allow (true) or deny (false).
+    pub allow: bool,
+}
+
+/// `ai.tool.approval_grants` (host to the room): who may approve what, and
+/// how many approvals a kind of call needs. Sent whenever it changes and to
+/// each participant that joins.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApprovalGrants {
+    /// The participants the host granted approval to.
+    #[serde(default)]
+    pub grants: Vec<ApprovalGrant>,
+    /// Kinds that need more than one approval (the host counts as one).
+    #[serde(default)]
+    pub quorum: Vec<QuorumRule>,
+}
+
+/// One participant's right to approve.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApprovalGrant {
+    /// The participant's connection (the relay's id for it).
+    pub conn_id: u64,
+    /// Its name when granted, to show.
+    pub name: String,
+    /// The kinds of call it may decide; empty: every kind.
+    #[serde(default)]
+    pub kinds: Vec<ToolKind>,
+}
+
+impl ApprovalGrant {
+    /// Whether this grant covers a call of `kind`.
+    pub fn covers(&self, kind: ToolKind) -> bool {
+        self.kinds.is_empty() || self.kinds.contains(&kind)
+    }
+}
+
+/// How many distinct approvers a kind of call needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QuorumRule {
+    /// The kind.
+    pub kind: ToolKind,
+    /// Distinct approvals needed (at least 1).
+    pub approvals: u32,
 }

@@ -83,7 +83,8 @@ pub struct App {
     /// When the running turn was first drawn (see [`App::working_for`]).
     busy_since: Option<Instant>,
     /// Prompts typed while a turn ran: sent, in order, as turns end.
-    pub(crate) queued: std::collections::VecDeque<String>,
+    /// The session's queue as its last `queue` event had it, next first.
+    pub queue: Vec<cohost_core::QueueItem>,
     pub(crate) answer: Option<usize>,
     pub(crate) reasoning: Option<usize>,
     /// The room's members and what each is doing (see `members`).
@@ -119,7 +120,7 @@ impl App {
             review: None,
             busy: false,
             busy_since: None,
-            queued: Default::default(),
+            queue: Vec::new(),
             answer: None,
             reasoning: None,
             members: Default::default(),
@@ -391,6 +392,7 @@ impl App {
                 tool_id,
                 decision,
                 origin,
+                ..
             } => {
                 if self.approval.as_ref().is_some_and(|a| a.tool_id == tool_id) {
                     self.approval = None;
@@ -425,6 +427,20 @@ impl App {
             EventBody::Usage(u) => self.usage(u.input_tokens, u.output_tokens),
             EventBody::Status { message, .. } => self.notice(message),
             EventBody::Budget(n) => self.notice(n.describe()),
+            EventBody::Steered(n) => {
+                let who = n.by.as_deref().unwrap_or("you");
+                self.prompted(&format!("{who} → this turn"), &n.text);
+            }
+            EventBody::Queue(n) => {
+                self.queue = n.items.clone();
+                match n.change {
+                    cohost_core::QueueChange::Started => {
+                        let who = n.item.by.as_deref().unwrap_or("you");
+                        self.prompted(&format!("{who} (queued #{})", n.item.id), &n.item.text);
+                    }
+                    _ => self.notice(n.describe()),
+                }
+            }
             EventBody::FileChanges(changes) if !changes.is_empty() => {
                 self.end_stream_blocks();
                 self.transcript
@@ -446,13 +462,6 @@ impl App {
                     EndReason::MaxTurns => self.notice("the agent reached its turn limit"),
                     EndReason::Budget => {
                         self.notice("stopped: the budget is spent (/budget raises it)");
-                    }
-                }
-                if self.mode == Mode::Chat {
-                    if let Some(next) = self.queued.pop_front() {
-                        self.prompted("you", &next);
-                        self.busy = true;
-                        self.effect(Effect::Prompt(next));
                     }
                 }
             }
@@ -535,12 +544,6 @@ impl App {
             self.busy = true;
             self.state = "sending";
         }
-    }
-
-    /// Keep a prompt typed during a turn for when it ends.
-    pub(crate) fn queue_prompt(&mut self, text: String) {
-        self.notice(format!("queued (runs when this turn ends): {text}"));
-        self.queued.push_back(text);
     }
 
     pub(crate) fn set_busy_hint(&mut self) {

@@ -155,6 +155,7 @@ fn approvals_wait_their_turn_and_are_answered_to_their_member() {
                 tool_id: "t1".into(),
                 decision: ApprovalOption::AllowOnce,
                 origin: cohost_core::DecisionOrigin::User,
+                deciders: Vec::new(),
             },
         )],
     );

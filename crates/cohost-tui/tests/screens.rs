@@ -15,8 +15,10 @@ use cohost_core::{
     ApprovalOption, ChangeStatus, CohostError, DecisionOrigin, EndReason, ErrorCode, Event,
     EventBody, FileChange, ToolKind, ToolStatus, TurnChanges, Usage,
 };
+use cohost_core::{QueueChange, QueueItem, QueueNotice, SteerNotice};
 use cohost_tui::app::{App, Effect, Incoming, SessionInfo};
 use cohost_tui::commands::Mode;
+use cohost_tui::queue::QueueCommand;
 use cohost_tui::room::{Invites, Participant, Suggestion};
 use cohost_tui::theme::Theme;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -201,6 +203,7 @@ fn decided(a: &mut App, id: &str, decision: ApprovalOption, origin: DecisionOrig
             tool_id: id.into(),
             decision,
             origin,
+            deciders: Vec::new(),
         }),
         t0(),
     );
@@ -535,19 +538,65 @@ fn long_answers_scroll_and_small_terminals_still_draw() {
 }
 
 #[test]
-fn a_prompt_typed_during_a_turn_runs_when_it_ends() {
+fn a_prompt_typed_during_a_turn_steers_it_and_the_queue_shows_what_waits() {
     let mut a = app(Mode::Chat, Theme::new(false));
     type_text(&mut a, "first");
     a.on_key(key(KeyCode::Enter));
     assert_eq!(a.take_effects(), [Effect::Prompt("first".into())]);
+    a.on_incoming(start(), t0());
     type_text(&mut a, "second");
     a.on_key(key(KeyCode::Enter));
-    assert!(a.take_effects().is_empty(), "not while the first runs");
-    assert!(screen(&draw(&mut a, 80, 24)).contains("queued (runs when this turn ends): second"));
-    a.on_incoming(start(), t0());
+    assert_eq!(a.take_effects(), [Effect::Steer("second".into())]);
+    // The session says it took it into this turn...
+    a.on_incoming(
+        ev(EventBody::Steered(SteerNotice {
+            text: "second".into(),
+            by: None,
+        })),
+        t0(),
+    );
+    assert!(screen(&draw(&mut a, 80, 24)).contains("you → this turn"));
+    // ...or, for an agent without mid-turn input, that it waits.
+    type_text(&mut a, "third");
+    a.on_key(key(KeyCode::Enter));
+    assert_eq!(a.take_effects(), [Effect::Steer("third".into())]);
+    let third = QueueItem {
+        id: 3,
+        correlation_id: "c-3".into(),
+        text: "third".into(),
+        by: None,
+    };
+    a.on_incoming(
+        ev(EventBody::Queue(QueueNotice {
+            change: QueueChange::Added,
+            item: third.clone(),
+            note: Some("agent `mock` takes no input while a turn runs".into()),
+            items: vec![third.clone()],
+        })),
+        t0(),
+    );
+    let text = screen(&draw(&mut a, 80, 24));
+    assert!(text.contains("#3 queued (agent `mock` takes no input"), "{text}");
+    assert!(text.contains("queued: #3 third (/queue)"), "{text}");
+    type_text(&mut a, "/queue up 3");
+    a.on_key(key(KeyCode::Enter));
+    assert_eq!(a.take_effects(), [Effect::Queue(QueueCommand::Up(3))]);
+    type_text(&mut a, "/queue drop");
+    a.on_key(key(KeyCode::Enter));
+    assert!(a.take_effects().is_empty(), "no number, no effect");
     a.on_incoming(end(EndReason::Completed), t0());
-    assert_eq!(a.take_effects(), [Effect::Prompt("second".into())]);
-    assert!(a.busy());
+    a.on_incoming(
+        ev(EventBody::Queue(QueueNotice {
+            change: QueueChange::Started,
+            item: third,
+            note: None,
+            items: vec![],
+        })),
+        t0(),
+    );
+    let text = screen(&draw(&mut a, 80, 24));
+    assert!(text.contains("you (queued #3)"), "{text}");
+    assert!(!text.contains("(/queue)"), "the queue line goes when it empties: {text}");
 }
 
 #[test]
@@ -960,7 +1009,7 @@ fn a_removed_line_is_commented_before_the_change_and_esc_cancels() {
 }
 
 #[test]
-fn a_comment_during_a_turn_waits_for_it_in_the_chat() {
+fn a_comment_during_a_turn_steers_it_in_the_chat() {
     let mut a = changed_turn(Mode::Chat, Theme::new(false));
     type_text(&mut a, "next");
     a.on_key(key(KeyCode::Enter));
@@ -970,11 +1019,9 @@ fn a_comment_during_a_turn_waits_for_it_in_the_chat() {
     a.on_key(key(KeyCode::Char('c')));
     type_text(&mut a, "later");
     a.on_key(key(KeyCode::Enter));
-    assert!(a.take_effects().is_empty(), "queued while the turn runs");
-    assert!(screen(&draw(&mut a, 80, 24)).contains("queued (runs when this turn ends)"));
-    a.on_incoming(end(EndReason::Completed), t0());
+    // Sent while the turn runs: the session steers or queues it.
     match a.take_effects().as_slice() {
-        [Effect::Prompt(p)] => {
+        [Effect::Steer(p)] => {
             assert!(
                 p.starts_with("Review comment on src/main.rs, line 1:"),
                 "{p}"

@@ -56,7 +56,7 @@ pub struct JoinArgs {
 }
 
 /// The commands a participant can type.
-const COMMANDS: &str = "TEXT (suggest, co-drivers), /chat TEXT, /interrupt, /who, /quit, /help";
+const COMMANDS: &str = "TEXT (suggest, co-drivers), /chat TEXT, /allow [ID], /deny [ID] (when the host granted you approval), /interrupt, /who, /quit, /help";
 
 /// One typed line.
 #[derive(Debug, PartialEq, Eq)]
@@ -64,6 +64,8 @@ enum Line {
     Suggest(String),
     Chat(String),
     Interrupt,
+    /// Allow (true) or deny a pending tool call, by id or the only one.
+    Vote(Option<String>, bool),
     Who,
     Quit,
     Help(Option<String>),
@@ -80,6 +82,10 @@ fn parse_line(line: &str) -> Option<Line> {
         "/chat" if !rest.is_empty() => Line::Chat(rest.to_string()),
         "/chat" => Line::Help(Some("/chat needs a message: /chat TEXT".into())),
         "/interrupt" => Line::Interrupt,
+        "/allow" | "/deny" => Line::Vote(
+            (!rest.is_empty()).then(|| rest.to_string()),
+            cmd == "/allow",
+        ),
         "/who" => Line::Who,
         "/quit" | "/exit" => Line::Quit,
         "/help" => Line::Help(None),
@@ -227,6 +233,24 @@ async fn typed(me: &ParticipantSession, out: &mut Out, line: Line) {
             }
             Err(e) => Err(e),
         },
+        Line::Vote(tool_id, allow) => {
+            if me.grant().is_none() {
+                out.notice(
+                    "cohost: only the host decides tool calls here (it can let you: /grant NAME approve)",
+                );
+                return;
+            }
+            match me.vote(tool_id.as_deref(), allow).await {
+                Ok(()) => {
+                    out.notice(&format!(
+                        "sent your {} to the host",
+                        if allow { "approval" } else { "denial" }
+                    ));
+                    Ok(())
+                }
+                Err(e) => Err(e),
+            }
+        }
         Line::Who => {
             let names: Vec<String> = me.who().iter().map(describe).collect();
             out.notice(&format!("in the room: {}", names.join(", ")));
@@ -241,6 +265,69 @@ async fn typed(me: &ParticipantSession, out: &mut Out, line: Line) {
     };
     if let Err(e) = result {
         out.notice(&format!("cohost: not sent: {e}"));
+    }
+}
+
+/// What a participant the host may grant approval to is told: its grant
+/// (or its end), a call it may decide, and who decided one.
+fn approval_line(me: &ParticipantSession, m: &cohost_share::Message) -> Option<String> {
+    use cohost_core::EventBody;
+    use cohost_share::Message;
+    match m {
+        Message::ApprovalGrants(_) => Some(match me.grant() {
+            Some(g) => format!(
+                "the host lets you approve tool calls ({}): /allow ID or /deny ID when one waits",
+                crate::multiplayer::host_approvals::kinds_text(&g.kinds)
+            ),
+            None => "only the host approves tool calls".into(),
+        }),
+        Message::ApprovalNotice(e) => match &e.body {
+            EventBody::ToolApprovalRequested {
+                tool_id,
+                name,
+                kind,
+                ..
+            } => {
+                me.grant().filter(|g| g.covers(*kind))?;
+                let need = me
+                    .grants()
+                    .quorum
+                    .iter()
+                    .find(|r| r.kind == *kind)
+                    .map_or(1, |r| r.approvals);
+                let id = inert_line(tool_id);
+                let quorum = if need > 1 {
+                    format!(" ({need} approvals needed)")
+                } else {
+                    String::new()
+                };
+                Some(format!(
+                    "{} asks to run {} ({}){quorum}: /allow {id} or /deny {id}",
+                    e.agent
+                        .as_deref()
+                        .map_or_else(|| "the agent".into(), inert_line),
+                    inert_line(name),
+                    kind.name()
+                ))
+            }
+            EventBody::ToolApprovalDecided {
+                tool_id,
+                decision,
+                deciders,
+                ..
+            } if !deciders.is_empty() => Some(format!(
+                "{} {} by {}",
+                inert_line(tool_id),
+                if decision.is_allow() {
+                    "allowed"
+                } else {
+                    "denied"
+                },
+                inert_line(&deciders.join(", "))
+            )),
+            _ => None,
+        },
+        _ => None,
     }
 }
 
@@ -267,6 +354,9 @@ fn show(me: &ParticipantSession, out: &mut Out, ev: &ParticipantEvent, json: boo
             if let Some(name) = member.filter(|n| !json && out.speaking.as_deref() != Some(*n)) {
                 out.line(&format!("── {} ──", inert_line(name)));
                 out.speaking = Some(name.to_owned());
+            }
+            if let Some(line) = message.as_deref().and_then(|m| approval_line(me, m)).filter(|_| !json) {
+                out.notice(&line);
             }
             if json {
                 out.text(&format!("{}\n", participant::frame_json(codec, frame)));

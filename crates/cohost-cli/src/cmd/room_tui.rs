@@ -52,6 +52,8 @@ pub struct HostParts {
     pub invites: room::Invites,
     /// What the room's members ask each other (its bridge), when it has one.
     pub bridge_notes: Option<mpsc::UnboundedReceiver<cohost_session::BridgeNote>>,
+    /// Calls that need several approvals (`--quorum`).
+    pub quorum: Vec<cohost_share::QuorumRule>,
 }
 
 fn role_word(r: Role) -> String {
@@ -130,7 +132,8 @@ fn start_hosting(p: HostParts, to_app: &mpsc::UnboundedSender<Incoming>) -> Host
     let room = p.room.clone();
     let mut bridge = HostBridge::for_room(p.room, p.client, p.suggestions, notice_tx)
         .with_e2e(p.e2e)
-        .with_interrupt_policy(p.interrupts);
+        .with_interrupt_policy(p.interrupts)
+        .with_quorum(p.quorum);
     if let Some(notes) = p.bridge_notes {
         bridge = bridge.with_bridge_notes(notes);
     }
@@ -302,6 +305,7 @@ pub(crate) async fn share_in_place(
         interrupts: SuggestionPolicy::Ask,
         invites: room.invites,
         bridge_notes: None,
+        quorum: Vec::new(),
     };
     let hosting = start_hosting(parts, &to_app);
     hosting.relay(&mut effects, &to_app).await;

@@ -40,6 +40,7 @@ pub(crate) fn decide(session: &RunningSession, tool_id: &str, option: ApprovalOp
         option,
         message: (!option.is_allow()).then(|| "denied by the user".to_string()),
         origin: DecisionOrigin::User,
+        deciders: Vec::new(),
     };
     if !session.decide_seen(tool_id, decision) {
         tracing::debug!(tool = %tool_id, "this session's approvals are not answered on screen");

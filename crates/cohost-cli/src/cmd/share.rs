@@ -38,6 +38,11 @@ pub struct ShareArgs {
     /// Co-driver suggestions.
     #[arg(long, value_enum, default_value_t = Suggestions::Ask)]
     suggestions: Suggestions,
+    /// Calls of a tool kind that need several approvals, the host's and
+    /// those of participants granted approval (`/grant NAME approve`):
+    /// `execute=2`; repeat it or separate rules with commas.
+    #[arg(long, value_name = "KIND=N", value_parser = quorum_rules)]
+    quorum: Vec<Vec<cohost_share::QuorumRule>>,
     #[command(flatten)]
     room: RoomArgs,
     /// A co-driver's `/interrupt`: ask the host, stop the turn, or refuse.
@@ -63,15 +68,18 @@ pub struct ShareArgs {
 pub const ROOM_COMMANDS: &str = "/compare TEXT (every member), /members";
 
 /// The host's commands, for `/help` and unknown ones.
-pub const HOST_COMMANDS: &str = "TEXT (run it), /accept ID, /reject ID, /allow [ID], /deny [ID], /interrupt, /chat TEXT, /kick NAME, /who, /qr [viewer], /diff [TURN], /undo [TURN], /budget [USD|tokens N|off], /spend, /quit, /help";
+pub const HOST_COMMANDS: &str = "TEXT (run it), /accept ID, /reject ID, /allow [ID], /deny [ID], /grant NAME approve [KINDS], /revoke NAME, /grants, /interrupt, /chat TEXT, /kick NAME, /who, /qr [viewer], /diff [TURN], /undo [TURN], /budget [USD|tokens N|off], /spend, /quit, /help";
 
 /// What to tell the host about a line that is not a command it can run:
 /// an unknown `/command`, one missing its argument, or `/help`.
 pub fn command_help(line: &str) -> Option<String> {
     let line = line.trim();
     let (cmd, rest) = line.split_once(' ').unwrap_or((line, ""));
-    let needs_arg = ["/accept", "/reject", "/chat", "/kick", "/compare"];
+    let needs_arg = [
+        "/accept", "/reject", "/chat", "/kick", "/compare", "/revoke",
+    ];
     let known = [
+        "/grants",
         "/allow",
         "/deny",
         "/interrupt",
@@ -83,6 +91,11 @@ pub fn command_help(line: &str) -> Option<String> {
     ];
     if !cmd.starts_with('/') || known.contains(&cmd) {
         return None;
+    }
+    if cmd == "/grant" {
+        return grant_input(rest)
+            .err()
+            .map(|e| format!("{e}; commands: {HOST_COMMANDS}"));
     }
     if needs_arg.contains(&cmd) {
         return rest.trim().is_empty().then(|| {
@@ -117,6 +130,25 @@ fn qr_text(invites: &cohost_tui::room::Invites, which: &str) -> String {
     }
 }
 
+/// `--quorum`'s value.
+fn quorum_rules(text: &str) -> Result<Vec<cohost_share::QuorumRule>, String> {
+    crate::multiplayer::host_approvals::parse_quorum(text)
+}
+
+/// `/grant NAME approve [KINDS]`'s arguments.
+fn grant_input(rest: &str) -> Result<HostInput, String> {
+    let mut words = rest.split_whitespace();
+    let (Some(who), Some("approve")) = (words.next(), words.next()) else {
+        return Err("/grant NAME approve [KINDS], e.g. /grant ana approve execute,edit".into());
+    };
+    let kinds =
+        crate::multiplayer::host_approvals::parse_kinds(&words.collect::<Vec<_>>().join(" "))?;
+    Ok(HostInput::Grant {
+        who: who.to_owned(),
+        kinds,
+    })
+}
+
 /// Parse one line the host typed.
 pub fn parse_input(line: &str) -> Option<HostInput> {
     let line = line.trim();
@@ -142,6 +174,9 @@ pub fn parse_input(line: &str) -> Option<HostInput> {
         "/interrupt" => HostInput::Interrupt,
         "/chat" => HostInput::Chat(arg?),
         "/kick" => HostInput::Kick(arg?),
+        "/grant" => grant_input(rest).ok()?,
+        "/revoke" => HostInput::Revoke(arg?),
+        "/grants" => HostInput::Grants,
         "/who" => HostInput::Who,
         "/compare" => HostInput::Compare(arg?),
         "/members" => HostInput::Members,
@@ -276,6 +311,7 @@ pub async fn run(args: ShareArgs) -> CmdResult {
             interrupts: args.interrupts.into(),
             invites: invites.clone(),
             bridge_notes,
+            quorum: args.quorum.concat(),
         };
         let code = crate::cmd::room_tui::host(parts).await;
         if let Some(r) = embedded {
@@ -382,7 +418,8 @@ pub async fn run(args: ShareArgs) -> CmdResult {
     let interrupts: SuggestionPolicy = args.interrupts.into();
     let mut bridge = HostBridge::for_room(room, client, policy, notice_tx)
         .with_e2e(e2e)
-        .with_interrupt_policy(interrupts);
+        .with_interrupt_policy(interrupts)
+        .with_quorum(args.quorum.concat());
     if let Some(notes) = bridge_notes {
         bridge = bridge.with_bridge_notes(notes);
     }
@@ -437,7 +474,7 @@ fn print_notice(shown: &mut Interleaved, n: HostNotice, json_mode: bool) {
             HostNotice::Suggested(s) => json!({"notice":"suggested","suggestion":s}),
             HostNotice::SuggestionDecided(d) => json!({"notice":"suggestion_decided","decision":d}),
             HostNotice::ApprovalNeeded { request: a, agent } => {
-                json!({"notice":"approval_needed","tool_id":a.tool_id,"name":a.name,"input":a.input,"agent":agent})
+                json!({"notice":"approval_needed","tool_id":a.tool_id,"name":a.name,"kind":a.kind,"input":a.input,"agent":agent})
             }
             HostNotice::Chat(c) => json!({"notice":"chat","chat":c}),
             HostNotice::Presence(p) => json!({"notice":"presence","presence":p}),

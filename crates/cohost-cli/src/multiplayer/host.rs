@@ -1,10 +1,11 @@
 //! The host side of a shared session: drives the room's running sessions
 //! (one agent, or several members) with the host's and the room's commands
 //! and publishes every event they stream to the room. Co-driver suggestions
-//! queue for the host's decision; tool approvals stay with the host.
+//! queue for the host's decision; tool approvals are the host's, and of the
+//! participants it grants approval to (under the room's quorum).
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use cohost_core::{Decision, DecisionOrigin, Event, EventBody, PromptInput};
 use cohost_host::record::Note;
@@ -16,6 +17,7 @@ use cohost_share::{
     SuggestionDecision, TurnStream,
 };
 
+use super::host_approvals::{kinds_text, ApprovalGate, VoteOutcome, Voter};
 use super::host_io::deliver;
 pub use super::host_io::{HostInput, HostNotice, SuggestionPolicy};
 use super::host_record;
@@ -30,14 +32,23 @@ pub const CLOSE_ACK: std::time::Duration = std::time::Duration::from_secs(2);
 /// Why an approval the host never answered was denied.
 pub const HOST_GONE: &str = "host went away";
 
-/// The host's `/allow` or `/deny`.
-fn host_decision(allow: bool) -> Decision {
-    if allow {
+/// The decision a finished ballot gives the agent: made by people (the
+/// host, granted participants), each named.
+fn ballot_decision(allow: bool, deciders: Vec<String>) -> Decision {
+    let decision = if allow {
         Decision::allow(DecisionOrigin::User)
     } else {
-        Decision::deny(DecisionOrigin::User, "denied by the host")
-    }
+        Decision::deny(
+            DecisionOrigin::User,
+            format!("denied by {}", deciders.join(", ")),
+        )
+    };
+    decision.by(deciders)
 }
+
+/// The room's approval gate, shared with the sessions' request callbacks
+/// (which open each call's ballot before anyone hears of it).
+type SharedGate = Arc<Mutex<ApprovalGate>>;
 
 /// What `ai.execution.started` tells the room of a queued turn.
 struct TurnMeta {
@@ -77,6 +88,11 @@ pub struct HostBridge {
     interrupts: SuggestionPolicy,
     /// What the room's members asked each other (its bridge), to show.
     bridge_notes: Option<mpsc::UnboundedReceiver<BridgeNote>>,
+    /// Who may approve besides the host, the quorum, the open ballots.
+    gate: SharedGate,
+    /// The room is to hear the grants again (they changed, or someone
+    /// joined who has not heard them).
+    grants_due: bool,
 }
 
 impl HostBridge {
@@ -102,11 +118,24 @@ impl HostBridge {
         notices: mpsc::UnboundedSender<HostNotice>,
     ) -> Self {
         let solo = room.members().len() == 1;
+        let gate: SharedGate = Arc::default();
         for m in room.members() {
             if let Some(a) = m.session.approvals() {
                 let notices = notices.clone();
                 let agent = (!solo).then(|| m.name.clone());
+                let gate = gate.clone();
                 a.on_request(move |request| {
+                    let short = {
+                        let mut g = gate.lock().unwrap_or_else(PoisonError::into_inner);
+                        g.requested(&request.tool_id, request.kind, agent.clone());
+                        g.short_of(request.kind)
+                    };
+                    if let Some((need, can)) = short {
+                        let _ = notices.send(HostNotice::Room(format!(
+                            "{} calls need {need} approvals and only {can} of you may approve: /grant NAME approve, or the deadline denies it",
+                            request.kind.name()
+                        )));
+                    }
                     let _ = notices.send(HostNotice::ApprovalNeeded {
                         request,
                         agent: agent.clone(),
@@ -153,7 +182,20 @@ impl HostBridge {
             replays: cohost_share::Replays::default(),
             interrupts: SuggestionPolicy::Ask,
             bridge_notes: None,
+            gate,
+            grants_due: false,
         }
+    }
+
+    /// Calls of some kinds need several approvals (`--quorum execute=2`):
+    /// the host's and those of participants it grants approval to.
+    pub fn with_quorum(self, rules: Vec<cohost_share::QuorumRule>) -> Self {
+        self.gate().set_quorum(rules);
+        self
+    }
+
+    fn gate(&self) -> std::sync::MutexGuard<'_, ApprovalGate> {
+        self.gate.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// The room's budget (its members share one), when it has one.
@@ -230,6 +272,9 @@ impl HostBridge {
                     None => self.quit = true,
                 },
                 Some(note) = next_note(&mut self.bridge_notes) => self.bridge_note(note).await,
+            }
+            if std::mem::take(&mut self.grants_due) {
+                self.send_grants().await;
             }
         }
         deliver(&self.client, &self.notices, self.codec.room_close()).await;
@@ -328,6 +373,12 @@ impl HostBridge {
 
     /// One event of a member: to the room, then to the host.
     async fn publish(&mut self, mut e: Event) {
+        if matches!(e.body, EventBody::Queue(_)) {
+            // The session's queue belongs to no turn (a stream of its own
+            // would show the room an empty turn); the room sees each
+            // queued prompt's turn when it starts.
+            return self.notify(HostNotice::Event(e));
+        }
         if !self.turns.contains_key(&e.correlation_id) {
             // A bridge turn's note is sent before its prompt, but may wait
             // in its channel behind the turn's first event.
@@ -363,6 +414,10 @@ impl HostBridge {
             started,
         )
         .await;
+        if let EventBody::ToolApprovalDecided { tool_id, .. } = &e.body {
+            // However it was decided (here, the deadline, an interrupt).
+            self.gate().closed(tool_id);
+        }
         let ended = match &e.body {
             EventBody::StreamEnd { reason, .. } => Some(*reason),
             _ => None,
@@ -384,14 +439,35 @@ impl HostBridge {
             HostInput::Accept(id) => self.decide_suggestion(&id, true, "host").await,
             HostInput::Reject(id) => self.decide_suggestion(&id, false, "host").await,
             HostInput::Approve { tool_id, allow } => {
-                let decided = self
-                    .room
-                    .members()
+                self.vote(tool_id.as_deref(), &Voter::Host, allow);
+            }
+            HostInput::Grant { who, kinds } => self.grant(&who, kinds).await,
+            HostInput::Revoke(who) => self.revoke(&who).await,
+            HostInput::Grants => {
+                let g = self.gate().snapshot();
+                let mut said: Vec<String> = g
+                    .grants
                     .iter()
-                    .any(|m| m.session.decide(tool_id.as_deref(), host_decision(allow)));
-                if !decided {
-                    self.notify(HostNotice::Room("no tool approval is pending".into()));
+                    .map(|g| {
+                        format!(
+                            "#{} {} ({})",
+                            g.conn_id,
+                            inert(&g.name),
+                            kinds_text(&g.kinds)
+                        )
+                    })
+                    .collect();
+                if said.is_empty() {
+                    said.push("only the host approves".into());
                 }
+                for r in &g.quorum {
+                    said.push(format!(
+                        "{} calls need {} approvals",
+                        r.kind.name(),
+                        r.approvals
+                    ));
+                }
+                self.notify(HostNotice::Room(said.join("; ")));
             }
             HostInput::Interrupt => self.interrupt(),
             HostInput::Chat(text) => {
@@ -466,6 +542,9 @@ impl HostBridge {
         }
         self.roster.remove(&p.conn_id);
         self.kicked.insert(p.conn_id, describe(&p));
+        if self.gate().revoke(p.conn_id).is_some() {
+            self.send_grants().await;
+        }
         let Some(keys) = self.keys.as_mut() else {
             return;
         };
@@ -520,6 +599,94 @@ impl HostBridge {
                 .unwrap_or_else(|| "a co-driver".into());
             self.queue_by(&member, s.text, id.clone(), Some(id), &by);
         }
+    }
+
+    /// Count a vote on a tool approval; a finished ballot answers the
+    /// session whose call it is.
+    fn vote(&mut self, tool_id: Option<&str>, voter: &Voter, allow: bool) {
+        let outcome = self.gate().vote(tool_id, voter, allow);
+        match outcome {
+            VoteOutcome::Decided {
+                tool_id,
+                member,
+                allow,
+                deciders,
+            } => {
+                let decision = ballot_decision(allow, deciders);
+                let decided = match member.as_deref().and_then(|m| self.room.member(m)) {
+                    Some(m) => m.session.decide(Some(&tool_id), decision),
+                    None => self
+                        .room
+                        .members()
+                        .iter()
+                        .any(|m| m.session.decide(Some(&tool_id), decision.clone())),
+                };
+                if !decided {
+                    self.notify(HostNotice::Room(format!(
+                        "the approval of {} was no longer pending",
+                        inert(&tool_id)
+                    )));
+                }
+            }
+            VoteOutcome::Counted {
+                tool_id,
+                have,
+                need,
+            } => self.notify(HostNotice::Room(format!(
+                "{} approved {} ({have} of {need} approvals); waiting for {} more",
+                match voter {
+                    Voter::Host => "you".to_string(),
+                    Voter::Participant(p) => describe(p),
+                },
+                inert(&tool_id),
+                need - have
+            ))),
+            VoteOutcome::Refused(why) => self.notify(HostNotice::Room(why)),
+        }
+    }
+
+    /// `/grant WHO approve [KINDS]`.
+    async fn grant(&mut self, who: &str, kinds: Vec<cohost_core::ToolKind>) {
+        let Some(p) = self.find(who) else {
+            return self.notify(HostNotice::Room(format!(
+                "nobody named {} is in the room; /who lists them",
+                inert(who)
+            )));
+        };
+        self.gate().grant(&p, kinds.clone());
+        self.notify(HostNotice::Room(format!(
+            "{} may now approve tool calls ({}); /revoke {} takes it back",
+            describe(&p),
+            kinds_text(&kinds),
+            p.conn_id
+        )));
+        self.send_grants().await;
+    }
+
+    /// `/revoke WHO`.
+    async fn revoke(&mut self, who: &str) {
+        let Some(p) = self.find(who) else {
+            return self.notify(HostNotice::Room(format!(
+                "nobody named {} is in the room; /who lists them",
+                inert(who)
+            )));
+        };
+        let had = self.gate().revoke(p.conn_id).is_some();
+        self.notify(HostNotice::Room(if had {
+            format!("{} may no longer approve tool calls", describe(&p))
+        } else {
+            format!("{} had no grant to approve", describe(&p))
+        }));
+        if had {
+            self.send_grants().await;
+        }
+    }
+
+    /// Tell the room who may approve what.
+    async fn send_grants(&mut self) {
+        let grants = Message::ApprovalGrants(self.gate().snapshot());
+        let frame = self.codec.room_frame(&grants);
+        deliver(&self.client, &self.notices, frame).await;
     }
 
     /// A participant's frame opened, once: a copy of one already taken is
@@ -624,6 +791,15 @@ impl HostBridge {
                         _ => {}
                     }
                 }
+                (FrameType::ApprovalVote, Ok(Some(Message::ApprovalVote(v)))) => {
+                    match self.roster.get(&f.sender()).cloned() {
+                        Some(p) => self.vote(v.tool_id.as_deref(), &Voter::Participant(p), v.allow),
+                        None => self.notify(HostNotice::Room(format!(
+                            "refused an approval from {}, who is not in the room",
+                            super::participant::stamped_name(&f)
+                        ))),
+                    }
+                }
                 // Under the room's policy; between turns nothing stops. A
                 // co-driver cannot say which member: every one stops.
                 (FrameType::InterruptRequest, Ok(Some(_)))
@@ -686,6 +862,10 @@ impl HostBridge {
         }
         let p = match p {
             Presence::Joined { who, you } => {
+                if !you && self.gate().has_rules() {
+                    // Its page shows approval cards only when granted.
+                    self.grants_due = true;
+                }
                 let before = self.roster.insert(who.conn_id, who.clone());
                 match before {
                     Some(b) if b.role != who.role => Presence::RoleChanged { who, from: b.role },
@@ -694,6 +874,10 @@ impl HostBridge {
             }
             Presence::Left { who } => {
                 self.roster.remove(&who.conn_id);
+                // A grant is for that connection: back, it is granted again.
+                if self.gate().revoke(who.conn_id).is_some() {
+                    self.grants_due = true;
+                }
                 if let Some(k) = self.keys.as_mut() {
                     k.left(who.conn_id);
                 }
@@ -703,6 +887,10 @@ impl HostBridge {
         };
         self.notify(HostNotice::Presence(p));
     }
+}
+
+fn inert(text: &str) -> String {
+    cohost_core::sanitize::inert_line(text)
 }
 
 /// The next bridge note, or never when the room has no bridge (or it is

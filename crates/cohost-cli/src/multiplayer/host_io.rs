@@ -28,6 +28,18 @@ pub enum HostInput {
         /// Allow or deny.
         allow: bool,
     },
+    /// Let a participant (name, `#id` or id) decide tool approvals of some
+    /// kinds (empty: every kind): `/grant NAME approve [KINDS]`.
+    Grant {
+        /// Who.
+        who: String,
+        /// Which kinds.
+        kinds: Vec<cohost_core::ToolKind>,
+    },
+    /// Take a participant's grant away: `/revoke NAME`.
+    Revoke(String),
+    /// List who may approve what: `/grants`.
+    Grants,
     /// Interrupt the running turn.
     Interrupt,
     /// Say something in the room chat.

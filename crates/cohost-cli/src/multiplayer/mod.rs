@@ -3,6 +3,7 @@
 //! its routing and codec) is the `cohost-share` crate, shared by both sides.
 
 pub mod host;
+pub mod host_approvals;
 mod host_io;
 mod host_members;
 mod host_record;

@@ -115,6 +115,8 @@ pub struct ParticipantSession {
     /// next one (already on their way before the ask) wait for the replay.
     resyncing: HashSet<String>,
     queued: std::collections::VecDeque<ParticipantEvent>,
+    /// Who the host lets approve what, as it last said.
+    grants: cohost_share::ApprovalGrants,
 }
 
 impl ParticipantSession {
@@ -169,6 +171,7 @@ impl ParticipantSession {
             awaiting_key: HashSet::new(),
             resyncing: HashSet::new(),
             queued,
+            grants: cohost_share::ApprovalGrants::default(),
         };
         s.welcomed(&welcome).await;
         s.queued.push_front(ParticipantEvent::Welcome(welcome));
@@ -234,6 +237,30 @@ impl ParticipantSession {
         let id = s.suggestion_id.clone();
         self.send(&Message::Suggestion(s)).await?;
         Ok(id)
+    }
+
+    /// This participant's grant to approve tool calls, if the host gave one.
+    pub fn grant(&self) -> Option<&cohost_share::ApprovalGrant> {
+        self.grants
+            .grants
+            .iter()
+            .find(|g| g.conn_id == self.me.conn_id)
+    }
+
+    /// Who may approve what, and the quorum, as the host last said.
+    pub fn grants(&self) -> &cohost_share::ApprovalGrants {
+        &self.grants
+    }
+
+    /// Allows or denies a pending tool call (`None`: the only one). Sent
+    /// whatever this side believes of its grant: the host decides whether
+    /// it counts, and says so to the host's screen if not.
+    pub async fn vote(&self, tool_id: Option<&str>, allow: bool) -> Result<(), SendError> {
+        self.send(&Message::ApprovalVote(cohost_share::ApprovalVote {
+            tool_id: tool_id.map(str::to_owned),
+            allow,
+        }))
+        .await
     }
 
     /// Asks the host to stop the running turn (co-drivers only).
@@ -353,6 +380,9 @@ impl ParticipantSession {
                 reason: CodecError::Replayed.to_string(),
             }),
             Ok(message) => {
+                if let Some(Message::ApprovalGrants(g)) = &message {
+                    self.grants = g.clone();
+                }
                 if let Some(s) = f.stream() {
                     self.last_good.insert(s.to_string(), f.chunk());
                     self.resyncing.remove(s);

@@ -15,8 +15,9 @@
 use std::time::Duration;
 
 use cohost_testbench::{require_cli, AgentCli, Bench};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 
+use crate::host_notices::Notices;
 use crate::webhook_support::Receiver;
 
 /// Words of the prompts that must never reach the webhook.
@@ -87,61 +88,6 @@ async fn claude_run_tells_the_webhook_of_the_approval_and_the_turn_end() {
     }
 }
 
-/// The host's `--json` notices, one per line, read as they come.
-struct Notices {
-    lines: tokio::io::Lines<tokio::io::BufReader<tokio::process::ChildStdout>>,
-    seen: Vec<String>,
-}
-
-impl Notices {
-    /// The first notice from now on that `pick` takes.
-    async fn until<T>(
-        &mut self,
-        what: &str,
-        mut pick: impl FnMut(&serde_json::Value) -> Option<T>,
-    ) -> T {
-        let (lines, seen) = (&mut self.lines, &mut self.seen);
-        let wait = async {
-            while let Some(line) = lines.next_line().await.unwrap() {
-                let v: serde_json::Value = serde_json::from_str(&line).unwrap_or_default();
-                seen.push(line);
-                if let Some(t) = pick(&v) {
-                    return Some(t);
-                }
-            }
-            None
-        };
-        match tokio::time::timeout(Duration::from_secs(120), wait).await {
-            Ok(Some(t)) => t,
-            Ok(None) => panic!("the host ended before {what}: {:#?}", self.seen),
-            Err(_) => panic!("no {what} in 120 s: {:#?}", self.seen),
-        }
-    }
-
-    /// The next room message containing `text`.
-    async fn room(&mut self, text: &str) -> String {
-        self.until(text, |n| {
-            let m = n["message"].as_str().unwrap_or_default();
-            (n["notice"] == "room" && m.contains(text)).then(|| m.to_owned())
-        })
-        .await
-    }
-
-    /// The next turn's end (and every event of it up to there).
-    async fn turn_end(&mut self, what: &str) -> Vec<serde_json::Value> {
-        let mut events = Vec::new();
-        self.until(what, |n| {
-            if n["notice"] != "event" {
-                return None;
-            }
-            events.push(n["event"].clone());
-            (n["event"]["type"] == "stream_end").then_some(())
-        })
-        .await;
-        events
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_shared_claude_session_stops_at_its_budget_refuses_until_raised_and_attributes_spend() {
     if require_cli(AgentCli::Claude).is_none() {
@@ -173,10 +119,7 @@ async fn a_shared_claude_session_stops_at_its_budget_refuses_until_raised_and_at
         .spawn()
         .unwrap();
     let mut stdin = host.stdin.take().unwrap();
-    let mut notices = Notices {
-        lines: tokio::io::BufReader::new(host.stdout.take().unwrap()).lines(),
-        seen: Vec::new(),
-    };
+    let mut notices = Notices::of(host.stdout.take().unwrap());
     let co = notices
         .until("the invites", |n| {
             (n["notice"] == "invites").then(|| n["co_driver"].as_str().unwrap().to_string())

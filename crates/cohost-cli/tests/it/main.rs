@@ -23,6 +23,7 @@
 mod acp_clients;
 mod acp_loopback;
 mod agent_env;
+mod approvals_shared;
 mod book_events;
 mod budget_real;
 mod changes_real;
@@ -37,6 +38,7 @@ mod closed_stdout;
 mod codex_real;
 mod desktop_notify_real;
 mod e2e_room;
+mod host_notices;
 mod mcp_clients;
 mod mcp_host_claude;
 #[path = "../mitm_support/mod.rs"]

@@ -14,6 +14,8 @@ use std::collections::BTreeMap;
 use cohost_fakellm::FakeLlmConfig;
 use cohost_testbench::{require_cli, AgentCli, Bench};
 
+use crate::host_notices::Notices;
+
 use crate::changes_real::{
     cohost, git, ok, stash_and_untracked, user_state, users_repo, without_session_branches,
 };
@@ -209,45 +211,12 @@ async fn claude_hands_off_to_codex_with_the_prompt_the_tool_call_and_the_diff() 
     assert_eq!(t.wait_exit(WAIT), 0);
 }
 
-/// The host's `--json` notices, one per line, read as they come.
-struct Notices {
-    lines: tokio::io::Lines<tokio::io::BufReader<tokio::process::ChildStdout>>,
-    /// Every notice read, for a failure's message.
-    seen: Vec<String>,
-}
-
-impl Notices {
-    /// The first notice from now on that `pick` takes.
-    async fn until<T>(
-        &mut self,
-        what: &str,
-        mut pick: impl FnMut(&serde_json::Value) -> Option<T>,
-    ) -> T {
-        let (lines, seen) = (&mut self.lines, &mut self.seen);
-        let wait = async {
-            while let Some(line) = lines.next_line().await.unwrap() {
-                let v: serde_json::Value = serde_json::from_str(&line).unwrap_or_default();
-                seen.push(line);
-                if let Some(t) = pick(&v) {
-                    return Some(t);
-                }
-            }
-            None
-        };
-        match tokio::time::timeout(std::time::Duration::from_secs(120), wait).await {
-            Ok(Some(t)) => t,
-            Ok(None) => panic!("the host ended before {what}: {:#?}", self.seen),
-            Err(_) => panic!("no {what} in 120 s: {:#?}", self.seen),
-        }
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_shared_room_runs_a_co_drivers_suggestion_for_gemini_on_gemini_only() {
     // Claude and Gemini shared; a co-driver's `@gemini` suggestion, accepted
     // by the host, runs on Gemini alone; the host's `@claude` prompt writes
     // a file after an approval that names Claude.
-    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    use tokio::io::AsyncWriteExt;
     if require_cli(AgentCli::Claude).is_none() || require_cli(AgentCli::Gemini).is_none() {
         return;
     }
@@ -278,10 +247,7 @@ async fn a_shared_room_runs_a_co_drivers_suggestion_for_gemini_on_gemini_only() 
         .spawn()
         .unwrap();
     let mut stdin = host.stdin.take().unwrap();
-    let mut notices = Notices {
-        lines: tokio::io::BufReader::new(host.stdout.take().unwrap()).lines(),
-        seen: Vec::new(),
-    };
+    let mut notices = Notices::of(host.stdout.take().unwrap());
     let co = notices
         .until("the invites", |n| {
             (n["notice"] == "invites").then(|| n["co_driver"].as_str().unwrap().to_string())
@@ -425,7 +391,7 @@ async fn claude_asks_codex_through_the_room_bridge_after_the_host_allows_it() {
     // The fake model makes Claude call `ask_member(codex, …)`; the host
     // allows that call (an approval naming Claude); Codex runs a turn the
     // room sees, and its answer comes back to Claude as the tool result.
-    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    use tokio::io::AsyncWriteExt;
     if require_cli(AgentCli::Claude).is_none() || require_cli(AgentCli::Codex).is_none() {
         return;
     }
@@ -476,10 +442,7 @@ async fn claude_asks_codex_through_the_room_bridge_after_the_host_allows_it() {
         .spawn()
         .unwrap();
     let mut stdin = host.stdin.take().unwrap();
-    let mut notices = Notices {
-        lines: tokio::io::BufReader::new(host.stdout.take().unwrap()).lines(),
-        seen: Vec::new(),
-    };
+    let mut notices = Notices::of(host.stdout.take().unwrap());
     notices
         .until("the invites", |n| (n["notice"] == "invites").then_some(()))
         .await;

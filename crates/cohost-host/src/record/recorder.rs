@@ -183,6 +183,11 @@ impl Entries {
         let mut body = serde_json::to_value(ev).unwrap_or(Value::Null);
         cohost_core::sanitize::sanitize_json(&mut body);
         let author = match &ev.body {
+            // People who shared the decision (granted participants, a
+            // quorum) are its authors; otherwise its origin is.
+            EventBody::ToolApprovalDecided { deciders, .. } if !deciders.is_empty() => {
+                Some(clean(&deciders.join(", ")))
+            }
             EventBody::ToolApprovalDecided { origin, .. } => Some(
                 match origin {
                     DecisionOrigin::User => "host",

@@ -182,6 +182,7 @@ impl Ask {
                             option,
                             message: None,
                             origin: DecisionOrigin::User,
+                            deciders: Vec::new(),
                         },
                         None => Decision::deny(
                             DecisionOrigin::User,

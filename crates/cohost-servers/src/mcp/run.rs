@@ -338,6 +338,7 @@ pub(super) fn resolve_approval(st: &McpState, a: ResolveApproval) -> Result<Valu
         option,
         message: a.message,
         origin: DecisionOrigin::User,
+        deciders: Vec::new(),
     };
     // Pending as far as the client can know (its request event was seen):
     // the engine may not have asked its decision source yet.

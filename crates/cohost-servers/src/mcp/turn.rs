@@ -147,6 +147,7 @@ impl TurnReport {
                 tool_id,
                 decision,
                 origin,
+                ..
             } => {
                 self.pending_approvals.retain(|p| p.tool_id != *tool_id);
                 if let Some(t) = self.tool_calls.iter_mut().find(|t| t.tool_id == *tool_id) {
@@ -317,6 +318,7 @@ mod tests {
             tool_id: "t1".into(),
             decision: ApprovalOption::RejectOnce,
             origin: DecisionOrigin::User,
+            deciders: Vec::new(),
         }));
         r.apply(&ev(EventBody::StreamChunk {
             stream_id: "s".into(),
