@@ -168,6 +168,18 @@ impl Human {
                 let line = strip_controls(&n.describe()).into_owned();
                 let _ = writeln!(err, "{}", self.style("33", &line));
             }
+            EventBody::Steered(n) => {
+                self.end_reasoning(&mut err);
+                self.end_text(&mut out);
+                let line = strip_controls(&n.describe()).into_owned();
+                let _ = writeln!(err, "{}", self.style("36", &format!("↪ {line}")));
+            }
+            EventBody::Queue(n) => {
+                self.end_reasoning(&mut err);
+                self.end_text(&mut out);
+                let line = strip_controls(&n.describe()).into_owned();
+                let _ = writeln!(err, "{}", self.style("36", &line));
+            }
             EventBody::StreamEnd { reason, .. } => {
                 self.end_reasoning(&mut err);
                 self.end_text(&mut out);

@@ -84,6 +84,11 @@ const CHAT: &[Command] = &[
         "show the budget, or raise it (a spent budget refuses prompts)",
     ),
     c("/spend", "", "what was spent, per person and per agent"),
+    c(
+        "/queue",
+        "[drop|up|down|first N]",
+        "prompts waiting for their turn: list, cancel, reorder",
+    ),
     c("/help", "", "commands and keys"),
     c("/quit", "", "end the session and exit"),
 ];
@@ -121,6 +126,11 @@ const HOST: &[Command] = &[
         "show the budget, or raise it (a spent budget refuses prompts)",
     ),
     c("/spend", "", "what was spent, per person and per agent"),
+    c(
+        "/queue",
+        "[drop|up|down|first N]",
+        "prompts waiting for their turn: list, cancel, reorder",
+    ),
     c("/help", "", "commands and keys"),
     c("/quit", "", "close the room and exit"),
 ];
@@ -172,10 +182,10 @@ pub fn completions(mode: Mode, typed: &str) -> Vec<Command> {
 /// The help text of `mode`: commands, then keys.
 pub fn help(mode: Mode) -> String {
     let mut s = String::from("commands:\n");
-    // The room's commands share one line, and so do the budget's: the help
-    // fits a 24-row terminal.
+    // The room's commands share one line, and so do the budget's and the
+    // queue's: the help fits a 24-row terminal.
     let folded = [
-        "/add", "/drop", "/members", "/compare", "/handoff", "/keep", "/budget", "/spend",
+        "/add", "/drop", "/members", "/compare", "/handoff", "/keep", "/budget", "/spend", "/queue",
     ];
     let all = commands(mode);
     for c in all.iter().filter(|c| !folded.contains(&c.name)) {
@@ -190,8 +200,10 @@ pub fn help(mode: Mode) -> String {
         }
         Mode::Participant { .. } => {}
     }
+    // Budget and queue share a line too (typed mid-turn, text steers the
+    // turn or waits in the queue).
     if all.iter().any(|c| c.name == "/budget") {
-        s.push_str("  budget: /budget shows it · /budget USD, tokens N or off sets it · /spend who spent what\n");
+        s.push_str("  /budget [USD|tokens N|off] · /spend · /queue [drop|up|down|first N]\n");
     }
     s.push_str("keys: Enter send · Alt+Enter/Ctrl+J new line · ↑↓ history · PgUp/PgDn scroll\n");
     s.push_str("      Esc/Ctrl+C interrupt · Ctrl+C twice or Ctrl+D quit · Ctrl+O reasoning\n");

@@ -253,13 +253,15 @@ impl App {
         }
     }
 
-    /// Run `text` as the user's prompt (in the chat, queued while a turn
-    /// runs; the host's bridge queues its own).
+    /// Run `text` as the user's prompt; while a turn runs, steer it (the
+    /// session queues what the agent cannot take mid-turn, and its events
+    /// say which happened).
     pub(crate) fn send_prompt(&mut self, text: String) {
         // A room's members queue their own prompts: one may be idle while
         // another streams.
-        if self.busy() && self.mode == Mode::Chat && !self.members.is_room() {
-            return self.queue_prompt(text);
+        let one_agent = matches!(self.mode, Mode::Chat | Mode::Host) && !self.members.is_room();
+        if self.busy() && one_agent {
+            return self.effect(Effect::Steer(text));
         }
         self.prompted("you", &text);
         self.effect(Effect::Prompt(text));
@@ -378,6 +380,10 @@ impl App {
             },
             (Mode::Chat | Mode::Host, "/budget") => self.effect(Effect::Budget(arg.into())),
             (Mode::Chat | Mode::Host, "/spend") => self.effect(Effect::Spend),
+            (Mode::Chat | Mode::Host, "/queue") => match crate::queue::QueueCommand::parse(arg) {
+                Ok(q) => self.effect(Effect::Queue(q)),
+                Err(usage) => self.notice(usage),
+            },
             (Mode::Host, "/accept") => self.decide_suggestion(arg, true),
             (Mode::Host, "/reject") => self.decide_suggestion(arg, false),
             (Mode::Host, "/kick") if arg.is_empty() => self.notice(need("a participant's name")),

@@ -25,6 +25,7 @@ mod member_state;
 mod members;
 pub mod msg;
 pub mod qr;
+pub mod queue;
 mod review;
 pub mod room;
 pub mod secret;

@@ -143,6 +143,11 @@ pub enum Effect {
     Budget(String),
     /// Show what was spent, per person and per agent.
     Spend,
+    /// Text typed while a turn runs: steer that turn where the agent takes
+    /// input mid-turn, else queue it (the session's events say which).
+    Steer(String),
+    /// Show, reorder or cancel the session's queue.
+    Queue(crate::queue::QueueCommand),
     /// Run a suggestion.
     Accept(String),
     /// Reject a suggestion.

@@ -28,10 +28,13 @@ pub fn draw(frame: &mut Frame<'_>, app: &mut App, now: Instant) {
     let input_h = input_lines.clamp(1, INPUT_ROWS) + 2;
     let card_h = if app.approval.is_some() { 4 } else { 0 };
     let hint_h = u16::from(app.hint.is_some());
-    let [main, card, hint, input, status] = Layout::vertical([
+    let queued = crate::queue::line(&app.queue);
+    let queue_h = u16::from(queued.is_some());
+    let [main, card, hint, queue, input, status] = Layout::vertical([
         Constraint::Min(3),
         Constraint::Length(card_h),
         Constraint::Length(hint_h),
+        Constraint::Length(queue_h),
         Constraint::Length(input_h),
         Constraint::Length(1),
     ])
@@ -62,6 +65,13 @@ pub fn draw(frame: &mut Frame<'_>, app: &mut App, now: Instant) {
         frame.render_widget(
             Paragraph::new(Line::styled(format!(" {h}"), app.theme.warn())),
             hint,
+        );
+    }
+    if let Some(q) = queued {
+        let w = usize::from(queue.width);
+        frame.render_widget(
+            Paragraph::new(Line::styled(truncate(&format!(" {q}"), w), app.theme.dim())),
+            queue,
         );
     }
     let working = app.working_for(now);

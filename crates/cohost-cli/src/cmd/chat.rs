@@ -11,6 +11,7 @@ use cohost_host::session::{self, ProviderChoice};
 use cohost_session::RunningSession;
 use cohost_tui::app::{AgentInfo, App, Effect, Incoming, SessionInfo};
 use cohost_tui::commands::Mode;
+use cohost_tui::queue::QueueCommand;
 use cohost_tui::theme::Theme;
 use tokio::sync::mpsc;
 
@@ -196,6 +197,12 @@ async fn drive(
                     }),
                 }
             }
+            Effect::Steer(text) => steer(&session, text, None, &to_app),
+            Effect::Queue(command) => {
+                if let Some(m) = queue_command(&session, command) {
+                    say(m);
+                }
+            }
             Effect::Decide {
                 tool_id, option, ..
             } => decide(&session, &tool_id, option),
@@ -339,4 +346,57 @@ async fn switch(
         }
     }
     let _ = to_app.send(Incoming::Session(info(session)));
+}
+
+/// Text typed while a turn runs: the session steers the turn or queues it
+/// (its `steered` / `queue` events tell the screen which); only a refusal
+/// is said here. Runs apart, so Esc and approvals never wait for the
+/// agent's answer.
+pub(crate) fn steer(
+    session: &RunningSession,
+    text: String,
+    person: Option<String>,
+    to_app: &mpsc::UnboundedSender<Incoming>,
+) {
+    let session = session.clone();
+    let to_app = to_app.clone();
+    tokio::spawn(async move {
+        if let Err(e) = session
+            .steer(PromptInput::text(text), person.as_deref())
+            .await
+        {
+            let _ = to_app.send(Incoming::Error {
+                message: e.message,
+                fix: e.suggested_fix,
+            });
+        }
+    });
+}
+
+/// `/queue`: show the session's queue, or reorder or cancel an item (the
+/// `queue` event of the change tells every screen).
+pub(crate) fn queue_command(session: &RunningSession, command: QueueCommand) -> Option<Incoming> {
+    let id = match command {
+        QueueCommand::List => {
+            return Some(Incoming::Notice(cohost_tui::queue::describe(
+                &session.queue(),
+            )))
+        }
+        QueueCommand::Drop(id)
+        | QueueCommand::Up(id)
+        | QueueCommand::Down(id)
+        | QueueCommand::First(id) => id,
+    };
+    let done = match command {
+        QueueCommand::Drop(_) => session.queue_drop(id).map(|_| ()),
+        _ => session.queue_position(id).and_then(|pos| {
+            let to = command.target(pos, session.queue().len()).unwrap_or(pos);
+            session.queue_move(id, to).map(|_| ())
+        }),
+    };
+    // Done, the `queue` event says what changed.
+    done.err().map(|e| Incoming::Error {
+        message: e.message,
+        fix: e.suggested_fix,
+    })
 }

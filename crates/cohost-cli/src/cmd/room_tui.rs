@@ -181,7 +181,19 @@ impl Hosting {
                 continue;
             }
             let input = match e {
-                Effect::Prompt(t) => HostInput::Prompt(t),
+                // While a turn runs the bridge steers it or queues.
+                Effect::Prompt(t) | Effect::Steer(t) => HostInput::Prompt(t),
+                Effect::Queue(command) => {
+                    // The queue of the agent the host's prompts go to.
+                    let said = match self.room.members().first() {
+                        Some(m) => crate::cmd::chat::queue_command(&m.session, command),
+                        None => Some(Incoming::Notice("the room has no agent".into())),
+                    };
+                    if let Some(m) = said {
+                        let _ = say.send(m);
+                    }
+                    continue;
+                }
                 Effect::Compare(t) => HostInput::Compare(t),
                 Effect::Members => HostInput::Members,
                 Effect::Accept(id) => HostInput::Accept(id),

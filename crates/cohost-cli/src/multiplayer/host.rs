@@ -332,26 +332,32 @@ impl HostBridge {
                 return self.notify(HostNotice::Room(format!("{}{fix}", e.message)));
             }
         };
-        let input = PromptInput {
+        let mut input = PromptInput {
             text: text.clone(),
             correlation_id,
             ..PromptInput::default()
         };
-        let was_busy = session.busy();
+        if session.busy() {
+            // While a turn runs the text steers it, or waits in the queue
+            // under this correlation id (the session's `steered` / `queue`
+            // event says which; the meta names the queued turn when it starts).
+            let cid = input
+                .correlation_id
+                .get_or_insert_with(|| format!("c-{}", cohost_core::ids::random_tag()))
+                .clone();
+            self.turns.insert(cid, TurnMeta { text, origin });
+            let (notices, by) = (self.notices.clone(), by.to_owned());
+            tokio::spawn(async move {
+                if let Err(e) = session.steer(input, Some(&by)).await {
+                    let _ = notices.send(HostNotice::Room(format!("the prompt did not run: {e}")));
+                }
+            });
+            return;
+        }
         // The spend of the turn is the prompt's author's (the host, or the
         // participant whose suggestion was accepted).
         match session.prompt_by(input, by) {
             Ok(turn) => {
-                if was_busy {
-                    let whose = if self.solo() {
-                        "the current turn".to_string()
-                    } else {
-                        format!("{member}'s current turn")
-                    };
-                    self.notify(HostNotice::Room(format!(
-                        "queued: it runs when {whose} ends"
-                    )));
-                }
                 self.turns
                     .insert(turn.correlation_id().to_string(), TurnMeta { text, origin });
             }
