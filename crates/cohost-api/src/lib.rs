@@ -5,6 +5,7 @@
 mod body;
 mod changes;
 mod state;
+mod steer;
 // guard.rs is issue 14's file: its `localhost_only` should become
 // `pub(super)` there; until then the lint is allowed for that module only.
 #[allow(unreachable_pub)]
@@ -160,6 +161,10 @@ pub fn router_budgeted(
         .route("/api/sessions/{id}/prompt", post(prompt))
         .route("/api/sessions/{id}/events", get(events))
         .route("/api/sessions/{id}/interrupt", post(interrupt))
+        .route("/api/sessions/{id}/steer", post(steer::steer))
+        .route("/api/sessions/{id}/queue", get(steer::queue))
+        .route("/api/sessions/{id}/queue/{item}", delete(steer::drop_item))
+        .route("/api/sessions/{id}/queue/{item}/move", post(steer::move_item))
         .route("/api/sessions/{id}/approvals/{tool_id}", post(approve))
         .route("/api/sessions/{id}/changes", get(changes::changes))
         .route("/api/sessions/{id}/undo", post(changes::undo))

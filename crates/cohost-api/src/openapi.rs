@@ -120,6 +120,27 @@ pub fn openapi_document() -> Value {
                 "parameters": [id],
                 "responses": error_responses(json!({ "200": { "description": "sent" } }))
             }},
+            "/api/sessions/{id}/steer": { "post": {
+                "summary": "Text for the running turn: it reaches the agent during the turn where its protocol takes input mid-turn (a `steered` event; Codex's app-server, the mock), else it waits in the session's queue for a turn of its own (a `queue` event, `outcome: queued`); with no turn running it runs now (`started`)",
+                "parameters": [id], "requestBody": body("Steer"),
+                "responses": body_error_responses(json!({ "200": ok("what became of the text", "Steered") }))
+            }},
+            "/api/sessions/{id}/queue": { "get": {
+                "summary": "The prompts waiting for their turn, next first",
+                "parameters": [id],
+                "responses": error_responses(json!({ "200": ok("the queue", "Queue") }))
+            }},
+            "/api/sessions/{id}/queue/{item}": { "delete": {
+                "summary": "Cancel a waiting prompt: it does not run (a `queue` event, change `dropped`)",
+                "parameters": [id, { "name": "item", "in": "path", "required": true, "schema": { "type": "integer", "minimum": 0 } }],
+                "responses": error_responses(json!({ "200": ok("the item dropped", "QueueItem") }))
+            }},
+            "/api/sessions/{id}/queue/{item}/move": { "post": {
+                "summary": "Move a waiting prompt to place `to` (0: it runs next; a `queue` event, change `moved`)",
+                "parameters": [id, { "name": "item", "in": "path", "required": true, "schema": { "type": "integer", "minimum": 0 } }],
+                "requestBody": body("QueueMove"),
+                "responses": body_error_responses(json!({ "200": ok("the queue after the move", "Queue") }))
+            }},
             "/api/sessions/{id}/changes": { "get": {
                 "summary": "What a recorded session's turns changed in its working tree (checkpoints): each turn's files with status, +/- counts, size, hash and unified diff",
                 "parameters": [id,
@@ -217,6 +238,21 @@ fn schemas() -> Value {
             "Prompt": { "type": "object", "required": ["text"], "properties": { "text": { "type": "string" },
                 "files": { "type": "array", "description": "Files to attach, `PATH[:A-B]` (lines A to B), relative to the session's cwd", "items": { "type": "string" } },
                 "images": { "type": "array", "description": "PNG, JPEG, GIF or WebP images to attach (providers whose capabilities say images; else 400 UNSUPPORTED_MODE)", "items": { "type": "string" } } } },
+            "Steer": { "type": "object", "required": ["text"], "properties": { "text": { "type": "string" },
+                "by": { "type": "string", "description": "Who sent it, when not the API's user (shown with the steer or the queued item)" } } },
+            "QueueItem": { "type": "object", "required": ["id", "correlation_id", "text"], "properties": {
+                "id": { "type": "integer", "description": "The item's number in the session, never reused" },
+                "correlation_id": { "type": "string", "description": "Every event of its turn carries it" },
+                "text": { "type": "string", "description": "The start of the text (sanitized, at most 200 characters)" },
+                "by": { "type": "string" } } },
+            "Queue": { "type": "object", "required": ["items"], "properties": {
+                "items": { "type": "array", "items": { "$ref": "#/components/schemas/QueueItem" } } } },
+            "QueueMove": { "type": "object", "required": ["to"], "properties": {
+                "to": { "type": "integer", "minimum": 0, "maximum": 4_294_967_295_u64, "description": "The place: 0 runs next; past the end is last" } } },
+            "Steered": { "type": "object", "required": ["outcome"], "properties": {
+                "outcome": { "type": "string", "enum": ["steered", "queued", "started"] },
+                "correlation_id": { "type": "string", "description": "Its own turn's correlation id (queued or started)" },
+                "item": { "$ref": "#/components/schemas/QueueItem" } } },
             "ApprovalDecision": { "type": "object", "required": ["decision"], "properties": {
                 "decision": { "type": "string", "enum": ["allow_once", "allow_always", "reject_once", "reject_always"] },
                 "message": { "type": "string" } } }

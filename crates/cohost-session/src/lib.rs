@@ -25,4 +25,4 @@ pub use budget::{BudgetSeat, SharedBudget, HOST};
 pub use checkpointed::Checkpointed;
 pub use log::{EventLog, Lagged, LogLimits, Subscription};
 pub use room::{Member, MemberLagged, Room, RoomEvents};
-pub use running::{RunningSession, SessionInfo, Turn, Turns};
+pub use running::{RunningSession, SessionInfo, SteerOutcome, Turn, Turns};

@@ -12,6 +12,7 @@ mod budget;
 use crate::common;
 mod secrets;
 mod sessions;
+mod steer;
 
 use common::{claude_script, Scratch};
 use futures::StreamExt;

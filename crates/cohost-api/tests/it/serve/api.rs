@@ -82,6 +82,10 @@ async fn openapi_document_is_valid_and_complete() {
             "/api/sessions/{id}/events",
             "/api/sessions/{id}/interrupt",
             "/api/sessions/{id}/prompt",
+            "/api/sessions/{id}/queue",
+            "/api/sessions/{id}/queue/{item}",
+            "/api/sessions/{id}/queue/{item}/move",
+            "/api/sessions/{id}/steer",
             "/api/sessions/{id}/undo",
             "/api/settings/providers",
             "/api/settings/providers/active",
@@ -96,7 +100,9 @@ async fn openapi_document_is_valid_and_complete() {
         let item = item.as_item().unwrap();
         let url = format!(
             "http://{addr}{}",
-            path.replace("{id}", "mock").replace("{tool_id}", "t")
+            path.replace("{id}", "mock")
+                .replace("{tool_id}", "t")
+                .replace("{item}", "1")
         );
         for (method, op) in [
             ("GET", &item.get),
