@@ -2,9 +2,13 @@
 //! driver, in one run (plain `main`, no harness):
 //!
 //! 1. Per line, warm: the golden transcript `tool_turn` (tests/fixtures/
-//!    goose/docs) fed line by line, many turns over, through the built-in
-//!    normalizer and through one component instance per turn; the time per
-//!    line and the ratio (goal: under 3x).
+//!    goose/docs) fed line by line, whole turns, through the built-in
+//!    normalizer and through one component instance per turn (from the
+//!    instance pool, as cohost does; and, for comparison, from a runtime
+//!    without the pool); native and wasm alternate in short rounds, each
+//!    round gives a ratio and the median ratio is the figure (goal: under
+//!    3x). Also the cost of one call with an empty line (the crossing
+//!    alone, what batching lines per call could save at most).
 //! 2. Instantiation: cold (compile the component, then instantiate: what
 //!    the first session of a cohost process pays) and warm (a fresh
 //!    instance from the compiled component, what each turn pays; goal:
@@ -84,12 +88,14 @@ fn main() {
         warm.push(t.elapsed());
     }
 
-    // Per line: whole turns, so both pay their per-turn start too.
-    let turns = 20_000;
-    let mut native = Duration::ZERO;
-    let mut wasm = Duration::ZERO;
-    let mut wasm_start = Duration::ZERO;
-    for round in 0..3 {
+    // Per line: whole turns, so both pay their per-turn start too, and the
+    // component its instance (taken from the pool and given back, as in
+    // cohost). Native and wasm alternate in short rounds and each round
+    // gives a ratio, so a neighbour's load on a shared machine shifts both
+    // sides of a ratio alike; the median ratio is the figure.
+    let unpooled_rt = Runtime::unpooled().unwrap();
+    let unpooled = AdapterComponent::load(&unpooled_rt, &bytes, options()).unwrap();
+    let native_turns = |turns: usize| {
         let t = Instant::now();
         for _ in 0..turns {
             let mut n = (parser.0)(Some("cohost-x"));
@@ -97,7 +103,9 @@ fn main() {
                 black_box(n.on_line(l));
             }
         }
-        let native_round = t.elapsed();
+        t.elapsed()
+    };
+    let wasm_turns = |c: &AdapterComponent, turns: usize| {
         let t = Instant::now();
         let mut started = Duration::ZERO;
         for _ in 0..turns {
@@ -113,30 +121,69 @@ fn main() {
                 black_box(i.on_line(l).unwrap());
             }
         }
-        let wasm_round = t.elapsed();
-        if round > 0 {
-            // The first round warms caches and the allocator.
-            native += native_round;
-            wasm += wasm_round - started;
-            wasm_start += started;
-        }
+        (t.elapsed() - started, started)
+    };
+    let (rounds, turns) = (11, 4000);
+    let per_line = |d: Duration| d.as_nanos() as f64 / (turns * lines.len()) as f64;
+    // One round to warm caches and the allocator, not counted.
+    native_turns(turns);
+    wasm_turns(&c, turns);
+    wasm_turns(&unpooled, turns);
+    let (mut nat, mut was, mut unp, mut ratio, mut ratio_unpooled) =
+        (vec![], vec![], vec![], vec![], vec![]);
+    let mut wasm_start = Duration::ZERO;
+    for round in 0..rounds {
+        let (n, (w, started), (u, _)) = if round % 2 == 0 {
+            let n = native_turns(turns);
+            (n, wasm_turns(&c, turns), wasm_turns(&unpooled, turns))
+        } else {
+            let u = wasm_turns(&unpooled, turns);
+            let w = wasm_turns(&c, turns);
+            (native_turns(turns), w, u)
+        };
+        wasm_start += started;
+        let (n, w, u) = (per_line(n), per_line(w), per_line(u));
+        nat.push(n);
+        was.push(w);
+        unp.push(u);
+        ratio.push(w / n);
+        ratio_unpooled.push(u / n);
     }
-    let n_lines = (2 * turns * lines.len()) as f64;
-    let per = |d: Duration| d.as_nanos() as f64 / n_lines;
-    let (nat, was) = (per(native), per(wasm));
+    let med = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        (v[v.len() / 2], v[0], v[v.len() - 1])
+    };
+    let (r, r_lo, r_hi) = med(ratio);
+    let (ru, ru_lo, ru_hi) = med(ratio_unpooled);
     println!(
-        "goose tool_turn, {} lines per turn, {} turns x 2 rounds",
-        lines.len(),
-        turns
+        "goose tool_turn, {} lines per turn, {rounds} rounds of {turns} turns each side",
+        lines.len()
     );
-    println!("per line, built-in driver:      {nat:>9.0} ns");
     println!(
-        "per line, wasm component:       {was:>9.0} ns  ({:.2}x the built-in; goal < 3x)",
-        was / nat
+        "per line, built-in driver:      {:>9.0} ns (median round)",
+        med(nat).0
+    );
+    println!(
+        "per line, wasm component:       {:>9.0} ns  {r:.2}x the built-in (median round ratio; rounds {r_lo:.2}-{r_hi:.2}; goal < 3x)",
+        med(was).0
+    );
+    println!(
+        "  without the instance pool:    {:>9.0} ns  {ru:.2}x (rounds {ru_lo:.2}-{ru_hi:.2})",
+        med(unp).0
+    );
+    let mut i = c.instantiate().unwrap();
+    i.start(StartOptions::default()).unwrap();
+    let t = Instant::now();
+    for _ in 0..100_000 {
+        black_box(i.on_line("").unwrap());
+    }
+    println!(
+        "one call, empty line:           {:>9.0} ns (the host/guest crossing)",
+        t.elapsed().as_nanos() as f64 / 100_000.0
     );
     println!(
         "per turn, instantiate + start:  {:>9.1} us",
-        wasm_start.as_nanos() as f64 / (2 * turns) as f64 / 1000.0
+        wasm_start.as_nanos() as f64 / (rounds * turns) as f64 / 1000.0
     );
     println!(
         "instantiation, cold (compile):  {:>9.1} ms (median of 5)",

@@ -44,6 +44,8 @@ pub struct AdapterComponent {
     pub(crate) options: Arc<LoadOptions>,
     pub(crate) pre: InstancePre<crate::limiter::State>,
     pub(crate) exports: Exports,
+    /// The runtime's pool size (named when the pool is full).
+    pub(crate) pool: Option<u32>,
     sha256: String,
     world: String,
     size: usize,
@@ -138,6 +140,7 @@ impl AdapterComponent {
             options: Arc::new(options),
             pre,
             exports,
+            pool: runtime.pool(),
             sha256,
             world: format!("{WORLD_PACKAGE}@{version}"),
             size: bytes.len(),

@@ -132,6 +132,14 @@ pub enum WasmError {
         /// The component's message.
         reason: String,
     },
+    /// Every slot of the instance pool is taken by a running turn.
+    #[error("wasm plugin `{plugin}`: {max} WebAssembly adapter turns are already running in this cohost; no instance is free for another")]
+    Busy {
+        /// Plugin id.
+        plugin: String,
+        /// [`crate::Runtime::POOL_INSTANCES`].
+        max: u32,
+    },
     /// The instance failed earlier in this turn and cannot be called again.
     #[error("wasm plugin `{plugin}`: the adapter failed earlier in this turn")]
     Poisoned {
@@ -154,6 +162,7 @@ impl WasmError {
             | WasmError::Trap { plugin, .. }
             | WasmError::Malformed { plugin, .. }
             | WasmError::Refused { plugin, .. }
+            | WasmError::Busy { plugin, .. }
             | WasmError::Poisoned { plugin } => plugin,
         }
     }
@@ -176,6 +185,7 @@ impl WasmError {
             WasmError::WorldVersion { .. } => (ErrorCode::VersionUnsupported, "rebuild the adapter against this cohost's wit/adapter.wit, or use the cohost it was built for"),
             WasmError::LimitExceeded { .. } | WasmError::Trap { .. } | WasmError::Malformed { .. } | WasmError::Poisoned { .. } => (ErrorCode::InvalidOutput, "the adapter component is faulty: report it to its author, or raise the limit in `[wasm]` if the work is legitimate"),
             WasmError::Refused { .. } => (ErrorCode::UnsupportedMode, "change the request (the adapter's message says what it cannot do)"),
+            WasmError::Busy { .. } => (ErrorCode::SpawnFailed, "retry when some of the running turns have ended"),
         };
         CohostError::new(code, self.to_string()).with_fix(fix)
     }

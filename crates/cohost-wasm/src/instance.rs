@@ -66,7 +66,7 @@ pub struct TurnInstance {
     component: AdapterComponent,
     store: Store<State>,
     start: TypedFunc<(w::Options,), (Result<w::Command, String>,)>,
-    on_line: EventsFunc<(String,)>,
+    on_line: EventsFunc<(&'static str,)>,
     on_exit: EventsFunc<(w::Exit,)>,
     started: bool,
     ended: bool,
@@ -123,6 +123,12 @@ impl TurnInstance {
         store.set_epoch_deadline(deadline_ticks(limits.call_time));
         let instance = match c.pre.instantiate(&mut store) {
             Ok(i) => i,
+            Err(e) if e.is::<wasmtime::PoolConcurrencyLimitError>() => {
+                return Err(WasmError::Busy {
+                    plugin: c.plugin().to_string(),
+                    max: c.pool.unwrap_or_default(),
+                })
+            }
             Err(e) => return Err(failure(c, &store, "instantiate", &e)),
         };
         let e = &c.exports;
@@ -226,7 +232,7 @@ impl TurnInstance {
     /// One stdout line to events.
     pub fn on_line(&mut self, line: &str) -> Result<Vec<AgentEvent>, WasmError> {
         self.enter()?;
-        let list = match self.on_line.call(&mut self.store, (line.to_string(),)) {
+        let list = match self.on_line.call(&mut self.store, (line,)) {
             Ok((l,)) => l,
             Err(e) => return Err(self.fail("on-line", &e)),
         };
@@ -256,46 +262,27 @@ impl TurnInstance {
         list: Vec<w::Event>,
     ) -> Result<Vec<AgentEvent>, WasmError> {
         let limits = self.component.limits();
-        let plugin = self.plugin();
-        let exceeded = |detail| WasmError::LimitExceeded {
-            plugin: plugin.clone(),
-            call,
-            limit: Limit::OutputPerCall,
-            detail,
-        };
         if list.len() > limits.events_per_call {
-            self.poisoned = true;
-            return Err(exceeded(format!(
-                "{} events, limit {}",
-                list.len(),
-                limits.events_per_call
-            )));
+            let detail = format!("{} events, limit {}", list.len(), limits.events_per_call);
+            return Err(self.exceeded(call, detail));
         }
         let bytes: usize = list.iter().map(convert::text_bytes).sum();
         if bytes > limits.output_bytes_per_call {
-            self.poisoned = true;
-            return Err(exceeded(format!(
+            let detail = format!(
                 "{bytes} bytes of text, limit {}",
                 limits.output_bytes_per_call
-            )));
+            );
+            return Err(self.exceeded(call, detail));
         }
-        let malformed = |reason: &str| WasmError::Malformed {
-            plugin: plugin.clone(),
-            call,
-            reason: reason.to_string(),
-        };
         let classify = self.component.options.classify;
         let mut out = Vec::with_capacity(list.len() + 1);
-        let mut problem = None;
         for ev in list {
             if self.ended {
-                problem = Some(malformed("an event after `ended`"));
-                break;
+                return Err(self.malformed(call, "an event after `ended`".into()));
             }
             match &ev {
                 w::Event::Started(_) if self.started => {
-                    problem = Some(malformed("`started` twice"));
-                    break;
+                    return Err(self.malformed(call, "`started` twice".into()));
                 }
                 w::Event::Started(_) => self.started = true,
                 _ if !self.started => {
@@ -313,18 +300,31 @@ impl TurnInstance {
             }
             match convert::event(ev, classify) {
                 Ok(e) => out.push(e),
-                Err(reason) => {
-                    problem = Some(malformed(&reason));
-                    break;
-                }
+                Err(reason) => return Err(self.malformed(call, reason)),
             }
         }
-        match problem {
-            Some(p) => {
-                self.poisoned = true;
-                Err(p)
-            }
-            None => Ok(out),
+        Ok(out)
+    }
+
+    /// A call's output broke the output limit; the instance is done.
+    fn exceeded(&mut self, call: &'static str, detail: String) -> WasmError {
+        self.poisoned = true;
+        WasmError::LimitExceeded {
+            plugin: self.plugin(),
+            call,
+            limit: Limit::OutputPerCall,
+            detail,
+        }
+    }
+
+    /// A call returned an event that breaks the world's rules; the
+    /// instance is done.
+    fn malformed(&mut self, call: &'static str, reason: String) -> WasmError {
+        self.poisoned = true;
+        WasmError::Malformed {
+            plugin: self.plugin(),
+            call,
+            reason,
         }
     }
 }

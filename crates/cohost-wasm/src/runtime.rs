@@ -14,12 +14,14 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use wasmtime::component::Component;
-use wasmtime::{Config, Engine};
+use wasmtime::{Config, Enabled, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
 
 /// The engine and the compiled components.
 #[derive(Clone)]
 pub struct Runtime {
     engine: Engine,
+    /// Slots of the instance pool; `None`: instances allocated on demand.
+    pool: Option<u32>,
     compiled: Arc<Mutex<HashMap<[u8; 32], Component>>>,
 }
 
@@ -41,7 +43,17 @@ impl Runtime {
         SHARED.get_or_init(Runtime::new).clone()
     }
 
-    fn new() -> Result<Runtime, String> {
+    /// Instances alive at once with the pooling allocator: one per running
+    /// turn of a wasm plugin (a turn drops its instance when it ends).
+    pub const POOL_INSTANCES: u32 = 64;
+
+    /// Linear memory kept resident (and reset in place) when a pooled
+    /// instance is dropped, so the next turn's instance does not take a
+    /// page fault for every page it touches again. The example uses a
+    /// little over 1 MiB; RSS stays bounded by this times the slots used.
+    pub const KEEP_RESIDENT: usize = 2 << 20;
+
+    fn config(pool_instances: Option<u32>) -> Config {
         let mut config = Config::new();
         // The time limit: a ticker bumps the epoch, each call gets a deadline.
         config.epoch_interruption(true);
@@ -49,7 +61,66 @@ impl Runtime {
         config.wasm_component_model(true);
         // A deep recursion traps instead of using the host's stack.
         config.max_wasm_stack(512 << 10);
-        let engine = Engine::new(&config).map_err(|e| e.to_string())?;
+        if let Some(n) = pool_instances {
+            // A turn's instance comes from a pool of reserved slots, reset
+            // in place when dropped: no mmap/munmap per turn and no page
+            // faults for the pages the component touches every turn (the
+            // most of its per-line cost when each turn had fresh memory).
+            let mut pool = PoolingAllocationConfig::new();
+            pool.total_component_instances(n)
+                .total_core_instances(n.saturating_mul(4))
+                .total_memories(n)
+                .total_tables(n.saturating_mul(4))
+                .max_memories_per_module(1)
+                .linear_memory_keep_resident(Self::KEEP_RESIDENT)
+                .table_keep_resident(64 << 10)
+                // Reset only the pages that were touched, where the kernel
+                // can say which (Linux 6.7+).
+                .pagemap_scan(Enabled::Auto);
+            config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
+        }
+        config
+    }
+
+    /// A runtime of its own that allocates every instance on demand (no
+    /// pool): the bench compares the two. cohost itself uses [`shared`].
+    ///
+    /// [`shared`]: Runtime::shared
+    #[doc(hidden)]
+    pub fn unpooled() -> Result<Runtime, String> {
+        Self::with_engine(
+            Engine::new(&Self::config(None)).map_err(|e| e.to_string())?,
+            None,
+        )
+    }
+
+    /// A runtime of its own with a pool of `instances` slots (tests of a
+    /// full pool).
+    #[doc(hidden)]
+    pub fn with_pool(instances: u32) -> Result<Runtime, String> {
+        let engine = Engine::new(&Self::config(Some(instances))).map_err(|e| e.to_string())?;
+        Self::with_engine(engine, Some(instances))
+    }
+
+    fn new() -> Result<Runtime, String> {
+        // The pool reserves address space up front (some 4 GiB per slot);
+        // where that is refused (a `ulimit -v`, a 32-bit host), instances
+        // are allocated on demand instead: slower turns, same limits.
+        let pool = Self::POOL_INSTANCES;
+        let (engine, pool) = match Engine::new(&Self::config(Some(pool))) {
+            Ok(e) => (e, Some(pool)),
+            Err(pooled) => {
+                tracing::debug!(
+                    "wasm instance pool unavailable ({pooled:#}); allocating on demand"
+                );
+                let engine = Engine::new(&Self::config(None)).map_err(|e| e.to_string())?;
+                (engine, None)
+            }
+        };
+        Self::with_engine(engine, pool)
+    }
+
+    fn with_engine(engine: Engine, pool: Option<u32>) -> Result<Runtime, String> {
         let ticker = engine.weak();
         #[allow(
             clippy::disallowed_methods,
@@ -67,8 +138,15 @@ impl Runtime {
             .map_err(|e| format!("cannot start the epoch thread: {e}"))?;
         Ok(Runtime {
             engine,
+            pool,
             compiled: Arc::default(),
         })
+    }
+
+    /// Slots of the instance pool (turns that can run at once), or `None`
+    /// when instances are allocated on demand.
+    pub fn pool(&self) -> Option<u32> {
+        self.pool
     }
 
     /// The engine.

@@ -333,3 +333,31 @@ fn memory_returns_to_its_baseline_after_hostile_turns() {
         "RSS grew from {baseline} KiB to {after} KiB"
     );
 }
+
+#[test]
+fn a_full_instance_pool_is_a_typed_error_and_frees_with_the_turns() {
+    let Some(ex) = examples() else { return };
+    let rt = Runtime::with_pool(3).unwrap();
+    assert_eq!(rt.pool(), Some(3));
+    let bytes = std::fs::read(&ex.goose).unwrap();
+    // Loading takes a slot for its type check and gives it back.
+    let c = AdapterComponent::load(&rt, &bytes, options("goose-wasm")).unwrap();
+    let turns: Vec<_> = (0..3).map(|_| c.instantiate().unwrap()).collect();
+    let err = c.instantiate().unwrap_err();
+    assert_eq!(
+        err,
+        WasmError::Busy {
+            plugin: "goose-wasm".into(),
+            max: 3
+        }
+    );
+    assert_eq!(err.to_cohost().code, ErrorCode::SpawnFailed);
+    drop(turns);
+    // A slot given back is clean: the next turn starts from scratch.
+    let mut t = c.instantiate().unwrap();
+    t.start(StartOptions::default()).unwrap();
+    let events = t
+        .on_line(r#"{"type":"complete","total_tokens":3}"#)
+        .unwrap();
+    assert!(matches!(events.first(), Some(AgentEvent::Started { .. })));
+}

@@ -14,7 +14,10 @@ use crate::process::ExitInfo;
 #[derive(Debug)]
 pub(crate) struct WasmTurn {
     id: String,
-    instance: TurnInstance,
+    /// Dropped when the turn ends, which gives its slot back to the
+    /// runtime's instance pool at once (the runner keeps the turn until
+    /// the next prompt).
+    instance: Option<TurnInstance>,
     opened: bool,
     ended: bool,
     aborted: bool,
@@ -25,7 +28,7 @@ impl WasmTurn {
     pub(crate) fn new(id: String, instance: TurnInstance) -> Self {
         WasmTurn {
             id,
-            instance,
+            instance: Some(instance),
             opened: false,
             ended: false,
             aborted: false,
@@ -34,6 +37,14 @@ impl WasmTurn {
 
     /// Take the component's events, or end the turn on its error.
     fn take(&mut self, result: Result<Vec<AgentEvent>, WasmError>) -> Vec<AgentEvent> {
+        let events = self.events(result);
+        if self.ended {
+            self.instance = None;
+        }
+        events
+    }
+
+    fn events(&mut self, result: Result<Vec<AgentEvent>, WasmError>) -> Vec<AgentEvent> {
         match result {
             Ok(events) => {
                 self.opened |= !events.is_empty();
@@ -77,10 +88,9 @@ fn blocking<R>(f: impl FnOnce() -> R) -> R {
 
 impl TurnNormalizer for WasmTurn {
     fn on_line(&mut self, line: &str) -> Vec<AgentEvent> {
-        if self.ended {
+        let Some(instance) = self.instance.as_mut().filter(|_| !self.ended) else {
             return Vec::new();
-        }
-        let instance = &mut self.instance;
+        };
         let result = blocking(|| instance.on_line(line));
         self.take(result)
     }
@@ -99,16 +109,15 @@ impl TurnNormalizer for WasmTurn {
         stderr: &str,
         interrupted: bool,
     ) -> Option<Vec<AgentEvent>> {
-        if self.ended {
+        let Some(instance) = self.instance.as_mut().filter(|_| !self.ended) else {
             return Some(Vec::new());
-        }
+        };
         let info = Exit {
             code: exit.and_then(|e| e.code),
             signal: exit.and_then(|e| e.signal),
             stderr: stderr.to_string(),
             interrupted,
         };
-        let instance = &mut self.instance;
         let result = blocking(|| instance.on_exit(info));
         let mut out = self.take(result);
         if self.ended {
@@ -116,6 +125,7 @@ impl TurnNormalizer for WasmTurn {
         }
         // The component left the ending to cohost: the usual exit mapping.
         self.ended = true;
+        self.instance = None;
         let mut usual = exit_events(&self.id, exit, stderr, interrupted, generic_fix)?;
         if !self.opened {
             usual.insert(

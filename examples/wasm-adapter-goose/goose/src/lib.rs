@@ -41,11 +41,26 @@ fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
     core::arch::wasm32::unreachable()
 }
 
-/// `memcmp`, which `core` calls and which wasi-libc would provide under
-/// `std`.
+/// `memcmp`, which `core` calls (for every JSON key looked up) and which
+/// wasi-libc would provide under `std`. Eight bytes at a time; the bytes of
+/// a differing word one by one. The reads are volatile so that LLVM does
+/// not turn the loop back into a call to `memcmp` (itself).
 #[no_mangle]
 pub unsafe extern "C" fn memcmp(a: *const u8, b: *const u8, n: usize) -> i32 {
-    for i in 0..n {
+    let mut i = 0;
+    while i + 8 <= n {
+        let (x, y) = unsafe {
+            (
+                core::ptr::read_volatile(a.add(i).cast::<[u8; 8]>()),
+                core::ptr::read_volatile(b.add(i).cast::<[u8; 8]>()),
+            )
+        };
+        if u64::from_ne_bytes(x) != u64::from_ne_bytes(y) {
+            break;
+        }
+        i += 8;
+    }
+    while i < n {
         let (x, y) = unsafe {
             (
                 core::ptr::read_volatile(a.add(i)),
@@ -55,6 +70,7 @@ pub unsafe extern "C" fn memcmp(a: *const u8, b: *const u8, n: usize) -> i32 {
         if x != y {
             return i32::from(x) - i32::from(y);
         }
+        i += 1;
     }
     0
 }
