@@ -116,6 +116,10 @@ async def main():
                 busy = await session.call_tool("continue_session", {"session_id": sid, "prompt": "x"})
                 out["busy_is_error"] = bool(busy.is_error)
                 out["busy"] = structured(busy)
+                # The mock takes text mid-turn: it lands in this turn.
+                out["steer"] = structured(
+                    await session.call_tool("steer", {"session_id": sid, "text": "also-this"})
+                )
                 out["interrupt"] = structured(await session.call_tool("interrupt", {"session_id": sid}))
                 out["final"] = structured(
                     await session.call_tool("wait", {"session_id": sid, "timeout_secs": 30})

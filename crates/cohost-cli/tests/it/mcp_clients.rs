@@ -39,7 +39,7 @@ async fn mock_bench() -> Bench {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn lists_the_eleven_tools_and_the_agents() {
+async fn lists_the_twelve_tools_and_the_agents() {
     let b = mock_bench().await;
     let Some(out) = mcp(&b, "tools", json!({})).await else {
         return;
@@ -62,6 +62,7 @@ async fn lists_the_eleven_tools_and_the_agents() {
             "resolve_approval",
             "session_changes",
             "session_status",
+            "steer",
             "undo_turn",
             "wait"
         ]
@@ -181,8 +182,11 @@ async fn a_background_turn_is_followed_with_wait_and_stopped_with_interrupt() {
         .as_str()
         .unwrap()
         .contains("wait"));
+    assert_eq!(out["steer"]["outcome"], "steered", "{out}");
     assert_eq!(out["interrupt"]["interrupt_sent"], true, "{out}");
     assert_eq!(out["final"]["done"], true, "{out}");
+    let answer = out["final"]["answer"].as_str().unwrap_or_default();
+    assert!(answer.contains("[steered: also-this]"), "{out}");
     assert_eq!(out["final"]["end_reason"], "interrupted");
     assert_eq!(out["status"]["running"], false);
 }

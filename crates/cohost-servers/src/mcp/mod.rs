@@ -2,7 +2,7 @@
 //! (`rmcp`), over stdio or streamable HTTP on 127.0.0.1.
 //!
 //! Tools: `list_agents`, `ask_agent`, `ask_room`, `continue_session`, `session_status`,
-//! `wait`, `interrupt`, `session_changes`, `undo_turn`, `list_approvals`,
+//! `wait`, `steer`, `interrupt`, `session_changes`, `undo_turn`, `list_approvals`,
 //! `resolve_approval`
 //! ([`params::tools`]). Sessions are the [`Hub`](crate::hub::Hub)'s (the
 //! one session path, recorded in the store); each has a
@@ -118,6 +118,10 @@ impl ServerHandler for CohostMcp {
             },
             "wait" => match args(name, a) {
                 Ok(p) => run::wait(st, p, context).await,
+                Err(e) => Err(e),
+            },
+            "steer" => match args(name, a) {
+                Ok(p) => run::steer(st, p).await,
                 Err(e) => Err(e),
             },
             "interrupt" => match args::<params::SessionId>(name, a) {

@@ -103,6 +103,16 @@ pub struct SessionId {
     pub session_id: String,
 }
 
+/// `steer`: text for a session's running turn.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Steer {
+    /// The cohost session id.
+    pub session_id: String,
+    /// The text: it reaches the running turn where the agent takes input
+    /// mid-turn, else it waits in the session's queue for a turn of its own.
+    pub text: String,
+}
+
 /// `session_changes`: what a session's turns changed.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct SessionChanges {
@@ -255,6 +265,11 @@ pub fn tools() -> Vec<Tool> {
             "undo_turn",
             "Put back what a session's last turn (or `turn` and every later one) changed, byte for byte. Refused, naming the files, when one changed since the turn, unless `force`; refused while a turn runs.",
             schema::<UndoTurn>(),
+        ),
+        Tool::new(
+            "steer",
+            "Text for a session's running turn. Where the agent's protocol takes input mid-turn (Codex's app-server, the mock) it reaches the agent during this turn (outcome `steered`); otherwise it waits in the session's queue and runs as the next turn (outcome `queued`, with its queue item; `wait` follows it). Refused when no turn runs: use continue_session.",
+            schema::<Steer>(),
         ),
         Tool::new(
             "interrupt",

@@ -302,6 +302,33 @@ pub(super) async fn wait(
     Ok(view(&s, &r, !r.running))
 }
 
+/// `steer`: text for the running turn, steered or queued.
+pub(super) async fn steer(st: &McpState, a: super::params::Steer) -> Result<Value, CohostError> {
+    let s = st.hub().get(&a.session_id)?;
+    if !st.tracker(&s).report().running {
+        return Err(CohostError::new(
+            cohost_core::ErrorCode::ConfigInvalid,
+            format!("session `{}` runs no turn to steer", a.session_id),
+        )
+        .with_fix("send it as a new turn with continue_session"));
+    }
+    let outcome = s.live.steer(PromptInput::text(a.text), None).await?;
+    let mut out = json!({ "session_id": a.session_id });
+    match outcome {
+        cohost_session::SteerOutcome::Steered => out["outcome"] = json!("steered"),
+        cohost_session::SteerOutcome::Queued { item, turn } => {
+            out["outcome"] = json!("queued");
+            out["item"] = serde_json::to_value(&item).unwrap_or_default();
+            out["correlation_id"] = json!(turn.correlation_id());
+        }
+        cohost_session::SteerOutcome::Started(turn) => {
+            out["outcome"] = json!("started");
+            out["correlation_id"] = json!(turn.correlation_id());
+        }
+    }
+    Ok(out)
+}
+
 /// `interrupt`.
 pub(super) fn interrupt(st: &McpState, id: &str) -> Result<Value, CohostError> {
     let s = st.hub().get(id)?;

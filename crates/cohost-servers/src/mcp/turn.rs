@@ -111,10 +111,21 @@ impl TurnReport {
     /// Fold one engine event in.
     pub fn apply(&mut self, ev: &Event) {
         match &ev.body {
-            EventBody::StreamStart {
-                session_id: Some(id),
-                ..
-            } => self.native_session_id = Some(id.clone()),
+            EventBody::StreamStart { session_id, .. } => {
+                // A turn nobody began here (a steer that waited in the
+                // queue) is a new turn all the same.
+                if !self.running {
+                    *self = TurnReport {
+                        turn: self.turn + 1,
+                        running: true,
+                        native_session_id: self.native_session_id.take(),
+                        ..TurnReport::default()
+                    };
+                }
+                if let Some(id) = session_id {
+                    self.native_session_id = Some(id.clone());
+                }
+            }
             EventBody::StreamChunk { delta, .. } => self.answer.push_str(delta),
             EventBody::ReasoningChunk { delta, .. } => self.reasoning_chars += delta.len(),
             EventBody::ToolCall {
