@@ -1,0 +1,191 @@
+//! Steering with the real pinned CLIs against the fake model server, through
+//! a `cohost share --json` host whose console gets a second line while the
+//! first turn streams (issue 34):
+//! - Codex (app-server, `turn/steer`): the line reaches the running turn: a
+//!   `steered` event in it, the model's next request carries the text, and
+//!   no second turn runs;
+//! - Gemini CLI (`gemini -p` per turn, no input mid-turn): the line waits in
+//!   the queue (a `queue` event says so, and why), the first turn ends as it
+//!   would have, then the queued line runs as the next turn.
+//!
+//! Skips loudly when a CLI is missing, unless `CI` is set.
+
+use std::time::{Duration, Instant};
+
+use cohost_testbench::{require_cli, AgentCli, Bench};
+use tokio::io::AsyncWriteExt;
+
+use crate::host_notices::Notices;
+
+/// A shared session on `agent` with its console on stdin, and its notices.
+fn host(b: &Bench, agent: &str) -> (tokio::process::Child, tokio::process::ChildStdin, Notices) {
+    let args = ["share", "--agent", agent, "--approve", "none", "--json"];
+    let mut child = b
+        .command_for(env!("CARGO_BIN_EXE_cohost"), args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let stdin = child.stdin.take().unwrap();
+    let notices = Notices::of(child.stdout.take().unwrap());
+    (child, stdin, notices)
+}
+
+/// Events from now until the turn's first text, the turn streaming.
+async fn until_streaming(n: &mut Notices) -> Vec<serde_json::Value> {
+    let mut events = Vec::new();
+    n.until("the first turn's text", |v| {
+        if v["notice"] != "event" {
+            return None;
+        }
+        events.push(v["event"].clone());
+        (v["event"]["type"] == "stream_chunk").then_some(())
+    })
+    .await;
+    events
+}
+
+async fn quit(mut child: tokio::process::Child, mut stdin: tokio::process::ChildStdin) {
+    stdin.write_all(b"/quit\n").await.unwrap();
+    drop(stdin);
+    let status = tokio::time::timeout(Duration::from_secs(30), child.wait())
+        .await
+        .expect("share quits")
+        .unwrap();
+    assert_eq!(status.code(), Some(0));
+}
+
+fn of_type<'a>(events: &'a [serde_json::Value], t: &str) -> Vec<&'a serde_json::Value> {
+    events.iter().filter(|e| e["type"] == t).collect()
+}
+
+fn text(events: &[serde_json::Value]) -> String {
+    of_type(events, "stream_chunk")
+        .iter()
+        .filter_map(|e| e["delta"].as_str())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn codex_takes_text_sent_mid_turn_into_the_running_turn() {
+    if require_cli(AgentCli::Codex).is_none() {
+        return;
+    }
+    let b = Bench::start(AgentCli::Codex).await.unwrap();
+    let (child, mut stdin, mut notices) = host(&b, "codex");
+    notices
+        .until("the invites", |n| (n["notice"] == "invites").then_some(()))
+        .await;
+    let started = Instant::now();
+    // `slow`: 40 deltas 50 ms apart, time to steer.
+    stdin
+        .write_all(b"[[scenario:slow]] first-turn\n")
+        .await
+        .unwrap();
+    let mut turn = until_streaming(&mut notices).await;
+    stdin
+        .write_all(b"steer-marker-4417 [[scenario:text]]\n")
+        .await
+        .unwrap();
+    turn.extend(notices.turn_end("the turn's end").await);
+
+    let steered = of_type(&turn, "steered");
+    assert_eq!(steered.len(), 1, "{turn:#?}");
+    assert!(
+        steered[0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("steer-marker-4417"),
+        "{turn:#?}"
+    );
+    assert_eq!(
+        steered[0]["prompt_id"], turn[0]["prompt_id"],
+        "in the running turn"
+    );
+    // One turn: no second stream, nothing queued; it completed.
+    assert_eq!(of_type(&turn, "stream_start").len(), 1, "{turn:#?}");
+    assert!(of_type(&turn, "queue").is_empty(), "{turn:#?}");
+    assert_eq!(turn.last().unwrap()["reason"], "completed", "{turn:#?}");
+    // Codex sent the steered text to the model within the same turn, and
+    // the answer to it is this turn's.
+    let request = b
+        .last_request_with("steer-marker-4417")
+        .expect("a model request carried the steered text");
+    assert!(
+        request.contains("first-turn"),
+        "the same conversation: {request}"
+    );
+    assert!(
+        text(&turn).contains("You said: steer-marker-4417"),
+        "{}",
+        text(&turn)
+    );
+    eprintln!("codex steer: {:?} from the first prompt", started.elapsed());
+    quit(child, stdin).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gemini_cannot_take_text_mid_turn_so_it_is_queued_and_runs_next() {
+    if require_cli(AgentCli::Gemini).is_none() {
+        return;
+    }
+    let b = Bench::start(AgentCli::Gemini).await.unwrap();
+    let (child, mut stdin, mut notices) = host(&b, "gemini");
+    notices
+        .until("the invites", |n| (n["notice"] == "invites").then_some(()))
+        .await;
+    let started = Instant::now();
+    stdin
+        .write_all(b"[[scenario:slow]] first-turn\n")
+        .await
+        .unwrap();
+    let mut first = until_streaming(&mut notices).await;
+    stdin
+        .write_all(b"queued-marker-5521 [[scenario:text]]\n")
+        .await
+        .unwrap();
+    first.extend(notices.turn_end("the first turn's end").await);
+
+    // Told at once that it waits, and why; the running turn goes on alone.
+    let added = of_type(&first, "queue");
+    assert_eq!(added.len(), 1, "{first:#?}");
+    assert_eq!(added[0]["change"], "added");
+    assert!(
+        added[0]["note"]
+            .as_str()
+            .unwrap()
+            .contains("takes no input while a turn runs"),
+        "{first:#?}"
+    );
+    let item = added[0]["item"].clone();
+    assert!(item["text"]
+        .as_str()
+        .unwrap()
+        .starts_with("queued-marker-5521"));
+    assert!(of_type(&first, "steered").is_empty());
+    assert_eq!(first.last().unwrap()["reason"], "completed", "{first:#?}");
+    assert!(!text(&first).contains("queued-marker-5521"));
+
+    // Then the queued text is the next turn, under the item's correlation id.
+    let second = notices.turn_end("the queued turn's end").await;
+    let start = second
+        .iter()
+        .position(|e| e["type"] == "queue" && e["change"] == "started")
+        .unwrap_or_else(|| panic!("{second:#?}"));
+    assert_eq!(second[start]["item"]["id"], item["id"]);
+    assert_eq!(second[start]["items"], serde_json::json!([]));
+    let turn = &second[start + 1..];
+    assert_eq!(turn[0]["type"], "stream_start", "{second:#?}");
+    assert!(turn
+        .iter()
+        .all(|e| e["correlation_id"] == item["correlation_id"]));
+    assert_eq!(turn.last().unwrap()["reason"], "completed", "{second:#?}");
+    assert!(text(turn).contains("queued-marker-5521"), "{}", text(turn));
+    eprintln!(
+        "gemini queue: {:?} from the first prompt",
+        started.elapsed()
+    );
+    quit(child, stdin).await;
+}
