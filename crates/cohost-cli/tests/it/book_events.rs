@@ -41,6 +41,8 @@ fn every_event_type_has_a_valid_book_example() {
         "status",
         "stream_end",
         "error",
+        "steered",
+        "queue",
     ] {
         assert!(
             types.iter().any(|x| x == t),
