@@ -64,3 +64,13 @@ pub fn route(ty: FrameType) -> Route {
         _ => Route::Room,
     }
 }
+
+/// Whether the relay delivers frames of type `ty` to the room's hosts only:
+/// it is the type some [`route`] rewrites a client frame to for the hosts
+/// (a suggestion, a key announcement, an interrupt request, an approval
+/// vote). Everyone else never receives one, whatever its sender wanted.
+pub fn to_hosts_only(ty: FrameType) -> bool {
+    FrameType::ALL
+        .iter()
+        .any(|&from| route(from) == Route::ToHosts(ty))
+}

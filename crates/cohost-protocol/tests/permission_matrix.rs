@@ -106,5 +106,19 @@ fn keys_go_to_hosts_and_kicks_to_the_relay() {
         Route::ToHosts(FrameType::ApprovalVote)
     );
     assert_eq!(route(FrameType::ApprovalGrants), Route::Room);
+    let hosts_only: Vec<FrameType> = FrameType::ALL
+        .iter()
+        .copied()
+        .filter(|t| cohost_protocol::to_hosts_only(*t))
+        .collect();
+    assert_eq!(
+        hosts_only,
+        [
+            FrameType::PromptSuggested,
+            FrameType::KeyAnnounce,
+            FrameType::InterruptRequest,
+            FrameType::ApprovalVote
+        ]
+    );
     assert!(FrameType::RoomKick.is_control());
 }

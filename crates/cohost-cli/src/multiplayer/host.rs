@@ -38,11 +38,19 @@ fn ballot_decision(allow: bool, deciders: Vec<String>) -> Decision {
     let decision = if allow {
         Decision::allow(DecisionOrigin::User)
     } else {
+        let names: Vec<&str> = deciders
+            .iter()
+            .map(|d| if d == "host" { "the host" } else { d })
+            .collect();
         Decision::deny(
             DecisionOrigin::User,
-            format!("denied by {}", deciders.join(", ")),
+            format!("denied by {}", names.join(", ")),
         )
     };
+    if deciders == ["host"] {
+        // The host alone: the origin says so, as it always did.
+        return decision;
+    }
     decision.by(deciders)
 }
 

@@ -107,6 +107,11 @@ fn a_room_of_two_members_shows_each_members_turn_and_a_suggestion_for_one() {
 }
 
 #[test]
+fn a_granted_co_driver_page_approves_one_of_a_quorum_of_two() {
+    scenario("delegated_approval");
+}
+
+#[test]
 fn wrong_key_shows_a_clear_message() {
     scenario("wrong_key");
 }

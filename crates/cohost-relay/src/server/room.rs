@@ -282,7 +282,9 @@ impl Room {
         let Ok(members) = self.members.read() else {
             return;
         };
-        let hosts_only = frame.kind() == FrameType::PromptSuggested;
+        // What a participant sends the hosts (suggestions, key
+        // announcements, interrupt requests, approval votes) reaches no one else.
+        let hosts_only = cohost_protocol::to_hosts_only(frame.kind());
         let replayable = frame.kind().is_replayable();
         for c in members.iter() {
             if Some(c.id) == except || (hosts_only && c.role != Role::Host) {

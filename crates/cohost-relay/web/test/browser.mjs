@@ -281,6 +281,48 @@ const scenarios = {
     });
   },
 
+  // Delegated and quorum approvals (issue 34): edit calls need two
+  // approvals; the co-driver page the host granted approval to shows Allow
+  // and Deny on the call's card, the viewer page does not; the page's Allow
+  // is one approval of two, the host's the second; both pages say who decided.
+  async delegated_approval() {
+    await withRoom(
+      async ({ host, browser, link }) => {
+        const co = await openPage(browser, link('co_driver'));
+        const viewer = await openPage(browser, link('viewer'));
+        // By name: the harness's JSON.parse rounds u64 connection ids.
+        const joined = await host.wait(
+          (n) => n.notice === 'presence' && n.presence.kind === 'joined' && n.presence.who?.role === 'CO_DRIVER',
+          'the co-driver page',
+        );
+        host.type(`/grant ${joined.presence.who.name} approve edit`);
+        // textContent: the notices' list sits in a closed <details>.
+        await co.waitForFunction(() => /lets you approve tool calls \(edit\)/.test(document.getElementById('notices').textContent), null, {
+          timeout: STEP_MS,
+        });
+        const asked = host.wait((n) => n.notice === 'approval_needed', 'the approval request');
+        host.type('[mock:tool] write the file');
+        const { tool_id: id } = await asked;
+        const card = `.tool[data-tool-id="${id}"]`;
+        await co.waitForSelector(`${card} button.vote-allow`, { timeout: STEP_MS });
+        await viewer.waitForSelector(`${card}[data-approval="pending"]`, { timeout: STEP_MS });
+        assert.equal(await viewer.locator('button.vote').count(), 0, 'a viewer without a grant gets no buttons');
+        await co.click(`${card} button.vote-allow`);
+        const counted = await host.wait((n) => n.notice === 'room' && /1 of 2 approvals/.test(n.message), 'one approval of two');
+        assert.match(counted.message, /co-driver #\d+/);
+        assert.equal(await co.locator(`${card}[data-approval="pending"]`).count(), 1, 'one approval of two runs nothing');
+        host.type(`/allow ${id}`);
+        for (const page of [co, viewer]) {
+          assert.equal((await waitTurnEnd(page)).state, 'completed');
+          const said = await page.locator(`${card} .tool-approval`).innerText();
+          assert.match(said, /allowed \(allow_once\) · by .*co-driver #\d+.*, host/);
+          assert.deepEqual(page.errors, []);
+        }
+      },
+      ['--approve', 'ask', '--quorum', 'edit=2'],
+    );
+  },
+
   // A co-driver's suggestion reaches the host, is accepted, and its answer
   // appears on the co-driver's and the viewer's page; chat and the
   // interrupt request reach the host.
