@@ -65,6 +65,30 @@ async fn two_nodes_deliver_across_redis_and_survive_a_killed_subscription() {
     viewer
         .assert_no(FrameType::PromptSuggested, Duration::from_millis(200))
         .await;
+    // What a participant sends the hosts reaches the host across nodes and
+    // nobody else, not even a participant on the sender's node.
+    viewer
+        .send(FrameType::KeyAnnounce, None, 0, b"viewer's key")
+        .await;
+    co.send(FrameType::ApprovalVote, None, 0, b"co-driver's vote")
+        .await;
+    co.send(FrameType::InterruptRequest, None, 0, b"stop").await;
+    for kind in [
+        FrameType::KeyAnnounce,
+        FrameType::ApprovalVote,
+        FrameType::InterruptRequest,
+    ] {
+        host.recv_kind(kind).await;
+    }
+    for p in [&mut viewer, &mut co] {
+        for kind in [
+            FrameType::KeyAnnounce,
+            FrameType::ApprovalVote,
+            FrameType::InterruptRequest,
+        ] {
+            p.assert_no(kind, Duration::from_millis(200)).await;
+        }
+    }
 
     // Host on node 1 -> viewer and co-driver on node 2, in order.
     for i in 0..100u64 {
