@@ -167,8 +167,8 @@ async fn run_room(ctx: Ctx) -> CmdResult {
 }
 
 /// Turn the screen's effects into the session's commands until the user
-/// quits: prompts queue (the screen says when one waits for the running
-/// turn), interrupts and approvals act at once, switching agent, model or
+/// quits: text typed during a turn steers it or queues (the session's
+/// events say which), interrupts and approvals act at once, switching agent, model or
 /// session waits for the turn to end.
 async fn drive(
     mut session: RunningSession,
@@ -183,18 +183,14 @@ async fn drive(
     let mut shown = show(&session, &to_app);
     while let Some(e) = effects.recv().await {
         match e {
+            // Behind a running turn it waits in the session's queue, and
+            // the `queue` event says so.
             Effect::Prompt(text) => {
-                let waits = session.busy();
-                match session.prompt(PromptInput::text(text)) {
-                    Ok(_) if waits => say(Incoming::Notice(
-                        "queued: it runs when the current turn ends (Esc interrupts that one)"
-                            .into(),
-                    )),
-                    Ok(_) => {}
-                    Err(e) => say(Incoming::Error {
+                if let Err(e) = session.prompt(PromptInput::text(text)) {
+                    say(Incoming::Error {
                         message: e.message,
                         fix: e.suggested_fix,
-                    }),
+                    });
                 }
             }
             Effect::Steer(text) => steer(&session, text, None, &to_app),

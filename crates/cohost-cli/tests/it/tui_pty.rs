@@ -16,6 +16,9 @@ fn chat_answers_approves_interrupts_resizes_and_exits_restored() {
     t.wait_for("type a prompt", WAIT);
     t.type_line("hello there");
     t.wait_for("You said: \"hello there\"", WAIT);
+    // The answer's last word: a line typed while the mock still streams
+    // would steer its turn, not start the next one.
+    t.wait_for("work.", WAIT);
 
     t.type_line("write it [mock:tool]");
     // The end of the card's last line (the deadline counts down from 120
@@ -48,6 +51,24 @@ fn chat_answers_approves_interrupts_resizes_and_exits_restored() {
         std::thread::sleep(Duration::from_millis(30));
     }
 
+    t.send(b"\x04");
+    assert_eq!(t.wait_exit(WAIT), 0);
+    t.assert_restored();
+}
+
+#[test]
+fn a_line_typed_during_a_turn_steers_it() {
+    let mut t = Tty::spawn(&["chat", "--agent", "mock"], 24, 80);
+    t.wait_for("type a prompt", WAIT);
+    t.type_line("go [mock:slow]");
+    t.wait_for("tick 2", WAIT);
+    // The mock takes text mid-turn, as Codex's app-server does.
+    t.type_line("also-this");
+    let s = t.wait_for("[steered: also-this]", WAIT);
+    assert!(s.contains("you → this turn"), "{s}");
+    assert!(!s.contains("queued"), "{s}");
+    t.send(b"\x03");
+    t.wait_for("· interrupted", WAIT);
     t.send(b"\x04");
     assert_eq!(t.wait_exit(WAIT), 0);
     t.assert_restored();
