@@ -137,7 +137,7 @@ pub enum WasmError {
     Busy {
         /// Plugin id.
         plugin: String,
-        /// [`crate::Runtime::POOL_INSTANCES`].
+        /// The pool's slots (`Runtime::POOL_INSTANCES` in cohost).
         max: u32,
     },
     /// The instance failed earlier in this turn and cannot be called again.

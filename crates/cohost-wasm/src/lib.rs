@@ -16,30 +16,47 @@
 //! component cache), [`AdapterComponent`] (one loaded, checked component),
 //! [`TurnInstance`] (one instance for one turn), [`Limits`], [`WasmError`]
 //! and the world's own types in [`world`].
+//!
+//! Without the `runtime` feature (on by default) the crate has no wasmtime
+//! and holds only what names a component's settings and failures
+//! ([`Limits`], [`WasmError`], the world's version): what a cohost built
+//! without WebAssembly plugins still shows and reports.
 
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "runtime")]
 mod component;
+#[cfg(feature = "runtime")]
 mod convert;
 mod error;
+#[cfg(feature = "runtime")]
 mod inspect;
+#[cfg(feature = "runtime")]
 mod instance;
+#[cfg(feature = "runtime")]
 mod limiter;
 mod limits;
+#[cfg(feature = "runtime")]
 mod runtime;
 pub mod world;
 
+#[cfg(feature = "runtime")]
 pub use component::{AdapterComponent, LoadOptions};
+#[cfg(feature = "runtime")]
 pub use convert::Classify;
 pub use error::{Limit, WasmError};
+#[cfg(feature = "runtime")]
 pub use inspect::{inspect, sha256_hex, Inspection};
+#[cfg(feature = "runtime")]
 pub use instance::{Exit, StartOptions, TurnCommand, TurnInstance};
 pub use limits::Limits;
+#[cfg(feature = "runtime")]
 pub use runtime::Runtime;
 pub use world::{WORLD_PACKAGE, WORLD_VERSION};
 
 /// Lock a mutex, tolerating poison (a panicking holder cannot leave the
 /// cache in a half-written state: inserts are single calls).
+#[cfg(feature = "runtime")]
 pub(crate) fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }

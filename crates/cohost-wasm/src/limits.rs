@@ -9,7 +9,7 @@ use std::time::Duration;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     /// Wall time of one call (`start`, one `on-line`, `on-exit`), enforced
-    /// by epoch interruption (granularity [`crate::Runtime::TICK`]).
+    /// by epoch interruption (granularity `Runtime::TICK`, 10 ms).
     pub call_time: Duration,
     /// Linear memory of one instance, in bytes.
     pub memory_bytes: usize,

@@ -4,11 +4,13 @@
 
 #![allow(missing_docs, unreachable_pub)]
 
+#[cfg(feature = "runtime")]
 wasmtime::component::bindgen!({
     path: "wit",
     world: "adapter",
 });
 
+#[cfg(feature = "runtime")]
 pub use exports::cohost::adapter::turn::{
     ApprovalMode, Command, EndReason, Ended, ErrorCode, Event, Exit, Failure, Options, Started,
     Status, ToolCall, ToolKind, ToolResult, ToolStatus, Usage,
@@ -21,4 +23,5 @@ pub const WORLD_PACKAGE: &str = "cohost:adapter";
 pub const WORLD_VERSION: &str = "0.1.0";
 
 /// The exported interface's name without version.
+#[cfg(feature = "runtime")]
 pub(crate) const TURN_INTERFACE: &str = "cohost:adapter/turn";

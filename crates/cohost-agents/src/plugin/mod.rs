@@ -29,6 +29,9 @@ pub(crate) mod jsonl;
 pub mod manifest;
 mod oneshot;
 pub(crate) mod wasm;
+#[cfg(feature = "wasm-plugins")]
+mod wasm_adapter;
+#[cfg(feature = "wasm-plugins")]
 mod wasm_turn;
 
 use cohost_core::{
@@ -138,7 +141,7 @@ fn make(m: Manifest, file: &Path) -> Result<(String, Arc<dyn AdapterFactory>), P
         })),
         Protocol::Jsonl | Protocol::Text => Arc::new(OneShotFactory { manifest: m }),
         Protocol::Pty => Arc::new(pty_factory(m)),
-        Protocol::Wasm => Arc::new(wasm::WasmFactory::load(m, file)?),
+        Protocol::Wasm => wasm::factory(m, file)?,
     };
     Ok((id, f))
 }
@@ -238,4 +241,5 @@ impl AdapterFactory for OneShotFactory {
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+#[cfg(feature = "wasm-plugins")]
 mod wasm_tests;

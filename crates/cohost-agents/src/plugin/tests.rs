@@ -217,6 +217,12 @@ fn wasm_manifests_need_a_component_and_sane_limits() {
         cohost_wasm::Limits::default().call_time
     );
     // A missing component is a load error naming the field.
+    #[cfg(feature = "wasm-plugins")]
+    a_missing_component_is_refused_naming_the_field();
+}
+
+#[cfg(feature = "wasm-plugins")]
+fn a_missing_component_is_refused_naming_the_field() {
     let dir = tempfile::tempdir().unwrap();
     write(
         dir.path(),
@@ -231,4 +237,34 @@ fn wasm_manifests_need_a_component_and_sane_limits() {
         "{}",
         errors[0].reason
     );
+}
+
+/// A build without `wasm-plugins` (`cargo nextest run -p cohost-agents
+/// --no-default-features plugin::tests`): a `wasm` manifest is refused
+/// naming `protocol` and the feature, and `cohost agents` lists none.
+#[cfg(not(feature = "wasm-plugins"))]
+#[test]
+fn without_wasm_plugins_a_wasm_manifest_says_how_to_get_them() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "a.wasm", "not even a component");
+    write(
+        dir.path(),
+        "w.toml",
+        "id = \"w\"\nbinary = \"sh\"\nprotocol = \"wasm\"\n[wasm]\ncomponent = \"a.wasm\"\n",
+    );
+    let dirs = [dir.path().to_path_buf()];
+    let (factories, errors) = load_plugins(&dirs);
+    assert!(factories.is_empty());
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0].field.as_deref(), Some("protocol"));
+    let shown = errors[0].to_string();
+    assert!(
+        shown.contains("without WebAssembly plugins") && shown.contains("--features wasm-plugins"),
+        "{shown}"
+    );
+    assert_eq!(
+        errors[0].to_cohost().code,
+        cohost_core::ErrorCode::ConfigInvalid
+    );
+    assert!(wasm::wasm_plugins(&dirs).is_empty());
 }

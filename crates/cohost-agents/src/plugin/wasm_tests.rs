@@ -7,7 +7,7 @@ use cohost_core::AgentEvent;
 use cohost_testbench::wasm_examples::wasm_examples;
 use cohost_wasm::{AdapterComponent, Limits, LoadOptions, Runtime, StartOptions};
 
-use super::wasm::CLASSIFY;
+use super::wasm_adapter::CLASSIFY;
 use super::wasm_turn::WasmTurn;
 use crate::goose::GooseNormalizer;
 use crate::process::oneshot::{replay_fixture, TurnNormalizer};

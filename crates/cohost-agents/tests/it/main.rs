@@ -39,4 +39,5 @@ mod pty_e2e;
 mod qwen_e2e;
 #[path = "../support/mod.rs"]
 mod support;
+#[cfg(feature = "wasm-plugins")]
 mod wasm_plugin;
