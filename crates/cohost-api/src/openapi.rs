@@ -132,12 +132,12 @@ pub fn openapi_document() -> Value {
             }},
             "/api/sessions/{id}/queue/{item}": { "delete": {
                 "summary": "Cancel a waiting prompt: it does not run (a `queue` event, change `dropped`)",
-                "parameters": [id, { "name": "item", "in": "path", "required": true, "schema": { "type": "integer", "minimum": 0 } }],
+                "parameters": [id, { "name": "item", "in": "path", "required": true, "schema": { "type": "integer", "minimum": 0, "maximum": 4_294_967_295_u64 } }],
                 "responses": error_responses(json!({ "200": ok("the item dropped", "QueueItem") }))
             }},
             "/api/sessions/{id}/queue/{item}/move": { "post": {
                 "summary": "Move a waiting prompt to place `to` (0: it runs next; a `queue` event, change `moved`)",
-                "parameters": [id, { "name": "item", "in": "path", "required": true, "schema": { "type": "integer", "minimum": 0 } }],
+                "parameters": [id, { "name": "item", "in": "path", "required": true, "schema": { "type": "integer", "minimum": 0, "maximum": 4_294_967_295_u64 } }],
                 "requestBody": body("QueueMove"),
                 "responses": body_error_responses(json!({ "200": ok("the queue after the move", "Queue") }))
             }},
