@@ -354,9 +354,11 @@ impl HostBridge {
                 .get_or_insert_with(|| format!("c-{}", cohost_core::ids::random_tag()))
                 .clone();
             self.turns.insert(cid, TurnMeta { text, origin });
-            let (notices, by) = (self.notices.clone(), by.to_owned());
+            // The host's own line is the session user's: no `by`.
+            let by = (by != cohost_session::HOST).then(|| by.to_owned());
+            let notices = self.notices.clone();
             tokio::spawn(async move {
-                if let Err(e) = session.steer(input, Some(&by)).await {
+                if let Err(e) = session.steer(input, by.as_deref()).await {
                     let _ = notices.send(HostNotice::Room(format!("the prompt did not run: {e}")));
                 }
             });

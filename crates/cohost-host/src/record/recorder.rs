@@ -200,6 +200,8 @@ impl Entries {
                 }
                 .to_owned(),
             ),
+            // Text steered into the turn is its sender's.
+            EventBody::Steered(n) => Some(clean(n.by.as_deref().unwrap_or("host"))),
             _ => None,
         };
         self.write(draft(kind::EVENT, author, body));
