@@ -2,8 +2,7 @@
 //! breaks the world's rules is an error, never guessed at.
 
 use cohost_core::{
-    AgentEvent, ApprovalOption, CohostError, EndReason, ErrorCode, ToolCallInfo, ToolKind,
-    ToolStatus, Usage,
+    AgentEvent, CohostError, EndReason, ErrorCode, ToolCallInfo, ToolKind, ToolStatus, Usage,
 };
 
 use crate::world as w;
@@ -107,10 +106,10 @@ pub(crate) fn event(ev: w::Event, classify: Classify) -> Result<AgentEvent, Stri
         w::Event::TextDelta(t) => AgentEvent::TextDelta(t),
         w::Event::ReasoningDelta(t) => AgentEvent::ReasoningDelta(t),
         w::Event::ToolCall(c) => AgentEvent::ToolCall(call_info(c)?),
-        w::Event::ApprovalRequested(c) => AgentEvent::ApprovalRequested {
-            call: call_info(c)?,
-            options: ApprovalOption::ALL.to_vec(),
-        },
+        // The world gives no way to deliver a decision (stdin is closed
+        // after `start`'s lines): cohost shows the call and never asks
+        // anyone a question it cannot answer (`approval_notice`).
+        w::Event::ApprovalRequested(c) => AgentEvent::ToolCall(call_info(c)?),
         w::Event::ToolExecuted(r) => AgentEvent::ToolExecuted {
             tool_id: r.id,
             status: match r.status {
@@ -145,4 +144,18 @@ pub(crate) fn event(ev: w::Event, classify: Classify) -> Result<AgentEvent, Stri
             usage: e.usage.map(usage),
         },
     })
+}
+
+/// What cohost says when an adapter reports that its agent asks to approve
+/// `tool`: `cohost:adapter@0.1.0` has no approval channel, so the agent
+/// decides by the policy its command line set (the component maps
+/// `options.approval` to the agent's own flags).
+pub(crate) fn approval_notice(plugin: &str, call: &w::ToolCall) -> AgentEvent {
+    AgentEvent::Status {
+        message: format!(
+            "agent asked to approve `{}` (call `{}`), but wasm plugin `{plugin}` has no approval channel: the agent decides by the approval policy set at launch (--approve)",
+            call.name, call.id
+        ),
+        retry_after_ms: None,
+    }
 }

@@ -298,10 +298,17 @@ impl TurnInstance {
             if matches!(ev, w::Event::Ended(_)) {
                 self.ended = true;
             }
+            let notice = match &ev {
+                w::Event::ApprovalRequested(c) => {
+                    Some(convert::approval_notice(self.component.plugin(), c))
+                }
+                _ => None,
+            };
             match convert::event(ev, classify) {
                 Ok(e) => out.push(e),
                 Err(reason) => return Err(self.malformed(call, reason)),
             }
+            out.extend(notice);
         }
         Ok(out)
     }

@@ -7,6 +7,8 @@
 
 // A test crate: a failed unwrap is a failed test with its line.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+// Components need the runtime (the default feature).
+#![cfg(feature = "runtime")]
 
 use cohost_core::{AgentEvent, EndReason, ErrorCode, ToolKind};
 use cohost_testbench::wasm_examples::{wasm_examples, WasmExamples};
@@ -360,4 +362,45 @@ fn a_full_instance_pool_is_a_typed_error_and_frees_with_the_turns() {
         .on_line(r#"{"type":"complete","total_tokens":3}"#)
         .unwrap();
     assert!(matches!(events.first(), Some(AgentEvent::Started { .. })));
+}
+
+#[test]
+fn an_approval_request_is_shown_as_a_call_and_never_asked() {
+    let Some(ex) = examples() else { return };
+    let c = load(&ex.hostile, "asker").unwrap();
+    let mut t = c.instantiate().unwrap();
+    t.start(StartOptions::default()).unwrap();
+    let events = t.on_line("ask").unwrap();
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, AgentEvent::ApprovalRequested { .. })),
+        "{events:?}"
+    );
+    assert!(
+        matches!(events[0], AgentEvent::Started { .. }),
+        "{events:?}"
+    );
+    match &events[1] {
+        AgentEvent::ToolCall(call) => {
+            assert_eq!(call.tool_id, "t1");
+            assert_eq!(call.kind, ToolKind::Execute);
+            assert_eq!(call.input, serde_json::json!({"command": "ls"}));
+        }
+        other => panic!("{other:?}"),
+    }
+    match &events[2] {
+        AgentEvent::Status { message, .. } => assert!(
+            message.contains("`developer__shell`")
+                && message.contains("wasm plugin `asker` has no approval channel")
+                && message.contains("policy set at launch"),
+            "{message}"
+        ),
+        other => panic!("{other:?}"),
+    }
+    // The turn goes on.
+    assert_eq!(
+        t.on_line("done").unwrap(),
+        vec![AgentEvent::TextDelta("done".into())]
+    );
 }

@@ -335,3 +335,60 @@ async fn bad_components_are_refused_at_load_naming_the_field() {
     assert_eq!(info[0].world, "cohost:adapter@0.1.0");
     assert_eq!(info[0].limits.call_time, Duration::from_millis(250));
 }
+
+/// The agent asks before running a tool: cohost:adapter@0.1.0 cannot carry
+/// a decision back, so the turn shows the call and a notice instead of an
+/// approval nobody could answer, and goes on to the agent's exit; a
+/// decision sent anyway is refused with the way out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_approval_request_is_a_call_and_a_notice_not_a_question() {
+    let Some(ex) = wasm_examples() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let bin = stand_in(dir.path(), "ask\nafter\n", "", "exit 0");
+    let plugins = tempfile::tempdir().unwrap();
+    manifest(plugins.path(), "asker", &bin, &ex.hostile, "");
+    let (factories, errors) = load_plugins(&[plugins.path().to_path_buf()]);
+    assert!(errors.is_empty(), "{errors:?}");
+    let events = turn(
+        &factories[0],
+        &AdapterConfig::default(),
+        Duration::from_secs(10),
+    )
+    .await;
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, AgentEvent::ApprovalRequested { .. })),
+        "{events:?}"
+    );
+    let call = events
+        .iter()
+        .position(|e| matches!(e, AgentEvent::ToolCall(c) if c.tool_id == "t1"))
+        .unwrap_or_else(|| panic!("no tool call in {events:?}"));
+    assert!(
+        matches!(&events[call + 1], AgentEvent::Status { message, .. } if message.contains("no approval channel")),
+        "{events:?}"
+    );
+    // The turn went on past the request, to the agent's exit (this
+    // component leaves the ending to cohost's exit mapping).
+    assert_eq!(
+        events.last(),
+        Some(&AgentEvent::TextDelta("after".into())),
+        "{events:?}"
+    );
+    let mut a = factories[0].create();
+    assert_eq!(
+        a.descriptor().capabilities.approvals,
+        cohost_core::ApprovalSupport::None
+    );
+    let err = a
+        .approve_tool(cohost_core::ToolDecision {
+            tool_id: "t1".into(),
+            option: cohost_core::ApprovalOption::AllowOnce,
+            message: None,
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code, ErrorCode::UnsupportedMode);
+    assert!(err.message.contains("no approval channel"), "{err:?}");
+}

@@ -9,6 +9,7 @@
 //! - `bad-json`: a tool call whose input is not JSON;
 //! - `after-end`: an event after `ended`;
 //! - `twice`: `started` twice;
+//! - `ask`: an approval request (not hostile: what the world cannot answer);
 //! - anything else: echoed as text.
 
 #![no_std]
@@ -123,6 +124,14 @@ fn misbehave(what: &str) -> Option<Vec<Event>> {
         })]),
         "after-end" => Some(vec![ended(), Event::TextDelta("late".into())]),
         "twice" => Some(vec![started(), started()]),
+        // Not hostile: an agent that asks before running a tool, which the
+        // world cannot answer (cohost shows it as a call and a notice).
+        "ask" => Some(vec![Event::ApprovalRequested(ToolCall {
+            id: "t1".into(),
+            name: "developer__shell".into(),
+            kind: None,
+            input_json: "{\"command\":\"ls\"}".into(),
+        })]),
         _ => None,
     }
 }
