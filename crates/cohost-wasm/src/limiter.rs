@@ -3,6 +3,9 @@
 
 use wasmtime::ResourceLimiter;
 
+/// Elements a table may grow to (function tables of large components).
+pub(crate) const MAX_TABLE_ELEMENTS: usize = 100_000;
+
 /// The store's data: the memory limiter, which remembers a refusal so the
 /// trap it causes is reported as the memory limit.
 pub(crate) struct State {
@@ -33,7 +36,7 @@ impl ResourceLimiter for State {
         desired: usize,
         _maximum: Option<usize>,
     ) -> wasmtime::Result<bool> {
-        Ok(desired <= 100_000)
+        Ok(desired <= MAX_TABLE_ELEMENTS)
     }
 
     fn instances(&self) -> usize {

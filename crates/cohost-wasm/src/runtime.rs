@@ -72,6 +72,8 @@ impl Runtime {
                 .total_memories(n)
                 .total_tables(n.saturating_mul(4))
                 .max_memories_per_module(1)
+                // As many table elements as the limiter allows.
+                .table_elements(crate::limiter::MAX_TABLE_ELEMENTS)
                 .linear_memory_keep_resident(Self::KEEP_RESIDENT)
                 .table_keep_resident(64 << 10)
                 // Reset only the pages that were touched, where the kernel
