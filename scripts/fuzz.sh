@@ -12,6 +12,9 @@
 #   FUZZ_RUNS        stop each target after this many executions (default:
 #                    no limit; SECONDS still bounds the run), e.g. 10000000
 #   FUZZ_LOG_DIR     where the libFuzzer logs go (default fuzz/logs)
+#   FUZZ_FEATURES    the fuzz crate's features (default: wasm); without
+#                    `wasm` the crate builds no wasmtime and the wasm_adapter
+#                    target is left out (CI's smoke run does this)
 #   FUZZ_TRACE_COMPARES
 #                    1 (default) or 0: build without compare tracing
 #                    (cargo fuzz --no-trace-compares), for long campaigns:
@@ -29,6 +32,8 @@ nice_level=${FUZZ_NICE:-19}
 runs=${FUZZ_RUNS:-}
 log_dir=${FUZZ_LOG_DIR:-logs}
 build_flags=(-s "$sanitizer")
+features=${FUZZ_FEATURES-wasm}
+[ -n "$features" ] && build_flags+=(--features "$features")
 target_dir=target
 if [ "${FUZZ_TRACE_COMPARES:-1}" = 0 ]; then
   build_flags+=(--no-trace-compares --target-dir target/no-trace-compares)
@@ -185,6 +190,10 @@ if [ ${#targets[@]} -eq 0 ]; then
   mapfile -t targets < <(cargo +nightly fuzz list)
 fi
 cd "$root"
+if ! [[ ",$features," == *,wasm,* ]]; then
+  mapfile -t targets < <(printf '%s\n' "${targets[@]}" | grep -vx wasm_adapter || true)
+  log "wasm_adapter: left out (FUZZ_FEATURES has no wasm)"
+fi
 # wasm_adapter feeds lines to the Goose example component: build it (and
 # the hostile one, a seed) for wasm32-wasip2 with the stable toolchain, as
 # the test suite does (cohost_testbench::wasm_examples).

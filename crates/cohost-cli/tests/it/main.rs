@@ -72,6 +72,8 @@ mod tls_support;
 mod tui_pty;
 #[path = "../tui_support/mod.rs"]
 mod tui_support;
+// A build without WebAssembly plugins refuses their manifests (its own test).
+#[cfg(feature = "wasm-plugins")]
 mod wasm_agents;
 mod web_page;
 mod web_page_notify;
