@@ -164,7 +164,10 @@ pub fn router_budgeted(
         .route("/api/sessions/{id}/steer", post(steer::steer))
         .route("/api/sessions/{id}/queue", get(steer::queue))
         .route("/api/sessions/{id}/queue/{item}", delete(steer::drop_item))
-        .route("/api/sessions/{id}/queue/{item}/move", post(steer::move_item))
+        .route(
+            "/api/sessions/{id}/queue/{item}/move",
+            post(steer::move_item),
+        )
         .route("/api/sessions/{id}/approvals/{tool_id}", post(approve))
         .route("/api/sessions/{id}/changes", get(changes::changes))
         .route("/api/sessions/{id}/undo", post(changes::undo))

@@ -46,12 +46,12 @@ pub use event::{
     ApprovalOption, DecisionOrigin, EndReason, Event, EventBody, ToolKind, ToolStatus, Usage,
 };
 pub use lifecycle::{IllegalTransition, Lifecycle, State};
+pub use port::steer_unsupported;
 pub use port::{
     AdapterConfig, AdapterFactory, AgentAdapter, AgentEvent, AgentEventStream, ApprovalMode,
     ContextFile, Health, InitInfo, InterruptStage, McpServer, PromptImage, PromptRequest,
     ToolCallInfo, ToolDecision, ToolSpec,
 };
-pub use port::steer_unsupported;
 pub use provider::{
     ApprovalSupport, Capabilities, InterruptSupport, ProviderDescriptor, ProviderKind,
     ResumeSupport, StreamingGranularity, SupportTier,

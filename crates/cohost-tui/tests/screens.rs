@@ -576,7 +576,10 @@ fn a_prompt_typed_during_a_turn_steers_it_and_the_queue_shows_what_waits() {
         t0(),
     );
     let text = screen(&draw(&mut a, 80, 24));
-    assert!(text.contains("#3 queued (agent `mock` takes no input"), "{text}");
+    assert!(
+        text.contains("#3 queued (agent `mock` takes no input"),
+        "{text}"
+    );
     assert!(text.contains("queued: #3 third (/queue)"), "{text}");
     type_text(&mut a, "/queue up 3");
     a.on_key(key(KeyCode::Enter));
@@ -596,7 +599,10 @@ fn a_prompt_typed_during_a_turn_steers_it_and_the_queue_shows_what_waits() {
     );
     let text = screen(&draw(&mut a, 80, 24));
     assert!(text.contains("you (queued #3)"), "{text}");
-    assert!(!text.contains("(/queue)"), "the queue line goes when it empties: {text}");
+    assert!(
+        !text.contains("(/queue)"),
+        "the queue line goes when it empties: {text}"
+    );
 }
 
 #[test]

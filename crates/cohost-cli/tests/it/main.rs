@@ -64,8 +64,8 @@ mod secret_channels;
 mod serve_schemathesis;
 mod share_join_cli;
 mod signed_out;
-mod steer_real;
 mod stdio_bad_input;
+mod steer_real;
 mod terminal_exits;
 #[path = "../tls_support/mod.rs"]
 mod tls_support;

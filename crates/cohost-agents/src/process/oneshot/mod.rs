@@ -24,11 +24,11 @@ pub(crate) mod line_map;
 pub(crate) mod lines;
 pub(crate) mod turn;
 
+#[cfg(feature = "wasm-plugins")]
+pub(crate) use adapter::exit_events;
 #[cfg(test)]
 pub(crate) use adapter::replay_fixture;
 pub(crate) use adapter::{error_end, generic_fix, random_uuid, CliDriver, SessionArg};
-#[cfg(feature = "wasm-plugins")]
-pub(crate) use adapter::exit_events;
 #[cfg(test)]
 pub(crate) use argv::{resuming, strs};
 pub(crate) use factory::{oneshot_factory, parser_of};
