@@ -37,12 +37,11 @@ use std::sync::{Arc, Mutex};
 
 use body::{ApiJson, ApiPath, ApiQuery};
 pub use state::AppState;
-use state::{ApiError, ApiResult};
+use state::{live, ApiError, ApiResult};
 
 use cohost_discovery::host::Host;
 use cohost_host::session::{Approvals, ProviderChoice, Recording, SessionRequest, Tools};
 use cohost_host::store::SessionStore;
-use cohost_session::RunningSession;
 
 /// The user's API credential (the token, first written if missing, and its
 /// owner-only file): what `cohost serve` and `cohost mcp --http` require.
@@ -456,18 +455,6 @@ async fn list_sessions(
     State(s): State<Arc<AppState>>,
 ) -> ApiResult<Vec<cohost_host::store::SessionRecord>> {
     Ok(Json(s.store.list()?))
-}
-
-fn live(s: &AppState, id: &str) -> Result<RunningSession, ApiError> {
-    lock(&s.sessions).get(id).cloned().ok_or_else(|| {
-        ApiError(
-            CohostError::new(
-                ErrorCode::ProviderNotFound,
-                format!("no running session `{id}`"),
-            )
-            .with_fix("create one with POST /api/sessions"),
-        )
-    })
 }
 
 #[derive(Deserialize)]

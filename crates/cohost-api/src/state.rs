@@ -52,3 +52,19 @@ impl IntoResponse for ApiError {
 }
 
 pub(super) type ApiResult<T> = Result<Json<T>, ApiError>;
+
+/// The running session `id`, or the API's not-found error with its fix.
+pub(super) fn live(s: &AppState, id: &str) -> Result<RunningSession, ApiError> {
+    cohost_core::sync::lock(&s.sessions)
+        .get(id)
+        .cloned()
+        .ok_or_else(|| {
+            ApiError(
+                CohostError::new(
+                    ErrorCode::ProviderNotFound,
+                    format!("no running session `{id}`"),
+                )
+                .with_fix("create one with POST /api/sessions"),
+            )
+        })
+}

@@ -54,7 +54,7 @@ pub(super) async fn steer(
     ApiPath(id): ApiPath<String>,
     ApiJson(b): ApiJson<SteerBody>,
 ) -> ApiResult<Steered> {
-    let live = crate::live(&s, &id)?;
+    let live = crate::state::live(&s, &id)?;
     let input = cohost_core::PromptInput::text(b.text);
     let by = b.by.map(|b| cohost_core::sanitize(&b));
     let answer = match live.steer(input, by.as_deref()).await? {
@@ -81,7 +81,7 @@ pub(super) async fn queue(
     State(s): State<Arc<AppState>>,
     ApiPath(id): ApiPath<String>,
 ) -> ApiResult<Queue> {
-    let items = crate::live(&s, &id)?.queue();
+    let items = crate::state::live(&s, &id)?.queue();
     Ok(Json(Queue { items }))
 }
 
@@ -89,7 +89,7 @@ pub(super) async fn drop_item(
     State(s): State<Arc<AppState>>,
     ApiPath((id, item)): ApiPath<(String, u64)>,
 ) -> ApiResult<QueueItem> {
-    Ok(Json(crate::live(&s, &id)?.queue_drop(item)?))
+    Ok(Json(crate::state::live(&s, &id)?.queue_drop(item)?))
 }
 
 pub(super) async fn move_item(
@@ -97,7 +97,7 @@ pub(super) async fn move_item(
     ApiPath((id, item)): ApiPath<(String, u64)>,
     ApiJson(b): ApiJson<MoveBody>,
 ) -> ApiResult<Queue> {
-    let live = crate::live(&s, &id)?;
+    let live = crate::state::live(&s, &id)?;
     live.queue_move(item, b.to)?;
     Ok(Json(Queue {
         items: live.queue(),

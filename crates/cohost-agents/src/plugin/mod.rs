@@ -141,6 +141,9 @@ fn make(m: Manifest, file: &Path) -> Result<(String, Arc<dyn AdapterFactory>), P
         })),
         Protocol::Jsonl | Protocol::Text => Arc::new(OneShotFactory { manifest: m }),
         Protocol::Pty => Arc::new(pty_factory(m)),
+        #[cfg(feature = "wasm-plugins")]
+        Protocol::Wasm => wasm_adapter::factory(m, file)?,
+        #[cfg(not(feature = "wasm-plugins"))]
         Protocol::Wasm => wasm::factory(m, file)?,
     };
     Ok((id, f))

@@ -15,11 +15,13 @@
 //! these manifests and refuses each with [`PluginError`] saying how to get
 //! a build that runs them; `cohost agents` then lists none.
 
+#[cfg(not(feature = "wasm-plugins"))]
 use cohost_core::AdapterFactory;
 #[cfg(feature = "wasm-plugins")]
 use cohost_wasm::Inspection;
 use cohost_wasm::Limits;
 use std::path::{Path, PathBuf};
+#[cfg(not(feature = "wasm-plugins"))]
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -132,13 +134,6 @@ pub fn wasm_plugins(dirs: &[PathBuf]) -> Vec<WasmPluginInfo> {
 #[cfg(not(feature = "wasm-plugins"))]
 pub fn wasm_plugins(_dirs: &[PathBuf]) -> Vec<WasmPluginInfo> {
     Vec::new()
-}
-
-/// The factory of a parsed `wasm` manifest from `file`, after inspecting
-/// its component.
-#[cfg(feature = "wasm-plugins")]
-pub(super) fn factory(m: Manifest, file: &Path) -> Result<Arc<dyn AdapterFactory>, PluginError> {
-    Ok(Arc::new(super::wasm_adapter::WasmFactory::load(m, file)?))
 }
 
 /// How to get WebAssembly plugins, for a build without them.

@@ -336,3 +336,12 @@ impl AgentAdapter for WasmAdapter {
         Ok(())
     }
 }
+
+/// The factory of a parsed `wasm` manifest from `file`, after inspecting
+/// its component.
+pub(super) fn factory(
+    m: Manifest,
+    file: &Path,
+) -> Result<Arc<dyn cohost_core::AdapterFactory>, PluginError> {
+    Ok(Arc::new(WasmFactory::load(m, file)?))
+}

@@ -11,7 +11,6 @@ use cohost_host::session::{self, ProviderChoice};
 use cohost_session::RunningSession;
 use cohost_tui::app::{AgentInfo, App, Effect, Incoming, SessionInfo};
 use cohost_tui::commands::Mode;
-use cohost_tui::queue::QueueCommand;
 use cohost_tui::theme::Theme;
 use tokio::sync::mpsc;
 
@@ -195,7 +194,7 @@ async fn drive(
             }
             Effect::Steer(text) => steer(&session, text, None, &to_app),
             Effect::Queue(command) => {
-                if let Some(m) = queue_command(&session, command) {
+                if let Some(m) = crate::cmd::queue::queue_command(&session, command) {
                     say(m);
                 }
             }
@@ -367,32 +366,4 @@ pub(crate) fn steer(
             });
         }
     });
-}
-
-/// `/queue`: show the session's queue, or reorder or cancel an item (the
-/// `queue` event of the change tells every screen).
-pub(crate) fn queue_command(session: &RunningSession, command: QueueCommand) -> Option<Incoming> {
-    let id = match command {
-        QueueCommand::List => {
-            return Some(Incoming::Notice(cohost_tui::queue::describe(
-                &session.queue(),
-            )))
-        }
-        QueueCommand::Drop(id)
-        | QueueCommand::Up(id)
-        | QueueCommand::Down(id)
-        | QueueCommand::First(id) => id,
-    };
-    let done = match command {
-        QueueCommand::Drop(_) => session.queue_drop(id).map(|_| ()),
-        _ => session.queue_position(id).and_then(|pos| {
-            let to = command.target(pos, session.queue().len()).unwrap_or(pos);
-            session.queue_move(id, to).map(|_| ())
-        }),
-    };
-    // Done, the `queue` event says what changed.
-    done.err().map(|e| Incoming::Error {
-        message: e.message,
-        fix: e.suggested_fix,
-    })
 }

@@ -18,6 +18,7 @@ pub mod join;
 pub mod login;
 pub mod mcp;
 pub mod prices;
+pub mod queue;
 pub mod record;
 pub mod relay;
 pub mod room_bridge;

@@ -186,7 +186,7 @@ impl Hosting {
                 Effect::Queue(command) => {
                     // The queue of the agent the host's prompts go to.
                     let said = match self.room.members().first() {
-                        Some(m) => crate::cmd::chat::queue_command(&m.session, command),
+                        Some(m) => crate::cmd::queue::queue_command(&m.session, command),
                         None => Some(Incoming::Notice("the room has no agent".into())),
                     };
                     if let Some(m) = said {

@@ -14,7 +14,7 @@ use cohost_share::Message;
 use cohost_testbench::{require_cli, AgentCli, Bench};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
 
-use crate::host_notices::Notices;
+use crate::host_notices::{self, Notices};
 
 /// A `cohost join` in line mode: its notices (stderr), read as they come.
 struct Joined {
@@ -73,16 +73,7 @@ async fn a_granted_co_driver_and_the_host_make_a_quorum_and_a_viewer_is_refused(
         "execute=2",
         "--json",
     ];
-    let mut host = b
-        .command_for(env!("CARGO_BIN_EXE_cohost"), share)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut stdin = host.stdin.take().unwrap();
-    let mut notices = Notices::of(host.stdout.take().unwrap());
+    let (host, mut stdin, mut notices) = host_notices::share(&b, share);
     let (co, viewer) = notices
         .until("the invites", |n| {
             (n["notice"] == "invites").then(|| {
@@ -213,12 +204,6 @@ async fn a_granted_co_driver_and_the_host_make_a_quorum_and_a_viewer_is_refused(
 
     ana_in.write_all(b"/quit\n").await.unwrap();
     bo.close().await;
-    stdin.write_all(b"/quit\n").await.unwrap();
-    drop(stdin);
-    let status = tokio::time::timeout(Duration::from_secs(30), host.wait())
-        .await
-        .expect("share quits")
-        .unwrap();
-    assert!(status.success(), "{status:?}");
+    host_notices::quit(host, stdin).await;
     let _ = tokio::time::timeout(Duration::from_secs(5), ana_proc.wait()).await;
 }

@@ -17,7 +17,7 @@ use std::time::Duration;
 use cohost_testbench::{require_cli, AgentCli, Bench};
 use tokio::io::AsyncWriteExt;
 
-use crate::host_notices::Notices;
+use crate::host_notices::{self, Notices};
 use crate::webhook_support::Receiver;
 
 /// Words of the prompts that must never reach the webhook.
@@ -110,16 +110,7 @@ async fn a_shared_claude_session_stops_at_its_budget_refuses_until_raised_and_at
         "--notify",
         hook.url.as_str(),
     ];
-    let mut host = b
-        .command_for(env!("CARGO_BIN_EXE_cohost"), share)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut stdin = host.stdin.take().unwrap();
-    let mut notices = Notices::of(host.stdout.take().unwrap());
+    let (host, mut stdin, mut notices) = host_notices::share(&b, share);
     let co = notices
         .until("the invites", |n| {
             (n["notice"] == "invites").then(|| n["co_driver"].as_str().unwrap().to_string())
@@ -204,11 +195,5 @@ async fn a_shared_claude_session_stops_at_its_budget_refuses_until_raised_and_at
         assert!(!all.contains("from ana"), "a suggestion went out: {all}");
     }
 
-    stdin.write_all(b"/quit\n").await.unwrap();
-    drop(stdin);
-    let status = tokio::time::timeout(Duration::from_secs(30), host.wait())
-        .await
-        .expect("share quits")
-        .unwrap();
-    assert_eq!(status.code(), Some(0));
+    host_notices::quit(host, stdin).await;
 }

@@ -1,5 +1,6 @@
-//! The `--json` notices of a `cohost share` host, read line by line as
-//! they come (shared by the tests that drive a real shared session).
+//! A `cohost share --json` host started on a bench, and its notices read
+//! line by line as they come (shared by the tests that drive a real shared
+//! session).
 
 use std::time::Duration;
 
@@ -66,4 +67,39 @@ impl Notices {
         .await;
         events
     }
+}
+
+/// `cohost share ARGS` (`--json` among them) on `b`, its console on stdin
+/// and its notices read; it is killed if the test drops it.
+pub(crate) fn share<I, S>(
+    b: &cohost_testbench::Bench,
+    args: I,
+) -> (tokio::process::Child, tokio::process::ChildStdin, Notices)
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    let mut child = b
+        .command_for(env!("CARGO_BIN_EXE_cohost"), args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let stdin = child.stdin.take().unwrap();
+    let notices = Notices::of(child.stdout.take().unwrap());
+    (child, stdin, notices)
+}
+
+/// `/quit` on the host's console: it ends within 30 s, with status 0.
+pub(crate) async fn quit(mut child: tokio::process::Child, mut stdin: tokio::process::ChildStdin) {
+    use tokio::io::AsyncWriteExt;
+    stdin.write_all(b"/quit\n").await.unwrap();
+    drop(stdin);
+    let status = tokio::time::timeout(Duration::from_secs(30), child.wait())
+        .await
+        .expect("share quits")
+        .unwrap();
+    assert_eq!(status.code(), Some(0), "{status:?}");
 }

@@ -28,10 +28,14 @@ fn a_turn_end_is_notified_on_the_terminal_only_when_focus_is_reported_lost() {
     // No focus report yet: nothing.
     t.type_line("first [mock:text]");
     t.wait_for("You said: \"first [mock:text]\"", WAIT);
+    // The turn's end (its words showed while it streamed): a line typed
+    // while the mock still streams would steer its turn, not start the next.
+    t.wait_for("· ready", WAIT);
     // Focused: nothing.
     t.send(b"\x1b[I");
     t.type_line("second [mock:text]");
     t.wait_for("You said: \"second [mock:text]\"", WAIT);
+    t.wait_for("· ready", WAIT);
     // The sink runs on its own task: give a wrong notice time to show.
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(count(&t, "\x1b]9;"), 0, "{:?}", t.raw());
@@ -41,6 +45,7 @@ fn a_turn_end_is_notified_on_the_terminal_only_when_focus_is_reported_lost() {
     t.send(b"\x1b[O");
     t.type_line("third [mock:text]");
     t.wait_for("You said: \"third [mock:text]\"", WAIT);
+    t.wait_for("· ready", WAIT);
     let start = Instant::now();
     while count(&t, OSC777) == 0 && start.elapsed() < WAIT {
         std::thread::sleep(Duration::from_millis(20));

@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use cohost_fakellm::FakeLlmConfig;
 use cohost_testbench::{require_cli, AgentCli, Bench};
 
-use crate::host_notices::Notices;
+use crate::host_notices::{self, Notices};
 
 use crate::changes_real::{
     cohost, git, ok, stash_and_untracked, user_state, users_repo, without_session_branches,
@@ -239,15 +239,7 @@ async fn a_shared_room_runs_a_co_drivers_suggestion_for_gemini_on_gemini_only() 
         "ask",
         "--json",
     ];
-    let mut host = b
-        .command_for(env!("CARGO_BIN_EXE_cohost"), share)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = host.stdin.take().unwrap();
-    let mut notices = Notices::of(host.stdout.take().unwrap());
+    let (host, mut stdin, mut notices) = host_notices::share(&b, share);
     let co = notices
         .until("the invites", |n| {
             (n["notice"] == "invites").then(|| n["co_driver"].as_str().unwrap().to_string())
@@ -364,13 +356,7 @@ async fn a_shared_room_runs_a_co_drivers_suggestion_for_gemini_on_gemini_only() 
         "{end}"
     );
 
-    stdin.write_all(b"/quit\n").await.unwrap();
-    drop(stdin);
-    let status = tokio::time::timeout(std::time::Duration::from_secs(30), host.wait())
-        .await
-        .expect("share quits")
-        .unwrap();
-    assert_eq!(status.code(), Some(0));
+    host_notices::quit(host, stdin).await;
     // Claude wrote in its own worktree, which stays (it holds the change),
     // Gemini's went; the user's checkout, index and stash are as they were.
     assert!(!dir.join("cohost_tool_output.txt").exists());
@@ -434,15 +420,7 @@ async fn claude_asks_codex_through_the_room_bridge_after_the_host_allows_it() {
         "ask",
         "--json",
     ];
-    let mut host = b
-        .command_for(env!("CARGO_BIN_EXE_cohost"), share)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = host.stdin.take().unwrap();
-    let mut notices = Notices::of(host.stdout.take().unwrap());
+    let (host, mut stdin, mut notices) = host_notices::share(&b, share);
     notices
         .until("the invites", |n| (n["notice"] == "invites").then_some(()))
         .await;
@@ -499,11 +477,5 @@ async fn claude_asks_codex_through_the_room_bridge_after_the_host_allows_it() {
         "it is claude's conversation"
     );
 
-    stdin.write_all(b"/quit\n").await.unwrap();
-    drop(stdin);
-    let status = tokio::time::timeout(std::time::Duration::from_secs(30), host.wait())
-        .await
-        .expect("share quits")
-        .unwrap();
-    assert_eq!(status.code(), Some(0));
+    host_notices::quit(host, stdin).await;
 }

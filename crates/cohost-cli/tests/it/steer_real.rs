@@ -15,22 +15,14 @@ use std::time::{Duration, Instant};
 use cohost_testbench::{require_cli, AgentCli, Bench};
 use tokio::io::AsyncWriteExt;
 
-use crate::host_notices::Notices;
+use crate::host_notices::{quit, share, Notices};
 
 /// A shared session on `agent` with its console on stdin, and its notices.
 fn host(b: &Bench, agent: &str) -> (tokio::process::Child, tokio::process::ChildStdin, Notices) {
-    let args = ["share", "--agent", agent, "--approve", "none", "--json"];
-    let mut child = b
-        .command_for(env!("CARGO_BIN_EXE_cohost"), args)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let stdin = child.stdin.take().unwrap();
-    let notices = Notices::of(child.stdout.take().unwrap());
-    (child, stdin, notices)
+    share(
+        b,
+        ["share", "--agent", agent, "--approve", "none", "--json"],
+    )
 }
 
 /// Events from now until the turn's first text, the turn streaming.
@@ -45,16 +37,6 @@ async fn until_streaming(n: &mut Notices) -> Vec<serde_json::Value> {
     })
     .await;
     events
-}
-
-async fn quit(mut child: tokio::process::Child, mut stdin: tokio::process::ChildStdin) {
-    stdin.write_all(b"/quit\n").await.unwrap();
-    drop(stdin);
-    let status = tokio::time::timeout(Duration::from_secs(30), child.wait())
-        .await
-        .expect("share quits")
-        .unwrap();
-    assert_eq!(status.code(), Some(0));
 }
 
 fn of_type<'a>(events: &'a [serde_json::Value], t: &str) -> Vec<&'a serde_json::Value> {
