@@ -14,7 +14,7 @@ use cohost_share::Message;
 use cohost_testbench::{require_cli, AgentCli, Bench};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
 
-use crate::host_notices::{self, Notices};
+use crate::host_notices;
 
 /// A `cohost join` in line mode: its notices (stderr), read as they come.
 struct Joined {

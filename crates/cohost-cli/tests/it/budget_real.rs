@@ -17,7 +17,7 @@ use std::time::Duration;
 use cohost_testbench::{require_cli, AgentCli, Bench};
 use tokio::io::AsyncWriteExt;
 
-use crate::host_notices::{self, Notices};
+use crate::host_notices;
 use crate::webhook_support::Receiver;
 
 /// Words of the prompts that must never reach the webhook.

@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use cohost_fakellm::FakeLlmConfig;
 use cohost_testbench::{require_cli, AgentCli, Bench};
 
-use crate::host_notices::{self, Notices};
+use crate::host_notices;
 
 use crate::changes_real::{
     cohost, git, ok, stash_and_untracked, user_state, users_repo, without_session_branches,

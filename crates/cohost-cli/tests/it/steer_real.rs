@@ -10,7 +10,7 @@
 //!
 //! Skips loudly when a CLI is missing, unless `CI` is set.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use cohost_testbench::{require_cli, AgentCli, Bench};
 use tokio::io::AsyncWriteExt;
