@@ -31,6 +31,8 @@ fn chat_answers_approves_interrupts_resizes_and_exits_restored() {
     let s = t.wait_for("allowed once by you", WAIT);
     assert!(!s.contains("approval needed"), "the card went away: {s}");
     t.wait_for("✓ write_file", WAIT);
+    // The turn's end: a line typed while it streams would steer it.
+    t.wait_for("· ready", WAIT);
 
     t.type_line("go [mock:slow]");
     t.wait_for("tick 2", WAIT);
@@ -168,6 +170,8 @@ fn host_console_and_participant_view_over_the_embedded_relay() {
     guest.wait_for("host ❯ hello room", WAIT);
     guest.wait_for("You said: \"hello room\"", WAIT);
     viewer.wait_for("You said: \"hello room\"", WAIT);
+    // The turn's end: a suggestion accepted while it streams would steer it.
+    host.wait_for("· ready", WAIT);
 
     // The co-driver's typed suggestion queues on the host, runs when accepted.
     guest.type_line("please add tests");
@@ -177,6 +181,7 @@ fn host_console_and_participant_view_over_the_embedded_relay() {
     host.wait_for("You said: \"please add tests\"", WAIT);
     guest.wait_for("You said: \"please add tests\"", WAIT);
     guest.wait_for("suggestion s-", WAIT);
+    host.wait_for("· ready", WAIT);
 
     // Approvals: the host decides, the participants see who did.
     host.type_line("write it [mock:tool]");
