@@ -344,6 +344,7 @@ pub fn acp_session(data: &[u8]) {
         // An agent that advertises modes is switched to this one (b(3)).
         mode: (b(3) % 2 == 1).then(|| "ask".to_string()),
         mcp_servers: Vec::new(),
+        login_fix: None,
     });
     let _ = c.initialize();
     let mut turns = Turns::default();

@@ -47,7 +47,12 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 }
 
 async fn latency(samples: usize) -> (Duration, Duration, Duration) {
-    let mut child = Supervised::spawn(ProcessSpec::new("bench", "/bin/cat")).expect("cat runs");
+    let mut child = Supervised::spawn(ProcessSpec::new(
+        "bench",
+        "/bin/cat",
+        cohost_agents::catalog::catalog(),
+    ))
+    .expect("cat runs");
     let mut rx = child.take_stdout().expect("stdout");
     let stdin = child.stdin();
     let mut n = normalizer();
@@ -79,7 +84,12 @@ async fn latency(samples: usize) -> (Duration, Duration, Duration) {
 /// The same measure through the driver's own stdout path: the session's
 /// pump task and the turn stream a consumer reads, as the adapter runs them.
 async fn latency_session(samples: usize) -> (Duration, Duration, Duration) {
-    let mut child = Supervised::spawn(ProcessSpec::new("bench", "/bin/cat")).expect("cat runs");
+    let mut child = Supervised::spawn(ProcessSpec::new(
+        "bench",
+        "/bin/cat",
+        cohost_agents::catalog::catalog(),
+    ))
+    .expect("cat runs");
     let stdin = child.stdin();
     let mut events = cohost_agents::drivers::claude::bench_pump(&mut child)
         .await

@@ -1,23 +1,27 @@
-//! cohost's adapters. Each family lives in its own module folder and depends
-//! only on `cohost-core`'s port; the binary registers them (see [`builtin`]).
+//! cohost's built-in agents: the CLI drivers (one folder per family), the
+//! provider list ([`catalog`]) and the registration of everything built in
+//! ([`builtin`]). The crate ties together what it is built on, each a crate
+//! of its own that knows none of the others above it:
+//!
+//! - `cohost-process` ([`process`]): process supervision, the one-shot
+//!   runner, the long-lived session actor and the provider spec types;
+//! - `cohost-http` ([`http`]): the HTTP API adapters (OpenAI-compatible,
+//!   Anthropic, ...);
+//! - `cohost-acp` ([`drivers::acp`]): the generic ACP client;
+//! - `cohost-plugins` ([`drivers::plugin`], [`drivers::pty`]): plugin
+//!   manifests, wasm plugins and the PTY tier.
 //!
 //! The driver folders are private: what a front end, a test or a tool may
 //! use is curated here.
 //!
-//! - [`builtin`]: every built-in adapter factory, registered at once.
-//! - [`catalog`]: the provider specs (what is installed, how it logs in).
 //! - [`mock`]: the built-in scripted agent (`--agent mock`), every crate's
 //!   test double above the domain.
-//! - [`process`]: the shared process supervisor.
-//! - [`http`]: the HTTP API adapters (OpenAI-compatible, Anthropic, ...).
 //! - [`drivers`]: each CLI driver's factory and launch facts, for tests and
 //!   tools that drive one provider directly.
 //! - [`parsers`]: the drivers' pure parsers (line in, events out), for the
 //!   fuzz targets, golden transcripts and benches. Not a stable API.
 
-// Unsafe code only where processes are spawned and signalled (fork/exec,
-// process groups, kill(2)): `process::supervisor` and `process::group`
-// allow it, each block with its SAFETY comment.
+pub use cohost_http as http;
 
 mod acp;
 mod agy;
@@ -32,18 +36,43 @@ mod copilot;
 mod cursor;
 mod gemini;
 mod goose;
-pub mod http;
-mod jsonrpc;
 mod kilo;
 mod kiro;
-mod mcp_servers;
 pub mod mock;
+mod oneshot_factory;
 mod opencode;
-mod plugin;
-pub mod process;
-mod pty;
-mod session;
+#[cfg(test)]
+mod test_support;
 mod vibe;
+
+use cohost_acp::jsonrpc;
+use cohost_plugins::pty;
+use cohost_process::session;
+
+/// The MCP server check the drivers share (`cohost-acp`'s).
+mod mcp_servers {
+    pub(crate) use cohost_acp::mcp_servers::*;
+
+    #[cfg(test)]
+    pub(crate) mod tests {
+        pub(crate) use cohost_acp::mcp_servers::test_server as server;
+    }
+}
+
+/// The shared process supervisor and the one-shot runner (`cohost-process`).
+pub mod process {
+    pub use cohost_process::*;
+
+    /// The one-shot runner, and the declaration of a one-shot driver's
+    /// factory over it.
+    pub mod oneshot {
+        pub use cohost_process::oneshot::*;
+
+        pub(crate) use crate::oneshot_factory::oneshot_factory;
+        #[cfg(test)]
+        pub(crate) use crate::test_support::{check_snapshot, replay_fixture, resuming, strs};
+    }
+}
 
 /// The CLI drivers' public face: each family's adapter factory and the few
 /// launch facts a caller needs. Wire types, state machines and argv
@@ -79,8 +108,19 @@ pub mod drivers {
     pub use crate::opencode::OpenCodeFactory;
     /// User-defined agents from plugin manifests.
     pub mod plugin {
-        pub use crate::plugin::wasm::{wasm_plugins, WasmPluginInfo};
-        pub use crate::plugin::{default_plugin_dirs, load_plugins, PluginError};
+        use std::path::PathBuf;
+        use std::sync::Arc;
+
+        pub use cohost_plugins::{default_plugin_dirs, wasm_plugins, PluginError, WasmPluginInfo};
+
+        /// Load every `*.toml` manifest in `dirs` (missing dirs are fine),
+        /// launching with the provider list: the factories to register and
+        /// the problems found (see `cohost_plugins::load_plugins`).
+        pub fn load_plugins(
+            dirs: &[PathBuf],
+        ) -> (Vec<Arc<dyn cohost_core::AdapterFactory>>, Vec<PluginError>) {
+            cohost_plugins::load_plugins(dirs, crate::catalog::catalog())
+        }
     }
     /// Agents driven through a pseudo-terminal.
     pub mod pty {
@@ -122,8 +162,8 @@ pub mod parsers {
     }
     /// Plugin manifests and their JSON-lines mapping.
     pub mod plugin {
-        pub use crate::plugin::jsonl::JsonlNormalizer;
-        pub use crate::plugin::manifest;
+        pub use cohost_plugins::manifest;
+        pub use cohost_plugins::JsonlNormalizer;
     }
     pub use crate::http::decode;
 }

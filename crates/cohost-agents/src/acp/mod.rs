@@ -1,75 +1,84 @@
-//! The generic Agent Client Protocol (ACP) client driver, which every
-//! provider-list entry with an ACP mode (`gemini-acp`, `claude-acp`, ...)
-//! runs on. Plugin manifests with `protocol = "acp"` reuse it through
-//! [`AcpFactory::new`].
-//!
-//! - [`rpc`]: JSON-RPC 2.0 framing (the shared [`crate::jsonrpc`], ACP's spelling).
-//! - Messages: the SDK's schema crate (`agent-client-protocol-schema`, `v1`),
-//!   the one definition the ACP server in cohost-servers uses too; [`read`]
-//!   reads agents' messages with it tolerantly.
-//! - [`normalize`]: the client state machine (lines in → events and lines out).
-//! - [`map`]: kinds, options, stop reasons, usage, errors.
-//! - [`fs`]: cwd-confined file requests. `engine`: the IO shell.
-//! - [`spec`]: how one agent is launched; each built-in one's spec is the
-//!   ACP mode of its entry in the provider list, [`providers`] what they share.
-//!
-//! Why our own JSON-RPC layer rather than the `agent-client-protocol` crate
-//! (only its schema types):
-//! that crate owns the byte streams and runs `!Send` futures on a `LocalSet`,
-//! which fits neither the shared process supervisor (line frames, bounded
-//! lines, process groups) nor a sans-IO core that golden transcripts replay.
+//! The built-in ACP providers over the generic client (`cohost-acp`): the
+//! list of their launch specs, derived from the provider list, and their
+//! registration.
 
-mod engine;
-pub(crate) mod escape;
-pub(crate) mod fs;
-pub(crate) mod map;
-mod mcp;
-pub(crate) mod normalize;
-mod permission;
-pub(crate) mod providers;
-pub(crate) mod read;
-pub(crate) mod rpc;
-pub(crate) mod spec;
-
-use agent_client_protocol_schema::v1 as schema;
-use async_trait::async_trait;
-use cohost_core::{
-    AdapterConfig, AdapterFactory, AgentAdapter, AgentEventStream, ApprovalSupport, Capabilities,
-    CohostError, ContextFile, ErrorCode, Health, InitInfo, InterruptStage, InterruptSupport,
-    PromptRequest, ProviderDescriptor, ProviderKind, Registry, StreamingGranularity, ToolDecision,
+pub(crate) use cohost_acp::spec;
+pub use cohost_acp::{
+    AcpClient, AcpFactory, AcpSpec, ApprovalModes, ClientConfig, FsOp, FsRequest, Opened, Output,
+    Stats,
 };
-use std::path::Path;
-use std::time::Duration;
 
-pub use normalize::{AcpClient, ClientConfig, FsOp, FsRequest, Opened, Output, Stats};
-pub use spec::{AcpSpec, ApprovalModes};
+use cohost_core::{CohostError, Registry};
 
-use crate::process::{find_on_path, GroupSignal};
-use crate::session::not_running;
-use engine::Engine;
+/// The built-in ACP providers' launch specs, and what they share.
+pub(crate) mod providers {
+    pub(crate) use cohost_acp::providers::*;
 
-/// The descriptor of an ACP provider.
-pub(crate) fn descriptor(spec: &AcpSpec) -> ProviderDescriptor {
-    ProviderDescriptor {
-        id: spec.id.clone(),
-        label: spec.label.clone(),
-        kind: ProviderKind::AgentCli,
-        capabilities: Capabilities {
-            streaming: StreamingGranularity::TokenDeltas,
-            reasoning: spec.reasoning,
-            approvals: ApprovalSupport::Blocking,
-            interrupt: InterruptSupport::Protocol,
-            resume: spec.resume,
-            usage: spec.usage,
-            context_files: true,
-            // Checked per agent against its `promptCapabilities.image`.
-            images: true,
-            // Sent to every agent; claimed for those seen to use them.
-            mcp_servers: providers::MCP_SERVERS.contains(&spec.id.as_str()),
-            tier: spec.tier,
-            ..Capabilities::BASELINE
-        },
-        install_hint: Some(spec.install_hint.clone()),
+    use cohost_acp::AcpSpec;
+
+    use crate::catalog;
+
+    /// Every built-in ACP provider's launch spec, in provider-list order: the
+    /// [`CliEntry::acp`] mode of each entry of [`catalog::CLIS`].
+    pub fn all() -> Vec<AcpSpec> {
+        catalog::CLIS
+            .iter()
+            .filter_map(|cli| cli.acp)
+            .map(|mode| (mode.spec)())
+            .collect()
+    }
+
+    /// The launch spec of the built-in ACP provider `id` (`gemini-acp`).
+    pub fn by_id(id: &str) -> Option<AcpSpec> {
+        catalog::CLIS
+            .iter()
+            .filter_map(|cli| cli.acp)
+            .find(|mode| mode.id == id)
+            .map(|mode| (mode.spec)())
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+        use cohost_core::ApprovalMode;
+
+        #[test]
+        fn a_wrapper_signs_in_through_what_it_wraps() {
+            assert_eq!(
+                crate::catalog::login_fix("codex-acp").as_deref(),
+                Some("run `cohost login codex-acp` (runs `codex login`), or set $OPENAI_API_KEY")
+            );
+        }
+
+        #[test]
+        fn other_agents_get_no_policy_args() {
+            for spec in all().iter().filter(|s| s.id != "codex-acp") {
+                assert!(policy_args(&spec.id, ApprovalMode::Ask, false).is_empty());
+            }
+        }
+
+        #[test]
+        fn only_the_agents_seen_to_use_them_claim_mcp_servers() {
+            use super::all;
+            use cohost_acp::providers::MCP_SERVERS;
+            let specs = all();
+            for id in MCP_SERVERS {
+                assert!(specs.iter().any(|s| s.id == *id), "{id} is no ACP provider");
+            }
+            for spec in &specs {
+                let claimed = cohost_acp::descriptor(spec).capabilities.mcp_servers;
+                assert_eq!(
+                    claimed,
+                    MCP_SERVERS.contains(&spec.id.as_str()),
+                    "{}",
+                    spec.id
+                );
+                // An agent driven only over ACP also has a catalog entry: same claim.
+                if let Some(entry) = crate::catalog::CLIS.iter().find(|e| e.id == spec.id) {
+                    assert_eq!(entry.capabilities.mcp_servers, claimed, "{}", spec.id);
+                }
+            }
+        }
     }
 }
 
@@ -77,257 +86,10 @@ pub(crate) fn descriptor(spec: &AcpSpec) -> ProviderDescriptor {
 /// provider list that has one.
 pub(crate) fn register(registry: &mut Registry) -> Result<(), CohostError> {
     for spec in providers::all() {
-        registry.register(std::sync::Arc::new(AcpFactory::new(spec)))?;
+        registry.register(std::sync::Arc::new(AcpFactory::new(
+            spec,
+            crate::catalog::catalog(),
+        )))?;
     }
     Ok(())
 }
-
-/// Makes adapters for one ACP provider.
-#[derive(Debug, Clone)]
-pub struct AcpFactory {
-    spec: AcpSpec,
-}
-
-impl AcpFactory {
-    /// A factory for `spec`.
-    pub fn new(spec: AcpSpec) -> Self {
-        AcpFactory { spec }
-    }
-
-    /// The launch spec.
-    pub fn spec(&self) -> &AcpSpec {
-        &self.spec
-    }
-}
-
-impl AdapterFactory for AcpFactory {
-    fn descriptor(&self) -> ProviderDescriptor {
-        descriptor(&self.spec)
-    }
-
-    fn create(&self) -> Box<dyn AgentAdapter> {
-        Box::new(AcpAdapter::new(self.spec.clone()))
-    }
-
-    fn is_available(&self) -> bool {
-        let path = std::env::var_os("PATH");
-        self.spec
-            .binaries
-            .iter()
-            .any(|b| find_on_path(b, path.as_deref()).is_some())
-    }
-}
-
-/// The adapter: one agent process, one ACP session, turns one after another.
-pub(crate) struct AcpAdapter {
-    spec: AcpSpec,
-    descriptor: ProviderDescriptor,
-    engine: Option<Engine>,
-    config: AdapterConfig,
-    /// A `session/cancel` was sent since the last prompt.
-    cancelled: bool,
-}
-
-impl AcpAdapter {
-    /// An uninitialized adapter.
-    pub(crate) fn new(spec: AcpSpec) -> Self {
-        AcpAdapter {
-            descriptor: descriptor(&spec),
-            spec,
-            engine: None,
-            config: AdapterConfig::default(),
-            cancelled: false,
-        }
-    }
-
-    /// Restart the agent on the same session (see [`AcpSpec::restart_after_cancel`]).
-    async fn restart(&mut self) -> Result<(), CohostError> {
-        let Some(old) = self.engine.take() else {
-            return Ok(());
-        };
-        let mut config = self.config.clone();
-        config.resume = Some(old.opened.session_id.clone());
-        // A forked session is reloaded, not forked again.
-        config.fork = false;
-        stop(old).await;
-        self.engine = Some(Engine::start(&self.spec, &config).await?);
-        Ok(())
-    }
-
-    fn engine(&mut self) -> Result<&mut Engine, CohostError> {
-        let id = &self.spec.id;
-        self.engine.as_mut().ok_or_else(|| not_running(id))
-    }
-}
-
-/// Prompt content blocks: the text, then each file as an embedded resource
-/// (when the agent accepts them) or a `resource_link` (always accepted).
-pub(crate) fn prompt_blocks(
-    text: &str,
-    files: &[ContextFile],
-    cwd: &Path,
-    embedded: bool,
-) -> Vec<schema::ContentBlock> {
-    let mut blocks = vec![schema::ContentBlock::from(text)];
-    for f in files {
-        let path = if f.path.is_absolute() {
-            f.path.clone()
-        } else {
-            cwd.join(&f.path)
-        };
-        let uri = format!("file://{}", path.display());
-        let name = f
-            .path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| path.display().to_string());
-        blocks.push(match &f.content {
-            Some(c) if embedded => schema::ContentBlock::Resource(schema::EmbeddedResource::new(
-                schema::EmbeddedResourceResource::TextResourceContents(
-                    schema::TextResourceContents::new(c, uri).mime_type("text/plain"),
-                ),
-            )),
-            Some(c) => schema::ContentBlock::from(format!(
-                "<file path=\"{}\">\n{c}\n</file>",
-                f.path.display()
-            )),
-            None => schema::ContentBlock::ResourceLink(schema::ResourceLink::new(name, uri)),
-        });
-    }
-    blocks
-}
-
-#[async_trait]
-impl AgentAdapter for AcpAdapter {
-    fn descriptor(&self) -> &ProviderDescriptor {
-        &self.descriptor
-    }
-
-    async fn initialize(&mut self, config: &AdapterConfig) -> Result<InitInfo, CohostError> {
-        self.config = config.clone();
-        let engine = Engine::start(&self.spec, config).await?;
-        if config.resume.is_some() && !engine.opened.resumed {
-            tracing::warn!(
-                provider = %self.spec.id,
-                "the agent does not support session/load; started a new session instead"
-            );
-        }
-        let info = InitInfo {
-            version: engine.opened.agent.as_ref().map(|a| a.version.clone()),
-            session_id: Some(engine.opened.session_id.clone()),
-        };
-        self.engine = Some(engine);
-        Ok(info)
-    }
-
-    async fn send_prompt(
-        &mut self,
-        prompt: PromptRequest,
-    ) -> Result<AgentEventStream, CohostError> {
-        if std::mem::take(&mut self.cancelled) && self.spec.restart_after_cancel {
-            self.restart().await?;
-        }
-        let engine = self.engine()?;
-        engine.session.ensure_alive(&engine.child)?;
-        let cwd = engine.cwd.clone();
-        let embedded = engine
-            .opened
-            .capabilities
-            .prompt_capabilities
-            .embedded_context;
-        let mut blocks = prompt_blocks(&prompt.text, &prompt.context_files, &cwd, embedded);
-        if !prompt.images.is_empty() {
-            // Which ACP agents take images is only known from `initialize`.
-            if !engine.opened.capabilities.prompt_capabilities.image {
-                return Err(CohostError::new(
-                    ErrorCode::UnsupportedMode,
-                    format!(
-                        "agent `{}` takes no images (its ACP promptCapabilities.image is false)",
-                        self.spec.id
-                    ),
-                )
-                .with_fix("drop --image, or use an agent that takes them (e.g. claude)"));
-            }
-            blocks.extend(prompt.images.iter().map(|i| {
-                schema::ContentBlock::Image(schema::ImageContent::new(
-                    i.data.clone(),
-                    i.media_type.clone(),
-                ))
-            }));
-        }
-        engine.session.begin_turn(blocks).await
-    }
-
-    async fn interrupt(&mut self, stage: InterruptStage) -> Result<(), CohostError> {
-        let signal = match stage {
-            InterruptStage::Cancel => {
-                self.cancelled = true;
-                return self.engine()?.session.interrupt().await;
-            }
-            InterruptStage::Signal => GroupSignal::Interrupt,
-            InterruptStage::Terminate => GroupSignal::Terminate,
-            InterruptStage::Kill => {
-                let engine = self.engine()?;
-                escape::kill_groups(&escape::escaped_groups(engine.child.pid()));
-                GroupSignal::Kill
-            }
-        };
-        self.engine()?.child.signal(signal).map(|_| ())
-    }
-
-    async fn approve_tool(&mut self, decision: ToolDecision) -> Result<(), CohostError> {
-        self.engine()?.session.decide(decision).await
-    }
-
-    async fn health(&mut self) -> Health {
-        let Some(e) = self.engine.as_ref() else {
-            return Health::default();
-        };
-        let version = e.opened.agent.as_ref().map(|a| a.version.clone());
-        e.session.health(&e.child, &e.binary, version).await
-    }
-
-    async fn terminate(&mut self) -> Result<(), CohostError> {
-        if let Some(engine) = self.engine.take() {
-            stop(engine).await;
-        }
-        Ok(())
-    }
-}
-
-/// How long an agent's processes may take to save their session and exit
-/// after SIGTERM. Claude Code's own shutdown allows its cleanup 2 s.
-const STOP_GRACE: Duration = Duration::from_secs(4);
-
-/// Stop an agent and everything it started, letting every process save its
-/// session first (`session/load` depends on it).
-async fn stop(mut engine: Engine) {
-    // Found before the agent dies: afterwards the parent links are gone.
-    let escaped = escape::escaped_groups(engine.child.pid());
-    let mut groups = escaped.clone();
-    if let Ok(own) = i32::try_from(engine.child.pid()) {
-        groups.push(own);
-    }
-    engine.stdin.close().await;
-    // Some agents exit on stdin EOF after saving their session.
-    engine.child.wait_exit(Duration::from_millis(1000)).await;
-    // Others ignore EOF (codex-acp, claude-code-acp 0.16.2). SIGTERM every
-    // group, then wait for all their processes, not only the leader:
-    // claude-code-acp's node bridge dies at once, while its Claude Code
-    // child still drains its session-file write queue (flushed every
-    // 100 ms, and on SIGTERM). Killing the group as soon as the bridge
-    // exited lost that turn on a busy machine.
-    escape::signal_groups(&groups, GroupSignal::Terminate);
-    if !escape::wait_groups_gone(&groups, STOP_GRACE).await {
-        tracing::debug!(
-            pid = engine.child.pid(),
-            "agent outlived its stop grace; killing"
-        );
-    }
-    engine.child.terminate(Duration::from_millis(300)).await;
-    escape::kill_groups(&escaped);
-}
-
-#[cfg(test)]
-#[path = "stop_tests.rs"]
-mod stop_tests;

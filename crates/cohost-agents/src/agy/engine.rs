@@ -130,8 +130,8 @@ impl Engine {
         conversation: Option<String>,
         shared: Arc<Mutex<Shared>>,
     ) -> Result<Engine, CohostError> {
-        let mut spec =
-            ProcessSpec::new(SPEC.id, binary).args(session_args(config, conversation.as_deref()));
+        let mut spec = ProcessSpec::new(SPEC.id, binary, crate::catalog::catalog())
+            .args(session_args(config, conversation.as_deref()));
         spec.env = env_policy(config);
         spec.sandbox = config.sandbox.clone();
         if !config.cwd.as_os_str().is_empty() {

@@ -15,6 +15,7 @@
 //!   notice (with the wait) and the turn goes on;
 //! - everything else is answer text, one chunk per line.
 
+use crate::catalog::CliEntry;
 use cohost_core::{
     AgentEvent, CohostError, EndReason, ErrorCode, ToolCallInfo, ToolKind, ToolStatus, Usage,
 };
@@ -248,6 +249,7 @@ fn fix_for(code: ErrorCode) -> &'static str {
 
 impl LineMap for AiderNormalizer {
     const NAME: &'static str = "aider";
+    const SPEC: Option<&'static CliEntry> = Some(&crate::aider::SPEC);
     turn_marks!(turn);
     fn map_line(&mut self, line: &str, out: &mut Vec<AgentEvent>) {
         self.start(out);

@@ -1,4 +1,5 @@
 use super::*;
+use cohost_process::Version;
 
 #[test]
 fn ids_are_unique_and_entries_complete() {
@@ -288,4 +289,29 @@ fn every_spec_is_consistent() {
             }
         }
     }
+}
+
+#[test]
+fn every_catalog_cli_has_its_state_places() {
+    use cohost_process::sandbox::has_state_places;
+    for e in CLIS {
+        assert!(
+            has_state_places(e.id, catalog()),
+            "`{}` has no state places",
+            e.id
+        );
+    }
+    for (variant, _) in acp_variants() {
+        assert!(has_state_places(variant, catalog()), "`{variant}`");
+    }
+    assert!(!has_state_places("my-plugin", catalog()));
+}
+
+/// The sandbox's policy tests (`cohost_process::sandbox`) run on a made-up
+/// list of two CLIs; these are the credential files they assume.
+#[test]
+fn the_sandbox_tests_credential_files_are_the_real_ones() {
+    let files = |id| cli(id).map(|e| e.auth.credential_files.to_vec());
+    assert_eq!(files("claude"), Some(vec![".claude/.credentials.json"]));
+    assert_eq!(files("codex"), Some(vec![".codex/auth.json"]));
 }

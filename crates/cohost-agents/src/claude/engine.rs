@@ -141,7 +141,8 @@ impl Engine {
         crate::mcp_servers::check(dialect.id, &config.mcp_servers)?;
         let env = env_policy(dialect, config);
         let (binary, version) = check_binary(dialect, config, &env).await?;
-        let mut spec = ProcessSpec::new(dialect.id, &binary).args(dialect.args(config));
+        let mut spec = ProcessSpec::new(dialect.id, &binary, crate::catalog::catalog())
+            .args(dialect.args(config));
         spec.env = env;
         spec.sandbox = config.sandbox.clone();
         if !config.cwd.as_os_str().is_empty() {

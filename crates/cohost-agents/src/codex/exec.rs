@@ -228,7 +228,9 @@ pub(crate) fn exec_args(
     let sandbox = match config.approval {
         // Inside cohost's sandbox codex's own cannot start (it mounts);
         // cohost's confines the consented writes instead.
-        ApprovalMode::AutoApprove if super::sandbox::outer_sandbox(config) => "danger-full-access",
+        ApprovalMode::AutoApprove if cohost_process::sandbox::outer_sandbox(config) => {
+            "danger-full-access"
+        }
         ApprovalMode::AutoApprove => "workspace-write",
         // No approvals in exec mode: without the user's consent the agent
         // may only read.

@@ -14,7 +14,6 @@ mod flags;
 mod items;
 mod mcp;
 pub(crate) mod normalize;
-mod sandbox;
 pub(crate) mod wire;
 
 use async_trait::async_trait;
@@ -34,10 +33,10 @@ use crate::process::{
     PROBE_TIMEOUT,
 };
 pub(crate) use acp::ACP_SPEC;
+use cohost_process::sandbox::outer_sandbox;
 use engine::AppServer;
 use flags::FLAGS;
 use normalize::CoreConfig;
-pub(crate) use sandbox::outer_sandbox;
 
 /// Codex's credentials, shared with the `codex-acp` wrapper.
 pub(crate) const CODEX_AUTH: AuthSpec = AuthSpec {
@@ -232,7 +231,7 @@ impl AgentAdapter for CodexAdapter {
                 session_id: config.resume.clone(),
             });
         }
-        let mut spec = ProcessSpec::new("codex", binary);
+        let mut spec = ProcessSpec::new("codex", binary, crate::catalog::catalog());
         spec.args = app_server_args(&mcp, config);
         spec.cwd = Some(config.cwd.clone()).filter(|c| !c.as_os_str().is_empty());
         spec.env = env;
@@ -281,7 +280,7 @@ impl AgentAdapter for CodexAdapter {
                     prev.finish().await;
                 }
                 let thread = lock_state(state).resumable.clone();
-                let mut spec = ProcessSpec::new("codex", binary.clone());
+                let mut spec = ProcessSpec::new("codex", binary.clone(), crate::catalog::catalog());
                 spec.args = exec::exec_args(&prompt.text, &self.config, thread.as_deref());
                 spec.cwd = Some(self.config.cwd.clone()).filter(|c| !c.as_os_str().is_empty());
                 spec.env = env;

@@ -7,6 +7,7 @@
 //! is one chunk: no deltas, no tool events, no usage. Other stdout lines are
 //! skipped (and counted).
 
+use crate::catalog::CliEntry;
 use cohost_core::{AgentEvent, CohostError, EndReason, ErrorCode};
 use serde::Deserialize;
 
@@ -56,6 +57,7 @@ fn fix_for(code: ErrorCode) -> &'static str {
 
 impl LineMap for ContinueNormalizer {
     const NAME: &'static str = "continue";
+    const SPEC: Option<&'static CliEntry> = Some(&crate::continue_cli::SPEC);
     turn_marks!(turn);
     fn map_line(&mut self, line: &str, out: &mut Vec<AgentEvent>) {
         if let Some(r) = parse_line::<RunOutput>(line, false, &mut self.skipped_lines) {

@@ -8,6 +8,7 @@
 //! the headless permission check refused it). `abort` marks the turn
 //! interrupted; the `result` line closes it.
 
+use crate::catalog::CliEntry;
 use cohost_core::{
     AgentEvent, CohostError, EndReason, ErrorCode, ToolCallInfo, ToolKind, ToolStatus, Usage,
 };
@@ -236,6 +237,7 @@ fn fix_for(code: ErrorCode) -> &'static str {
 
 impl LineMap for CopilotNormalizer {
     const NAME: &'static str = "copilot";
+    const SPEC: Option<&'static CliEntry> = Some(&crate::copilot::SPEC);
     turn_marks!(turn);
     fn map_line(&mut self, line: &str, out: &mut Vec<AgentEvent>) {
         if let Some(ev) = parse_line::<CopilotEvent>(line, false, &mut self.skipped_lines) {

@@ -7,6 +7,7 @@
 //! a terminal `result` (`subtype`, `is_error`, `result`, `session_id`).
 //! Fixture-only: never run against the real binary here.
 
+use crate::catalog::CliEntry;
 use cohost_core::{
     AgentEvent, CohostError, EndReason, ErrorCode, ToolCallInfo, ToolKind, ToolStatus,
 };
@@ -180,6 +181,8 @@ fn fix_for(code: ErrorCode) -> &'static str {
 
 impl LineMap for CursorNormalizer {
     const NAME: &'static str = "cursor-agent";
+    // `NAME` is no provider id of the list: no login fix of its own.
+    const SPEC: Option<&'static CliEntry> = None;
     turn_marks!(turn);
     fn map_line(&mut self, line: &str, out: &mut Vec<AgentEvent>) {
         if let Some(v) = object_line(line, false, &mut self.skipped_lines) {

@@ -1,6 +1,7 @@
 //! The pure normalizer for one `gemini -p … --output-format stream-json`
 //! turn: JSONL in, [`AgentEvent`]s out.
 
+use crate::catalog::CliEntry;
 use cohost_core::{
     AgentEvent, CohostError, EndReason, ErrorCode, ToolCallInfo, ToolKind, ToolStatus, Usage,
 };
@@ -133,6 +134,7 @@ impl GeminiNormalizer {
 
 impl LineMap for GeminiNormalizer {
     const NAME: &'static str = "gemini";
+    const SPEC: Option<&'static CliEntry> = Some(&crate::gemini::SPEC);
     const FIX: fn(ErrorCode) -> &'static str = fix_for;
     turn_marks!(marks);
 

@@ -99,3 +99,6 @@ oneshot_factory!(
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+#[cfg(feature = "wasm-plugins")]
+mod wasm_tests;

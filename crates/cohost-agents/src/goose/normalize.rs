@@ -6,6 +6,7 @@
 //! `toolResponse`), `notification`, `error`, and a terminal `complete`
 //! (`total_tokens`). Fixture-only: never run against the real binary here.
 
+use crate::catalog::CliEntry;
 use cohost_core::{
     AgentEvent, CohostError, EndReason, ErrorCode, ToolCallInfo, ToolKind, ToolStatus, Usage,
 };
@@ -162,6 +163,7 @@ fn tool_kind(name: &str) -> ToolKind {
 
 impl LineMap for GooseNormalizer {
     const NAME: &'static str = "goose";
+    const SPEC: Option<&'static CliEntry> = Some(&crate::goose::SPEC);
     turn_marks!(turn);
     fn map_line(&mut self, line: &str, out: &mut Vec<AgentEvent>) {
         if let Some(v) = object_line(line, false, &mut self.skipped_lines) {

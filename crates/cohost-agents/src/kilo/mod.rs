@@ -88,6 +88,7 @@ pub(crate) struct Kilo;
 
 impl Vendor for Kilo {
     const NAME: &'static str = "kilo";
+    const SPEC: &'static CliEntry = &SPEC;
     const AUTH_FIX: &'static str =
         "check the provider's apiKey in kilo.json or run `kilo auth login`";
     const PERMISSION_FIX: &'static str =

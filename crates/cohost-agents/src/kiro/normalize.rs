@@ -4,6 +4,7 @@
 //! a non-zero exit is an error turn when stderr names a known cause, else a
 //! crash.
 
+use crate::catalog::CliEntry;
 use cohost_core::{AgentEvent, CohostError, EndReason, ErrorCode};
 
 #[cfg(test)]
@@ -45,6 +46,8 @@ fn fix_for(code: ErrorCode) -> &'static str {
 
 impl LineMap for KiroNormalizer {
     const NAME: &'static str = "kiro-cli";
+    // `NAME` is no provider id of the list: no login fix of its own.
+    const SPEC: Option<&'static CliEntry> = None;
     turn_marks!(turn);
     fn map_line(&mut self, line: &str, out: &mut Vec<AgentEvent>) {
         self.open(out);

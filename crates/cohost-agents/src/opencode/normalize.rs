@@ -7,6 +7,7 @@
 //! closing line: the turn ends when the process exits 0 (see
 //! [`OpenCodeNormalizer::on_exit`]).
 
+use crate::catalog::CliEntry;
 use cohost_core::{
     AgentEvent, CohostError, EndReason, ErrorCode, ToolCallInfo, ToolKind, ToolStatus, Usage,
 };
@@ -25,6 +26,8 @@ use crate::process::oneshot::{
 pub(crate) trait Vendor: std::fmt::Debug + Send + 'static {
     /// The name errors are prefixed with (`opencode: ...`).
     const NAME: &'static str;
+    /// Its provider spec (the login fix of an `AUTH_REQUIRED` exit).
+    const SPEC: &'static CliEntry;
     /// The fix of an `AUTH_REQUIRED` error.
     const AUTH_FIX: &'static str;
     /// The fix of a `PERMISSION_REQUIRED` error (run mode cannot ask).
@@ -37,6 +40,7 @@ pub(crate) struct OpenCode;
 
 impl Vendor for OpenCode {
     const NAME: &'static str = "opencode";
+    const SPEC: &'static CliEntry = &crate::opencode::SPEC;
     const AUTH_FIX: &'static str =
         "check the provider's apiKey in opencode.json or run `opencode auth login`";
     const PERMISSION_FIX: &'static str =
@@ -199,6 +203,7 @@ impl<V: Vendor> OpenCodeNormalizer<V> {
 
 impl<V: Vendor> LineMap for OpenCodeNormalizer<V> {
     const NAME: &'static str = V::NAME;
+    const SPEC: Option<&'static CliEntry> = Some(V::SPEC);
     turn_marks!(turn);
     fn map_line(&mut self, line: &str, out: &mut Vec<AgentEvent>) {
         if let Some(ev) = parse_line::<RunEvent>(line, false, &mut self.skipped_lines) {

@@ -67,7 +67,10 @@ fn config(
 
 fn session(spec: &AcpSpec, config: AdapterConfig, policy: Policy) -> HostSession {
     HostSession::new(
-        Arc::new(AcpFactory::new(spec.clone())),
+        Arc::new(AcpFactory::new(
+            spec.clone(),
+            cohost_agents::catalog::catalog(),
+        )),
         config,
         Arc::new(policy),
         SessionOptions::default(),

@@ -74,6 +74,7 @@ fn replay(agent: &str, text: &str) -> Replay {
         text_errors,
         mode,
         mcp_servers: Vec::new(),
+        login_fix: None,
     });
     let mut out = Vec::new();
     let mut events = Vec::new();

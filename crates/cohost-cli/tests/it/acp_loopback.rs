@@ -71,7 +71,7 @@ impl Loop {
 
     fn session(&self, resume: Option<String>, decide: Arc<dyn DecisionSource>) -> HostSession {
         HostSession::new(
-            Arc::new(AcpFactory::new(spec())),
+            Arc::new(AcpFactory::new(spec(), cohost_agents::catalog::catalog())),
             self.config(resume),
             decide,
             SessionOptions::default(),
