@@ -99,8 +99,11 @@ impl From<CohostError> for Failure {
 /// failed before or outside a turn (shown by [`report`]).
 pub type CmdResult = Result<u8, Failure>;
 
-/// Print an error for a human (or as one JSON line when `json`).
+/// Print an error for a human (or as one JSON line when `json`): an error
+/// report, one of the boundaries where errors pass the sanitizer (the
+/// binary's, installed at start by `secrets::install`).
 pub fn show(e: &CohostError, json: bool) {
+    let e = &e.clone().sanitized(cohost_core::sanitize::global());
     if json {
         let mut v = serde_json::to_value(e).unwrap_or_default();
         if let Some(obj) = v.as_object_mut() {

@@ -140,6 +140,9 @@ impl Human {
                 let _ = writeln!(err, "{}", self.style("2", &format!("… {message}")));
             }
             EventBody::Error(e) => {
+                // Sanitized by the engine's emitter; an error event the CLI
+                // built itself passes here too.
+                let e = &e.clone().sanitized(cohost_core::sanitize::global());
                 self.end_reasoning(&mut err);
                 self.end_text(&mut out);
                 let _ = writeln!(

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-use crate::sanitize;
+use crate::sanitize::Sanitizer;
 
 /// Stable, documented error codes. The serialized form (`SCREAMING_SNAKE_CASE`)
 /// is part of cohost's public wire format.
@@ -137,13 +137,16 @@ impl fmt::Display for ErrorCode {
 }
 
 /// An error as users and other programs see it. Construct with
-/// [`CohostError::new`], which sanitizes the message.
+/// [`CohostError::new`]. Building one consults nothing: the message is
+/// sanitized where it leaves cohost (the session engine's emitter, error
+/// reports, the HTTP API, MCP/ACP replies, the record), with the
+/// [`Sanitizer`] value that boundary holds ([`CohostError::sanitized`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
 #[error("{code}: {message}")]
 pub struct CohostError {
     /// Stable machine-readable code.
     pub code: ErrorCode,
-    /// What happened, to what. Already sanitized.
+    /// What happened, to what (sanitized at the boundary, not here).
     pub message: String,
     /// Whether retrying later can succeed without user action.
     pub retryable: bool,
@@ -153,19 +156,29 @@ pub struct CohostError {
 }
 
 impl CohostError {
-    /// A new error; the message passes the sanitizer.
+    /// A new error.
     pub fn new(code: ErrorCode, message: impl AsRef<str>) -> Self {
         CohostError {
             code,
-            message: sanitize::sanitize(message.as_ref()),
+            message: message.as_ref().to_string(),
             retryable: code.default_retryable(),
             suggested_fix: None,
         }
     }
 
-    /// Attach a suggested fix (sanitized too).
+    /// Attach a suggested fix.
     pub fn with_fix(mut self, fix: impl AsRef<str>) -> Self {
-        self.suggested_fix = Some(sanitize::sanitize(fix.as_ref()));
+        self.suggested_fix = Some(fix.as_ref().to_string());
+        self
+    }
+
+    /// This error with its message and fix passed through `sanitizer`: what
+    /// a boundary shows or sends.
+    pub fn sanitized(mut self, sanitizer: &Sanitizer) -> Self {
+        self.message = sanitizer.sanitize(&self.message).into_owned();
+        self.suggested_fix = self
+            .suggested_fix
+            .map(|f| sanitizer.sanitize(&f).into_owned());
         self
     }
 
@@ -202,7 +215,8 @@ mod tests {
             ErrorCode::AuthRequired,
             "bad key sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789",
         )
-        .with_fix("set ANTHROPIC_API_KEY=sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789");
+        .with_fix("set ANTHROPIC_API_KEY=sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789")
+        .sanitized(&Sanitizer::new(Vec::<(String, String)>::new(), None));
         assert!(!e.message.contains("abcdefghijklmnop"));
         assert!(!e.suggested_fix.unwrap().contains("abcdefghijklmnop"));
     }

@@ -9,7 +9,7 @@
 //! after a name stay as they are. The shapes are listed in the README's
 //! Trust section and in [`corpus`].
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 mod known;
 mod names;
@@ -29,19 +29,29 @@ pub use stream::StreamSanitizer;
 #[doc(hidden)]
 pub mod corpus;
 
-static GLOBAL: OnceLock<Sanitizer> = OnceLock::new();
+static GLOBAL: OnceLock<Arc<Sanitizer>> = OnceLock::new();
 
 /// Installs the process-wide sanitizer. The binary (the composition root)
 /// calls this at start with the secret values it collected (environment,
 /// config, credential files); returns `false` when one was already in use.
 pub fn install(sanitizer: Sanitizer) -> bool {
-    GLOBAL.set(sanitizer).is_ok()
+    GLOBAL.set(Arc::new(sanitizer)).is_ok()
 }
 
 /// The process-wide sanitizer: the installed one, or one built on first use
 /// from the environment and `$HOME`.
 pub fn global() -> &'static Sanitizer {
-    GLOBAL.get_or_init(Sanitizer::from_process_env)
+    shared_ref()
+}
+
+/// The process-wide sanitizer as a value to hand on (the session engine
+/// keeps one in its [`crate::SessionOptions`]).
+pub fn shared() -> Arc<Sanitizer> {
+    Arc::clone(shared_ref())
+}
+
+fn shared_ref() -> &'static Arc<Sanitizer> {
+    GLOBAL.get_or_init(|| Arc::new(Sanitizer::from_process_env()))
 }
 
 /// Compile every secret pattern now, on a thread of its own: a start-up

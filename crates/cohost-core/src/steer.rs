@@ -71,8 +71,8 @@ pub const PREVIEW_CHARS: usize = 200;
 
 /// `text` as events carry it: sanitized, at most [`PREVIEW_CHARS`]
 /// characters (an ellipsis says it was cut).
-pub fn preview(text: &str) -> String {
-    let clean = crate::sanitize::sanitize(text.trim());
+pub fn preview(sanitizer: &crate::sanitize::Sanitizer, text: &str) -> String {
+    let clean = sanitizer.sanitize(text.trim()).into_owned();
     if clean.chars().count() <= PREVIEW_CHARS {
         return clean;
     }
@@ -171,6 +171,8 @@ mod tests {
 
     #[test]
     fn previews_are_bounded_and_sanitized() {
+        let s = crate::sanitize::Sanitizer::new(Vec::<(String, String)>::new(), None);
+        let preview = |t: &str| super::preview(&s, t);
         let long = "x".repeat(500);
         let p = preview(&long);
         assert_eq!(p.chars().count(), PREVIEW_CHARS);

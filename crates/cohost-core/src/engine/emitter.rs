@@ -3,7 +3,7 @@
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::event::{EndReason, Event, EventBody, Usage};
-use crate::sanitize::{self, StreamSanitizer};
+use crate::sanitize::{Sanitizer, StreamSanitizer};
 
 /// Receives the events of a turn. Any `FnMut(Event) + Send` closure is a sink.
 pub trait EventSink: Send {
@@ -31,6 +31,8 @@ pub(crate) struct TurnEmitter<'a> {
     /// back until it is whole, so it cannot slip through in pieces.
     text_guard: StreamSanitizer,
     reasoning_guard: StreamSanitizer,
+    /// The session's sanitizer (its [`crate::SessionOptions::sanitizer`]).
+    sanitizer: &'a Sanitizer,
     sink: &'a mut dyn EventSink,
 }
 
@@ -46,6 +48,7 @@ impl<'a> TurnEmitter<'a> {
         prompt_id: String,
         correlation_id: String,
         provider: String,
+        sanitizer: &'a Sanitizer,
         sink: &'a mut dyn EventSink,
     ) -> Self {
         TurnEmitter {
@@ -59,11 +62,18 @@ impl<'a> TurnEmitter<'a> {
             provider,
             text_guard: StreamSanitizer::new(),
             reasoning_guard: StreamSanitizer::new(),
+            sanitizer,
             sink,
         }
     }
 
     fn push(&mut self, body: EventBody) {
+        // Errors are built anywhere (adapters, the engine) with raw text;
+        // this is where they leave for a sink.
+        let body = match body {
+            EventBody::Error(e) => EventBody::Error(e.sanitized(self.sanitizer)),
+            other => other,
+        };
         let event = Event {
             id: format!("{}.{}", self.prompt_id, self.seq),
             prompt_id: self.prompt_id.clone(),
@@ -74,6 +84,11 @@ impl<'a> TurnEmitter<'a> {
         };
         self.seq += 1;
         self.sink.emit(event);
+    }
+
+    /// The session's sanitizer, for what the turn loop cleans itself.
+    pub(super) fn sanitizer(&self) -> &'a Sanitizer {
+        self.sanitizer
     }
 
     /// Emit `stream_start` once, before anything else.
@@ -111,26 +126,26 @@ impl<'a> TurnEmitter<'a> {
 
     pub(super) fn text(&mut self, delta: &str) {
         self.flush_reasoning();
-        let clean = self.text_guard.push(sanitize::global(), delta);
+        let clean = self.text_guard.push(self.sanitizer, delta);
         self.text_chunk(clean);
     }
 
     pub(super) fn reasoning(&mut self, delta: &str) {
         self.flush_text();
-        let clean = self.reasoning_guard.push(sanitize::global(), delta);
+        let clean = self.reasoning_guard.push(self.sanitizer, delta);
         self.reasoning_chunk(clean);
     }
 
     fn flush_text(&mut self) {
         if self.text_guard.held() > 0 {
-            let clean = self.text_guard.finish(sanitize::global());
+            let clean = self.text_guard.finish(self.sanitizer);
             self.text_chunk(clean);
         }
     }
 
     fn flush_reasoning(&mut self) {
         if self.reasoning_guard.held() > 0 {
-            let clean = self.reasoning_guard.finish(sanitize::global());
+            let clean = self.reasoning_guard.finish(self.sanitizer);
             self.reasoning_chunk(clean);
         }
     }
@@ -175,8 +190,8 @@ impl<'a> TurnEmitter<'a> {
 /// The first `max` bytes of `s` on a char boundary, sanitized (as JSON when
 /// it is a JSON document: tools report structured output as text), with a
 /// marker when cut.
-pub(crate) fn preview(s: &str, max: usize) -> String {
-    let clean = sanitize::sanitize_text_or_json(s);
+pub(crate) fn preview(sanitizer: &Sanitizer, s: &str, max: usize) -> String {
+    let clean = sanitizer.sanitize_text_or_json(s).into_owned();
     if clean.len() <= max {
         return clean;
     }
@@ -194,7 +209,14 @@ mod tests {
     fn run(f: impl FnOnce(&mut TurnEmitter<'_>)) -> Vec<Event> {
         let mut events = Vec::new();
         let mut sink = |e: Event| events.push(e);
-        let mut em = TurnEmitter::new("p1".into(), "c1".into(), "mock".into(), &mut sink);
+        let sanitizer = Sanitizer::new(Vec::<(String, String)>::new(), None);
+        let mut em = TurnEmitter::new(
+            "p1".into(),
+            "c1".into(),
+            "mock".into(),
+            &sanitizer,
+            &mut sink,
+        );
         f(&mut em);
         drop(em);
         events

@@ -21,6 +21,7 @@ use crate::ids::IdGen;
 use crate::lifecycle::{Lifecycle, State};
 use crate::port::{AdapterConfig, AdapterFactory, AgentAdapter, ContextFile, Health, PromptImage};
 use crate::provider::ProviderDescriptor;
+use crate::sanitize::Sanitizer;
 
 /// Tunables of a session. Defaults suit interactive use.
 #[derive(Debug, Clone)]
@@ -39,6 +40,11 @@ pub struct SessionOptions {
     /// The longest one turn may run before the interrupt ladder ends it
     /// (`None`: no limit).
     pub turn_limit: Option<Duration>,
+    /// What every event passes before any sink sees it (deltas as streams,
+    /// tool inputs and outputs, status texts, errors). The composition
+    /// root's value; the default is the process-wide one
+    /// ([`crate::sanitize::shared`]).
+    pub sanitizer: Arc<Sanitizer>,
 }
 
 impl Default for SessionOptions {
@@ -56,6 +62,7 @@ impl Default for SessionOptions {
             respawn_backoff: Duration::from_millis(250),
             output_preview_bytes: 2048,
             turn_limit: None,
+            sanitizer: crate::sanitize::shared(),
         }
     }
 }
@@ -209,7 +216,6 @@ impl HostSession {
         decisions: SharedDecisionSource,
         opts: SessionOptions,
     ) -> Self {
-        crate::sanitize::warm_up();
         let (control_tx, controls) = mpsc::unbounded_channel();
         let descriptor = factory.descriptor();
         let native_session_id = config.resume.clone();

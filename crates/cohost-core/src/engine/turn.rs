@@ -4,6 +4,7 @@
 use futures::future::BoxFuture;
 use futures::{FutureExt, StreamExt};
 use std::collections::VecDeque;
+use std::sync::Arc;
 use tokio::time::{sleep_until, Instant};
 
 use super::emitter::{preview, EventSink, TurnEmitter};
@@ -13,7 +14,6 @@ use crate::error::{CohostError, ErrorCode};
 use crate::event::{DecisionOrigin, EndReason, EventBody, Usage};
 use crate::lifecycle::State;
 use crate::port::{AgentEvent, AgentEventStream, InterruptStage, PromptRequest, ToolDecision};
-use crate::sanitize;
 use crate::steer::{self, SteerNotice};
 
 /// Where the interrupt ladder stands.
@@ -42,10 +42,12 @@ impl HostSession {
             .correlation_id
             .clone()
             .unwrap_or_else(|| self.ids.correlation_id());
+        let sanitizer = Arc::clone(&self.opts.sanitizer);
         let mut out = TurnEmitter::new(
             prompt_id.clone(),
             correlation_id.clone(),
             self.descriptor.id.clone(),
+            &sanitizer,
             sink,
         );
         // Interrupts pressed and text steered while idle belong to no turn.
@@ -351,7 +353,7 @@ impl HostSession {
                     AgentEvent::TextDelta(t) => out.text(&t),
                     AgentEvent::ReasoningDelta(t) => out.reasoning(&t),
                     AgentEvent::ToolCall(mut call) => {
-                        sanitize::sanitize_json(&mut call.input);
+                        out.sanitizer().sanitize_json(&mut call.input);
                         out.emit(EventBody::ToolCall {
                             tool_id: call.tool_id,
                             name: call.name,
@@ -360,7 +362,7 @@ impl HostSession {
                         });
                     }
                     AgentEvent::ApprovalRequested { mut call, options } => {
-                        sanitize::sanitize_json(&mut call.input);
+                        out.sanitizer().sanitize_json(&mut call.input);
                         out.emit(EventBody::ToolApprovalRequested {
                             tool_id: call.tool_id.clone(),
                             name: call.name.clone(),
@@ -400,7 +402,11 @@ impl HostSession {
                         out.emit(EventBody::ToolExecuted {
                             tool_id,
                             status,
-                            output_preview: preview(&output, self.opts.output_preview_bytes),
+                            output_preview: preview(
+                                out.sanitizer(),
+                                &output,
+                                self.opts.output_preview_bytes,
+                            ),
                         });
                     }
                     AgentEvent::Usage(u) => {
@@ -412,7 +418,7 @@ impl HostSession {
                         retry_after_ms,
                     } => {
                         out.emit(EventBody::Status {
-                            message: sanitize::sanitize(&message),
+                            message: out.sanitizer().sanitize(&message).into_owned(),
                             retry_after_ms,
                         });
                     }
@@ -452,7 +458,7 @@ impl HostSession {
         match adapter.steer(&r.text).await {
             Ok(()) => {
                 out.emit(EventBody::Steered(SteerNotice {
-                    text: steer::preview(&r.text),
+                    text: steer::preview(out.sanitizer(), &r.text),
                     by: r.by.clone(),
                 }));
                 // The sender queues nothing: the event said it all.

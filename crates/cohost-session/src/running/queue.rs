@@ -44,7 +44,9 @@ impl PromptQueue {
         let item = QueueItem {
             id: self.last_id,
             correlation_id,
-            text: preview(&input.text),
+            // The process-wide sanitizer: the queue does not hold the
+            // session options (`SessionOptions::sanitizer`) yet.
+            text: preview(cohost_core::sanitize::global(), &input.text),
             by,
         };
         self.items.push_back(Queued {
