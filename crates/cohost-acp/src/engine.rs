@@ -245,7 +245,7 @@ fn locate(
         ) {
             Ok(p) => return Ok(p),
             Err(e) => {
-                first_err.get_or_insert(e);
+                first_err.get_or_insert(CohostError::from(e));
             }
         }
         if config.binary.is_some() {

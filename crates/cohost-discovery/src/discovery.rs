@@ -250,7 +250,7 @@ pub async fn discover_cli(
                 }
             }
         }
-        Err(e) => d.version_error = Some(e),
+        Err(e) => d.version_error = Some(e.into()),
     }
     d
 }

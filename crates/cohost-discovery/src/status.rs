@@ -205,7 +205,9 @@ pub async fn auth_state(
                 }
             }
         }
-        Err(e) => AuthState::Unknown { reason: e.message },
+        Err(e) => AuthState::Unknown {
+            reason: CohostError::from(e).message,
+        },
     }
 }
 

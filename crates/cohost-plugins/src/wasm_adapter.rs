@@ -185,7 +185,8 @@ impl AgentAdapter for WasmAdapter {
         let path = env.effective_path();
         let mut found = Err(CohostError::new(ErrorCode::ProviderNotFound, "no binary"));
         for name in self.manifest.binary.to_vec() {
-            found = locate_binary(&id, &name, config.binary.as_deref(), path.as_deref(), &hint);
+            found = locate_binary(&id, &name, config.binary.as_deref(), path.as_deref(), &hint)
+                .map_err(CohostError::from);
             if found.is_ok() || config.binary.is_some() {
                 break;
             }

@@ -35,6 +35,7 @@
 
 mod child;
 mod env;
+mod error;
 mod framer;
 // kill(2) on a process group.
 #[allow(unsafe_code)]
@@ -60,6 +61,7 @@ pub mod supervisor;
 pub use child::crash_report;
 pub use child::{StdinWriter, Supervised};
 pub use env::{EnvPolicy, ALLOWED_NAMES, ALLOWED_PREFIXES};
+pub use error::ProcessError;
 pub use framer::{Frame, LineFramer, DEFAULT_MAX_LINE_BYTES};
 pub use group::running_as_root;
 pub use group::{

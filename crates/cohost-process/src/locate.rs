@@ -1,6 +1,6 @@
 //! Finding an agent's binary and probing its version.
 
-use cohost_core::{CohostError, ErrorCode};
+use super::error::ProcessError;
 use std::ffi::{OsStr, OsString};
 use std::fmt;
 use std::os::unix::fs::PermissionsExt;
@@ -21,7 +21,7 @@ pub fn locate_binary(
     explicit: Option<&Path>,
     search_path: Option<&OsStr>,
     install_hint: &str,
-) -> Result<PathBuf, CohostError> {
+) -> Result<PathBuf, ProcessError> {
     if let Some(path) = explicit {
         // A bare name ("claude-beta") is looked up on PATH like the default.
         if path.components().count() > 1 || path.is_absolute() {
@@ -69,14 +69,12 @@ fn is_executable(path: &Path) -> bool {
         .unwrap_or(false)
 }
 
-fn not_found(provider_id: &str, what: &str, install_hint: &str) -> CohostError {
-    CohostError::new(
-        ErrorCode::ProviderNotFound,
-        format!("agent `{provider_id}` is not installed: {what}"),
-    )
-    .with_fix(format!(
-        "{install_hint}; or set the binary path in cohost's config for `{provider_id}`"
-    ))
+fn not_found(provider_id: &str, what: &str, install_hint: &str) -> ProcessError {
+    ProcessError::NotFound {
+        provider: provider_id.to_string(),
+        what: what.to_string(),
+        install_hint: install_hint.to_string(),
+    }
 }
 
 /// A `major.minor.patch` version.
@@ -157,15 +155,16 @@ impl VersionRange {
         provider_id: &str,
         v: Version,
         install_hint: &str,
-    ) -> Result<(), CohostError> {
+    ) -> Result<(), ProcessError> {
         if self.contains(v) {
             return Ok(());
         }
-        Err(CohostError::new(
-            ErrorCode::VersionUnsupported,
-            format!("agent `{provider_id}` {v} is outside the tested range {self}"),
-        )
-        .with_fix(format!("install a version in {self} ({install_hint})")))
+        Err(ProcessError::VersionOutOfRange {
+            provider: provider_id.to_string(),
+            version: v,
+            range: *self,
+            install_hint: install_hint.to_string(),
+        })
     }
 }
 
@@ -186,7 +185,7 @@ pub async fn probe(
     args: &[&str],
     env: &EnvPolicy,
     timeout: Duration,
-) -> Result<ProbeOutput, CohostError> {
+) -> Result<ProbeOutput, ProcessError> {
     if let Some(out) = super::probe_cache::lookup(binary, args) {
         return Ok(out);
     }
@@ -201,7 +200,7 @@ async fn probe_uncached(
     args: &[&str],
     env: &EnvPolicy,
     timeout: Duration,
-) -> Result<ProbeOutput, CohostError> {
+) -> Result<ProbeOutput, ProcessError> {
     let mut cmd = tokio::process::Command::new(binary);
     cmd.args(args)
         .env_clear()
@@ -211,12 +210,9 @@ async fn probe_uncached(
         .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(true);
-    let child = cmd.spawn().map_err(|e| {
-        CohostError::new(
-            ErrorCode::SpawnFailed,
-            format!("could not run `{}`: {e}", binary.display()),
-        )
-        .with_fix("check that the file is an executable for this platform")
+    let child = cmd.spawn().map_err(|source| ProcessError::ProbeSpawn {
+        binary: binary.to_path_buf(),
+        source,
     })?;
     let pgid = child.id().and_then(|p| i32::try_from(p).ok());
     match tokio::time::timeout(timeout, child.wait_with_output()).await {
@@ -232,24 +228,19 @@ async fn probe_uncached(
                 success: out.status.success(),
             })
         }
-        Ok(Err(e)) => Err(CohostError::new(
-            ErrorCode::SpawnFailed,
-            format!("`{} {}` failed: {e}", binary.display(), args.join(" ")),
-        )),
+        Ok(Err(source)) => Err(ProcessError::ProbeWait {
+            command: format!("{} {}", binary.display(), args.join(" ")),
+            source,
+        }),
         Err(_) => {
             if let Some(g) = pgid {
                 let _ = signal_group(g, GroupSignal::Kill);
             }
-            Err(CohostError::new(
-                ErrorCode::Timeout,
-                format!(
-                    "agent `{provider_id}`: `{} {}` did not answer within {} ms",
-                    binary.display(),
-                    args.join(" "),
-                    timeout.as_millis()
-                ),
-            )
-            .with_fix("run the command yourself to see whether it waits for input or a login"))
+            Err(ProcessError::ProbeTimeout {
+                provider: provider_id.to_string(),
+                command: format!("{} {}", binary.display(), args.join(" ")),
+                ms: timeout.as_millis(),
+            })
         }
     }
 }
@@ -261,26 +252,23 @@ pub async fn probe_version(
     binary: &Path,
     env: &EnvPolicy,
     timeout: Duration,
-) -> Result<(Version, String), CohostError> {
+) -> Result<(Version, String), ProcessError> {
     let out = probe(provider_id, binary, &["--version"], env, timeout).await?;
     let raw = out.text.trim().to_string();
     match Version::find_in(&raw) {
         Some(v) if out.success => Ok((v, raw)),
-        _ => Err(CohostError::new(
-            ErrorCode::VersionUnsupported,
-            format!(
-                "agent `{provider_id}`: `{} --version` printed no version: {}",
-                binary.display(),
-                raw.lines().next().unwrap_or("(nothing)")
-            ),
-        )
-        .with_fix("reinstall the agent; cohost needs a version it was tested with")),
+        _ => Err(ProcessError::NoVersion {
+            provider: provider_id.to_string(),
+            binary: binary.to_path_buf(),
+            first_line: raw.lines().next().unwrap_or("(nothing)").to_string(),
+        }),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cohost_core::{CohostError, ErrorCode};
 
     #[test]
     fn parses_versions_from_tool_output() {
@@ -307,6 +295,7 @@ mod tests {
         let e = r
             .check("claude", Version::new(3, 0, 1), "npm i")
             .unwrap_err();
+        let e = CohostError::from(e);
         assert_eq!(e.code, ErrorCode::VersionUnsupported);
         assert!(e.message.contains(">=2.0.0, <3.0.0"), "{}", e.message);
     }
@@ -322,6 +311,7 @@ mod tests {
             "npm i -g x",
         )
         .unwrap_err();
+        let e = CohostError::from(e);
         assert_eq!(e.code, ErrorCode::ProviderNotFound);
         assert!(e.suggested_fix.unwrap().contains("npm i -g x"));
         let e = locate_binary(
@@ -332,6 +322,7 @@ mod tests {
             "hint",
         )
         .unwrap_err();
+        let e = CohostError::from(e);
         assert_eq!(e.code, ErrorCode::ProviderNotFound);
     }
 
@@ -361,6 +352,7 @@ mod tests {
         )
         .await
         .unwrap_err();
+        let e = CohostError::from(e);
         assert_eq!(e.code, ErrorCode::Timeout);
     }
 
@@ -372,10 +364,11 @@ mod tests {
         assert_eq!(v, Version::new(2, 1, 332));
         assert_eq!(raw, "2.1.332 (Claude Code)");
         let e = probe_version_of("echo nothing").await.unwrap_err();
+        let e = CohostError::from(e);
         assert_eq!(e.code, ErrorCode::VersionUnsupported);
     }
 
-    async fn probe_version_of(script: &str) -> Result<(Version, String), CohostError> {
+    async fn probe_version_of(script: &str) -> Result<(Version, String), ProcessError> {
         let dir = tempfile::tempdir().unwrap();
         let bin = dir.path().join("tool");
         std::fs::write(&bin, format!("#!/bin/sh\n{script}\n")).unwrap();

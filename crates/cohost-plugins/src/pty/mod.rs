@@ -216,7 +216,8 @@ impl PtyAdapter {
                 Some(&explicit),
                 path.as_deref(),
                 &spec.install_hint,
-            );
+            )
+            .map_err(CohostError::from);
             if found.is_ok() || config.binary.is_some() {
                 break;
             }

@@ -190,7 +190,13 @@ fn a_tree_that_holds_a_secret_is_granted_around_it() {
 #[test]
 fn off_builds_nothing() {
     let mut env = EnvPolicy::default();
-    let got = build("claude", &SandboxRequest::default(), None, &mut env, CATALOG);
+    let got = build(
+        "claude",
+        &SandboxRequest::default(),
+        None,
+        &mut env,
+        CATALOG,
+    );
     assert!(matches!(got, Ok(None)));
     assert!(!env.explicit.contains_key("TMPDIR"));
 }
@@ -205,7 +211,8 @@ fn on_sets_a_private_tmpdir_that_goes_with_the_sandbox() {
         mode: SandboxMode::On,
         ..SandboxRequest::default()
     };
-    let Some(sandbox) = build("codex", &req, Some(scratch.path()), &mut env, CATALOG).unwrap() else {
+    let Some(sandbox) = build("codex", &req, Some(scratch.path()), &mut env, CATALOG).unwrap()
+    else {
         assert!(!Support::probe().available(), "built where Landlock exists");
         return;
     };
