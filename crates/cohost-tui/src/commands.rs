@@ -111,6 +111,22 @@ const HOST: &[Command] = &[
         "the same prompt to every agent of the room",
     ),
     c(
+        "/add",
+        "AGENT",
+        "add an agent to the room (@NAME TEXT addresses one)",
+    ),
+    c("/drop", "NAME", "stop a member and take it out of the room"),
+    c(
+        "/handoff",
+        "NAME [TEXT]",
+        "give NAME the conversation so far (of the member with the word)",
+    ),
+    c(
+        "/keep",
+        "NAME [--merge]",
+        "that member's changes into your checkout; the others stop",
+    ),
+    c(
         "/diff",
         "[TURN]",
         "what the agent changed (no TURN: every turn)",
@@ -194,7 +210,7 @@ pub fn help(mode: Mode) -> String {
     }
     match mode {
         Mode::Chat => s.push_str("  room: /add AGENT · @NAME TEXT · /compare TEXT · /handoff NAME · /members · /drop NAME · /keep NAME\n"),
-        Mode::Host => s.push_str("  several agents: @NAME TEXT · /compare TEXT · /members\n"),
+        Mode::Host => s.push_str("  room: /add AGENT · @NAME TEXT · /compare TEXT · /handoff NAME · /members · /drop NAME · /keep NAME\n"),
         Mode::Participant { co_driver: true } => {
             s.push_str("  several agents: @NAME TEXT suggests to that one\n");
         }

@@ -308,14 +308,14 @@ impl App {
         match (mode, name) {
             (_, "/help") => self.notice(commands::help(mode)),
             (_, "/quit") => self.effect(Effect::Quit),
-            (Mode::Chat, "/add") if arg.is_empty() => {
+            (Mode::Chat | Mode::Host, "/add") if arg.is_empty() => {
                 self.notice(need("an agent, e.g. /add codex (see /agent for the list)"));
             }
-            (Mode::Chat, "/add") => self.effect(Effect::AddMember(arg.into())),
-            (Mode::Chat, "/drop") if arg.is_empty() => {
+            (Mode::Chat | Mode::Host, "/add") => self.effect(Effect::AddMember(arg.into())),
+            (Mode::Chat | Mode::Host, "/drop") if arg.is_empty() => {
                 self.notice(need("a member's name (/members)"));
             }
-            (Mode::Chat, "/drop") => self.effect(Effect::DropMember(arg.into())),
+            (Mode::Chat | Mode::Host, "/drop") => self.effect(Effect::DropMember(arg.into())),
             (Mode::Chat | Mode::Host, "/members") => self.effect(Effect::Members),
             (Mode::Chat | Mode::Host, "/compare") if arg.is_empty() => {
                 self.notice(need("a prompt for every member"));
@@ -324,12 +324,12 @@ impl App {
                 self.prompted("you → every member", arg);
                 self.effect(Effect::Compare(arg.into()));
             }
-            (Mode::Chat, "/handoff") if arg.is_empty() => {
+            (Mode::Chat | Mode::Host, "/handoff") if arg.is_empty() => {
                 self.notice(need(
                     "the member taking over, e.g. /handoff codex review it",
                 ));
             }
-            (Mode::Chat, "/handoff") => {
+            (Mode::Chat | Mode::Host, "/handoff") => {
                 let (to, text) = arg.split_once(' ').unwrap_or((arg, ""));
                 self.prompted("you", &format!("/handoff {arg}"));
                 self.effect(Effect::Handoff {
@@ -337,11 +337,11 @@ impl App {
                     text: text.trim().into(),
                 });
             }
-            (Mode::Chat, "/keep") if arg.is_empty() => {
+            (Mode::Chat | Mode::Host, "/keep") if arg.is_empty() => {
                 self.notice(need("a member's name (/members)"));
             }
-            (Mode::Chat, "/keep") if self.busy() => self.set_busy_hint(),
-            (Mode::Chat, "/keep") => {
+            (Mode::Chat | Mode::Host, "/keep") if self.busy() => self.set_busy_hint(),
+            (Mode::Chat | Mode::Host, "/keep") => {
                 let (name, merge) = match arg.strip_suffix(" --merge") {
                     Some(n) => (n.trim(), true),
                     None => (arg, false),

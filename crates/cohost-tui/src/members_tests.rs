@@ -198,3 +198,43 @@ fn in_a_room_prompts_are_sent_at_once_and_room_commands_are_effects() {
         }]
     );
 }
+
+#[test]
+fn the_host_console_changes_a_shared_room_as_the_chat_does() {
+    let mut a = App::new(Mode::Host, Theme::new(false));
+    a.on_incoming(
+        Incoming::Members(vec!["a".into(), "b".into()]),
+        Instant::now(),
+    );
+    for (line, effect) in [
+        ("/add codex", Effect::AddMember("codex".into())),
+        ("/drop b", Effect::DropMember("b".into())),
+        (
+            "/handoff b check it",
+            Effect::Handoff {
+                to: "b".into(),
+                text: "check it".into(),
+            },
+        ),
+        (
+            "/keep a",
+            Effect::Keep {
+                name: "a".into(),
+                merge: false,
+            },
+        ),
+    ] {
+        a.input.set(line);
+        a.on_key(crossterm::event::KeyEvent::from(
+            crossterm::event::KeyCode::Enter,
+        ));
+        assert_eq!(a.take_effects(), [effect], "{line}");
+    }
+    // The help names them, and still fits a 24-row terminal.
+    let help = crate::commands::help(Mode::Host);
+    assert!(
+        help.contains("/handoff NAME · /members · /drop NAME · /keep NAME"),
+        "{help}"
+    );
+    assert!(help.lines().count() < 24, "{help}");
+}
