@@ -1,5 +1,5 @@
 //! [`ProcessError`]: what can go wrong finding, checking and probing an
-//! agent's binary, typed and with its source, and its mapping to the wire
+//! agent's binary and preparing its sandbox, typed and with its source, and its mapping to the wire
 //! error ([`CohostError`]) at the adapter, the edge.
 
 use std::path::PathBuf;
@@ -72,6 +72,22 @@ pub enum ProcessError {
         /// The time it had.
         ms: u128,
     },
+    /// The sandbox is required and this kernel cannot confine the agent.
+    #[error(
+        "the sandbox is required, but this kernel has no Landlock, so the agent cannot be confined"
+    )]
+    SandboxUnavailable,
+    /// The sandbox could not prepare a path (its private temp dir).
+    #[error("the sandbox could not {what} `{}`: {source}", path.display())]
+    SandboxIo {
+        /// What it tried.
+        what: &'static str,
+        /// On what.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 impl ProcessError {
@@ -86,6 +102,8 @@ impl ProcessError {
                 ErrorCode::SpawnFailed
             }
             ProcessError::ProbeTimeout { .. } => ErrorCode::Timeout,
+            ProcessError::SandboxUnavailable => ErrorCode::UnsupportedMode,
+            ProcessError::SandboxIo { .. } => ErrorCode::SpawnFailed,
         }
     }
 
@@ -114,6 +132,15 @@ impl ProcessError {
             ProcessError::ProbeTimeout { .. } => {
                 Some("run the command yourself to see whether it waits for input or a login".into())
             }
+            ProcessError::SandboxUnavailable => Some(
+                "run on Linux 5.13 or later with `landlock` in the kernel's lsm= list (`cohost \
+                 doctor` shows what is enforced), or use --sandbox=on to run unconfined with a \
+                 notice"
+                    .into(),
+            ),
+            ProcessError::SandboxIo { .. } => Some(
+                "check that directory's permissions and free space, or use --sandbox=off".into(),
+            ),
         }
     }
 }

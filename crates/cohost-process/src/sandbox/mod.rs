@@ -26,11 +26,12 @@ mod walk;
 use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 
-use cohost_core::{CohostError, ErrorCode, SandboxMode, SandboxRequest};
+use cohost_core::{CohostError, SandboxMode, SandboxRequest};
 pub use cohost_supervisor::sandbox::{SandboxPolicy, Support};
 
 use super::env::EnvPolicy;
 use crate::provider::Catalog;
+use crate::ProcessError;
 
 /// Devices every program may open for writing (their ioctls included):
 /// the null sinks, randomness, the controlling terminal and ptys.
@@ -99,24 +100,17 @@ pub fn report() -> SandboxReport {
     }
 }
 
-/// The typed error for `--sandbox=required` on a kernel without Landlock.
+/// The wire error for `--sandbox=required` on a kernel without Landlock.
 pub fn unavailable_error() -> CohostError {
-    CohostError::new(
-        ErrorCode::UnsupportedMode,
-        "the sandbox is required, but this kernel has no Landlock, so the agent cannot be confined",
-    )
-    .with_fix(
-        "run on Linux 5.13 or later with `landlock` in the kernel's lsm= list (`cohost doctor` \
-         shows what is enforced), or use --sandbox=on to run unconfined with a notice",
-    )
+    ProcessError::SandboxUnavailable.into()
 }
 
-fn failed(what: &str, path: &Path, e: &std::io::Error) -> CohostError {
-    CohostError::new(
-        ErrorCode::SpawnFailed,
-        format!("the sandbox could not {what} `{}`: {e}", path.display()),
-    )
-    .with_fix("check that directory's permissions and free space, or use --sandbox=off")
+fn failed(what: &'static str, path: &Path, source: std::io::Error) -> ProcessError {
+    ProcessError::SandboxIo {
+        what,
+        path: path.to_path_buf(),
+        source,
+    }
 }
 
 /// `p` with symlinks resolved where it exists (Landlock checks the real
@@ -163,7 +157,7 @@ pub fn build(
     }
     let cwd = match cwd {
         Some(c) => c.to_path_buf(),
-        None => std::env::current_dir().map_err(|e| failed("find", Path::new("."), &e))?,
+        None => std::env::current_dir().map_err(|e| failed("find", Path::new("."), e))?,
     };
     let snapshot = env.clone();
     let var = move |k: &str| snapshot.var(k);
@@ -186,7 +180,7 @@ pub fn build(
 }
 
 /// A new owner-only directory for the agent's temp files.
-fn private_tmp(parent: Option<PathBuf>) -> Result<PathBuf, CohostError> {
+fn private_tmp(parent: Option<PathBuf>) -> Result<PathBuf, ProcessError> {
     let parent = parent
         .filter(|p| p.is_absolute())
         .unwrap_or_else(std::env::temp_dir);
@@ -195,7 +189,7 @@ fn private_tmp(parent: Option<PathBuf>) -> Result<PathBuf, CohostError> {
         .recursive(true)
         .mode(0o700)
         .create(&dir)
-        .map_err(|e| failed("create its temp dir", &dir, &e))?;
+        .map_err(|e| failed("create its temp dir", &dir, e))?;
     Ok(canonical(&dir))
 }
 
