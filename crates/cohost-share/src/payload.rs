@@ -64,6 +64,11 @@ pub struct Chat {
     pub from: Option<String>,
     /// Message.
     pub text: String,
+    /// The room's members now, in a room of several agents: the host's
+    /// chat when it adds, drops or keeps a member, and when someone joins.
+    /// Receivers take it from the host only; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub members: Option<Vec<String>>,
 }
 
 /// `key.announce` (participant to hosts): the participant's X25519 public

@@ -91,6 +91,7 @@ fn room_messages_round_trip_and_misrouting_is_an_error_not_a_drop() {
         Message::Chat(Chat {
             from: None,
             text: "hello".into(),
+            members: None,
         }),
     ];
     for m in &msgs {

@@ -16,6 +16,7 @@ use tokio::sync::mpsc;
 
 pub use super::chat_args::ChatArgs;
 use super::chat_args::{Ctx, Target};
+use super::room_members::RoomPlace;
 use crate::cmd::screen::{decide, on_terminal, watch_signals};
 use crate::cmd::turn_changes;
 use crate::exit::{CmdResult, Failure};
@@ -158,7 +159,15 @@ async fn run_room(ctx: Ctx) -> CmdResult {
         names[0]
     )));
     watch_signals(effects.clone(), to_app.clone());
-    let chat = crate::cmd::chat_room::RoomChat::new(id, room.members().to_vec(), worktrees, to_app)
+    let place = RoomPlace {
+        host: ctx.host.clone(),
+        cfg: ctx.cfg.clone(),
+        id,
+        worktrees,
+        sockets: None,
+        notifier: Some(ctx.notifier.clone()),
+    };
+    let chat = crate::cmd::chat_room::RoomChat::new(place, room.members().to_vec(), to_app)
         .with_bridge(bridged);
     drop((room, sockets));
     let driver = tokio::spawn(chat.drive(ctx, from_app));
@@ -292,9 +301,16 @@ async fn drive(
                 let room_id = format!("r-{}", cohost_core::ids::random_tag());
                 // Agents added from here may ask the others; this one
                 // started without the bridge.
-                let mut room =
-                    crate::cmd::chat_room::RoomChat::new(room_id, vec![first], worktrees, to_app)
-                        .with_bridge(crate::cmd::bridged::bridge());
+                let place = RoomPlace {
+                    host: ctx.host.clone(),
+                    cfg: ctx.cfg.clone(),
+                    id: room_id,
+                    worktrees,
+                    sockets: None,
+                    notifier: Some(ctx.notifier.clone()),
+                };
+                let mut room = crate::cmd::chat_room::RoomChat::new(place, vec![first], to_app)
+                    .with_bridge(crate::cmd::bridged::bridge());
                 room.add(&ctx, agent).await;
                 return room.drive(ctx, effects).await;
             }

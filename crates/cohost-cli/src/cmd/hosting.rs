@@ -334,14 +334,12 @@ pub(crate) fn room_title(room: &Room) -> String {
 }
 
 /// The end of a hosted room: every member stops; in a room of several
-/// agents the worktrees of members that changed nothing go, and the host
-/// is told how to keep the work of those that did.
+/// agents (or what is left of one after `/keep` or `/drop`) the worktrees
+/// of members that changed nothing go, and the host is told how to keep
+/// the work of those that did.
 pub(crate) async fn end_room(room: &Room) {
     if let Err(e) = room.terminate().await {
         tracing::warn!(error = %e, "stopping the agents failed");
-    }
-    if room.members().len() < 2 {
-        return;
     }
     let host = match crate::hostctx::host() {
         Ok(h) => h,
@@ -350,10 +348,20 @@ pub(crate) async fn end_room(room: &Room) {
             return;
         }
     };
+    // A member's record names its room; a session of one agent, even in a
+    // worktree it asked for (`--worktree`), is not tidied here.
+    let store = cohost_host::SessionStore::open(&host.paths.state_dir);
     let ids: Vec<String> = room
         .members()
         .iter()
         .filter_map(|m| m.session.record_id().map(String::from))
+        .filter(|id| {
+            store
+                .get(id.as_str())
+                .ok()
+                .flatten()
+                .is_some_and(|r| r.room.is_some())
+        })
         .collect();
     for rec in cohost_host::session::tidy_worktrees(&host, &ids).await {
         let member = rec

@@ -22,6 +22,7 @@ pub mod queue;
 pub mod record;
 pub mod relay;
 pub mod room_bridge;
+pub(crate) mod room_members;
 pub mod room_tui;
 pub mod run;
 pub mod screen;

@@ -24,6 +24,7 @@ use cohost_tui::theme::Theme;
 use tokio::sync::mpsc;
 
 use crate::cmd::hosting::{changes_in_room, end_room, room_title};
+use crate::cmd::room_members::MemberSetup;
 use crate::cmd::screen::{decide, on_terminal, watch_signals};
 use crate::exit::CmdResult;
 use crate::multiplayer::host::{HostBridge, HostInput, HostNotice, SuggestionPolicy};
@@ -54,6 +55,8 @@ pub struct HostParts {
     pub bridge_notes: Option<mpsc::UnboundedReceiver<cohost_session::BridgeNote>>,
     /// Calls that need several approvals (`--quorum`).
     pub quorum: Vec<cohost_share::QuorumRule>,
+    /// What `/add` opens members with (`None`: the members are fixed).
+    pub(crate) members: Option<MemberSetup>,
 }
 
 fn role_word(r: Role) -> String {
@@ -110,6 +113,7 @@ fn host_incoming(n: HostNotice) -> Option<Incoming> {
         },
         HostNotice::Presence(p) => return presence(p),
         HostNotice::Room(m) => Incoming::Notice(m),
+        HostNotice::Members(names) => Incoming::Members(names),
         HostNotice::InterruptRequested { from } => Incoming::Notice(format!(
             "{} asks to interrupt the turn (Esc interrupts)",
             inert_line(&from)
@@ -122,14 +126,14 @@ fn host_incoming(n: HostNotice) -> Option<Incoming> {
 struct Hosting {
     inputs: mpsc::UnboundedSender<HostInput>,
     bridge: tokio::task::JoinHandle<Room>,
-    room: Room,
+    /// The room as the bridge has it (`/add`, `/drop`, `/keep` change it).
+    room: tokio::sync::watch::Receiver<Room>,
 }
 
 /// Start the bridge over `p`'s session and room; its notices and its end
 /// go to the screen.
 fn start_hosting(p: HostParts, to_app: &mpsc::UnboundedSender<Incoming>) -> Hosting {
     let (notice_tx, mut notices) = mpsc::unbounded_channel();
-    let room = p.room.clone();
     let mut bridge = HostBridge::for_room(p.room, p.client, p.suggestions, notice_tx)
         .with_e2e(p.e2e)
         .with_interrupt_policy(p.interrupts)
@@ -137,6 +141,10 @@ fn start_hosting(p: HostParts, to_app: &mpsc::UnboundedSender<Incoming>) -> Host
     if let Some(notes) = p.bridge_notes {
         bridge = bridge.with_bridge_notes(notes);
     }
+    if let Some(setup) = p.members {
+        bridge = bridge.with_members(setup);
+    }
+    let room = bridge.room_now();
     let (inputs, bridge_inputs) = mpsc::unbounded_channel();
     let news = to_app.clone();
     tokio::spawn(async move {
@@ -176,8 +184,9 @@ impl Hosting {
                 Effect::Undo(turn) => Some(ChangesCommand::Undo(turn)),
                 _ => None,
             };
+            let room = self.room.borrow().clone();
             if let Some(cmd) = changes {
-                let _ = say.send(changes_in_room(&self.room, cmd, &mut host).await);
+                let _ = say.send(changes_in_room(&room, cmd, &mut host).await);
                 continue;
             }
             let input = match e {
@@ -185,7 +194,7 @@ impl Hosting {
                 Effect::Prompt(t) | Effect::Steer(t) => HostInput::Prompt(t),
                 Effect::Queue(command) => {
                     // The queue of the agent the host's prompts go to.
-                    let said = match self.room.members().first() {
+                    let said = match room.members().first() {
                         Some(m) => crate::cmd::queue::queue_command(&m.session, command),
                         None => Some(Incoming::Notice("the room has no agent".into())),
                     };
@@ -196,6 +205,10 @@ impl Hosting {
                 }
                 Effect::Compare(t) => HostInput::Compare(t),
                 Effect::Members => HostInput::Members,
+                Effect::AddMember(agent) => HostInput::AddMember(agent),
+                Effect::DropMember(name) => HostInput::DropMember(name),
+                Effect::Keep { name, merge } => HostInput::Keep { name, merge },
+                Effect::Handoff { to, text } => HostInput::Handoff { to, text },
                 Effect::Accept(id) => HostInput::Accept(id),
                 Effect::Reject(id) => HostInput::Reject(id),
                 Effect::Interrupt => HostInput::Interrupt,
@@ -210,8 +223,8 @@ impl Hosting {
                 } => {
                     // The card names its member; one agent's names none.
                     let member = match agent {
-                        Some(name) => self.room.member(&name),
-                        None => self.room.members().first(),
+                        Some(name) => room.member(&name),
+                        None => room.members().first(),
                     };
                     match member {
                         Some(m) => decide(&m.session, &tool_id, option),
@@ -249,8 +262,11 @@ impl Hosting {
         crate::signals::exit_within(crate::signals::QUIT_BUDGET, 0);
         drop(self.inputs);
         // The bridge has returned (or failed): the session ends either way.
-        let _ = self.bridge.await;
-        end_room(&self.room).await;
+        let room = match self.bridge.await {
+            Ok(room) => room,
+            Err(_) => self.room.borrow().clone(),
+        };
+        end_room(&room).await;
     }
 }
 
@@ -318,6 +334,7 @@ pub(crate) async fn share_in_place(
         invites: room.invites,
         bridge_notes: None,
         quorum: Vec::new(),
+        members: None,
     };
     let hosting = start_hosting(parts, &to_app);
     hosting.relay(&mut effects, &to_app).await;
@@ -360,10 +377,20 @@ fn participant_incoming(ev: ParticipantEvent) -> Vec<Incoming> {
                 }]
             }
             Some(Message::TurnEvent(e)) => vec![Incoming::Event(e)],
-            Some(Message::Chat(c)) => vec![Incoming::Chat {
-                from: stamped_name(&frame),
-                text: cohost_core::sanitize::strip_controls(&c.text).into_owned(),
-            }],
+            Some(Message::Chat(c)) => {
+                let mut out = vec![Incoming::Chat {
+                    from: stamped_name(&frame),
+                    text: cohost_core::sanitize::strip_controls(&c.text).into_owned(),
+                }];
+                // Only the host says who the members are (a frame stamped
+                // host opens only with the host's signature).
+                if let (Some(names), Some(Role::Host)) = (c.members, frame.role()) {
+                    out.push(Incoming::Members(
+                        names.iter().map(|n| inert_line(n)).collect(),
+                    ));
+                }
+                out
+            }
             Some(Message::SuggestionDecided(d)) => vec![Incoming::SuggestionDecided {
                 id: inert_line(&d.suggestion_id),
                 accepted: d.accepted,

@@ -19,6 +19,7 @@ use tokio::sync::mpsc;
 use crate::cmd::hosting::{
     changes_in_room, end_room, open_room, room_title, OpenRoom, RoomArgs, Suggestions,
 };
+use crate::cmd::room_members::{MemberSetup, RoomPlace};
 use crate::cmd::run::{AgentArgs, Approve};
 use crate::cmd::turn_changes::ChangesCommand;
 use crate::exit::CmdResult;
@@ -65,7 +66,7 @@ pub struct ShareArgs {
 }
 
 /// The host's commands for a room of several agents.
-pub const ROOM_COMMANDS: &str = "/compare TEXT (every member), /members";
+pub const ROOM_COMMANDS: &str = "/compare TEXT (every member), /members, /add AGENT, /drop NAME, /keep NAME [--merge], /handoff NAME [TEXT]";
 
 /// The host's commands, for `/help` and unknown ones.
 pub const HOST_COMMANDS: &str = "TEXT (run it), /accept ID, /reject ID, /allow [ID], /deny [ID], /grant NAME approve [KINDS], /revoke NAME, /grants, /interrupt, /chat TEXT, /kick NAME, /who, /qr [viewer], /diff [TURN], /undo [TURN], /budget [USD|tokens N|off], /spend, /quit, /help";
@@ -76,7 +77,8 @@ pub fn command_help(line: &str) -> Option<String> {
     let line = line.trim();
     let (cmd, rest) = line.split_once(' ').unwrap_or((line, ""));
     let needs_arg = [
-        "/accept", "/reject", "/chat", "/kick", "/compare", "/revoke",
+        "/accept", "/reject", "/chat", "/kick", "/compare", "/revoke", "/add", "/drop", "/keep",
+        "/handoff",
     ];
     let known = [
         "/grants",
@@ -180,6 +182,25 @@ pub fn parse_input(line: &str) -> Option<HostInput> {
         "/who" => HostInput::Who,
         "/compare" => HostInput::Compare(arg?),
         "/members" => HostInput::Members,
+        "/add" => HostInput::AddMember(arg?),
+        "/drop" => HostInput::DropMember(arg?),
+        "/keep" => {
+            let (name, merge) = match rest.strip_suffix("--merge") {
+                Some(n) => (n.trim(), true),
+                None => (rest, false),
+            };
+            HostInput::Keep {
+                name: (!name.is_empty()).then(|| name.to_string())?,
+                merge,
+            }
+        }
+        "/handoff" => {
+            let (to, text) = rest.split_once(' ').unwrap_or((rest, ""));
+            HostInput::Handoff {
+                to: (!to.is_empty()).then(|| to.to_string())?,
+                text: text.trim().to_string(),
+            }
+        }
         "/budget" => HostInput::Budget(rest.to_string()),
         "/spend" => HostInput::Spend,
         "/quit" => HostInput::Quit,
@@ -286,7 +307,20 @@ pub async fn run(args: ShareArgs) -> CmdResult {
             return Err(e.into());
         }
     };
+    let placed = match &prepared {
+        Prepared::Room(r) => Some((r.id.clone(), r.note.is_none())),
+        Prepared::One(_) => None,
+    };
     let room = prepared.launch(&host).await?;
+    let (room_id, worktrees) = match (placed, room.members().first()) {
+        (Some(placed), _) => placed,
+        // One agent in your checkout: the ones `/add` adds get worktrees.
+        (None, Some(m)) => (
+            format!("r-{}", cohost_core::ids::random_tag()),
+            session::worktrees_possible(m.session.cwd()).await,
+        ),
+        (None, None) => (String::new(), false),
+    };
     crate::cmd::bridged::serve(sockets.as_ref(), &room);
     // The terminal sink is the screen's: only the terminal UI knows focus.
     let tui = crate::cmd::room_tui::wanted(args.json, args.plain);
@@ -301,6 +335,32 @@ pub async fn run(args: ShareArgs) -> CmdResult {
         notifier.watch(m.session.subscribe_new(), m.name.clone());
     }
     let title = room_title(&room);
+    // `/add AGENT` opens a member as the room's others were opened (the
+    // model and the agent's own arguments only for an agent named with
+    // --agent: they are that CLI's).
+    let template = request(ProviderChoice::Default);
+    let named = args.target.agent.clone();
+    let member_budget = budget.clone();
+    let members = MemberSetup {
+        place: RoomPlace {
+            host: host.clone(),
+            cfg: cfg.clone(),
+            id: room_id,
+            worktrees,
+            sockets: sockets.clone(),
+            notifier: Some(notifier.clone()),
+        },
+        request: std::sync::Arc::new(move |name: &str, id: &str| {
+            let mut req = template.clone();
+            req.provider = ProviderChoice::Id(id.to_owned());
+            if !named.iter().any(|n| n == id) {
+                req.model = None;
+                req.agent_args.clear();
+            }
+            req.budget = member_budget.as_ref().map(|b| b.seat(name));
+            req
+        }),
+    };
 
     if crate::cmd::room_tui::wanted(args.json, args.plain) {
         let parts = crate::cmd::room_tui::HostParts {
@@ -312,6 +372,7 @@ pub async fn run(args: ShareArgs) -> CmdResult {
             invites: invites.clone(),
             bridge_notes,
             quorum: args.quorum.concat(),
+            members: Some(members),
         };
         let code = crate::cmd::room_tui::host(parts).await;
         if let Some(r) = embedded {
@@ -419,7 +480,8 @@ pub async fn run(args: ShareArgs) -> CmdResult {
     let mut bridge = HostBridge::for_room(room, client, policy, notice_tx)
         .with_e2e(e2e)
         .with_interrupt_policy(interrupts)
-        .with_quorum(args.quorum.concat());
+        .with_quorum(args.quorum.concat())
+        .with_members(members);
     if let Some(notes) = bridge_notes {
         bridge = bridge.with_bridge_notes(notes);
     }
@@ -479,6 +541,7 @@ fn print_notice(shown: &mut Interleaved, n: HostNotice, json_mode: bool) {
             HostNotice::Chat(c) => json!({"notice":"chat","chat":c}),
             HostNotice::Presence(p) => json!({"notice":"presence","presence":p}),
             HostNotice::Room(m) => json!({"notice":"room","message":m}),
+            HostNotice::Members(names) => json!({"notice":"members","members":names}),
             HostNotice::TurnDone(r) => json!({"notice":"turn_done","reason":r}),
             HostNotice::InterruptRequested { from } => {
                 json!({"notice":"interrupt_requested","from":from})
@@ -526,6 +589,8 @@ fn print_notice(shown: &mut Interleaved, n: HostNotice, json_mode: bool) {
             }
         }
         HostNotice::Room(m) => eprintln!("\n· {}", strip_controls(&m)),
+        // The room's own notice says what changed.
+        HostNotice::Members(_) => {}
         HostNotice::TurnDone(_) => eprintln!(),
         HostNotice::InterruptRequested { from } => eprintln!(
             "\n✋ {} asks to interrupt the turn: /interrupt to stop it",
@@ -624,6 +689,45 @@ mod tests {
             .contains("needs an argument"));
         assert!(command_help("/frobnicate").unwrap().contains("/kick NAME"));
         assert!(command_help("/help").unwrap().contains("/who"));
+    }
+
+    #[test]
+    fn room_commands_change_the_room() {
+        assert_eq!(
+            parse_input("/add codex"),
+            Some(HostInput::AddMember("codex".into()))
+        );
+        assert_eq!(
+            parse_input("/drop mock#2"),
+            Some(HostInput::DropMember("mock#2".into()))
+        );
+        assert_eq!(
+            parse_input("/keep mock#2 --merge"),
+            Some(HostInput::Keep {
+                name: "mock#2".into(),
+                merge: true
+            })
+        );
+        assert_eq!(
+            parse_input("/keep mock"),
+            Some(HostInput::Keep {
+                name: "mock".into(),
+                merge: false
+            })
+        );
+        assert_eq!(
+            parse_input("/handoff codex  check it"),
+            Some(HostInput::Handoff {
+                to: "codex".into(),
+                text: "check it".into()
+            })
+        );
+        for bare in ["/add", "/drop", "/keep", "/keep --merge", "/handoff"] {
+            assert_eq!(parse_input(bare), None, "{bare}");
+        }
+        assert!(command_help("/keep").unwrap().contains("needs an argument"));
+        assert_eq!(command_help("/handoff codex"), None);
+        assert!(command_help("/help").unwrap().contains("/handoff NAME"));
     }
 
     #[test]

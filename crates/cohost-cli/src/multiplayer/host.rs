@@ -20,10 +20,12 @@ use cohost_share::{
 use super::host_approvals::{kinds_text, ApprovalGate, VoteOutcome, Voter};
 use super::host_io::deliver;
 pub use super::host_io::{HostInput, HostNotice, SuggestionPolicy};
+
 use super::host_record;
 use super::host_turn::{interrupt_policy, publish, Started};
 use super::keys::{HostKeys, NoKeys};
 pub use super::participant::describe;
+use crate::cmd::room_members::{HandoffLog, MemberSetup};
 use tokio::sync::mpsc;
 
 /// How long the bridge waits for the relay to acknowledge the room's close.
@@ -56,18 +58,50 @@ fn ballot_decision(allow: bool, deciders: Vec<String>) -> Decision {
 
 /// The room's approval gate, shared with the sessions' request callbacks
 /// (which open each call's ballot before anyone hears of it).
-type SharedGate = Arc<Mutex<ApprovalGate>>;
+pub(super) type SharedGate = Arc<Mutex<ApprovalGate>>;
+
+/// Each approval request of member `m` (named `agent` in a room of several
+/// agents) opens its ballot and reaches the host's notices.
+pub(super) fn watch_approvals(
+    m: &cohost_session::Member,
+    agent: Option<String>,
+    notices: &mpsc::UnboundedSender<HostNotice>,
+    gate: &SharedGate,
+) {
+    let Some(a) = m.session.approvals() else {
+        return;
+    };
+    let notices = notices.clone();
+    let gate = gate.clone();
+    a.on_request(move |request| {
+        let short = {
+            let mut g = gate.lock().unwrap_or_else(PoisonError::into_inner);
+            g.requested(&request.tool_id, request.kind, agent.clone());
+            g.short_of(request.kind)
+        };
+        if let Some((need, can)) = short {
+            let _ = notices.send(HostNotice::Room(format!(
+                "{} calls need {need} approvals and only {can} of you may approve: /grant NAME approve, or the deadline denies it",
+                request.kind.name()
+            )));
+        }
+        let _ = notices.send(HostNotice::ApprovalNeeded {
+            request,
+            agent: agent.clone(),
+        });
+    });
+}
 
 /// What `ai.execution.started` tells the room of a queued turn.
-struct TurnMeta {
-    text: String,
+pub(super) struct TurnMeta {
+    pub(super) text: String,
     origin: String,
 }
 
 /// Drives a room's running sessions for the relay's room.
 pub struct HostBridge {
     pub(super) room: Room,
-    events: RoomEvents,
+    pub(super) events: RoomEvents,
     /// The member the host's plain prompts and untargeted suggestions go
     /// to: the last one addressed.
     pub(super) focus: String,
@@ -80,7 +114,7 @@ pub struct HostBridge {
     /// the roster and the relay's stamp): an accepted one's spend is theirs.
     authors: HashMap<String, String>,
     /// Queued and running turns, by correlation id.
-    turns: HashMap<String, TurnMeta>,
+    pub(super) turns: HashMap<String, TurnMeta>,
     /// The room's streams of the turns being published, by prompt id
     /// (members' turns run at once).
     streams: HashMap<String, TurnStream>,
@@ -97,10 +131,20 @@ pub struct HostBridge {
     /// What the room's members asked each other (its bridge), to show.
     bridge_notes: Option<mpsc::UnboundedReceiver<BridgeNote>>,
     /// Who may approve besides the host, the quorum, the open ballots.
-    gate: SharedGate,
+    pub(super) gate: SharedGate,
     /// The room is to hear the grants again (they changed, or someone
     /// joined who has not heard them).
     grants_due: bool,
+    /// The room is to hear who its members are (someone joined a room of
+    /// several agents).
+    pub(super) members_due: bool,
+    /// Each member's turns, for `/handoff`.
+    pub(super) log: HandoffLog,
+    /// What `/add` opens members with, `/drop` and `/keep` tidy with
+    /// (`None`: the room's members are fixed).
+    pub(super) setup: Option<MemberSetup>,
+    /// The room as it is now, for the front end beside the bridge.
+    pub(super) room_now: tokio::sync::watch::Sender<Room>,
 }
 
 impl HostBridge {
@@ -128,28 +172,7 @@ impl HostBridge {
         let solo = room.members().len() == 1;
         let gate: SharedGate = Arc::default();
         for m in room.members() {
-            if let Some(a) = m.session.approvals() {
-                let notices = notices.clone();
-                let agent = (!solo).then(|| m.name.clone());
-                let gate = gate.clone();
-                a.on_request(move |request| {
-                    let short = {
-                        let mut g = gate.lock().unwrap_or_else(PoisonError::into_inner);
-                        g.requested(&request.tool_id, request.kind, agent.clone());
-                        g.short_of(request.kind)
-                    };
-                    if let Some((need, can)) = short {
-                        let _ = notices.send(HostNotice::Room(format!(
-                            "{} calls need {need} approvals and only {can} of you may approve: /grant NAME approve, or the deadline denies it",
-                            request.kind.name()
-                        )));
-                    }
-                    let _ = notices.send(HostNotice::ApprovalNeeded {
-                        request,
-                        agent: agent.clone(),
-                    });
-                });
-            }
+            watch_approvals(m, (!solo).then(|| m.name.clone()), &notices, &gate);
         }
         let events = room.subscribe_new();
         let focus = room
@@ -171,6 +194,7 @@ impl HostBridge {
             }
         };
         let codec = RoomCodec::with_codec(room_id, codec).as_role(Role::Host);
+        let room_now = room.clone();
         HostBridge {
             room,
             events,
@@ -192,6 +216,10 @@ impl HostBridge {
             bridge_notes: None,
             gate,
             grants_due: false,
+            members_due: false,
+            log: HandoffLog::default(),
+            setup: None,
+            room_now: tokio::sync::watch::Sender::new(room_now),
         }
     }
 
@@ -215,6 +243,19 @@ impl HostBridge {
     /// session of one agent always did).
     pub(super) fn solo(&self) -> bool {
         self.room.members().len() == 1
+    }
+
+    /// The same bridge whose members `/add`, `/drop` and `/keep` can
+    /// change, as `setup` says.
+    pub(crate) fn with_members(mut self, setup: MemberSetup) -> Self {
+        self.setup = Some(setup);
+        self
+    }
+
+    /// The room as it is from now on (members added, dropped, kept), for
+    /// a front end beside the bridge.
+    pub fn room_now(&self) -> tokio::sync::watch::Receiver<Room> {
+        self.room_now.subscribe()
     }
 
     /// The same bridge with these end-to-end keys (a host that minted its
@@ -283,6 +324,9 @@ impl HostBridge {
             }
             if std::mem::take(&mut self.grants_due) {
                 self.send_grants().await;
+            }
+            if std::mem::take(&mut self.members_due) {
+                self.send_members().await;
             }
         }
         deliver(&self.client, &self.notices, self.codec.room_close()).await;
@@ -353,6 +397,7 @@ impl HostBridge {
                 .correlation_id
                 .get_or_insert_with(|| format!("c-{}", cohost_core::ids::random_tag()))
                 .clone();
+            self.log.prompted(member, &cid, &text);
             self.turns.insert(cid, TurnMeta { text, origin });
             // The host's own line is the session user's: no `by`.
             let by = (by != cohost_session::HOST).then(|| by.to_owned());
@@ -368,6 +413,7 @@ impl HostBridge {
         // participant whose suggestion was accepted).
         match session.prompt_by(input, by) {
             Ok(turn) => {
+                self.log.prompted(member, turn.correlation_id(), &text);
                 self.turns
                     .insert(turn.correlation_id().to_string(), TurnMeta { text, origin });
             }
@@ -403,6 +449,7 @@ impl HostBridge {
             }
         }
         let member = e.agent.clone().unwrap_or_else(|| self.focus.clone());
+        self.log.saw(&e);
         if self.solo() {
             // One agent: the wire and the host's notices as they always were.
             e.agent = None;
@@ -452,6 +499,10 @@ impl HostBridge {
             HostInput::Prompt(text) => self.prompt(&text),
             HostInput::Compare(text) => self.compare(&text),
             HostInput::Members => self.list_members(),
+            HostInput::AddMember(agent) => self.add_member(&agent).await,
+            HostInput::DropMember(name) => self.drop_member(&name).await,
+            HostInput::Keep { name, merge } => self.keep(&name, merge).await,
+            HostInput::Handoff { to, text } => self.handoff(&to, &text).await,
             HostInput::Accept(id) => self.decide_suggestion(&id, true, "host").await,
             HostInput::Reject(id) => self.decide_suggestion(&id, false, "host").await,
             HostInput::Approve { tool_id, allow } => {
@@ -490,6 +541,7 @@ impl HostBridge {
                 let chat = Message::Chat(Chat {
                     from: Some("host".into()),
                     text,
+                    members: None,
                 });
                 let frame = self.codec.room_frame(&chat);
                 deliver(&self.client, &self.notices, frame).await;
@@ -783,6 +835,8 @@ impl HostBridge {
                 }
                 (_, Ok(Some(Message::Chat(mut c)))) => {
                     c.from = Some(super::participant::stamped_name(&f));
+                    // Only the host says who the members are.
+                    c.members = None;
                     self.notify(HostNotice::Chat(c));
                 }
                 (FrameType::KeyAnnounce, Ok(Some(Message::KeyAnnounce(a)))) => {
@@ -882,6 +936,8 @@ impl HostBridge {
                     // Its page shows approval cards only when granted.
                     self.grants_due = true;
                 }
+                // A room of several agents: whom it may address.
+                self.members_due |= !you && !self.solo();
                 let before = self.roster.insert(who.conn_id, who.clone());
                 match before {
                     Some(b) if b.role != who.role => Presence::RoleChanged { who, from: b.role },

@@ -17,6 +17,26 @@ pub enum HostInput {
     Compare(String),
     /// List the room's members.
     Members,
+    /// Add a member running this agent (`/add AGENT`).
+    AddMember(String),
+    /// Take member NAME out of the room (`/drop NAME`).
+    DropMember(String),
+    /// Bring member NAME's changes into the checkout and stop the others
+    /// (`/keep NAME [--merge]`).
+    Keep {
+        /// The member.
+        name: String,
+        /// Merge its branch (else apply its changes).
+        merge: bool,
+    },
+    /// Give member TO the conversation so far of the member that has the
+    /// word, then TEXT (`/handoff TO [TEXT]`).
+    Handoff {
+        /// The member taking over.
+        to: String,
+        /// What to ask it, after the account.
+        text: String,
+    },
     /// Run a pending suggestion.
     Accept(String),
     /// Reject a pending suggestion.
@@ -80,6 +100,8 @@ pub enum HostNotice {
     Presence(Presence),
     /// Something about the room or its connection, to show as it is.
     Room(String),
+    /// The room's members now (one was added, dropped or kept).
+    Members(Vec<String>),
     /// A turn finished.
     TurnDone(EndReason),
     /// A co-driver asks to stop the running turn (under the `Ask` policy:

@@ -281,6 +281,7 @@ impl ParticipantSession {
         self.send(&Message::Chat(Chat {
             from: self.name.clone(),
             text: cohost_core::sanitize::sanitize(text),
+            members: None,
         }))
         .await
     }

@@ -56,6 +56,7 @@ mod room_bridge;
 mod room_cli;
 mod room_real;
 mod room_secrets;
+mod room_share_cmds;
 #[path = "../room_support/mod.rs"]
 mod room_support;
 mod run_cli;

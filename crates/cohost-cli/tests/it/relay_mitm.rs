@@ -266,6 +266,7 @@ fn a_relay_in_the_middle_cannot_forge_a_turn_or_a_key_replay_or_speak_for_a_kick
         .room_frame(&Message::Chat(Chat {
             from: None,
             text: "after my kick".into(),
+            members: None,
         }))
         .unwrap()
         .restamp(FrameType::ChatMessage, welcome.you.conn_id, Role::CoDriver);

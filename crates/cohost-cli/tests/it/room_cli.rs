@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 /// `cohost` with a scratch HOME and `git` as the only program on PATH.
-fn cohost(home: &Path, cwd: &Path) -> Command {
+pub(crate) fn cohost(home: &Path, cwd: &Path) -> Command {
     let bin = home.join("bin");
     if !bin.join("git").exists() {
         std::fs::create_dir_all(&bin).unwrap();
@@ -31,7 +31,7 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-fn git(dir: &Path, args: &[&str]) -> String {
+pub(crate) fn git(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
         .args(["-c", "user.name=u", "-c", "user.email=u@example.invalid"])
         .args(args)

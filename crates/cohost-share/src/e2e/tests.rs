@@ -180,6 +180,7 @@ fn participants_frames_open_for_the_host_and_suggestions_survive_the_type_rewrit
     let chat = Message::Chat(Chat {
         from: None,
         text: "hello".into(),
+        members: None,
     });
     let f = relayed(&guest.room_frame(&chat).unwrap(), Role::CoDriver);
     assert_eq!(host.decode(&f).unwrap(), Some(chat));
@@ -227,6 +228,7 @@ fn a_frame_taken_again_is_a_replay_but_stream_chunks_are_placed_by_index() {
     let chat = Message::Chat(Chat {
         from: None,
         text: "hello".into(),
+        members: None,
     });
     let f = relayed(&host.room_frame(&chat).unwrap(), Role::Host);
     assert!(at_guest.first_time(&f));
@@ -307,6 +309,7 @@ fn rotation_shuts_out_the_old_key_and_reaches_announced_participants() {
         .room_frame(&Message::Chat(Chat {
             from: None,
             text: "x".into(),
+            members: None,
         }))
         .unwrap();
     assert_eq!(chat.payload()[1..5], [0, 0, 0, 1]);
