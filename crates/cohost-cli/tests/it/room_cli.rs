@@ -198,32 +198,59 @@ use crate::share_join_cli::{lines_of, Reaper};
 
 const STEP: std::time::Duration = std::time::Duration::from_secs(30);
 
-#[test]
-fn a_shared_room_runs_a_co_drivers_suggestion_on_the_member_it_names() {
-    use std::io::Write;
-    let home = tempfile::tempdir().unwrap();
+/// A git repository with one commit (`a.txt`) on `main`.
+pub(crate) fn committed_repo() -> tempfile::TempDir {
     let repo = tempfile::tempdir().unwrap();
     git(repo.path(), &["init", "-q", "-b", "main"]);
     std::fs::write(repo.path().join("a.txt"), "a\n").unwrap();
     git(repo.path(), &["add", "a.txt"]);
     git(repo.path(), &["commit", "-qm", "start"]);
-    let mut host = Reaper(
-        cohost(home.path(), repo.path())
-            .args([
-                "share",
-                "-a",
-                "mock",
-                "-a",
-                "mock",
-                "--suggestions",
-                "accept",
-            ])
+    repo
+}
+
+/// `cohost share --approve none --json ARGS` in `repo`: its console on
+/// stdin, its notices on stdout, its errors on stderr (all piped).
+pub(crate) fn share_in(home: &Path, repo: &Path, args: &[&str]) -> Reaper {
+    Reaper(
+        cohost(home, repo)
+            .arg("share")
+            .args(args)
             .args(["--approve", "none", "--json"])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
             .unwrap(),
+    )
+}
+
+/// `/quit` on the host's console: its exit status, within [`STEP`].
+pub(crate) fn quit(
+    host: &mut Reaper,
+    mut stdin: std::process::ChildStdin,
+) -> std::process::ExitStatus {
+    use std::io::Write;
+    writeln!(stdin, "/quit").unwrap();
+    drop(stdin);
+    let deadline = std::time::Instant::now() + STEP;
+    loop {
+        if let Some(s) = host.0.try_wait().unwrap() {
+            return s;
+        }
+        assert!(std::time::Instant::now() < deadline, "share did not quit");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_shared_room_runs_a_co_drivers_suggestion_on_the_member_it_names() {
+    use std::io::Write;
+    let home = tempfile::tempdir().unwrap();
+    let repo = committed_repo();
+    let mut host = share_in(
+        home.path(),
+        repo.path(),
+        &["-a", "mock", "-a", "mock", "--suggestions", "accept"],
     );
     let host_out = lines_of(host.0.stdout.take().unwrap());
     let host_err = lines_of(host.0.stderr.take().unwrap());
@@ -283,16 +310,7 @@ fn a_shared_room_runs_a_co_drivers_suggestion_on_the_member_it_names() {
     // Each member works in a worktree of its own while the room is open.
     let worktrees = git(repo.path(), &["worktree", "list", "--porcelain"]);
     assert_eq!(worktrees.matches("worktree ").count(), 3, "{worktrees}");
-    writeln!(stdin, "/quit").unwrap();
-    drop(stdin);
-    let deadline = std::time::Instant::now() + STEP;
-    let status = loop {
-        if let Some(s) = host.0.try_wait().unwrap() {
-            break s;
-        }
-        assert!(std::time::Instant::now() < deadline, "share did not quit");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    };
+    let status = quit(&mut host, stdin);
     let err: Vec<String> = host_err.try_iter().collect();
     assert_eq!(status.code(), Some(0), "{err:?}");
     // The members changed nothing: their worktrees went with the room; the

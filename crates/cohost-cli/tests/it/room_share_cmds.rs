@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::room_cli::{cohost, git};
+use crate::room_cli::{cohost, committed_repo, git, quit, share_in};
 use crate::share_join_cli::{lines_of, Reaper};
 
 const STEP: Duration = Duration::from_secs(60);
@@ -93,21 +93,8 @@ fn host_chat(
 #[test]
 fn the_host_adds_hands_off_drops_and_keeps_members_and_the_room_hears_it() {
     let home = tempfile::tempdir().unwrap();
-    let repo = tempfile::tempdir().unwrap();
-    git(repo.path(), &["init", "-q", "-b", "main"]);
-    std::fs::write(repo.path().join("a.txt"), "a\n").unwrap();
-    git(repo.path(), &["add", "a.txt"]);
-    git(repo.path(), &["commit", "-qm", "start"]);
-    let mut host = Reaper(
-        cohost(home.path(), repo.path())
-            .args(["share", "-a", "mock", "-a", "mock"])
-            .args(["--approve", "none", "--json"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap(),
-    );
+    let repo = committed_repo();
+    let mut host = share_in(home.path(), repo.path(), &["-a", "mock", "-a", "mock"]);
     let out = lines_of(host.0.stdout.take().unwrap());
     let _err = lines_of(host.0.stderr.take().unwrap());
     let mut stdin = host.0.stdin.take().unwrap();
@@ -200,16 +187,7 @@ fn the_host_adds_hands_off_drops_and_keeps_members_and_the_room_hears_it() {
         "kept\n"
     );
 
-    writeln!(stdin, "/quit").unwrap();
-    drop(stdin);
-    let deadline = Instant::now() + STEP;
-    let status = loop {
-        if let Some(s) = host.0.try_wait().unwrap() {
-            break s;
-        }
-        assert!(Instant::now() < deadline, "share did not quit");
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = quit(&mut host, stdin);
     assert_eq!(status.code(), Some(0), "{seen:#?}");
     // The others' worktrees are gone; the kept member worked on in its
     // own, which still holds the file (now also in the checkout), so it
