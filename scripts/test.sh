@@ -84,10 +84,12 @@ if [ -f tests/agents/install-schemathesis.sh ] && [ "${COHOST_SKIP_AGENT_INSTALL
   installer "schemathesis" bash tests/agents/install-schemathesis.sh
 fi
 # Issue 16: the independent clients that drive `cohost mcp` and `cohost acp`
-# (crates/cohost-cli/tests/{mcp,acp}_clients.rs), pinned.
+# (crates/cohost-cli/tests/{mcp,acp}_clients.rs), pinned; issue 37: the
+# independent Python implementation of the sharing format checks the
+# vectors with `cryptography` (crates/cohost-share/tests/vectors/check_v2.py).
 if system_install && [ "${COHOST_SKIP_AGENT_INSTALL:-0}" != 1 ]; then
-  log "installing the MCP and ACP Python SDKs (pip)"
-  installer "the MCP and ACP Python SDKs" python3 -m pip install -q --disable-pip-version-check 'mcp==2.3.0' 'agent-client-protocol==0.12.1'
+  log "installing the MCP and ACP Python SDKs and cryptography (pip)"
+  installer "the MCP and ACP Python SDKs and cryptography" python3 -m pip install -q --disable-pip-version-check 'mcp==2.3.0' 'agent-client-protocol==0.12.1' 'cryptography==48.0.0'
 fi
 
 # The participant web page (issue 19): its vendored libraries match the

@@ -77,6 +77,9 @@ frame_types! {
     /// Who the host lets approve which kinds of tool call, and how many
     /// approvals each kind needs (host to the room).
     ApprovalGrants = 18, "ai.tool.approval_grants";
+    /// Who is in the room as the host bound them: each participant's
+    /// connection, name, role and Ed25519 key (host only; format v2).
+    KeyRoster = 19, "key.roster";
     /// Client asks to replay what it missed: last chunk index per stream (JSON payload).
     RoomResume = 20, "room.resume";
     /// The relay cannot replay a stream; the client must resynchronise from the host.
@@ -131,6 +134,7 @@ impl FrameType {
                 | FrameType::InterruptRequest
                 | FrameType::ApprovalVote
                 | FrameType::ApprovalGrants
+                | FrameType::KeyRoster
         )
     }
 

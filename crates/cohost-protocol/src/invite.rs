@@ -1,10 +1,11 @@
 //! Invite strings a participant can paste:
-//! `cohost://<host:port>/<room>#<jwt>.<key>.<hostpub>`.
+//! `cohost://<host:port>/<room>#<jwt>.<key>.<hostsig>.<hostx>.<ticket>`.
 //!
 //! `cohosts://` means the relay is behind TLS (`wss://`). The fragment, which
 //! no HTTP client sends, holds the room token and, for end-to-end encrypted
-//! rooms, the room key and the host's Ed25519 public key (base64url, no
-//! padding; `docs/sharing-e2e.md`). The client library presents only the
+//! rooms, the room key, the host's Ed25519 and X25519 public keys and the
+//! invite's ticket (base64url, no padding; format v2 of
+//! `docs/sharing-e2e.md`). The client library presents only the
 //! token, in `Sec-WebSocket-Protocol` (`cohost.token.<jwt>`), never in a
 //! query; the keys never leave the participant.
 //! The WebSocket URL derived from an invite is `ws(s)://<host:port>/v1/rooms/<room>/ws`.
@@ -37,9 +38,13 @@ pub enum InviteError {
     /// A query string is present (tokens must never travel in a query).
     #[error("invite has a query string; tokens must be in the #fragment, never in a URL query")]
     Query,
-    /// The room key or host key segment is not 32 bytes of base64url.
-    #[error("the invite's {0} is damaged (expected 32 bytes of base64url); paste the whole invite again or ask the host for a new one")]
-    Key(&'static str),
+    /// A key segment is not the right number of bytes of base64url.
+    #[error("the invite's {0} is damaged (expected {1} bytes of base64url); paste the whole invite again or ask the host for a new one")]
+    Key(&'static str, usize),
+    /// A format-v1 invite (`JWT.KEY.HOSTPUB`): its host speaks a format
+    /// this build no longer reads.
+    #[error("this invite comes from a cohost that speaks sharing format v1; ask the host to upgrade cohost and send a new invite")]
+    OldFormat,
 }
 
 /// The end-to-end keys an invite carries after its token.
@@ -49,6 +54,13 @@ pub struct InviteKeys {
     pub room_key: [u8; 32],
     /// The host's Ed25519 public key, which every host frame is signed with.
     pub host_public: [u8; 32],
+    /// The host's X25519 public key, which frames meant for the host alone
+    /// are sealed to.
+    pub host_x25519: [u8; 32],
+    /// This invite's secret: a participant proves with it that the key it
+    /// announces is the invite holder's, so the host binds the key to the
+    /// invite's role (and, for a personal invite, its name).
+    pub ticket: [u8; 16],
 }
 
 impl std::fmt::Debug for InviteKeys {
@@ -56,29 +68,37 @@ impl std::fmt::Debug for InviteKeys {
         f.debug_struct("InviteKeys")
             .field("room_key", &"<redacted>")
             .field("host_public", &B64.encode(self.host_public))
+            .field("host_x25519", &B64.encode(self.host_x25519))
+            .field("ticket", &"<redacted>")
             .finish()
     }
 }
 
-fn key32(segment: &str, what: &'static str) -> Result<[u8; 32], InviteError> {
+fn key<const N: usize>(segment: &str, what: &'static str) -> Result<[u8; N], InviteError> {
     B64.decode(segment)
         .ok()
-        .and_then(|v| <[u8; 32]>::try_from(v).ok())
-        .ok_or(InviteError::Key(what))
+        .and_then(|v| <[u8; N]>::try_from(v).ok())
+        .ok_or(InviteError::Key(what, N))
 }
 
-/// Splits a fragment into the token and, when it has five dot-separated
-/// segments (`JWT.KEY.HOSTPUB`), the keys. Anything else is all token.
+/// Splits a fragment into the token and, when it has seven dot-separated
+/// segments (`JWT.KEY.HOSTSIG.HOSTX.TICKET`), the keys. Five segments are a
+/// format-v1 invite, refused; anything else is all token.
 fn split_fragment(fragment: &str) -> Result<(String, Option<InviteKeys>), InviteError> {
     let parts: Vec<&str> = fragment.split('.').collect();
-    if let [h, c, s, key, host] = parts[..] {
-        let keys = InviteKeys {
-            room_key: key32(key, "room key")?,
-            host_public: key32(host, "host key")?,
-        };
-        return Ok((format!("{h}.{c}.{s}"), Some(keys)));
+    match parts[..] {
+        [h, c, s, room_key, host, host_x, ticket] => {
+            let keys = InviteKeys {
+                room_key: key(room_key, "room key")?,
+                host_public: key(host, "host key")?,
+                host_x25519: key(host_x, "host X25519 key")?,
+                ticket: key(ticket, "ticket")?,
+            };
+            Ok((format!("{h}.{c}.{s}"), Some(keys)))
+        }
+        [_, _, _, _, _] => Err(InviteError::OldFormat),
+        _ => Ok((fragment.to_string(), None)),
     }
-    Ok((fragment.to_string(), None))
 }
 
 /// A parsed invite.
@@ -98,7 +118,7 @@ pub struct Invite {
 }
 
 impl Invite {
-    /// Parses `cohost://host:port/room#token[.key.hostpub]`.
+    /// Parses `cohost://host:port/room#token[.key.hostsig.hostx.ticket]`.
     pub fn parse(s: &str) -> Result<Invite, InviteError> {
         let s = s.trim();
         let (secure, rest) = if let Some(r) = s.strip_prefix("cohosts://") {
@@ -175,9 +195,11 @@ impl std::fmt::Display for Invite {
         if let Some(k) = &self.keys {
             write!(
                 f,
-                ".{}.{}",
+                ".{}.{}.{}.{}",
                 B64.encode(k.room_key),
-                B64.encode(k.host_public)
+                B64.encode(k.host_public),
+                B64.encode(k.host_x25519),
+                B64.encode(k.ticket)
             )?;
         }
         Ok(())
@@ -225,12 +247,14 @@ mod tests {
         let keys = InviteKeys {
             room_key: [7; 32],
             host_public: [9; 32],
+            host_x25519: [8; 32],
+            ticket: [6; 16],
         };
         let i = Invite::parse(&format!("cohosts://relay.example:443/abc#h.{body}.s"))
             .unwrap()
             .with_keys(keys.clone());
         let s = i.to_string();
-        assert_eq!(s.matches('.').count(), 5, "{s}");
+        assert_eq!(s.matches('.').count(), 7, "{s}");
         let back = Invite::parse(&s).unwrap();
         assert_eq!(back, i);
         assert_eq!(back.keys, Some(keys));
@@ -238,10 +262,21 @@ mod tests {
         assert_eq!(back.claimed_role(), Some(Role::CoDriver));
         assert!(back.secure);
         assert!(!format!("{back:?}").contains(&B64.encode([7u8; 32])));
+        assert!(!format!("{back:?}").contains(&B64.encode([6u8; 16])));
         let short = B64.encode([1u8; 31]);
+        let k = B64.encode([1u8; 32]);
+        let t = B64.encode([1u8; 16]);
         assert_eq!(
-            Invite::parse(&format!("cohost://h:1/r#a.b.c.{short}.{short}")),
-            Err(InviteError::Key("room key"))
+            Invite::parse(&format!("cohost://h:1/r#a.b.c.{short}.{k}.{k}.{t}")),
+            Err(InviteError::Key("room key", 32))
         );
+        assert_eq!(
+            Invite::parse(&format!("cohost://h:1/r#a.b.c.{k}.{k}.{k}.{k}")),
+            Err(InviteError::Key("ticket", 16))
+        );
+        // A format-v1 invite (JWT.KEY.HOSTPUB) says what to do about it.
+        let v1 = Invite::parse(&format!("cohost://h:1/r#a.b.c.{k}.{k}"));
+        assert_eq!(v1, Err(InviteError::OldFormat));
+        assert!(v1.unwrap_err().to_string().contains("upgrade cohost"));
     }
 }

@@ -38,6 +38,7 @@ pub fn may_send(ty: FrameType, role: Role) -> bool {
         | F::ToolApprovalRequested
         | F::ToolApprovalDecided
         | F::ApprovalGrants
+        | F::KeyRoster
         | F::RoomClose => role == Host,
         F::ChatMessage => true,
         F::KeyAnnounce => role != Host,

@@ -31,6 +31,7 @@ const EXPECTED: &[(&str, bool, bool, bool)] = &[
     ("ai.request.interrupt", false, true, false),
     ("ai.tool.approval_vote", false, true, true),
     ("ai.tool.approval_grants", true, false, false),
+    ("key.roster", true, false, false),
     ("room.resume", true, true, true),
     ("room.resync", false, false, false),
     ("room.gap", false, false, false),
@@ -106,6 +107,9 @@ fn keys_go_to_hosts_and_kicks_to_the_relay() {
         Route::ToHosts(FrameType::ApprovalVote)
     );
     assert_eq!(route(FrameType::ApprovalGrants), Route::Room);
+    // Everyone checks senders against the host's roster.
+    assert_eq!(route(FrameType::KeyRoster), Route::Room);
+    assert!(FrameType::KeyRoster.is_application() && !FrameType::KeyRoster.is_replayable());
     let hosts_only: Vec<FrameType> = FrameType::ALL
         .iter()
         .copied()

@@ -18,6 +18,7 @@ use std::time::Instant;
 
 use cohost_core::Event;
 use cohost_protocol::{Frame, Role, RoomId, StreamId};
+use cohost_share::e2e::Identity;
 use cohost_share::{E2e, Message, RoomCodec};
 
 const N: usize = 20_000;
@@ -49,7 +50,9 @@ fn chunk(i: u64) -> Message {
 fn main() {
     let room = RoomId::new("bench-room").unwrap();
     let host = Arc::new(E2e::generate_host().unwrap());
-    let guest = Arc::new(E2e::participant(&host.invite_keys()).unwrap());
+    let guest = Arc::new(
+        E2e::participant(&host.invite_keys([0; 16]), Identity::generate().unwrap()).unwrap(),
+    );
     let e2e_host = RoomCodec::with_codec(room.clone(), host).as_role(Role::Host);
     let e2e_guest = RoomCodec::with_codec(room.clone(), guest).as_role(Role::Viewer);
     let plain = RoomCodec::new(room).as_role(Role::Host);

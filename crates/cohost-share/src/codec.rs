@@ -45,7 +45,7 @@ impl Header<'_> {
 /// The type a frame is sealed under: the relay delivers a co-driver's
 /// `suggest_prompt` to hosts as `prompt_suggested`, so both are the sender's
 /// type.
-fn ad_type(kind: FrameType) -> FrameType {
+pub(crate) fn ad_type(kind: FrameType) -> FrameType {
     match kind {
         FrameType::PromptSuggested => FrameType::SuggestPrompt,
         k => k,
@@ -71,12 +71,32 @@ pub enum CodecError {
     /// The AEAD tag does not verify.
     #[error("the payload does not authenticate: it was damaged, moved to another room, stream, position or type, or sealed with another key")]
     Tampered,
-    /// A frame stamped as the host's carries no signature.
-    #[error("a host frame carries no host signature; someone other than the host sent it")]
-    Unsigned,
-    /// The host signature does not verify with the invite's host key.
-    #[error("the host signature does not verify with the invite's host key; the frame was forged")]
+    /// The payload is of an older format than this build speaks.
+    #[error("the sender speaks sharing format v{0}; everyone in a room needs a cohost with format v2, upgrade the sender's")]
+    OldVersion(u8),
+    /// The sender's signature does not verify with the key it names.
+    #[error("the sender's signature does not verify; the frame was forged or damaged")]
     BadSignature,
+    /// Signed by a key the host never bound to an invite (or no longer
+    /// does): not someone in the room.
+    #[error("a {0} frame is signed by a key the host did not let into the room; refused")]
+    UnknownSender(&'static str),
+    /// Signed by a key the host removed (a kicked participant).
+    #[error("a {0} frame is signed by a participant the host removed; refused")]
+    Removed(&'static str),
+    /// Signed by a participant whose role may not send this frame.
+    #[error("a {kind} frame is signed by {name}, a {role}, who may not send it; refused")]
+    NotAllowed {
+        /// Frame type name.
+        kind: &'static str,
+        /// The signer's bound name.
+        name: String,
+        /// The signer's bound role.
+        role: Role,
+    },
+    /// Sealed to the host, and this side is not the host.
+    #[error("a {0} frame is sealed to the host alone; it reached someone else")]
+    NotForUs(&'static str),
     /// A frame only the host may send (the agent's output, approvals, key
     /// rotation, decisions) arrived without the host's signature, whatever
     /// role the relay stamped on it.
@@ -97,12 +117,88 @@ pub enum CodecError {
     Other(String),
 }
 
+/// A participant's key as the host bound it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Bound {
+    /// Its connection (the relay's id, when the key was bound).
+    pub conn_id: u64,
+    /// Its name (the personal invite's, or the one it announced).
+    pub name: String,
+    /// The role of the invite it was bound through.
+    pub role: Role,
+}
+
+impl Bound {
+    /// How the room shows this person: the bound name and the role, so an
+    /// open invite's holder who calls itself `host` is still seen as a
+    /// viewer or co-driver. Made inert: the name is remote text.
+    pub fn label(&self) -> String {
+        let role = match self.role {
+            Role::Host => "host",
+            Role::CoDriver => "co-driver",
+            Role::Viewer => "viewer",
+        };
+        format!("{} ({role})", cohost_core::sanitize::inert_line(&self.name))
+    }
+}
+
+/// Who signed a payload that opened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Signer {
+    /// The host (the invite's key).
+    Host,
+    /// A participant the host bound.
+    Participant(Bound),
+    /// A key nobody bound yet: only a `key.announce` opens from one.
+    Unbound,
+}
+
+/// The sender of a payload that opened, as its signature says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sender {
+    /// Its Ed25519 public key.
+    pub key: [u8; 32],
+    /// Its sequence number for this frame.
+    pub seq: u64,
+    /// Who that key is.
+    pub signer: Signer,
+    /// The signed bytes and the signature, for a participant's frame: what
+    /// the host's record keeps so anyone can check who said it.
+    pub evidence: Option<Evidence>,
+}
+
+/// A participant's signature and what it signed.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Evidence {
+    /// The exact bytes signed (`docs/sharing-e2e.md`, "Payload").
+    pub signed: Vec<u8>,
+    /// The Ed25519 signature.
+    pub signature: [u8; 64],
+}
+
+impl std::fmt::Debug for Evidence {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Evidence")
+            .field("signed", &self.signed.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// A payload opened: the message bytes and, for a signing codec, who sent it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Opened {
+    /// The message bytes.
+    pub body: Vec<u8>,
+    /// The sender (`None`: a codec that signs nothing, [`Plain`]).
+    pub sender: Option<Sender>,
+}
+
 /// Turns message bytes into payload bytes and back.
 pub trait PayloadCodec: Send + Sync {
     /// The payload to send for `plaintext` in a frame with `header`.
     fn seal(&self, header: &Header<'_>, plaintext: Vec<u8>) -> Result<Vec<u8>, CodecError>;
-    /// The message bytes of a received payload.
-    fn open(&self, header: &Header<'_>, payload: &[u8]) -> Result<Vec<u8>, CodecError>;
+    /// The message bytes of a received payload, and who sent it.
+    fn open(&self, header: &Header<'_>, payload: &[u8]) -> Result<Opened, CodecError>;
 }
 
 /// The payload is the message's JSON, in the clear (tests, and rooms whose
@@ -115,7 +211,10 @@ impl PayloadCodec for Plain {
         Ok(plaintext)
     }
 
-    fn open(&self, _: &Header<'_>, payload: &[u8]) -> Result<Vec<u8>, CodecError> {
-        Ok(payload.to_vec())
+    fn open(&self, _: &Header<'_>, payload: &[u8]) -> Result<Opened, CodecError> {
+        Ok(Opened {
+            body: payload.to_vec(),
+            sender: None,
+        })
     }
 }

@@ -19,13 +19,14 @@
 //!   [`cohost_protocol::StreamId`]), so every frame built from them encodes;
 //!   the remaining failures (a payload that cannot be encoded or sealed) are
 //!   typed [`ShareError`]s for the caller to surface, never dropped.
-//! - Payload bytes pass through a [`PayloadCodec`]: [`E2e`] (format v1 of
-//!   `docs/sharing-e2e.md`: AES-256-GCM under the room key of an epoch, the
-//!   clear header with the sender's role ([`Header::associated_data`]) as
-//!   associated data, a version byte leading the payload and the host's
-//!   Ed25519 signature inside it), or [`Plain`] (JSON in the clear, for
-//!   tests). Keys travel as `key.announce` / `key.rotate` messages
-//!   ([`e2e::wrap_key`]).
+//! - Payload bytes pass through a [`PayloadCodec`]: [`E2e`] (format v2 of
+//!   `docs/sharing-e2e.md`: AES-256-GCM under the room key of an epoch or
+//!   sealed to the host's X25519 key, the clear header with the sender's
+//!   role ([`Header::associated_data`]) as associated data, and inside, the
+//!   sender's Ed25519 signature and sequence number; a frame opens only
+//!   from a key that may send it), or [`Plain`] (JSON in the clear, for
+//!   tests). Keys travel as `key.announce` / `key.rotate` / `key.roster`
+//!   messages ([`e2e::wrap_key`]).
 //! - A review comment on a line of a turn's diff becomes one text, whoever
 //!   sends it ([`review::review_prompt`]).
 
@@ -40,12 +41,13 @@ mod replay;
 pub mod review;
 mod turn;
 
-pub use codec::{CodecError, Header, PayloadCodec, Plain};
+pub use codec::{CodecError, Evidence, Header, Opened, PayloadCodec, Plain, Sender, Signer};
 pub use e2e::E2e;
 pub use message::{Message, ShareError};
 pub use payload::{
     ApprovalGrant, ApprovalGrants, ApprovalVote, Chat, ExecutionStarted, InterruptRequest,
-    KeyAnnounce, KeyRotate, QuorumRule, Suggestion, SuggestionDecision, WrappedKey,
+    KeyAnnounce, KeyRoster, KeyRotate, QuorumRule, RosterMember, Suggestion, SuggestionDecision,
+    WrappedKey,
 };
 pub use presence::Presence;
 pub use replay::Replays;

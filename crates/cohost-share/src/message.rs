@@ -7,8 +7,8 @@ use serde::de::DeserializeOwned;
 
 use crate::codec::CodecError;
 use crate::payload::{
-    ApprovalGrants, ApprovalVote, Chat, ExecutionStarted, InterruptRequest, KeyAnnounce, KeyRotate,
-    Suggestion, SuggestionDecision,
+    ApprovalGrants, ApprovalVote, Chat, ExecutionStarted, InterruptRequest, KeyAnnounce, KeyRoster,
+    KeyRotate, RosterMember, Suggestion, SuggestionDecision,
 };
 
 /// What host and participants say to each other.
@@ -33,6 +33,8 @@ pub enum Message {
     KeyAnnounce(KeyAnnounce),
     /// Room keys wrapped for participants (`key.rotate`).
     KeyRotate(KeyRotate),
+    /// Who the host let into the room, with their keys (`key.roster`).
+    KeyRoster(KeyRoster),
     /// A co-driver asks to stop the running turn.
     InterruptRequest(InterruptRequest),
     /// A participant allows or denies a pending tool call.
@@ -103,6 +105,7 @@ impl Message {
             Message::Chat(_) => FrameType::ChatMessage,
             Message::KeyAnnounce(_) => FrameType::KeyAnnounce,
             Message::KeyRotate(_) => FrameType::KeyRotate,
+            Message::KeyRoster(_) => FrameType::KeyRoster,
             Message::InterruptRequest(_) => FrameType::InterruptRequest,
             Message::ApprovalVote(_) => FrameType::ApprovalVote,
             Message::ApprovalGrants(_) => FrameType::ApprovalGrants,
@@ -131,10 +134,20 @@ impl Message {
             // Key messages carry keys, which look like secrets to the
             // sanitizer by design; their one free text (a name) is sanitized.
             Message::KeyAnnounce(a) => serde_json::to_value(KeyAnnounce {
-                x25519: a.x25519.clone(),
                 name: a.name.as_deref().map(cohost_core::sanitize::sanitize),
+                ..a.clone()
             }),
             Message::KeyRotate(r) => serde_json::to_value(r),
+            Message::KeyRoster(r) => serde_json::to_value(KeyRoster {
+                members: r
+                    .members
+                    .iter()
+                    .map(|m| RosterMember {
+                        name: cohost_core::sanitize::sanitize(&m.name),
+                        ..m.clone()
+                    })
+                    .collect(),
+            }),
             Message::InterruptRequest(i) => serde_json::to_value(i),
             Message::ApprovalVote(v) => serde_json::to_value(v),
             Message::ApprovalGrants(g) => serde_json::to_value(g),
@@ -144,7 +157,10 @@ impl Message {
             source,
         };
         let mut value = value.map_err(encode_error)?;
-        if !matches!(self, Message::KeyAnnounce(_) | Message::KeyRotate(_)) {
+        if !matches!(
+            self,
+            Message::KeyAnnounce(_) | Message::KeyRotate(_) | Message::KeyRoster(_)
+        ) {
             cohost_core::sanitize::sanitize_json(&mut value);
         }
         serde_json::to_vec(&value).map_err(encode_error)
@@ -179,6 +195,7 @@ impl Message {
             FrameType::ChatMessage => Message::Chat(read(kind, json)?),
             FrameType::KeyAnnounce => Message::KeyAnnounce(read(kind, json)?),
             FrameType::KeyRotate => Message::KeyRotate(read(kind, json)?),
+            FrameType::KeyRoster => Message::KeyRoster(read(kind, json)?),
             FrameType::InterruptRequest => Message::InterruptRequest(read(kind, json)?),
             FrameType::ApprovalVote => Message::ApprovalVote(read(kind, json)?),
             FrameType::ApprovalGrants => Message::ApprovalGrants(read(kind, json)?),

@@ -71,15 +71,45 @@ pub struct Chat {
     pub members: Option<Vec<String>>,
 }
 
-/// `key.announce` (participant to hosts): the participant's X25519 public
-/// key, which the host wraps room keys to.
+/// `key.announce` (participant to the host, sealed to it): the
+/// participant's keys and its proof that it holds an invite
+/// (`docs/sharing-e2e.md`, "Identities").
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KeyAnnounce {
-    /// base64url (no padding) of the 32-byte X25519 public key.
+    /// base64url (no padding) of the 32-byte Ed25519 public key every frame
+    /// of the participant is signed with.
+    pub ed25519: String,
+    /// base64url of the 32-byte X25519 public key room keys are wrapped to.
     pub x25519: String,
-    /// Display name, when it gives one.
+    /// Display name, when it gives one (a personal invite's name wins).
     #[serde(default)]
     pub name: Option<String>,
+    /// base64url of the invite's 8-byte ticket id.
+    pub ticket: String,
+    /// base64url of the 32-byte HMAC proof over the keys and connection.
+    pub proof: String,
+}
+
+/// `key.roster` (host to the room, signed): everyone the host bound, with
+/// the key their frames are signed with.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeyRoster {
+    /// The participants, by connection.
+    #[serde(default)]
+    pub members: Vec<RosterMember>,
+}
+
+/// One participant as the host bound it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RosterMember {
+    /// Its connection id.
+    pub conn_id: u64,
+    /// Its name.
+    pub name: String,
+    /// The role of the invite its key is bound through.
+    pub role: cohost_protocol::Role,
+    /// base64url of its Ed25519 public key.
+    pub ed25519: String,
 }
 
 /// One room key wrapped for one participant.

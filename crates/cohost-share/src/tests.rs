@@ -188,10 +188,13 @@ impl PayloadCodec for Bound {
         Ok(out)
     }
 
-    fn open(&self, h: &Header<'_>, payload: &[u8]) -> Result<Vec<u8>, CodecError> {
+    fn open(&self, h: &Header<'_>, payload: &[u8]) -> Result<crate::Opened, CodecError> {
         let ad = h.associated_data();
         match payload.split_first() {
-            Some((1, rest)) if rest.starts_with(&ad) => Ok(rest[ad.len()..].to_vec()),
+            Some((1, rest)) if rest.starts_with(&ad) => Ok(crate::Opened {
+                body: rest[ad.len()..].to_vec(),
+                sender: None,
+            }),
             _ => Err(CodecError::Other(
                 "payload does not belong to this frame".into(),
             )),

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use cohost_protocol::{Frame, FrameType, Role, RoomId, StreamId};
 
-use crate::codec::{Header, PayloadCodec, Plain};
+use crate::codec::{Header, Opened, PayloadCodec, Plain, Sender};
 use crate::message::{Message, ShareError};
 
 /// Encodes and decodes the application frames of one room through its
@@ -95,8 +95,9 @@ impl RoomCodec {
         }
     }
 
-    /// The message bytes of a received frame, opened by the codec.
-    pub fn open(&self, frame: &Frame) -> Result<Vec<u8>, ShareError> {
+    /// The message bytes of a received frame, opened by the codec, and who
+    /// signed it.
+    pub fn open(&self, frame: &Frame) -> Result<Opened, ShareError> {
         let stream = frame.stream().map(StreamId::new).transpose()?;
         // The room the frame names, not ours: a frame moved here from
         // another room must fail to open, not open as ours.
@@ -120,11 +121,19 @@ impl RoomCodec {
     /// relay control and room frames, an error for a payload that does not
     /// decode (for the caller to show; nothing is dropped silently).
     pub fn decode(&self, frame: &Frame) -> Result<Option<Message>, ShareError> {
+        Ok(self.receive(frame)?.0)
+    }
+
+    /// [`RoomCodec::decode`], with the sender its signature names (`None`
+    /// for relay frames and a codec that signs nothing).
+    pub fn receive(&self, frame: &Frame) -> Result<(Option<Message>, Option<Sender>), ShareError> {
         if !frame.kind().is_application() {
             // Not an application frame: its payload is the relay's, not ours.
-            return Ok(None);
+            return Ok((None, None));
         }
-        Message::from_json(frame.kind(), &self.open(frame)?)
+        let opened = self.open(frame)?;
+        let message = Message::from_json(frame.kind(), &opened.body)?;
+        Ok((message, opened.sender))
     }
 }
 

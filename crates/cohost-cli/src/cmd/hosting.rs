@@ -59,6 +59,61 @@ pub struct RoomArgs {
     /// Invite lifetime in seconds.
     #[arg(long, default_value_t = 24 * 3600)]
     pub ttl: u64,
+    /// A personal invite for one person: `ana=co-driver`, `bo=viewer`
+    /// (repeatable). It carries the name the host knows them by, and
+    /// `/kick NAME` revokes it alone.
+    #[arg(long = "invite", value_name = "NAME=ROLE", value_parser = parse_personal)]
+    pub invite: Vec<Personal>,
+}
+
+/// One `--invite NAME=ROLE`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Personal {
+    /// Who (display text; made inert).
+    pub name: String,
+    /// `co-driver` or `viewer`.
+    pub role: Role,
+}
+
+fn parse_personal(s: &str) -> Result<Personal, String> {
+    let (name, role) = s
+        .split_once('=')
+        .ok_or("expected NAME=ROLE, e.g. ana=co-driver or bo=viewer")?;
+    let name = cohost_core::sanitize::inert_line(name.trim());
+    if name.is_empty() || name.len() > 64 {
+        return Err("the name must be 1 to 64 characters".into());
+    }
+    let role = match role.trim() {
+        "co-driver" | "codriver" | "co_driver" => Role::CoDriver,
+        "viewer" => Role::Viewer,
+        other => {
+            return Err(format!(
+                "unknown role {other:?}: a personal invite is for a co-driver or a viewer"
+            ))
+        }
+    };
+    Ok(Personal { name, role })
+}
+
+/// How a personal invite is shown to the host: whose, and the invite.
+pub fn personal_line(p: &PersonalInvite) -> String {
+    let role = if p.role == Role::CoDriver {
+        "co-driver"
+    } else {
+        "viewer"
+    };
+    format!("for {} ({role}, personal): {}", p.name, p.invite)
+}
+
+/// A personal invite, made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PersonalInvite {
+    /// Who.
+    pub name: String,
+    /// Their role.
+    pub role: Role,
+    /// The invite, keys included.
+    pub invite: String,
 }
 
 impl Default for RoomArgs {
@@ -71,6 +126,7 @@ impl Default for RoomArgs {
             secure_invites: false,
             ca_file: None,
             ttl: 24 * 3600,
+            invite: Vec::new(),
         }
     }
 }
@@ -79,10 +135,13 @@ impl Default for RoomArgs {
 pub struct OpenRoom {
     /// Connected to the room as host.
     pub client: RelayClient,
-    /// The room's keys (they travel only in the invites' fragments).
-    pub e2e: Arc<cohost_share::E2e>,
+    /// The room's keys and the invites issued with them (they travel only
+    /// in the invites' fragments).
+    pub keys: crate::multiplayer::keys::HostKeys,
     /// The guests' invites, keys included.
     pub invites: cohost_tui::room::Invites,
+    /// The personal invites of `--invite NAME=ROLE`, keys included.
+    pub personal: Vec<PersonalInvite>,
     /// The embedded relay, to shut down when the room is done.
     pub embedded: Option<RelayHandle>,
 }
@@ -97,23 +156,34 @@ fn bad_invite(e: impl std::fmt::Display) -> CohostError {
 /// Open a room as `args` says and connect to it as host.
 pub async fn open_room(args: &RoomArgs) -> Result<OpenRoom, CohostError> {
     let (minted, embedded) = invites(args).await?;
-    // The room key and the host's signing key are made here and travel
-    // only inside the invites' fragments: the relay never sees them.
-    let e2e = Arc::new(cohost_share::E2e::generate_host().map_err(|e| {
+    let host_invite = Invite::parse(&minted.host).map_err(bad_invite)?;
+    let room = cohost_protocol::RoomId::new(&host_invite.room).map_err(bad_invite)?;
+    // The room key and the host's keys are made here and travel only
+    // inside the invites' fragments: the relay never sees them. Each
+    // invite gets its own ticket, which binds the keys of whoever uses it.
+    let no_keys = |e: cohost_share::CodecError| {
         CohostError::new(ErrorCode::Unknown, format!("cannot make room keys: {e}"))
-    })?);
-    let keyed = |invite: &str| -> Result<String, CohostError> {
+    };
+    let mut keys = crate::multiplayer::keys::HostKeys::generate(room).map_err(no_keys)?;
+    let mut keyed = |invite: &str, role: Role, name: Option<&str>| -> Result<String, CohostError> {
         let mut i = Invite::parse(invite)
             .map_err(bad_invite)?
-            .with_keys(e2e.invite_keys());
+            .with_keys(keys.issue(role, name).map_err(no_keys)?);
         i.secure |= args.secure_invites;
         Ok(i.to_string())
     };
     let invites = cohost_tui::room::Invites {
-        co_driver: keyed(&minted.co_driver)?,
-        viewer: keyed(&minted.viewer)?,
+        co_driver: keyed(&minted.co_driver, Role::CoDriver, None)?,
+        viewer: keyed(&minted.viewer, Role::Viewer, None)?,
     };
-    let host_invite = Invite::parse(&minted.host).map_err(bad_invite)?;
+    let mut personal = Vec::new();
+    for (who, invite) in args.invite.iter().zip(&minted.personal) {
+        personal.push(PersonalInvite {
+            name: who.name.clone(),
+            role: who.role,
+            invite: keyed(invite, who.role, Some(&who.name))?,
+        });
+    }
     let mut host_cfg = cohost_relay::ClientConfig::from_invite(&host_invite);
     host_cfg.ca_file = args.ca_file.clone();
     let client = RelayClient::connect(host_cfg).await.map_err(|e| {
@@ -128,8 +198,9 @@ pub async fn open_room(args: &RoomArgs) -> Result<OpenRoom, CohostError> {
     })?;
     Ok(OpenRoom {
         client,
-        e2e,
+        keys,
         invites,
+        personal,
         embedded,
     })
 }
@@ -142,6 +213,9 @@ struct Minted {
     pub co_driver: String,
     /// For viewers.
     pub viewer: String,
+    /// One per `--invite NAME=ROLE`, in order: its own token, so the relay
+    /// revokes it alone.
+    pub personal: Vec<String>,
 }
 
 /// The error for a failed admin request: the certificate's own cause and
@@ -177,6 +251,7 @@ async fn remote_invites(
     ca_file: Option<&std::path::Path>,
     secret: &str,
     ttl: u64,
+    people: &[Personal],
 ) -> Result<Minted, CohostError> {
     use cohost_relay::admin::{CreateInvite, CreateRoom, InviteCreated, RoomCreated};
     let base = relay.http_base();
@@ -214,11 +289,14 @@ async fn remote_invites(
         .await
         .map_err(unexpected)?;
     let mut mint = Vec::new();
-    for (role, name) in [
+    let everyone = [
         (Role::Host, "host"),
         (Role::CoDriver, "co-driver"),
         (Role::Viewer, "viewer"),
-    ] {
+    ]
+    .into_iter()
+    .chain(people.iter().map(|p| (p.role, p.name.as_str())));
+    for (role, name) in everyone {
         let created: InviteCreated = http
             .post(format!("{base}/admin/rooms/{}/invites", room.room))
             .bearer_auth(secret)
@@ -236,6 +314,7 @@ async fn remote_invites(
             .map_err(unexpected)?;
         mint.push(created.invite);
     }
+    let personal = mint.split_off(3.min(mint.len()));
     let [host, co_driver, viewer]: [String; 3] = mint
         .try_into()
         .map_err(|_| bad_invite("the relay returned too few invites"))?;
@@ -243,10 +322,15 @@ async fn remote_invites(
         host,
         co_driver,
         viewer,
+        personal,
     })
 }
 
-fn embedded_invites(relay: &cohost_relay::RelayHandle, ttl: u64) -> Result<Minted, String> {
+fn embedded_invites(
+    relay: &cohost_relay::RelayHandle,
+    ttl: u64,
+    people: &[Personal],
+) -> Result<Minted, String> {
     let room = relay.create_room(None).map_err(|e| e.to_string())?;
     let mint = |role, name| {
         relay
@@ -258,6 +342,10 @@ fn embedded_invites(relay: &cohost_relay::RelayHandle, ttl: u64) -> Result<Minte
         host: mint(Role::Host, "host")?,
         co_driver: mint(Role::CoDriver, "co-driver")?,
         viewer: mint(Role::Viewer, "viewer")?,
+        personal: people
+            .iter()
+            .map(|p| mint(p.role, &p.name))
+            .collect::<Result<_, _>>()?,
     })
 }
 
@@ -281,14 +369,21 @@ async fn invites(
                     "pass --relay 127.0.0.1:8080, https://relay.example.com or cohosts://HOST:PORT",
                 )
             })?;
-            let invites = remote_invites(&addr, args.ca_file.as_deref(), secret, args.ttl).await?;
+            let invites = remote_invites(
+                &addr,
+                args.ca_file.as_deref(),
+                secret,
+                args.ttl,
+                &args.invite,
+            )
+            .await?;
             Ok((invites, None))
         }
         None => {
             let relay = Relay::bind(RelayConfig::default())
                 .await
                 .map_err(|e| network(e.to_string()))?;
-            let invites = embedded_invites(&relay, args.ttl).map_err(network)?;
+            let invites = embedded_invites(&relay, args.ttl, &args.invite).map_err(network)?;
             Ok((invites, Some(relay)))
         }
     }

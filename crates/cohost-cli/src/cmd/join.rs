@@ -53,6 +53,11 @@ pub struct JoinArgs {
     /// Trust this CA certificate (PEM) for a `cohosts://` relay, besides the system's.
     #[arg(long, value_name = "PEM")]
     ca_file: Option<std::path::PathBuf>,
+    /// Keep your identity (the keys your messages are signed with) in this
+    /// file, made owner-only on first use, so the host knows you again on
+    /// this device; default: a new identity each run.
+    #[arg(long, value_name = "FILE")]
+    identity: Option<std::path::PathBuf>,
 }
 
 /// The commands a participant can type.
@@ -151,6 +156,7 @@ pub async fn run(args: JoinArgs) -> CmdResult {
     let opts = JoinOptions {
         name: args.name.clone(),
         ca_file: args.ca_file.clone(),
+        identity: args.identity.clone(),
     };
     let given = invite_input::Given {
         argument: args.invite.as_deref(),
@@ -340,7 +346,7 @@ enum Shown {
 fn show(me: &ParticipantSession, out: &mut Out, ev: &ParticipantEvent, json: bool) -> Shown {
     let codec = me.codec();
     match ev {
-        ParticipantEvent::Frame { frame, message } => {
+        ParticipantEvent::Frame { frame, message, .. } => {
             // Several agents answer at once: a heading whenever the member
             // speaking changes (the turn's start names it already).
             let member = match message.as_deref() {

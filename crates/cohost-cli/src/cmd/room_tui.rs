@@ -10,7 +10,6 @@
 )]
 
 use crate::cmd::turn_changes::ChangesCommand;
-use std::sync::Arc;
 
 use cohost_core::sanitize::inert_line;
 use cohost_protocol::{Participant, Role};
@@ -43,14 +42,16 @@ pub struct HostParts {
     pub room: Room,
     /// Connected to the room as host.
     pub client: RelayClient,
-    /// The room's keys.
-    pub e2e: Arc<cohost_share::E2e>,
+    /// The room's keys and the invites issued with them.
+    pub keys: crate::multiplayer::keys::HostKeys,
     /// Co-driver suggestions.
     pub suggestions: SuggestionPolicy,
     /// Co-driver interrupt requests.
     pub interrupts: SuggestionPolicy,
     /// The guests' invites.
     pub invites: room::Invites,
+    /// The personal invites (`--invite NAME=ROLE`).
+    pub personal: Vec<crate::cmd::hosting::PersonalInvite>,
     /// What the room's members ask each other (its bridge), when it has one.
     pub bridge_notes: Option<mpsc::UnboundedReceiver<cohost_session::BridgeNote>>,
     /// Calls that need several approvals (`--quorum`).
@@ -135,7 +136,7 @@ struct Hosting {
 fn start_hosting(p: HostParts, to_app: &mpsc::UnboundedSender<Incoming>) -> Hosting {
     let (notice_tx, mut notices) = mpsc::unbounded_channel();
     let mut bridge = HostBridge::for_room(p.room, p.client, p.suggestions, notice_tx)
-        .with_e2e(p.e2e)
+        .with_keys(p.keys)
         .with_interrupt_policy(p.interrupts)
         .with_quorum(p.quorum);
     if let Some(notes) = p.bridge_notes {
@@ -286,6 +287,9 @@ pub async fn host(p: HostParts) -> CmdResult {
         "Sharing {} — give each guest an invite; they run `cohost join` and paste it:\n  co-driver: {}\n  viewer:    {}",
         info.agent, invites.co_driver, invites.viewer
     );
+    for p in &p.personal {
+        println!("  {}", crate::cmd::hosting::personal_line(p));
+    }
     let _ = to_app.send(Incoming::Session(info));
     let _ = to_app.send(Incoming::Invites(invites));
     let several = members.len() > 1;
@@ -328,10 +332,11 @@ pub(crate) async fn share_in_place(
     let parts = HostParts {
         room: cohost_session::Room::of_one(session.descriptor().id.clone(), session),
         client: room.client,
-        e2e: room.e2e,
+        keys: room.keys,
         suggestions: SuggestionPolicy::Ask,
         interrupts: SuggestionPolicy::Ask,
         invites: room.invites,
+        personal: room.personal,
         bridge_notes: None,
         quorum: Vec::new(),
         members: None,
@@ -361,7 +366,7 @@ fn participant_incoming(ev: ParticipantEvent) -> Vec<Incoming> {
             );
             out
         }
-        ParticipantEvent::Frame { frame, message } => match message.map(|m| *m) {
+        ParticipantEvent::Frame { frame, message, .. } => match message.map(|m| *m) {
             Some(Message::ExecutionStarted(s)) => {
                 let mut who = if s.origin == "host" {
                     "host".to_string()
@@ -382,8 +387,8 @@ fn participant_incoming(ev: ParticipantEvent) -> Vec<Incoming> {
                     from: stamped_name(&frame),
                     text: cohost_core::sanitize::strip_controls(&c.text).into_owned(),
                 }];
-                // Only the host says who the members are (a frame stamped
-                // host opens only with the host's signature).
+                // Only the host says who the members are (its frames open
+                // only with its signature).
                 if let (Some(names), Some(Role::Host)) = (c.members, frame.role()) {
                     out.push(Incoming::Members(
                         names.iter().map(|n| inert_line(n)).collect(),

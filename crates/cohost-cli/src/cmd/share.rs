@@ -297,8 +297,9 @@ pub async fn run(args: ShareArgs) -> CmdResult {
     };
     let OpenRoom {
         client,
-        e2e,
+        keys,
         invites,
+        personal,
         embedded,
     } = match open_room(&args.room).await {
         Ok(r) => r,
@@ -366,10 +367,11 @@ pub async fn run(args: ShareArgs) -> CmdResult {
         let parts = crate::cmd::room_tui::HostParts {
             room,
             client,
-            e2e,
+            keys,
             suggestions: args.suggestions.into(),
             interrupts: args.interrupts.into(),
             invites: invites.clone(),
+            personal: personal.clone(),
             bridge_notes,
             quorum: args.quorum.concat(),
             members: Some(members),
@@ -385,7 +387,13 @@ pub async fn run(args: ShareArgs) -> CmdResult {
         println!(
             "{}",
             json!({"notice":"invites","co_driver":invites.co_driver,"viewer":invites.viewer,
-                "web_co_driver":web_link(&invites.co_driver),"web_viewer":web_link(&invites.viewer)})
+                "web_co_driver":web_link(&invites.co_driver),"web_viewer":web_link(&invites.viewer),
+                "personal": personal.iter().map(|p| json!({
+                    "name": p.name,
+                    "role": if p.role == cohost_protocol::Role::CoDriver { "co-driver" } else { "viewer" },
+                    "invite": p.invite,
+                    "web": web_link(&p.invite),
+                })).collect::<Vec<_>>()})
         );
     } else {
         println!(
@@ -397,6 +405,12 @@ pub async fn run(args: ShareArgs) -> CmdResult {
         ] {
             println!("  {label:<10} {invite}");
             if let Some(web) = web_link(invite) {
+                println!("  {:<10} or open {web}", "");
+            }
+        }
+        for p in &personal {
+            println!("  {}", crate::cmd::hosting::personal_line(p));
+            if let Some(web) = web_link(&p.invite) {
                 println!("  {:<10} or open {web}", "");
             }
         }
@@ -478,7 +492,7 @@ pub async fn run(args: ShareArgs) -> CmdResult {
     let policy: SuggestionPolicy = args.suggestions.into();
     let interrupts: SuggestionPolicy = args.interrupts.into();
     let mut bridge = HostBridge::for_room(room, client, policy, notice_tx)
-        .with_e2e(e2e)
+        .with_keys(keys)
         .with_interrupt_policy(interrupts)
         .with_quorum(args.quorum.concat())
         .with_members(members);

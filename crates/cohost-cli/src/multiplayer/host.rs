@@ -13,14 +13,14 @@ use cohost_protocol::{Frame, FrameType, InviteKeys, Kick, Participant, Role};
 use cohost_relay::{ClientEvent, RelayClient};
 use cohost_session::{BridgeNote, Room, RoomEvents, RunningSession};
 use cohost_share::{
-    Chat, CodecError, E2e, Message, PayloadCodec, Presence, RoomCodec, ShareError, Suggestion,
-    SuggestionDecision, TurnStream,
+    Chat, CodecError, Message, PayloadCodec, Presence, RoomCodec, Sender, ShareError, Signer,
+    Suggestion, SuggestionDecision, TurnStream,
 };
 
 use super::host_approvals::{kinds_text, ApprovalGate, VoteOutcome, Voter};
+
 use super::host_io::deliver;
 pub use super::host_io::{HostInput, HostNotice, SuggestionPolicy};
-
 use super::host_record;
 use super::host_turn::{interrupt_policy, publish, Started};
 use super::keys::{HostKeys, NoKeys};
@@ -138,6 +138,9 @@ pub struct HostBridge {
     /// The room is to hear who its members are (someone joined a room of
     /// several agents).
     pub(super) members_due: bool,
+    /// Someone's key was bound, left or was removed: the room gets the
+    /// new `key.roster`.
+    roster_due: bool,
     /// Each member's turns, for `/handoff`.
     pub(super) log: HandoffLog,
     /// What `/add` opens members with, `/drop` and `/keep` tidy with
@@ -181,18 +184,18 @@ impl HostBridge {
             .map(|m| m.name.clone())
             .unwrap_or_default();
         let room_id = client.room_id().clone();
-        let (keys, codec): (Option<HostKeys>, Arc<dyn PayloadCodec>) = match E2e::generate_host() {
-            Ok(e2e) => {
-                let keys = HostKeys::new(room_id.clone(), Arc::new(e2e));
-                let codec = keys.codec();
-                (Some(keys), codec)
-            }
-            Err(e) => {
-                let why = format!("no room key ({e}); nothing is shared");
-                let _ = notices.send(HostNotice::Room(why.clone()));
-                (None, Arc::new(NoKeys(why)))
-            }
-        };
+        let (keys, codec): (Option<HostKeys>, Arc<dyn PayloadCodec>) =
+            match HostKeys::generate(room_id.clone()) {
+                Ok(keys) => {
+                    let codec = keys.codec();
+                    (Some(keys), codec)
+                }
+                Err(e) => {
+                    let why = format!("no room key ({e}); nothing is shared");
+                    let _ = notices.send(HostNotice::Room(why.clone()));
+                    (None, Arc::new(NoKeys(why)))
+                }
+            };
         let codec = RoomCodec::with_codec(room_id, codec).as_role(Role::Host);
         let room_now = room.clone();
         HostBridge {
@@ -217,6 +220,7 @@ impl HostBridge {
             gate,
             grants_due: false,
             members_due: false,
+            roster_due: false,
             log: HandoffLog::default(),
             setup: None,
             room_now: tokio::sync::watch::Sender::new(room_now),
@@ -258,12 +262,13 @@ impl HostBridge {
         self.room_now.subscribe()
     }
 
-    /// The same bridge with these end-to-end keys (a host that minted its
-    /// invites before creating the bridge).
-    pub fn with_e2e(mut self, e2e: Arc<E2e>) -> Self {
+    /// The same bridge with these end-to-end keys and the invites issued
+    /// with them (a host that minted its invites before creating the
+    /// bridge).
+    pub fn with_keys(mut self, keys: HostKeys) -> Self {
         let room = self.codec.room().clone();
-        self.codec = RoomCodec::with_codec(room.clone(), e2e.clone()).as_role(Role::Host);
-        self.keys = Some(HostKeys::new(room, e2e));
+        self.codec = RoomCodec::with_codec(room, keys.codec()).as_role(Role::Host);
+        self.keys = Some(keys);
         self
     }
 
@@ -281,10 +286,10 @@ impl HostBridge {
         self
     }
 
-    /// The keys to add to every invite of this room (`None`: no keys, so
-    /// nothing is shared).
-    pub fn invite_keys(&self) -> Option<InviteKeys> {
-        self.keys.as_ref().map(HostKeys::invite_keys)
+    /// The keys of a new invite to this room for `role`, personal when it
+    /// has a `name` (`None`: no keys, so nothing is shared).
+    pub fn issue_invite(&mut self, role: Role, name: Option<&str>) -> Option<InviteKeys> {
+        self.keys.as_mut().and_then(|k| k.issue(role, name).ok())
     }
 
     pub(super) fn notify(&self, n: HostNotice) {
@@ -327,6 +332,9 @@ impl HostBridge {
             }
             if std::mem::take(&mut self.members_due) {
                 self.send_members().await;
+            }
+            if std::mem::take(&mut self.roster_due) {
+                self.send_roster().await;
             }
         }
         deliver(&self.client, &self.notices, self.codec.room_close()).await;
@@ -617,13 +625,20 @@ impl HostBridge {
             return;
         };
         match keys.kick(p.conn_id) {
-            Ok((epoch, rotate)) => {
+            Ok((epoch, rotate, open)) => {
                 if let Some(m) = rotate {
                     let frame = self.codec.room_frame(&m);
                     deliver(&self.client, &self.notices, frame).await;
                 }
+                self.roster_due = true;
+                let shared = if open {
+                    "; it came in through an open invite, which is now revoked for everyone \
+                     holding it (personal invites: cohost share --invite NAME=ROLE)"
+                } else {
+                    ""
+                };
                 self.notify(HostNotice::Room(format!(
-                    "removed {}: its invite is revoked and the room key rotated (epoch {epoch})",
+                    "removed {}: its invite is revoked and the room key rotated (epoch {epoch}){shared}",
                     describe(&p)
                 )));
             }
@@ -750,6 +765,14 @@ impl HostBridge {
         }
     }
 
+    /// Tell the room whose keys are whose (`key.roster`).
+    async fn send_roster(&mut self) {
+        if let Some(roster) = self.keys.as_ref().map(HostKeys::roster) {
+            let frame = self.codec.room_frame(&roster);
+            deliver(&self.client, &self.notices, frame).await;
+        }
+    }
+
     /// Tell the room who may approve what.
     async fn send_grants(&mut self) {
         let grants = Message::ApprovalGrants(self.gate().snapshot());
@@ -758,16 +781,38 @@ impl HostBridge {
     }
 
     /// A participant's frame opened, once: a copy of one already taken is
-    /// refused as a replay.
-    fn take(&mut self, f: &Frame) -> Result<Option<Message>, ShareError> {
-        let message = self.codec.decode(f)?;
-        if !self.replays.first_time(f) {
+    /// refused as a replay. Returns who signed it.
+    fn take(&mut self, f: &Frame) -> Result<(Option<Message>, Option<Sender>), ShareError> {
+        let (message, sender) = self.codec.receive(f)?;
+        if !self.replays.first_time(f, sender.as_ref()) {
             return Err(ShareError::Codec {
                 kind: f.kind(),
                 source: CodecError::Replayed,
             });
         }
-        Ok(message)
+        Ok((message, sender))
+    }
+
+    /// Who a participant's frame is from: the name the host bound its key
+    /// to (format v2), never the relay's stamp; the stamp only for a room
+    /// without keys.
+    fn signed_name(&self, f: &Frame, sender: Option<&Sender>) -> String {
+        match sender.map(|s| &s.signer) {
+            Some(Signer::Participant(b)) => b.label(),
+            Some(Signer::Host) => "host".into(),
+            _ => super::participant::stamped_name(f),
+        }
+    }
+
+    /// The participant a signed frame is from, as the roster knows it
+    /// (named as the host bound it).
+    fn signed_participant(&self, f: &Frame, sender: Option<&Sender>) -> Option<Participant> {
+        let conn = match sender.map(|s| &s.signer) {
+            Some(Signer::Participant(b)) => b.conn_id,
+            Some(_) => return None,
+            None => f.sender(),
+        };
+        self.roster.get(&conn).cloned()
     }
 
     async fn handle_relay(&mut self, ev: ClientEvent) {
@@ -784,9 +829,10 @@ impl HostBridge {
                 )));
             }
             ClientEvent::Frame(f) => match (f.kind(), self.take(&f)) {
-                (FrameType::PromptSuggested, Ok(Some(Message::Suggestion(mut s)))) => {
-                    // The relay's stamp names the sender, not the payload.
-                    s.from = Some(super::participant::stamped_name(&f));
+                (FrameType::PromptSuggested, Ok((Some(Message::Suggestion(mut s)), sender))) => {
+                    // The key that signed it names the sender (the host
+                    // bound it to an invite), not the payload or the relay.
+                    s.from = Some(self.signed_name(&f, sender.as_ref()));
                     s.to = s.to.map(|t| cohost_core::sanitize::inert_line(&t));
                     if self.solo() {
                         if let Some(to) = s.to.take_if(|t| self.room.member(t).is_none()) {
@@ -797,9 +843,8 @@ impl HostBridge {
                     }
                     self.pending.insert(s.suggestion_id.clone(), s.clone());
                     let author = self
-                        .roster
-                        .get(&f.sender())
-                        .map(describe)
+                        .signed_participant(&f, sender.as_ref())
+                        .map(|p| describe(&p))
                         .unwrap_or_else(|| s.from.clone().unwrap_or_default());
                     self.authors.insert(s.suggestion_id.clone(), author.clone());
                     let member = s.to.clone().unwrap_or_else(|| self.focus.clone());
@@ -833,46 +878,27 @@ impl HostBridge {
                         }
                     }
                 }
-                (_, Ok(Some(Message::Chat(mut c)))) => {
-                    c.from = Some(super::participant::stamped_name(&f));
-                    // Only the host says who the members are.
+                (_, Ok((Some(Message::Chat(mut c)), sender))) => {
+                    c.from = Some(self.signed_name(&f, sender.as_ref()));
+                    // Only the host says who the room's members are.
                     c.members = None;
                     self.notify(HostNotice::Chat(c));
                 }
-                (FrameType::KeyAnnounce, Ok(Some(Message::KeyAnnounce(a)))) => {
-                    // The name a participant chose (`--name`), for /who and /kick.
-                    if let (Some(p), Some(n)) = (self.roster.get_mut(&f.sender()), &a.name) {
-                        let name = cohost_core::sanitize::inert_line(n);
-                        if p.name != name {
-                            p.name = name;
-                            let who = p.clone();
-                            self.notify(HostNotice::Presence(Presence::Renamed { who }));
-                        }
-                    }
-                    let answer = self.keys.as_mut().map(|k| k.announced(f.sender(), &a));
-                    match answer {
-                        Some(Ok(Some(m))) => {
-                            let frame = self.codec.room_frame(&m);
-                            deliver(&self.client, &self.notices, frame).await;
-                        }
-                        Some(Err(e)) => self.notify(HostNotice::Room(format!(
-                            "a participant's key was refused: {e}"
-                        ))),
-                        _ => {}
-                    }
+                (FrameType::KeyAnnounce, Ok((Some(Message::KeyAnnounce(a)), Some(sender)))) => {
+                    self.announced(&f, &sender, &a).await;
                 }
-                (FrameType::ApprovalVote, Ok(Some(Message::ApprovalVote(v)))) => {
-                    match self.roster.get(&f.sender()).cloned() {
+                (FrameType::ApprovalVote, Ok((Some(Message::ApprovalVote(v)), sender))) => {
+                    match self.signed_participant(&f, sender.as_ref()) {
                         Some(p) => self.vote(v.tool_id.as_deref(), &Voter::Participant(p), v.allow),
                         None => self.notify(HostNotice::Room(format!(
                             "refused an approval from {}, who is not in the room",
-                            super::participant::stamped_name(&f)
+                            self.signed_name(&f, sender.as_ref())
                         ))),
                     }
                 }
                 // Under the room's policy; between turns nothing stops. A
                 // co-driver cannot say which member: every one stops.
-                (FrameType::InterruptRequest, Ok(Some(_)))
+                (FrameType::InterruptRequest, Ok((Some(_), _)))
                     if interrupt_policy(self.interrupts, &self.notices, &f) =>
                 {
                     self.room.interrupt_all();
@@ -913,6 +939,47 @@ impl HostBridge {
         }
     }
 
+    /// A participant announced its keys: bound to the invite it proves it
+    /// holds, it gets the room's newer keys and the room the new roster;
+    /// refused, the host is told why and it gets nothing.
+    async fn announced(&mut self, f: &Frame, sender: &Sender, a: &cohost_share::KeyAnnounce) {
+        let stamped = super::participant::stamped_name(f);
+        let Some(keys) = self.keys.as_mut() else {
+            return;
+        };
+        let admitted = match keys.announced(f.sender(), sender, a, &stamped) {
+            Ok(admitted) => admitted,
+            Err(why) => {
+                self.notify(HostNotice::Room(format!(
+                    "refused the keys of {stamped}: {why}; it sees nothing of the room"
+                )));
+                return;
+            }
+        };
+        if let Some(m) = &admitted.rotate {
+            let frame = self.codec.room_frame(m);
+            deliver(&self.client, &self.notices, frame).await;
+        }
+        self.roster_due = true;
+        // The name the host knows it by from now on (a personal invite's,
+        // or the one it gave), for /who, /kick and /grant.
+        if let Some(p) = self.roster.get_mut(&f.sender()) {
+            let bound = &admitted.who;
+            if p.name != bound.name || p.role != bound.role {
+                p.name = bound.name.clone();
+                p.role = bound.role;
+                let who = p.clone();
+                self.notify(HostNotice::Presence(Presence::Renamed { who }));
+            }
+        }
+        if admitted.replaced {
+            self.notify(HostNotice::Room(format!(
+                "{} came back with a new key (a new tab or process); the old one opens nothing now",
+                admitted.who.name
+            )));
+        }
+    }
+
     /// Keep the roster and tell the host: a join of someone known under
     /// another role is a role change.
     fn presence(&mut self, p: Presence) {
@@ -946,6 +1013,7 @@ impl HostBridge {
             }
             Presence::Left { who } => {
                 self.roster.remove(&who.conn_id);
+                self.roster_due = true;
                 // A grant is for that connection: back, it is granted again.
                 if self.gate().revoke(who.conn_id).is_some() {
                     self.grants_due = true;

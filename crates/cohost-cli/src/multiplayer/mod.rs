@@ -8,6 +8,7 @@ mod host_io;
 mod host_members;
 mod host_record;
 mod host_turn;
+pub mod identity;
 pub mod keys;
 pub mod participant;
 pub mod session;

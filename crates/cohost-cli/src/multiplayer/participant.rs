@@ -30,7 +30,7 @@ pub fn frame_json(codec: &RoomCodec, f: &Frame) -> Value {
     let payload = codec
         .open(f)
         .ok()
-        .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
+        .and_then(|opened| serde_json::from_slice::<Value>(&opened.body).ok())
         .unwrap_or_else(|| json!({ "opaque_bytes": f.payload_len() }));
     json!({
         "frame": f.kind().name(),
@@ -91,9 +91,16 @@ pub fn frame_line(codec: &RoomCodec, f: &Frame) -> Option<String> {
 }
 
 fn raw_frame_line(codec: &RoomCodec, f: &Frame) -> Option<String> {
-    let msg = match codec.decode(f) {
+    let (msg, sender) = match codec.receive(f) {
         Ok(m) => m,
         Err(e) => return Some(format!("\n· unreadable frame: {e}")),
+    };
+    // Who said it: as the key that signed it is bound (format v2), the
+    // relay's stamp only in a room without keys.
+    let said_by = match sender.map(|s| s.signer) {
+        Some(cohost_share::Signer::Host) => "host".to_string(),
+        Some(cohost_share::Signer::Participant(b)) => b.label(),
+        _ => stamped_name(f),
     };
     Some(match (f.kind(), msg) {
         (_, Some(Message::ExecutionStarted(s))) => match s.agent {
@@ -122,7 +129,7 @@ fn raw_frame_line(codec: &RoomCodec, f: &Frame) -> Option<String> {
                 .map(|a| format!(": {} runs it", inert_line(&a)))
                 .unwrap_or_default()
         ),
-        (_, Some(Message::Chat(c))) => format!("<{}> {}", stamped_name(f), c.text),
+        (_, Some(Message::Chat(c))) => format!("<{said_by}> {}", c.text),
         (FrameType::PresenceJoin | FrameType::PresenceLeave, None) => {
             let who = f
                 .control::<cohost_protocol::Participant>()

@@ -1,8 +1,11 @@
-//! A participant's session in an end-to-end encrypted room: joins with an
-//! invite that carries the room key and the host's public key, announces
-//! its X25519 key on every (re)connect, learns rotated keys, opens and
-//! verifies every frame, and yields typed [`ParticipantEvent`]s. Rendering
-//! is the caller's (line mode in `cmd/join.rs`, or a terminal UI).
+//! A participant's session in an end-to-end encrypted room (format v2,
+//! `docs/sharing-e2e.md`): joins with an invite that carries the room key,
+//! the host's public keys and the invite's ticket; makes (or loads) its
+//! identity and announces it, with its proof of the invite, on every
+//! (re)connect; learns rotated keys and the host's roster; opens and
+//! verifies every frame against who may send it, and yields typed
+//! [`ParticipantEvent`]s. Rendering is the caller's (line mode in
+//! `cmd/join.rs`, or a terminal UI).
 //!
 //! A frame that does not open or verify is dropped with one
 //! [`ParticipantEvent::Dropped`] and the stream is asked again from the last
@@ -12,11 +15,13 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
+use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
+use base64::Engine as _;
 use cohost_protocol::{FrameType, Invite, Participant, Role, Welcome};
 use cohost_relay::{ClientConfig, ClientEvent, RelayClient};
-use cohost_share::e2e::{unwrap_key, KeyPair};
+use cohost_share::e2e::{bind_proof, ticket_id, unwrap_key, Identity};
 use cohost_share::{
-    Chat, CodecError, E2e, InterruptRequest, KeyAnnounce, Message, RoomCodec, ShareError,
+    Chat, CodecError, E2e, InterruptRequest, KeyAnnounce, Message, RoomCodec, ShareError, Signer,
     Suggestion,
 };
 
@@ -47,6 +52,9 @@ pub enum JoinError {
     /// Connected, but the relay never welcomed this participant.
     #[error("the relay accepted the connection but sent no welcome within {0:?}; check the relay")]
     NoWelcome(Duration),
+    /// The identity file (`--identity`) cannot be read or made.
+    #[error(transparent)]
+    Identity(#[from] super::identity::IdentityError),
 }
 
 /// What a participant sees.
@@ -61,6 +69,9 @@ pub enum ParticipantEvent {
         /// Its application message (`None` for relay frames); boxed, as
         /// an event in it is far larger than the other variants.
         message: Option<Box<Message>>,
+        /// Who signed it (`None` for relay frames): the host, or a
+        /// participant as the host's roster names it.
+        from: Option<Signer>,
     },
     /// Someone joined or left; the roster is updated.
     Presence {
@@ -94,6 +105,10 @@ pub struct JoinOptions {
     pub name: Option<String>,
     /// Extra CA certificates (PEM) for `cohosts://` relays.
     pub ca_file: Option<std::path::PathBuf>,
+    /// Keep this participant's identity (its signing and key-agreement
+    /// keys) in this file, made owner-only on first use, so the host
+    /// knows it again across runs; `None`: a fresh identity per process.
+    pub identity: Option<std::path::PathBuf>,
 }
 
 /// A participant in a room.
@@ -101,7 +116,8 @@ pub struct ParticipantSession {
     client: RelayClient,
     codec: RoomCodec,
     e2e: Arc<E2e>,
-    pair: KeyPair,
+    /// The invite's secret, proved in every announcement.
+    ticket: [u8; 16],
     name: Option<String>,
     me: Participant,
     roster: BTreeMap<u64, Participant>,
@@ -115,6 +131,10 @@ pub struct ParticipantSession {
     /// next one (already on their way before the ask) wait for the replay.
     resyncing: HashSet<String>,
     queued: std::collections::VecDeque<ParticipantEvent>,
+    /// Frames signed by a key the host's roster does not name yet: someone
+    /// who just joined may speak before the host's new roster arrives
+    /// here. Opened again when it does; said and dropped if still unknown.
+    unknown: Vec<cohost_protocol::Frame>,
     /// Who the host lets approve what, as it last said.
     grants: cohost_share::ApprovalGrants,
 }
@@ -124,7 +144,11 @@ impl ParticipantSession {
     pub async fn join(invite: &str, opts: JoinOptions) -> Result<ParticipantSession, JoinError> {
         let inv = Invite::parse(invite)?;
         let keys = inv.keys.clone().ok_or(JoinError::NoKey)?;
-        let e2e = Arc::new(E2e::participant(&keys).map_err(JoinError::Keys)?);
+        let me = match &opts.identity {
+            Some(path) => super::identity::load_or_create(path)?,
+            None => Identity::generate().map_err(JoinError::Keys)?,
+        };
+        let e2e = Arc::new(E2e::participant(&keys, me).map_err(JoinError::Keys)?);
         let mut cfg = ClientConfig::from_invite(&inv);
         cfg.ca_file = opts.ca_file.clone();
         let mut client = RelayClient::connect(cfg).await?;
@@ -161,7 +185,7 @@ impl ParticipantSession {
             client,
             codec,
             e2e,
-            pair: KeyPair::generate().map_err(JoinError::Keys)?,
+            ticket: keys.ticket,
             name: opts.name,
             me: welcome.you.clone(),
             roster: BTreeMap::new(),
@@ -171,6 +195,7 @@ impl ParticipantSession {
             awaiting_key: HashSet::new(),
             resyncing: HashSet::new(),
             queued,
+            unknown: Vec::new(),
             grants: cohost_share::ApprovalGrants::default(),
         };
         s.welcomed(&welcome).await;
@@ -185,9 +210,15 @@ impl ParticipantSession {
             .iter()
             .map(|p| (p.conn_id, p.clone()))
             .collect();
+        let me = self.e2e.identity();
+        let (ed, x) = (me.public(), me.x25519().public_bytes());
+        let proof = bind_proof(&self.ticket, self.codec.room(), w.you.conn_id, &ed, &x);
         let announce = Message::KeyAnnounce(KeyAnnounce {
-            x25519: self.pair.public_b64(),
+            ed25519: B64.encode(ed),
+            x25519: B64.encode(x),
             name: self.name.clone(),
+            ticket: B64.encode(ticket_id(&self.ticket)),
+            proof: B64.encode(proof),
         });
         if let Ok(f) = self.codec.room_frame(&announce) {
             let _ = self.client.send(&f).await;
@@ -338,6 +369,7 @@ impl ParticipantSession {
                 return Some(ParticipantEvent::Frame {
                     frame: f,
                     message: None,
+                    from: None,
                 })
             }
             _ => {}
@@ -350,11 +382,11 @@ impl ParticipantSession {
                 return None;
             }
         }
-        match self.codec.decode(&f) {
-            Ok(Some(Message::KeyRotate(r))) => {
+        match self.codec.receive(&f) {
+            Ok((Some(Message::KeyRotate(r)), _)) => {
                 let mut newest = None;
                 for w in r.keys.iter().filter(|w| w.to == self.me.conn_id) {
-                    match unwrap_key(self.codec.room(), &self.pair, w) {
+                    match unwrap_key(self.codec.room(), self.e2e.identity().x25519(), w) {
                         Ok(k) => {
                             self.e2e.learn(w.epoch, k);
                             newest = newest.max(Some(w.epoch));
@@ -375,14 +407,29 @@ impl ParticipantSession {
                 }
                 Some(ParticipantEvent::KeyLearned { epoch })
             }
-            Ok(_) if !self.replays.first_time(&f) => Some(ParticipantEvent::Dropped {
-                kind: f.kind(),
-                at: None,
-                reason: CodecError::Replayed.to_string(),
-            }),
-            Ok(message) => {
-                if let Some(Message::ApprovalGrants(g)) = &message {
-                    self.grants = g.clone();
+            Ok((_, sender)) if !self.replays.first_time(&f, sender.as_ref()) => {
+                Some(ParticipantEvent::Dropped {
+                    kind: f.kind(),
+                    at: None,
+                    reason: CodecError::Replayed.to_string(),
+                })
+            }
+            Ok((mut message, sender)) => {
+                match &mut message {
+                    Some(Message::ApprovalGrants(g)) => self.grants = g.clone(),
+                    Some(Message::KeyRoster(r)) => {
+                        self.e2e.take_roster(r);
+                        self.retry_unknown().await;
+                    }
+                    // A participant's chat is named as the host bound its
+                    // key, whatever name it wrote.
+                    Some(Message::Chat(c)) => {
+                        if let Some(Signer::Participant(b)) = sender.as_ref().map(|s| &s.signer) {
+                            c.from = Some(b.label());
+                            c.members = None;
+                        }
+                    }
+                    _ => {}
                 }
                 if let Some(s) = f.stream() {
                     self.last_good.insert(s.to_string(), f.chunk());
@@ -391,9 +438,32 @@ impl ParticipantSession {
                 Some(ParticipantEvent::Frame {
                     frame: f,
                     message: message.map(Box::new),
+                    from: sender.map(|s| s.signer),
                 })
             }
             Err(e) => self.dropped(&f, e).await,
+        }
+    }
+
+    /// Frames from senders the new roster names are taken now; the rest
+    /// were from nobody in the room.
+    async fn retry_unknown(&mut self) {
+        for f in std::mem::take(&mut self.unknown) {
+            let reason = match self.codec.receive(&f) {
+                Ok(_) => {
+                    // Boxed: `handle` is async and this is its caller.
+                    if let Some(ev) = Box::pin(self.handle(ClientEvent::Frame(f))).await {
+                        self.queued.push_back(ev);
+                    }
+                    continue;
+                }
+                Err(e) => e.to_string(),
+            };
+            self.queued.push_back(ParticipantEvent::Dropped {
+                kind: f.kind(),
+                at: None,
+                reason,
+            });
         }
     }
 
@@ -408,11 +478,31 @@ impl ParticipantSession {
             ShareError::Codec { source, .. } => source.to_string(),
             other => other.to_string(),
         };
+        // Maybe someone the host's next roster names: held until it comes
+        // (a bounded few; a flood of strangers is dropped).
+        if f.stream().is_none()
+            && matches!(
+                e,
+                ShareError::Codec {
+                    source: CodecError::UnknownSender(_),
+                    ..
+                }
+            )
+            && self.unknown.len() < 64
+        {
+            self.unknown.push(f.clone());
+            return None;
+        }
         // A forgery is not a loss: said, and nothing asked again.
         let refused = matches!(
             e,
             ShareError::Codec {
-                source: CodecError::NotFromHost(_),
+                source: CodecError::NotFromHost(_)
+                    | CodecError::UnknownSender(_)
+                    | CodecError::Removed(_)
+                    | CodecError::NotAllowed { .. }
+                    | CodecError::NotForUs(_)
+                    | CodecError::OldVersion(_),
                 ..
             }
         );

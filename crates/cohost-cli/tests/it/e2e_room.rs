@@ -37,7 +37,7 @@ async fn watch_turn(p: &mut ParticipantSession) -> Turn {
     timeout(T, async {
         loop {
             match p.next().await.expect("participant open") {
-                ParticipantEvent::Frame { frame, message } if frame.kind().is_replayable() => {
+                ParticipantEvent::Frame { frame, message, .. } if frame.kind().is_replayable() => {
                     t.chunks.push(frame.chunk());
                     match message.map(|m| *m) {
                         Some(Message::ExecutionStarted(s)) => t.prompt = s.text,
@@ -238,7 +238,7 @@ async fn over_tls_the_relay_sees_ciphertext_and_tampering_is_dropped_then_resync
     finish(input, host, relay).await;
 }
 
-fn codec_error(e: Result<Vec<u8>, ShareError>) -> CodecError {
+fn codec_error(e: Result<cohost_share::Opened, ShareError>) -> CodecError {
     match e {
         Err(ShareError::Codec { source, .. }) => source,
         other => panic!("expected a codec error, got {other:?}"),
@@ -328,7 +328,8 @@ async fn a_kicked_participant_is_out_and_cannot_read_what_follows() {
             CodecError::UnknownEpoch(1)
         );
         let mut forced = f.payload().to_vec();
-        forced[1..5].copy_from_slice(&[0, 0, 0, 0]);
+        // v2: version, mode, then the epoch.
+        forced[2..6].copy_from_slice(&[0, 0, 0, 0]);
         let forced = f.with_payload(&forced);
         assert_eq!(
             codec_error(viewer.codec().open(&forced)),

@@ -10,8 +10,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use cohost_protocol::{Frame, FrameType, Invite, Role, RoomId, StreamId};
-use cohost_share::e2e::{wrap_key, RoomKey};
-use cohost_share::{Chat, E2e, KeyRotate, Message, RoomCodec};
+use cohost_share::e2e::{wrap_key, KeyPair, RoomKey};
+use cohost_share::{Chat, CodecError, E2e, KeyRotate, Message, RoomCodec, ShareError};
 use serde_json::Value;
 
 use crate::mitm_support::{Leg, Mitm};
@@ -47,7 +47,9 @@ fn attacker(invite: &str) -> RoomCodec {
     let keys = inv.keys.expect("the invite carries the room key");
     RoomCodec::with_codec(
         RoomId::new(&inv.room).unwrap(),
-        Arc::new(E2e::participant(&keys).unwrap()),
+        Arc::new(
+            E2e::participant(&keys, cohost_share::e2e::Identity::generate().unwrap()).unwrap(),
+        ),
     )
     .as_role(Role::CoDriver)
 }
@@ -98,10 +100,14 @@ fn a_relay_in_the_middle_cannot_forge_a_turn_or_a_key_replay_or_speak_for_a_kick
     let mut host_seen = Vec::new();
     let invite = first["co_driver"].as_str().unwrap().to_string();
     let forger = attacker(&invite);
+    // The guest keeps its identity in a file, so that the test can play a
+    // kicked guest colluding with the relay (step 5).
+    let identity = home.path().join("ana.identity");
 
     let mut guest = Reaper(
         cohost(home.path())
-            .args(["join", "--json", "--plain", "--name", "ana"])
+            .args(["join", "--json", "--plain", "--name", "ana", "--identity"])
+            .arg(&identity)
             .env("COHOST_INVITE", &invite)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -158,7 +164,9 @@ fn a_relay_in_the_middle_cannot_forge_a_turn_or_a_key_replay_or_speak_for_a_kick
         }
     }
 
-    // 2. A forged key rotation, wrapped to the guest's announced key.
+    // 2. The guest's announcement is sealed to the host: holding the room
+    // key, the attacker cannot read it (format v2). A key rotation it
+    // forges is refused whatever it wraps: only the host's key signs one.
     let announce = mitm
         .log()
         .into_iter()
@@ -169,9 +177,17 @@ fn a_relay_in_the_middle_cannot_forge_a_turn_or_a_key_replay_or_speak_for_a_kick
         .expect("the guest announced its key");
     // Sealed under the sender's role; the relay stamps it on the way.
     let announce = announce.restamp(FrameType::KeyAnnounce, 0, Role::CoDriver);
-    let Some(Message::KeyAnnounce(a)) = forger.decode(&announce).unwrap() else {
-        panic!("not an announcement")
-    };
+    assert!(
+        matches!(
+            forger.decode(&announce),
+            Err(ShareError::Codec {
+                source: CodecError::NotForUs(_),
+                ..
+            })
+        ),
+        "the attacker read the guest's announcement"
+    );
+    let attackers_own = KeyPair::generate().unwrap();
     let welcome: cohost_protocol::Welcome = mitm
         .log()
         .into_iter()
@@ -181,7 +197,14 @@ fn a_relay_in_the_middle_cannot_forge_a_turn_or_a_key_replay_or_speak_for_a_kick
         .and_then(|(_, _, f)| f.control().ok())
         .unwrap();
     let evil = RoomKey::from_bytes([7; 32]);
-    let wrapped = wrap_key(forger.room(), 77, &evil, welcome.you.conn_id, &a.x25519).unwrap();
+    let wrapped = wrap_key(
+        forger.room(),
+        77,
+        &evil,
+        welcome.you.conn_id,
+        &attackers_own.public_b64(),
+    )
+    .unwrap();
     let rotate = forger
         .room_frame(&Message::KeyRotate(KeyRotate {
             keys: vec![wrapped],
@@ -256,26 +279,37 @@ fn a_relay_in_the_middle_cannot_forge_a_turn_or_a_key_replay_or_speak_for_a_kick
         l.contains("already received")
     });
 
-    // 5. After a kick, a chat in the guest's name (sealed under the key it
-    // still holds) is refused by the host.
+    // 5. After a kick, the guest (its keys from its identity file) and the
+    // relay collude: a chat signed with its key, sealed under the room key
+    // it still holds and stamped with another connection id, is refused by
+    // the host: the key was removed, whatever the relay says.
     writeln!(host_in, "/kick ana").unwrap();
     until(&host_out, &mut host_seen, "the kick", |l| {
         l.contains("removed")
     });
-    let chat = forger
+    let kicked = {
+        let inv = Invite::parse(&invite).unwrap();
+        let me = cohost_cli::multiplayer::identity::load_or_create(&identity).unwrap();
+        RoomCodec::with_codec(
+            RoomId::new(&inv.room).unwrap(),
+            Arc::new(E2e::participant(&inv.keys.unwrap(), me).unwrap()),
+        )
+        .as_role(Role::CoDriver)
+    };
+    let chat = kicked
         .room_frame(&Message::Chat(Chat {
             from: None,
             text: "after my kick".into(),
             members: None,
         }))
         .unwrap()
-        .restamp(FrameType::ChatMessage, welcome.you.conn_id, Role::CoDriver);
+        .restamp(FrameType::ChatMessage, 4242, Role::CoDriver);
     mitm.inject(host_conn, chat);
     until(
         &host_out,
         &mut host_seen,
         "the kicked guest's frame refused",
-        |l| l.contains("removed from the room earlier"),
+        |l| l.contains("signed by a participant the host removed"),
     );
     drain(&host_out, &mut host_seen, Duration::from_millis(500));
     let host_said = host_seen.join("\n");

@@ -36,7 +36,7 @@ async fn room_payloads_hold_no_secret_and_chat_is_inert_and_stamped() {
     loop {
         let (f, _) = next_frame(&mut co).await;
         // What the host sealed: the opened payload.
-        seen.push_str(&String::from_utf8_lossy(&co.codec().open(&f).unwrap()));
+        seen.push_str(&String::from_utf8_lossy(&co.codec().open(&f).unwrap().body));
         if matches!(f.kind(), cohost_protocol::FrameType::StreamEnd) {
             break;
         }
@@ -64,11 +64,13 @@ async fn room_payloads_hold_no_secret_and_chat_is_inert_and_stamped() {
     .await
     .unwrap();
     let from = got.from.unwrap_or_default();
-    assert!(from.starts_with("viewer #"), "shown as {from:?}");
+    // As the host bound the viewer's key (format v2), with its role: not
+    // the relay's stamp, not a name its payload claims.
+    assert_eq!(from, "vic (viewer)", "shown as {from:?}");
     // What the co-driver's terminal shows of it.
     let (f, _) = next_frame(&mut co).await;
     let line = participant::frame_line(co.codec(), &f).unwrap();
-    assert!(line.starts_with("<viewer #"), "{line:?}");
+    assert!(line.starts_with("<vic (viewer)>"), "{line:?}");
     assert!(line.ends_with("> hired"), "{line:?}");
     assert!(!line.contains('\x1b') && !line.contains('\x07'), "{line:?}");
 

@@ -108,19 +108,20 @@ fn cohost_alone_on_a_terminal_opens_the_chat() {
 }
 
 /// The invite after `role:` in `text`, whose rows may have been glued
-/// together: `cohost[s]://HOST:PORT/ROOM#JWT.KEY.HOSTPUB`, where the JWT is
-/// three dot-separated segments and the host's key (the last segment) is
-/// 32 bytes in unpadded base64url, 43 characters.
+/// together: `cohost[s]://HOST:PORT/ROOM#JWT.KEY.HOSTSIG.HOSTX.TICKET`
+/// (format v2), where the JWT is three dot-separated segments and the
+/// ticket (the last segment) is 16 bytes in unpadded base64url, 22
+/// characters.
 fn invite_from(text: &str, role: &str) -> Option<String> {
     let at = text.find(&format!("{role}:"))?;
     let start = at + text[at..].find("cohost")?;
     let rest = &text[start..];
     let hash = rest.find('#')?;
     let mut end = hash;
-    for _ in 0..4 {
+    for _ in 0..6 {
         end += 1 + rest[end + 1..].find('.')?;
     }
-    let end = end + 1 + 43;
+    let end = end + 1 + 22;
     (rest.len() >= end).then(|| rest[..end].to_string())
 }
 
@@ -156,8 +157,15 @@ fn host_console_and_participant_view_over_the_embedded_relay() {
     viewer.wait_for("Paste the invite", WAIT);
     viewer.send(format!("\x1b[200~{viewer_invite}\x1b[201~\r").as_bytes());
     viewer.wait_for("you are watching", WAIT);
-    let key = viewer_invite.rsplit('.').nth(1).unwrap();
+    // The room key and the ticket: the invite's secrets.
+    let mut segments = viewer_invite.rsplit('.');
+    let ticket = segments.next().unwrap();
+    let key = segments.nth(2).unwrap();
     assert!(!viewer.raw().contains(key), "the pasted invite was echoed");
+    assert!(
+        !viewer.raw().contains(ticket),
+        "the pasted invite was echoed"
+    );
     // The host is in its own pane, first, and both guests after it.
     let s = host.wait_for("participants (3)", WAIT);
     let pane: Vec<&str> = s.lines().filter_map(|l| l.split('│').nth(1)).collect();

@@ -9,13 +9,14 @@ use std::time::Duration;
 
 use cohost_agents::mock::{MockFactory, MockOptions};
 use cohost_cli::multiplayer::host::{HostBridge, HostInput, HostNotice, SuggestionPolicy};
+use cohost_cli::multiplayer::keys::HostKeys;
 use cohost_cli::multiplayer::session::{JoinOptions, ParticipantEvent, ParticipantSession};
 use cohost_core::{AdapterConfig, HostSession, Policy, SessionOptions};
 use cohost_host::session::OpenSession;
 use cohost_protocol::Frame;
 use cohost_protocol::Role;
 use cohost_relay::{Relay, RelayClient, RelayConfig, RelayHandle};
-use cohost_share::{E2e, Message};
+use cohost_share::Message;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
@@ -39,7 +40,7 @@ pub async fn next_frame(p: &mut ParticipantSession) -> (Frame, Option<Message>) 
             .await
             .expect("a frame in time")
         {
-            Some(ParticipantEvent::Frame { frame, message }) => {
+            Some(ParticipantEvent::Frame { frame, message, .. }) => {
                 return (frame, message.map(|m| *m))
             }
             Some(_) => continue,
@@ -50,7 +51,7 @@ pub async fn next_frame(p: &mut ParticipantSession) -> (Frame, Option<Message>) 
 
 /// A received frame's payload as the host wrote it (opened).
 pub fn payload_json(p: &ParticipantSession, f: &Frame) -> serde_json::Value {
-    serde_json::from_slice(&p.codec().open(f).unwrap()).unwrap()
+    serde_json::from_slice(&p.codec().open(f).unwrap().body).unwrap()
 }
 
 /// How a room test's relay and host are set up.
@@ -109,11 +110,11 @@ pub async fn room_with(chunk_delay: Duration, setup: Setup) -> Room {
     let mut host_cfg = cohost_relay::ClientConfig::from_invite(&host_invite);
     host_cfg.ca_file = ca_file.clone();
     let host_client = RelayClient::connect(host_cfg).await.unwrap();
-    let e2e = Arc::new(E2e::generate_host().unwrap());
-    let keyed = |role, name| {
+    let mut keys = HostKeys::generate(cohost_protocol::RoomId::new(&room).unwrap()).unwrap();
+    let mut keyed = |role, name| {
         cohost_protocol::Invite::parse(&invite(role, name))
             .unwrap()
-            .with_keys(e2e.invite_keys())
+            .with_keys(keys.issue(role, None).unwrap())
             .to_string()
     };
     let (co_invite, viewer_invite) = (keyed(Role::CoDriver, "ana"), keyed(Role::Viewer, "vic"));
@@ -146,12 +147,13 @@ pub async fn room_with(chunk_delay: Duration, setup: Setup) -> Room {
         let room = cohost_session::Room::new(room).unwrap();
         HostBridge::for_room(room, host_client, SuggestionPolicy::Ask, notice_tx)
     };
-    let bridge = bridge.with_e2e(e2e).with_interrupt_policy(interrupts);
+    let bridge = bridge.with_keys(keys).with_interrupt_policy(interrupts);
     let host = tokio::spawn(bridge.run(input_rx));
     let join = |invite: String, name: &str| {
         let opts = JoinOptions {
             name: Some(name.to_string()),
             ca_file: ca_file.clone(),
+            identity: None,
         };
         async move { ParticipantSession::join(&invite, opts).await.unwrap() }
     };

@@ -16,10 +16,15 @@ use crate::codec::CodecError;
 use crate::payload::WrappedKey;
 
 /// HKDF info prefix of the wrapping key (the epoch follows, 4 bytes BE).
-const WRAP_INFO: &[u8] = b"cohost-e2e-v1 key-wrap";
+const WRAP_INFO: &[u8] = b"cohost-e2e-v2 key-wrap";
+/// HKDF info prefix of a frame sealed to the host (the ephemeral public key
+/// follows, 32 bytes).
+const TO_HOST_INFO: &[u8] = b"cohost-e2e-v2 to-host";
 
-/// A participant's X25519 key pair, per process: the public half goes out
-/// in `key.announce`, the host wraps new room keys to it.
+/// An X25519 key pair: a participant's public half goes out in
+/// `key.announce` and the host wraps new room keys to it; the host's public
+/// half rides in its invites and frames meant for the host alone are sealed
+/// to it.
 pub struct KeyPair {
     secret: StaticSecret,
     public: PublicKey,
@@ -51,6 +56,45 @@ impl KeyPair {
     /// The public key, base64url without padding (as `key.announce` sends it).
     pub fn public_b64(&self) -> String {
         B64.encode(self.public.as_bytes())
+    }
+
+    /// The public key's bytes.
+    pub fn public_bytes(&self) -> [u8; 32] {
+        self.public.to_bytes()
+    }
+
+    /// The secret's bytes (an identity file; never for a log).
+    pub fn secret_bytes(&self) -> [u8; 32] {
+        self.secret.to_bytes()
+    }
+}
+
+/// The AES key of a frame sealed to the host: X25519 between a fresh
+/// ephemeral key and the host's, HKDF-SHA256 bound to the room and the
+/// ephemeral public key. The sender calls it with its ephemeral secret and
+/// the host's public key; the host with its secret and the ephemeral public.
+pub(super) fn to_host_cipher(
+    room: &RoomId,
+    ours: &StaticSecret,
+    theirs: &PublicKey,
+    eph_public: &[u8; 32],
+) -> Result<Aes256Gcm, CodecError> {
+    let shared = ours.diffie_hellman(theirs);
+    if !shared.was_contributory() {
+        return Err(CodecError::BadKey("X25519 public key (low order)"));
+    }
+    let mut info = TO_HOST_INFO.to_vec();
+    info.extend_from_slice(eph_public);
+    let mut k = [0u8; 32];
+    Hkdf::<Sha256>::new(Some(room.as_str().as_bytes()), shared.as_bytes())
+        .expand(&info, &mut k)
+        .map_err(|_| CodecError::Other("HKDF refused a 32-byte output".into()))?;
+    Ok(Aes256Gcm::new(&k.into()))
+}
+
+impl KeyPair {
+    pub(super) fn secret(&self) -> &StaticSecret {
+        &self.secret
     }
 }
 
