@@ -45,6 +45,7 @@ static ASSETS: &[Asset] = assets! {
     "app.js" => JS,
     "wire.js" => JS,
     "e2e.js" => JS,
+    "loss.js" => JS,
     "render.js" => JS,
     "changes.js" => JS,
     "diff.js" => JS,

@@ -3,8 +3,9 @@
 // subprotocol entry (as the CLI does), opens and verifies every payload, and
 // renders the room. Reconnects with resume from the last chunk per stream.
 
-import { T, ROLE, ROLE_NAME, addressed, decode, encode, isReplayable, isValidId, jsonBytes, parseJson } from './wire.js';
+import { T, ROLE, addressed, decode, encode, isReplayable, isValidId, jsonBytes, parseJson } from './wire.js';
 import { OpenError, RoomCrypto, parseFragment } from './e2e.js';
+import { GAP_WAIT_MS, StreamOrder } from './loss.js';
 import { Turn } from './render.js';
 import { WebNotifier } from './notify.js';
 
@@ -18,13 +19,13 @@ const state = {
   ws: null,
   me: null, // {conn_id, role, name}
   people: new Map(), // conn_id -> {role, name}
-  last: {}, // stream -> last chunk index shown
+  order: null, // StreamOrder: each stream's last chunk shown, its gaps (loss.js)
   turns: new Map(),
   opened: 0, // payloads opened so far
-  failed: new Set(), // "type:stream:chunk" already asked again
   failing: false, // a failure notice is showing
-  askedAfter: '', // "stream:last" a hole was last asked about
-  holeOk: new Set(), // streams the relay resynced: a hole there is accepted once
+  duplicates: 0, // chunks that came again after being shown
+  refusedCount: 0, // frames refused as replays, forgeries or from unknown senders
+  oldFormat: new Set(), // senders said to speak another sharing format
   everConnected: false,
   attempts: 0,
   drops: 0,
@@ -64,9 +65,10 @@ function setConn(s) {
   document.body.dataset.conn = s;
 }
 
-function nameOf(connId) {
+/** The host's name for a chat line: the relay's presence name only when it says that connection is the host's. */
+function hostName(connId) {
   const p = state.people.get(String(connId));
-  return p ? p.name : 'someone';
+  return p && p.role === 'HOST' ? p.name : 'host';
 }
 
 function renderPeople() {
@@ -110,14 +112,11 @@ function chatLine(who, role, body) {
   li.scrollIntoView({ block: 'nearest' });
 }
 
-// Key messages travel under epoch 0 (the invite's key), whatever the newest.
-const EPOCH0 = new Set([T.KeyAnnounce, T.KeyRotate]);
-
+/** Signs and seals a frame (to the host, or under the newest room key) and sends it. */
 async function send(type, body, stream = '', chunk = 0) {
   if (!state.ws || state.ws.readyState !== WebSocket.OPEN || !state.me) throw new Error('not connected');
   const role = ROLE[state.me.role] || 0;
-  const epoch = EPOCH0.has(type) ? 0 : undefined;
-  const payload = await state.crypto.seal(type, role, chunk, stream, jsonBytes(body), epoch);
+  const payload = await state.crypto.seal(type, role, chunk, stream, jsonBytes(body));
   state.ws.send(encode(type, state.room, stream, chunk, payload));
 }
 
@@ -128,37 +127,78 @@ function sendControl(type, value) {
 }
 
 function resume() {
-  sendControl(T.RoomResume, { streams: state.last });
+  sendControl(T.RoomResume, { streams: state.order.last });
 }
 
-/** An application payload that did not open or verify. */
+/** Chunks `from`..=`to` of a turn will not come: said in the turn and in the notices. */
+function missing(stream, from, to) {
+  const n = to - from + 1;
+  const what = `${n} chunk${n === 1 ? '' : 's'} missing from this answer`;
+  turn(stream).missing(what, from, to);
+  state.missingChunks = (state.missingChunks || 0) + n;
+  document.body.dataset.missing = String(state.missingChunks);
+  notice(`${what} (chunk${n === 1 ? ` ${from}` : `s ${from} to ${to}`}): the relay never sent ${n === 1 ? 'it' : 'them'}.`);
+}
+
+/** A chunk at or before the last one shown: counted, never shown twice. */
+function duplicate(f) {
+  state.duplicates++;
+  document.body.dataset.duplicates = String(state.duplicates);
+  const t = state.turns.get(f.stream);
+  if (t && !t.duplicateSaid) {
+    t.duplicateSaid = true;
+    notice(`A chunk of an answer arrived again after a later one; it is shown once (${state.duplicates} so far).`);
+  }
+}
+
+/** An application payload that did not open, verify or pass the sender's rights. */
 function refused(f, err) {
-  if (state.opened === 0 && err instanceof OpenError && (err.kind === 'key' || err.kind === 'signature')) {
+  const kind = err instanceof OpenError ? err.kind : '';
+  if (state.opened === 0 && (kind === 'key' || ((kind === 'unknown' || kind === 'forged') && f.role === ROLE.HOST))) {
     fatal(
-      err.kind === 'key'
+      kind === 'key'
         ? "This link's room key does not open this room's messages: the link is wrong or outdated. Ask the host for a new link."
         : "This room's messages are not signed by the host this link names: the link is wrong or outdated. Ask the host for a new link.",
     );
     return;
   }
-  if (err instanceof OpenError && (err.kind === 'replay' || err.kind === 'forged')) {
-    // Not a loss: something on the way sent a copy or a forgery; it is
-    // dropped, counted and said once per kind.
-    state.refusedCount = (state.refusedCount || 0) + 1;
-    notice(
-      err.kind === 'replay'
-        ? `A message arrived twice; the copy was dropped (${state.refusedCount} refused so far).`
-        : `A message claiming to come from the host was not signed by the host and was dropped (${state.refusedCount} refused so far).`,
-    );
+  if (kind === 'version') {
+    // Said once per sender: nothing here can read it.
+    if (state.oldFormat.has(f.sender)) return;
+    state.oldFormat.add(f.sender);
+    notice(`A message was refused: ${err.message}.`, true);
     return;
   }
-  const id = `${f.type}:${f.stream}:${f.chunk}`;
-  if (state.failed.has(id)) return;
-  state.failed.add(id);
+  if (kind === 'replay' || kind === 'forged' || kind === 'unknown' || kind === 'scope') {
+    // Not a loss: something on the way sent a copy or a forgery; it is
+    // dropped, counted and said.
+    state.refusedCount++;
+    document.body.dataset.refused = String(state.refusedCount);
+    const why = {
+      replay: 'A message arrived twice; the copy was dropped',
+      forged: `A message was dropped: ${err.message}`,
+      unknown: 'A message signed by nobody the host let in was dropped',
+      scope: 'A message meant for the host alone was dropped',
+    }[kind];
+    notice(`${why} (${state.refusedCount} refused so far).`);
+    return;
+  }
+  if (!isReplayable(f.type)) {
+    notice(`A message could not be opened (${err.message}); it was dropped.`);
+    return;
+  }
+  if (kind === 'epoch') {
+    // Waits for the host's key.rotate, then the stream is asked again;
+    // one notice per stream. Bounded like any gap.
+    if (state.order.failed(f.stream, f.chunk, true)) {
+      notice(`A message is sealed under a room key this page does not hold yet (${err.message}); waiting for the host's key.`);
+    }
+    return;
+  }
+  state.order.failed(f.stream, f.chunk);
   // One notice per run of failures, not one per frame.
   if (!state.failing) notice(`A message could not be opened (${err.message}); asking the relay for it again.`);
   state.failing = true;
-  if (isReplayable(f.type)) resume();
 }
 
 function handleControl(f) {
@@ -176,7 +216,12 @@ function handleControl(f) {
       $('role').textContent = `${v.you.name} · ${v.you.role.replace('_', '-').toLowerCase()}`;
       $('codrive').hidden = v.you.role !== 'CO_DRIVER';
       renderPeople();
-      if (state.crypto.announce) send(T.KeyAnnounce, state.crypto.announce(v.you.name)).catch(() => {});
+      // First frame after every welcome: this tab's keys, bound to this
+      // connection by the invite's ticket, sealed to the host.
+      state.crypto
+        .announce(v.you.name, v.you.conn_id)
+        .then((body) => send(T.KeyAnnounce, body))
+        .catch(() => notice('Could not announce this page to the host; reload to try again.'));
       break;
     case T.PresenceJoin:
       state.people.set(String(v.conn_id), v);
@@ -192,7 +237,9 @@ function handleControl(f) {
       break;
     case T.RoomResync:
       for (const s of v.streams || []) {
-        state.holeOk.add(s); // the relay cannot fill it: go on from what comes
+        // What the relay no longer holds is gone: take the stream up again
+        // at whatever comes next.
+        state.order.resynced(s);
         const t = state.turns.get(s);
         if (t) t.resynced(v.reason || 'evicted');
       }
@@ -212,16 +259,18 @@ function handleControl(f) {
 
 async function handleApp(f, arrived) {
   let body;
+  let from;
   try {
-    body = await state.crypto.open(f);
+    ({ body, from } = await state.crypto.open(f));
   } catch (e) {
     refused(f, e);
     return false;
   }
   let msg;
   try {
-    // key.rotate and the grants name u64 connection ids, which JSON.parse would round.
-    msg = f.type === T.KeyRotate || f.type === T.ApprovalGrants ? parseJson(body) : JSON.parse(text.decode(body));
+    // key.rotate, the roster and the grants name u64 connection ids, which JSON.parse would round.
+    const ids = f.type === T.KeyRotate || f.type === T.ApprovalGrants || f.type === T.KeyRoster;
+    msg = ids ? parseJson(body) : JSON.parse(text.decode(body));
   } catch {
     refused(f, new OpenError('json', 'not a cohost message'));
     return false;
@@ -253,13 +302,17 @@ async function handleApp(f, arrived) {
       decided(msg);
       break;
     case T.ChatMessage:
-      chatLine(nameOf(f.sender), ROLE_NAME[f.role] || '', msg.text || '');
+      // Who said it is who signed it, as the host bound that key; the
+      // relay's sender id names nobody.
+      if (from === 'host') chatLine(hostName(f.sender), 'HOST', msg.text || '');
+      else chatLine(from.name || 'someone', from.role, msg.text || '');
+      break;
+    case T.KeyRoster:
+      state.crypto.setRoster(msg);
       break;
     case T.KeyRotate:
-      if (state.me && (await state.crypto.rotate(msg, state.me.conn_id).catch(() => 0)) && state.failed.size) {
-        state.failed.clear();
-        resume();
-      }
+      // The streams that waited for this key are asked again, afresh.
+      if (state.me && (await state.crypto.rotate(msg, state.me.conn_id).catch(() => 0))) state.order.keyLearned();
       break;
     default:
       break;
@@ -271,22 +324,10 @@ async function onFrame(buf, arrived) {
   const f = decode(buf);
   if (!f || f.room !== state.room) return;
   if (isReplayable(f.type)) {
-    const last = state.last[f.stream];
-    if (last !== undefined && f.chunk <= last) return; // a replayed duplicate
-    if (last !== undefined && f.chunk > last + 1 && !state.holeOk.has(f.stream)) {
-      // A hole (chunks dropped for a slow reader): never show past it; ask
-      // the relay for what follows the last chunk shown, once per hole.
-      const hole = `${f.stream}:${last}`;
-      if (state.askedAfter !== hole) {
-        state.askedAfter = hole;
-        resume();
-      }
-      return;
-    }
-    if (await handleApp(f, arrived)) {
-      state.last[f.stream] = f.chunk;
-      state.holeOk.delete(f.stream);
-    }
+    // Past a gap the chunk is set aside (it comes again with the replay).
+    const place = state.order.place(f.stream, f.chunk);
+    if (place === 'duplicate') return duplicate(f);
+    if (place === 'show' && (await handleApp(f, arrived))) state.order.shown(f.stream, f.chunk);
     return;
   }
   if (f.type === T.RoomClose) {
@@ -316,7 +357,7 @@ function connect() {
     resume();
     if (again) {
       const open = [...state.turns.values()].filter((t) => t.el.dataset.state === 'streaming');
-      const where = open.map((t) => `chunk ${state.last[t.promptId] ?? 0} of the running turn`).join(', ');
+      const where = open.map((t) => `chunk ${state.order.last[t.promptId] ?? 0} of the running turn`).join(', ');
       notice(`Reconnected; resuming from ${where || 'the last chunk shown'}.`);
     }
   };
@@ -491,6 +532,8 @@ function takeFragment(room) {
 
 async function main() {
   wireForms();
+  state.order = new StreamOrder({ resume, missing });
+  setInterval(() => state.order.waiting && state.order.tick(), GAP_WAIT_MS / 4);
   state.notifier = new WebNotifier(window, $('notify'));
   state.notifier.wire();
   const m = /^\/join\/([^/]+)\/?$/.exec(location.pathname);
@@ -505,7 +548,8 @@ async function main() {
   state.jwt = inv.jwt;
   if (!inv.key) return fatal('This link has no room key; ask the host for a new link.');
   try {
-    state.crypto = await RoomCrypto.create(state.room, inv.key, inv.hostPub);
+    // This tab's identity (Ed25519 and X25519 keys) lives as long as the tab.
+    state.crypto = await RoomCrypto.create(state.room, inv);
   } catch {
     return fatal('This browser cannot decrypt the room (it lacks WebCrypto AES-GCM, Ed25519 or X25519): use a current Chromium, Firefox or Safari.');
   }

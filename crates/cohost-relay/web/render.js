@@ -233,6 +233,12 @@ export class Turn {
     this.el.dataset.lastRenderMs = performance.now().toFixed(2);
   }
 
+  /** Chunks `from`..=`to` of this turn never came, after asking the relay again: said where they were. */
+  missing(what, from, to) {
+    this.line('missing', `⚠ ${what}: the relay never sent ${from === to ? `chunk ${from}` : `chunks ${from} to ${to}`}`);
+    this.el.dataset.missing = String((Number(this.el.dataset.missing) || 0) + to - from + 1);
+  }
+
   /** A resync: the relay could not replay part of this turn. */
   resynced(reason) {
     this.line('resync', `⚠ part of this turn could not be replayed (${reason}); what is shown may be incomplete`);

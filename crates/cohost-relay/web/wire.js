@@ -30,6 +30,7 @@ export const T = Object.freeze({
   InterruptRequest: 16,
   ApprovalVote: 17,
   ApprovalGrants: 18,
+  KeyRoster: 19,
   RoomResume: 20,
   RoomResync: 21,
   RoomGap: 22,

@@ -32,9 +32,9 @@ export function tempDir(prefix) {
  * `cohost share --json` over the mock agent; lines of its stdout are
  * notices. `cwd` is the session's working directory (a scratch dir the
  * caller owns, whose files a test changes during a turn); by default the
- * scratch home.
+ * scratch home. `env` adds variables (a standalone relay's admin secret).
  */
-export async function startHost(extraArgs = [], { cwd } = {}) {
+export async function startHost(extraArgs = [], { cwd, env = {} } = {}) {
   const home = tempDir('cohost-web-home-');
   const child = spawn(need('COHOST_BIN'), ['share', '--agent', 'mock', '--json', ...extraArgs], {
     env: {
@@ -45,6 +45,7 @@ export async function startHost(extraArgs = [], { cwd } = {}) {
       XDG_STATE_HOME: path.join(home, 'state'),
       XDG_CACHE_HOME: path.join(home, 'cache'),
       RUST_LOG: 'warn',
+      ...env,
     },
     // The session's working directory (its turns are checkpointed there):
     // the scratch home, never this checkout.
