@@ -3,6 +3,8 @@
 //! resumes by last chunk index per stream (duplicates from replay are dropped).
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -17,6 +19,8 @@ use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+use crate::order::{Arrival, Step, StreamOrder, GAP_WAIT};
 
 // Beside the relay's own errors, so TLS setup (`tls.rs`) can return it
 // without depending on the client.
@@ -80,6 +84,9 @@ pub enum ClientEvent {
     Frame(Frame),
     /// The relay could not replay some streams; ask the host for a snapshot.
     Resync(Resync),
+    /// A stream chunk that was reported [`ClientEvent::Missing`] and came
+    /// after all: placed by its chunk index, not in order.
+    Late(Frame),
     /// Chunks `from..=to` of `stream` never came, though the relay was asked
     /// for them again: the stream goes on without them (said, never silent).
     Missing {
@@ -118,6 +125,7 @@ pub struct RelayClient {
     cmd: mpsc::Sender<Cmd>,
     events: mpsc::Receiver<ClientEvent>,
     room: RoomId,
+    duplicates: Arc<AtomicU64>,
 }
 
 async fn dial(cfg: &ClientConfig) -> Result<Ws, ClientError> {
@@ -170,11 +178,13 @@ impl RelayClient {
         let ws = dial(&cfg).await?;
         let (cmd_tx, cmd_rx) = mpsc::channel(1024);
         let (ev_tx, ev_rx) = mpsc::channel(4096);
-        tokio::spawn(drive(cfg, ws, cmd_rx, ev_tx));
+        let duplicates = Arc::new(AtomicU64::new(0));
+        tokio::spawn(drive(cfg, ws, cmd_rx, ev_tx, duplicates.clone()));
         Ok(RelayClient {
             cmd: cmd_tx,
             events: ev_rx,
             room,
+            duplicates,
         })
     }
 
@@ -214,6 +224,13 @@ impl RelayClient {
         self.send(&f).await
     }
 
+    /// Stream chunks the relay sent again that were held already, refused
+    /// (a gap asked for twice brings some; a relay replaying on its own,
+    /// more).
+    pub fn duplicates(&self) -> u64 {
+        self.duplicates.load(Ordering::Relaxed)
+    }
+
     /// The next event; `None` after `Closed`.
     pub async fn recv(&mut self) -> Option<ClientEvent> {
         self.events.recv().await
@@ -249,50 +266,31 @@ enum Ended {
     Stop(String),
 }
 
-/// How often a gap in one stream is asked for again before the stream goes
-/// on without it.
-const GAP_ASKS: u32 = 3;
-/// How long a gap waits for the relay's replay before it is asked again
-/// (or given up): a relay that never answers must not stall the stream.
-const GAP_WAIT: Duration = Duration::from_secs(1);
-
-/// A stream waiting for chunks that never came.
-struct Gap {
-    /// How often the relay was asked for them.
-    asks: u32,
-    /// When it was last asked.
-    since: tokio::time::Instant,
-    /// The first chunk seen past the gap: the missing ones are before it.
-    next_seen: u64,
-}
-
 /// Close code a draining relay node sends.
 const GOING_AWAY: u16 = 1001;
 
 async fn session(
     ws: &mut Ws,
     room: &str,
-    last: &mut BTreeMap<String, u64>,
+    order: &mut StreamOrder,
     cmd: &mut mpsc::Receiver<Cmd>,
     ev: &mpsc::Sender<ClientEvent>,
     unsent: &mut std::collections::VecDeque<Bytes>,
+    duplicates: &AtomicU64,
 ) -> Ended {
-    // Streams asked again from an earlier chunk, until that replay arrives.
-    let mut resyncing = std::collections::BTreeSet::new();
-    // Streams with chunks missing, waiting for the relay's replay.
-    let mut gaps: BTreeMap<String, Gap> = BTreeMap::new();
-    let resume = |last: &BTreeMap<String, u64>| {
+    order.reconnected();
+    let resume = |streams: &BTreeMap<String, u64>| {
         Frame::control_frame(
             FrameType::RoomResume,
             room,
             None,
             &Resume {
-                streams: last.clone(),
+                streams: streams.clone(),
             },
         )
         .map(|f| Message::Binary(f.bytes().clone()))
     };
-    if let Ok(m) = resume(last) {
+    if let Ok(m) = resume(order.held()) {
         if ws.send(m).await.is_err() {
             return Ended::Dropped("send failed".into());
         }
@@ -307,33 +305,15 @@ async fn session(
     let mut tick = tokio::time::interval(GAP_WAIT / 4);
     loop {
         tokio::select! {
-            _ = tick.tick(), if !gaps.is_empty() => {
-                let now = tokio::time::Instant::now();
-                let late: Vec<String> = gaps
-                    .iter()
-                    .filter(|(_, g)| now.duration_since(g.since) >= GAP_WAIT)
-                    .map(|(s, _)| s.clone())
-                    .collect();
-                for s in late {
-                    let Some(g) = gaps.get_mut(&s) else { continue };
-                    if g.asks < GAP_ASKS {
-                        g.asks += 1;
-                        g.since = now;
-                    } else {
-                        // Asked enough: say what is missing and take the
-                        // stream up at the first chunk seen past it.
-                        let from = last.get(&s).map_or(0, |l| l + 1);
-                        let to = g.next_seen.saturating_sub(1);
-                        gaps.remove(&s);
-                        if to >= from {
-                            let missing = ClientEvent::Missing { stream: s.clone(), from, to };
-                            if ev.send(missing).await.is_err() {
-                                return Ended::Stop("application dropped the client".into());
-                            }
-                            last.insert(s.clone(), to);
+            _ = tick.tick(), if order.waiting() => {
+                for step in order.due(tokio::time::Instant::now()) {
+                    if let Step::Missing { stream, from, to } = step {
+                        let missing = ClientEvent::Missing { stream, from, to };
+                        if ev.send(missing).await.is_err() {
+                            return Ended::Stop("application dropped the client".into());
                         }
                     }
-                    if let Ok(m) = resume(last) {
+                    if let Ok(m) = resume(order.held()) {
                         if ws.send(m).await.is_err() {
                             return Ended::Dropped("send failed".into());
                         }
@@ -348,21 +328,8 @@ async fn session(
                     }
                 }
                 Some(Cmd::Resume(stream, last_good)) => {
-                    resyncing.insert(stream.clone());
-                    match last_good {
-                        Some(i) => last.insert(stream.clone(), i),
-                        None => last.remove(&stream),
-                    };
-                    let mut only = BTreeMap::new();
-                    if let Some(i) = last_good {
-                        only.insert(stream.clone(), i);
-                    }
-                    // Streams not named are replayed from the start: name
-                    // every other stream at what is already held.
-                    for (s, i) in last.iter() {
-                        only.entry(s.clone()).or_insert(*i);
-                    }
-                    if let Ok(m) = resume(&only) {
+                    let named = order.resume_from(&stream, last_good);
+                    if let Ok(m) = resume(&named) {
                         if let Err(e) = ws.send(m).await {
                             return Ended::Dropped(e.to_string());
                         }
@@ -398,16 +365,12 @@ async fn session(
                     FrameType::RoomResync => f.control::<Resync>().ok().map(|r| {
                         // What the relay no longer holds is gone: take the
                         // stream up again at whatever comes next.
-                        for s in &r.streams {
-                            last.remove(s);
-                            resyncing.remove(s);
-                            gaps.remove(s);
-                        }
+                        order.resynced(&r.streams);
                         ClientEvent::Resync(r)
                     }),
                     FrameType::RoomError => f.control().ok().map(ClientEvent::Error),
                     FrameType::RoomGap => {
-                        if let Ok(m) = resume(last) {
+                        if let Ok(m) = resume(order.held()) {
                             if ws.send(m).await.is_err() {
                                 return Ended::Dropped("send failed".into());
                             }
@@ -415,37 +378,26 @@ async fn session(
                         None
                     }
                     k if k.is_replayable() => {
-                        let s = f.stream().unwrap_or("").to_string();
-                        match last.get(&s).copied() {
-                            Some(l) if f.chunk() <= l => None,
-                            Some(l) if f.chunk() > l.saturating_add(1) => {
-                                // A chunk never came (dropped on the way, or
-                                // a replay is on its way): what arrives past
-                                // it comes again with the relay's replay.
-                                let waiting = resyncing.contains(&s);
-                                let g = gaps.entry(s.clone()).or_insert(Gap {
-                                    asks: 0,
-                                    since: tokio::time::Instant::now(),
-                                    next_seen: f.chunk(),
-                                });
-                                g.next_seen = g.next_seen.min(f.chunk());
-                                if !waiting {
-                                    g.asks += 1;
-                                    g.since = tokio::time::Instant::now();
-                                    resyncing.insert(s.clone());
-                                    if let Ok(m) = resume(last) {
+                        let s = f.stream().unwrap_or("");
+                        match order.arrive(s, f.chunk(), tokio::time::Instant::now()) {
+                            Arrival::Deliver => Some(ClientEvent::Frame(f)),
+                            Arrival::Late => Some(ClientEvent::Late(f)),
+                            Arrival::Duplicate => {
+                                duplicates.store(order.duplicates(), Ordering::Relaxed);
+                                None
+                            }
+                            // A chunk never came (dropped on the way, or a
+                            // replay is on its way): what arrives past it
+                            // comes again with the relay's replay.
+                            Arrival::Held { ask } => {
+                                if ask {
+                                    if let Ok(m) = resume(order.held()) {
                                         if ws.send(m).await.is_err() {
                                             return Ended::Dropped("send failed".into());
                                         }
                                     }
                                 }
                                 None
-                            }
-                            _ => {
-                                resyncing.remove(&s);
-                                gaps.remove(&s);
-                                last.insert(s, f.chunk());
-                                Some(ClientEvent::Frame(f))
                             }
                         }
                     }
@@ -470,23 +422,33 @@ async fn drive(
     ws: Ws,
     mut cmd: mpsc::Receiver<Cmd>,
     ev: mpsc::Sender<ClientEvent>,
+    duplicates: Arc<AtomicU64>,
 ) {
-    let mut last = BTreeMap::new();
+    let mut order = StreamOrder::new();
     let mut unsent = std::collections::VecDeque::new();
     let mut ws = Some(ws);
     let mut backoff = cfg.initial_backoff;
     loop {
         let mut at_once = false;
         if let Some(mut s) = ws.take() {
-            let (reason, going_away) =
-                match session(&mut s, &cfg.room, &mut last, &mut cmd, &ev, &mut unsent).await {
-                    Ended::Stop(reason) => {
-                        let _sent = ev.send(ClientEvent::Closed { reason }).await;
-                        return;
-                    }
-                    Ended::Dropped(reason) => (reason, false),
-                    Ended::GoingAway(reason) => (reason, true),
-                };
+            let (reason, going_away) = match session(
+                &mut s,
+                &cfg.room,
+                &mut order,
+                &mut cmd,
+                &ev,
+                &mut unsent,
+                &duplicates,
+            )
+            .await
+            {
+                Ended::Stop(reason) => {
+                    let _sent = ev.send(ClientEvent::Closed { reason }).await;
+                    return;
+                }
+                Ended::Dropped(reason) => (reason, false),
+                Ended::GoingAway(reason) => (reason, true),
+            };
             if !cfg.reconnect {
                 let _sent = ev.send(ClientEvent::Closed { reason }).await;
                 return;

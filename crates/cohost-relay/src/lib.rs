@@ -32,6 +32,7 @@ pub mod config;
 mod error;
 pub mod limits;
 pub mod metrics;
+pub mod order;
 pub mod relay_addr;
 pub mod ring;
 mod server;

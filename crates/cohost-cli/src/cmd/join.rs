@@ -192,6 +192,7 @@ pub async fn run(args: JoinArgs) -> CmdResult {
     }
     let ctrl_c = tokio::signal::ctrl_c();
     tokio::pin!(ctrl_c);
+    let mut duplicates_said = 0;
     loop {
         let ev = tokio::select! {
             ev = me.next() => ev,
@@ -206,7 +207,19 @@ pub async fn run(args: JoinArgs) -> CmdResult {
             _ = &mut ctrl_c => break,
         };
         let Some(ev) = ev else { return Ok(0) };
-        match show(&me, &mut out, &ev, args.json) {
+        let shown = show(&me, &mut out, &ev, args.json);
+        if matches!(shown, Shown::TurnEnd) {
+            // Counted, never silent; said once per answer.
+            let twice = me.duplicates();
+            if twice > duplicates_said {
+                out.notice(&format!(
+                    "· the relay sent {} already held again; refused",
+                    participant::chunks(twice - duplicates_said)
+                ));
+                duplicates_said = twice;
+            }
+        }
+        match shown {
             Shown::Closed => return Ok(0),
             Shown::TurnEnd if args.until_end => break,
             _ => {}
@@ -383,6 +396,20 @@ fn show(me: &ParticipantSession, out: &mut Out, ev: &ParticipantEvent, json: boo
                 return Shown::TurnEnd;
             }
         }
+        ParticipantEvent::Late { frame, .. } => {
+            if json {
+                let mut v = participant::frame_json(codec, frame);
+                v["late"] = serde_json::Value::Bool(true);
+                out.text(&format!("{v}\n"));
+            } else {
+                let text = participant::frame_line(codec, frame).unwrap_or_default();
+                out.notice(&format!(
+                    "· chunk {} of an answer came late (it was reported missing): {}",
+                    frame.chunk(),
+                    text.trim()
+                ));
+            }
+        }
         ParticipantEvent::Presence { joined, who } => {
             let what = if *joined { "+" } else { "-" };
             let verb = if *joined { "joined" } else { "left" };
@@ -428,7 +455,7 @@ fn show(me: &ParticipantSession, out: &mut Out, ev: &ParticipantEvent, json: boo
                 out.notice(&format!("· room closed: {reason}"));
                 return Shown::Closed;
             }
-            ClientEvent::Welcome(_) | ClientEvent::Frame(_) => {}
+            ClientEvent::Welcome(_) | ClientEvent::Frame(_) | ClientEvent::Late(_) => {}
         },
     }
     Shown::Ongoing

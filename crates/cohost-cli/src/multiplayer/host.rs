@@ -928,7 +928,11 @@ impl HostBridge {
                     self.presence(Presence::Joined { who: p, you: false });
                 }
             }
-            ClientEvent::Resync(_) | ClientEvent::Error(_) | ClientEvent::Missing { .. } => {}
+            // Streams are the host's own: nothing of them is missing here.
+            ClientEvent::Resync(_)
+            | ClientEvent::Error(_)
+            | ClientEvent::Missing { .. }
+            | ClientEvent::Late(_) => {}
             ClientEvent::Disconnected { reason } => self.notify(HostNotice::Room(format!(
                 "relay connection lost ({reason}); reconnecting"
             ))),

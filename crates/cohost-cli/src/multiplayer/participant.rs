@@ -24,13 +24,29 @@ pub enum SendError {
 }
 
 /// One received frame as `cohost join --json` prints it. The payload is
-/// shown as the host sent it (a newer host's unknown fields included), once
-/// the codec has opened it.
+/// shown as its sender wrote it (a newer host's unknown fields included),
+/// once the codec has opened it, except what only the host may say: a
+/// chat's `members` list counts only under the host's signature
+/// (docs/sharing-e2e.md, "Rooms of several agents"), so a participant's is
+/// left out, as [`super::session::ParticipantSession`] does for the typed
+/// message.
 pub fn frame_json(codec: &RoomCodec, f: &Frame) -> Value {
     let payload = codec
         .open(f)
         .ok()
-        .and_then(|opened| serde_json::from_slice::<Value>(&opened.body).ok())
+        .and_then(|opened| {
+            let mut v = serde_json::from_slice::<Value>(&opened.body).ok()?;
+            let by_host = matches!(
+                opened.sender.map(|s| s.signer),
+                Some(cohost_share::Signer::Host)
+            );
+            if f.kind() == FrameType::ChatMessage && !by_host {
+                if let Some(o) = v.as_object_mut() {
+                    o.remove("members");
+                }
+            }
+            Some(v)
+        })
         .unwrap_or_else(|| json!({ "opaque_bytes": f.payload_len() }));
     json!({
         "frame": f.kind().name(),
@@ -44,7 +60,12 @@ pub fn frame_json(codec: &RoomCodec, f: &Frame) -> Value {
 
 /// "1 chunk" or "N chunks" for a missing range of a stream.
 pub fn missing(from: u64, to: u64) -> String {
-    match to.saturating_sub(from) + 1 {
+    chunks(to.saturating_sub(from) + 1)
+}
+
+/// "1 chunk" or "N chunks".
+pub fn chunks(n: u64) -> String {
+    match n {
         1 => "1 chunk".into(),
         n => format!("{n} chunks"),
     }
@@ -117,6 +138,13 @@ fn raw_frame_line(codec: &RoomCodec, f: &Frame) -> Option<String> {
             EventBody::ToolApprovalRequested { .. } => "\n  waiting for the host's approval".into(),
             EventBody::ToolExecuted { status, .. } => format!("\n[tool {}]", status_name(status)),
             EventBody::Error(e) => format!("\n[error {}] {}", e.code, e.message),
+            // Text that reached the running turn: who sent it (no `by`:
+            // the host's own line), on a line of its own in the answer.
+            EventBody::Steered(n) => format!(
+                "\n↪ {} → this turn: {}",
+                n.by.as_deref().map_or_else(|| "host".into(), inert_line),
+                n.text
+            ),
             _ => return None,
         },
         (FrameType::StreamEnd, _) => "\n■ done".into(),
@@ -144,4 +172,65 @@ fn raw_frame_line(codec: &RoomCodec, f: &Frame) -> Option<String> {
         }
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use base64::Engine as _;
+    use cohost_protocol::{Role, RoomId};
+    use cohost_share::e2e::Identity;
+    use cohost_share::{Chat, E2e, KeyRoster, RosterMember};
+    use std::sync::Arc;
+
+    fn chat(members: &[&str]) -> Message {
+        Message::Chat(Chat {
+            from: Some("host".into()),
+            text: "members: mock, evil".into(),
+            members: Some(members.iter().map(|m| (*m).to_string()).collect()),
+        })
+    }
+
+    /// Issue 33: `cohost join --json` prints a chat's member list only when
+    /// the host signed the chat; a co-driver's copy of the field is left out.
+    #[test]
+    fn json_keeps_members_only_from_the_hosts_chat() {
+        let room = RoomId::new("r-room").unwrap();
+        let host = E2e::generate_host().unwrap();
+        let keys = host.invite_keys([7; 16]);
+        let ana = Identity::generate().unwrap();
+        let ana_key = ana.public();
+        let ana = RoomCodec::with_codec(
+            room.clone(),
+            Arc::new(E2e::participant(&keys, ana).unwrap()),
+        )
+        .as_role(Role::CoDriver);
+        let host = RoomCodec::with_codec(room.clone(), Arc::new(host)).as_role(Role::Host);
+        let bob = E2e::participant(&keys, Identity::generate().unwrap()).unwrap();
+        bob.take_roster(&KeyRoster {
+            members: vec![RosterMember {
+                conn_id: 4,
+                name: "ana".into(),
+                role: Role::CoDriver,
+                ed25519: base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(ana_key),
+            }],
+        });
+        let bob = RoomCodec::with_codec(room, Arc::new(bob)).as_role(Role::Viewer);
+
+        let forged = ana.room_frame(&chat(&["evil"])).unwrap().restamp(
+            FrameType::ChatMessage,
+            4,
+            Role::CoDriver,
+        );
+        let v = frame_json(&bob, &forged);
+        assert_eq!(v["payload"]["text"], "members: mock, evil", "{v}");
+        assert!(v["payload"].get("members").is_none(), "{v}");
+
+        let real = host
+            .room_frame(&chat(&["mock", "mock#2"]))
+            .unwrap()
+            .restamp(FrameType::ChatMessage, 1, Role::Host);
+        let v = frame_json(&bob, &real);
+        assert_eq!(v["payload"]["members"], json!(["mock", "mock#2"]), "{v}");
+    }
 }

@@ -73,6 +73,15 @@ pub enum ParticipantEvent {
         /// participant as the host's roster names it.
         from: Option<Signer>,
     },
+    /// A stream chunk reported missing that came after all (the relay
+    /// sent it late): it opened and verified, and is placed by its chunk
+    /// index, out of order.
+    Late {
+        /// The frame.
+        frame: cohost_protocol::Frame,
+        /// Its message (boxed, like [`ParticipantEvent::Frame`]'s).
+        message: Option<Box<Message>>,
+    },
     /// Someone joined or left; the roster is updated.
     Presence {
         /// Joined (true) or left.
@@ -235,6 +244,12 @@ impl ParticipantSession {
         self.roster.values().cloned().collect()
     }
 
+    /// Stream chunks the relay sent again that were held already (each
+    /// refused; a few come with every recovered gap).
+    pub fn duplicates(&self) -> u64 {
+        self.client.duplicates()
+    }
+
     /// The room's codec (to open frames the same way, e.g. for `--json`).
     pub fn codec(&self) -> &RoomCodec {
         &self.codec
@@ -352,6 +367,7 @@ impl ParticipantSession {
                 return Some(ParticipantEvent::Welcome(w));
             }
             ClientEvent::Frame(f) => f,
+            ClientEvent::Late(f) => return Some(self.late(f)),
             other => return Some(ParticipantEvent::Relay(other)),
         };
         match f.kind() {
@@ -442,6 +458,22 @@ impl ParticipantSession {
                 })
             }
             Err(e) => self.dropped(&f, e).await,
+        }
+    }
+
+    /// A chunk that came after it was reported missing: shown once it
+    /// opens and verifies like any other (only the host speaks in streams).
+    fn late(&mut self, f: cohost_protocol::Frame) -> ParticipantEvent {
+        match self.codec.receive(&f) {
+            Ok((message, _)) => ParticipantEvent::Late {
+                frame: f,
+                message: message.map(Box::new),
+            },
+            Err(e) => ParticipantEvent::Dropped {
+                kind: f.kind(),
+                at: None,
+                reason: format!("a chunk that came late does not open: {e}"),
+            },
         }
     }
 

@@ -393,4 +393,42 @@ fn a_chunk_the_relay_leaves_out_is_asked_again_or_reported_never_a_stall() {
             assert!(!err.contains("missing"), "{err}");
         }
     }
+
+    // The chunk reported missing comes after all (a relay that held it):
+    // shown as late, once, never dropped as a duplicate.
+    let held = mitm
+        .log()
+        .into_iter()
+        .find(|(leg, conn, f)| {
+            *leg == Leg::ToClient
+                && *conn == guest_conn
+                && f.kind() == FrameType::StreamChunk
+                && f.chunk() == 4
+                && f.stream().is_some_and(|s| s.ends_with("-2"))
+        })
+        .map(|(_, _, f)| f)
+        .expect("the proxy saw the chunk it held back");
+    mitm.drop_when(|_, _, _| false);
+    for _ in 0..2 {
+        mitm.inject(guest_conn, held.clone());
+    }
+    let start = out_seen.len();
+    until(&guest_out, &mut out_seen, "the late chunk", |l| {
+        l.contains("\"late\":true")
+    });
+    drain(&guest_out, &mut out_seen, Duration::from_millis(500));
+    let late: Vec<Value> = out_seen[start..]
+        .iter()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["late"] == Value::Bool(true))
+        .collect();
+    assert_eq!(late.len(), 1, "placed once, the copy refused: {late:?}");
+    assert_eq!(late[0]["chunk"], 4);
+    assert_eq!(late[0]["frame"], "ai.stream.chunk");
+    assert!(late[0]["payload"].is_object(), "it opened: {}", late[0]);
+    // The copy is counted and said when the next answer ends.
+    writeln!(host_in, "[mock:chunks:3] turn 3").unwrap();
+    until(&guest_err, &mut err_seen, "the count of copies", |l| {
+        l.contains("1 chunk already held again")
+    });
 }
