@@ -13,10 +13,19 @@ use ed25519_dalek::{Signer, SigningKey};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-/// The format version every entry carries (`v`).
+/// The format version of an entry without a participant's signed frame
+/// (`v`): every entry a record held before participants signed, and most
+/// entries still.
 pub const VERSION: u32 = 1;
-/// Domain separation at the start of every entry's canonical bytes.
+/// The format version of an entry that carries the frame its author signed
+/// (`author_signed`). An entry takes the lowest version that can say what
+/// it holds, so a record without participants' frames reads as before with
+/// an older verifier.
+pub const VERSION_SIGNED: u32 = 2;
+/// Domain separation at the start of a version-1 entry's canonical bytes.
 pub const CONTEXT: &[u8] = b"cohost-record-v1\0";
+/// Domain separation at the start of a version-2 entry's canonical bytes.
+pub const CONTEXT_SIGNED: &[u8] = b"cohost-record-v2\0";
 /// Domain separation of an author's own signature over an entry's body.
 pub const AUTHOR_CONTEXT: &[u8] = b"cohost-record-v1 author\0";
 /// The `prev` of the first entry: 32 zero bytes, hex.
@@ -45,9 +54,15 @@ pub struct Entry {
     /// author signed the body itself.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub author_key: Option<String>,
-    /// The author's signature over [`AUTHOR_CONTEXT`] | body (base64url).
+    /// The author's signature (base64url): in a version-1 entry over
+    /// [`AUTHOR_CONTEXT`] | body; in a version-2 entry over `author_signed`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub author_sig: Option<String>,
+    /// Version 2: the exact bytes the author signed (base64url), a sharing
+    /// frame's signed message (`docs/sharing-e2e.md`, "Payload"), whose
+    /// body must say what this entry's body says ([`crate::author`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author_signed: Option<String>,
     /// The entry's content: JSON text (an object), kept as a string so its
     /// exact bytes are what is hashed.
     pub body: String,
@@ -68,8 +83,32 @@ pub struct Draft {
     pub author_key: Option<[u8; 32]>,
     /// See [`Entry::author_sig`] (raw 64 bytes).
     pub author_sig: Option<[u8; 64]>,
+    /// See [`Entry::author_signed`] (raw bytes).
+    pub author_signed: Option<Vec<u8>>,
     /// See [`Entry::body`].
     pub body: String,
+}
+
+impl Draft {
+    /// The entry `v` this draft is sealed as: [`VERSION_SIGNED`] when it
+    /// carries its author's signed frame, else [`VERSION`].
+    pub fn version(&self) -> u32 {
+        if self.author_signed.is_some() {
+            VERSION_SIGNED
+        } else {
+            VERSION
+        }
+    }
+
+    /// A draft carrying `a`, the author's own signature of what it says.
+    pub fn signed_by(self, a: &crate::author::AuthorSig) -> Draft {
+        Draft {
+            author_key: Some(a.key),
+            author_sig: Some(a.sig),
+            author_signed: Some(a.signed.clone()),
+            ..self
+        }
+    }
 }
 
 fn field(out: &mut Vec<u8>, bytes: &[u8]) {
@@ -89,7 +128,7 @@ fn optional(out: &mut Vec<u8>, bytes: Option<&[u8]>) {
     }
 }
 
-/// The bytes an entry's hash covers:
+/// The bytes an entry's hash covers (version 1):
 ///
 /// ```text
 /// "cohost-record-v1\0" | seq (u64 BE) | ts (u64 BE) | prev (32 bytes)
@@ -97,9 +136,19 @@ fn optional(out: &mut Vec<u8>, bytes: Option<&[u8]>) {
 /// | opt(author_sig, 64 raw bytes) | str(body)
 /// str(x) = len (u32 BE) | bytes;  opt(x) = 0x00 when absent, 0x01 | str(x)
 /// ```
+///
+/// Version 2 ([`Draft::version`]) starts with `"cohost-record-v2\0"` and
+/// has `opt(author_signed, raw bytes)` between `author_sig` and `body`.
 pub fn canonical_bytes(seq: u64, ts: u64, prev: &[u8; 32], d: &Draft) -> Vec<u8> {
-    let mut out = Vec::with_capacity(CONTEXT.len() + 48 + d.kind.len() + d.body.len() + 128);
-    out.extend_from_slice(CONTEXT);
+    let signed = d.author_signed.as_deref();
+    let mut out = Vec::with_capacity(
+        CONTEXT.len() + 48 + d.kind.len() + d.body.len() + 128 + signed.map_or(0, <[u8]>::len),
+    );
+    out.extend_from_slice(if d.version() == VERSION {
+        CONTEXT
+    } else {
+        CONTEXT_SIGNED
+    });
     out.extend_from_slice(&seq.to_be_bytes());
     out.extend_from_slice(&ts.to_be_bytes());
     out.extend_from_slice(prev);
@@ -107,6 +156,9 @@ pub fn canonical_bytes(seq: u64, ts: u64, prev: &[u8; 32], d: &Draft) -> Vec<u8>
     optional(&mut out, d.author.as_deref().map(str::as_bytes));
     optional(&mut out, d.author_key.as_ref().map(|k| k.as_slice()));
     optional(&mut out, d.author_sig.as_ref().map(|s| s.as_slice()));
+    if d.version() != VERSION {
+        optional(&mut out, signed);
+    }
     field(&mut out, d.body.as_bytes());
     out
 }
@@ -148,6 +200,12 @@ pub fn b64(bytes: &[u8]) -> String {
     B64.encode(bytes)
 }
 
+/// Bytes from base64url without padding, in its one encoding.
+pub fn unb64_vec(text: &str) -> Option<Vec<u8>> {
+    let v = B64.decode(text).ok()?;
+    (B64.encode(&v) == text).then_some(v)
+}
+
 /// Exactly `N` bytes from base64url without padding.
 pub fn unb64<const N: usize>(text: &str) -> Option<[u8; N]> {
     let v = B64.decode(text).ok()?;
@@ -164,7 +222,7 @@ impl Entry {
         let hash = sha256(&canonical_bytes(seq, ts, prev, &d));
         let sig = key.sign(&hash);
         Entry {
-            v: VERSION,
+            v: d.version(),
             seq,
             ts,
             prev: hex(prev),
@@ -172,6 +230,7 @@ impl Entry {
             author: d.author,
             author_key: d.author_key.map(|k| b64(&k)),
             author_sig: d.author_sig.map(|s| b64(&s)),
+            author_signed: d.author_signed.as_deref().map(b64),
             body: d.body,
             hash: hex(&hash),
             sig: b64(&sig.to_bytes()),

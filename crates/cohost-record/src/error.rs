@@ -34,7 +34,7 @@ pub enum RecordError {
         entry: u64,
     },
     /// A newer format.
-    #[error("entry {entry} has format version {version}; this cohost reads version 1")]
+    #[error("entry {entry} has format version {version}; this cohost reads versions 1 and 2")]
     Version {
         /// The entry.
         entry: u64,
@@ -70,10 +70,41 @@ pub enum RecordError {
         entry: u64,
     },
     /// The author signature does not verify.
-    #[error("entry {entry} has a bad author signature")]
+    #[error("entry {entry} has a bad author signature: the key it names did not sign what the entry carries")]
     AuthorSignature {
         /// The entry.
         entry: u64,
+    },
+    /// The frame an author signed is not one an entry of this kind can
+    /// carry (another frame type, not a signed frame, a kind this version
+    /// does not check).
+    #[error("entry {entry} carries a participant's frame that does not fit it: {why}")]
+    AuthorFrame {
+        /// The entry.
+        entry: u64,
+        /// What is wrong.
+        why: String,
+    },
+    /// The entry says something its author's signed frame does not: the
+    /// host (or whoever re-signed the record) changed what the participant
+    /// said.
+    #[error("entry {entry} says what its author did not sign: its `{field}` is not the one in the frame the participant signed")]
+    AuthorDiffers {
+        /// The entry.
+        entry: u64,
+        /// The field that differs.
+        field: &'static str,
+    },
+    /// An author's signed frame is in the record twice (the same sender
+    /// key and sequence number): one suggestion or vote counted twice.
+    #[error(
+        "entry {entry} repeats a frame its author signed once, already recorded as entry {first}"
+    )]
+    AuthorReplay {
+        /// The entry.
+        entry: u64,
+        /// The entry that holds it first.
+        first: u64,
     },
     /// The first entry does not name a host key, or a later `session`
     /// entry names another one.
@@ -124,6 +155,9 @@ impl RecordError {
             | RecordError::Hash { entry }
             | RecordError::Signature { entry }
             | RecordError::AuthorSignature { entry }
+            | RecordError::AuthorFrame { entry, .. }
+            | RecordError::AuthorDiffers { entry, .. }
+            | RecordError::AuthorReplay { entry, .. }
             | RecordError::HostKey { entry, .. } => Some(*entry),
             RecordError::Open { last } => Some(*last),
             RecordError::Transcript { entry, .. } => *entry,
@@ -140,6 +174,8 @@ impl RecordError {
             RecordError::Open { .. } => "if the session is still running, verify again after it ends; to check only the entries that are there, pass --partial",
             RecordError::UnexpectedKey { .. } => "get the record from its host, or check the key you passed with --key (`cohost record key` on the host prints it)",
             RecordError::Version { .. } => "verify it with a newer cohost",
+            RecordError::AuthorSignature { .. } | RecordError::AuthorDiffers { .. } | RecordError::AuthorReplay { .. } => "do not trust what this entry says its author did: the record was signed by its host over a participant's word it changed or repeated; ask the participant (its key is in the entry) or get the record again from its host",
+            RecordError::AuthorFrame { .. } => "verify it with a newer cohost if the record comes from one; otherwise do not trust what this entry says its author did",
             RecordError::Empty | RecordError::NoRecord(_) => "pass a record (`cohost record path SESSION`) or an export made by `cohost export`",
             _ => "do not trust this copy: get the record or export again from its host (the host's copy is in its state directory, `cohost record path SESSION`)",
         }

@@ -20,7 +20,8 @@ pub const REASONING: &str = "reasoning";
 /// errors, turn start and end, and event types added later such as budgets).
 pub const EVENT: &str = "event";
 /// A participant's suggested prompt: `{"suggestion_id": ID, "text": T,
-/// "to"?: MEMBER}`; `author` is the participant.
+/// "to"?: MEMBER}`, as the participant signed it; `author` is the
+/// participant, whose signed frame the entry carries (format v2 rooms).
 pub const SUGGESTION: &str = "suggestion";
 /// The decision on a suggestion: `{"suggestion_id": ID, "accepted": BOOL}`;
 /// `author` is who decided (`host`, or `policy`).
@@ -28,6 +29,10 @@ pub const SUGGESTION_DECIDED: &str = "suggestion_decided";
 /// A tool approval answered by someone of the room: `{"tool_id"?: ID,
 /// "allow": BOOL}`; `author` is who decided.
 pub const APPROVAL_DECIDED: &str = "approval_decided";
+/// A participant's vote on a tool approval, counted by the host (one of a
+/// quorum, or the one that decided): `{"tool_id": ID, "allow": BOOL}`;
+/// `author` is the participant, whose signed frame the entry carries.
+pub const APPROVAL_VOTE: &str = "approval_vote";
 /// Someone joined or left the shared room: `{"change": "joined"|"left",
 /// "name": N, "role": R, "conn_id": C}`.
 pub const PRESENCE: &str = "presence";

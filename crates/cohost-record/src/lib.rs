@@ -4,6 +4,7 @@
 //! signed by the host's long-term Ed25519 key; plus the transcripts made
 //! from it. Pure: no files, no clock (callers pass times), no randomness.
 
+pub mod author;
 mod chain;
 mod entry;
 mod error;
@@ -12,14 +13,15 @@ pub mod kind;
 mod text;
 mod verify;
 
+pub use author::AuthorSig;
 pub use chain::{Chain, Resumed};
 pub use entry::{
-    b64, canonical_bytes, hex, sha256, unb64, Draft, Entry, AUTHOR_CONTEXT, CONTEXT, GENESIS,
-    VERSION,
+    b64, canonical_bytes, hex, sha256, unb64, unb64_vec, Draft, Entry, AUTHOR_CONTEXT, CONTEXT,
+    CONTEXT_SIGNED, GENESIS, VERSION, VERSION_SIGNED,
 };
 pub use error::RecordError;
 pub use export::{export, verify_any, Format, Kind};
-pub use verify::{verify, Options, Verified};
+pub use verify::{verify, AuthorSigned, Options, Verified};
 
 /// How a host key is shown and passed (`--key`): its 32 bytes in
 /// base64url without padding.
@@ -40,5 +42,7 @@ pub fn inert(text: &str) -> String {
     text::inert(text)
 }
 
+#[cfg(test)]
+mod author_tests;
 #[cfg(test)]
 mod tests;

@@ -175,6 +175,7 @@ fn an_author_signature_is_checked_when_present() {
                 author: Some("alice".into()),
                 author_key: Some(author.verifying_key().to_bytes()),
                 author_sig: Some(sig),
+                author_signed: None,
                 body: body.clone(),
             },
             draft(kind::END, None, json!({"reason": "x"})),

@@ -1,12 +1,17 @@
 //! Checking a record: every line is an entry written exactly as the writer
 //! writes it, in sequence, chained to the one before, hashed and signed by
 //! the host key the first entry names (and by its author, where an author
-//! signed). The first failure is returned, naming its entry.
+//! signed: the participant's own frame must verify and say what the entry
+//! says). The first failure is returned, naming its entry.
+
+use std::collections::HashMap;
 
 use ed25519_dalek::{Signature, VerifyingKey};
 
+use crate::author::{self, AuthorError, AuthorSig};
 use crate::entry::{
-    canonical_bytes, sha256, unb64, unhex32, Draft, Entry, AUTHOR_CONTEXT, VERSION,
+    canonical_bytes, sha256, unb64, unb64_vec, unhex32, Draft, Entry, AUTHOR_CONTEXT, VERSION,
+    VERSION_SIGNED,
 };
 use crate::error::RecordError;
 use crate::kind;
@@ -32,6 +37,25 @@ pub struct Verified {
     pub complete: bool,
     /// The torn last entry's number, when `partial` let one through.
     pub torn: Option<u64>,
+    /// Every entry its author signed too, each checked: the author's
+    /// signature verifies and its frame says what the entry says.
+    pub signed: Vec<AuthorSigned>,
+}
+
+/// An entry whose author's own signature verified.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuthorSigned {
+    /// The entry (its `seq`).
+    pub entry: u64,
+    /// Its kind.
+    pub kind: String,
+    /// Who the host says the author is.
+    pub author: Option<String>,
+    /// The key that signed.
+    pub key: [u8; 32],
+    /// The room the signed frame was sealed for (empty for a version-1
+    /// author signature, which names none).
+    pub room: String,
 }
 
 /// Check the bytes of a record file.
@@ -76,6 +100,7 @@ pub fn verify(bytes: &[u8], opts: &Options) -> Result<Verified, RecordError> {
         host_key,
         complete,
         torn,
+        signed: chain.signed,
     })
 }
 
@@ -84,6 +109,10 @@ struct Chain {
     entries: Vec<Entry>,
     key: Option<[u8; 32]>,
     prev: [u8; 32],
+    signed: Vec<AuthorSigned>,
+    /// (author key, frame sequence number) of every signed frame so far,
+    /// and the entry holding it.
+    frames: HashMap<([u8; 32], u64), u64>,
 }
 
 fn malformed(entry: u64, why: impl Into<String>) -> RecordError {
@@ -101,7 +130,7 @@ impl Chain {
         if e.to_line() != text {
             return Err(RecordError::NotCanonical { entry: n });
         }
-        if e.v != VERSION {
+        if e.v != VERSION && e.v != VERSION_SIGNED {
             return Err(RecordError::Version {
                 entry: n,
                 version: e.v,
@@ -133,15 +162,7 @@ impl Chain {
             (Some(k), Some(s)) if k.verify_strict(&hash, &s).is_ok() => {}
             _ => return Err(RecordError::Signature { entry: n }),
         }
-        if let (Some(k), Some(s)) = (draft.author_key, draft.author_sig) {
-            let mut signed = AUTHOR_CONTEXT.to_vec();
-            signed.extend_from_slice(e.body.as_bytes());
-            let ok = VerifyingKey::from_bytes(&k)
-                .is_ok_and(|k| k.verify_strict(&signed, &Signature::from_bytes(&s)).is_ok());
-            if !ok {
-                return Err(RecordError::AuthorSignature { entry: n });
-            }
-        }
+        self.check_author(n, &e, draft)?;
         if self.entries.last().is_some_and(|p| p.kind == kind::END) && e.kind != kind::SESSION {
             return Err(malformed(
                 n,
@@ -150,6 +171,50 @@ impl Chain {
         }
         self.prev = hash;
         self.entries.push(e);
+        Ok(())
+    }
+
+    /// An author's own signature, where the entry has one: version 1 over
+    /// the body; version 2 over the frame the author sent, which must say
+    /// what the entry says and be in the record once.
+    fn check_author(&mut self, n: u64, e: &Entry, d: Draft) -> Result<(), RecordError> {
+        let (Some(key), Some(sig)) = (d.author_key, d.author_sig) else {
+            return Ok(());
+        };
+        let room = match d.author_signed {
+            None => {
+                let mut signed = AUTHOR_CONTEXT.to_vec();
+                signed.extend_from_slice(e.body.as_bytes());
+                let ok = VerifyingKey::from_bytes(&key).is_ok_and(|k| {
+                    k.verify_strict(&signed, &Signature::from_bytes(&sig))
+                        .is_ok()
+                });
+                if !ok {
+                    return Err(RecordError::AuthorSignature { entry: n });
+                }
+                String::new()
+            }
+            Some(signed) => {
+                let a = AuthorSig { key, signed, sig };
+                let frame = author::check(&e.kind, &e.body, &a).map_err(|err| match err {
+                    AuthorError::Signature => RecordError::AuthorSignature { entry: n },
+                    AuthorError::Frame(why) => RecordError::AuthorFrame { entry: n, why },
+                    AuthorError::Differs(field) => RecordError::AuthorDiffers { entry: n, field },
+                })?;
+                if let Some(first) = self.frames.insert((key, frame.seq), n) {
+                    return Err(RecordError::AuthorReplay { entry: n, first });
+                }
+                frame.room
+            }
+        };
+        self.signed.push(AuthorSigned {
+            entry: n,
+            kind: e.kind.clone(),
+            author: e.author.clone(),
+            key,
+            // Remote text: shown inert wherever it is shown.
+            room: crate::inert(&room),
+        });
         Ok(())
     }
 
@@ -213,11 +278,36 @@ fn draft_of(n: u64, e: &Entry) -> Result<Draft, RecordError> {
     if author_sig.is_some() != author_key.is_some() {
         return Err(malformed(n, "`author_sig` and `author_key` come together"));
     }
+    let author_signed = match &e.author_signed {
+        Some(s) => {
+            Some(unb64_vec(s).ok_or_else(|| malformed(n, "`author_signed` is not base64url"))?)
+        }
+        None => None,
+    };
+    // Version 2 is exactly an entry carrying its author's frame, with the
+    // key and signature that go with it; version 1 never carries one.
+    match (
+        e.v == VERSION_SIGNED,
+        author_signed.is_some(),
+        author_key.is_some(),
+    ) {
+        (true, true, true) | (false, false, _) => {}
+        (true, _, _) => {
+            return Err(malformed(
+                n,
+                "a version-2 entry carries `author_key`, `author_sig` and `author_signed` together",
+            ))
+        }
+        (false, true, _) => {
+            return Err(malformed(n, "a version-1 entry carries no `author_signed`"))
+        }
+    }
     Ok(Draft {
         kind: e.kind.clone(),
         author: e.author.clone(),
         author_key,
         author_sig,
+        author_signed,
         body: e.body.clone(),
     })
 }

@@ -127,6 +127,12 @@ pub(crate) fn render(sheet: &Sheet<'_>) -> Rendered {
             out.push_str(&html(a));
             out.push_str("</span> · ");
         }
+        if let Some(k) = &e.author_key {
+            // Verified before rendering: the author's own signature holds.
+            out.push_str("signed by key <code>");
+            out.push_str(&html(k));
+            out.push_str("</code> · ");
+        }
         out.push_str(&html(&v.title));
         out.push_str("</h2>\n");
         for p in &v.parts {

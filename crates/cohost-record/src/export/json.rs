@@ -22,13 +22,18 @@ pub(crate) fn render(sheet: &Sheet<'_>) -> Rendered {
     let mut spans = Vec::new();
     for (i, e) in sheet.entries.iter().enumerate() {
         let start = out.len();
-        let item = json!({
+        let mut item = json!({
             "seq": e.seq,
             "ts": e.ts,
             "kind": e.kind,
             "author": e.author,
             "body": e.body_json(),
         });
+        // Only where an author signed (verified before rendering), so an
+        // export of a record without such entries is as it always was.
+        if let Some(k) = &e.author_key {
+            item["author_key"] = Value::String(k.clone());
+        }
         out.push_str(&serde_json::to_string(&item).unwrap_or_default());
         if i + 1 < sheet.entries.len() {
             out.push(',');

@@ -47,8 +47,16 @@ pub(crate) fn render(sheet: &Sheet<'_>) -> Rendered {
             .as_deref()
             .map(|a| format!("{} · ", md_inline(a)))
             .unwrap_or_default();
+        // Verified before rendering: the author's own signature holds, and
+        // the key is base64url (letters, digits, `-`, `_`), inert in a code
+        // span and copied whole from it.
+        let signer = e
+            .author_key
+            .as_deref()
+            .map(|k| format!("signed by key `{k}` · "))
+            .unwrap_or_default();
         out.push_str(&format!(
-            "## #{} · {} · {author}{}\n\n",
+            "## #{} · {} · {author}{signer}{}\n\n",
             e.seq,
             utc(e.ts),
             md_inline(&v.title)

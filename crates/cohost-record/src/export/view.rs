@@ -154,6 +154,18 @@ pub(crate) fn view(e: &Entry) -> View {
             ),
             Vec::new(),
         ),
+        kind::APPROVAL_VOTE => (
+            format!(
+                "vote to {} tool {}",
+                if b.get("allow").and_then(Value::as_bool) == Some(true) {
+                    "allow"
+                } else {
+                    "deny"
+                },
+                s(&b, "tool_id")
+            ),
+            Vec::new(),
+        ),
         kind::PRESENCE => (
             format!("{} {} ({})", s(&b, "name"), s(&b, "change"), s(&b, "role")),
             Vec::new(),
