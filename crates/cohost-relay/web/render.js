@@ -128,6 +128,9 @@ export class Turn {
       case 'error':
         this.line('error', `${ev.code || 'ERROR'}: ${ev.message || ''}${ev.suggested_fix ? ` — ${ev.suggested_fix}` : ''}`);
         break;
+      case 'steered':
+        this.steered(ev);
+        break;
       case 'file_changes':
         // Just before stream_end: under the answer, above the turn's end.
         this.closeText();
@@ -140,6 +143,20 @@ export class Turn {
       default:
         break; // tolerant reader: unknown event types are skipped
     }
+  }
+
+  /**
+   * Text that reached the agent while this turn ran (the host's line, or a
+   * participant's suggestion the host accepted): shown where it came in,
+   * between the answer before it and the answer after, as the terminal
+   * shows `NAME → this turn`. No `by`: the host's own line.
+   */
+  steered(ev) {
+    this.closeText();
+    const el = h('div', 'steered');
+    const who = typeof ev.by === 'string' && ev.by ? ev.by : 'host';
+    el.append(h('span', 'steered-who', `↪ ${who} → this turn`), h('span', 'steered-text', ev.text || ''));
+    this.body.append(el);
   }
 
   line(cls, text) {

@@ -15,7 +15,7 @@ use cohost_core::sanitize::inert_line;
 use cohost_protocol::{Participant, Role};
 use cohost_relay::{ClientEvent, RelayClient};
 use cohost_session::{Room, RunningSession};
-use cohost_share::Message;
+use cohost_share::{Message, Signer};
 use cohost_tui::app::{App, Effect, Incoming, SessionInfo};
 use cohost_tui::commands::Mode;
 use cohost_tui::room;
@@ -366,7 +366,11 @@ fn participant_incoming(ev: ParticipantEvent) -> Vec<Incoming> {
             );
             out
         }
-        ParticipantEvent::Frame { frame, message, .. } => match message.map(|m| *m) {
+        ParticipantEvent::Frame {
+            frame,
+            message,
+            from,
+        } => match message.map(|m| *m) {
             Some(Message::ExecutionStarted(s)) => {
                 let mut who = if s.origin == "host" {
                     "host".to_string()
@@ -381,15 +385,32 @@ fn participant_incoming(ev: ParticipantEvent) -> Vec<Incoming> {
                     text: cohost_core::sanitize::strip_controls(&s.text).into_owned(),
                 }]
             }
-            Some(Message::TurnEvent(e)) => vec![Incoming::Event(e)],
+            Some(Message::TurnEvent(mut e)) => {
+                if let cohost_core::EventBody::Steered(n) = &mut e.body {
+                    // The screen says "you → this turn" for a steer with
+                    // no sender: here that is the host's own line.
+                    n.by = Some(n.by.as_deref().map_or_else(|| "host".into(), inert_line));
+                    n.text = cohost_core::sanitize::strip_controls(&n.text).into_owned();
+                }
+                vec![Incoming::Event(e)]
+            }
             Some(Message::Chat(c)) => {
+                // Who said it is who signed it (the host, or the name the
+                // host bound that key to); the relay's stamp only where
+                // nothing was signed.
+                let said_by = match &from {
+                    Some(Signer::Host) => "host".to_string(),
+                    Some(Signer::Participant(b)) => b.label(),
+                    _ => stamped_name(&frame),
+                };
                 let mut out = vec![Incoming::Chat {
-                    from: stamped_name(&frame),
+                    from: said_by,
                     text: cohost_core::sanitize::strip_controls(&c.text).into_owned(),
                 }];
-                // Only the host says who the members are (its frames open
-                // only with its signature).
-                if let (Some(names), Some(Role::Host)) = (c.members, frame.role()) {
+                // Only the host says who the members are: the list counts
+                // only in a chat its key signed, whatever the relay
+                // stamped as the sender's role.
+                if let (Some(names), Some(Signer::Host)) = (c.members, &from) {
                     out.push(Incoming::Members(
                         names.iter().map(|n| inert_line(n)).collect(),
                     ));
@@ -402,6 +423,12 @@ fn participant_incoming(ev: ParticipantEvent) -> Vec<Incoming> {
             }],
             _ => Vec::new(),
         },
+        // The answer on screen was closed over the gap; the late chunk is
+        // said, not spliced into text already drawn.
+        ParticipantEvent::Late { frame, .. } => vec![Incoming::Notice(format!(
+            "chunk {} of an answer came late, after it was reported missing",
+            frame.chunk()
+        ))],
         ParticipantEvent::Presence { joined: true, who } => {
             vec![Incoming::Joined(participant(&who, true))]
         }
@@ -437,7 +464,7 @@ fn participant_incoming(ev: ParticipantEvent) -> Vec<Incoming> {
                 "the relay could not replay: {}",
                 r.reason
             ))],
-            ClientEvent::Welcome(_) | ClientEvent::Frame(_) => Vec::new(),
+            ClientEvent::Welcome(_) | ClientEvent::Frame(_) | ClientEvent::Late(_) => Vec::new(),
         },
     }
 }
@@ -513,6 +540,110 @@ pub async fn participant_view(
 mod tests {
     use super::*;
     use cohost_share::Presence;
+
+    /// A chat frame as the relay delivers it, stamped `role`, signed by `from`.
+    fn chat(role: Role, from: Signer, members: Option<Vec<&str>>) -> ParticipantEvent {
+        let frame = cohost_protocol::Frame::build_stamped(
+            cohost_protocol::FrameType::ChatMessage,
+            "r-room",
+            None,
+            0,
+            4,
+            Some(role),
+            b"",
+        )
+        .unwrap();
+        ParticipantEvent::Frame {
+            frame,
+            message: Some(Box::new(Message::Chat(cohost_share::Chat {
+                from: Some("host".into()),
+                text: "members: mock, evil".into(),
+                members: members.map(|m| m.into_iter().map(String::from).collect()),
+            }))),
+            from: Some(from),
+        }
+    }
+
+    fn members_of(out: &[Incoming]) -> Option<Vec<String>> {
+        out.iter().find_map(|m| match m {
+            Incoming::Members(names) => Some(names.clone()),
+            _ => None,
+        })
+    }
+
+    /// Issue 33: the member list counts only from the host's signature; a
+    /// participant's chat carrying one (even stamped as the host's by the
+    /// relay) is a chat under the name the host bound, and no list.
+    #[test]
+    fn members_are_taken_only_from_a_chat_the_host_signed() {
+        let ana = Signer::Participant(cohost_share::e2e::Bound {
+            conn_id: 4,
+            name: "ana\u{1b}[2J".into(),
+            role: Role::CoDriver,
+        });
+        let out = participant_incoming(chat(Role::Host, ana, Some(vec!["evil"])));
+        assert_eq!(members_of(&out), None, "{out:?}");
+        match &out[..] {
+            [Incoming::Chat { from, .. }] => {
+                assert!(
+                    from.starts_with("ana") && from.ends_with("(co-driver)"),
+                    "{from}"
+                );
+                assert!(!from.contains('\u{1b}'), "{from:?}");
+            }
+            other => panic!("{other:?}"),
+        }
+        let out =
+            participant_incoming(chat(Role::Host, Signer::Host, Some(vec!["mock", "x\u{7}"])));
+        let names = members_of(&out).expect("the host's list");
+        assert_eq!(names.len(), 2);
+        assert_eq!(names[0], "mock");
+        assert!(!names[1].contains('\u{7}'), "{names:?}");
+        assert!(matches!(&out[0], Incoming::Chat { from, .. } if from == "host"));
+    }
+
+    /// A steer with no sender is the host's own line: the participant's
+    /// screen must not say "you".
+    #[test]
+    fn a_steer_without_a_sender_is_the_hosts() {
+        let frame = cohost_protocol::Frame::build_stamped(
+            cohost_protocol::FrameType::StreamChunk,
+            "r-room",
+            Some("p-1"),
+            3,
+            1,
+            Some(Role::Host),
+            b"",
+        )
+        .unwrap();
+        let steered = |by: Option<&str>| ParticipantEvent::Frame {
+            frame: frame.clone(),
+            message: Some(Box::new(Message::TurnEvent(cohost_core::Event {
+                id: "p-1.3".into(),
+                prompt_id: "p-1".into(),
+                correlation_id: "c-1".into(),
+                ts: 0,
+                agent: None,
+                body: cohost_core::EventBody::Steered(cohost_core::SteerNotice {
+                    text: "also \u{1b}[31mthis".into(),
+                    by: by.map(String::from),
+                }),
+            }))),
+            from: Some(Signer::Host),
+        };
+        for (by, want) in [(None, "host"), (Some("ana (co-driver)"), "ana (co-driver)")] {
+            match &participant_incoming(steered(by))[..] {
+                [Incoming::Event(e)] => match &e.body {
+                    cohost_core::EventBody::Steered(n) => {
+                        assert_eq!(n.by.as_deref(), Some(want));
+                        assert!(!n.text.contains('\u{1b}'), "{:?}", n.text);
+                    }
+                    other => panic!("{other:?}"),
+                },
+                other => panic!("{other:?}"),
+            }
+        }
+    }
 
     #[test]
     fn typed_presence_reaches_the_pane() {

@@ -39,6 +39,7 @@ mod codex_real;
 mod desktop_notify_real;
 mod e2e_room;
 mod host_notices;
+mod join_views;
 mod mcp_clients;
 mod mcp_host_claude;
 #[path = "../mitm_support/mod.rs"]

@@ -87,6 +87,13 @@ fn viewer_sees_the_streamed_answer_in_order_and_its_end() {
     scenario("viewer_streams");
 }
 
+/// Issue 34: text that steers the running turn (a host line, an accepted
+/// suggestion) shows inside that turn on the page, named by who sent it.
+#[test]
+fn a_steered_text_shows_inside_the_running_turn() {
+    scenario("steered_shown");
+}
+
 #[test]
 fn co_driver_suggestion_is_accepted_and_answered_on_both_pages() {
     scenario("co_driver_suggests");

@@ -348,6 +348,45 @@ const scenarios = {
     );
   },
 
+  // Steering (issue 34): a host line and a co-driver's suggestion the host
+  // accepts while the mock's slow turn runs reach that turn (no new turn):
+  // each page shows them inside it, where they came in, named by who sent
+  // them; the answer after them says the mock took them.
+  async steered_shown() {
+    await withRoom(async ({ host, browser, link }) => {
+      const co = await openPage(browser, link('co_driver'));
+      const viewer = await openPage(browser, link('viewer'));
+      host.type('[mock:slow]');
+      await viewer.waitForFunction(() => /tick 3\b/.test(document.querySelector('.turn .answer')?.innerText ?? ''), null, {
+        timeout: STEP_MS,
+      });
+      host.type('also mention the changelog');
+      await host.wait((n) => n.notice === 'event' && n.event?.type === 'steered', 'the host line steered');
+      await co.fill('#suggestinput', 'and <b>the</b> readme');
+      await co.click('#suggestform button[type=submit]');
+      const s = await host.wait((n) => n.notice === 'suggested', 'suggestion');
+      host.type(`/accept ${s.suggestion.suggestion_id}`);
+      for (const page of [co, viewer]) {
+        const t = await waitTurnEnd(page, 1);
+        assert.equal(t.state, 'completed');
+        assert.equal(await page.locator('.turn').count(), 1, 'a steer starts no turn of its own');
+        const steered = await page.evaluate(() =>
+          [...document.querySelectorAll('.turn .steered')].map((e) => [e.querySelector('.steered-who').textContent, e.querySelector('.steered-text').textContent]),
+        );
+        assert.equal(steered.length, 2, JSON.stringify(steered));
+        assert.deepEqual(steered[0], ['↪ host → this turn', 'also mention the changelog']);
+        assert.match(steered[1][0], /^↪ .*co-driver.* → this turn$/);
+        assert.equal(steered[1][1], 'and <b>the</b> readme', 'a steered text stays text');
+        // Where they came in: between answer blocks, before the turn's end.
+        const order = await page.evaluate(() => [...document.querySelector('.turn').querySelectorAll('.answer, .steered, .end')].map((e) => e.className.split(' ')[0]));
+        assert.deepEqual(order, ['answer', 'steered', 'answer', 'steered', 'answer', 'end']);
+        inOrder(t.answer, ['[steered: also mention the changelog]', '[steered: and <b>the</b> readme]']);
+        assert.deepEqual(await activeContent(page), { pwned: undefined, violations: [], bad: 0 });
+        assert.deepEqual(page.errors, []);
+      }
+    });
+  },
+
   // A co-driver's suggestion reaches the host, is accepted, and its answer
   // appears on the co-driver's and the viewer's page; chat and the
   // interrupt request reach the host.

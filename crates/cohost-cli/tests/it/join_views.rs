@@ -1,0 +1,75 @@
+//! What a `cohost join` participant sees of the room besides answers
+//! (issue 34): text that steers the running turn, in line mode, named by
+//! who sent it.
+
+use std::io::Write;
+use std::process::Stdio;
+use std::sync::mpsc::Receiver;
+use std::time::{Duration, Instant};
+
+use crate::share_join_cli::{cohost, lines_of, Reaper, STEP};
+
+/// The first line of `rx` containing `what`, within [`STEP`].
+fn wait_for(rx: &Receiver<String>, what: &str) -> String {
+    let deadline = Instant::now() + STEP;
+    let mut seen = Vec::new();
+    while Instant::now() < deadline {
+        if let Ok(l) = rx.recv_timeout(Duration::from_millis(100)) {
+            if l.contains(what) {
+                return l;
+            }
+            seen.push(l);
+        }
+    }
+    panic!("never saw {what:?}; saw {seen:#?}");
+}
+
+/// A host line typed while the mock's slow turn runs steers it: the
+/// participant's line mode shows it inside the turn, on a line of its
+/// own, as the host's, and the turn goes on to its end (no second turn).
+#[test]
+fn join_line_mode_shows_a_steered_text_inside_the_turn() {
+    let home = tempfile::tempdir().unwrap();
+    let mut host = Reaper(
+        cohost(home.path())
+            .args(["share", "--agent", "mock", "--approve", "none", "--json"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let host_out = lines_of(host.0.stdout.take().unwrap());
+    let first: serde_json::Value =
+        serde_json::from_str(&host_out.recv_timeout(STEP).unwrap()).unwrap();
+    let invite = first["viewer"].as_str().unwrap().to_string();
+    let mut join = Reaper(
+        cohost(home.path())
+            .args(["join", "--name", "ana"])
+            .env("COHOST_INVITE", &invite)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let join_out = lines_of(join.0.stdout.take().unwrap());
+    let join_err = lines_of(join.0.stderr.take().unwrap());
+    wait_for(&join_err, "joined room");
+    let mut host_in = host.0.stdin.take().unwrap();
+    writeln!(host_in, "[mock:slow]").unwrap();
+    // The answer's ticks run on one line, which the participant ends only
+    // with the turn: the host's events say when the turn is under way.
+    wait_for(&host_out, "tick 3");
+    // A control sequence in the steered text reaches no terminal.
+    writeln!(host_in, "also the changelog \x1b[31mred").unwrap();
+    let line = wait_for(&join_out, "→ this turn");
+    assert!(
+        line.starts_with("↪ host → this turn: also the changelog") && !line.contains('\x1b'),
+        "{line:?}"
+    );
+    wait_for(&join_out, "[steered: also the changelog");
+    wait_for(&join_out, "■ done");
+    writeln!(host_in, "/quit").unwrap();
+    let _ = join.0.stdin.take();
+}
