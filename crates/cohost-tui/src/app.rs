@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use cohost_core::{EndReason, Event, EventBody, ToolKind, ToolStatus};
 
-pub use crate::approval::ApprovalCard;
+pub use crate::approval::{ApprovalCard, Grant};
 use crate::changes::ChangesCard;
 use crate::commands::{self, Mode};
 use crate::diffview::DiffView;
@@ -60,6 +60,8 @@ pub struct App {
     pub tokens: (u64, u64),
     /// The pending approval, if any.
     pub approval: Option<ApprovalCard>,
+    /// What the host lets this participant approve, if anything.
+    pub grant: Option<Grant>,
     /// The agent picker, when open.
     pub picker: Option<Picker>,
     /// The room (host and participants).
@@ -108,6 +110,7 @@ impl App {
             state: "starting",
             tokens: (0, 0),
             approval: None,
+            grant: None,
             picker: None,
             room: Room::default(),
             scroll: 0,
@@ -294,6 +297,7 @@ impl App {
                 self.quit = true;
             }
             Incoming::Members(names) => self.set_members(names),
+            Incoming::Grant(g) => self.granted(g),
         }
     }
 
@@ -386,13 +390,14 @@ impl App {
                     summary,
                     deadline: now + Duration::from_millis(deadline_ms),
                     agent: None,
+                    voted: None,
                 });
             }
             EventBody::ToolApprovalDecided {
                 tool_id,
                 decision,
                 origin,
-                ..
+                deciders,
             } => {
                 if self.approval.as_ref().is_some_and(|a| a.tool_id == tool_id) {
                     self.approval = None;
@@ -400,7 +405,13 @@ impl App {
                 if self.busy {
                     self.state = "streaming";
                 }
-                let who = origin_words(origin, self.local_decider());
+                // People who shared the decision (a granted participant,
+                // a quorum's approvers) by name; otherwise its origin.
+                let who = if deciders.is_empty() {
+                    origin_words(origin, self.local_decider())
+                } else {
+                    deciders.join(", ")
+                };
                 if let Some(i) = self.transcript.tool(&tool_id) {
                     if let Some(BlockKind::Tool(c)) = self.transcript.edit(i) {
                         c.decided = Some((decision, who));
@@ -522,9 +533,48 @@ impl App {
         }));
     }
 
-    /// Whether this screen answers approvals (participants only watch).
+    /// Whether this screen answers approvals with the host's options
+    /// (once, always, no, never); participants vote (see [`App::votes`]).
     pub fn decides_approvals(&self) -> bool {
         matches!(self.mode, Mode::Chat | Mode::Host)
+    }
+
+    /// Whether this participant may vote on the approval card now: the
+    /// host's grant covers the call's kind and it has not voted on it yet.
+    pub fn votes(&self) -> bool {
+        let (Some(card), Some(g)) = (&self.approval, &self.grant) else {
+            return false;
+        };
+        matches!(self.mode, Mode::Participant { .. }) && g.covers(card.kind) && card.voted.is_none()
+    }
+
+    /// How many people must allow the card's call, where the host asks
+    /// for more than one (a quorum this participant was told of).
+    pub fn approvals_needed(&self) -> Option<u32> {
+        let (card, g) = (self.approval.as_ref()?, self.grant.as_ref()?);
+        Some(g.needs(card.kind)).filter(|n| *n > 1)
+    }
+
+    /// The host granted (or took back) approval of tool calls.
+    fn granted(&mut self, g: Option<Grant>) {
+        if !matches!(self.mode, Mode::Participant { .. }) || self.grant == g {
+            return;
+        }
+        let line = match &g {
+            Some(g) if g.kinds.is_empty() => {
+                "the host lets you approve tool calls (every kind): y allows, n denies".to_owned()
+            }
+            Some(g) => {
+                let kinds: Vec<&str> = g.kinds.iter().map(|k| k.name()).collect();
+                format!(
+                    "the host lets you approve tool calls ({}): y allows, n denies",
+                    kinds.join(", ")
+                )
+            }
+            None => "only the host approves tool calls".to_owned(),
+        };
+        self.grant = g;
+        self.notice(line);
     }
 
     /// Seconds left on the approval card at `now`.

@@ -238,7 +238,9 @@ pub fn help(mode: Mode) -> String {
         Mode::Host => s.push_str(
             "\napprovals: y once · a always · n no · N never\nsuggestions: Ctrl+A accept oldest · Ctrl+R reject oldest",
         ),
-        Mode::Participant { .. } => {}
+        Mode::Participant { .. } => {
+            s.push_str("\napprovals, when the host grants you: y allow · n deny");
+        }
     }
     s
 }

@@ -46,6 +46,21 @@ impl App {
                 });
             }
         }
+        if self.votes() && !ctrl && !alt {
+            // A granted participant's vote: allow or deny, no "always"
+            // (that would change the host's policy). The card stays, marked,
+            // until the host says the call is decided.
+            let allow = match key.code {
+                KeyCode::Char('y') => Some(true),
+                KeyCode::Char('n') => Some(false),
+                _ => None,
+            };
+            if let (Some(allow), Some(card)) = (allow, self.approval.as_mut()) {
+                card.voted = Some(allow);
+                let tool_id = card.call_id();
+                return self.effect(Effect::Vote { tool_id, allow });
+            }
+        }
         if self.diff.is_some() {
             return self.diff_key(key);
         }

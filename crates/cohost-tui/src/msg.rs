@@ -84,6 +84,9 @@ pub enum Incoming {
     /// The agents of this chat (a room when there are several), in order;
     /// the first is the one plain text goes to until another is addressed.
     Members(Vec<String>),
+    /// What the host lets this participant approve (`None`: nothing, or
+    /// no longer); it arms the approval card's allow and deny keys.
+    Grant(Option<crate::approval::Grant>),
 }
 
 /// What the app asks the shell to do.
@@ -93,6 +96,14 @@ pub enum Effect {
     Prompt(String),
     /// Interrupt the running turn.
     Interrupt,
+    /// A participant's vote on a tool call the host granted it to decide
+    /// (the host counts it toward the call's quorum, or refuses it).
+    Vote {
+        /// The call, as the host's event named it.
+        tool_id: String,
+        /// Allow (true) or deny.
+        allow: bool,
+    },
     /// Answer a tool approval.
     Decide {
         /// The call.

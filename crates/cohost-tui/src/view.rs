@@ -219,8 +219,27 @@ fn draw_card(frame: &mut Frame<'_>, app: &App, area: Rect, now: Instant) {
             Span::styled("N", t.accent()),
             Span::raw(" never"),
         ]
+    } else if app.votes() {
+        let mut keys = vec![
+            Span::styled("y", t.accent()),
+            Span::raw(" allow  "),
+            Span::styled("n", t.accent()),
+            Span::raw(" deny"),
+        ];
+        if let Some(n) = app.approvals_needed() {
+            keys.push(Span::styled(format!("  ({n} approvals needed)"), t.warn()));
+        }
+        keys
     } else {
-        vec![Span::styled("waiting for the host's decision", t.dim())]
+        let said = match card.voted {
+            Some(true) => match app.approvals_needed() {
+                Some(n) => format!("you allowed it · {n} approvals needed: waiting for the others"),
+                None => "you allowed it · waiting for the host".to_owned(),
+            },
+            Some(false) => "you denied it · waiting for the host".to_owned(),
+            None => "waiting for the host's decision".to_owned(),
+        };
+        vec![Span::styled(said, t.dim())]
     };
     let mut second = keys;
     second.push(Span::styled(format!("   denied in {secs} s"), t.dim()));

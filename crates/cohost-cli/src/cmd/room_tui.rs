@@ -469,6 +469,20 @@ fn participant_incoming(ev: ParticipantEvent) -> Vec<Incoming> {
     }
 }
 
+/// What the host lets this participant approve, as the screen takes it.
+fn grant_of(me: &ParticipantSession) -> Option<cohost_tui::app::Grant> {
+    let g = me.grant()?;
+    Some(cohost_tui::app::Grant {
+        kinds: g.kinds.clone(),
+        quorum: me
+            .grants()
+            .quorum
+            .iter()
+            .map(|r| (r.kind, r.approvals))
+            .collect(),
+    })
+}
+
 /// The participant view until the room closes or the participant leaves.
 pub async fn participant_view(
     mut me: ParticipantSession,
@@ -502,6 +516,13 @@ pub async fn participant_view(
             tokio::select! {
                 ev = me.next() => match ev {
                     Some(ev) => {
+                        if let ParticipantEvent::Frame { message: Some(m), .. } = &ev {
+                            if let Message::ApprovalGrants(_) = **m {
+                                // The session took the host's new grants:
+                                // this participant's share of them.
+                                let _ = say.send(Incoming::Grant(grant_of(&me)));
+                            }
+                        }
                         for m in participant_incoming(ev) {
                             let _ = say.send(m);
                         }
@@ -516,6 +537,17 @@ pub async fn participant_view(
                         Some(Effect::Suggest(t)) => me.suggest(&t).await.map(|_| ()),
                         Some(Effect::Chat(t)) => me.chat(&t).await,
                         Some(Effect::Interrupt) => me.interrupt().await,
+                        Some(Effect::Vote { tool_id, allow }) => {
+                            let sent = me.vote(Some(&tool_id), allow).await;
+                            if sent.is_ok() {
+                                let what = if allow { "approval" } else { "denial" };
+                                let _ = say.send(Incoming::Notice(format!(
+                                    "sent your {what} of {} to the host",
+                                    inert_line(&tool_id)
+                                )));
+                            }
+                            sent
+                        }
                         Some(Effect::Quit) | None => break,
                         Some(_) => Ok(()),
                     };

@@ -73,3 +73,67 @@ fn join_line_mode_shows_a_steered_text_inside_the_turn() {
     writeln!(host_in, "/quit").unwrap();
     let _ = join.0.stdin.take();
 }
+
+/// Issue 34: `cohost join`'s terminal UI, on a real pseudo-terminal, gives
+/// a participant the host granted approval of edits an approval card with
+/// allow and deny keys. With `--quorum edit=2` its `y` is one approval of
+/// two: the card stays, saying so, until the host's `/allow` decides the
+/// call; then the card goes and the call names both deciders. A second
+/// call denied with `n` is decided at once (one deny settles it).
+#[test]
+fn join_tui_approval_card_for_a_granted_participant() {
+    use crate::tui_support::Tty;
+    let home = tempfile::tempdir().unwrap();
+    let mut host = Reaper(
+        cohost(home.path())
+            .args(["share", "--agent", "mock", "--json"])
+            .args(["--approve", "ask", "--quorum", "edit=2"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let host_out = lines_of(host.0.stdout.take().unwrap());
+    let first: serde_json::Value =
+        serde_json::from_str(&host_out.recv_timeout(STEP).unwrap()).unwrap();
+    let invite = first["co_driver"].as_str().unwrap().to_string();
+    let mut host_in = host.0.stdin.take().unwrap();
+
+    let mut guest = Tty::join(&invite, &["--name", "ada"], 30, 110);
+    guest.wait_for("type a prompt to suggest it to the host", STEP);
+    let joined: serde_json::Value =
+        serde_json::from_str(&wait_for(&host_out, "CO_DRIVER")).unwrap();
+    let id = joined["presence"]["who"]["conn_id"].as_u64().unwrap();
+    writeln!(host_in, "/grant #{id} approve edit").unwrap();
+    guest.wait_for("the host lets you approve tool calls (edit)", STEP);
+
+    writeln!(host_in, "write it [mock:tool]").unwrap();
+    let asked: serde_json::Value =
+        serde_json::from_str(&wait_for(&host_out, "\"approval_needed\"")).unwrap();
+    let s = guest.wait_for("(2 approvals needed)", STEP);
+    assert!(s.contains("approval needed"), "{s}");
+    assert!(s.contains("y allow  n deny"), "{s}");
+    guest.send(b"y");
+    wait_for(&host_out, "1 of 2 approvals");
+    guest.wait_for("you allowed it · 2 approvals needed", STEP);
+    writeln!(host_in, "/allow {}", asked["tool_id"].as_str().unwrap()).unwrap();
+    let s = guest.wait_for("allowed once by", STEP);
+    let line = s.lines().find(|l| l.contains("allowed once by")).unwrap();
+    assert!(line.contains("co-driver") && line.contains("host"), "{s}");
+    let s = guest.wait_for("✓ write_file", STEP);
+    assert!(!s.contains("approval needed"), "the card stayed: {s}");
+    wait_for(&host_out, "\"turn_done\"");
+
+    writeln!(host_in, "again [mock:tool]").unwrap();
+    wait_for(&host_out, "\"approval_needed\"");
+    guest.wait_for("y allow  n deny", STEP);
+    guest.send(b"n");
+    let s = guest.wait_for("denied by", STEP);
+    assert!(!s.contains("approval needed"), "the card stayed: {s}");
+    wait_for(&host_out, "\"turn_done\"");
+
+    writeln!(host_in, "/quit").unwrap();
+    assert_eq!(guest.wait_exit(STEP), 0);
+    guest.assert_restored();
+}
