@@ -201,7 +201,34 @@ fn verify(args: VerifyArgs) -> CmdResult {
         Kind::Record => "record".to_owned(),
         Kind::Export(f) => format!("{} export", f.extension()),
     };
+    // Entries that say what a participant did without the participant's
+    // signature (records before sharing format v2, a frame the sanitizer
+    // had to change): the host's word alone, said so.
+    let unsigned = v
+        .entries
+        .iter()
+        .filter(|e| {
+            e.author_key.is_none()
+                && matches!(
+                    e.kind.as_str(),
+                    cohost_record::kind::SUGGESTION | cohost_record::kind::APPROVAL_VOTE
+                )
+        })
+        .count();
     if args.json {
+        let signed: Vec<serde_json::Value> = v
+            .signed
+            .iter()
+            .map(|s| {
+                serde_json::json!({
+                    "entry": s.entry,
+                    "kind": s.kind,
+                    "author": s.author.as_deref().map(cohost_core::sanitize::inert_line),
+                    "author_key": cohost_record::b64(&s.key),
+                    "room": s.room,
+                })
+            })
+            .collect();
         let out = serde_json::json!({
             "verified": true,
             "file": path.display().to_string(),
@@ -211,6 +238,8 @@ fn verify(args: VerifyArgs) -> CmdResult {
             "torn_entry": v.torn,
             "host_public_key": key,
             "this_host": ours,
+            "participant_signed": signed,
+            "participant_unsigned": unsigned,
         });
         // Not through the sanitizer, which may take a public key for a
         // secret: nothing here is one (a path, counts, the public key).
@@ -232,6 +261,21 @@ fn verify(args: VerifyArgs) -> CmdResult {
             " (not this machine's: compare it with `cohost record key` on its host)"
         }
     ))?;
+    for a in &v.signed {
+        raw(&format!(
+            "verified: entry {} ({}) is signed by its author {}, key {}\n",
+            a.entry,
+            cohost_core::sanitize::inert_line(&a.kind),
+            cohost_core::sanitize::inert_line(a.author.as_deref().unwrap_or("(unnamed)")),
+            cohost_record::b64(&a.key),
+        ))?;
+    }
+    if unsigned > 0 {
+        raw(&format!(
+            "{unsigned} entr{} say what a participant did on the host's word alone (no participant signature)\n",
+            if unsigned == 1 { "y" } else { "ies" }
+        ))?;
+    }
     if let Some(n) = v.torn {
         crate::say!("entry {n} was cut off mid-write and is not counted");
     }

@@ -514,7 +514,7 @@ impl HostBridge {
             HostInput::Accept(id) => self.decide_suggestion(&id, true, "host").await,
             HostInput::Reject(id) => self.decide_suggestion(&id, false, "host").await,
             HostInput::Approve { tool_id, allow } => {
-                self.vote(tool_id.as_deref(), &Voter::Host, allow);
+                self.vote(tool_id.as_deref(), &Voter::Host, allow, None);
             }
             HostInput::Grant { who, kinds } => self.grant(&who, kinds).await,
             HostInput::Revoke(who) => self.revoke(&who).await,
@@ -685,9 +685,36 @@ impl HostBridge {
     }
 
     /// Count a vote on a tool approval; a finished ballot answers the
-    /// session whose call it is.
-    fn vote(&mut self, tool_id: Option<&str>, voter: &Voter, allow: bool) {
+    /// session whose call it is. A participant's counted vote goes into
+    /// the record first, with the frame it `signed`.
+    fn vote(
+        &mut self,
+        tool_id: Option<&str>,
+        voter: &Voter,
+        allow: bool,
+        signed: Option<cohost_record::AuthorSig>,
+    ) {
         let outcome = self.gate().vote(tool_id, voter, allow);
+        if let Voter::Participant(p) = voter {
+            let counted = match &outcome {
+                VoteOutcome::Decided {
+                    tool_id, member, ..
+                } => Some((tool_id.clone(), member.clone())),
+                VoteOutcome::Counted { tool_id, .. } => {
+                    Some((tool_id.clone(), self.gate().member_of(tool_id)))
+                }
+                VoteOutcome::Refused(_) => None,
+            };
+            if let Some((tool_id, member)) = counted {
+                let noted = Note::ApprovalVote {
+                    tool_id,
+                    allow,
+                    voter: describe(p),
+                    signed,
+                };
+                host_record::note(&self.room, member.as_deref(), &noted);
+            }
+        }
         match outcome {
             VoteOutcome::Decided {
                 tool_id,
@@ -830,6 +857,9 @@ impl HostBridge {
             }
             ClientEvent::Frame(f) => match (f.kind(), self.take(&f)) {
                 (FrameType::PromptSuggested, Ok((Some(Message::Suggestion(mut s)), sender))) => {
+                    // The record keeps what the participant signed, before
+                    // the host reads a one-agent room's `@word` into it.
+                    let said = (s.text.clone(), s.to.clone());
                     // The key that signed it names the sender (the host
                     // bound it to an invite), not the payload or the relay.
                     s.from = Some(self.signed_name(&f, sender.as_ref()));
@@ -851,8 +881,9 @@ impl HostBridge {
                     let noted = Note::Suggestion {
                         id: s.suggestion_id.clone(),
                         author,
-                        text: s.text.clone(),
-                        to: s.to.clone(),
+                        text: said.0,
+                        to: said.1,
+                        signed: host_record::author_sig(sender.as_ref()),
                     };
                     host_record::note(&self.room, Some(&member), &noted);
                     if let Some(to) = s.to.as_deref().filter(|t| self.room.member(t).is_none()) {
@@ -889,7 +920,15 @@ impl HostBridge {
                 }
                 (FrameType::ApprovalVote, Ok((Some(Message::ApprovalVote(v)), sender))) => {
                     match self.signed_participant(&f, sender.as_ref()) {
-                        Some(p) => self.vote(v.tool_id.as_deref(), &Voter::Participant(p), v.allow),
+                        Some(p) => {
+                            let signed = host_record::author_sig(sender.as_ref());
+                            self.vote(
+                                v.tool_id.as_deref(),
+                                &Voter::Participant(p),
+                                v.allow,
+                                signed,
+                            );
+                        }
                         None => self.notify(HostNotice::Room(format!(
                             "refused an approval from {}, who is not in the room",
                             self.signed_name(&f, sender.as_ref())

@@ -171,6 +171,12 @@ impl ApprovalGate {
         self.ballots.remove(tool_id);
     }
 
+    /// The room member whose call `tool_id` is, while it waits (`None`:
+    /// the only agent, or no such call).
+    pub fn member_of(&self, tool_id: &str) -> Option<String> {
+        self.ballots.get(tool_id).and_then(|b| b.member.clone())
+    }
+
     /// Whether `tool_id` waits for a decision here.
     pub fn is_open(&self, tool_id: &str) -> bool {
         self.ballots.contains_key(tool_id)

@@ -51,6 +51,7 @@ mod notify_pty;
 mod orphans_support;
 mod provider_lists;
 mod record_cli;
+mod record_signed;
 mod relay_ha;
 mod relay_mitm;
 mod room_bridge;

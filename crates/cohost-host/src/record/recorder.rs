@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 
 use cohost_core::{DecisionOrigin, Event, EventBody, PromptInput};
-use cohost_record::{kind, Draft};
+use cohost_record::{kind, AuthorSig, Draft};
 use serde_json::{json, Value};
 
 use super::file::RecordFile;
@@ -30,6 +30,10 @@ pub enum Note {
         text: String,
         /// The room member it is for.
         to: Option<String>,
+        /// The frame the participant signed (sharing format v2), kept in
+        /// the entry so anyone can check the participant said this; the
+        /// entry is the host's word alone without it.
+        signed: Option<AuthorSig>,
     },
     /// A suggestion was accepted or rejected.
     SuggestionDecided {
@@ -48,6 +52,17 @@ pub enum Note {
         allow: bool,
         /// Who decided.
         decider: String,
+    },
+    /// A participant's vote on a tool approval, counted by the host.
+    ApprovalVote {
+        /// The call.
+        tool_id: String,
+        /// Allowed or denied.
+        allow: bool,
+        /// Who voted, as the host bound their key.
+        voter: String,
+        /// The vote frame the participant signed.
+        signed: Option<AuthorSig>,
     },
     /// Someone joined or left the room.
     Presence {
@@ -73,6 +88,34 @@ fn draft(kind: &str, author: Option<String>, body: Value) -> Draft {
         body: body.to_string(),
         ..Draft::default()
     }
+}
+
+/// `d` with its author's signed frame when the frame stands behind it (the
+/// check `cohost record verify` makes) and holds nothing the sanitizer
+/// would take out, since the frame is kept byte for byte and a record holds
+/// no secret cohost knows. Otherwise `d` alone, the host's word, and why.
+fn with_author(d: Draft, a: Option<AuthorSig>) -> (Draft, Option<&'static str>) {
+    let Some(a) = a else {
+        return (d, None);
+    };
+    // The sanitizer changed what was said (or the host did): not what the
+    // participant signed.
+    let Ok(frame) = cohost_record::author::check(&d.kind, &d.body, &a) else {
+        return (
+            d,
+            Some("what the entry says is not what the participant signed"),
+        );
+    };
+    let clean_frame = serde_json::from_slice::<Value>(&frame.body).is_ok_and(|said| {
+        let mut cleaned = said.clone();
+        cohost_core::sanitize::sanitize_json(&mut cleaned);
+        cleaned == said
+    }) && clean(&frame.room) == frame.room
+        && clean(&frame.stream) == frame.stream;
+    if !clean_frame {
+        return (d, Some("the signed frame holds text the sanitizer redacts"));
+    }
+    (d.signed_by(&a), None)
 }
 
 /// Text of one stream, waiting for its end.
@@ -257,28 +300,45 @@ impl Entries {
     pub(crate) fn note(&mut self, n: Note) {
         self.flush_text();
         self.flush_usage();
-        let d = match n {
+        let (d, unsigned) = match n {
             Note::Suggestion {
                 id,
                 author,
                 text,
                 to,
+                signed,
             } => {
                 self.suggested_by.insert(id.clone(), clean(&author));
                 let mut body = json!({"suggestion_id": clean(&id), "text": clean(&text)});
                 if let Some(to) = to {
                     body["to"] = Value::String(clean(&to));
                 }
-                draft(kind::SUGGESTION, Some(author), body)
+                with_author(draft(kind::SUGGESTION, Some(author), body), signed)
             }
+            Note::ApprovalVote {
+                tool_id,
+                allow,
+                voter,
+                signed,
+            } => with_author(
+                draft(
+                    kind::APPROVAL_VOTE,
+                    Some(voter),
+                    json!({"tool_id": clean(&tool_id), "allow": allow}),
+                ),
+                signed,
+            ),
             Note::SuggestionDecided {
                 id,
                 accepted,
                 decider,
-            } => draft(
-                kind::SUGGESTION_DECIDED,
-                Some(decider),
-                json!({"suggestion_id": clean(&id), "accepted": accepted}),
+            } => (
+                draft(
+                    kind::SUGGESTION_DECIDED,
+                    Some(decider),
+                    json!({"suggestion_id": clean(&id), "accepted": accepted}),
+                ),
+                None,
             ),
             Note::ApprovalDecided {
                 tool_id,
@@ -289,20 +349,29 @@ impl Entries {
                 if let Some(t) = tool_id {
                     body["tool_id"] = Value::String(clean(&t));
                 }
-                draft(kind::APPROVAL_DECIDED, Some(decider), body)
+                (draft(kind::APPROVAL_DECIDED, Some(decider), body), None)
             }
             Note::Presence {
                 change,
                 name,
                 role,
                 conn_id,
-            } => draft(
-                kind::PRESENCE,
+            } => (
+                draft(
+                    kind::PRESENCE,
+                    None,
+                    json!({"change": clean(&change), "name": clean(&name), "role": clean(&role), "conn_id": conn_id}),
+                ),
                 None,
-                json!({"change": clean(&change), "name": clean(&name), "role": clean(&role), "conn_id": conn_id}),
             ),
         };
+        let what = format!("{} of {}", d.kind, d.author.as_deref().unwrap_or_default());
         self.write(d);
+        if let Some(why) = unsigned {
+            self.remark(&format!(
+                "the {what} above is recorded without the participant's signed frame ({why}): it is the host's word"
+            ));
+        }
     }
 
     /// The recorder's own remark.

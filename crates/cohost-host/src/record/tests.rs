@@ -52,6 +52,7 @@ fn a_recorded_session_verifies_with_prompts_in_place_and_text_joined() {
         author: "alice (co-driver)".into(),
         text: "say hi".into(),
         to: None,
+        signed: None,
     });
     r.note(Note::SuggestionDecided {
         id: "sg-1".into(),
@@ -179,4 +180,90 @@ fn ids_that_are_paths_name_no_record() {
     assert!(path_of(d, "a/b").is_none());
     assert!(path_of(d, ".hidden").is_none());
     assert!(path_of(d, "s-1a2b").is_some());
+}
+
+/// What ana signs for a suggestion (`docs/sharing-e2e.md`, "Payload"):
+/// sealed to the host (mode 1) in room `r-1`.
+fn ana_suggests(seq: u64, body: &serde_json::Value) -> cohost_record::AuthorSig {
+    use ed25519_dalek::Signer;
+    let ana = ed25519_dalek::SigningKey::from_bytes(&[9; 32]);
+    let mut signed = b"cohost-e2e-v2\0".to_vec();
+    signed.extend_from_slice(&[1, 1, 2]);
+    signed.extend_from_slice(&0u64.to_be_bytes());
+    signed.extend_from_slice(&[3, b'r', b'-', b'1', 0, 1]);
+    signed.extend_from_slice(&0u32.to_be_bytes());
+    signed.extend_from_slice(&seq.to_be_bytes());
+    signed.extend_from_slice(body.to_string().as_bytes());
+    cohost_record::AuthorSig {
+        key: ana.verifying_key().to_bytes(),
+        sig: ana.sign(&signed).to_bytes(),
+        signed,
+    }
+}
+
+#[test]
+fn a_participants_signed_suggestion_is_kept_only_when_it_is_clean_and_says_the_same() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let rec = SessionRecord::new("s-signed", "mock", dir.path());
+    let r = Recorder::open(dir.path(), &rec).expect("open");
+    let secret = "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz012345-_x";
+    let note = |id: &str, text: &str, said: serde_json::Value, seq| Note::Suggestion {
+        id: id.into(),
+        author: "ana (co-driver #3)".into(),
+        text: text.into(),
+        to: None,
+        signed: Some(ana_suggests(seq, &said)),
+    };
+    // As signed: kept with the frame.
+    r.note(note(
+        "sg-1",
+        "say hi",
+        serde_json::json!({"suggestion_id": "sg-1", "text": "say hi"}),
+        1,
+    ));
+    // A secret in the text: the entry holds it redacted, so it no longer
+    // says what was signed, and the frame (which holds it) stays out.
+    r.note(note(
+        "sg-2",
+        secret,
+        serde_json::json!({"suggestion_id": "sg-2", "text": secret}),
+        2,
+    ));
+    // A secret elsewhere in the frame (a field the entry does not show).
+    r.note(note(
+        "sg-3",
+        "hi",
+        serde_json::json!({"suggestion_id": "sg-3", "text": "hi", "from": secret}),
+        3,
+    ));
+    r.end("done");
+    let bytes = std::fs::read(path_of(dir.path(), "s-signed").expect("path")).expect("record");
+    let text = String::from_utf8_lossy(&bytes);
+    assert!(!text.contains("AbCdEfGhIjKlMnOp"), "{text}");
+    let v = verify(&bytes, &Options::default()).expect("verifies");
+    let signed: Vec<u64> = v.signed.iter().map(|s| s.entry).collect();
+    assert_eq!(signed, vec![2], "{text}");
+    let kinds: Vec<&str> = v.entries.iter().map(|e| e.kind.as_str()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "session",
+            "suggestion",
+            "suggestion",
+            "note",
+            "suggestion",
+            "note",
+            "end"
+        ]
+    );
+    assert!(
+        v.entries[3]
+            .body
+            .contains("not what the participant signed"),
+        "{text}"
+    );
+    assert!(
+        v.entries[5].body.contains("the sanitizer redacts"),
+        "{text}"
+    );
 }
