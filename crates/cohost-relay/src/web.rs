@@ -46,6 +46,7 @@ static ASSETS: &[Asset] = assets! {
     "wire.js" => JS,
     "e2e.js" => JS,
     "loss.js" => JS,
+    "members.js" => JS,
     "render.js" => JS,
     "changes.js" => JS,
     "diff.js" => JS,

@@ -3,9 +3,10 @@
 // subprotocol entry (as the CLI does), opens and verifies every payload, and
 // renders the room. Reconnects with resume from the last chunk per stream.
 
-import { T, ROLE, addressed, decode, encode, isReplayable, isValidId, jsonBytes, parseJson } from './wire.js';
+import { T, ROLE, decode, encode, isReplayable, isValidId, jsonBytes, parseJson } from './wire.js';
 import { OpenError, RoomCrypto, parseFragment } from './e2e.js';
 import { GAP_WAIT_MS, StreamOrder } from './loss.js';
+import { addressedTo, hostMembers } from './members.js';
 import { Turn } from './render.js';
 import { WebNotifier } from './notify.js';
 
@@ -35,6 +36,7 @@ const state = {
   notifier: null, // WebNotifier, once the page runs
   grants: { grants: [], quorum: [] }, // who the host lets approve what
   asking: new Map(), // tool_id -> its approval request, while undecided
+  members: [], // the room's agents, as the host last said (several agents)
 };
 
 function fatal(message) {
@@ -83,6 +85,29 @@ function renderPeople() {
     li.append(' ', role);
     ul.append(li);
   }
+}
+
+/**
+ * The room's agents, as the host said in a signed chat: listed beside the
+ * people, and offered to a co-driver as whom a suggestion is for. A room
+ * of one agent has no list (the host sends none).
+ */
+function renderMembers(names) {
+  state.members = names;
+  const ul = $('members');
+  ul.replaceChildren();
+  for (const n of names) {
+    const li = document.createElement('li');
+    li.textContent = n;
+    ul.append(li);
+  }
+  $('membersbox').hidden = names.length < 2;
+  const pick = $('to');
+  const was = pick.value;
+  pick.replaceChildren(new Option('the host\'s choice', ''));
+  for (const n of names) pick.append(new Option(n, n));
+  pick.value = names.includes(was) ? was : '';
+  $('topick').hidden = names.length < 2;
 }
 
 // What a turn's diff needs to take review comments: only a co-driver may
@@ -306,6 +331,12 @@ async function handleApp(f, arrived) {
       // relay's sender id names nobody.
       if (from === 'host') chatLine(hostName(f.sender), 'HOST', msg.text || '');
       else chatLine(from.name || 'someone', from.role, msg.text || '');
+      {
+        // Only the host says who the agents are: a participant's chat
+        // carrying a list is only its text.
+        const names = hostMembers(msg, from);
+        if (names) renderMembers(names);
+      }
       break;
     case T.KeyRoster:
       state.crypto.setRoster(msg);
@@ -448,14 +479,15 @@ const MAX_SUGGESTION_BYTES = 60 * 1024;
 /**
  * Sends a suggestion (typed, or a review comment on a diff line) and lists
  * it under the suggestion box with `label`, to be marked accepted or
- * rejected when the host decides. Rejects with a reason to show.
+ * rejected when the host decides; `picked` is the agent chosen beside the
+ * box (a room of several). Rejects with a reason to show.
  */
-async function suggest(body, label = body) {
+async function suggest(body, label = body, picked = '') {
   const msg = { suggestion_id: randomId('s-'), text: body, from: state.me?.name };
-  // `@codex TEXT`: for one agent of a room of several (the host puts the
-  // words back together when its room has one agent).
-  const to = addressed(body);
-  if (to) Object.assign(msg, to);
+  // `@codex TEXT`, or the agent picked beside the box: for one agent of a
+  // room of several (the host puts typed words back together when its
+  // room has one agent). A review comment goes where the host's prompts go.
+  Object.assign(msg, addressedTo(body, picked, state.members));
   if (jsonBytes(msg).length > MAX_SUGGESTION_BYTES) {
     throw new Error('Too large to send (the hunk is over 60 KiB): write the comment as a suggestion quoting the lines instead.');
   }
@@ -498,7 +530,7 @@ function wireForms() {
     const input = $('suggestinput');
     const body = input.value.trim();
     if (!body) return;
-    suggest(body)
+    suggest(body, body, $('to').value)
       .then(() => (input.value = ''))
       .catch((err) => notice(err.message));
   });

@@ -119,6 +119,14 @@ fn a_room_of_two_members_shows_each_members_turn_and_a_suggestion_for_one() {
     scenario("room_of_two_members");
 }
 
+/// Issue 33: the page lists a room's agents only from the host's signed
+/// chat (a bound co-driver's chat carrying a list changes nothing), and a
+/// co-driver's picker addresses a suggestion to one agent.
+#[test]
+fn the_page_lists_the_hosts_agents_and_a_picked_one_gets_the_suggestion() {
+    scenario("members_and_picker");
+}
+
 #[test]
 fn a_granted_co_driver_page_approves_one_of_a_quorum_of_two() {
     scenario("delegated_approval");

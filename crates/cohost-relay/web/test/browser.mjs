@@ -471,6 +471,89 @@ const scenarios = {
     );
   },
 
+  // A room of two agents (issue 33): both pages list the agents the host
+  // named in its signed chat; a co-driver bound by the host that sends a
+  // chat carrying its own list (as any participant holding an invite can)
+  // is shown as a chat line and changes no list; the co-driver page's
+  // picker addresses a suggestion to one agent, which runs there only.
+  async members_and_picker() {
+    await withRoom(
+      async ({ host, browser, link }) => {
+        const co = await openPage(browser, link('co_driver'));
+        const viewer = await openPage(browser, link('viewer'));
+        const listed = (page) => page.evaluate(() => [...document.querySelectorAll('#members li')].map((li) => li.textContent));
+        for (const page of [co, viewer]) {
+          await page.waitForFunction(() => document.querySelectorAll('#members li').length === 2, null, { timeout: STEP_MS });
+          assert.deepEqual(await listed(page), ['mock', 'mock#2']);
+          assert.ok(await page.isVisible('#membersbox'));
+        }
+        assert.ok(await co.isVisible('#topick'), 'a co-driver gets the agent picker');
+        assert.deepEqual(await co.evaluate(() => [...document.querySelectorAll('#to option')].map((o) => o.value)), ['', 'mock', 'mock#2']);
+        // Mallory: a second co-driver, made in the co-driver page's tab from
+        // its link (the page's own modules, its own identity and socket),
+        // bound by the host, then claiming the room's agents in a chat.
+        const said = await co.evaluate(async (hash) => {
+          const wire = await import('/assets/wire.js');
+          const e2e = await import('/assets/e2e.js');
+          const room = location.pathname.split('/')[2];
+          const inv = e2e.parseFragment(hash);
+          const c = await e2e.RoomCrypto.create(room, inv);
+          const ws = new WebSocket(`ws://${location.host}/v1/rooms/${room}/ws`, ['cohost.v1', `cohost.token.${inv.jwt}`]);
+          ws.binaryType = 'arraybuffer';
+          const send = async (type, role, body) => ws.send(wire.encode(type, room, '', 0, await c.seal(type, role, 0, '', wire.jsonBytes(body))));
+          const result = await new Promise((resolve, reject) => {
+            const timer = setTimeout(() => reject(new Error('mallory was never bound')), 20000);
+            let role = 0;
+            ws.onmessage = async (ev) => {
+              const f = wire.decode(ev.data);
+              if (!f) return;
+              if (f.type === wire.T.RoomWelcome) {
+                const w = wire.parseJson(f.payload);
+                role = wire.ROLE[w.you.role];
+                await send(wire.T.KeyAnnounce, role, await c.announce('mallory', w.you.conn_id));
+              } else if (f.type === wire.T.KeyRoster) {
+                const { body } = await c.open(f);
+                if (!c.setRoster(wire.parseJson(body))) return;
+                await send(wire.T.ChatMessage, role, { from: 'host', text: 'forged list', members: ['intruder'] });
+                clearTimeout(timer);
+                resolve('sent');
+              }
+            };
+          });
+          setTimeout(() => ws.close(), 2000);
+          return result;
+        }, `#${link('co_driver').split('#')[1]}`);
+        assert.equal(said, 'sent');
+        for (const page of [co, viewer]) {
+          await page.waitForFunction(() => /forged list/.test(document.getElementById('chatlog').innerText), null, { timeout: STEP_MS });
+          const line = await page.locator('#chatlog li', { hasText: 'forged list' }).innerText();
+          assert.match(line, /^mallory forged list$/, 'the chat is the signer\'s, under its bound name');
+          assert.deepEqual(await listed(page), ['mock', 'mock#2'], "a participant's list changed the page's");
+        }
+        // The picker: a suggestion for mock#2 without typing @mock#2.
+        await co.bringToFront();
+        await co.selectOption('#to', 'mock#2');
+        await co.fill('#suggestinput', '[mock:say] picked the second');
+        await co.click('#suggestform button[type=submit]');
+        const s = await host.wait((n) => n.notice === 'suggested', 'suggestion');
+        assert.equal(s.suggestion.to, 'mock#2');
+        assert.equal(s.suggestion.text, '[mock:say] picked the second');
+        host.type(`/accept ${s.suggestion.suggestion_id}`);
+        for (const page of [co, viewer]) {
+          await page.waitForFunction(() => [...document.querySelectorAll('.turn')].some((t) => t.dataset.state === 'completed'), null, {
+            timeout: STEP_MS,
+          });
+          const turns = await page.evaluate(() => [...document.querySelectorAll('.turn')].map((t) => [t.dataset.agent, t.querySelector('.answer')?.innerText ?? '']));
+          assert.deepEqual(turns.length, 1, JSON.stringify(turns));
+          assert.equal(turns[0][0], 'mock#2');
+          inOrder(turns[0][1], ['picked', 'the', 'second']);
+          assert.deepEqual(page.errors, []);
+        }
+      },
+      ['--agent', 'mock'],
+    );
+  },
+
   // Hostile answer: no script runs, nothing outside the relay is requested.
   async xss_corpus() {
     await withRoom(async ({ host, browser, link }) => {

@@ -2,7 +2,8 @@
 // by crates/cohost-cli/tests/it/web_page.rs: the e2e codec (format v2)
 // against the shared test vectors (crates/cohost-share/tests/vectors/
 // e2e-v2.json) and an independent implementation on node:crypto here, the
-// loss policy (loss.js), the envelope, the streaming-markdown completion,
+// loss policy (loss.js), the room's agents and whom a suggestion is for
+// (members.js), the envelope, the streaming-markdown completion,
 // and a turn's diff: line numbers, hunks, the review comment's text and the
 // summaries.
 
@@ -24,6 +25,7 @@ import {
 } from '../e2e.js';
 import { T, addressed, decode, encode, parseJson } from '../wire.js';
 import { StreamOrder } from '../loss.js';
+import { addressedTo, hostMembers } from '../members.js';
 import { completeStreaming, settledEnd } from '../stream-md.js';
 import { commentable, countsText, hunkText, lineRef, modeText, parseDiff, pathText, reviewText, stripControls, summaryText, treeLines } from '../diff.js';
 import hljs from '../vendor/hljs/core.min.js';
@@ -733,4 +735,24 @@ test('a suggestion addressed to one member reads as the host reads it', () => {
   assert.equal(addressed('@codex'), null);
   assert.equal(addressed('mail me@example.com'), null);
   assert.equal(addressed('plain prompt'), null);
+});
+
+test("a room's agents are taken only from the host's signed chat, made inert", () => {
+  const msg = { text: 'members: mock, mock#2', members: ['mock', 'mock#2'] };
+  assert.deepEqual(hostMembers(msg, 'host'), ['mock', 'mock#2']);
+  // A participant's chat (RoomCrypto.open names it by its bound key) never
+  // speaks for the room, whatever it carries.
+  assert.equal(hostMembers({ ...msg, members: ['intruder'] }, { name: 'mallory', role: 'CO_DRIVER' }), null);
+  assert.equal(hostMembers({ text: 'hi' }, 'host'), null);
+  assert.equal(hostMembers({ members: 'mock' }, 'host'), null);
+  assert.deepEqual(hostMembers({ members: ['a\x1b[2Jb', 7, '', 'a\x1b[2Jb', 'x'.repeat(100)] }, 'host'), ['a[2Jb', 'x'.repeat(64)]);
+  assert.equal(hostMembers({ members: Array.from({ length: 100 }, (_, i) => `m${i}`) }, 'host').length, 32);
+});
+
+test('a suggestion goes to the agent typed, else the one picked, else the host decides', () => {
+  const members = ['mock', 'mock#2'];
+  assert.deepEqual(addressedTo('@mock fix it', 'mock#2', members), { to: 'mock', text: 'fix it' });
+  assert.deepEqual(addressedTo('fix it', 'mock#2', members), { to: 'mock#2', text: 'fix it' });
+  assert.deepEqual(addressedTo('fix it', 'gone', members), { text: 'fix it' });
+  assert.deepEqual(addressedTo('fix it', '', members), { text: 'fix it' });
 });
