@@ -55,6 +55,13 @@ pub struct ShareArgs {
     /// Line mode even on a terminal (no full-screen console).
     #[arg(long)]
     pub plain: bool,
+    /// Everyone who opens an invite waits until you let them in: you see
+    /// their name and key fingerprint and answer `/admit NAME` or `/refuse
+    /// NAME`. The room runs under a key no invite carries, so someone
+    /// waiting reads nothing of it. Line console only for now (`--plain`
+    /// or `--json`).
+    #[arg(long)]
+    pub knock: bool,
     /// Also show the co-driver's web link as a QR code (line mode; `/qr`
     /// shows it at any time, `/qr viewer` the viewer's).
     #[arg(long)]
@@ -69,7 +76,7 @@ pub struct ShareArgs {
 pub const ROOM_COMMANDS: &str = "/compare TEXT (every member), /members, /add AGENT, /drop NAME, /keep NAME [--merge], /handoff NAME [TEXT]";
 
 /// The host's commands, for `/help` and unknown ones.
-pub const HOST_COMMANDS: &str = "TEXT (run it), /accept ID, /reject ID, /allow [ID], /deny [ID], /grant NAME approve [KINDS], /revoke NAME, /grants, /interrupt, /chat TEXT, /kick NAME, /who, /qr [viewer], /diff [TURN], /undo [TURN], /budget [USD|tokens N|off], /spend, /quit, /help";
+pub const HOST_COMMANDS: &str = "TEXT (run it), /accept ID, /reject ID, /allow [ID], /deny [ID], /grant NAME approve [KINDS], /revoke NAME, /grants, /interrupt, /chat TEXT, /kick NAME, /admit NAME, /refuse NAME (--knock), /who, /qr [viewer], /diff [TURN], /undo [TURN], /budget [USD|tokens N|off], /spend, /quit, /help";
 
 /// What to tell the host about a line that is not a command it can run:
 /// an unknown `/command`, one missing its argument, or `/help`.
@@ -78,7 +85,7 @@ pub fn command_help(line: &str) -> Option<String> {
     let (cmd, rest) = line.split_once(' ').unwrap_or((line, ""));
     let needs_arg = [
         "/accept", "/reject", "/chat", "/kick", "/compare", "/revoke", "/add", "/drop", "/keep",
-        "/handoff",
+        "/handoff", "/admit", "/refuse",
     ];
     let known = [
         "/grants",
@@ -176,6 +183,8 @@ pub fn parse_input(line: &str) -> Option<HostInput> {
         "/interrupt" => HostInput::Interrupt,
         "/chat" => HostInput::Chat(arg?),
         "/kick" => HostInput::Kick(arg?),
+        "/admit" => HostInput::Admit(arg?),
+        "/refuse" => HostInput::Refuse(arg?),
         "/grant" => grant_input(rest).ok()?,
         "/revoke" => HostInput::Revoke(arg?),
         "/grants" => HostInput::Grants,
@@ -244,6 +253,16 @@ impl Prepared {
 
 /// Run until the host quits.
 pub async fn run(args: ShareArgs) -> CmdResult {
+    if args.knock && crate::cmd::room_tui::wanted(args.json, args.plain) {
+        // The terminal UI has no /admit yet: nobody could ever come in.
+        return Err(crate::exit::Failure::usage(
+            CohostError::new(
+                cohost_core::ErrorCode::ConfigInvalid,
+                "--knock needs the line console, where you answer with /admit NAME and /refuse NAME",
+            )
+            .with_fix("add --plain (or --json)"),
+        ));
+    }
     if let Err(e) = crate::signals::listen() {
         tracing::warn!(error = %e, "cannot listen for signals");
     }
@@ -496,6 +515,15 @@ pub async fn run(args: ShareArgs) -> CmdResult {
         .with_interrupt_policy(interrupts)
         .with_quorum(args.quorum.concat())
         .with_members(members);
+    if args.knock {
+        bridge = bridge.with_knock().map_err(|e| {
+            CohostError::new(
+                cohost_core::ErrorCode::Unknown,
+                format!("cannot keep the room's door: {e}"),
+            )
+            .with_fix("run cohost share without --knock, or try again")
+        })?;
+    }
     if let Some(notes) = bridge_notes {
         bridge = bridge.with_bridge_notes(notes);
     }
@@ -697,6 +725,17 @@ mod tests {
             Some(HostInput::Kick("ana".into()))
         );
         assert_eq!(command_help("/kick ana"), None);
+        assert_eq!(
+            parse_input("/admit #7"),
+            Some(HostInput::Admit("#7".into()))
+        );
+        assert_eq!(
+            parse_input("/refuse bo"),
+            Some(HostInput::Refuse("bo".into()))
+        );
+        assert!(command_help("/admit")
+            .unwrap()
+            .contains("needs an argument"));
         assert_eq!(command_help("fix it"), None);
         assert!(command_help("/accept")
             .unwrap()

@@ -24,6 +24,7 @@ pub use super::host_io::{HostInput, HostNotice, SuggestionPolicy};
 use super::host_record;
 use super::host_turn::{interrupt_policy, publish, Started};
 use super::keys::{HostKeys, NoKeys};
+use super::knock::{Door, Knock};
 pub use super::participant::describe;
 use crate::cmd::room_members::{HandoffLog, MemberSetup};
 use tokio::sync::mpsc;
@@ -120,6 +121,9 @@ pub struct HostBridge {
     streams: HashMap<String, TurnStream>,
     quit: bool,
     keys: Option<HostKeys>,
+    /// `--knock`: who waits to be let in (`None`: everyone with an invite
+    /// comes in).
+    door: Option<Door>,
     roster: BTreeMap<u64, Participant>,
     /// Participants the host removed, by connection: their frames are
     /// refused from then on, whatever the relay forwards.
@@ -212,6 +216,7 @@ impl HostBridge {
             streams: HashMap::new(),
             quit: false,
             keys,
+            door: None,
             roster: BTreeMap::new(),
             kicked: BTreeMap::new(),
             replays: cohost_share::Replays::default(),
@@ -270,6 +275,20 @@ impl HostBridge {
         self.codec = RoomCodec::with_codec(room, keys.codec()).as_role(Role::Host);
         self.keys = Some(keys);
         self
+    }
+
+    /// Everyone who opens an invite waits until the host answers
+    /// (`/admit NAME`, `/refuse NAME`). The room moves to a key no invite
+    /// carries first, so nothing said in it opens for someone waiting.
+    pub fn with_knock(mut self) -> Result<Self, CodecError> {
+        let Some(keys) = self.keys.as_ref() else {
+            return Err(CodecError::Other(
+                "the room has no keys, so it cannot keep anyone at the door".into(),
+            ));
+        };
+        super::knock::start(&keys.codec())?;
+        self.door = Some(Door::default());
+        Ok(self)
     }
 
     /// Show the room what its members ask each other through `notes`
@@ -555,13 +574,23 @@ impl HostBridge {
                 deliver(&self.client, &self.notices, frame).await;
             }
             HostInput::Kick(who) => self.kick(&who).await,
+            HostInput::Admit(who) => self.admit(&who).await,
+            HostInput::Refuse(who) => self.refuse(&who).await,
             HostInput::Who => {
                 let names: Vec<String> = self.roster.values().map(describe).collect();
-                self.notify(HostNotice::Room(if names.is_empty() {
-                    "nobody else is in the room".into()
+                let mut said = if names.is_empty() {
+                    "nobody else is in the room".to_string()
                 } else {
                     format!("in the room: {}", names.join(", "))
-                }));
+                };
+                let waiting = self.door.as_ref().map(Door::waiting).unwrap_or_default();
+                if !waiting.is_empty() {
+                    said.push_str(&format!(
+                        "; at the door: {} (/admit NAME or /refuse NAME)",
+                        waiting.join(", ")
+                    ));
+                }
+                self.notify(HostNotice::Room(said));
             }
             HostInput::Budget(arg) => {
                 let said = crate::spend::budget_command(self.budget(), &arg).unwrap_or_else(|e| {
@@ -598,23 +627,9 @@ impl HostBridge {
             )));
             return;
         };
-        let kick = Frame::control_frame(
-            FrameType::RoomKick,
-            self.codec.room().as_str(),
-            None,
-            &Kick { conn_id: p.conn_id },
-        );
-        match kick {
-            Ok(f) => {
-                if let Err(e) = self.client.send(&f).await {
-                    self.notify(HostNotice::Room(format!("the kick was not sent: {e}")));
-                    return;
-                }
-            }
-            Err(e) => {
-                self.notify(HostNotice::Room(format!("the kick was not sent: {e}")));
-                return;
-            }
+        if let Err(e) = self.send_kick(p.conn_id).await {
+            self.notify(HostNotice::Room(format!("the kick was not sent: {e}")));
+            return;
         }
         self.roster.remove(&p.conn_id);
         self.kicked.insert(p.conn_id, describe(&p));
@@ -647,6 +662,20 @@ impl HostBridge {
                 describe(&p)
             ))),
         }
+    }
+
+    /// Ask the relay to remove connection `conn` and revoke its invite.
+    /// (`&mut`: a shared borrow of the bridge, held across the send, would
+    /// make the bridge's future not `Send`.)
+    async fn send_kick(&mut self, conn: u64) -> Result<(), String> {
+        let kick = Frame::control_frame(
+            FrameType::RoomKick,
+            self.codec.room().as_str(),
+            None,
+            &Kick { conn_id: conn },
+        )
+        .map_err(|e| e.to_string())?;
+        self.client.send(&kick).await.map_err(|e| e.to_string())
     }
 
     /// Accept or reject suggestion `id`; `decider` is who did, for the
@@ -987,10 +1016,98 @@ impl HostBridge {
     /// refused, the host is told why and it gets nothing.
     async fn announced(&mut self, f: &Frame, sender: &Sender, a: &cohost_share::KeyAnnounce) {
         let stamped = super::participant::stamped_name(f);
+        let (Some(keys), Some(door)) = (self.keys.as_ref(), self.door.as_mut()) else {
+            return self.bind(f.sender(), sender, a, &stamped).await;
+        };
+        if !door.must_knock(&sender.key) {
+            return self.bind(f.sender(), sender, a, &stamped).await;
+        }
+        // At the door: checked as a binding would be, bound on `/admit`.
+        let said = match keys.check(f.sender(), sender, a, &stamped) {
+            Ok(who) => door.wait(
+                f.sender(),
+                Knock {
+                    sender: sender.clone(),
+                    announce: a.clone(),
+                    stamped,
+                    who,
+                },
+            ),
+            Err(why) => {
+                format!("refused the keys of {stamped}: {why}; it sees nothing of the room")
+            }
+        };
+        self.notify(HostNotice::Room(said));
+    }
+
+    /// `/admit WHO`: the knock is answered with the room's keys.
+    async fn admit(&mut self, who: &str) {
+        let Some((conn, k)) = self.door.as_mut().and_then(|d| d.take(who)) else {
+            return self.nobody_knocks(who);
+        };
+        if let Some(d) = self.door.as_mut() {
+            d.admitted(k.sender.key);
+        }
+        self.notify(HostNotice::Room(format!("let {} in", k.who.label())));
+        self.bind(conn, &k.sender, &k.announce, &k.stamped).await;
+    }
+
+    /// `/refuse WHO`: the knock's key never opens the room; a personal
+    /// invite is revoked with it (at the relay too), an open one keeps
+    /// working for the others who hold it.
+    async fn refuse(&mut self, who: &str) {
+        let Some((conn, k)) = self.door.as_mut().and_then(|d| d.take(who)) else {
+            return self.nobody_knocks(who);
+        };
         let Some(keys) = self.keys.as_mut() else {
             return;
         };
-        let admitted = match keys.announced(f.sender(), sender, a, &stamped) {
+        let said = if keys.refuse(k.sender.key, &k.announce) {
+            match self.send_kick(conn).await {
+                Ok(()) => format!(
+                    "refused {}: its personal invite is revoked",
+                    k.who.label()
+                ),
+                Err(e) => format!(
+                    "refused {}: its key opens nothing, but the relay was not told to revoke its invite: {e}",
+                    k.who.label()
+                ),
+            }
+        } else {
+            format!(
+                "refused {}: that key never opens the room; the open invite it used still works for others (personal invites: --invite NAME=ROLE)",
+                k.who.label()
+            )
+        };
+        self.notify(HostNotice::Room(said));
+    }
+
+    fn nobody_knocks(&self, who: &str) {
+        self.notify(HostNotice::Room(if self.door.is_some() {
+            format!(
+                "nobody named {} is at the door; /who lists who waits",
+                inert(who)
+            )
+        } else {
+            "this room lets everyone with an invite in (start it with --knock to answer each)"
+                .into()
+        }));
+    }
+
+    /// Bind the keys `a` announced on `conn`: it gets the room's newer
+    /// keys and the room the new roster; refused, the host is told why and
+    /// it gets nothing.
+    async fn bind(
+        &mut self,
+        conn: u64,
+        sender: &Sender,
+        a: &cohost_share::KeyAnnounce,
+        stamped: &str,
+    ) {
+        let Some(keys) = self.keys.as_mut() else {
+            return;
+        };
+        let admitted = match keys.announced(conn, sender, a, stamped) {
             Ok(admitted) => admitted,
             Err(why) => {
                 self.notify(HostNotice::Room(format!(
@@ -1006,7 +1123,7 @@ impl HostBridge {
         self.roster_due = true;
         // The name the host knows it by from now on (a personal invite's,
         // or the one it gave), for /who, /kick and /grant.
-        if let Some(p) = self.roster.get_mut(&f.sender()) {
+        if let Some(p) = self.roster.get_mut(&conn) {
             let bound = &admitted.who;
             if p.name != bound.name || p.role != bound.role {
                 p.name = bound.name.clone();
@@ -1063,6 +1180,9 @@ impl HostBridge {
                 }
                 if let Some(k) = self.keys.as_mut() {
                     k.left(who.conn_id);
+                }
+                if let Some(d) = self.door.as_mut() {
+                    d.left(who.conn_id);
                 }
                 Presence::Left { who }
             }

@@ -67,6 +67,10 @@ pub enum HostInput {
     /// Remove a participant (by name, `#id` or id): its token is revoked at
     /// the relay and the room key rotates.
     Kick(String),
+    /// `--knock`: let someone at the door in (by name, `#id` or id).
+    Admit(String),
+    /// `--knock`: turn someone at the door away.
+    Refuse(String),
     /// List who is in the room.
     Who,
     /// Show the room's budget, or raise it (`/budget [USD | tokens N | off]`).

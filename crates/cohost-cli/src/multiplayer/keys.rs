@@ -143,6 +143,73 @@ impl HostKeys {
         a: &KeyAnnounce,
         stamped: &str,
     ) -> Result<Admitted, Refused> {
+        let (who, id, replaced) = self.vet(conn, sender, a, stamped)?;
+        if let Some(old) = self.holders.remove(&conn) {
+            self.e2e.unbind(&old.key);
+        }
+        self.e2e.bind(sender.key, who.clone());
+        self.holders.insert(
+            conn,
+            Holder {
+                key: sender.key,
+                x25519: a.x25519.clone(),
+                ticket: id,
+            },
+        );
+        let one = std::iter::once((conn, a.x25519.as_str()));
+        // A key that does not wrap (a low-order X25519 key) binds nobody.
+        let rotate = self
+            .rotate_for(one, &self.e2e.later_keys())
+            .map_err(|_| Refused::BadProof)?;
+        Ok(Admitted {
+            who,
+            rotate,
+            replaced,
+        })
+    }
+
+    /// Who an announcement on `conn` would bind, without binding it (a
+    /// room with `--knock` shows the host who knocks first).
+    pub fn check(
+        &self,
+        conn: u64,
+        sender: &Sender,
+        a: &KeyAnnounce,
+        stamped: &str,
+    ) -> Result<Bound, Refused> {
+        self.vet(conn, sender, a, stamped).map(|(who, _, _)| who)
+    }
+
+    /// A knock refused: the key never binds or opens again, and a personal
+    /// invite's ticket is revoked with it (its person cannot come back
+    /// through it); an open invite stays for the others who hold it.
+    /// Returns whether the invite was personal.
+    pub fn refuse(&mut self, key: [u8; 32], a: &KeyAnnounce) -> bool {
+        self.e2e.remove(key);
+        let ticket = B64
+            .decode(&a.ticket)
+            .ok()
+            .and_then(|v| <[u8; 8]>::try_from(v).ok())
+            .and_then(|id| self.tickets.get_mut(&id));
+        match ticket {
+            Some(t) if t.name.is_some() => {
+                t.revoked = true;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether `a` on `conn` proves an invite, and who it binds: the
+    /// binding, its ticket, and whether it replaces a personal invite's
+    /// earlier key.
+    fn vet(
+        &self,
+        conn: u64,
+        sender: &Sender,
+        a: &KeyAnnounce,
+        stamped: &str,
+    ) -> Result<(Bound, [u8; 8], bool), Refused> {
         if self.e2e.is_removed(&sender.key) {
             return Err(Refused::Removed);
         }
@@ -178,9 +245,6 @@ impl HostKeys {
                 .get(&conn)
                 .is_some_and(|h| h.ticket == id && h.key != sender.key);
         }
-        if let Some(old) = self.holders.remove(&conn) {
-            self.e2e.unbind(&old.key);
-        }
         let name = ticket.name.clone().unwrap_or_else(|| {
             a.name
                 .as_deref()
@@ -193,25 +257,7 @@ impl HostKeys {
             name,
             role: ticket.role,
         };
-        self.e2e.bind(sender.key, who.clone());
-        self.holders.insert(
-            conn,
-            Holder {
-                key: sender.key,
-                x25519: a.x25519.clone(),
-                ticket: id,
-            },
-        );
-        let one = std::iter::once((conn, a.x25519.as_str()));
-        // A key that does not wrap (a low-order X25519 key) binds nobody.
-        let rotate = self
-            .rotate_for(one, &self.e2e.later_keys())
-            .map_err(|_| Refused::BadProof)?;
-        Ok(Admitted {
-            who,
-            rotate,
-            replaced,
-        })
+        Ok((who, id, replaced))
     }
 
     /// Who is bound on `conn`, if anyone.

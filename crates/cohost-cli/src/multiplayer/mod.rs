@@ -10,5 +10,6 @@ mod host_record;
 mod host_turn;
 pub mod identity;
 pub mod keys;
+pub mod knock;
 pub mod participant;
 pub mod session;

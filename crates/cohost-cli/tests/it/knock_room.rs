@@ -1,0 +1,192 @@
+//! `cohost share --knock` (issue 34), through the binaries on the host's
+//! embedded relay: a co-driver in `cohost join --json` knocks; the host
+//! sees her name and key fingerprint; until `/admit` she opens no frame of
+//! the room (a turn the host runs meanwhile reaches her relay connection
+//! but not her screen) and her suggestion runs nothing; admitted, she sees
+//! the next turn. A second guest is refused: his key stays out.
+
+use std::io::Write;
+use std::process::Stdio;
+use std::sync::mpsc::Receiver;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::room_cli::{cohost, committed_repo, quit};
+use crate::share_join_cli::{lines_of, Reaper};
+
+const STEP: Duration = Duration::from_secs(60);
+
+/// The first line from `rx` that `pick` takes, within [`STEP`].
+fn until<T>(
+    rx: &Receiver<String>,
+    seen: &mut Vec<String>,
+    what: &str,
+    mut pick: impl FnMut(&str) -> Option<T>,
+) -> T {
+    let deadline = Instant::now() + STEP;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let Ok(line) = rx.recv_timeout(left) else {
+            panic!("no {what} in {STEP:?}: {seen:#?}");
+        };
+        let got = pick(&line);
+        seen.push(line);
+        if let Some(t) = got {
+            return t;
+        }
+    }
+}
+
+/// The host's `room` notice containing `part`.
+fn room(rx: &Receiver<String>, seen: &mut Vec<String>, part: &str) -> String {
+    until(rx, seen, part, |l| {
+        let n: Value = serde_json::from_str(l).unwrap_or_default();
+        let m = n["message"].as_str().unwrap_or_default();
+        (n["notice"] == "room" && m.contains(part)).then(|| m.to_owned())
+    })
+}
+
+/// The host runs `prompt` and waits for its turn's end.
+fn turn(
+    stdin: &mut std::process::ChildStdin,
+    rx: &Receiver<String>,
+    seen: &mut Vec<String>,
+    prompt: &str,
+) {
+    writeln!(stdin, "{prompt}").unwrap();
+    until(rx, seen, "the turn's end", |l| {
+        let n: Value = serde_json::from_str(l).unwrap_or_default();
+        (n["notice"] == "event" && n["event"]["type"] == "stream_end").then_some(())
+    });
+}
+
+/// A guest in `cohost join --json`: its frames (stdout) and notices
+/// (stderr), read as they come.
+fn guest(
+    home: &std::path::Path,
+    invite: &str,
+    name: &str,
+    extra: &[&str],
+) -> (Reaper, Receiver<String>, Receiver<String>) {
+    let mut p = Reaper(
+        cohost(home, home)
+            .args(["join", "--json", "--name", name])
+            .args(extra)
+            .env("COHOST_INVITE", invite)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let out = lines_of(p.0.stdout.take().unwrap());
+    let err = lines_of(p.0.stderr.take().unwrap());
+    (p, out, err)
+}
+
+#[test]
+fn a_knocking_guest_sees_nothing_until_admitted_and_a_refused_one_never() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let repo = committed_repo();
+    let mut host = Reaper(
+        cohost(h, repo.path())
+            .args([
+                "share",
+                "-a",
+                "mock",
+                "--knock",
+                "--approve",
+                "none",
+                "--json",
+            ])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let out = lines_of(host.0.stdout.take().unwrap());
+    let mut stdin = host.0.stdin.take().unwrap();
+    let mut seen = Vec::new();
+    let co = until(&out, &mut seen, "the invites", |l| {
+        let n: Value = serde_json::from_str(l).unwrap_or_default();
+        (n["notice"] == "invites").then(|| n["co_driver"].as_str().unwrap().to_owned())
+    });
+
+    // ana knocks, and suggests at once: nothing of hers counts yet.
+    let (_ana, ana_out, ana_err) = guest(h, &co, "ana", &["--suggest", "[mock:say] sneaked in"]);
+    let knock = room(&out, &mut seen, "knocks: key fingerprint");
+    assert!(knock.starts_with("ana (co-driver) knocks"), "{knock}");
+    assert!(knock.ends_with("/admit ana or /refuse ana"), "{knock}");
+    let fingerprint = knock
+        .split("fingerprint ")
+        .nth(1)
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap();
+    assert_eq!(fingerprint.len(), 19, "{knock}");
+    room(&out, &mut seen, "did not let into the room");
+    writeln!(stdin, "/who").unwrap();
+    let who = room(&out, &mut seen, "at the door: ana (co-driver)");
+    assert!(who.contains("/admit NAME"), "{who}");
+
+    // The host's turn while she waits: it reaches her connection, sealed
+    // under a key her invite does not carry.
+    // (One word per prompt: the mock streams word by word.)
+    turn(&mut stdin, &out, &mut seen, "[mock:say] quokka");
+    std::thread::sleep(Duration::from_millis(500));
+    let mut ana_seen: Vec<String> = ana_out.try_iter().collect();
+    let ana_said: Vec<String> = ana_err.try_iter().collect();
+    assert!(
+        !ana_seen
+            .iter()
+            .any(|l| l.contains("quokka") || l.contains("sneaked")),
+        "{ana_seen:#?}"
+    );
+    assert!(
+        ana_seen
+            .iter()
+            .chain(&ana_said)
+            .any(|l| l.contains("epoch 1")),
+        "the frames came and did not open: {ana_seen:#?} {ana_said:#?}"
+    );
+
+    // Let in: she gets the keys and sees the next turn.
+    writeln!(stdin, "/admit ana").unwrap();
+    room(&out, &mut seen, "let ana (co-driver) in");
+    turn(&mut stdin, &out, &mut seen, "[mock:say] pangolin");
+    until(&ana_out, &mut ana_seen, "the admitted turn", |l| {
+        let f: Value = serde_json::from_str(l).unwrap_or_default();
+        (f["payload"]["delta"] == "pangolin").then_some(())
+    });
+
+    // bo knocks through the same open invite and is refused: that key
+    // stays out, and the invite keeps working for ana.
+    let (_bo, bo_out, bo_err) = guest(h, &co, "bo", &[]);
+    room(&out, &mut seen, "bo (co-driver) knocks");
+    writeln!(stdin, "/refuse bo").unwrap();
+    let refused = room(&out, &mut seen, "refused bo (co-driver)");
+    assert!(
+        refused.contains("that key never opens the room"),
+        "{refused}"
+    );
+    turn(&mut stdin, &out, &mut seen, "[mock:say] axolotl");
+    until(&ana_out, &mut ana_seen, "ana's next turn", |l| {
+        let f: Value = serde_json::from_str(l).unwrap_or_default();
+        (f["payload"]["delta"] == "axolotl").then_some(())
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    let bo_seen: Vec<String> = bo_out.try_iter().chain(bo_err.try_iter()).collect();
+    assert!(
+        !bo_seen.iter().any(|l| l.contains("axolotl")),
+        "{bo_seen:#?}"
+    );
+    writeln!(stdin, "/admit bo").unwrap();
+    room(&out, &mut seen, "nobody named bo is at the door");
+
+    let status = quit(&mut host, stdin);
+    assert_eq!(status.code(), Some(0), "{seen:#?}");
+}
