@@ -1048,6 +1048,7 @@ impl HostBridge {
         if let Some(d) = self.door.as_mut() {
             d.admitted(k.sender.key);
         }
+        self.door_record("admitted", &k);
         self.notify(HostNotice::Room(format!("let {} in", k.who.label())));
         self.bind(conn, &k.sender, &k.announce, &k.stamped).await;
     }
@@ -1062,7 +1063,9 @@ impl HostBridge {
         let Some(keys) = self.keys.as_mut() else {
             return;
         };
-        let said = if keys.refuse(k.sender.key, &k.announce) {
+        let personal = keys.refuse(k.sender.key, &k.announce);
+        self.door_record("refused", &k);
+        let said = if personal {
             match self.send_kick(conn).await {
                 Ok(()) => format!(
                     "refused {}: its personal invite is revoked",
@@ -1080,6 +1083,18 @@ impl HostBridge {
             )
         };
         self.notify(HostNotice::Room(said));
+    }
+
+    /// The host's answer to a knock, in every member's record: who let
+    /// whom in, or turned them away.
+    fn door_record(&self, change: &str, k: &Knock) {
+        let noted = Note::Presence {
+            change: change.into(),
+            name: k.who.name.clone(),
+            role: k.who.role.as_str().to_ascii_lowercase().replace('_', "-"),
+            conn_id: k.who.conn_id,
+        };
+        host_record::note(&self.room, None, &noted);
     }
 
     fn nobody_knocks(&self, who: &str) {

@@ -189,4 +189,118 @@ fn a_knocking_guest_sees_nothing_until_admitted_and_a_refused_one_never() {
 
     let status = quit(&mut host, stdin);
     assert_eq!(status.code(), Some(0), "{seen:#?}");
+
+    // The host's answers are in the signed record.
+    let answers: Vec<(String, String)> = record_entries(h)
+        .iter()
+        .filter(|e| e["kind"] == "presence")
+        .map(|e| serde_json::from_str::<Value>(e["body"].as_str().unwrap()).unwrap())
+        .filter(|b| b["change"] == "admitted" || b["change"] == "refused")
+        .map(|b| {
+            (
+                b["change"].as_str().unwrap().to_owned(),
+                b["name"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        answers,
+        [
+            ("admitted".to_owned(), "ana".to_owned()),
+            ("refused".to_owned(), "bo".to_owned())
+        ]
+    );
+}
+
+/// The entries of the one session's record under `home`, verified first.
+fn record_entries(home: &std::path::Path) -> Vec<Value> {
+    let list = cohost(home, home)
+        .args(["sessions", "--json"])
+        .output()
+        .unwrap();
+    let list: Value = serde_json::from_slice(&list.stdout).unwrap();
+    let id = list[0]["id"].as_str().unwrap().to_owned();
+    let o = cohost(home, home)
+        .args(["record", "verify", &id])
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let path = cohost(home, home)
+        .args(["record", "path", &id])
+        .output()
+        .unwrap();
+    let path = String::from_utf8(path.stdout).unwrap();
+    std::fs::read_to_string(path.trim())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn a_refused_personal_invite_is_revoked_at_the_relay() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let repo = committed_repo();
+    let mut host = Reaper(
+        cohost(h, repo.path())
+            .args(["share", "-a", "mock", "--knock", "--invite", "cy=co-driver"])
+            .args(["--approve", "none", "--json"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let out = lines_of(host.0.stdout.take().unwrap());
+    let mut stdin = host.0.stdin.take().unwrap();
+    let mut seen = Vec::new();
+    let invite = until(&out, &mut seen, "the invites", |l| {
+        let n: Value = serde_json::from_str(l).unwrap_or_default();
+        (n["notice"] == "invites").then(|| n["personal"][0]["invite"].as_str().unwrap().to_owned())
+    });
+    let (mut cy, cy_out, cy_err) = guest(h, &invite, "cy", &[]);
+    room(&out, &mut seen, "cy (co-driver) knocks");
+    turn(&mut stdin, &out, &mut seen, "[mock:say] wombat");
+    writeln!(stdin, "/refuse cy").unwrap();
+    let refused = room(&out, &mut seen, "refused cy (co-driver)");
+    assert!(
+        refused.contains("its personal invite is revoked"),
+        "{refused}"
+    );
+    // The relay lets cy go, and cy never read a word of the room.
+    let deadline = Instant::now() + STEP;
+    while cy.0.try_wait().unwrap().is_none() {
+        assert!(Instant::now() < deadline, "cy is still in the room");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let cy_seen: Vec<String> = cy_out.try_iter().chain(cy_err.try_iter()).collect();
+    assert!(
+        !cy_seen.iter().any(|l| l.contains("wombat")),
+        "{cy_seen:#?}"
+    );
+    assert!(
+        cy_seen.iter().any(|l| l.contains("the host removed you")),
+        "cy is told: {cy_seen:#?}"
+    );
+    // The invite is no key any more.
+    let again = cohost(h, h)
+        .args(["join", "--json", "--name", "cy", "--until-end"])
+        .env("COHOST_INVITE", &invite)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_ne!(again.status.code(), Some(0), "{cy_seen:#?}");
+    let said = String::from_utf8_lossy(&again.stderr);
+    assert!(
+        said.contains("revoked") || said.contains("removed"),
+        "{said}"
+    );
+    let status = quit(&mut host, stdin);
+    assert_eq!(status.code(), Some(0), "{seen:#?}");
 }
