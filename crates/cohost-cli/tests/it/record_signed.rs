@@ -8,6 +8,7 @@
 //! or a byte of her signature changed is caught, naming the entry.
 
 use std::io::Write;
+use std::path::Path;
 use std::process::{Output, Stdio};
 use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
@@ -212,6 +213,21 @@ fn a_co_drivers_suggestion_and_vote_are_in_the_record_under_her_own_signature() 
     assert_eq!(body(suggestion)["text"], "[mock:tool] tidy up");
     assert_eq!(body(vote)["tool_id"], tool.as_str());
     assert_eq!(body(vote)["allow"], true);
+
+    // The independent verifier (scripts/verify-record.py, written from the
+    // book) agrees, when this machine has Python with `cryptography`.
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/verify-record.py");
+    if let Ok(o) = std::process::Command::new("python3")
+        .arg(&script)
+        .arg(&path)
+        .output()
+    {
+        let text = said(&o);
+        if !text.contains("ModuleNotFoundError") {
+            assert_eq!(o.status.code(), Some(0), "{text}");
+            assert!(text.contains("2 signed by participants"), "{text}");
+        }
+    }
 
     // Exports name her key beside her entries.
     let o = cohost(h, h)
