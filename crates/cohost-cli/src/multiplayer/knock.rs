@@ -66,12 +66,21 @@ impl Door {
     /// `k` waits on connection `conn` (a new announcement on it replaces
     /// an earlier one). Returns what to tell the host.
     pub fn wait(&mut self, conn: u64, k: Knock) -> String {
+        // Two at the door under one name (an open invite's holders name
+        // themselves): this one is answered by its connection id.
+        let twin = self
+            .waiting
+            .iter()
+            .any(|(c, w)| *c != conn && w.who.name == k.who.name);
+        let answer = if twin {
+            format!("#{conn}")
+        } else {
+            k.who.name.clone()
+        };
         let said = format!(
-            "{} knocks: key fingerprint {}; /admit {} or /refuse {}",
+            "{} knocks: key fingerprint {}; /admit {answer} or /refuse {answer}",
             k.who.label(),
             fingerprint(&k.sender.key),
-            k.who.name,
-            k.who.name
         );
         self.waiting.insert(conn, k);
         said
@@ -145,6 +154,10 @@ mod tests {
         assert!(said.ends_with("/admit ana or /refuse ana"), "{said}");
         door.wait(4, knock(4, "bo", 2));
         assert_eq!(door.waiting(), ["ana (co-driver)", "bo (co-driver)"]);
+        // A second "bo" is answered by its id.
+        let twin = door.wait(6, knock(6, "bo", 4));
+        assert!(twin.ends_with("/admit #6 or /refuse #6"), "{twin}");
+        assert_eq!(door.take("#6").map(|(c, _)| c), Some(6));
         assert_eq!(door.take("#4").map(|(c, _)| c), Some(4));
         assert!(door.take("bo").is_none());
         assert_eq!(
