@@ -85,6 +85,10 @@ pub struct StreamOrder {
     gaps: BTreeMap<String, Gap>,
     /// Ranges reported missing, per stream, oldest first.
     lost: BTreeMap<String, Vec<(u64, u64)>>,
+    /// Streams the relay could not replay whole (`room.resync`): taken up
+    /// at whatever chunk comes next. Any other stream starts at chunk 0, so
+    /// a first chunk past 0 is a gap like any other.
+    anywhere: BTreeSet<String>,
     duplicates: u64,
 }
 
@@ -118,37 +122,35 @@ impl StreamOrder {
 
     /// Chunk `chunk` of `stream` arrived at `now`.
     pub fn arrive(&mut self, stream: &str, chunk: u64, now: Instant) -> Arrival {
-        match self.last.get(stream).copied() {
-            Some(l) if chunk <= l => {
-                if self.take_lost(stream, chunk) {
-                    Arrival::Late
-                } else {
-                    self.duplicates += 1;
-                    Arrival::Duplicate
-                }
-            }
-            Some(l) if chunk > l.saturating_add(1) => {
-                let waiting = self.resyncing.contains(stream);
-                let g = self.gaps.entry(stream.to_string()).or_insert(Gap {
-                    asks: 0,
-                    since: now,
-                    next_seen: chunk,
-                });
-                g.next_seen = g.next_seen.min(chunk);
-                if !waiting {
-                    g.asks += 1;
-                    g.since = now;
-                    self.resyncing.insert(stream.to_string());
-                }
-                Arrival::Held { ask: !waiting }
-            }
-            _ => {
-                self.resyncing.remove(stream);
-                self.gaps.remove(stream);
-                self.last.insert(stream.to_string(), chunk);
-                Arrival::Deliver
-            }
+        let expected = self.last.get(stream).map_or(0, |l| l.saturating_add(1));
+        if chunk < expected {
+            return if self.take_lost(stream, chunk) {
+                Arrival::Late
+            } else {
+                self.duplicates += 1;
+                Arrival::Duplicate
+            };
         }
+        if chunk > expected && !self.anywhere.contains(stream) {
+            let waiting = self.resyncing.contains(stream);
+            let g = self.gaps.entry(stream.to_string()).or_insert(Gap {
+                asks: 0,
+                since: now,
+                next_seen: chunk,
+            });
+            g.next_seen = g.next_seen.min(chunk);
+            if !waiting {
+                g.asks += 1;
+                g.since = now;
+                self.resyncing.insert(stream.to_string());
+            }
+            return Arrival::Held { ask: !waiting };
+        }
+        self.anywhere.remove(stream);
+        self.resyncing.remove(stream);
+        self.gaps.remove(stream);
+        self.last.insert(stream.to_string(), chunk);
+        Arrival::Deliver
     }
 
     /// What is due at `now`: gaps asked again, or given up and reported.
@@ -205,6 +207,12 @@ impl StreamOrder {
             Some(i) => self.last.insert(stream.to_string(), i),
             None => self.last.remove(stream),
         };
+        // What was said missing past that point is asked again: it comes
+        // in order, not late.
+        let from = last_good.map_or(0, |l| l + 1);
+        if let Some(lost) = self.lost.get_mut(stream) {
+            lost.retain(|&(_, to)| to < from);
+        }
         // Streams not named are replayed from the start: `last` names every
         // other stream at what is already held.
         self.last.clone()
@@ -217,6 +225,7 @@ impl StreamOrder {
             self.last.remove(s);
             self.resyncing.remove(s);
             self.gaps.remove(s);
+            self.anywhere.insert(s.clone());
         }
     }
 
@@ -290,6 +299,21 @@ mod tests {
         assert_eq!(o.arrive("s", 3, t), Arrival::Deliver);
         o.resynced([&"s".to_string()]);
         assert_eq!(o.arrive("s", 9, t), Arrival::Deliver, "taken up again");
+    }
+
+    #[test]
+    fn a_stream_starts_at_chunk_0_unless_the_relay_could_not_replay_it() {
+        let t = Instant::now();
+        let mut o = StreamOrder::new();
+        assert_eq!(o.arrive("s", 2, t), Arrival::Held { ask: true });
+        assert_eq!(o.arrive("s", 0, t), Arrival::Deliver);
+        o.resynced([&"r".to_string()]);
+        assert_eq!(o.arrive("r", 7, t), Arrival::Deliver, "taken up anywhere");
+        assert_eq!(
+            o.arrive("r", 9, t),
+            Arrival::Held { ask: true },
+            "then in order"
+        );
     }
 
     #[test]

@@ -34,6 +34,7 @@
 
 mod codec;
 pub mod e2e;
+pub mod intake;
 mod message;
 pub mod payload;
 mod presence;
@@ -43,6 +44,7 @@ mod turn;
 
 pub use codec::{CodecError, Evidence, Header, Opened, PayloadCodec, Plain, Sender, Signer};
 pub use e2e::E2e;
+pub use intake::StreamIntake;
 pub use message::{Message, ShareError};
 pub use payload::{
     ApprovalGrant, ApprovalGrants, ApprovalVote, Chat, ExecutionStarted, InterruptRequest,

@@ -11,7 +11,7 @@
 //! [`ParticipantEvent::Dropped`] and the stream is asked again from the last
 //! good chunk (`room.resume`); it never reaches the caller as content.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -20,17 +20,16 @@ use base64::Engine as _;
 use cohost_protocol::{FrameType, Invite, Participant, Role, Welcome};
 use cohost_relay::{ClientConfig, ClientEvent, RelayClient};
 use cohost_share::e2e::{bind_proof, ticket_id, unwrap_key, Identity};
+use cohost_share::intake::{After, Failure, MAX_RETRIES};
 use cohost_share::{
     Chat, CodecError, E2e, InterruptRequest, KeyAnnounce, Message, RoomCodec, ShareError, Signer,
-    Suggestion,
+    StreamIntake, Suggestion,
 };
 
 use super::participant::SendError;
 
 /// How long to wait for the relay's welcome after connecting.
 const WELCOME_WAIT: Duration = Duration::from_secs(15);
-/// How often one bad chunk is asked for again before it is given up.
-const MAX_RETRIES: u32 = 3;
 
 /// Why joining failed.
 #[derive(Debug, thiserror::Error)]
@@ -130,15 +129,10 @@ pub struct ParticipantSession {
     name: Option<String>,
     me: Participant,
     roster: BTreeMap<u64, Participant>,
-    last_good: HashMap<String, u64>,
+    /// What each stream took, and what to do when a chunk fails.
+    streams: StreamIntake,
     /// Frames outside streams already taken (a copy is a replay).
     replays: cohost_share::Replays,
-    retries: HashMap<(String, u64), u32>,
-    /// Streams that failed for a key not held yet: asked again once learned.
-    awaiting_key: HashSet<String>,
-    /// Streams asked again from their last good chunk: frames past the
-    /// next one (already on their way before the ask) wait for the replay.
-    resyncing: HashSet<String>,
     queued: std::collections::VecDeque<ParticipantEvent>,
     /// Frames signed by a key the host's roster does not name yet: someone
     /// who just joined may speak before the host's new roster arrives
@@ -198,11 +192,8 @@ impl ParticipantSession {
             name: opts.name,
             me: welcome.you.clone(),
             roster: BTreeMap::new(),
-            last_good: HashMap::new(),
+            streams: StreamIntake::new(),
             replays: cohost_share::Replays::default(),
-            retries: HashMap::new(),
-            awaiting_key: HashSet::new(),
-            resyncing: HashSet::new(),
             queued,
             unknown: Vec::new(),
             grants: cohost_share::ApprovalGrants::default(),
@@ -368,7 +359,18 @@ impl ParticipantSession {
             }
             ClientEvent::Frame(f) => f,
             ClientEvent::Late(f) => return Some(self.late(f)),
-            other => return Some(ParticipantEvent::Relay(other)),
+            other => {
+                match &other {
+                    ClientEvent::Missing { stream, from, to } => {
+                        if !self.streams.missing(stream, *from, *to) {
+                            return None;
+                        }
+                    }
+                    ClientEvent::Resync(r) => self.streams.resynced(&r.streams),
+                    _ => {}
+                }
+                return Some(ParticipantEvent::Relay(other));
+            }
         };
         match f.kind() {
             FrameType::PresenceJoin | FrameType::PresenceLeave => {
@@ -390,13 +392,8 @@ impl ParticipantSession {
             }
             _ => {}
         }
-        if let (Some(s), Some(&last)) = (f.stream(), f.stream().and_then(|s| self.last_good.get(s)))
-        {
-            let duplicate = f.chunk() <= last;
-            let early = f.chunk() > last.saturating_add(1) && self.resyncing.contains(s);
-            if duplicate || early {
-                return None;
-            }
+        if f.stream().is_some_and(|s| self.streams.stale(s, f.chunk())) {
+            return None;
         }
         match self.codec.receive(&f) {
             Ok((Some(Message::KeyRotate(r)), _)) => {
@@ -417,8 +414,7 @@ impl ParticipantSession {
                     }
                 }
                 let epoch = newest?;
-                for stream in std::mem::take(&mut self.awaiting_key) {
-                    let last = self.last_good.get(&stream).copied();
+                for (stream, last) in self.streams.key_learned() {
                     self.client.resume_from(&stream, last).await;
                 }
                 Some(ParticipantEvent::KeyLearned { epoch })
@@ -448,8 +444,7 @@ impl ParticipantSession {
                     _ => {}
                 }
                 if let Some(s) = f.stream() {
-                    self.last_good.insert(s.to_string(), f.chunk());
-                    self.resyncing.remove(s);
+                    self.streams.opened(s, f.chunk());
                 }
                 Some(ParticipantEvent::Frame {
                     frame: f,
@@ -525,65 +520,37 @@ impl ParticipantSession {
             self.unknown.push(f.clone());
             return None;
         }
-        // A forgery is not a loss: said, and nothing asked again.
-        let refused = matches!(
-            e,
-            ShareError::Codec {
-                source: CodecError::NotFromHost(_)
-                    | CodecError::UnknownSender(_)
-                    | CodecError::Removed(_)
-                    | CodecError::NotAllowed { .. }
-                    | CodecError::NotForUs(_)
-                    | CodecError::OldVersion(_),
-                ..
-            }
-        );
-        let stream = f.stream().map(str::to_string).filter(|_| !refused);
-        let Some(stream) = stream else {
+        let source = match &e {
+            ShareError::Codec { source, .. } => Some(source),
+            _ => None,
+        };
+        let why = source.map_or(Failure::Damaged, Failure::of);
+        let Some(stream) = f.stream().map(str::to_string) else {
             return Some(ParticipantEvent::Dropped {
                 kind: f.kind(),
                 at: None,
                 reason,
             });
         };
-        let waiting = matches!(
-            e,
-            ShareError::Codec {
-                source: CodecError::UnknownEpoch(_),
-                ..
+        let said = match self.streams.failed(&stream, f.chunk(), why) {
+            After::Quiet => return None,
+            After::AwaitKey => format!("{reason}; waiting for the host's key"),
+            After::GiveUp => format!("{reason}; given up after {MAX_RETRIES} resyncs"),
+            After::Ask { last_good } => {
+                // A forgery took the real chunk's place in the client's
+                // order: freed, so the real one is still taken.
+                self.client.resume_from(&stream, last_good).await;
+                if why == Failure::Forged {
+                    reason
+                } else {
+                    format!("{reason}; asked the relay to send it again")
+                }
             }
-        );
-        let tries = self.retries.entry((stream.clone(), f.chunk())).or_insert(0);
-        *tries += 1;
-        if *tries > MAX_RETRIES {
-            // Keep the stream moving past a chunk that never opens.
-            self.last_good.insert(stream.clone(), f.chunk());
-            let reason = format!("{reason}; given up after {MAX_RETRIES} resyncs");
-            return Some(ParticipantEvent::Dropped {
-                kind: f.kind(),
-                at: Some((stream, f.chunk())),
-                reason,
-            });
-        }
-        if waiting {
-            // Asked again once the host's key.rotate arrives; later chunks
-            // of the stream fail the same way until then: one notice.
-            if !self.awaiting_key.insert(stream.clone()) {
-                return None;
-            }
-            return Some(ParticipantEvent::Dropped {
-                kind: f.kind(),
-                at: Some((stream, f.chunk())),
-                reason: format!("{reason}; waiting for the host's key"),
-            });
-        }
-        let last = self.last_good.get(&stream).copied();
-        self.resyncing.insert(stream.clone());
-        self.client.resume_from(&stream, last).await;
+        };
         Some(ParticipantEvent::Dropped {
             kind: f.kind(),
             at: Some((stream, f.chunk())),
-            reason: format!("{reason}; asked the relay to send it again"),
+            reason: said,
         })
     }
 }

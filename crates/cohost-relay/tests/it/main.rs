@@ -20,6 +20,7 @@ mod bounded;
 mod common;
 mod exhaustion;
 mod operable;
+mod participant_view;
 mod redis_history;
 mod redis_nodes;
 mod rejections;
