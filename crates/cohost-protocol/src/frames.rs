@@ -99,6 +99,11 @@ frame_types! {
     /// The host removes a participant: the relay revokes its token and
     /// disconnects it (JSON payload [`crate::control::Kick`]).
     RoomKick = 28, "room.kick";
+    /// The host's answer to someone at the door of a room with `--knock`
+    /// (waiting, admitted, refused, not answered in time), addressed to one
+    /// connection inside the sealed body (host only, signed, under the
+    /// invite's key so that someone waiting can open it).
+    KeyDoor = 29, "key.door";
 }
 
 impl FrameType {
@@ -135,6 +140,7 @@ impl FrameType {
                 | FrameType::ApprovalVote
                 | FrameType::ApprovalGrants
                 | FrameType::KeyRoster
+                | FrameType::KeyDoor
         )
     }
 

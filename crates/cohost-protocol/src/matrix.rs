@@ -39,6 +39,7 @@ pub fn may_send(ty: FrameType, role: Role) -> bool {
         | F::ToolApprovalDecided
         | F::ApprovalGrants
         | F::KeyRoster
+        | F::KeyDoor
         | F::RoomClose => role == Host,
         F::ChatMessage => true,
         F::KeyAnnounce => role != Host,

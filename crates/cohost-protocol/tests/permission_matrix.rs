@@ -41,6 +41,7 @@ const EXPECTED: &[(&str, bool, bool, bool)] = &[
     ("room.ping", true, true, true),
     ("room.pong", true, true, true),
     ("room.kick", true, false, false),
+    ("key.door", true, false, false),
 ];
 
 #[test]
@@ -125,4 +126,8 @@ fn keys_go_to_hosts_and_kicks_to_the_relay() {
         ]
     );
     assert!(FrameType::RoomKick.is_control());
+    // The host's answer at the door reaches the one waiting through the
+    // room (it is addressed inside the sealed body).
+    assert_eq!(route(FrameType::KeyDoor), Route::Room);
+    assert!(FrameType::KeyDoor.is_application() && !FrameType::KeyDoor.is_replayable());
 }

@@ -282,6 +282,35 @@ function handleControl(f) {
   }
 }
 
+/**
+ * The host's answer while this tab knocks (a room shared with --knock):
+ * only the one addressed to this connection counts (the frame opened with
+ * the host's signature, so nobody else wrote it).
+ */
+async function door(msg) {
+  if (!state.me || String(msg.to) !== String(state.me.conn_id)) return;
+  const fp = await state.crypto.fingerprint();
+  document.body.dataset.door = msg.answer;
+  switch (msg.answer) {
+    case 'waiting': {
+      const mins = Number.isInteger(msg.timeout_secs) ? ` (it answers within ${Math.max(1, Math.round(msg.timeout_secs / 60))} min)` : '';
+      notice(`Waiting for the host to let you in${mins}; your key fingerprint is ${fp}: tell the host, who sees it too.`, true);
+      break;
+    }
+    case 'admitted':
+      notice('The host let you in.');
+      break;
+    case 'refused':
+      fatal(`The host did not let you in (your key fingerprint ${fp}); nothing of the room reached this page.`);
+      break;
+    case 'timed_out':
+      fatal(`The host did not answer in time, so you were not let in (your key fingerprint ${fp}); nothing of the room reached this page.`);
+      break;
+    default:
+      break;
+  }
+}
+
 async function handleApp(f, arrived) {
   let body;
   let from;
@@ -293,8 +322,8 @@ async function handleApp(f, arrived) {
   }
   let msg;
   try {
-    // key.rotate, the roster and the grants name u64 connection ids, which JSON.parse would round.
-    const ids = f.type === T.KeyRotate || f.type === T.ApprovalGrants || f.type === T.KeyRoster;
+    // key.rotate, the roster, the grants and the door name u64 connection ids, which JSON.parse would round.
+    const ids = f.type === T.KeyRotate || f.type === T.ApprovalGrants || f.type === T.KeyRoster || f.type === T.KeyDoor;
     msg = ids ? parseJson(body) : JSON.parse(text.decode(body));
   } catch {
     refused(f, new OpenError('json', 'not a cohost message'));
@@ -340,6 +369,9 @@ async function handleApp(f, arrived) {
       break;
     case T.KeyRoster:
       state.crypto.setRoster(msg);
+      break;
+    case T.KeyDoor:
+      await door(msg);
       break;
     case T.KeyRotate:
       // The streams that waited for this key are asked again, afresh.

@@ -137,6 +137,12 @@ async function agreedKey(secret, publicRaw, room, info) {
   return aesKey(new Uint8Array(k));
 }
 
+/** A key's fingerprint to read aloud: SHA-256's first 8 bytes, hex, groups of four. */
+export async function keyFingerprint(publicRaw) {
+  const h = hexOf(new Uint8Array(await subtle.digest('SHA-256', publicRaw)).subarray(0, 8));
+  return h.match(/.{4}/g).join('-');
+}
+
 /** Frame type codes (wire.js's `T`), as this module needs them. */
 const F = Object.freeze({
   SuggestPrompt: 1,
@@ -147,15 +153,16 @@ const F = Object.freeze({
   InterruptRequest: 16,
   ApprovalVote: 17,
   KeyRoster: 19,
+  KeyDoor: 29,
 });
 
 /**
  * Frame types only the host may send (crates/cohost-protocol/src/matrix.rs):
- * decisions, the agent's stream, approvals, approval grants, key rotation
- * and the roster. They open only with the host's signature, whatever role
- * the relay stamped on them.
+ * decisions, the agent's stream, approvals, approval grants, key rotation,
+ * the roster and the answer at the door (key.door). They open only with the
+ * host's signature, whatever role the relay stamped on them.
  */
-export const HOST_ONLY = new Set([3, 4, 5, 6, 7, 8, 9, 15, 18, 19]);
+export const HOST_ONLY = new Set([3, 4, 5, 6, 7, 8, 9, 15, 18, 19, 29]);
 /** Stream frames: placed by chunk index, and resent by the relay on resume. */
 const STREAM = new Set([4, 5, 6, 7]);
 /** Frames the relay delivers to hosts only: a participant seals them to the host (mode 1). */
@@ -299,6 +306,15 @@ export class RoomCrypto {
   /** This tab's Ed25519 public key, hex (to find itself in the roster). */
   get selfHex() {
     return hexOf(this.id.sign.publicRaw);
+  }
+
+  /**
+   * This tab's key fingerprint as the host sees it when it knocks: the
+   * first 8 bytes of SHA-256 of the Ed25519 public key, hex, in groups of
+   * four (`cohost_cli::multiplayer::knock::fingerprint`).
+   */
+  async fingerprint() {
+    return keyFingerprint(this.id.sign.publicRaw);
   }
 
   async verifier(raw, hex) {

@@ -40,6 +40,7 @@ export const T = Object.freeze({
   RoomPing: 26,
   RoomPong: 27,
   RoomKick: 28,
+  KeyDoor: 29,
 });
 
 /** Role codes; 0 = unstamped. */

@@ -47,9 +47,9 @@ pub use e2e::E2e;
 pub use intake::StreamIntake;
 pub use message::{Message, ShareError};
 pub use payload::{
-    ApprovalGrant, ApprovalGrants, ApprovalVote, Chat, ExecutionStarted, InterruptRequest,
-    KeyAnnounce, KeyRoster, KeyRotate, QuorumRule, RosterMember, Suggestion, SuggestionDecision,
-    WrappedKey,
+    ApprovalGrant, ApprovalGrants, ApprovalVote, Chat, DoorAnswer, ExecutionStarted,
+    InterruptRequest, KeyAnnounce, KeyDoor, KeyRoster, KeyRotate, QuorumRule, RosterMember,
+    Suggestion, SuggestionDecision, WrappedKey,
 };
 pub use presence::Presence;
 pub use replay::Replays;

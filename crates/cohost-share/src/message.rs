@@ -7,8 +7,8 @@ use serde::de::DeserializeOwned;
 
 use crate::codec::CodecError;
 use crate::payload::{
-    ApprovalGrants, ApprovalVote, Chat, ExecutionStarted, InterruptRequest, KeyAnnounce, KeyRoster,
-    KeyRotate, RosterMember, Suggestion, SuggestionDecision,
+    ApprovalGrants, ApprovalVote, Chat, ExecutionStarted, InterruptRequest, KeyAnnounce, KeyDoor,
+    KeyRoster, KeyRotate, RosterMember, Suggestion, SuggestionDecision,
 };
 
 /// What host and participants say to each other.
@@ -41,6 +41,8 @@ pub enum Message {
     ApprovalVote(ApprovalVote),
     /// Who may approve what (host to the room).
     ApprovalGrants(ApprovalGrants),
+    /// The host's answer to someone at the door (`key.door`).
+    KeyDoor(KeyDoor),
 }
 
 /// Why an application frame could not be built or read.
@@ -109,6 +111,7 @@ impl Message {
             Message::InterruptRequest(_) => FrameType::InterruptRequest,
             Message::ApprovalVote(_) => FrameType::ApprovalVote,
             Message::ApprovalGrants(_) => FrameType::ApprovalGrants,
+            Message::KeyDoor(_) => FrameType::KeyDoor,
         }
     }
 
@@ -151,6 +154,7 @@ impl Message {
             Message::InterruptRequest(i) => serde_json::to_value(i),
             Message::ApprovalVote(v) => serde_json::to_value(v),
             Message::ApprovalGrants(g) => serde_json::to_value(g),
+            Message::KeyDoor(d) => serde_json::to_value(d),
         };
         let encode_error = |source| ShareError::Encode {
             kind: self.frame_type(),
@@ -199,6 +203,7 @@ impl Message {
             FrameType::InterruptRequest => Message::InterruptRequest(read(kind, json)?),
             FrameType::ApprovalVote => Message::ApprovalVote(read(kind, json)?),
             FrameType::ApprovalGrants => Message::ApprovalGrants(read(kind, json)?),
+            FrameType::KeyDoor => Message::KeyDoor(read(kind, json)?),
             _ => return Ok(None),
         }))
     }

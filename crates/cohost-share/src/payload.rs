@@ -134,6 +134,48 @@ pub struct KeyRotate {
     pub keys: Vec<WrappedKey>,
 }
 
+/// `key.door` (host to the room, signed, under the invite's key of epoch
+/// 0): the host's answer to someone at the door of a room with `--knock`,
+/// addressed to one connection. Everyone holding an invite of the room can
+/// open it (someone waiting holds nothing else); it names a connection and
+/// an answer, nothing of the room (`docs/sharing-e2e.md`, "Knocking").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeyDoor {
+    /// The connection it answers (a receiver ignores one for another).
+    pub to: u64,
+    /// The answer.
+    pub answer: DoorAnswer,
+    /// While waiting: how many seconds the host gives itself to answer
+    /// before the knock is refused (absent: no deadline said).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_secs: Option<u64>,
+}
+
+/// What the host answered someone at the door.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum DoorAnswer {
+    /// Seen by the host, not answered yet.
+    Waiting,
+    /// Let in: the room's keys follow in a `key.rotate`.
+    Admitted,
+    /// Turned away (`/refuse`): the key never opens the room.
+    Refused,
+    /// Not answered before the host's deadline: refused as if by `/refuse`.
+    TimedOut,
+    /// An answer a newer host gives that this build does not know.
+    #[serde(other)]
+    Unknown,
+}
+
+impl DoorAnswer {
+    /// Whether the knock is over and the participant stays out.
+    pub fn turned_away(self) -> bool {
+        matches!(self, DoorAnswer::Refused | DoorAnswer::TimedOut)
+    }
+}
+
 /// `ai.request.interrupt` (co-driver to hosts): stop the running turn.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct InterruptRequest {

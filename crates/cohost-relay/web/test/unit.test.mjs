@@ -20,6 +20,7 @@ import {
   associatedData,
   b64urlDecode,
   b64urlEncode,
+  keyFingerprint,
   maySend,
   parseFragment,
 } from '../e2e.js';
@@ -755,4 +756,11 @@ test('a suggestion goes to the agent typed, else the one picked, else the host d
   assert.deepEqual(addressedTo('fix it', 'mock#2', members), { to: 'mock#2', text: 'fix it' });
   assert.deepEqual(addressedTo('fix it', 'gone', members), { text: 'fix it' });
   assert.deepEqual(addressedTo('fix it', '', members), { text: 'fix it' });
+});
+
+test("a key's fingerprint is the one the host shows at the door (knock.rs)", async () => {
+  // The same known answer as cohost-cli's knock::fingerprint test.
+  assert.equal(await keyFingerprint(new Uint8Array(32).fill(1)), '72cd-6e84-22c4-07fb');
+  // Only the host answers at the door.
+  assert.ok(HOST_ONLY.has(T.KeyDoor) && !maySend(T.KeyDoor, 'CO_DRIVER') && maySend(T.KeyDoor, 'HOST'));
 });

@@ -56,11 +56,12 @@ const INNER_HEAD: usize = 32 + 8 + 64;
 const SIG_CONTEXT: &[u8] = b"cohost-e2e-v2\0";
 
 /// The epoch a room-key frame of `kind` is sealed under, given the sender's
-/// current one: `key.rotate` always uses the invite's key (epoch 0), so a
-/// participant that holds only the invite can open the keys wrapped for it.
+/// current one: `key.rotate` and `key.door` always use the invite's key
+/// (epoch 0), so a participant that holds only the invite can open the keys
+/// wrapped for it, and the host's answer while it waits at the door.
 fn seal_epoch(kind: FrameType, current: u32) -> u32 {
     match kind {
-        FrameType::KeyRotate => 0,
+        FrameType::KeyRotate | FrameType::KeyDoor => 0,
         _ => current,
     }
 }

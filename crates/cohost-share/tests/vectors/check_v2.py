@@ -141,6 +141,15 @@ def check(v: dict) -> int:
             ).digest()
             same(f"{name}: proof", b64(proof), ann["proof"])
             same(f"{name}: ticket id", ann["ticket"], b64(bytes.fromhex(v["ticket_id_hex"])))
+        if f["ad_inputs"]["frame_type"] == "key.door":
+            # The host's answer at the door: under the invite's key (a
+            # participant waiting holds nothing newer), from the host alone,
+            # addressed to one connection inside the sealed body.
+            same(f"{name}: mode and epoch", (mode, epoch), (0, 0))
+            same(f"{name}: signer", f["sender_ed25519_hex"], v["host_public_hex"])
+            door = json.loads(body)
+            same(f"{name}: addressed", isinstance(door["to"], int), True)
+            same(f"{name}: answer", door["answer"] in ("waiting", "admitted", "refused", "timed_out"), True)
         frames += 1
     w = v["wrap"]
     eph = bytes.fromhex(w["eph_secret_hex"])
