@@ -98,7 +98,17 @@ const HOST: &[Command] = &[
     c("/reject", "[ID]", "reject a suggestion (no ID: the oldest)"),
     c("/chat", "TEXT", "say something in the room"),
     c("/kick", "NAME", "remove a participant from the room"),
+    c(
+        "/admit",
+        "NAME",
+        "let someone at the door in (--knock); /refuse NAME turns them away",
+    ),
     c("/invites", "", "show the invites again"),
+    c(
+        "/invite",
+        "NAME ROLE",
+        "a personal invite for NAME (co-driver or viewer), shown to you only",
+    ),
     c(
         "/qr",
         "[viewer]",

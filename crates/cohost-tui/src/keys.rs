@@ -403,6 +403,10 @@ impl App {
             (Mode::Host, "/reject") => self.decide_suggestion(arg, false),
             (Mode::Host, "/kick") if arg.is_empty() => self.notice(need("a participant's name")),
             (Mode::Host, "/kick") => self.effect(Effect::Kick(arg.into())),
+            (Mode::Host, "/invite") if arg.is_empty() => {
+                self.notice(need("a name and a role, e.g. /invite ana co-driver"));
+            }
+            (Mode::Host, "/invite") => self.effect(Effect::Invite(arg.into())),
             (Mode::Host, "/invites") => match self.room.invite_text() {
                 Some(t) => self.notice(t),
                 None => self.notice("no invites (the room is not open)"),

@@ -169,6 +169,9 @@ pub enum Effect {
     Suggest(String),
     /// Remove a participant.
     Kick(String),
+    /// Make a personal invite while the room runs (`/invite NAME ROLE`:
+    /// the words after the command, parsed by the host).
+    Invite(String),
     /// End everything.
     Quit,
 }

@@ -5,13 +5,13 @@
 //! for the session already running. Also what both host consoles (lines
 //! and the terminal UI) say about the room they host.
 
-use std::sync::Arc;
 
 use clap::{Args, ValueEnum};
 use cohost_core::{CohostError, ErrorCode};
 use cohost_protocol::{Invite, Role};
 use cohost_relay::{Relay, RelayClient, RelayConfig, RelayHandle};
 
+use crate::cmd::invite_mint::InviteMint;
 use crate::cmd::turn_changes::ChangesCommand;
 use crate::multiplayer::host::SuggestionPolicy;
 use cohost_session::Room;
@@ -61,9 +61,14 @@ pub struct RoomArgs {
     pub ttl: u64,
     /// A personal invite for one person: `ana=co-driver`, `bo=viewer`
     /// (repeatable). It carries the name the host knows them by, and
-    /// `/kick NAME` revokes it alone.
+    /// `/kick NAME` revokes it alone. A room with personal invites makes no
+    /// open invite: only the people named get in.
     #[arg(long = "invite", value_name = "NAME=ROLE", value_parser = parse_personal)]
     pub invite: Vec<Personal>,
+    /// No open co-driver or viewer invite, even without `--invite`: people
+    /// are invited by name while the room runs (`/invite NAME ROLE`).
+    #[arg(long)]
+    pub invite_only: bool,
 }
 
 /// One `--invite NAME=ROLE`.
@@ -75,7 +80,8 @@ pub struct Personal {
     pub role: Role,
 }
 
-fn parse_personal(s: &str) -> Result<Personal, String> {
+/// `NAME=ROLE` (`--invite`, and `/invite NAME ROLE` as `NAME=ROLE`).
+pub(crate) fn parse_personal(s: &str) -> Result<Personal, String> {
     let (name, role) = s
         .split_once('=')
         .ok_or("expected NAME=ROLE, e.g. ana=co-driver or bo=viewer")?;
@@ -127,6 +133,7 @@ impl Default for RoomArgs {
             ca_file: None,
             ttl: 24 * 3600,
             invite: Vec::new(),
+            invite_only: false,
         }
     }
 }
@@ -138,12 +145,17 @@ pub struct OpenRoom {
     /// The room's keys and the invites issued with them (they travel only
     /// in the invites' fragments).
     pub keys: crate::multiplayer::keys::HostKeys,
-    /// The guests' invites, keys included.
-    pub invites: cohost_tui::room::Invites,
+    /// The guests' open invites, keys included (`None` with
+    /// `--invite-only`).
+    pub invites: Option<cohost_tui::room::Invites>,
     /// The personal invites of `--invite NAME=ROLE`, keys included.
     pub personal: Vec<PersonalInvite>,
     /// The embedded relay, to shut down when the room is done.
     pub embedded: Option<RelayHandle>,
+    /// Mints more invites while the room runs (`/invite NAME ROLE`).
+    pub mint: InviteMint,
+    /// Invites say `cohosts://` (`--secure-invites`).
+    pub secure_invites: bool,
 }
 
 fn bad_invite(e: impl std::fmt::Display) -> CohostError {
@@ -155,7 +167,7 @@ fn bad_invite(e: impl std::fmt::Display) -> CohostError {
 
 /// Open a room as `args` says and connect to it as host.
 pub async fn open_room(args: &RoomArgs) -> Result<OpenRoom, CohostError> {
-    let (minted, embedded) = invites(args).await?;
+    let (minted, embedded, mint) = invites(args).await?;
     let host_invite = Invite::parse(&minted.host).map_err(bad_invite)?;
     let room = cohost_protocol::RoomId::new(&host_invite.room).map_err(bad_invite)?;
     // The room key and the host's keys are made here and travel only
@@ -172,9 +184,12 @@ pub async fn open_room(args: &RoomArgs) -> Result<OpenRoom, CohostError> {
         i.secure |= args.secure_invites;
         Ok(i.to_string())
     };
-    let invites = cohost_tui::room::Invites {
-        co_driver: keyed(&minted.co_driver, Role::CoDriver, None)?,
-        viewer: keyed(&minted.viewer, Role::Viewer, None)?,
+    let invites = match (&minted.co_driver, &minted.viewer) {
+        (Some(c), Some(v)) => Some(cohost_tui::room::Invites {
+            co_driver: keyed(c, Role::CoDriver, None)?,
+            viewer: keyed(v, Role::Viewer, None)?,
+        }),
+        _ => None,
     };
     let mut personal = Vec::new();
     for (who, invite) in args.invite.iter().zip(&minted.personal) {
@@ -202,6 +217,8 @@ pub async fn open_room(args: &RoomArgs) -> Result<OpenRoom, CohostError> {
         invites,
         personal,
         embedded,
+        mint,
+        secure_invites: args.secure_invites,
     })
 }
 
@@ -209,10 +226,10 @@ pub async fn open_room(args: &RoomArgs) -> Result<OpenRoom, CohostError> {
 struct Minted {
     /// The host's own.
     pub host: String,
-    /// For co-drivers.
-    pub co_driver: String,
-    /// For viewers.
-    pub viewer: String,
+    /// For co-drivers (`None` with `--invite-only`).
+    pub co_driver: Option<String>,
+    /// For viewers (`None` with `--invite-only`).
+    pub viewer: Option<String>,
     /// One per `--invite NAME=ROLE`, in order: its own token, so the relay
     /// revokes it alone.
     pub personal: Vec<String>,
@@ -220,7 +237,7 @@ struct Minted {
 
 /// The error for a failed admin request: the certificate's own cause and
 /// fix when TLS verification failed, else what the relay answered.
-fn admin_error(base: &str, what: &str, e: &reqwest::Error) -> CohostError {
+pub(super) fn admin_error(base: &str, what: &str, e: &reqwest::Error) -> CohostError {
     if let Some(problem) = cohost_relay::cert_problem(e) {
         return CohostError::new(
             ErrorCode::NetworkError,
@@ -246,78 +263,24 @@ fn admin_error(base: &str, what: &str, e: &reqwest::Error) -> CohostError {
     }
 }
 
-async fn remote_invites(
-    relay: &cohost_relay::RelayAddr,
-    ca_file: Option<&std::path::Path>,
-    secret: &str,
-    ttl: u64,
-    people: &[Personal],
-) -> Result<Minted, CohostError> {
-    use cohost_relay::admin::{CreateInvite, CreateRoom, InviteCreated, RoomCreated};
-    let base = relay.http_base();
-    // The admin API trusts what the room's WebSocket trusts: the system's
-    // roots and --ca-file (reqwest's own verifier knew nothing of the file).
-    let tls = cohost_relay::tls::client_config(ca_file).map_err(|e| {
-        CohostError::new(ErrorCode::ConfigInvalid, e.to_string())
-            .with_fix("pass --ca-file a readable PEM file holding the relay's CA certificate")
-    })?;
-    let http = cohost_agents::http::client_builder()
-        .tls_backend_preconfigured(Arc::unwrap_or_clone(tls))
-        .build()
-        .map_err(|e| {
-            CohostError::new(
-                ErrorCode::Unknown,
-                format!("cannot start an HTTP client: {e}"),
-            )
-        })?;
-    let unexpected = |e: reqwest::Error| {
-        CohostError::new(
-            ErrorCode::InvalidOutput,
-            format!("unexpected answer from the relay at {base}: {e}"),
+/// The invites a new room starts with, minted by `mint`: the host's, one
+/// per `--invite NAME=ROLE`, and, when nobody is named and not
+/// `--invite-only`, one open invite per role (anyone holding it gets in:
+/// naming people means only they do).
+async fn mint_all(mint: &InviteMint, args: &RoomArgs) -> Result<Minted, CohostError> {
+    let host = mint.mint(Role::Host, "host").await?;
+    let (co_driver, viewer) = if args.invite_only || !args.invite.is_empty() {
+        (None, None)
+    } else {
+        (
+            Some(mint.mint(Role::CoDriver, "co-driver").await?),
+            Some(mint.mint(Role::Viewer, "viewer").await?),
         )
-        .with_fix("check that --relay points at a cohost relay")
     };
-    let room: RoomCreated = http
-        .post(format!("{base}/admin/rooms"))
-        .bearer_auth(secret)
-        .json(&CreateRoom { room: None })
-        .send()
-        .await
-        .and_then(reqwest::Response::error_for_status)
-        .map_err(|e| admin_error(&base, "create a room", &e))?
-        .json()
-        .await
-        .map_err(unexpected)?;
-    let mut mint = Vec::new();
-    let everyone = [
-        (Role::Host, "host"),
-        (Role::CoDriver, "co-driver"),
-        (Role::Viewer, "viewer"),
-    ]
-    .into_iter()
-    .chain(people.iter().map(|p| (p.role, p.name.as_str())));
-    for (role, name) in everyone {
-        let created: InviteCreated = http
-            .post(format!("{base}/admin/rooms/{}/invites", room.room))
-            .bearer_auth(secret)
-            .json(&CreateInvite {
-                role,
-                ttl_secs: ttl,
-                name: name.to_string(),
-            })
-            .send()
-            .await
-            .and_then(reqwest::Response::error_for_status)
-            .map_err(|e| admin_error(&base, "mint an invite", &e))?
-            .json()
-            .await
-            .map_err(unexpected)?;
-        mint.push(created.invite);
+    let mut personal = Vec::new();
+    for p in &args.invite {
+        personal.push(mint.mint(p.role, &p.name).await?);
     }
-    let personal = mint.split_off(3.min(mint.len()));
-    let [host, co_driver, viewer]: [String; 3] = mint
-        .try_into()
-        .map_err(|_| bad_invite("the relay returned too few invites"))?;
     Ok(Minted {
         host,
         co_driver,
@@ -326,36 +289,14 @@ async fn remote_invites(
     })
 }
 
-fn embedded_invites(
-    relay: &cohost_relay::RelayHandle,
-    ttl: u64,
-    people: &[Personal],
-) -> Result<Minted, String> {
-    let room = relay.create_room(None).map_err(|e| e.to_string())?;
-    let mint = |role, name| {
-        relay
-            .mint_invite(&room, role, ttl, name)
-            .map(|i: Invite| i.to_string())
-            .map_err(|e| e.to_string())
-    };
-    Ok(Minted {
-        host: mint(Role::Host, "host")?,
-        co_driver: mint(Role::CoDriver, "co-driver")?,
-        viewer: mint(Role::Viewer, "viewer")?,
-        personal: people
-            .iter()
-            .map(|p| mint(p.role, &p.name))
-            .collect::<Result<_, _>>()?,
-    })
-}
-
 /// Invites for a new room: from the relay at `--relay`, else from an
-/// embedded relay (returned too, to shut it down at the end).
+/// embedded relay (returned too, to shut it down at the end), and what
+/// mints more for it.
 async fn invites(
     args: &RoomArgs,
-) -> Result<(Minted, Option<cohost_relay::RelayHandle>), CohostError> {
+) -> Result<(Minted, Option<cohost_relay::RelayHandle>, InviteMint), CohostError> {
     let network = |e: String| CohostError::new(ErrorCode::NetworkError, e);
-    match &args.relay {
+    let (mint, embedded) = match &args.relay {
         Some(url) => {
             let Some(secret) = args.admin_secret.as_deref() else {
                 return Err(CohostError::new(
@@ -369,22 +310,32 @@ async fn invites(
                     "pass --relay 127.0.0.1:8080, https://relay.example.com or cohosts://HOST:PORT",
                 )
             })?;
-            let invites = remote_invites(
-                &addr,
-                args.ca_file.as_deref(),
-                secret,
-                args.ttl,
-                &args.invite,
-            )
-            .await?;
-            Ok((invites, None))
+            let mint = InviteMint::new(addr.http_base(), args.ca_file.as_deref(), secret, args.ttl)?;
+            (mint, None)
         }
         None => {
             let relay = Relay::bind(RelayConfig::default())
                 .await
                 .map_err(|e| network(e.to_string()))?;
-            let invites = embedded_invites(&relay, args.ttl, &args.invite).map_err(network)?;
-            Ok((invites, Some(relay)))
+            // The embedded relay serves the same admin API, on 127.0.0.1.
+            let base = format!("http://{}", relay.local_addr());
+            let mint = InviteMint::new(base, None, relay.admin_secret(), args.ttl)?;
+            (mint, Some(relay))
+        }
+    };
+    let made = async {
+        let mint = mint.create_room().await?;
+        let minted = mint_all(&mint, args).await?;
+        Ok::<_, CohostError>((minted, mint))
+    }
+    .await;
+    match made {
+        Ok((minted, mint)) => Ok((minted, embedded, mint)),
+        Err(e) => {
+            if let Some(r) = embedded {
+                r.shutdown().await;
+            }
+            Err(e)
         }
     }
 }

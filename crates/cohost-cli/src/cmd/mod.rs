@@ -14,6 +14,7 @@ pub mod fake_llm;
 pub mod hooks;
 pub mod hosting;
 pub mod invite_input;
+pub mod invite_mint;
 pub mod join;
 pub mod login;
 pub mod mcp;

@@ -76,7 +76,7 @@ pub struct ShareArgs {
 pub const ROOM_COMMANDS: &str = "/compare TEXT (every member), /members, /add AGENT, /drop NAME, /keep NAME [--merge], /handoff NAME [TEXT]";
 
 /// The host's commands, for `/help` and unknown ones.
-pub const HOST_COMMANDS: &str = "TEXT (run it), /accept ID, /reject ID, /allow [ID], /deny [ID], /grant NAME approve [KINDS], /revoke NAME, /grants, /interrupt, /chat TEXT, /kick NAME, /admit NAME, /refuse NAME (--knock), /who, /qr [viewer], /diff [TURN], /undo [TURN], /budget [USD|tokens N|off], /spend, /quit, /help";
+pub const HOST_COMMANDS: &str = "TEXT (run it), /accept ID, /reject ID, /allow [ID], /deny [ID], /grant NAME approve [KINDS], /revoke NAME, /grants, /interrupt, /chat TEXT, /kick NAME, /invite NAME co-driver|viewer, /admit NAME, /refuse NAME (--knock), /who, /qr [viewer], /diff [TURN], /undo [TURN], /budget [USD|tokens N|off], /spend, /quit, /help";
 
 /// What to tell the host about a line that is not a command it can run:
 /// an unknown `/command`, one missing its argument, or `/help`.
@@ -106,6 +106,9 @@ pub fn command_help(line: &str) -> Option<String> {
             .err()
             .map(|e| format!("{e}; commands: {HOST_COMMANDS}"));
     }
+    if cmd == "/invite" {
+        return invite_input(rest).err().map(|e| format!("/invite: {e}"));
+    }
     if needs_arg.contains(&cmd) {
         return rest.trim().is_empty().then(|| {
             format!("{cmd} needs an argument (the id or name); commands: {HOST_COMMANDS}")
@@ -124,7 +127,11 @@ pub fn command_help(line: &str) -> Option<String> {
 
 /// `/qr [viewer]`: an invite's web link as a QR code to scan (the
 /// co-driver's, or the viewer's), with the link itself above it.
-fn qr_text(invites: &cohost_tui::room::Invites, which: &str) -> String {
+fn qr_text(invites: Option<&cohost_tui::room::Invites>, which: &str) -> String {
+    let Some(invites) = invites else {
+        return "no open invite to show (only the people named get in): /invite NAME co-driver|viewer names one more"
+            .into();
+    };
     let (who, invite) = if which == "viewer" {
         ("viewer", &invites.viewer)
     } else {
@@ -158,6 +165,25 @@ fn grant_input(rest: &str) -> Result<HostInput, String> {
     })
 }
 
+/// `/invite NAME ROLE` (or `NAME=ROLE`)'s arguments.
+pub(crate) fn invite_input(rest: &str) -> Result<HostInput, String> {
+    let rest = rest.trim();
+    let pair = match rest.split_once(char::is_whitespace) {
+        Some((name, role)) if !rest.contains('=') => format!("{name}={}", role.trim()),
+        _ => rest.to_string(),
+    };
+    let usage = "/invite NAME co-driver|viewer, e.g. /invite ana co-driver";
+    if pair.is_empty() {
+        return Err(usage.into());
+    }
+    crate::cmd::hosting::parse_personal(&pair)
+        .map(|p| HostInput::Invite {
+            name: p.name,
+            role: p.role,
+        })
+        .map_err(|e| format!("{e}; {usage}"))
+}
+
 /// Parse one line the host typed.
 pub fn parse_input(line: &str) -> Option<HostInput> {
     let line = line.trim();
@@ -186,6 +212,7 @@ pub fn parse_input(line: &str) -> Option<HostInput> {
         "/admit" => HostInput::Admit(arg?),
         "/refuse" => HostInput::Refuse(arg?),
         "/grant" => grant_input(rest).ok()?,
+        "/invite" => invite_input(rest).ok()?,
         "/revoke" => HostInput::Revoke(arg?),
         "/grants" => HostInput::Grants,
         "/who" => HostInput::Who,
@@ -320,6 +347,8 @@ pub async fn run(args: ShareArgs) -> CmdResult {
         invites,
         personal,
         embedded,
+        mint,
+        secure_invites,
     } = match open_room(&args.room).await {
         Ok(r) => r,
         Err(e) => {
@@ -391,6 +420,7 @@ pub async fn run(args: ShareArgs) -> CmdResult {
             interrupts: args.interrupts.into(),
             invites: invites.clone(),
             personal: personal.clone(),
+            mint: Some((mint.clone(), secure_invites)),
             bridge_notes,
             quorum: args.quorum.concat(),
             members: Some(members),
@@ -405,8 +435,11 @@ pub async fn run(args: ShareArgs) -> CmdResult {
     if args.json {
         println!(
             "{}",
-            json!({"notice":"invites","co_driver":invites.co_driver,"viewer":invites.viewer,
-                "web_co_driver":web_link(&invites.co_driver),"web_viewer":web_link(&invites.viewer),
+            json!({"notice":"invites",
+                "co_driver":invites.as_ref().map(|i| &i.co_driver),
+                "viewer":invites.as_ref().map(|i| &i.viewer),
+                "web_co_driver":invites.as_ref().and_then(|i| web_link(&i.co_driver)),
+                "web_viewer":invites.as_ref().and_then(|i| web_link(&i.viewer)),
                 "personal": personal.iter().map(|p| json!({
                     "name": p.name,
                     "role": if p.role == cohost_protocol::Role::CoDriver { "co-driver" } else { "viewer" },
@@ -418,14 +451,21 @@ pub async fn run(args: ShareArgs) -> CmdResult {
         println!(
             "Sharing {title} — give each guest an invite; they run `cohost join` and paste it:"
         );
-        for (label, invite) in [
-            ("co-driver:", &invites.co_driver),
-            ("viewer:", &invites.viewer),
-        ] {
-            println!("  {label:<10} {invite}");
-            if let Some(web) = web_link(invite) {
-                println!("  {:<10} or open {web}", "");
+        match &invites {
+            Some(invites) => {
+                for (label, invite) in [
+                    ("co-driver:", &invites.co_driver),
+                    ("viewer:", &invites.viewer),
+                ] {
+                    println!("  {label:<10} {invite}");
+                    if let Some(web) = web_link(invite) {
+                        println!("  {:<10} or open {web}", "");
+                    }
+                }
             }
+            None => println!(
+                "  (no open invite: only the people named get in; /invite NAME co-driver|viewer names one more)"
+            ),
         }
         for p in &personal {
             println!("  {}", crate::cmd::hosting::personal_line(p));
@@ -441,7 +481,7 @@ pub async fn run(args: ShareArgs) -> CmdResult {
         println!("Type a prompt to run it; {HOST_COMMANDS}.");
     }
     if args.qr {
-        eprintln!("{}", qr_text(&invites, ""));
+        eprintln!("{}", qr_text(invites.as_ref(), ""));
     }
 
     let (in_tx, in_rx) = mpsc::unbounded_channel();
@@ -466,7 +506,7 @@ pub async fn run(args: ShareArgs) -> CmdResult {
             }
             if let Some(which) = line.trim().strip_prefix("/qr") {
                 if which.is_empty() || which.starts_with(' ') {
-                    eprintln!("{}", qr_text(&qr_invites, which.trim()));
+                    eprintln!("{}", qr_text(qr_invites.as_ref(), which.trim()));
                     continue;
                 }
             }
@@ -512,6 +552,7 @@ pub async fn run(args: ShareArgs) -> CmdResult {
     let interrupts: SuggestionPolicy = args.interrupts.into();
     let mut bridge = HostBridge::for_room(room, client, policy, notice_tx)
         .with_keys(keys)
+        .with_mint(mint, secure_invites)
         .with_interrupt_policy(interrupts)
         .with_quorum(args.quorum.concat())
         .with_members(members);
@@ -583,6 +624,9 @@ fn print_notice(shown: &mut Interleaved, n: HostNotice, json_mode: bool) {
             HostNotice::Chat(c) => json!({"notice":"chat","chat":c}),
             HostNotice::Presence(p) => json!({"notice":"presence","presence":p}),
             HostNotice::Room(m) => json!({"notice":"room","message":m}),
+            HostNotice::Invited(p) => json!({"notice":"invite","name":p.name,
+                "role": if p.role == cohost_protocol::Role::CoDriver { "co-driver" } else { "viewer" },
+                "invite":p.invite,"web":web_link(&p.invite)}),
             HostNotice::Members(names) => json!({"notice":"members","members":names}),
             HostNotice::TurnDone(r) => json!({"notice":"turn_done","reason":r}),
             HostNotice::InterruptRequested { from } => {
@@ -631,6 +675,12 @@ fn print_notice(shown: &mut Interleaved, n: HostNotice, json_mode: bool) {
             }
         }
         HostNotice::Room(m) => eprintln!("\n· {}", strip_controls(&m)),
+        HostNotice::Invited(p) => {
+            eprintln!("\n· {}", crate::cmd::hosting::personal_line(&p));
+            if let Some(web) = web_link(&p.invite) {
+                eprintln!("  or open {web}");
+            }
+        }
         // The room's own notice says what changed.
         HostNotice::Members(_) => {}
         HostNotice::TurnDone(_) => eprintln!(),
@@ -661,6 +711,29 @@ mod tests {
     use super::*;
 
     #[test]
+    fn invite_takes_a_name_and_a_role_or_says_how() {
+        assert_eq!(
+            parse_input("/invite ana co-driver"),
+            Some(HostInput::Invite {
+                name: "ana".into(),
+                role: cohost_protocol::Role::CoDriver
+            })
+        );
+        assert_eq!(
+            parse_input("/invite bo=viewer"),
+            Some(HostInput::Invite {
+                name: "bo".into(),
+                role: cohost_protocol::Role::Viewer
+            })
+        );
+        for bad in ["/invite", "/invite ana", "/invite ana host", "/invite ana pilot"] {
+            assert_eq!(parse_input(bad), None, "{bad}");
+            let help = command_help(bad).unwrap_or_default();
+            assert!(help.contains("/invite NAME co-driver|viewer"), "{bad}: {help}");
+        }
+    }
+
+    #[test]
     fn qr_shows_the_web_link_the_relay_serves() {
         let invites = cohost_tui::room::Invites {
             co_driver: "cohost://127.0.0.1:7070/r-1#a.b.c.k.h".into(),
@@ -678,7 +751,7 @@ mod tests {
                 "{invite}"
             );
         }
-        let co = qr_text(&invites, "");
+        let co = qr_text(Some(&invites), "");
         assert!(
             co.starts_with(
                 "scan to open the co-driver web page (http://127.0.0.1:7070/join/r-1#a.b.c.k.h):\n"
@@ -686,7 +759,7 @@ mod tests {
             "{co}"
         );
         assert!(co.contains('█'), "{co}");
-        let viewer = qr_text(&invites, "viewer");
+        let viewer = qr_text(Some(&invites), "viewer");
         assert!(
             viewer.contains("(https://relay.example:443/join/r-1#v.w.x)"),
             "{viewer}"

@@ -124,6 +124,9 @@ pub struct HostBridge {
     /// `--knock`: who waits to be let in (`None`: everyone with an invite
     /// comes in).
     door: Option<Door>,
+    /// Mints personal invites while the room runs (`/invite NAME ROLE`),
+    /// and whether they say `cohosts://`.
+    pub(super) mint: Option<(crate::cmd::invite_mint::InviteMint, bool)>,
     roster: BTreeMap<u64, Participant>,
     /// Participants the host removed, by connection: their frames are
     /// refused from then on, whatever the relay forwards.
@@ -217,6 +220,7 @@ impl HostBridge {
             quit: false,
             keys,
             door: None,
+            mint: None,
             roster: BTreeMap::new(),
             kicked: BTreeMap::new(),
             replays: cohost_share::Replays::default(),
@@ -575,6 +579,7 @@ impl HostBridge {
             }
             HostInput::Kick(who) => self.kick(&who).await,
             HostInput::Admit(who) => self.admit(&who).await,
+            HostInput::Invite { name, role } => self.invite(&name, role).await,
             HostInput::Refuse(who) => self.refuse(&who).await,
             HostInput::Who => {
                 let names: Vec<String> = self.roster.values().map(describe).collect();

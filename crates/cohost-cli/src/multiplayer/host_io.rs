@@ -69,6 +69,13 @@ pub enum HostInput {
     Kick(String),
     /// `--knock`: let someone at the door in (by name, `#id` or id).
     Admit(String),
+    /// Make a personal invite for `name` while the room runs.
+    Invite {
+        /// Who it is for (the name the host binds their key to).
+        name: String,
+        /// Co-driver or viewer.
+        role: cohost_protocol::Role,
+    },
     /// `--knock`: turn someone at the door away.
     Refuse(String),
     /// List who is in the room.
@@ -104,6 +111,9 @@ pub enum HostNotice {
     Presence(Presence),
     /// Something about the room or its connection, to show as it is.
     Room(String),
+    /// A personal invite made while the room runs (`/invite NAME ROLE`),
+    /// keys included: for the host's eyes only.
+    Invited(crate::cmd::hosting::PersonalInvite),
     /// The room's members now (one was added, dropped or kept).
     Members(Vec<String>),
     /// A turn finished.

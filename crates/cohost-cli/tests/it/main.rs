@@ -40,6 +40,7 @@ mod desktop_notify_real;
 mod e2e_room;
 mod host_notices;
 mod join_views;
+mod invite_runtime;
 mod knock_room;
 mod mcp_clients;
 mod mcp_host_claude;
