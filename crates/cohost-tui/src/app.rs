@@ -211,7 +211,7 @@ impl App {
         self.dirty = true;
     }
 
-    fn end_stream_blocks(&mut self) {
+    pub(crate) fn end_stream_blocks(&mut self) {
         self.answer = None;
         self.reasoning = None;
     }

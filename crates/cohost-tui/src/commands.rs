@@ -219,12 +219,12 @@ pub fn help(mode: Mode) -> String {
         s.push_str(&format!("  {head:<16} {}\n", c.help));
     }
     match mode {
-        Mode::Chat => s.push_str("  room: /add AGENT · @NAME TEXT · /compare TEXT · /handoff NAME · /members · /drop NAME · /keep NAME\n"),
-        Mode::Host => s.push_str("  room: /add AGENT · @NAME TEXT · /compare TEXT · /handoff NAME · /members · /drop NAME · /keep NAME\n"),
+        // With the tabs' keys: text goes to the tab's member, Esc stops it.
+        Mode::Chat | Mode::Host => s.push_str("  room: /add AGENT · @NAME TEXT · /compare TEXT · /handoff NAME · /members · /drop NAME · /keep NAME · tabs Tab/Alt+0..8 (Esc stops that member)\n"),
         Mode::Participant { co_driver: true } => {
-            s.push_str("  several agents: @NAME TEXT suggests to that one\n");
+            s.push_str("  several agents: @NAME TEXT suggests to that one · tabs Tab/Alt+0..8\n");
         }
-        Mode::Participant { .. } => {}
+        Mode::Participant { .. } => s.push_str("  several agents: tabs Tab/Alt+0..8\n"),
     }
     // Budget and queue share a line too (typed mid-turn, text steers the
     // turn or waits in the queue).

@@ -1,5 +1,7 @@
 //! Keys and typed commands: what each does on each screen.
 
+use std::time::Instant;
+
 use cohost_core::ApprovalOption;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
@@ -8,8 +10,14 @@ use crate::commands::{self, Mode};
 use crate::transcript::BlockKind;
 
 impl App {
-    /// Handle one key press.
+    /// Handle one key press, now.
     pub fn on_key(&mut self, key: KeyEvent) {
+        self.on_key_at(key, Instant::now());
+    }
+
+    /// Handle one key press at `now` (a second Ctrl+C soon after the
+    /// first interrupts every member of a room).
+    pub fn on_key_at(&mut self, key: KeyEvent, now: Instant) {
         if key.kind == KeyEventKind::Release {
             return;
         }
@@ -17,9 +25,10 @@ impl App {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         let alt = key.modifiers.contains(KeyModifiers::ALT);
         if ctrl && key.code == KeyCode::Char('c') {
-            return self.ctrl_c();
+            return self.ctrl_c(now);
         }
         self.disarm_quit();
+        self.members.interrupt_armed = None;
         if !matches!(key.code, KeyCode::Char('c')) {
             self.hint = None;
         }
@@ -39,6 +48,8 @@ impl App {
                 _ => None,
             };
             if let (Some(option), Some(card)) = (option, self.approval.take()) {
+                // A room's next waiting approval at once.
+                self.next_card();
                 return self.effect(Effect::Decide {
                     tool_id: card.call_id(),
                     option,
@@ -64,7 +75,7 @@ impl App {
         if self.diff.is_some() {
             return self.diff_key(key);
         }
-        if self.focus_key(key) {
+        if self.focus_key(key) || self.tab_key(key) {
             return;
         }
         match key.code {
@@ -89,6 +100,7 @@ impl App {
                 self.input.insert('\n');
             }
             KeyCode::Enter => self.submit(),
+            KeyCode::Esc if self.busy() && self.interrupts_members() => self.interrupt_target(),
             KeyCode::Esc if self.busy() => self.interrupt(),
             KeyCode::Tab => self.complete(),
             KeyCode::Up => {
@@ -141,7 +153,11 @@ impl App {
         self.input.insert_str(text);
     }
 
-    fn ctrl_c(&mut self) {
+    fn ctrl_c(&mut self, now: Instant) {
+        if self.busy() && self.interrupts_members() {
+            self.disarm_quit();
+            return self.room_ctrl_c(now);
+        }
         if self.busy() {
             self.disarm_quit();
             return self.interrupt();
@@ -278,13 +294,38 @@ impl App {
         if self.busy() && one_agent {
             return self.effect(Effect::Steer(text));
         }
-        self.prompted("you", &text);
-        self.effect(Effect::Prompt(text));
+        if !self.members.is_room() {
+            self.prompted("you", &text);
+            self.effect(Effect::Prompt(text));
+            return self.mark_busy();
+        }
+        let (sent, who, member) = self.address(&text);
+        // A member addressed by name: its block says whose, not `@NAME`.
+        let said = match cohost_core::room::addressed(&text) {
+            Some((name, rest)) if member.as_deref() == Some(name) => rest,
+            _ => text.as_str(),
+        };
+        // `@NAME` alone only says who plain text goes to.
+        if !said.trim().is_empty() {
+            let from = self.transcript.blocks().len();
+            self.prompted(&who, said);
+            if let Some(m) = &member {
+                self.transcript.tag(from, m);
+            }
+        }
+        self.effect(Effect::Prompt(sent));
         self.mark_busy();
     }
 
-    /// Suggest `text` to the host (a co-driver).
+    /// Suggest `text` to the host (a co-driver); in a member's tab, to
+    /// that member.
     pub(crate) fn suggest(&mut self, text: String) {
+        let text = match self.viewed_member() {
+            Some(m) if self.members.is_room() && cohost_core::room::addressed(&text).is_none() => {
+                format!("@{m} {text}")
+            }
+            _ => text,
+        };
         self.notice(format!("you suggested: {text}"));
         self.effect(Effect::Suggest(text));
     }

@@ -31,6 +31,7 @@ pub mod room;
 pub mod secret;
 pub mod stream;
 pub mod table;
+pub mod tabs;
 pub mod term;
 pub mod theme;
 pub mod transcript;

@@ -1,8 +1,17 @@
-//! What the screen keeps for each member of a room (see `members`).
+//! What the screen keeps for each member of a room (see `members`), and
+//! which member the screen shows and addresses (see `tabs`).
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::time::Instant;
 
 use crate::approval::ApprovalCard;
+
+/// A member's lifecycle word when it is doing nothing.
+pub(crate) const IDLE: &str = "ready";
+/// A member whose turn was asked to stop and has not ended yet.
+pub(crate) const INTERRUPTING: &str = "interrupting";
+/// A member whose tool call waits for an answer.
+pub(crate) const APPROVAL: &str = "waiting for approval";
 
 /// The members and what the screen keeps for each.
 #[derive(Debug, Default)]
@@ -21,6 +30,16 @@ pub(crate) struct Members {
     /// goes right above their first block, so each answer sits under its
     /// name however the members' starts interleave.
     pub(crate) unheaded: BTreeSet<String>,
+    /// The member tab on screen (`None`: the "all" tab, every member's
+    /// blocks interleaved under their headings).
+    pub(crate) view: Option<String>,
+    /// The member plain text goes to and Esc interrupts: the tab on
+    /// screen, or in the "all" tab the member last addressed (the shell
+    /// keeps the same rule, so both agree without asking each other).
+    pub(crate) target: Option<String>,
+    /// When Ctrl+C last interrupted one member: a second press soon after
+    /// interrupts them all.
+    pub(crate) interrupt_armed: Option<Instant>,
 }
 
 impl Members {
@@ -29,16 +48,29 @@ impl Members {
         self.names.len() > 1
     }
 
+    /// What `name` is doing (`ready` when nothing is known).
+    pub(crate) fn state(&self, name: &str) -> &'static str {
+        self.states.get(name).copied().unwrap_or(IDLE)
+    }
+
     /// `claude streaming · codex ready` for the status line.
     pub(crate) fn status(&self) -> String {
         self.names
             .iter()
-            .map(|n| format!("{n} {}", self.states.get(n).copied().unwrap_or("ready")))
+            .map(|n| format!("{n} {}", self.state(n)))
             .collect::<Vec<_>>()
             .join(" · ")
     }
 
     pub(crate) fn busy(&self) -> bool {
-        self.states.values().any(|s| *s != "ready")
+        self.states.values().any(|s| *s != IDLE)
+    }
+
+    /// The member plain text goes to: the one chosen, else the first.
+    pub(crate) fn target(&self) -> Option<&str> {
+        self.target
+            .as_deref()
+            .filter(|t| self.names.iter().any(|n| n == t))
+            .or(self.names.first().map(String::as_str))
     }
 }

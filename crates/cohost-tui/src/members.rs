@@ -8,6 +8,7 @@ use std::time::Instant;
 use cohost_core::{Event, EventBody};
 
 use crate::app::{App, ApprovalCard};
+use crate::member_state::{APPROVAL, IDLE, INTERRUPTING};
 
 /// A room's tool ids are the member's own, which two members may share
 /// (two mocks): the screen keys them by member too.
@@ -40,6 +41,18 @@ impl App {
             self.reasoning = None;
         }
         m.names = names;
+        // A tab or an address of a member who left goes back to "all" and
+        // the first member (as the shell's own focus does).
+        if m.view.as_ref().is_some_and(|v| !m.names.contains(v)) {
+            m.view = None;
+        }
+        if m.target.as_ref().is_some_and(|t| !m.names.contains(t)) {
+            m.target = None;
+        }
+        if !m.is_room() {
+            m.view = None;
+        }
+        self.transcript.set_view(m.view.clone());
         self.busy = m.busy();
     }
 
@@ -73,10 +86,16 @@ impl App {
             self.members.unheaded.insert(agent.clone());
         }
         if writes && self.members.unheaded.remove(&agent) {
-            self.notice(format!("── {agent} ──"));
+            self.end_stream_blocks();
+            let name = cohost_core::sanitize::inert_line(&agent);
+            self.transcript
+                .push_heading(format!("── {name} ──"), &agent);
         }
+        let from = self.transcript.blocks().len();
         let provider_shown = self.session.agent.clone();
         self.on_own_event(e, now);
+        // What this event added is the member's: its tab shows it.
+        self.transcript.tag(from, &agent);
         if self.members.is_room() {
             // The status line names the members, not the last to start.
             self.session.agent = provider_shown;
@@ -114,10 +133,13 @@ impl App {
             self.approval = self.members.waiting.pop_front();
         }
         let state = if ends {
-            "ready"
+            IDLE
         } else if self.approval.as_ref().is_some_and(mine) || self.members.waiting.iter().any(mine)
         {
-            "waiting for approval"
+            APPROVAL
+        } else if self.members.state(&agent) == INTERRUPTING {
+            // Asked to stop: it says so until its turn ends.
+            INTERRUPTING
         } else {
             "streaming"
         };

@@ -94,8 +94,11 @@ pub enum Incoming {
 pub enum Effect {
     /// Run a prompt.
     Prompt(String),
-    /// Interrupt the running turn.
+    /// Interrupt the running turn (in a room: every member's).
     Interrupt,
+    /// Interrupt one member of a room, the others go on (Esc or Ctrl+C
+    /// on its tab, or on the member last addressed).
+    InterruptMember(String),
     /// A participant's vote on a tool call the host granted it to decide
     /// (the host counts it toward the call's quorum, or refuses it).
     Vote {

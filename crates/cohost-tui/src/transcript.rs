@@ -81,6 +81,12 @@ pub enum BlockKind {
 pub struct Block {
     /// What it shows.
     pub kind: BlockKind,
+    /// The room member it belongs to (`None`: the whole conversation's,
+    /// shown in every member's tab).
+    pub member: Option<String>,
+    /// A member's heading (`── name ──`): only the "all" tab needs it, a
+    /// member's own tab is under its name already.
+    pub heading: bool,
     rows: Vec<Line<'static>>,
     width: usize,
     dirty: bool,
@@ -90,10 +96,18 @@ impl Block {
     fn new(kind: BlockKind) -> Block {
         Block {
             kind,
+            member: None,
+            heading: false,
             rows: Vec::new(),
             width: 0,
             dirty: true,
         }
+    }
+
+    /// Whether the block is quiet (notices and chat lines stay together,
+    /// with no blank row between them).
+    fn quiet(&self) -> bool {
+        matches!(self.kind, BlockKind::Notice(_) | BlockKind::Chat { .. })
     }
 
     fn layout(&mut self, width: usize, theme: Theme, expanded: bool) {
@@ -282,6 +296,8 @@ pub struct Transcript {
     /// Reasoning blocks shown in full.
     pub expanded: bool,
     width: usize,
+    /// The room member whose tab is on screen (`None`: every block).
+    view: Option<String>,
 }
 
 impl Transcript {
@@ -294,6 +310,50 @@ impl Transcript {
     /// The blocks.
     pub fn blocks(&self) -> &[Block] {
         &self.blocks
+    }
+
+    /// Give the untagged blocks from index `from` on to room member
+    /// `member` (the blocks its event just added).
+    pub fn tag(&mut self, from: usize, member: &str) {
+        for b in self.blocks.iter_mut().skip(from) {
+            if b.member.is_none() {
+                b.member = Some(member.to_owned());
+            }
+        }
+    }
+
+    /// Add member `member`'s heading (shown in the "all" tab only).
+    pub fn push_heading(&mut self, text: String, member: &str) -> usize {
+        let i = self.push(BlockKind::Notice(text));
+        if let Some(b) = self.blocks.get_mut(i) {
+            b.member = Some(member.to_owned());
+            b.heading = true;
+        }
+        i
+    }
+
+    /// Show only member `view`'s blocks and the conversation's own
+    /// (`None`: every block, the "all" tab).
+    pub fn set_view(&mut self, view: Option<String>) {
+        self.view = view;
+    }
+
+    /// The member whose tab is on screen, if one is.
+    pub fn view(&self) -> Option<&str> {
+        self.view.as_deref()
+    }
+
+    /// Whether block `b` is on screen in the current tab.
+    fn shown(&self, b: &Block) -> bool {
+        match &self.view {
+            None => true,
+            Some(v) => !b.heading && b.member.as_ref().is_none_or(|m| m == v),
+        }
+    }
+
+    /// Whether block `i` is on screen in the current tab.
+    pub fn is_shown(&self, i: usize) -> bool {
+        self.blocks.get(i).is_some_and(|b| self.shown(b))
     }
 
     /// Change block `i` (marks it for re-wrapping).
@@ -320,12 +380,11 @@ impl Transcript {
 
     /// The nearest changes block before `i` (`back`) or after it.
     pub fn next_changes(&self, i: usize, back: bool) -> Option<usize> {
+        let pick = |j: &usize| self.is_shown(*j) && self.changes(*j).is_some();
         if back {
-            (0..i.min(self.blocks.len()))
-                .rev()
-                .find(|j| self.changes(*j).is_some())
+            (0..i.min(self.blocks.len())).rev().find(pick)
         } else {
-            (i + 1..self.blocks.len()).find(|j| self.changes(*j).is_some())
+            (i + 1..self.blocks.len()).find(pick)
         }
     }
 
@@ -340,10 +399,13 @@ impl Transcript {
     /// Rows below block `i` (the later blocks and their separators), as
     /// [`Transcript::window`] counts them from the bottom.
     pub fn rows_below(&self, i: usize) -> usize {
-        let n = self.blocks.len();
-        let later: usize = (i + 1..n).map(|j| self.block_rows(j)).sum();
-        let seps = (i..n.saturating_sub(1))
-            .filter(|j| self.separated(*j))
+        let shown: Vec<usize> = (i..self.blocks.len())
+            .filter(|j| *j == i || self.is_shown(*j))
+            .collect();
+        let later: usize = shown.iter().skip(1).map(|j| self.block_rows(*j)).sum();
+        let seps = shown
+            .windows(2)
+            .filter(|w| self.separated(w[0], w[1]))
             .count();
         later + seps
     }
@@ -381,14 +443,20 @@ impl Transcript {
             style: ratatui::style::Style::new(),
             alignment: None,
         };
+        // The block below the one being walked, in this tab.
+        let mut below: Option<usize> = None;
         for (i, b) in self.blocks.iter().enumerate().rev() {
             if need == 0 {
                 break;
             }
-            if i + 1 < self.blocks.len() && self.separated(i) {
+            if !self.shown(b) {
+                continue;
+            }
+            if below.is_some_and(|j| self.separated(i, j)) {
                 rev.push(&BLANK);
                 need -= 1;
             }
+            below = Some(i);
             let (a, t) = b.rows();
             for l in t.iter().rev().chain(a.iter().rev()) {
                 if need == 0 {
@@ -407,29 +475,21 @@ impl Transcript {
 
     /// Rows in all, with separators.
     pub fn total_rows(&self) -> usize {
-        let n: usize = self
-            .blocks
-            .iter()
-            .map(|b| {
-                let (a, t) = b.rows();
-                a.len() + t.len()
-            })
-            .sum();
-        let seps = (0..self.blocks.len().saturating_sub(1))
-            .filter(|i| self.separated(*i))
+        let shown: Vec<usize> = (0..self.blocks.len())
+            .filter(|i| self.is_shown(*i))
+            .collect();
+        let n: usize = shown.iter().map(|i| self.block_rows(*i)).sum();
+        let seps = shown
+            .windows(2)
+            .filter(|w| self.separated(w[0], w[1]))
             .count();
         n + seps
     }
 
-    /// Whether a blank row follows block `i` (consecutive notices and
-    /// chat lines stay together).
-    fn separated(&self, i: usize) -> bool {
-        let quiet = |b: Option<&Block>| {
-            matches!(
-                b.map(|b| &b.kind),
-                Some(BlockKind::Notice(_) | BlockKind::Chat { .. })
-            )
-        };
-        !(quiet(self.blocks.get(i)) && quiet(self.blocks.get(i + 1)))
+    /// Whether a blank row parts block `i` from block `j` shown below it
+    /// (consecutive notices and chat lines stay together).
+    fn separated(&self, i: usize, j: usize) -> bool {
+        let quiet = |k: usize| self.blocks.get(k).is_some_and(Block::quiet);
+        !(quiet(i) && quiet(j))
     }
 }

@@ -53,6 +53,15 @@ pub fn draw(frame: &mut Frame<'_>, app: &mut App, now: Instant) {
         // Over the transcript and the room pane: the diff wants the width.
         crate::diffview::draw(frame, v, theme, main, comments);
     } else {
+        let log = if app.members.is_room() && log.height > 3 {
+            // A room's member tabs above its transcript.
+            let [bar, rest] =
+                Layout::vertical([Constraint::Length(1), Constraint::Min(2)]).areas(log);
+            crate::tabs::draw_tabs(frame, app, bar);
+            rest
+        } else {
+            log
+        };
         draw_transcript(frame, app, log);
         if let Some(p) = pane {
             draw_pane(frame, app, p);
@@ -245,7 +254,10 @@ fn draw_card(frame: &mut Frame<'_>, app: &App, area: Rect, now: Instant) {
     second.push(Span::styled(format!("   denied in {secs} s"), t.dim()));
     let block = Block::bordered().border_style(t.warn()).title(Span::styled(
         match &card.agent {
-            Some(a) => format!(" approval needed: {a} "),
+            Some(a) => format!(
+                " approval needed: {} ",
+                cohost_core::sanitize::inert_line(a)
+            ),
             None => " approval needed ".to_owned(),
         },
         t.warn(),
@@ -261,6 +273,18 @@ fn draw_card(frame: &mut Frame<'_>, app: &App, area: Rect, now: Instant) {
 const SHOW_ELAPSED_AFTER: Duration = Duration::from_secs(3);
 
 fn input_title(app: &App, working: Option<Duration>) -> String {
+    if let (Some(t), Mode::Chat | Mode::Host) = (app.target_member(), app.mode) {
+        // A room: who the text goes to, and whether Esc would stop it.
+        let state = app.member_state(t);
+        let t = cohost_core::sanitize::inert_line(t);
+        return match state {
+            "idle" if app.busy() => {
+                format!(" prompt → {t} · the others work · Ctrl+C twice stops all ")
+            }
+            "idle" => format!(" prompt → {t} · / for commands · Tab switches member "),
+            _ => format!(" {t} is working · Esc interrupts it · Ctrl+C twice: all "),
+        };
+    }
     match app.mode {
         Mode::Chat | Mode::Host if app.busy() => match working {
             Some(d) if d >= SHOW_ELAPSED_AFTER => format!(

@@ -168,13 +168,18 @@ impl RoomChat {
                         Err(e) => self.say(error(e)),
                     }
                 }
+                // Esc or Ctrl+C on a member's tab (or on the member last
+                // addressed): that one; the others go on.
+                Effect::InterruptMember(name) => match self.member(&name) {
+                    Ok(m) => {
+                        m.session.interrupt();
+                    }
+                    Err(e) => self.say(error(e)),
+                },
+                // A second Ctrl+C, or SIGINT: everyone.
                 Effect::Interrupt => {
-                    // The focused member; when it is idle, everyone.
-                    let stopped = self.focused().is_some_and(RunningSession::interrupt);
-                    if !stopped {
-                        for m in &self.members {
-                            m.session.interrupt();
-                        }
+                    for m in &self.members {
+                        m.session.interrupt();
                     }
                 }
                 Effect::Members => self.list(),

@@ -212,7 +212,26 @@ impl Hosting {
                 Effect::Handoff { to, text } => HostInput::Handoff { to, text },
                 Effect::Accept(id) => HostInput::Accept(id),
                 Effect::Reject(id) => HostInput::Reject(id),
+                // The screen's second Ctrl+C in a room: every member.
+                Effect::Interrupt if room.members().len() > 1 => {
+                    room.interrupt_all();
+                    continue;
+                }
                 Effect::Interrupt => HostInput::Interrupt,
+                // Esc on a member's tab: that member only.
+                Effect::InterruptMember(name) => {
+                    match room.member(&name) {
+                        Some(m) => {
+                            m.session.interrupt();
+                        }
+                        None => {
+                            let _ = say.send(Incoming::Notice(
+                                "that member is not in the room any more".into(),
+                            ));
+                        }
+                    }
+                    continue;
+                }
                 Effect::Chat(t) => HostInput::Chat(t),
                 Effect::Kick(who) => HostInput::Kick(who),
                 Effect::Budget(arg) => HostInput::Budget(arg),
