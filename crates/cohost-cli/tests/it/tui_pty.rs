@@ -456,3 +456,81 @@ fn a_room_of_two_agents_addressed_compared_and_changed() {
     assert_eq!(t.wait_exit(WAIT), 0);
     t.assert_restored();
 }
+
+/// Waits until the screen holds every one of `needles` at once (one read
+/// of the screen, so the states seen belong together).
+fn wait_all(t: &Tty, needles: &[&str]) -> String {
+    let start = std::time::Instant::now();
+    loop {
+        let s = t.screen();
+        if needles.iter().all(|n| s.contains(n)) {
+            return s;
+        }
+        assert!(start.elapsed() < WAIT, "waiting for {needles:?}:\n{s}");
+        std::thread::sleep(Duration::from_millis(30));
+    }
+}
+
+/// A room's tabs (issue 33): two members' tabs with their states, Alt+2
+/// shows and addresses the second, a prompt typed there goes to it alone,
+/// Ctrl+C stops it alone while the first streams on, and a quick second
+/// Ctrl+C stops both.
+#[test]
+fn a_rooms_tabs_address_and_interrupt_one_member() {
+    let mut t = Tty::spawn(&["chat", "--agent", "mock", "--agent", "mock"], 30, 100);
+    t.wait_for("a room of mock, mock#2", WAIT);
+    wait_all(&t, &["[all]", "1 mock ○ idle", "2 mock#2 ○ idle"]);
+
+    // Alt+1 (ESC 1): mock's tab; a slow answer there.
+    t.send(b"\x1b1");
+    t.wait_for("[1 mock ○ idle]", WAIT);
+    t.type_line("[mock:slow] first");
+    t.wait_for("tick 2", WAIT);
+    let s = wait_all(&t, &["[1 mock ● streaming]", "2 mock#2 ○ idle"]);
+    assert!(s.contains("you → mock ❯ [mock:slow] first"), "{s}");
+
+    // Alt+2: mock#2's tab shows none of mock's turn; a prompt typed here
+    // goes to mock#2 only.
+    t.send(b"\x1b2");
+    let s = wait_all(&t, &["[2 mock#2 ○ idle]", "1 mock ● streaming"]);
+    assert!(!s.contains("tick"), "mock's answer is on mock's tab: {s}");
+    t.type_line("[mock:slow] second");
+    t.wait_for("tick 2", WAIT);
+    let s = wait_all(&t, &["[2 mock#2 ● streaming]", "1 mock ● streaming"]);
+    assert!(s.contains("you → mock#2 ❯ [mock:slow] second"), "{s}");
+    assert!(
+        !s.contains("first"),
+        "mock's prompt is not on mock#2's tab: {s}"
+    );
+
+    // Ctrl+C on mock#2's tab: mock#2 stops, mock streams on.
+    t.send(b"\x03");
+    let s = wait_all(
+        &t,
+        &["[2 mock#2 ○ idle]", "· interrupted", "1 mock ● streaming"],
+    );
+    assert!(s.contains("Ctrl+C again interrupts every member"), "{s}");
+    // Past the two seconds a second press would take, back on mock's tab:
+    // it was not interrupted and finishes its answer.
+    std::thread::sleep(Duration::from_millis(2200));
+    t.send(b"\x1b1");
+    let s = t.wait_for("[1 mock ○ idle]", WAIT);
+    assert!(!s.contains("interrupted"), "mock finished: {s}");
+    assert!(s.contains("tick 49"), "all of mock's answer: {s}");
+
+    // Both stream again; Ctrl+C twice in a row stops both.
+    t.type_line("[mock:slow] again");
+    t.send(b"\x1b0");
+    t.type_line("@mock#2 [mock:slow] again");
+    wait_all(&t, &["1 mock ● streaming", "2 mock#2 ● streaming"]);
+    t.send(b"\x03");
+    t.send(b"\x03");
+    let s = wait_all(&t, &["1 mock ○ idle", "2 mock#2 ○ idle"]);
+    assert!(s.contains("interrupting every member"), "{s}");
+    // The all tab: this turn's two interrupts below the first one's.
+    assert!(s.matches("· interrupted").count() >= 2, "{s}");
+
+    t.send(b"\x04");
+    assert_eq!(t.wait_exit(WAIT), 0);
+    t.assert_restored();
+}
