@@ -32,17 +32,27 @@ export class StreamOrder {
     this.resyncing = new Set();
     /** Streams that failed for a key epoch not held yet. */
     this.awaitingKey = new Set();
+    /**
+     * Streams the relay could not replay whole (`room.resync`): taken up at
+     * whatever chunk comes next. Any other stream starts at chunk 0, so a
+     * first chunk past 0 is a gap like any other (the property test of
+     * crates/cohost-relay/tests/it/participant_view.rs found a lost first
+     * chunk went unnoticed).
+     */
+    this.anywhere = new Set();
   }
 
   /**
-   * Where a received stream chunk goes: 'show' (the next one, or the first
-   * seen of its stream), 'duplicate' (at or before the last one shown) or
-   * 'aside' (past a gap; the stream is asked again).
+   * Where a received stream chunk goes: 'show' (the next one: chunk 0 of
+   * a new stream, or any chunk of one the relay resynced), 'duplicate' (at
+   * or before the last one shown) or 'aside' (past a gap; the stream is
+   * asked again).
    */
   place(stream, chunk) {
     const last = this.last[stream];
     if (last !== undefined && chunk <= last) return 'duplicate';
-    if (last !== undefined && chunk > last + 1) {
+    const next = last === undefined ? 0 : last + 1;
+    if (chunk > next && !this.anywhere.has(stream)) {
       this.gap(stream, chunk, true);
       return 'aside';
     }
@@ -52,6 +62,7 @@ export class StreamOrder {
   /** The chunk opened and was shown: its stream is in order again. */
   shown(stream, chunk) {
     this.last[stream] = chunk;
+    this.anywhere.delete(stream);
     this.resyncing.delete(stream);
     this.gaps.delete(stream);
   }
@@ -88,6 +99,7 @@ export class StreamOrder {
 
   /** The relay no longer holds part of `stream`: it is taken up at whatever comes next. */
   resynced(stream) {
+    this.anywhere.add(stream);
     delete this.last[stream];
     this.gaps.delete(stream);
     this.resyncing.delete(stream);

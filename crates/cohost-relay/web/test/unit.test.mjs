@@ -485,8 +485,20 @@ test('chunks in order are shown; one at or before the last shown is a duplicate'
   }
   assert.equal(o.place('p-1', 2), 'duplicate');
   assert.equal(o.place('p-1', 0), 'duplicate');
-  assert.equal(o.place('p-2', 7), 'show', 'the first chunk seen of a stream');
+  assert.equal(o.place('p-2', 0), 'show', 'a new stream starts at chunk 0');
   assert.deepEqual([log.resumes, o.waiting], [0, false]);
+});
+
+test('a new stream whose first chunks never came is a gap; after a resync any chunk starts it', () => {
+  const { o, log, after } = ordered();
+  assert.equal(o.place('p-1', 2), 'aside', 'chunks 0 and 1 never came');
+  assert.equal(log.resumes, 1);
+  after(5_000);
+  assert.deepEqual(log.missing, [['p-1', 0, 1]], 'said, not skipped silently');
+  o.resynced('p-2');
+  assert.equal(o.place('p-2', 7), 'show', 'the relay no longer holds its start');
+  o.shown('p-2', 7);
+  assert.equal(o.place('p-2', 9), 'aside', 'then in order like any stream');
 });
 
 test('a gap is asked again at once, later chunks set aside, and a replay that fills it closes it', () => {
