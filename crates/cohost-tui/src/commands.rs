@@ -89,6 +89,11 @@ const CHAT: &[Command] = &[
         "[drop|up|down|first N]",
         "prompts waiting for their turn: list, cancel, reorder",
     ),
+    c(
+        "/split",
+        "",
+        "a room's members side by side (again: one tab at a time)",
+    ),
     c("/help", "", "commands and keys"),
     c("/quit", "", "end the session and exit"),
 ];
@@ -157,6 +162,11 @@ const HOST: &[Command] = &[
         "[drop|up|down|first N]",
         "prompts waiting for their turn: list, cancel, reorder",
     ),
+    c(
+        "/split",
+        "",
+        "a room's members side by side (again: one tab at a time)",
+    ),
     c("/help", "", "commands and keys"),
     c("/quit", "", "close the room and exit"),
 ];
@@ -168,6 +178,11 @@ const CO_DRIVER: &[Command] = &[
         "suggest a prompt to the host (also: just type it)",
     ),
     c("/chat", "TEXT", "say something in the room"),
+    c(
+        "/split",
+        "",
+        "a room's members side by side (again: one tab at a time)",
+    ),
     c("/help", "", "commands and keys"),
     c("/quit", "", "leave the room"),
 ];
@@ -177,6 +192,11 @@ const VIEWER: &[Command] = &[
         "/chat",
         "TEXT",
         "say something in the room (also: just type it)",
+    ),
+    c(
+        "/split",
+        "",
+        "a room's members side by side (again: one tab at a time)",
     ),
     c("/help", "", "commands and keys"),
     c("/quit", "", "leave the room"),
@@ -211,7 +231,8 @@ pub fn help(mode: Mode) -> String {
     // The room's commands share one line, and so do the budget's and the
     // queue's: the help fits a 24-row terminal.
     let folded = [
-        "/add", "/drop", "/members", "/compare", "/handoff", "/keep", "/budget", "/spend", "/queue",
+        "/add", "/drop", "/members", "/compare", "/handoff", "/keep", "/budget", "/spend",
+        "/queue", "/split",
     ];
     let all = commands(mode);
     for c in all.iter().filter(|c| !folded.contains(&c.name)) {
@@ -220,11 +241,11 @@ pub fn help(mode: Mode) -> String {
     }
     match mode {
         // With the tabs' keys: text goes to the tab's member, Esc stops it.
-        Mode::Chat | Mode::Host => s.push_str("  room: /add AGENT · @NAME TEXT · /compare TEXT · /handoff NAME · /members · /drop NAME · /keep NAME · tabs Tab/Alt+0..8 (Esc stops that member)\n"),
+        Mode::Chat | Mode::Host => s.push_str("  room: /add AGENT · @NAME TEXT · /compare TEXT · /handoff NAME · /members · /drop NAME · /keep NAME · tabs Tab/Alt+0..8 · /split\n"),
         Mode::Participant { co_driver: true } => {
-            s.push_str("  several agents: @NAME TEXT suggests to that one · tabs Tab/Alt+0..8\n");
+            s.push_str("  several agents: @NAME TEXT suggests to that one · tabs Tab/Alt+0..8 · /split\n");
         }
-        Mode::Participant { .. } => s.push_str("  several agents: tabs Tab/Alt+0..8\n"),
+        Mode::Participant { .. } => s.push_str("  several agents: tabs Tab/Alt+0..8 · /split\n"),
     }
     // Budget and queue share a line too (typed mid-turn, text steers the
     // turn or waits in the queue).

@@ -47,14 +47,17 @@ impl App {
                 KeyCode::Char('N') => Some(ApprovalOption::RejectAlways),
                 _ => None,
             };
-            if let (Some(option), Some(card)) = (option, self.approval.take()) {
-                // A room's next waiting approval at once.
-                self.next_card();
-                return self.effect(Effect::Decide {
-                    tool_id: card.call_id(),
-                    option,
-                    agent: card.agent,
-                });
+            // Only an answer takes the card (another key leaves it up).
+            if let Some(option) = option {
+                if let Some(card) = self.approval.take() {
+                    // A room's next waiting approval at once.
+                    self.next_card();
+                    return self.effect(Effect::Decide {
+                        tool_id: card.call_id(),
+                        option,
+                        agent: card.agent,
+                    });
+                }
             }
         }
         if self.votes() && !ctrl && !alt {
@@ -364,6 +367,7 @@ impl App {
         match (mode, name) {
             (_, "/help") => self.notice(commands::help(mode)),
             (_, "/quit") => self.effect(Effect::Quit),
+            (_, "/split") => self.toggle_split(),
             (Mode::Chat | Mode::Host, "/add") if arg.is_empty() => {
                 self.notice(need("an agent, e.g. /add codex (see /agent for the list)"));
             }

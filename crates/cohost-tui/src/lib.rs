@@ -29,6 +29,7 @@ pub mod queue;
 mod review;
 pub mod room;
 pub mod secret;
+mod split;
 pub mod stream;
 pub mod table;
 pub mod tabs;

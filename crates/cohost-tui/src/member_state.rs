@@ -40,6 +40,8 @@ pub(crate) struct Members {
     /// When Ctrl+C last interrupted one member: a second press soon after
     /// interrupts them all.
     pub(crate) interrupt_armed: Option<Instant>,
+    /// `/split`: the members side by side instead of one tab at a time.
+    pub(crate) split: bool,
 }
 
 impl Members {

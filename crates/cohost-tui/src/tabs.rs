@@ -80,10 +80,15 @@ impl App {
                 }
             }
         }
+        if view.is_none() {
+            // "all" is one column: side by side ends.
+            self.members.split = false;
+        }
         self.members.view = view.clone();
         self.transcript.set_view(view);
         self.scroll = 0;
-        self.focus = None;
+        // A file picked in another tab's changes may not be on this one.
+        self.set_focus(None);
     }
 
     /// The card to show once the one on screen is answered: the next
@@ -229,7 +234,12 @@ impl App {
 }
 
 /// One tab's label: `1 mock ● streaming`.
-fn label(app: &App, i: usize, name: &str, words: bool) -> (String, ratatui::style::Style) {
+pub(crate) fn label(
+    app: &App,
+    i: usize,
+    name: &str,
+    words: bool,
+) -> (String, ratatui::style::Style) {
     let t = app.theme;
     let state = app.members.state(name);
     let (icon, word, style) = match state {

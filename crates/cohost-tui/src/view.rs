@@ -53,7 +53,10 @@ pub fn draw(frame: &mut Frame<'_>, app: &mut App, now: Instant) {
         // Over the transcript and the room pane: the diff wants the width.
         crate::diffview::draw(frame, v, theme, main, comments);
     } else {
-        let log = if app.members.is_room() && log.height > 3 {
+        let split = app.split() && crate::split::draw_split(frame, app, log);
+        let log = if split {
+            Rect::default()
+        } else if app.members.is_room() && log.height > 3 {
             // A room's member tabs above its transcript.
             let [bar, rest] =
                 Layout::vertical([Constraint::Length(1), Constraint::Min(2)]).areas(log);
@@ -62,7 +65,9 @@ pub fn draw(frame: &mut Frame<'_>, app: &mut App, now: Instant) {
         } else {
             log
         };
-        draw_transcript(frame, app, log);
+        if !split {
+            draw_transcript(frame, app, log);
+        }
         if let Some(p) = pane {
             draw_pane(frame, app, p);
         }

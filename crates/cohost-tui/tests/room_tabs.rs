@@ -436,3 +436,85 @@ fn the_readmes_room_screen_is_this_one() {
         );
     }
 }
+
+#[test]
+fn split_shows_members_side_by_side_and_narrow_screens_keep_tabs() {
+    let mut one = App::new(Mode::Chat, Theme::new(false));
+    type_line(&mut one, "/split");
+    assert!(screen(&mut one).contains("/add an agent first"));
+
+    let mut a = room(&["a", "b"]);
+    feed(
+        &mut a,
+        vec![
+            start("a"),
+            start("b"),
+            chunk("a", "alpha answer"),
+            chunk("b", "beta answer"),
+            ask("b", "t1", "b.txt"),
+        ],
+    );
+    assert!(screen(&mut a).contains("approval needed: b"));
+    type_line(&mut a, "/split");
+    let s = screen(&mut a);
+    assert!(s.contains("approval needed: b"), "{s}");
+    let title = s.lines().next().unwrap();
+    assert!(title.starts_with("[1 a ● streaming]"), "{s}");
+    assert!(title.contains("│  2 b ⚑ approval"), "{s}");
+    // Both answers, each in its own column, a's left of the separator.
+    let col = |needle: &str| {
+        let row = s.lines().find(|l| l.contains(needle)).expect(needle);
+        (row.find(needle).unwrap(), row.find('│').unwrap())
+    };
+    let (alpha, sep) = col("alpha answer");
+    assert!(alpha < sep, "{s}");
+    let (beta, sep) = col("beta answer");
+    assert!(beta > sep, "{s}");
+    assert!(s.contains("b.txt"), "b's call in b's column: {s}");
+    assert!(!s.contains("[all]"), "no tab bar side by side: {s}");
+    // Tab moves the column text goes to.
+    a.on_key(key(KeyCode::Tab));
+    type_line(&mut a, "to b");
+    assert_eq!(a.take_effects(), [Effect::Prompt("@b to b".into())]);
+    assert!(screen(&mut a)
+        .lines()
+        .next()
+        .unwrap()
+        .contains("[2 b ⚑ approval]"));
+    // Too narrow for two columns of 30: the tabs.
+    let s = screen_at(&mut a, 50, 16);
+    assert!(s.lines().next().unwrap().contains("[2 b"), "{s}");
+    // Alt+0 (all) ends it; /split again too.
+    a.on_key(alt('0'));
+    assert!(!a.split());
+    type_line(&mut a, "/split");
+    assert!(a.split());
+    type_line(&mut a, "/split");
+    assert!(!a.split());
+}
+
+/// Any key but an answer leaves the approval card up (it used to take it
+/// off the screen unanswered, the call then waiting for its deadline).
+#[test]
+fn a_key_that_is_no_answer_leaves_the_card() {
+    let mut a = App::new(Mode::Chat, Theme::new(false));
+    feed(
+        &mut a,
+        vec![ev(
+            None,
+            EventBody::ToolApprovalRequested {
+                tool_id: "t1".into(),
+                name: "write_file".into(),
+                kind: ToolKind::Edit,
+                input: serde_json::json!({ "path": "x" }),
+                options: vec![ApprovalOption::AllowOnce],
+                deadline_ms: 60_000,
+            },
+        )],
+    );
+    a.on_key(key(KeyCode::Char('x')));
+    assert!(a.approval.is_some());
+    assert!(screen(&mut a).contains("approval needed"));
+    a.on_key(key(KeyCode::Char('y')));
+    assert!(a.approval.is_none());
+}
