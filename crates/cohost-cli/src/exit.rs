@@ -24,6 +24,10 @@ pub const DOCTOR_PROBLEMS: u8 = 10;
 /// reason `budget`, or a prompt was refused with `BUDGET_EXCEEDED`).
 pub const BUDGET: u8 = 11;
 
+/// Exit code of `cohost join` when the host of a `--knock` room did not let
+/// this participant in: refused (`/refuse`), or not answered in time.
+pub const TURNED_AWAY: u8 = 13;
+
 /// The exit code of an error class. One code per class keeps scripts simple:
 /// they rarely care whether the key was missing or expired, only that the
 /// fix is "authenticate".

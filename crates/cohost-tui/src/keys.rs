@@ -444,6 +444,11 @@ impl App {
                 Ok(q) => self.effect(Effect::Queue(q)),
                 Err(usage) => self.notice(usage),
             },
+            (Mode::Host, "/admit" | "/refuse") if arg.is_empty() => {
+                self.notice(need("who knocks: a name or #ID, as the knock line says"));
+            }
+            (Mode::Host, "/admit") => self.effect(Effect::Admit(arg.into())),
+            (Mode::Host, "/refuse") => self.effect(Effect::Refuse(arg.into())),
             (Mode::Host, "/accept") => self.decide_suggestion(arg, true),
             (Mode::Host, "/reject") => self.decide_suggestion(arg, false),
             (Mode::Host, "/kick") if arg.is_empty() => self.notice(need("a participant's name")),

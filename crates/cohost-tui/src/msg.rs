@@ -116,6 +116,10 @@ pub enum Effect {
         /// The room member asking (`None` outside a room).
         agent: Option<String>,
     },
+    /// `--knock`: let someone at the door in (a name, `#ID` or ID).
+    Admit(String),
+    /// `--knock`: turn someone at the door away.
+    Refuse(String),
     /// Add an agent (a provider id) to the room.
     AddMember(String),
     /// Stop a member and take it out of the room.

@@ -10,6 +10,7 @@
 use clap::Args;
 use cohost_relay::ClientEvent;
 use std::io::{BufRead, Write};
+use std::time::Duration;
 use tokio::sync::mpsc;
 
 use cohost_core::sanitize::inert_line;
@@ -193,9 +194,19 @@ pub async fn run(args: JoinArgs) -> CmdResult {
     let ctrl_c = tokio::signal::ctrl_c();
     tokio::pin!(ctrl_c);
     let mut duplicates_said = 0;
+    // At the door of a `--knock` room: until when this side waits for the
+    // host's answer (its deadline and a grace, so a relay that keeps the
+    // answer back cannot keep anyone waiting forever).
+    let mut at_door: Option<Option<tokio::time::Instant>> = None;
     loop {
         let ev = tokio::select! {
             ev = me.next() => ev,
+            () = door_deadline(at_door.flatten()) => {
+                // Not the host's word: its answer never came (a relay may
+                // have held it back).
+                out.notice("cohost: no answer came from the host in time, so you were not let in; nothing of the room reached you");
+                return Ok(crate::exit::TURNED_AWAY);
+            }
             Some(line) = lines.recv() => {
                 match parse_line(&line) {
                     Some(Line::Quit) => break,
@@ -220,8 +231,25 @@ pub async fn run(args: JoinArgs) -> CmdResult {
             }
         }
         match shown {
+            Shown::Closed if at_door.is_some() => {
+                // A refused personal invite is revoked at the relay, which
+                // may close the connection before the host's answer comes.
+                out.notice("cohost: the host did not let you in; nothing of the room reached you");
+                return Ok(crate::exit::TURNED_AWAY);
+            }
             Shown::Closed => return Ok(0),
             Shown::TurnEnd if args.until_end => break,
+            Shown::Waiting(secs) => {
+                at_door =
+                    Some(secs.map(|s| {
+                        tokio::time::Instant::now() + Duration::from_secs(s) + DOOR_GRACE
+                    }));
+            }
+            Shown::Admitted => at_door = None,
+            Shown::TurnedAway => {
+                let _ = tokio::time::timeout(Duration::from_secs(1), me.close()).await;
+                return Ok(crate::exit::TURNED_AWAY);
+            }
             _ => {}
         }
     }
@@ -354,10 +382,66 @@ enum Shown {
     Ongoing,
     TurnEnd,
     Closed,
+    /// At the door of a `--knock` room, with the host's deadline (seconds).
+    Waiting(Option<u64>),
+    /// Let in.
+    Admitted,
+    /// Refused, or not answered in time: nothing of the room comes.
+    TurnedAway,
+}
+
+/// How long past the host's own deadline a participant at the door waits
+/// for its answer before it leaves on its own.
+const DOOR_GRACE: Duration = Duration::from_secs(30);
+
+/// When the wait at the door is over, or never.
+async fn door_deadline(at: Option<tokio::time::Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// The host's answer at the door, said in words (and printed as its frame
+/// under `--json`).
+fn door(
+    me: &ParticipantSession,
+    out: &mut Out,
+    frame: &cohost_protocol::Frame,
+    d: &cohost_share::KeyDoor,
+    json: bool,
+) -> Shown {
+    if json {
+        out.text(&format!("{}\n", participant::frame_json(me.codec(), frame)));
+    }
+    if let Some(line) = participant::door_line(d, &me.fingerprint()) {
+        let lead = if d.answer.turned_away() {
+            "cohost: "
+        } else {
+            ""
+        };
+        out.notice(&format!("{lead}{line}"));
+    }
+    match d.answer {
+        cohost_share::DoorAnswer::Waiting => Shown::Waiting(d.timeout_secs),
+        cohost_share::DoorAnswer::Admitted => Shown::Admitted,
+        a if a.turned_away() => Shown::TurnedAway,
+        _ => Shown::Ongoing,
+    }
 }
 
 fn show(me: &ParticipantSession, out: &mut Out, ev: &ParticipantEvent, json: bool) -> Shown {
     let codec = me.codec();
+    if let ParticipantEvent::Frame {
+        frame,
+        message: Some(m),
+        ..
+    } = ev
+    {
+        if let cohost_share::Message::KeyDoor(d) = &**m {
+            return door(me, out, frame, d, json);
+        }
+    }
     match ev {
         ParticipantEvent::Frame { frame, message, .. } => {
             // Several agents answer at once: a heading whenever the member

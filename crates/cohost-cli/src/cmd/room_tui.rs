@@ -12,6 +12,7 @@
 use crate::cmd::turn_changes::ChangesCommand;
 
 use cohost_core::sanitize::inert_line;
+use cohost_core::CohostError;
 use cohost_protocol::{Participant, Role};
 use cohost_relay::{ClientEvent, RelayClient};
 use cohost_session::{Room, RunningSession};
@@ -27,7 +28,7 @@ use crate::cmd::room_members::MemberSetup;
 use crate::cmd::screen::{decide, on_terminal, watch_signals};
 use crate::exit::CmdResult;
 use crate::multiplayer::host::{HostBridge, HostInput, HostNotice, SuggestionPolicy};
-use crate::multiplayer::participant::stamped_name;
+use crate::multiplayer::participant::{door_line, stamped_name};
 use crate::multiplayer::session::{ParticipantEvent, ParticipantSession};
 
 /// The terminal UI, unless the output is for a program (`--json`), the user
@@ -54,6 +55,9 @@ pub struct HostParts {
     pub personal: Vec<crate::cmd::hosting::PersonalInvite>,
     /// What the room's members ask each other (its bridge), when it has one.
     pub bridge_notes: Option<mpsc::UnboundedReceiver<cohost_session::BridgeNote>>,
+    /// `--knock`: everyone waits at the door until the host answers, at
+    /// most this long (`None`: invites let people straight in).
+    pub knock: Option<std::time::Duration>,
     /// Calls that need several approvals (`--quorum`).
     pub quorum: Vec<cohost_share::QuorumRule>,
     /// What `/add` opens members with (`None`: the members are fixed).
@@ -132,13 +136,22 @@ struct Hosting {
 }
 
 /// Start the bridge over `p`'s session and room; its notices and its end
-/// go to the screen.
-fn start_hosting(p: HostParts, to_app: &mpsc::UnboundedSender<Incoming>) -> Hosting {
+/// go to the screen. Fails only when `--knock` cannot keep the door: the
+/// room must then not open at all.
+fn start_hosting(
+    p: HostParts,
+    to_app: &mpsc::UnboundedSender<Incoming>,
+) -> Result<Hosting, CohostError> {
     let (notice_tx, mut notices) = mpsc::unbounded_channel();
     let mut bridge = HostBridge::for_room(p.room, p.client, p.suggestions, notice_tx)
         .with_keys(p.keys)
         .with_interrupt_policy(p.interrupts)
         .with_quorum(p.quorum);
+    if let Some(timeout) = p.knock {
+        bridge = bridge
+            .with_knock(timeout)
+            .map_err(crate::cmd::share::door_error)?;
+    }
     if let Some(notes) = p.bridge_notes {
         bridge = bridge.with_bridge_notes(notes);
     }
@@ -161,11 +174,11 @@ fn start_hosting(p: HostParts, to_app: &mpsc::UnboundedSender<Incoming>) -> Host
         let _ = closed.send(Incoming::Closed("the room closed".into()));
         s
     });
-    Hosting {
+    Ok(Hosting {
         inputs,
         bridge,
         room,
-    }
+    })
 }
 
 impl Hosting {
@@ -210,6 +223,8 @@ impl Hosting {
                 Effect::DropMember(name) => HostInput::DropMember(name),
                 Effect::Keep { name, merge } => HostInput::Keep { name, merge },
                 Effect::Handoff { to, text } => HostInput::Handoff { to, text },
+                Effect::Admit(who) => HostInput::Admit(who),
+                Effect::Refuse(who) => HostInput::Refuse(who),
                 Effect::Accept(id) => HostInput::Accept(id),
                 Effect::Reject(id) => HostInput::Reject(id),
                 // The screen's second Ctrl+C in a room: every member.
@@ -321,7 +336,7 @@ pub async fn host(p: HostParts) -> CmdResult {
         "type a prompt to run it; /help for commands and keys".into()
     }));
     watch_signals(effects.clone(), to_app.clone());
-    let hosting = start_hosting(p, &to_app);
+    let hosting = start_hosting(p, &to_app)?;
     let say = to_app.clone();
     let relay = tokio::spawn(async move {
         hosting.relay(&mut from_app, &say).await;
@@ -358,9 +373,13 @@ pub(crate) async fn share_in_place(
         personal: room.personal,
         bridge_notes: None,
         quorum: Vec::new(),
+        knock: None,
         members: None,
     };
-    let hosting = start_hosting(parts, &to_app);
+    // No door in a chat's room (`knock: None`): this cannot fail.
+    let Ok(hosting) = start_hosting(parts, &to_app) else {
+        return;
+    };
     hosting.relay(&mut effects, &to_app).await;
     hosting.finish().await;
     if let Some(r) = room.embedded {
@@ -531,11 +550,27 @@ pub async fn participant_view(
     watch_signals(effects.clone(), to_app.clone());
     let say = to_app.clone();
     let driver = tokio::spawn(async move {
+        let mut turned_away = None;
         loop {
             tokio::select! {
                 ev = me.next() => match ev {
                     Some(ev) => {
                         if let ParticipantEvent::Frame { message: Some(m), .. } = &ev {
+                            // `--knock`: the host's answer at the door, in
+                            // words; turned away, the screen closes and the
+                            // words stay on the terminal.
+                            if let Message::KeyDoor(d) = &**m {
+                                let line = door_line(d, &me.fingerprint());
+                                if d.answer.turned_away() {
+                                    turned_away = line.clone();
+                                    let _ = say.send(Incoming::Closed(line.unwrap_or_default()));
+                                    break;
+                                }
+                                if let Some(line) = line {
+                                    let _ = say.send(Incoming::Notice(line));
+                                }
+                                continue;
+                            }
                             if let Message::ApprovalGrants(_) = **m {
                                 // The session took the host's new grants:
                                 // this participant's share of them.
@@ -577,13 +612,19 @@ pub async fn participant_view(
             }
         }
         let _ = tokio::time::timeout(std::time::Duration::from_secs(1), me.close()).await;
+        turned_away
     });
     let mut app = App::new(Mode::Participant { co_driver }, Theme::from_env());
     app.set_review_format(cohost_share::review::review_prompt);
     let shown = cohost_tui::term::run(&mut app, &mut inbox, &effects).await;
     drop(inbox);
-    let _ = driver.await;
+    let turned_away = driver.await.ok().flatten();
     shown.map_err(|e| crate::exit::internal(format!("the terminal failed: {e}")))?;
+    if let Some(line) = turned_away {
+        // Said again on the main screen: the full-screen view is gone.
+        eprintln!("cohost: {line}");
+        return Ok(crate::exit::TURNED_AWAY);
+    }
     Ok(0)
 }
 

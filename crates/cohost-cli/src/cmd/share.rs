@@ -57,11 +57,15 @@ pub struct ShareArgs {
     pub plain: bool,
     /// Everyone who opens an invite waits until you let them in: you see
     /// their name and key fingerprint and answer `/admit NAME` or `/refuse
-    /// NAME`. The room runs under a key no invite carries, so someone
-    /// waiting reads nothing of it. Line console only for now (`--plain`
-    /// or `--json`).
+    /// NAME`; they are told they wait, and what you answered. The room
+    /// runs under a key no invite carries, so someone waiting reads nothing
+    /// of it.
     #[arg(long)]
     pub knock: bool,
+    /// With --knock: how long a knock waits for your answer before it is
+    /// refused as if you said /refuse (`90s`, `5m`, `1h`).
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = crate::multiplayer::knock::parse_timeout, requires = "knock")]
+    pub knock_timeout: std::time::Duration,
     /// Also show the co-driver's web link as a QR code (line mode; `/qr`
     /// shows it at any time, `/qr viewer` the viewer's).
     #[arg(long)]
@@ -278,18 +282,17 @@ impl Prepared {
     }
 }
 
+/// Why `--knock` could not keep the room's door (no keys, no randomness).
+pub(crate) fn door_error(e: cohost_share::CodecError) -> CohostError {
+    CohostError::new(
+        cohost_core::ErrorCode::Unknown,
+        format!("cannot keep the room's door: {e}"),
+    )
+    .with_fix("run cohost share without --knock, or try again")
+}
+
 /// Run until the host quits.
 pub async fn run(args: ShareArgs) -> CmdResult {
-    if args.knock && crate::cmd::room_tui::wanted(args.json, args.plain) {
-        // The terminal UI has no /admit yet: nobody could ever come in.
-        return Err(crate::exit::Failure::usage(
-            CohostError::new(
-                cohost_core::ErrorCode::ConfigInvalid,
-                "--knock needs the line console, where you answer with /admit NAME and /refuse NAME",
-            )
-            .with_fix("add --plain (or --json)"),
-        ));
-    }
     if let Err(e) = crate::signals::listen() {
         tracing::warn!(error = %e, "cannot listen for signals");
     }
@@ -424,6 +427,7 @@ pub async fn run(args: ShareArgs) -> CmdResult {
             bridge_notes,
             quorum: args.quorum.concat(),
             members: Some(members),
+            knock: args.knock.then_some(args.knock_timeout),
         };
         let code = crate::cmd::room_tui::host(parts).await;
         if let Some(r) = embedded {
@@ -557,13 +561,7 @@ pub async fn run(args: ShareArgs) -> CmdResult {
         .with_quorum(args.quorum.concat())
         .with_members(members);
     if args.knock {
-        bridge = bridge.with_knock().map_err(|e| {
-            CohostError::new(
-                cohost_core::ErrorCode::Unknown,
-                format!("cannot keep the room's door: {e}"),
-            )
-            .with_fix("run cohost share without --knock, or try again")
-        })?;
+        bridge = bridge.with_knock(args.knock_timeout).map_err(door_error)?;
     }
     if let Some(notes) = bridge_notes {
         bridge = bridge.with_bridge_notes(notes);

@@ -13,8 +13,8 @@ use cohost_protocol::{Frame, FrameType, InviteKeys, Kick, Participant, Role};
 use cohost_relay::{ClientEvent, RelayClient};
 use cohost_session::{BridgeNote, Room, RoomEvents, RunningSession};
 use cohost_share::{
-    Chat, CodecError, Message, PayloadCodec, Presence, RoomCodec, Sender, ShareError, Signer,
-    Suggestion, SuggestionDecision, TurnStream,
+    Chat, CodecError, DoorAnswer, KeyDoor, Message, PayloadCodec, Presence, RoomCodec, Sender,
+    ShareError, Signer, Suggestion, SuggestionDecision, TurnStream,
 };
 
 use super::host_approvals::{kinds_text, ApprovalGate, VoteOutcome, Voter};
@@ -282,16 +282,17 @@ impl HostBridge {
     }
 
     /// Everyone who opens an invite waits until the host answers
-    /// (`/admit NAME`, `/refuse NAME`). The room moves to a key no invite
-    /// carries first, so nothing said in it opens for someone waiting.
-    pub fn with_knock(mut self) -> Result<Self, CodecError> {
+    /// (`/admit NAME`, `/refuse NAME`), at most `timeout` (then refused).
+    /// The room moves to a key no invite carries first, so nothing said in
+    /// it opens for someone waiting.
+    pub fn with_knock(mut self, timeout: std::time::Duration) -> Result<Self, CodecError> {
         let Some(keys) = self.keys.as_ref() else {
             return Err(CodecError::Other(
                 "the room has no keys, so it cannot keep anyone at the door".into(),
             ));
         };
         super::knock::start(&keys.codec())?;
-        self.door = Some(Door::default());
+        self.door = Some(Door::new(timeout));
         Ok(self)
     }
 
@@ -349,6 +350,9 @@ impl HostBridge {
                     None => self.quit = true,
                 },
                 Some(note) = next_note(&mut self.bridge_notes) => self.bridge_note(note).await,
+                () = knock_deadline(self.door.as_ref().and_then(Door::next_deadline)) => {
+                    self.knocks_expired().await;
+                }
             }
             if std::mem::take(&mut self.grants_due) {
                 self.send_grants().await;
@@ -1028,21 +1032,56 @@ impl HostBridge {
             return self.bind(f.sender(), sender, a, &stamped).await;
         }
         // At the door: checked as a binding would be, bound on `/admit`.
-        let said = match keys.check(f.sender(), sender, a, &stamped) {
-            Ok(who) => door.wait(
-                f.sender(),
-                Knock {
+        let (said, waits) = match keys.check(f.sender(), sender, a, &stamped) {
+            Ok(who) => {
+                let knock = Knock {
                     sender: sender.clone(),
                     announce: a.clone(),
                     stamped,
                     who,
-                },
-            ),
-            Err(why) => {
-                format!("refused the keys of {stamped}: {why}; it sees nothing of the room")
+                };
+                (
+                    door.wait(f.sender(), knock, tokio::time::Instant::now()),
+                    true,
+                )
             }
+            Err(why) => (
+                format!("refused the keys of {stamped}: {why}; it sees nothing of the room"),
+                false,
+            ),
         };
         self.notify(HostNotice::Room(said));
+        if waits {
+            // They hear that they wait, and for how long at most.
+            self.answer_door(f.sender(), DoorAnswer::Waiting).await;
+        }
+    }
+
+    /// Tell connection `to` the host's answer at the door (`key.door`,
+    /// under the invite's key: they hold no other).
+    async fn answer_door(&mut self, to: u64, answer: DoorAnswer) {
+        let timeout_secs = (answer == DoorAnswer::Waiting)
+            .then(|| self.door.as_ref().map(|d| d.timeout().as_secs()))
+            .flatten();
+        let frame = self.codec.room_frame(&Message::KeyDoor(KeyDoor {
+            to,
+            answer,
+            timeout_secs,
+        }));
+        deliver(&self.client, &self.notices, frame).await;
+    }
+
+    /// Knocks nobody answered in time: refused as if `/refuse`d, and the
+    /// host is told.
+    async fn knocks_expired(&mut self) {
+        let Some(door) = self.door.as_mut() else {
+            return;
+        };
+        let waited = super::knock::timeout_text(door.timeout());
+        for (conn, k) in door.expired(tokio::time::Instant::now()) {
+            let why = format!("nobody answered {} within {waited}", k.who.label());
+            self.turn_away(conn, k, DoorAnswer::TimedOut, &why).await;
+        }
     }
 
     /// `/admit WHO`: the knock is answered with the room's keys.
@@ -1055,6 +1094,7 @@ impl HostBridge {
         }
         self.door_record("admitted", &k);
         self.notify(HostNotice::Room(format!("let {} in", k.who.label())));
+        self.answer_door(conn, DoorAnswer::Admitted).await;
         self.bind(conn, &k.sender, &k.announce, &k.stamped).await;
     }
 
@@ -1065,26 +1105,40 @@ impl HostBridge {
         let Some((conn, k)) = self.door.as_mut().and_then(|d| d.take(who)) else {
             return self.nobody_knocks(who);
         };
+        let why = format!("refused {}", k.who.label());
+        self.turn_away(conn, k, DoorAnswer::Refused, &why).await;
+    }
+
+    /// Send knock `k` on `conn` away (`answer`: refused or timed out): it
+    /// is told first, then its key is removed (and a personal invite
+    /// revoked, at the relay too, which disconnects it); the host hears
+    /// `why` and what became of the invite.
+    async fn turn_away(&mut self, conn: u64, k: Knock, answer: DoorAnswer, why: &str) {
+        if self.keys.is_none() {
+            return;
+        }
+        // Told before the relay drops a personal invite's connection.
+        self.answer_door(conn, answer).await;
         let Some(keys) = self.keys.as_mut() else {
             return;
         };
         let personal = keys.refuse(k.sender.key, &k.announce);
-        self.door_record("refused", &k);
+        let change = if answer == DoorAnswer::TimedOut {
+            "timed_out"
+        } else {
+            "refused"
+        };
+        self.door_record(change, &k);
         let said = if personal {
             match self.send_kick(conn).await {
-                Ok(()) => format!(
-                    "refused {}: its personal invite is revoked",
-                    k.who.label()
-                ),
+                Ok(()) => format!("{why}: its personal invite is revoked"),
                 Err(e) => format!(
-                    "refused {}: its key opens nothing, but the relay was not told to revoke its invite: {e}",
-                    k.who.label()
+                    "{why}: its key opens nothing, but the relay was not told to revoke its invite: {e}"
                 ),
             }
         } else {
             format!(
-                "refused {}: that key never opens the room; the open invite it used still works for others (personal invites: --invite NAME=ROLE)",
-                k.who.label()
+                "{why}: that key never opens the room; the open invite it used still works for others (personal invites: --invite NAME=ROLE)"
             )
         };
         self.notify(HostNotice::Room(said));
@@ -1214,6 +1268,14 @@ impl HostBridge {
 
 fn inert(text: &str) -> String {
     cohost_core::sanitize::inert_line(text)
+}
+
+/// When the next knock runs out of time, or never when nobody waits.
+async fn knock_deadline(at: Option<tokio::time::Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
 }
 
 /// The next bridge note, or never when the room has no bridge (or it is

@@ -58,6 +58,38 @@ pub fn frame_json(codec: &RoomCodec, f: &Frame) -> Value {
     })
 }
 
+/// What a participant is told of the host's answer at the door of a
+/// `--knock` room (`key.door`), with its own key's fingerprint, which the
+/// host sees beside its name; `None` for an answer this build does not
+/// know.
+pub fn door_line(d: &cohost_share::KeyDoor, fingerprint: &str) -> Option<String> {
+    use cohost_share::DoorAnswer;
+    Some(match d.answer {
+        DoorAnswer::Waiting => {
+            let within = d
+                .timeout_secs
+                .map(|s| {
+                    format!(
+                        " (refused in {} without an answer)",
+                        super::knock::timeout_text(std::time::Duration::from_secs(s))
+                    )
+                })
+                .unwrap_or_default();
+            format!(
+                "waiting for the host to let you in; your key fingerprint is {fingerprint}: the host sees it beside your name{within}"
+            )
+        }
+        DoorAnswer::Admitted => "the host let you in".into(),
+        DoorAnswer::Refused => format!(
+            "the host did not let you in (your key fingerprint {fingerprint}); nothing of the room reached you"
+        ),
+        DoorAnswer::TimedOut => format!(
+            "the host did not answer in time, so you were not let in (your key fingerprint {fingerprint}); nothing of the room reached you"
+        ),
+        _ => return None,
+    })
+}
+
 /// "1 chunk" or "N chunks" for a missing range of a stream.
 pub fn missing(from: u64, to: u64) -> String {
     chunks(to.saturating_sub(from) + 1)

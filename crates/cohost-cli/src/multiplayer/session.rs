@@ -246,6 +246,12 @@ impl ParticipantSession {
         &self.codec
     }
 
+    /// This participant's key fingerprint, as the host of a `--knock`
+    /// room sees it beside its name.
+    pub fn fingerprint(&self) -> String {
+        super::knock::fingerprint(&self.e2e.identity().public())
+    }
+
     /// The epoch this participant seals under (the newest it holds).
     pub fn epoch(&self) -> u32 {
         self.e2e.current_epoch()
@@ -361,10 +367,10 @@ impl ParticipantSession {
             ClientEvent::Late(f) => return Some(self.late(f)),
             other => {
                 match &other {
-                    ClientEvent::Missing { stream, from, to } => {
-                        if !self.streams.missing(stream, *from, *to) {
-                            return None;
-                        }
+                    ClientEvent::Missing { stream, from, to }
+                        if !self.streams.missing(stream, *from, *to) =>
+                    {
+                        return None;
                     }
                     ClientEvent::Resync(r) => self.streams.resynced(&r.streams),
                     _ => {}
@@ -428,6 +434,8 @@ impl ParticipantSession {
             }
             Ok((mut message, sender)) => {
                 match &mut message {
+                    // The host's answer at the door to someone else.
+                    Some(Message::KeyDoor(d)) if d.to != self.me.conn_id => return None,
                     Some(Message::ApprovalGrants(g)) => self.grants = g.clone(),
                     Some(Message::KeyRoster(r)) => {
                         self.e2e.take_roster(r);

@@ -3,7 +3,11 @@
 //! sees her name and key fingerprint; until `/admit` she opens no frame of
 //! the room (a turn the host runs meanwhile reaches her relay connection
 //! but not her screen) and her suggestion runs nothing; admitted, she sees
-//! the next turn. A second guest is refused: his key stays out.
+//! the next turn. A second guest is refused: his key stays out. Each is
+//! told, in words, that they wait (with the fingerprint the host sees),
+//! and what the host answered; someone the host never answers is refused
+//! at the deadline (`--knock-timeout`); a guest turned away leaves with
+//! exit code 13.
 
 use std::io::Write;
 use std::process::Stdio;
@@ -60,6 +64,21 @@ fn turn(
         (n["notice"] == "event" && n["event"]["type"] == "stream_end").then_some(())
     });
 }
+
+/// The exit code of `p`, which is to end within [`STEP`].
+fn exit_code(p: &mut Reaper) -> Option<i32> {
+    let deadline = Instant::now() + STEP;
+    loop {
+        if let Some(status) = p.0.try_wait().unwrap() {
+            return status.code();
+        }
+        assert!(Instant::now() < deadline, "still running after {STEP:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// `cohost join`'s exit code when the host did not let it in.
+const TURNED_AWAY: i32 = 13;
 
 /// A guest in `cohost join --json`: its frames (stdout) and notices
 /// (stderr), read as they come.
@@ -119,7 +138,10 @@ fn a_knocking_guest_sees_nothing_until_admitted_and_a_refused_one_never() {
     let (_ana, ana_out, ana_err) = guest(h, &co, "ana", &["--suggest", "[mock:say] sneaked in"]);
     let knock = room(&out, &mut seen, "knocks: key fingerprint");
     assert!(knock.starts_with("ana (co-driver) knocks"), "{knock}");
-    assert!(knock.ends_with("/admit ana or /refuse ana"), "{knock}");
+    assert!(
+        knock.ends_with("/admit ana or /refuse ana (refused in 5m without an answer)"),
+        "{knock}"
+    );
     let fingerprint = knock
         .split("fingerprint ")
         .nth(1)
@@ -128,6 +150,20 @@ fn a_knocking_guest_sees_nothing_until_admitted_and_a_refused_one_never() {
         .next()
         .unwrap();
     assert_eq!(fingerprint.len(), 19, "{knock}");
+    // She is told she waits, with the fingerprint the host reads.
+    let mut ana_said = Vec::new();
+    let waits = until(&ana_err, &mut ana_said, "ana's wait", |l| {
+        l.contains("waiting for the host to let you in")
+            .then(|| l.to_owned())
+    });
+    assert!(
+        waits.contains(&format!("your key fingerprint is {fingerprint}")),
+        "{waits}"
+    );
+    assert!(
+        waits.ends_with("(refused in 5m without an answer)"),
+        "{waits}"
+    );
     room(&out, &mut seen, "did not let into the room");
     writeln!(stdin, "/who").unwrap();
     let who = room(&out, &mut seen, "at the door: ana (co-driver)");
@@ -139,7 +175,7 @@ fn a_knocking_guest_sees_nothing_until_admitted_and_a_refused_one_never() {
     turn(&mut stdin, &out, &mut seen, "[mock:say] quokka");
     std::thread::sleep(Duration::from_millis(500));
     let mut ana_seen: Vec<String> = ana_out.try_iter().collect();
-    let ana_said: Vec<String> = ana_err.try_iter().collect();
+    ana_said.extend(ana_err.try_iter());
     assert!(
         !ana_seen
             .iter()
@@ -157,6 +193,9 @@ fn a_knocking_guest_sees_nothing_until_admitted_and_a_refused_one_never() {
     // Let in: she gets the keys and sees the next turn.
     writeln!(stdin, "/admit ana").unwrap();
     room(&out, &mut seen, "let ana (co-driver) in");
+    until(&ana_err, &mut ana_said, "ana let in", |l| {
+        (l == "the host let you in").then_some(())
+    });
     turn(&mut stdin, &out, &mut seen, "[mock:say] pangolin");
     until(&ana_out, &mut ana_seen, "the admitted turn", |l| {
         let f: Value = serde_json::from_str(l).unwrap_or_default();
@@ -165,8 +204,13 @@ fn a_knocking_guest_sees_nothing_until_admitted_and_a_refused_one_never() {
 
     // bo knocks through the same open invite and is refused: that key
     // stays out, and the invite keeps working for ana.
-    let (_bo, bo_out, bo_err) = guest(h, &co, "bo", &[]);
+    let (mut bo, bo_out, bo_err) = guest(h, &co, "bo", &[]);
     room(&out, &mut seen, "bo (co-driver) knocks");
+    let mut bo_said = Vec::new();
+    until(&bo_err, &mut bo_said, "bo's wait", |l| {
+        l.contains("waiting for the host to let you in")
+            .then_some(())
+    });
     writeln!(stdin, "/refuse bo").unwrap();
     let refused = room(&out, &mut seen, "refused bo (co-driver)");
     assert!(
@@ -178,10 +222,18 @@ fn a_knocking_guest_sees_nothing_until_admitted_and_a_refused_one_never() {
         let f: Value = serde_json::from_str(l).unwrap_or_default();
         (f["payload"]["delta"] == "axolotl").then_some(())
     });
-    std::thread::sleep(Duration::from_millis(500));
+    // He is told, in words, and leaves with his own exit code; he read
+    // nothing of the room.
+    until(&bo_err, &mut bo_said, "bo turned away", |l| {
+        l.contains("cohost: the host did not let you in (your key fingerprint ")
+            .then_some(())
+    });
+    assert_eq!(exit_code(&mut bo), Some(TURNED_AWAY), "{bo_said:#?}");
     let bo_seen: Vec<String> = bo_out.try_iter().chain(bo_err.try_iter()).collect();
     assert!(
-        !bo_seen.iter().any(|l| l.contains("axolotl")),
+        !bo_seen
+            .iter()
+            .any(|l| l.contains("axolotl") || l.contains("pangolin")),
         "{bo_seen:#?}"
     );
     writeln!(stdin, "/admit bo").unwrap();
@@ -285,8 +337,15 @@ fn a_refused_personal_invite_is_revoked_at_the_relay() {
         "{cy_seen:#?}"
     );
     assert!(
-        cy_seen.iter().any(|l| l.contains("the host removed you")),
+        cy_seen
+            .iter()
+            .any(|l| l.contains("the host did not let you in")),
         "cy is told: {cy_seen:#?}"
+    );
+    assert_eq!(
+        cy.0.wait().unwrap().code(),
+        Some(TURNED_AWAY),
+        "{cy_seen:#?}"
     );
     // The invite is no key any more.
     let again = cohost(h, h)
@@ -303,4 +362,76 @@ fn a_refused_personal_invite_is_revoked_at_the_relay() {
     );
     let status = quit(&mut host, stdin);
     assert_eq!(status.code(), Some(0), "{seen:#?}");
+}
+
+/// Nobody answers: at the deadline the knock is refused as if the host
+/// said `/refuse`, the host is told, and so is the guest, who leaves with
+/// exit code 13 having read nothing of the room.
+#[test]
+fn a_knock_nobody_answers_is_refused_at_its_deadline() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let repo = committed_repo();
+    let mut host = Reaper(
+        cohost(h, repo.path())
+            .args(["share", "-a", "mock", "--knock", "--knock-timeout", "3s"])
+            .args(["--approve", "none", "--json"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let out = lines_of(host.0.stdout.take().unwrap());
+    let mut stdin = host.0.stdin.take().unwrap();
+    let mut seen = Vec::new();
+    let co = until(&out, &mut seen, "the invites", |l| {
+        let n: Value = serde_json::from_str(l).unwrap_or_default();
+        (n["notice"] == "invites").then(|| n["co_driver"].as_str().unwrap().to_owned())
+    });
+    let (mut dee, dee_out, dee_err) = guest(h, &co, "dee", &[]);
+    let knock = room(&out, &mut seen, "dee (co-driver) knocks");
+    assert!(
+        knock.ends_with("(refused in 3s without an answer)"),
+        "{knock}"
+    );
+    turn(&mut stdin, &out, &mut seen, "[mock:say] narwhal");
+    let mut dee_said = Vec::new();
+    let waits = until(&dee_err, &mut dee_said, "dee's wait", |l| {
+        l.contains("waiting for the host to let you in")
+            .then(|| l.to_owned())
+    });
+    assert!(
+        waits.ends_with("(refused in 3s without an answer)"),
+        "{waits}"
+    );
+    // Nobody answers.
+    let timed_out = room(&out, &mut seen, "nobody answered dee (co-driver) within 3s");
+    assert!(
+        timed_out.contains("that key never opens the room"),
+        "{timed_out}"
+    );
+    until(&dee_err, &mut dee_said, "dee told", |l| {
+        l.contains("cohost: the host did not answer in time, so you were not let in (your key fingerprint ")
+            .then_some(())
+    });
+    assert_eq!(exit_code(&mut dee), Some(TURNED_AWAY), "{dee_said:#?}");
+    let dee_seen: Vec<String> = dee_out.try_iter().chain(dee_err.try_iter()).collect();
+    assert!(
+        !dee_seen.iter().any(|l| l.contains("narwhal")),
+        "{dee_seen:#?}"
+    );
+    // Too late to let in.
+    writeln!(stdin, "/admit dee").unwrap();
+    room(&out, &mut seen, "nobody named dee is at the door");
+    let status = quit(&mut host, stdin);
+    assert_eq!(status.code(), Some(0), "{seen:#?}");
+    let changes: Vec<String> = record_entries(h)
+        .iter()
+        .filter(|e| e["kind"] == "presence")
+        .map(|e| serde_json::from_str::<Value>(e["body"].as_str().unwrap()).unwrap())
+        .filter_map(|b| b["change"].as_str().map(str::to_owned))
+        .filter(|c| c != "joined" && c != "left")
+        .collect();
+    assert_eq!(changes, ["timed_out"]);
 }
