@@ -5,7 +5,6 @@
 //! for the session already running. Also what both host consoles (lines
 //! and the terminal UI) say about the room they host.
 
-
 use clap::{Args, ValueEnum};
 use cohost_core::{CohostError, ErrorCode};
 use cohost_protocol::{Invite, Role};
@@ -310,7 +309,8 @@ async fn invites(
                     "pass --relay 127.0.0.1:8080, https://relay.example.com or cohosts://HOST:PORT",
                 )
             })?;
-            let mint = InviteMint::new(addr.http_base(), args.ca_file.as_deref(), secret, args.ttl)?;
+            let mint =
+                InviteMint::new(addr.http_base(), args.ca_file.as_deref(), secret, args.ttl)?;
             (mint, None)
         }
         None => {
