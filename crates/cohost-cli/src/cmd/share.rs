@@ -724,7 +724,12 @@ mod tests {
                 role: cohost_protocol::Role::Viewer
             })
         );
-        for bad in ["/invite", "/invite ana", "/invite ana host", "/invite ana pilot"] {
+        for bad in [
+            "/invite",
+            "/invite ana",
+            "/invite ana host",
+            "/invite ana pilot",
+        ] {
             assert_eq!(parse_input(bad), None, "{bad}");
             let help = command_help(bad).unwrap_or_default();
             assert!(help.contains("/invite NAME co-driver|viewer"), "{bad}: {help}");
