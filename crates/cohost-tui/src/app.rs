@@ -222,6 +222,9 @@ impl App {
         match msg {
             Incoming::Event(e) => self.on_event(e, now),
             Incoming::Prompted { who, text } => self.prompted(&who, &text),
+            Incoming::PromptedMember { who, member, text } => {
+                self.prompted_to(&who, &text, Some(&member));
+            }
             Incoming::Session(info) => {
                 self.session = info;
                 self.state = "ready";

@@ -245,7 +245,11 @@ impl App {
         };
         if accept {
             self.effect(Effect::Accept(s.id.clone()));
-            self.prompted(&s.from, &s.text);
+            // A suggestion to one member (`@NAME TEXT`) is on its tab.
+            let member = cohost_core::room::addressed(&s.text)
+                .map(|(name, _)| name.to_owned())
+                .filter(|n| self.members.names.contains(n));
+            self.prompted_to(&s.from, &s.text, member.as_deref());
         } else {
             self.effect(Effect::Reject(s.id));
         }
@@ -310,11 +314,7 @@ impl App {
         };
         // `@NAME` alone only says who plain text goes to.
         if !said.trim().is_empty() {
-            let from = self.transcript.blocks().len();
-            self.prompted(&who, said);
-            if let Some(m) = &member {
-                self.transcript.tag(from, m);
-            }
+            self.prompted_to(&who, said, member.as_deref());
         }
         self.effect(Effect::Prompt(sent));
         self.mark_busy();

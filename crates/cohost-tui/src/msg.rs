@@ -41,6 +41,16 @@ pub enum Incoming {
         /// The prompt.
         text: String,
     },
+    /// A turn started on someone's prompt to one member of a room (its
+    /// block goes to that member's tab).
+    PromptedMember {
+        /// Who asked (`host → codex`).
+        who: String,
+        /// The member asked, as its events name it.
+        member: String,
+        /// The prompt.
+        text: String,
+    },
     /// The session (re)opened.
     Session(SessionInfo),
     /// Something to tell the user.

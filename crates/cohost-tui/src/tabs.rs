@@ -179,6 +179,15 @@ impl App {
         }
     }
 
+    /// A prompt block that belongs to `member`'s tab (`None`: every tab).
+    pub(crate) fn prompted_to(&mut self, who: &str, text: &str, member: Option<&str>) {
+        let from = self.transcript.blocks().len();
+        self.prompted(who, text);
+        if let Some(m) = member {
+            self.transcript.tag(from, m);
+        }
+    }
+
     /// Esc in a room: interrupt the member addressed, only it.
     pub(crate) fn interrupt_target(&mut self) {
         let Some(t) = self.members.target().map(str::to_owned) else {

@@ -518,3 +518,42 @@ fn a_key_that_is_no_answer_leaves_the_card() {
     a.on_key(key(KeyCode::Char('y')));
     assert!(a.approval.is_none());
 }
+
+/// A participant's screen has the tabs too: the host's prompt to a member
+/// is on that member's tab, and a co-driver's line typed on a member's
+/// tab is suggested to that member.
+#[test]
+fn a_co_driver_sees_the_tabs_and_suggests_to_the_member_on_screen() {
+    let mut a = App::new(Mode::Participant { co_driver: true }, Theme::new(false));
+    feed(
+        &mut a,
+        vec![
+            Incoming::Members(vec!["a".into(), "b".into()]),
+            Incoming::PromptedMember {
+                who: "host → b".into(),
+                member: "b".into(),
+                text: "fix the test".into(),
+            },
+            start("b"),
+            chunk("b", "on it"),
+        ],
+    );
+    assert!(bar(&mut a).contains("2 b ● streaming"));
+    a.on_key(alt('1'));
+    let s = screen(&mut a);
+    assert!(!s.contains("fix the test") && !s.contains("on it"), "{s}");
+    a.on_key(alt('2'));
+    let s = screen(&mut a);
+    assert!(
+        s.contains("host → b ❯ fix the test") && s.contains("on it"),
+        "{s}"
+    );
+    type_line(&mut a, "also the docs");
+    assert_eq!(
+        a.take_effects(),
+        [Effect::Suggest("@b also the docs".into())]
+    );
+    // Esc asks the host to stop the turn, as a co-driver always could.
+    a.on_key(key(KeyCode::Esc));
+    assert_eq!(a.take_effects(), [Effect::Interrupt]);
+}

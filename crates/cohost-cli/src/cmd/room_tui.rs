@@ -415,13 +415,15 @@ fn participant_incoming(ev: ParticipantEvent) -> Vec<Incoming> {
                 } else {
                     "co-driver".to_string()
                 };
-                if let Some(member) = &s.agent {
-                    who = format!("{who} → {}", inert_line(member));
+                let text = cohost_core::sanitize::strip_controls(&s.text).into_owned();
+                // A member's turn: its block goes to the member's tab.
+                match s.agent {
+                    Some(member) => {
+                        who = format!("{who} → {}", inert_line(&member));
+                        vec![Incoming::PromptedMember { who, member, text }]
+                    }
+                    None => vec![Incoming::Prompted { who, text }],
                 }
-                vec![Incoming::Prompted {
-                    who,
-                    text: cohost_core::sanitize::strip_controls(&s.text).into_owned(),
-                }]
             }
             Some(Message::TurnEvent(mut e)) => {
                 if let cohost_core::EventBody::Steered(n) = &mut e.body {
