@@ -42,6 +42,7 @@ mod host_notices;
 mod join_views;
 mod invite_runtime;
 mod knock_room;
+mod knock_tui;
 mod mcp_clients;
 mod mcp_host_claude;
 #[path = "../mitm_support/mod.rs"]

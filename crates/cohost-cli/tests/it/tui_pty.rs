@@ -127,7 +127,7 @@ fn invite_from(text: &str, role: &str) -> Option<String> {
 
 /// The invite for `role` as the host console printed it before the screen
 /// switched (a line on the main screen, to copy).
-fn invite(host: &Tty, role: &str) -> String {
+pub(crate) fn invite(host: &Tty, role: &str) -> String {
     let start = std::time::Instant::now();
     loop {
         if let Some(invite) = invite_from(&host.raw(), role) {
