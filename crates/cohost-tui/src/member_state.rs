@@ -12,6 +12,9 @@ pub(crate) const IDLE: &str = "ready";
 pub(crate) const INTERRUPTING: &str = "interrupting";
 /// A member whose tool call waits for an answer.
 pub(crate) const APPROVAL: &str = "waiting for approval";
+/// A member whose agent process died during its last turn: idle, and
+/// started again (the session's respawn) by its next prompt.
+pub(crate) const CRASHED: &str = "crashed";
 
 /// The members and what the screen keeps for each.
 #[derive(Debug, Default)]
@@ -42,6 +45,8 @@ pub(crate) struct Members {
     pub(crate) interrupt_armed: Option<Instant>,
     /// `/split`: the members side by side instead of one tab at a time.
     pub(crate) split: bool,
+    /// Members whose agent crashed in the running turn (said when it ends).
+    pub(crate) crashed: BTreeSet<String>,
 }
 
 impl Members {
@@ -65,7 +70,12 @@ impl Members {
     }
 
     pub(crate) fn busy(&self) -> bool {
-        self.states.values().any(|s| *s != IDLE)
+        self.states.values().any(|s| *s != IDLE && *s != CRASHED)
+    }
+
+    /// Whether `name` has no turn running.
+    pub(crate) fn idle(&self, name: &str) -> bool {
+        matches!(self.state(name), IDLE | CRASHED)
     }
 
     /// The member plain text goes to: the one chosen, else the first.

@@ -8,7 +8,7 @@ use std::time::Instant;
 use cohost_core::{Event, EventBody};
 
 use crate::app::{App, ApprovalCard};
-use crate::member_state::{APPROVAL, IDLE, INTERRUPTING};
+use crate::member_state::{APPROVAL, CRASHED, IDLE, INTERRUPTING};
 
 /// A room's tool ids are the member's own, which two members may share
 /// (two mocks): the screen keys them by member too.
@@ -74,6 +74,14 @@ impl App {
             _ => None,
         };
         let asks = matches!(e.body, EventBody::ToolApprovalRequested { .. });
+        // Its process died: the tab says so until a turn starts it again.
+        if matches!(&e.body, EventBody::Error(err) if err.code == cohost_core::ErrorCode::ProcessCrashed)
+        {
+            self.members.crashed.insert(agent.clone());
+        }
+        if starts {
+            self.members.crashed.remove(&agent);
+        }
         let writes = matches!(
             e.body,
             EventBody::StreamChunk { .. }
@@ -132,7 +140,9 @@ impl App {
         if self.approval.is_none() {
             self.approval = self.members.waiting.pop_front();
         }
-        let state = if ends {
+        let state = if ends && self.members.crashed.remove(&agent) {
+            CRASHED
+        } else if ends {
             IDLE
         } else if self.approval.as_ref().is_some_and(mine) || self.members.waiting.iter().any(mine)
         {

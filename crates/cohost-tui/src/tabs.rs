@@ -19,7 +19,7 @@ use ratatui::Frame;
 
 use crate::app::{App, Effect};
 use crate::commands::Mode;
-use crate::member_state::{APPROVAL, IDLE, INTERRUPTING};
+use crate::member_state::{APPROVAL, CRASHED, IDLE, INTERRUPTING};
 use crate::wrap::width;
 
 /// How soon a second Ctrl+C must follow the first to interrupt every
@@ -56,7 +56,8 @@ impl App {
     }
 
     /// What member `name` is doing, as its tab says it: `streaming`,
-    /// `waiting for approval`, `interrupting` or `idle`.
+    /// `waiting for approval`, `interrupting`, `idle`, or `crashed` (its
+    /// agent died in its last turn; its next prompt starts it again).
     pub fn member_state(&self, name: &str) -> &'static str {
         match self.members.state(name) {
             IDLE => "idle",
@@ -193,7 +194,7 @@ impl App {
         let Some(t) = self.members.target().map(str::to_owned) else {
             return;
         };
-        if self.members.state(&t) == IDLE {
+        if self.members.idle(&t) {
             self.hint = Some(format!(
                 "{} is idle · Ctrl+C twice interrupts every member",
                 inert_line(&t)
@@ -214,7 +215,7 @@ impl App {
             .is_some_and(|at| now.saturating_duration_since(at) <= INTERRUPT_ALL_WITHIN);
         if armed {
             for s in self.members.states.values_mut() {
-                if *s != IDLE {
+                if !matches!(*s, IDLE | CRASHED) {
                     *s = INTERRUPTING;
                 }
             }
@@ -222,10 +223,7 @@ impl App {
             return self.effect(Effect::Interrupt);
         }
         let target = self.members.target().map(inert_line).unwrap_or_default();
-        let idle = self
-            .members
-            .target()
-            .is_none_or(|t| self.members.state(t) == IDLE);
+        let idle = self.members.target().is_none_or(|t| self.members.idle(t));
         self.interrupt_target();
         self.hint = Some(if idle {
             format!("{target} is idle · Ctrl+C again interrupts every member")
@@ -253,6 +251,7 @@ pub(crate) fn label(
     let state = app.members.state(name);
     let (icon, word, style) = match state {
         IDLE => ("○", "idle", t.dim()),
+        CRASHED => ("✗", "crashed", t.error()),
         APPROVAL => ("⚑", "approval", t.warn()),
         INTERRUPTING => ("■", "stopping", t.warn()),
         _ => ("●", "streaming", t.ok()),

@@ -283,10 +283,10 @@ fn input_title(app: &App, working: Option<Duration>) -> String {
         let state = app.member_state(t);
         let t = cohost_core::sanitize::inert_line(t);
         return match state {
-            "idle" if app.busy() => {
+            "idle" | "crashed" if app.busy() => {
                 format!(" prompt → {t} · the others work · Ctrl+C twice stops all ")
             }
-            "idle" => format!(" prompt → {t} · / for commands · Tab switches member "),
+            "idle" | "crashed" => format!(" prompt → {t} · / for commands · Tab switches member "),
             _ => format!(" {t} is working · Esc interrupts it · Ctrl+C twice: all "),
         };
     }

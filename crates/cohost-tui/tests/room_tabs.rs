@@ -557,3 +557,42 @@ fn a_co_driver_sees_the_tabs_and_suggests_to_the_member_on_screen() {
     a.on_key(key(KeyCode::Esc));
     assert_eq!(a.take_effects(), [Effect::Interrupt]);
 }
+
+/// A member whose agent died says so on its tab until its next turn
+/// starts it again; the room is not busy for it, and the others go on.
+#[test]
+fn a_crashed_member_says_so_until_its_next_turn() {
+    let mut a = room(&["a", "b"]);
+    feed(
+        &mut a,
+        vec![
+            start("a"),
+            start("b"),
+            chunk("b", "working"),
+            ev(
+                Some("a"),
+                EventBody::Error(cohost_core::CohostError::new(
+                    cohost_core::ErrorCode::ProcessCrashed,
+                    "the agent exited (code 1)",
+                )),
+            ),
+            ev(
+                Some("a"),
+                EventBody::StreamEnd {
+                    reason: EndReason::Error,
+                    usage: None,
+                },
+            ),
+        ],
+    );
+    let b = bar(&mut a);
+    assert!(
+        b.contains("1 a ✗ crashed") && b.contains("2 b ● streaming"),
+        "{b}"
+    );
+    assert_eq!(a.member_state("a"), "crashed");
+    feed(&mut a, vec![end("b")]);
+    assert!(!a.busy(), "a crashed member runs nothing");
+    feed(&mut a, vec![start("a")]);
+    assert!(bar(&mut a).contains("1 a ● streaming"));
+}
