@@ -137,6 +137,13 @@ impl AgentAdapter for StreamJsonAdapter {
         self.engine()?.session.decide(decision).await
     }
 
+    /// A user message written to the running CLI (`--input-format
+    /// stream-json`): `Ok` once the CLI queued or started it; the turn then
+    /// ends only after the CLI answered it (see `normalize::steering`).
+    async fn steer(&mut self, text: &str) -> Result<(), CohostError> {
+        self.engine()?.session.steer(text).await
+    }
+
     async fn health(&mut self) -> Health {
         match self.engine.as_ref() {
             Some(e) => {

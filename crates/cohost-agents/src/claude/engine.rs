@@ -68,6 +68,22 @@ impl SessionCore for ClaudeCore {
     fn interrupt(&mut self, out: &mut Vec<Output>) {
         out.push(Output::Write(self.normalizer.interrupt()));
     }
+
+    fn steer(&mut self, text: &str, out: &mut Vec<Output>) -> Result<u64, CohostError> {
+        let (line, ticket) = self.normalizer.steer(text, &message_uuid())?;
+        out.push(Output::Write(line));
+        Ok(ticket)
+    }
+}
+
+/// A fresh random UUID (version 4 layout) for a steered message. Random,
+/// not counted: the CLI stores message uuids in the session's transcript,
+/// and a resumed session must never see one again.
+fn message_uuid() -> String {
+    let t = || cohost_core::ids::random_tag();
+    let (a, b, c, d) = (t(), t(), t(), t());
+    // Each tag is eight hex digits.
+    format!("{a}-{}-4{}-8{}-{}{d}", &b[..4], &b[4..7], &c[..3], &c[3..7])
 }
 
 /// A running CLI session.

@@ -17,7 +17,7 @@
 
 use cohost_core::{
     AgentEvent, ApprovalOption, CohostError, EndReason, ErrorCode, ToolCallInfo, ToolDecision,
-    ToolKind, ToolStatus,
+    ToolKind, ToolStatus, Usage,
 };
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -25,8 +25,10 @@ use std::collections::{HashMap, HashSet};
 use super::dialect::Dialect;
 use super::wire::{self, out, ContentBlock, ControlRequestBody, Delta, Line, StreamEvent};
 mod results;
+mod steering;
 
 use results::{classify_result, looks_denied, result_error, text_of, to_usage};
+use steering::{Lifecycle, Steering};
 
 /// What the normalizer wants done: the shared session output. `Ready`
 /// means the CLI answered our `initialize`, with the session id when it
@@ -83,6 +85,8 @@ pub struct Normalizer {
     /// Text of the current message so far is nothing / is an error report.
     message_text_seen: bool,
     suppress_message_text: bool,
+    /// Messages steered into the running turn ([`steering`]).
+    steering: Steering,
     stats: Stats,
 }
 
@@ -106,6 +110,7 @@ impl Normalizer {
             fatal: None,
             message_text_seen: false,
             suppress_message_text: false,
+            steering: Steering::default(),
             stats: Stats::default(),
         }
     }
@@ -151,14 +156,51 @@ impl Normalizer {
         self.approvals.clear();
         self.interrupt_requested = false;
         self.fatal = None;
+        self.steering.begin_turn();
         out::user_content(content)
     }
 
     /// Ask the CLI to stop the turn (protocol cancel); returns the line.
+    /// Where the CLI can, the interrupt also drops the messages still
+    /// queued, so nothing steered runs after the user stopped the turn.
     pub fn interrupt(&mut self) -> String {
         self.interrupt_requested = true;
         let id = self.request_id();
-        out::control_request(&id, "interrupt")
+        if self.steering.cancel_queued {
+            out::interrupt_cancel_queued(&id)
+        } else {
+            out::control_request(&id, "interrupt")
+        }
+    }
+
+    /// Give `text` to the running turn as a user message named `uuid` (a
+    /// fresh UUID; the CLI's `command_lifecycle` lines name it). Returns
+    /// the line to write and the ticket of the [`Output::Steered`] that
+    /// answers it: taken once the CLI queued or started it, refused if it
+    /// did not. The turn then ends only when the CLI has answered it
+    /// ([`steering`]). Refused, and the text queued by the caller, while no
+    /// turn runs, while it is being stopped, and with a CLI that does not
+    /// report what becomes of the message.
+    pub fn steer(&mut self, text: &str, uuid: &str) -> Result<(String, u64), CohostError> {
+        let id = self.cfg.dialect.id;
+        let refused = |why: &str| {
+            CohostError::new(
+                ErrorCode::IllegalTransition,
+                format!("agent `{id}` cannot take the text now: {why}"),
+            )
+            .with_fix("the text is queued and sent as the next turn")
+        };
+        if !self.in_turn {
+            return Err(refused("no turn is running"));
+        }
+        if self.interrupt_requested || self.fatal.is_some() {
+            return Err(refused("the turn is being stopped"));
+        }
+        if let Some(e) = self.steering.refusal(id) {
+            return Err(e);
+        }
+        let ticket = self.steering.add(uuid);
+        Ok((out::user_steer(text, uuid), ticket))
     }
 
     /// The answer to a pending approval.
@@ -234,6 +276,7 @@ impl Normalizer {
             Line::Result(r) => self.on_result(r, out),
             Line::ControlRequest(r) => self.on_control_request(r, out),
             Line::ControlResponse(r) => self.on_control_response(r, out),
+            Line::CommandLifecycle(c) => self.on_lifecycle(c, out),
             Line::Unknown => self.stats.unknown += 1,
         }
     }
@@ -270,6 +313,7 @@ impl Normalizer {
         self.note_session(s.session_id.as_ref());
         match s.subtype.as_str() {
             "init" => {
+                self.steering.capabilities(&s.capabilities);
                 if s.model.is_some() {
                     self.model = s.model.clone();
                 }
@@ -564,8 +608,10 @@ impl Normalizer {
         if !self.in_turn {
             return;
         }
-        let usage = r.usage.as_ref().map(to_usage);
-        if let Some(u) = usage.filter(|u| !u.is_empty()) {
+        // Usage events of a turn are running totals: with a steered
+        // message answered by a `result` of its own, the sum of both.
+        self.steering.add_usage(r.usage.as_ref().map(to_usage));
+        if let Some(u) = self.steering.usage().filter(|u| !u.is_empty()) {
             self.emit(out, AgentEvent::Usage(u));
         }
         let reason = if self.fatal.is_some() {
@@ -581,8 +627,40 @@ impl Normalizer {
             self.emit(out, AgentEvent::Error(e));
             EndReason::Error
         };
+        match self.steering.on_result(reason) {
+            Some((reason, usage)) => self.end_turn(reason, usage, out),
+            None => tracing::debug!(
+                provider = self.cfg.dialect.id,
+                "a result with steered text still to answer: the turn goes on"
+            ),
+        }
+    }
+
+    fn end_turn(&mut self, reason: EndReason, usage: Option<Usage>, out: &mut Vec<Output>) {
         self.emit(out, AgentEvent::Ended { reason, usage });
         self.in_turn = false;
         self.approvals.clear();
+    }
+
+    fn on_lifecycle(&mut self, c: wire::CommandLifecycleMsg, out: &mut Vec<Output>) {
+        let id = self.cfg.dialect.id;
+        match self.steering.on_lifecycle(&c.command_uuid, &c.state, id) {
+            Lifecycle::Answer(ticket, answer) => out.push(Output::Steered(ticket, answer)),
+            Lifecycle::Nothing => {}
+        }
+        if !self.in_turn {
+            return;
+        }
+        // A steer still queued when the turn's last `result` came, and
+        // then dropped (an interrupt with `cancel_queued`): no further
+        // `result` will come, so the turn ends here.
+        if let Some((reason, usage)) = self.steering.after_lifecycle() {
+            let reason = if self.interrupt_requested && reason == EndReason::Completed {
+                EndReason::Interrupted
+            } else {
+                reason
+            };
+            self.end_turn(reason, usage, out);
+        }
     }
 }

@@ -42,6 +42,10 @@ const CAPABILITIES: Capabilities = Capabilities {
     // `--mcp-config JSON` (Claude Code 2.1.332 and Qwen Code 0.24.4 both
     // take inline JSON, on top of the user's own servers).
     mcp_servers: true,
+    // A user message written while a turn runs, tracked by its
+    // `command_lifecycle` (2.1.332 advertises `msg_lifecycle_v1`): the
+    // driver folds what it causes into the running turn (`normalize::steering`).
+    steer: true,
     tier: SupportTier::Structured,
     ..Capabilities::CONTROL_PROTOCOL
 };
@@ -176,10 +180,13 @@ pub(crate) const QWEN_SPEC: CliEntry = CliEntry {
     api_provider: Some("openai"),
     // Qwen has no fork flag, its stream-json input takes text only, and the
     // driver passes it no system prompt.
+    // Its `system/init` advertises no `msg_lifecycle_v1`, so a steer could
+    // not be tracked to its answer: queued instead.
     capabilities: Capabilities {
         images: false,
         fork: false,
         system_prompt: false,
+        steer: false,
         ..CAPABILITIES
     },
     // 0.x: minor versions may break the protocol, so only 0.24.

@@ -26,6 +26,9 @@ pub(crate) enum Line {
     ControlRequest(ControlRequest),
     /// The CLI answers one of our control requests.
     ControlResponse(ControlResponseMsg),
+    /// What became of a user message sent with a `uuid` (Claude Code,
+    /// `msg_lifecycle_v1`): queued, started, then one terminal state.
+    CommandLifecycle(CommandLifecycleMsg),
     /// Anything newer.
     #[serde(other)]
     Unknown,
@@ -53,6 +56,26 @@ pub(crate) struct SystemMsg {
     pub error: Option<Value>,
     /// Qwen `retry`: `{attempt, maxRetries, delayMs}`.
     pub data: Option<Value>,
+    /// Claude `init`: what this CLI's protocol supports
+    /// (`msg_lifecycle_v1`, `interrupt_cancel_queued_v1`...).
+    #[serde(default)]
+    pub capabilities: Vec<String>,
+}
+
+/// `type: command_lifecycle` (Claude Code 2.1.332, `msg_lifecycle_v1`):
+/// the fate of a user message that carried a `uuid`. Its embedded schema
+/// says: `queued` when it enters the CLI's command queue, `started` when a
+/// turn takes it in (the running turn, or a turn of its own), then exactly
+/// one of `completed`, `cancelled` (an interrupt with `cancel_queued`),
+/// `discarded` (the session ended), `refused` (never queued).
+#[derive(Debug, Deserialize)]
+pub(crate) struct CommandLifecycleMsg {
+    /// The `uuid` cohost gave the message.
+    #[serde(default)]
+    pub command_uuid: String,
+    /// `queued`, `started`, `completed`, `cancelled`, `discarded`, `refused`.
+    #[serde(default)]
+    pub state: String,
 }
 
 /// `type: stream_event`.
@@ -336,6 +359,32 @@ pub(crate) mod out {
     pub(crate) fn control_request(request_id: &str, subtype: &str) -> String {
         json!({"type": "control_request", "request_id": request_id, "request": {"subtype": subtype}})
             .to_string()
+    }
+
+    /// `interrupt` that also drops the user messages still waiting in the
+    /// CLI's queue (`cancel_queued`, advertised as
+    /// `interrupt_cancel_queued_v1`), so a steered text cannot outlive the
+    /// turn it was sent to.
+    pub(crate) fn interrupt_cancel_queued(request_id: &str) -> String {
+        json!({
+            "type": "control_request",
+            "request_id": request_id,
+            "request": {"subtype": "interrupt", "cancel_queued": true}
+        })
+        .to_string()
+    }
+
+    /// A user message sent while a turn runs, with the `uuid` the CLI's
+    /// `command_lifecycle` lines will name it by.
+    pub(crate) fn user_steer(text: &str, uuid: &str) -> String {
+        json!({
+            "type": "user",
+            "message": {"role": "user", "content": text},
+            "parent_tool_use_id": null,
+            "session_id": "",
+            "uuid": uuid
+        })
+        .to_string()
     }
 
     /// A user turn whose content is a string or an array of Anthropic

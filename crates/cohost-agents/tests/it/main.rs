@@ -21,6 +21,7 @@ mod aider_e2e;
 mod claude_e2e;
 mod claude_golden;
 mod claude_handshake;
+mod claude_steer;
 #[path = "../claude_support/mod.rs"]
 mod claude_support;
 mod codex_e2e;
