@@ -293,8 +293,9 @@ async function door(msg) {
   document.body.dataset.door = msg.answer;
   switch (msg.answer) {
     case 'waiting': {
-      const mins = Number.isInteger(msg.timeout_secs) ? ` (it answers within ${Math.max(1, Math.round(msg.timeout_secs / 60))} min)` : '';
-      notice(`Waiting for the host to let you in${mins}; your key fingerprint is ${fp}: tell the host, who sees it too.`, true);
+      const t = Number(msg.timeout_secs);
+      const within = Number.isInteger(t) && t > 0 ? ` (refused in ${t % 60 ? `${t} s` : `${t / 60} min`} without an answer)` : '';
+      notice(`Waiting for the host to let you in; your key fingerprint is ${fp}: the host sees it beside your name${within}.`, true);
       break;
     }
     case 'admitted':

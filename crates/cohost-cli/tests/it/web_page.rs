@@ -142,6 +142,13 @@ fn a_kicked_viewer_is_told_and_stops() {
     scenario("kicked");
 }
 
+/// Issue 34, `cohost share --knock`: the page says it waits with its key
+/// fingerprint (the host's), that it was let in, or refused, and stops.
+#[test]
+fn a_knocking_page_waits_is_let_in_or_refused_and_told() {
+    scenario("knock");
+}
+
 /// Issue 37, loss is visible: a relay in the middle (the proxy of
 /// `relay_mitm.rs`) in front of a real relay leaves out chunk 4 of the
 /// page's first turn once (asked again, shown whole) and of its second

@@ -760,6 +760,52 @@ const scenarios = {
     });
   },
 
+  // Issue 34, --knock: a page at the door says it waits, with the key
+  // fingerprint the host reads beside its name, then that it was let in
+  // (and shows the next turn); a second page the host refuses says so and
+  // stops, having shown nothing of the room.
+  async knock() {
+    await withRoom(
+      async ({ host, browser, link }) => {
+        const knocked = async () => {
+          const n = await host.wait(
+            (n) => n.notice === 'room' && /knocks: key fingerprint/.test(n.message) && !host.notices.answered?.has(n),
+            'a knock',
+          );
+          (host.notices.answered ??= new Set()).add(n);
+          const [, fp] = n.message.match(/knocks: key fingerprint ([0-9a-f-]{19})/);
+          const [, who] = n.message.match(/\/admit (\S+) or/);
+          return { fp, who };
+        };
+        const waits = async (page) => {
+          await page.waitForFunction(() => document.body.dataset.door === 'waiting', null, { timeout: STEP_MS });
+          return page.locator('#notice').innerText();
+        };
+        const ana = await openPage(browser, link('co_driver'));
+        const k1 = await knocked();
+        const said = await waits(ana);
+        assert.match(said, /^Waiting for the host to let you in; your key fingerprint is \S+: the host sees it beside your name \(refused in 5 min without an answer\)\.$/);
+        assert.ok(said.includes(`your key fingerprint is ${k1.fp}`), `${said} / ${k1.fp}`);
+        host.type(`/admit ${k1.who}`);
+        await ana.waitForFunction(() => document.body.dataset.door === 'admitted', null, { timeout: STEP_MS });
+        host.type('[mock:say] pangolin');
+        const t = await waitTurnEnd(ana);
+        assert.match(t.answer, /pangolin/);
+
+        const bo = await openPage(browser, link('viewer'));
+        const k2 = await knocked();
+        await waits(bo);
+        host.type(`/refuse ${k2.who}`);
+        await bo.waitForSelector('#fatal:not([hidden])', { timeout: STEP_MS });
+        assert.match(await bo.locator('#fatal').innerText(), new RegExp(`^The host did not let you in \\(your key fingerprint ${k2.fp}\\)`));
+        assert.equal(await bo.locator('.turn').count(), 0, 'nothing of the room reached the refused page');
+        assert.deepEqual(ana.errors, []);
+        assert.deepEqual(bo.errors, []);
+      },
+      ['--knock'],
+    );
+  },
+
   // Issue 37, loss is visible: a relay in the middle (the Rust proxy of
   // relay_mitm.rs, run by crates/cohost-cli/tests/it/web_page.rs in front of
   // a real relay named by COHOST_WEB_RELAY) leaves out envelope chunk 4 of the
