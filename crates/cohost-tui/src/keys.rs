@@ -392,6 +392,13 @@ impl App {
             (Mode::Chat | Mode::Host, "/handoff") => {
                 let (to, text) = arg.split_once(' ').unwrap_or((arg, ""));
                 self.prompted("you", &format!("/handoff {arg}"));
+                // The shell gives TO the word: plain text goes to it next.
+                if self.members.names.iter().any(|n| n == to) {
+                    self.members.target = Some(to.to_owned());
+                    if self.members.view.is_some() {
+                        self.show_tab(Some(to.to_owned()));
+                    }
+                }
                 self.effect(Effect::Handoff {
                     to: to.into(),
                     text: text.trim().into(),

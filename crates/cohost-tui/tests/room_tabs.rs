@@ -280,6 +280,9 @@ fn plain_text_goes_to_the_member_on_screen() {
         s.contains("prompt → b"),
         "the input says where text goes: {s}"
     );
+    // A handoff gives the receiver the word, here as in the shell.
+    type_line(&mut a, "/handoff a go on");
+    assert_eq!(a.target_member(), Some("a"));
 }
 
 #[test]
