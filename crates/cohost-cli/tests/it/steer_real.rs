@@ -4,6 +4,12 @@
 //! - Codex (app-server, `turn/steer`): the line reaches the running turn: a
 //!   `steered` event in it, the model's next request carries the text, and
 //!   no second turn runs;
+//! - Claude Code (`--input-format stream-json`, a user message with a
+//!   `uuid` tracked by its `command_lifecycle`): sent while a Bash call
+//!   runs, the line joins the tool result of the same turn; sent while an
+//!   answer streams with no tool call left, the CLI runs it as a turn of
+//!   its own after the first, and cohost folds both into the one turn;
+//!   interrupted after a steer, the turn ends with the steered text dropped;
 //! - Gemini CLI (`gemini -p` per turn, no input mid-turn): the line waits in
 //!   the queue (a `queue` event says so, and why), the first turn ends as it
 //!   would have, then the queued line runs as the next turn.
@@ -12,6 +18,7 @@
 
 use std::time::Instant;
 
+use cohost_fakellm::{FakeLlmConfig, Scenario, Script, ScriptStep};
 use cohost_testbench::{require_cli, AgentCli, Bench};
 use tokio::io::AsyncWriteExt;
 
@@ -105,6 +112,199 @@ async fn codex_takes_text_sent_mid_turn_into_the_running_turn() {
         text(&turn)
     );
     eprintln!("codex steer: {:?} from the first prompt", started.elapsed());
+    quit(child, stdin).await;
+}
+
+/// The checks every steered turn passes: one `steered` event with the
+/// text, in the running turn, one turn that completed, nothing queued.
+fn assert_steered_into_one_turn(turn: &[serde_json::Value], marker: &str) {
+    let steered = of_type(turn, "steered");
+    assert_eq!(steered.len(), 1, "{turn:#?}");
+    assert!(
+        steered[0]["text"].as_str().unwrap().starts_with(marker),
+        "{turn:#?}"
+    );
+    assert_eq!(
+        steered[0]["prompt_id"], turn[0]["prompt_id"],
+        "in the running turn"
+    );
+    assert_eq!(of_type(turn, "stream_start").len(), 1, "{turn:#?}");
+    assert_eq!(of_type(turn, "stream_end").len(), 1, "{turn:#?}");
+    assert!(of_type(turn, "queue").is_empty(), "{turn:#?}");
+    assert_eq!(turn.last().unwrap()["reason"], "completed", "{turn:#?}");
+}
+
+/// A Claude Code host on a bench whose model answers the first prompt
+/// (it says `first-turn`) with `first`.
+async fn claude_host(
+    first: ScriptStep,
+) -> (
+    Bench,
+    tokio::process::Child,
+    tokio::process::ChildStdin,
+    Notices,
+) {
+    let config = FakeLlmConfig {
+        script: Some(Script {
+            default: None,
+            steps: vec![first],
+            repeat: false,
+        }),
+        ..FakeLlmConfig::default()
+    };
+    let b = Bench::start_with(AgentCli::Claude, config).await.unwrap();
+    // `--approve all`: the Bash call runs at once (its 3 s are the window).
+    let (child, stdin, mut notices) = share(
+        &b,
+        ["share", "--agent", "claude", "--approve", "all", "--json"],
+    );
+    notices
+        .until("the invites", |n| (n["notice"] == "invites").then_some(()))
+        .await;
+    (b, child, stdin, notices)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claude_takes_text_sent_mid_turn_into_the_running_turn() {
+    if require_cli(AgentCli::Claude).is_none() {
+        return;
+    }
+    // The first model answer calls Bash with a command that takes 3 s.
+    let mut slow_tool = ScriptStep::new(Scenario::Tool);
+    slow_tool.match_prompt = Some("first-turn".into());
+    slow_tool.tool = Some("Bash".into());
+    slow_tool.args = Some(serde_json::json!({
+        "command": "sleep 3; echo slept-ok",
+        "description": "wait three seconds"
+    }));
+    let (b, child, mut stdin, mut notices) = claude_host(slow_tool).await;
+    let started = Instant::now();
+    stdin
+        .write_all(b"first-turn: run the slow command\n")
+        .await
+        .unwrap();
+    let mut turn = Vec::new();
+    notices
+        .until("the Bash call", |v| {
+            if v["notice"] != "event" {
+                return None;
+            }
+            turn.push(v["event"].clone());
+            (v["event"]["type"] == "tool_call").then_some(())
+        })
+        .await;
+    stdin
+        .write_all(b"steer-marker-4417 [[scenario:text]]\n")
+        .await
+        .unwrap();
+    turn.extend(notices.turn_end("the turn's end").await);
+
+    assert_steered_into_one_turn(&turn, "steer-marker-4417");
+    // The steer came in while the tool ran, before its result.
+    let at = |t: &str| turn.iter().position(|e| e["type"] == t).unwrap();
+    assert!(at("tool_call") < at("steered") && at("steered") < at("tool_executed"));
+    // Claude Code sent it to the model with the tool's result, in the same
+    // conversation, and answered that request within this turn.
+    let request = b
+        .last_request_with("steer-marker-4417")
+        .expect("a model request carried the steered text");
+    assert!(
+        request.contains("slept-ok"),
+        "with the tool result: {request}"
+    );
+    assert!(
+        request.contains("The user sent a new message while you were working"),
+        "{request}"
+    );
+    assert!(
+        text(&turn).contains("Tool said: slept-ok"),
+        "{}",
+        text(&turn)
+    );
+    eprintln!(
+        "claude steer (tool): {:?} from the first prompt",
+        started.elapsed()
+    );
+    quit(child, stdin).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claude_runs_text_sent_after_its_last_model_request_in_the_same_turn() {
+    if require_cli(AgentCli::Claude).is_none() {
+        return;
+    }
+    // A slow answer (40 deltas 50 ms apart) and no tool call: Claude Code
+    // ends its turn, then runs the steered text as a turn of its own.
+    let mut slow = ScriptStep::new(Scenario::Slow);
+    slow.match_prompt = Some("first-turn".into());
+    let (b, child, mut stdin, mut notices) = claude_host(slow).await;
+    stdin.write_all(b"first-turn\n").await.unwrap();
+    let mut turn = until_streaming(&mut notices).await;
+    stdin
+        .write_all(b"steer-marker-5531 [[scenario:text]]\n")
+        .await
+        .unwrap();
+    turn.extend(notices.turn_end("the turn's end").await);
+
+    assert_steered_into_one_turn(&turn, "steer-marker-5531");
+    // Both answers are this turn's: the slow one, then the steered one's.
+    let answer = text(&turn);
+    let (first, second) = (
+        answer.find("tick 39").unwrap_or_else(|| panic!("{answer}")),
+        answer
+            .find("You said: steer-marker-5531")
+            .unwrap_or_else(|| panic!("{answer}")),
+    );
+    assert!(first < second, "{answer}");
+    assert!(b.last_request_with("steer-marker-5531").is_some());
+    // Its usage is both model calls'.
+    let end = turn.last().unwrap();
+    let input = end["usage"]["input_tokens"].as_u64().unwrap();
+    let requests = b.model_requests().len() as u64;
+    assert!(requests >= 2 && input > 0, "{end}");
+    // Nothing more comes: no second turn of the CLI's leaks out as one.
+    stdin.write_all(b"after [[scenario:text]]\n").await.unwrap();
+    let next = notices.turn_end("the next turn's end").await;
+    assert!(text(&next).contains("You said: after"), "{next:#?}");
+    assert!(of_type(&next, "steered").is_empty());
+    quit(child, stdin).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claude_interrupted_after_a_steer_drops_it_with_the_turn() {
+    if require_cli(AgentCli::Claude).is_none() {
+        return;
+    }
+    let mut slow = ScriptStep::new(Scenario::Slow);
+    slow.match_prompt = Some("first-turn".into());
+    let (b, child, mut stdin, mut notices) = claude_host(slow).await;
+    stdin.write_all(b"first-turn\n").await.unwrap();
+    let mut turn = until_streaming(&mut notices).await;
+    stdin
+        .write_all(b"steer-marker-6642 [[scenario:text]]\n")
+        .await
+        .unwrap();
+    notices
+        .until("the steered event", |v| {
+            if v["notice"] != "event" {
+                return None;
+            }
+            turn.push(v["event"].clone());
+            (v["event"]["type"] == "steered").then_some(())
+        })
+        .await;
+    stdin.write_all(b"/interrupt\n").await.unwrap();
+    turn.extend(notices.turn_end("the interrupted turn's end").await);
+    assert_eq!(of_type(&turn, "stream_end").len(), 1, "{turn:#?}");
+    assert_eq!(turn.last().unwrap()["reason"], "interrupted", "{turn:#?}");
+    // The interrupt dropped the steered text (`cancel_queued`): it never
+    // reached the model, and nothing of it runs later.
+    stdin.write_all(b"after [[scenario:text]]\n").await.unwrap();
+    let next = notices.turn_end("the next turn's end").await;
+    assert_eq!(next.last().unwrap()["reason"], "completed", "{next:#?}");
+    assert!(text(&next).contains("You said: after"), "{next:#?}");
+    assert!(!text(&next).contains("steer-marker-6642"), "{next:#?}");
+    assert!(b.last_request_with("steer-marker-6642").is_none());
     quit(child, stdin).await;
 }
 
