@@ -523,6 +523,10 @@ fn grant_of(me: &ParticipantSession) -> Option<cohost_tui::app::Grant> {
     })
 }
 
+/// What a participant is told when its connection closes while it waits at
+/// the door.
+const DOOR_SHUT: &str = "the host did not let you in; nothing of the room reached you";
+
 /// The participant view until the room closes or the participant leaves.
 pub async fn participant_view(
     mut me: ParticipantSession,
@@ -553,15 +557,26 @@ pub async fn participant_view(
     let say = to_app.clone();
     let driver = tokio::spawn(async move {
         let mut turned_away = None;
+        // At the door of a `--knock` room (the host said it waits).
+        let mut at_door = false;
         loop {
             tokio::select! {
                 ev = me.next() => match ev {
                     Some(ev) => {
+                        if at_door && matches!(ev, ParticipantEvent::Relay(ClientEvent::Closed { .. })) {
+                            // A refused personal invite is revoked at the
+                            // relay, which may close the connection before
+                            // the host's answer comes.
+                            turned_away = Some(DOOR_SHUT.to_owned());
+                            let _ = say.send(Incoming::Closed(DOOR_SHUT.into()));
+                            break;
+                        }
                         if let ParticipantEvent::Frame { message: Some(m), .. } = &ev {
                             // `--knock`: the host's answer at the door, in
                             // words; turned away, the screen closes and the
                             // words stay on the terminal.
                             if let Message::KeyDoor(d) = &**m {
+                                at_door = d.answer == cohost_share::DoorAnswer::Waiting;
                                 let line = door_line(d, &me.fingerprint());
                                 if d.answer.turned_away() {
                                     turned_away = line.clone();

@@ -59,3 +59,39 @@ fn the_host_console_admits_and_refuses_and_the_guests_are_told() {
     host.assert_restored();
     assert_eq!(ada.wait_exit(WAIT), 0);
 }
+
+/// A personal invite refused at the door is revoked at the relay too: the
+/// guest's view says it was not let in and exits 13, whichever reaches it
+/// first, the host's answer or the relay closing its connection (here the
+/// answer does, in practice; the close alone is handled the same way).
+#[test]
+fn a_refused_personal_invite_closes_the_view_with_the_words() {
+    let mut host = Tty::spawn(
+        &[
+            "share",
+            "--agent",
+            "mock",
+            "--knock",
+            "--invite",
+            "cy=viewer",
+        ],
+        30,
+        160,
+    );
+    host.wait_for("type a prompt to run it", WAIT);
+    let theirs = invite(&host, "(viewer, personal)");
+    let mut cy = Tty::join(&theirs, &[], 30, 160);
+    cy.wait_for("waiting for the host to let you in", WAIT);
+    host.wait_for("cy (viewer) knocks", WAIT);
+    host.type_line("/refuse cy");
+    host.wait_for("its personal invite is revoked", WAIT);
+    assert_eq!(cy.wait_exit(WAIT), 13, "{}", cy.raw());
+    cy.assert_restored();
+    assert!(
+        cy.screen().contains("cohost: the host did not let you in"),
+        "{}",
+        cy.screen()
+    );
+    host.type_line("/quit");
+    assert_eq!(host.wait_exit(WAIT), 0);
+}
