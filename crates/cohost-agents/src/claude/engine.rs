@@ -233,3 +233,18 @@ impl Engine {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::message_uuid;
+
+    #[test]
+    fn steered_messages_get_fresh_uuid_shaped_ids() {
+        let (a, b) = (message_uuid(), message_uuid());
+        assert_ne!(a, b);
+        let groups: Vec<usize> = a.split('-').map(str::len).collect();
+        assert_eq!(groups, [8, 4, 4, 4, 12], "{a}");
+        assert!(a.chars().all(|c| c == '-' || c.is_ascii_hexdigit()), "{a}");
+        assert_eq!(&a[14..15], "4", "version 4 layout: {a}");
+    }
+}
