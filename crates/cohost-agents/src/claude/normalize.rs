@@ -14,6 +14,10 @@
 //! - A 401/403/404 the CLI would retry (Claude retries 10 times with backoff,
 //!   minutes in total) cannot succeed by waiting: the turn fails fast with
 //!   the right code and the CLI is told to stop the turn.
+//! - A user message steered into a running turn may be answered inside it
+//!   or by a CLI turn of its own after the turn's `result`; either way it
+//!   is this cohost turn's, so a `result` ends the turn only once every
+//!   steered message is answered (the `steering` module).
 
 use cohost_core::{
     AgentEvent, ApprovalOption, CohostError, EndReason, ErrorCode, ToolCallInfo, ToolDecision,
@@ -177,10 +181,10 @@ impl Normalizer {
     /// fresh UUID; the CLI's `command_lifecycle` lines name it). Returns
     /// the line to write and the ticket of the [`Output::Steered`] that
     /// answers it: taken once the CLI queued or started it, refused if it
-    /// did not. The turn then ends only when the CLI has answered it
-    /// ([`steering`]). Refused, and the text queued by the caller, while no
-    /// turn runs, while it is being stopped, and with a CLI that does not
-    /// report what becomes of the message.
+    /// did not. The turn then ends only when the CLI has answered it (the
+    /// `steering` module). Refused, and the text queued by the caller,
+    /// while no turn runs, while it is being stopped, and with a CLI that
+    /// does not report what becomes of the message.
     pub fn steer(&mut self, text: &str, uuid: &str) -> Result<(String, u64), CohostError> {
         let id = self.cfg.dialect.id;
         let refused = |why: &str| {
