@@ -393,3 +393,37 @@ fn malformed_lifecycle_lines_are_harmless() {
     let out = feed(&mut n, &[RESULT]);
     assert_eq!(ended(&out), vec![EndReason::Completed]);
 }
+
+#[test]
+fn two_steers_claude_merges_into_one_turn_of_their_own_end_with_it() {
+    // Observed with 2.1.332: two messages queued during a streaming answer
+    // are both `started` by one CLI turn after the first `result` (the
+    // model gets them as one user message, one per line).
+    let mut n = normalizer(CLAUDE);
+    n.begin_turn("hi");
+    feed(&mut n, &[INIT, DELTA]);
+    let (_, t1) = n.steer("one", "u-1").unwrap();
+    let (_, t2) = n.steer("two", "u-2").unwrap();
+    let out = feed(
+        &mut n,
+        &[
+            &lifecycle("u-1", "queued"),
+            &lifecycle("u-2", "queued"),
+            RESULT,
+        ],
+    );
+    assert_eq!(answers(&out), vec![(t1, None), (t2, None)]);
+    assert!(ended(&out).is_empty());
+    let out = feed(
+        &mut n,
+        &[
+            &lifecycle("u-1", "started"),
+            &lifecycle("u-2", "started"),
+            INIT,
+            DELTA,
+            RESULT,
+        ],
+    );
+    assert_eq!(ended(&out), vec![EndReason::Completed]);
+    assert!(answers(&out).is_empty(), "each steer is answered once");
+}
