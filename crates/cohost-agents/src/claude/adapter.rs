@@ -16,6 +16,12 @@ use super::engine::Engine;
 use crate::process::{find_on_path, GroupSignal};
 use crate::session::not_running;
 
+/// How long a steer waits for the CLI to say it queued the message.
+/// Claude Code 2.1.332 says so within milliseconds, even while an approval
+/// is pending; the bound only keeps a silent CLI from holding the engine's
+/// turn loop, which also carries interrupts and approvals.
+const STEER_ACK: Duration = Duration::from_secs(10);
+
 /// The descriptor of a family member, from its spec.
 pub(crate) fn descriptor(dialect: &Dialect) -> ProviderDescriptor {
     dialect.spec.descriptor()
@@ -141,7 +147,24 @@ impl AgentAdapter for StreamJsonAdapter {
     /// stream-json`): `Ok` once the CLI queued or started it; the turn then
     /// ends only after the CLI answered it (see `normalize::steering`).
     async fn steer(&mut self, text: &str) -> Result<(), CohostError> {
-        self.engine()?.session.steer(text).await
+        let id = self.dialect.id;
+        let session = &self.engine()?.session;
+        match tokio::time::timeout(STEER_ACK, session.steer(text)).await {
+            Ok(answer) => answer,
+            // Written but not acknowledged: the running turn counts it as
+            // waiting and ends only once the CLI answered it (or is
+            // interrupted), so it is this turn's whatever the CLI does.
+            // Queueing it as well could run the text twice.
+            Err(_) => {
+                tracing::warn!(
+                    provider = id,
+                    "the CLI has not acknowledged a steered message within {} s; \
+                     it stays with the running turn",
+                    STEER_ACK.as_secs()
+                );
+                Ok(())
+            }
+        }
     }
 
     async fn health(&mut self) -> Health {

@@ -631,7 +631,8 @@ impl Normalizer {
             self.emit(out, AgentEvent::Error(e));
             EndReason::Error
         };
-        match self.steering.on_result(reason) {
+        let stopping = self.interrupt_requested && self.steering.cancel_queued;
+        match self.steering.on_result(reason, stopping) {
             Some((reason, usage)) => self.end_turn(reason, usage, out),
             None => tracing::debug!(
                 provider = self.cfg.dialect.id,

@@ -427,3 +427,22 @@ fn two_steers_claude_merges_into_one_turn_of_their_own_end_with_it() {
     assert_eq!(ended(&out), vec![EndReason::Completed]);
     assert!(answers(&out).is_empty(), "each steer is answered once");
 }
+
+#[test]
+fn an_interrupt_ends_the_turn_at_its_result_even_before_the_steer_is_heard_of() {
+    // `cancel_queued` drops whatever still waits, so an aborted result
+    // ends the turn even if the CLI has not yet said a word of the steer.
+    let mut n = normalizer(CLAUDE);
+    n.begin_turn("hi");
+    feed(&mut n, &[INIT, DELTA]);
+    n.steer("one", "u-1").unwrap();
+    n.interrupt();
+    let out = feed(&mut n, &[ABORTED]);
+    assert_eq!(ended(&out), vec![EndReason::Interrupted]);
+    // Without the interrupt the same result would have waited.
+    let mut n = normalizer(CLAUDE);
+    n.begin_turn("hi");
+    feed(&mut n, &[INIT, DELTA]);
+    n.steer("one", "u-1").unwrap();
+    assert!(ended(&feed(&mut n, &[RESULT])).is_empty());
+}

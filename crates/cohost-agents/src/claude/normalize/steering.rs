@@ -176,12 +176,26 @@ impl Steering {
     /// A `result` ended with `reason` (its usage already added). `Some`
     /// with the turn's end (its reason and the usage of all its results)
     /// when nothing steered is left to answer; `None` when the turn goes on.
-    pub(super) fn on_result(&mut self, reason: EndReason) -> Option<(EndReason, Option<Usage>)> {
+    /// `stopping`: the turn was interrupted with `cancel_queued`, so no
+    /// steered message still waiting will run (the CLI drops them with the
+    /// interrupt), whether or not it has said so yet: the turn ends here.
+    pub(super) fn on_result(
+        &mut self,
+        reason: EndReason,
+        stopping: bool,
+    ) -> Option<(EndReason, Option<Usage>)> {
         if reason != EndReason::Completed && self.reason.is_none() {
             self.reason = Some(reason);
         }
         self.cli_turn = false;
         self.held = true;
+        if stopping {
+            for s in &mut self.steers {
+                if matches!(s.state, State::Sent | State::Queued) {
+                    s.state = State::Done;
+                }
+            }
+        }
         self.finish()
     }
 
