@@ -291,11 +291,17 @@ async function door(msg) {
   if (!state.me || String(msg.to) !== String(state.me.conn_id)) return;
   const fp = await state.crypto.fingerprint();
   document.body.dataset.door = msg.answer;
+  clearTimeout(state.doorTimer);
   switch (msg.answer) {
     case 'waiting': {
       const t = Number(msg.timeout_secs);
       const within = Number.isInteger(t) && t > 0 ? ` (refused in ${t % 60 ? `${t} s` : `${t / 60} min`} without an answer)` : '';
       notice(`Waiting for the host to let you in; your key fingerprint is ${fp}: the host sees it beside your name${within}.`, true);
+      // A relay may hold the answer back; it cannot keep this page waiting
+      // past the host's deadline and a grace (cohost join's DOOR_GRACE).
+      if (within) {
+        state.doorTimer = setTimeout(() => fatal('No answer came from the host in time, so you were not let in; nothing of the room reached this page.'), (t + 30) * 1000);
+      }
       break;
     }
     case 'admitted':

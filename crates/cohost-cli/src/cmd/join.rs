@@ -201,10 +201,8 @@ pub async fn run(args: JoinArgs) -> CmdResult {
     loop {
         let ev = tokio::select! {
             ev = me.next() => ev,
-            () = door_deadline(at_door.flatten()) => {
-                // Not the host's word: its answer never came (a relay may
-                // have held it back).
-                out.notice("cohost: no answer came from the host in time, so you were not let in; nothing of the room reached you");
+            () = participant::until(at_door.flatten()) => {
+                out.notice(&format!("cohost: {}", participant::NO_ANSWER));
                 return Ok(crate::exit::TURNED_AWAY);
             }
             Some(line) = lines.recv() => {
@@ -232,18 +230,16 @@ pub async fn run(args: JoinArgs) -> CmdResult {
         }
         match shown {
             Shown::Closed if at_door.is_some() => {
-                // A refused personal invite is revoked at the relay, which
-                // may close the connection before the host's answer comes.
-                out.notice("cohost: the host did not let you in; nothing of the room reached you");
+                out.notice(&format!("cohost: {}", participant::DOOR_SHUT));
                 return Ok(crate::exit::TURNED_AWAY);
             }
             Shown::Closed => return Ok(0),
             Shown::TurnEnd if args.until_end => break,
             Shown::Waiting(secs) => {
-                at_door =
-                    Some(secs.map(|s| {
-                        tokio::time::Instant::now() + Duration::from_secs(s) + DOOR_GRACE
-                    }));
+                at_door = Some(participant::door_gives_up(
+                    secs,
+                    tokio::time::Instant::now(),
+                ));
             }
             Shown::Admitted => at_door = None,
             Shown::TurnedAway => {
@@ -388,18 +384,6 @@ enum Shown {
     Admitted,
     /// Refused, or not answered in time: nothing of the room comes.
     TurnedAway,
-}
-
-/// How long past the host's own deadline a participant at the door waits
-/// for its answer before it leaves on its own.
-const DOOR_GRACE: Duration = Duration::from_secs(30);
-
-/// When the wait at the door is over, or never.
-async fn door_deadline(at: Option<tokio::time::Instant>) {
-    match at {
-        Some(at) => tokio::time::sleep_until(at).await,
-        None => std::future::pending().await,
-    }
 }
 
 /// The host's answer at the door, said in words (and printed as its frame

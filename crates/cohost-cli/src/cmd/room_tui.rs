@@ -28,7 +28,9 @@ use crate::cmd::room_members::MemberSetup;
 use crate::cmd::screen::{decide, on_terminal, watch_signals};
 use crate::exit::CmdResult;
 use crate::multiplayer::host::{HostBridge, HostInput, HostNotice, SuggestionPolicy};
-use crate::multiplayer::participant::{door_line, stamped_name};
+use crate::multiplayer::participant::{
+    door_gives_up, door_line, stamped_name, until, DOOR_SHUT, NO_ANSWER,
+};
 use crate::multiplayer::session::{ParticipantEvent, ParticipantSession};
 
 /// The terminal UI, unless the output is for a program (`--json`), the user
@@ -523,10 +525,6 @@ fn grant_of(me: &ParticipantSession) -> Option<cohost_tui::app::Grant> {
     })
 }
 
-/// What a participant is told when its connection closes while it waits at
-/// the door.
-const DOOR_SHUT: &str = "the host did not let you in; nothing of the room reached you";
-
 /// The participant view until the room closes or the participant leaves.
 pub async fn participant_view(
     mut me: ParticipantSession,
@@ -557,8 +555,10 @@ pub async fn participant_view(
     let say = to_app.clone();
     let driver = tokio::spawn(async move {
         let mut turned_away = None;
-        // At the door of a `--knock` room (the host said it waits).
+        // At the door of a `--knock` room (the host said it waits), and
+        // until when this side waits for the answer.
         let mut at_door = false;
+        let mut gives_up = None;
         loop {
             tokio::select! {
                 ev = me.next() => match ev {
@@ -577,6 +577,9 @@ pub async fn participant_view(
                             // words stay on the terminal.
                             if let Message::KeyDoor(d) = &**m {
                                 at_door = d.answer == cohost_share::DoorAnswer::Waiting;
+                                gives_up = at_door
+                                    .then(|| door_gives_up(d.timeout_secs, tokio::time::Instant::now()))
+                                    .flatten();
                                 let line = door_line(d, &me.fingerprint());
                                 if d.answer.turned_away() {
                                     turned_away = line.clone();
@@ -603,6 +606,11 @@ pub async fn participant_view(
                         break;
                     }
                 },
+                () = until(gives_up) => {
+                    turned_away = Some(NO_ANSWER.to_owned());
+                    let _ = say.send(Incoming::Closed(NO_ANSWER.into()));
+                    break;
+                }
                 e = from_app.recv() => {
                     let result = match e {
                         Some(Effect::Suggest(t)) => me.suggest(&t).await.map(|_| ()),

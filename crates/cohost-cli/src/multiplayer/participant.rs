@@ -58,6 +58,39 @@ pub fn frame_json(codec: &RoomCodec, f: &Frame) -> Value {
     })
 }
 
+/// How long past the host's own deadline a participant at the door waits
+/// for its answer before it leaves on its own: a relay may hold the answer
+/// back, but cannot keep anyone waiting forever.
+pub const DOOR_GRACE: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// What a participant says when it leaves the door on its own: not the
+/// host's word, its answer never came.
+pub const NO_ANSWER: &str =
+    "no answer came from the host in time, so you were not let in; nothing of the room reached you";
+
+/// What a participant says when its connection closes while it waits at
+/// the door (a refused personal invite is revoked at the relay, which may
+/// close it before the host's answer comes).
+pub const DOOR_SHUT: &str = "the host did not let you in; nothing of the room reached you";
+
+/// When a participant the host told to wait (at most `timeout_secs`)
+/// stops waiting for the answer, from `now`; `None`: no deadline said.
+pub fn door_gives_up(
+    timeout_secs: Option<u64>,
+    now: tokio::time::Instant,
+) -> Option<tokio::time::Instant> {
+    timeout_secs.map(|s| now + std::time::Duration::from_secs(s) + DOOR_GRACE)
+}
+
+/// Sleeps until `at`, or forever without one (a `select!` arm that never
+/// fires).
+pub async fn until(at: Option<tokio::time::Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
 /// What a participant is told of the host's answer at the door of a
 /// `--knock` room (`key.door`), with its own key's fingerprint, which the
 /// host sees beside its name; `None` for an answer this build does not
@@ -209,6 +242,41 @@ fn raw_frame_line(codec: &RoomCodec, f: &Frame) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What someone at the door reads, for each answer the host gives; a
+    /// participant told to wait gives up only past the host's deadline.
+    #[test]
+    fn the_door_is_said_in_words_and_waiting_has_an_end() {
+        use cohost_share::{DoorAnswer, KeyDoor};
+        let door = |answer, timeout_secs| KeyDoor {
+            to: 7,
+            answer,
+            timeout_secs,
+        };
+        let fp = "72cd-6e84-22c4-07fb";
+        assert_eq!(
+            door_line(&door(DoorAnswer::Waiting, Some(300)), fp).as_deref(),
+            Some("waiting for the host to let you in; your key fingerprint is 72cd-6e84-22c4-07fb: the host sees it beside your name (refused in 5m without an answer)")
+        );
+        assert_eq!(
+            door_line(&door(DoorAnswer::Admitted, None), fp).as_deref(),
+            Some("the host let you in")
+        );
+        for (answer, says) in [
+            (DoorAnswer::Refused, "the host did not let you in"),
+            (DoorAnswer::TimedOut, "the host did not answer in time"),
+        ] {
+            let line = door_line(&door(answer, None), fp).unwrap_or_default();
+            assert!(line.starts_with(says) && line.contains(fp), "{line}");
+        }
+        assert_eq!(door_line(&door(DoorAnswer::Unknown, None), fp), None);
+        let now = tokio::time::Instant::now();
+        assert_eq!(
+            door_gives_up(Some(300), now),
+            Some(now + std::time::Duration::from_secs(330))
+        );
+        assert_eq!(door_gives_up(None, now), None);
+    }
     use base64::Engine as _;
     use cohost_protocol::{Role, RoomId};
     use cohost_share::e2e::Identity;

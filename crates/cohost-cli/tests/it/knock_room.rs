@@ -435,3 +435,53 @@ fn a_knock_nobody_answers_is_refused_at_its_deadline() {
         .collect();
     assert_eq!(changes, ["timed_out"]);
 }
+
+/// A relay that keeps the host's answer back cannot keep anyone at the
+/// door forever: told to wait at most 1 s, the guest leaves on its own 30 s
+/// later, saying no answer came (not that the host refused), exit 13.
+#[test]
+fn a_relay_holding_the_answer_back_keeps_nobody_waiting_forever() {
+    use crate::mitm_support::Leg;
+    use cohost_protocol::FrameType;
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let (mitm, _relay, mut host, out, first) =
+        crate::relay_mitm::shared_behind_mitm(h, &["--knock", "--knock-timeout", "1s"]);
+    let mut seen = Vec::new();
+    // The first answer (waiting) goes through; every later one is held.
+    let mut answers = 0;
+    mitm.drop_when(move |leg, _, f| {
+        if leg == Leg::ToClient && f.kind() == FrameType::KeyDoor {
+            answers += 1;
+            return answers > 1;
+        }
+        false
+    });
+    let co = first["co_driver"].as_str().unwrap().to_owned();
+    let (mut eve, _eve_out, eve_err) = guest(h, &co, "eve", &[]);
+    let mut eve_said = Vec::new();
+    until(&eve_err, &mut eve_said, "eve's wait", |l| {
+        l.contains("waiting for the host to let you in")
+            .then_some(())
+    });
+    room(&out, &mut seen, "nobody answered eve (co-driver) within 1s");
+    let started = Instant::now();
+    until(&eve_err, &mut eve_said, "eve leaving", |l| {
+        l.contains("cohost: no answer came from the host in time")
+            .then_some(())
+    });
+    assert!(
+        started.elapsed() >= Duration::from_secs(20),
+        "{eve_said:#?}"
+    );
+    assert_eq!(exit_code(&mut eve), Some(TURNED_AWAY), "{eve_said:#?}");
+    assert!(
+        !eve_said
+            .iter()
+            .any(|l| l.contains("the host did not answer in time")),
+        "{eve_said:#?}"
+    );
+    let stdin = host.0.stdin.take().unwrap();
+    let status = quit(&mut host, stdin);
+    assert_eq!(status.code(), Some(0), "{seen:#?}");
+}

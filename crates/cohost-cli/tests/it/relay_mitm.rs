@@ -58,7 +58,7 @@ fn attacker(invite: &str) -> RoomCodec {
 /// goes through it) and `cohost share --agent mock --approve none --json
 /// EXTRA` on it: the proxy, the relay, the host, its stdout lines and its
 /// first line (the invites).
-fn shared_behind_mitm(
+pub(crate) fn shared_behind_mitm(
     home: &std::path::Path,
     extra: &[&str],
 ) -> (Mitm, Reaper, Reaper, Receiver<String>, Value) {
