@@ -201,6 +201,18 @@ fn a_knocking_guest_sees_nothing_until_admitted_and_a_refused_one_never() {
         let f: Value = serde_json::from_str(l).unwrap_or_default();
         (f["payload"]["delta"] == "pangolin").then_some(())
     });
+    // Under --json the host's answers are frames too, addressed to her.
+    let doors: Vec<Value> = ana_seen
+        .iter()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|f| f["frame"] == "key.door")
+        .collect();
+    let answers: Vec<&str> = doors
+        .iter()
+        .filter_map(|f| f["payload"]["answer"].as_str())
+        .collect();
+    assert_eq!(answers, ["waiting", "admitted"], "{doors:#?}");
+    assert_eq!(doors[0]["payload"]["timeout_secs"], 300, "{doors:#?}");
 
     // bo knocks through the same open invite and is refused: that key
     // stays out, and the invite keeps working for ana.
@@ -222,6 +234,16 @@ fn a_knocking_guest_sees_nothing_until_admitted_and_a_refused_one_never() {
         let f: Value = serde_json::from_str(l).unwrap_or_default();
         (f["payload"]["delta"] == "axolotl").then_some(())
     });
+    // bo's answers were not hers: she shows none of them.
+    let doors = ana_seen
+        .iter()
+        .filter(|l| l.contains("\"frame\":\"key.door\""))
+        .count();
+    assert_eq!(doors, 2, "{ana_seen:#?}");
+    assert!(
+        !ana_said.iter().any(|l| l.contains("did not let you in")),
+        "{ana_said:#?}"
+    );
     // He is told, in words, and leaves with his own exit code; he read
     // nothing of the room.
     until(&bo_err, &mut bo_said, "bo turned away", |l| {
