@@ -350,7 +350,9 @@ impl HostBridge {
                     None => self.quit = true,
                 },
                 Some(note) = next_note(&mut self.bridge_notes) => self.bridge_note(note).await,
-                () = knock_deadline(self.door.as_ref().and_then(Door::next_deadline)) => {
+                // A knock nobody answered runs out (never, with nobody
+                // at the door).
+                () = super::participant::until(self.door.as_ref().and_then(Door::next_deadline)) => {
                     self.knocks_expired().await;
                 }
             }
@@ -1268,14 +1270,6 @@ impl HostBridge {
 
 fn inert(text: &str) -> String {
     cohost_core::sanitize::inert_line(text)
-}
-
-/// When the next knock runs out of time, or never when nobody waits.
-async fn knock_deadline(at: Option<tokio::time::Instant>) {
-    match at {
-        Some(at) => tokio::time::sleep_until(at).await,
-        None => std::future::pending().await,
-    }
 }
 
 /// The next bridge note, or never when the room has no bridge (or it is
