@@ -51,10 +51,13 @@ pub struct HostParts {
     pub suggestions: SuggestionPolicy,
     /// Co-driver interrupt requests.
     pub interrupts: SuggestionPolicy,
-    /// The guests' invites.
-    pub invites: room::Invites,
+    /// The guests' open invites (`None` with `--invite-only`).
+    pub invites: Option<room::Invites>,
     /// The personal invites (`--invite NAME=ROLE`).
     pub personal: Vec<crate::cmd::hosting::PersonalInvite>,
+    /// What mints personal invites while the room runs (`/invite`), and
+    /// whether they say `cohosts://`.
+    pub mint: Option<(crate::cmd::invite_mint::InviteMint, bool)>,
     /// What the room's members ask each other (its bridge), when it has one.
     pub bridge_notes: Option<mpsc::UnboundedReceiver<cohost_session::BridgeNote>>,
     /// `--knock`: everyone waits at the door until the host answers, at
@@ -120,6 +123,7 @@ fn host_incoming(n: HostNotice) -> Option<Incoming> {
         },
         HostNotice::Presence(p) => return presence(p),
         HostNotice::Room(m) => Incoming::Notice(m),
+        HostNotice::Invited(p) => Incoming::Notice(crate::cmd::hosting::personal_line(&p)),
         HostNotice::Members(names) => Incoming::Members(names),
         HostNotice::InterruptRequested { from } => Incoming::Notice(format!(
             "{} asks to interrupt the turn (Esc interrupts)",
@@ -153,6 +157,9 @@ fn start_hosting(
         bridge = bridge
             .with_knock(timeout)
             .map_err(crate::cmd::share::door_error)?;
+    }
+    if let Some((mint, secure)) = p.mint {
+        bridge = bridge.with_mint(mint, secure);
     }
     if let Some(notes) = p.bridge_notes {
         bridge = bridge.with_bridge_notes(notes);
@@ -251,6 +258,13 @@ impl Hosting {
                 }
                 Effect::Chat(t) => HostInput::Chat(t),
                 Effect::Kick(who) => HostInput::Kick(who),
+                Effect::Invite(words) => match crate::cmd::share::invite_input(&words) {
+                    Ok(input) => input,
+                    Err(e) => {
+                        let _ = say.send(Incoming::Notice(format!("/invite: {e}")));
+                        continue;
+                    }
+                },
                 Effect::Budget(arg) => HostInput::Budget(arg),
                 Effect::Spend => HostInput::Spend,
                 Effect::Decide {
@@ -319,15 +333,23 @@ pub async fn host(p: HostParts) -> CmdResult {
     let (to_app, mut inbox) = mpsc::unbounded_channel();
     let (effects, mut from_app) = mpsc::unbounded_channel();
     // Also on the main screen: still there to copy after the console ends.
-    println!(
-        "Sharing {} — give each guest an invite; they run `cohost join` and paste it:\n  co-driver: {}\n  viewer:    {}",
-        info.agent, invites.co_driver, invites.viewer
-    );
+    match &invites {
+        Some(i) => println!(
+            "Sharing {} — give each guest an invite; they run `cohost join` and paste it:\n  co-driver: {}\n  viewer:    {}",
+            info.agent, i.co_driver, i.viewer
+        ),
+        None => println!(
+            "Sharing {} with the people named (/invite NAME co-driver|viewer names one more):",
+            info.agent
+        ),
+    }
     for p in &p.personal {
         println!("  {}", crate::cmd::hosting::personal_line(p));
     }
     let _ = to_app.send(Incoming::Session(info));
-    let _ = to_app.send(Incoming::Invites(invites));
+    if let Some(invites) = invites {
+        let _ = to_app.send(Incoming::Invites(invites));
+    }
     let several = members.len() > 1;
     if several {
         let _ = to_app.send(Incoming::Members(members));
@@ -364,7 +386,9 @@ pub(crate) async fn share_in_place(
     mut effects: mpsc::UnboundedReceiver<Effect>,
     to_app: mpsc::UnboundedSender<Incoming>,
 ) {
-    let _ = to_app.send(Incoming::Shared(room.invites.clone()));
+    if let Some(invites) = room.invites.clone() {
+        let _ = to_app.send(Incoming::Shared(invites));
+    }
     let parts = HostParts {
         room: cohost_session::Room::of_one(session.descriptor().id.clone(), session),
         client: room.client,
@@ -373,6 +397,7 @@ pub(crate) async fn share_in_place(
         interrupts: SuggestionPolicy::Ask,
         invites: room.invites,
         personal: room.personal,
+        mint: Some((room.mint, room.secure_invites)),
         bridge_notes: None,
         quorum: Vec::new(),
         knock: None,
