@@ -184,7 +184,8 @@ impl Turns {
     }
 }
 
-/// Claude Code / Qwen Code stream-json and control protocol.
+/// Claude Code / Qwen Code stream-json and control protocol; `>>s TEXT`
+/// steers TEXT into the running turn as the message `u-N` (the N-th steer).
 pub fn claude_session(dialect: cohost_agents::parsers::claude::Dialect, data: &[u8]) {
     use cohost_agents::parsers::claude::{Normalizer, NormalizerConfig, Output};
     let (ctl, payload) = split_control(data);
@@ -197,7 +198,17 @@ pub fn claude_session(dialect: cohost_agents::parsers::claude::Dialect, data: &[
     let _ = n.initialize();
     let mut turns = Turns::default();
     let mut out = Vec::new();
+    let mut steers = 0;
     for line in text(payload).lines() {
+        // `>>s TEXT`: steer TEXT into the running turn, named `u-N` so that
+        // `command_lifecycle` lines in the input can answer it.
+        if let Some(t) = line.strip_prefix(">>s ") {
+            steers += 1;
+            if let Ok((written, _)) = n.steer(t, &format!("u-{steers}")) {
+                assert!(!written.contains('\n'), "a steer is one stdin line");
+            }
+            continue;
+        }
         match host_action(line) {
             // The engine runs one turn at a time.
             Some(HostAction::Prompt(p)) if !n.in_turn() => {
