@@ -732,7 +732,10 @@ mod tests {
         ] {
             assert_eq!(parse_input(bad), None, "{bad}");
             let help = command_help(bad).unwrap_or_default();
-            assert!(help.contains("/invite NAME co-driver|viewer"), "{bad}: {help}");
+            assert!(
+                help.contains("/invite NAME co-driver|viewer"),
+                "{bad}: {help}"
+            );
         }
     }
 
