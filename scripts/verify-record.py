@@ -13,8 +13,8 @@ import base64, hashlib, json, struct, sys
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-FIELDS = ["v", "seq", "ts", "prev", "kind", "author", "author_key", "author_sig", "author_signed", "body", "hash", "sig"]
-OPTIONAL = {"author", "author_key", "author_sig", "author_signed"}
+FIELDS = ["v", "seq", "ts", "prev", "kind", "author", "author_public_key", "author_sig", "author_signed", "body", "hash", "sig"]
+OPTIONAL = {"author", "author_public_key", "author_sig", "author_signed"}
 FRAME_TYPE = {"suggestion": 1, "approval_vote": 17}
 
 
@@ -100,7 +100,7 @@ def main(path):
         v2 = e["v"] == 2
         if e["v"] not in (1, 2) or e["seq"] != n or e["prev"] != prev:
             fail(n, "version, sequence or chain")
-        ak = b64d(e["author_key"], 32) if "author_key" in e else None
+        ak = b64d(e["author_public_key"], 32) if "author_public_key" in e else None
         asig = b64d(e["author_sig"], 64) if "author_sig" in e else None
         asigned = b64v(e["author_signed"]) if "author_signed" in e else None
         if (ak is None) != (asig is None) or (v2 and (ak is None or asigned is None)) or (not v2 and asigned is not None):

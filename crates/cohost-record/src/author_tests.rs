@@ -304,8 +304,8 @@ fn exports_name_the_signer_and_verify() {
     let json: serde_json::Value =
         serde_json::from_str(&export(&r, Format::Json, &Options::default()).expect("json"))
             .expect("JSON");
-    assert_eq!(json["transcript"][1]["author_key"], key.as_str());
-    assert!(json["transcript"][0].get("author_key").is_none());
+    assert_eq!(json["transcript"][1]["author_public_key"], key.as_str());
+    assert!(json["transcript"][0].get("author_public_key").is_none());
 }
 
 /// `tests/vectors/record-v2.jsonl`: what this code writes for a record

@@ -53,7 +53,7 @@ pub struct Entry {
     /// The author's Ed25519 public key (base64url, no padding), when the
     /// author signed the body itself.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub author_key: Option<String>,
+    pub author_public_key: Option<String>,
     /// The author's signature (base64url): in a version-1 entry over
     /// [`AUTHOR_CONTEXT`] | body; in a version-2 entry over `author_signed`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -79,8 +79,8 @@ pub struct Draft {
     pub kind: String,
     /// See [`Entry::author`].
     pub author: Option<String>,
-    /// See [`Entry::author_key`] (raw 32 bytes).
-    pub author_key: Option<[u8; 32]>,
+    /// See [`Entry::author_public_key`] (raw 32 bytes).
+    pub author_public_key: Option<[u8; 32]>,
     /// See [`Entry::author_sig`] (raw 64 bytes).
     pub author_sig: Option<[u8; 64]>,
     /// See [`Entry::author_signed`] (raw bytes).
@@ -103,7 +103,7 @@ impl Draft {
     /// A draft carrying `a`, the author's own signature of what it says.
     pub fn signed_by(self, a: &crate::author::AuthorSig) -> Draft {
         Draft {
-            author_key: Some(a.key),
+            author_public_key: Some(a.key),
             author_sig: Some(a.sig),
             author_signed: Some(a.signed.clone()),
             ..self
@@ -132,7 +132,7 @@ fn optional(out: &mut Vec<u8>, bytes: Option<&[u8]>) {
 ///
 /// ```text
 /// "cohost-record-v1\0" | seq (u64 BE) | ts (u64 BE) | prev (32 bytes)
-/// | str(kind) | opt(author) | opt(author_key, 32 raw bytes)
+/// | str(kind) | opt(author) | opt(author_public_key, 32 raw bytes)
 /// | opt(author_sig, 64 raw bytes) | str(body)
 /// str(x) = len (u32 BE) | bytes;  opt(x) = 0x00 when absent, 0x01 | str(x)
 /// ```
@@ -154,7 +154,7 @@ pub fn canonical_bytes(seq: u64, ts: u64, prev: &[u8; 32], d: &Draft) -> Vec<u8>
     out.extend_from_slice(prev);
     field(&mut out, d.kind.as_bytes());
     optional(&mut out, d.author.as_deref().map(str::as_bytes));
-    optional(&mut out, d.author_key.as_ref().map(|k| k.as_slice()));
+    optional(&mut out, d.author_public_key.as_ref().map(|k| k.as_slice()));
     optional(&mut out, d.author_sig.as_ref().map(|s| s.as_slice()));
     if d.version() != VERSION {
         optional(&mut out, signed);
@@ -228,7 +228,7 @@ impl Entry {
             prev: hex(prev),
             kind: d.kind,
             author: d.author,
-            author_key: d.author_key.map(|k| b64(&k)),
+            author_public_key: d.author_public_key.map(|k| b64(&k)),
             author_sig: d.author_sig.map(|s| b64(&s)),
             author_signed: d.author_signed.as_deref().map(b64),
             body: d.body,

@@ -173,7 +173,7 @@ fn an_author_signature_is_checked_when_present() {
             Draft {
                 kind: kind::SUGGESTION.into(),
                 author: Some("alice".into()),
-                author_key: Some(author.verifying_key().to_bytes()),
+                author_public_key: Some(author.verifying_key().to_bytes()),
                 author_sig: Some(sig),
                 author_signed: None,
                 body: body.clone(),

@@ -178,7 +178,7 @@ impl Chain {
     /// the body; version 2 over the frame the author sent, which must say
     /// what the entry says and be in the record once.
     fn check_author(&mut self, n: u64, e: &Entry, d: Draft) -> Result<(), RecordError> {
-        let (Some(key), Some(sig)) = (d.author_key, d.author_sig) else {
+        let (Some(key), Some(sig)) = (d.author_public_key, d.author_sig) else {
             return Ok(());
         };
         let room = match d.author_signed {
@@ -263,10 +263,10 @@ impl Chain {
 }
 
 fn draft_of(n: u64, e: &Entry) -> Result<Draft, RecordError> {
-    let author_key = match &e.author_key {
-        Some(k) => {
-            Some(unb64::<32>(k).ok_or_else(|| malformed(n, "`author_key` is not 32 bytes"))?)
-        }
+    let author_public_key = match &e.author_public_key {
+        Some(k) => Some(
+            unb64::<32>(k).ok_or_else(|| malformed(n, "`author_public_key` is not 32 bytes"))?,
+        ),
         None => None,
     };
     let author_sig = match &e.author_sig {
@@ -275,8 +275,11 @@ fn draft_of(n: u64, e: &Entry) -> Result<Draft, RecordError> {
         }
         None => None,
     };
-    if author_sig.is_some() != author_key.is_some() {
-        return Err(malformed(n, "`author_sig` and `author_key` come together"));
+    if author_sig.is_some() != author_public_key.is_some() {
+        return Err(malformed(
+            n,
+            "`author_sig` and `author_public_key` come together",
+        ));
     }
     let author_signed = match &e.author_signed {
         Some(s) => {
@@ -289,13 +292,13 @@ fn draft_of(n: u64, e: &Entry) -> Result<Draft, RecordError> {
     match (
         e.v == VERSION_SIGNED,
         author_signed.is_some(),
-        author_key.is_some(),
+        author_public_key.is_some(),
     ) {
         (true, true, true) | (false, false, _) => {}
         (true, _, _) => {
             return Err(malformed(
                 n,
-                "a version-2 entry carries `author_key`, `author_sig` and `author_signed` together",
+                "a version-2 entry carries `author_public_key`, `author_sig` and `author_signed` together",
             ))
         }
         (false, true, _) => {
@@ -305,7 +308,7 @@ fn draft_of(n: u64, e: &Entry) -> Result<Draft, RecordError> {
     Ok(Draft {
         kind: e.kind.clone(),
         author: e.author.clone(),
-        author_key,
+        author_public_key,
         author_sig,
         author_signed,
         body: e.body.clone(),

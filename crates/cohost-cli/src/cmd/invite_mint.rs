@@ -1,4 +1,5 @@
-//! Invites minted by the relay's admin API for a room that is open: what
+//! Personal invites (`--invite NAME=ROLE`, `/invite NAME ROLE`) and the
+//! invites minted by the relay's admin API for a room that is open: what
 //! `cohost share` uses at start (for the relay at `--relay`, or the embedded
 //! one, which serves the same API on 127.0.0.1) and again for `/invite NAME
 //! ROLE` while the room runs. A minted invite carries the relay's token
@@ -85,7 +86,7 @@ impl InviteMint {
             .send()
             .await
             .and_then(reqwest::Response::error_for_status)
-            .map_err(|e| super::hosting::admin_error(&self.base, "create a room", &e))?
+            .map_err(|e| admin_error(&self.base, "create a room", &e))?
             .json()
             .await
             .map_err(|e| self.unexpected(e))?;
@@ -108,10 +109,89 @@ impl InviteMint {
             .send()
             .await
             .and_then(reqwest::Response::error_for_status)
-            .map_err(|e| super::hosting::admin_error(&self.base, "mint an invite", &e))?
+            .map_err(|e| admin_error(&self.base, "mint an invite", &e))?
             .json()
             .await
             .map_err(|e| self.unexpected(e))?;
         Ok(created.invite)
+    }
+}
+
+/// One `--invite NAME=ROLE`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Personal {
+    /// Who (display text; made inert).
+    pub name: String,
+    /// `co-driver` or `viewer`.
+    pub role: Role,
+}
+
+/// `NAME=ROLE` (`--invite`, and `/invite NAME ROLE` as `NAME=ROLE`).
+pub(crate) fn parse_personal(s: &str) -> Result<Personal, String> {
+    let (name, role) = s
+        .split_once('=')
+        .ok_or("expected NAME=ROLE, e.g. ana=co-driver or bo=viewer")?;
+    let name = cohost_core::sanitize::inert_line(name.trim());
+    if name.is_empty() || name.len() > 64 {
+        return Err("the name must be 1 to 64 characters".into());
+    }
+    let role = match role.trim() {
+        "co-driver" | "codriver" | "co_driver" => Role::CoDriver,
+        "viewer" => Role::Viewer,
+        other => {
+            return Err(format!(
+                "unknown role {other:?}: a personal invite is for a co-driver or a viewer"
+            ))
+        }
+    };
+    Ok(Personal { name, role })
+}
+
+/// How a personal invite is shown to the host: whose, and the invite.
+pub fn personal_line(p: &PersonalInvite) -> String {
+    let role = if p.role == Role::CoDriver {
+        "co-driver"
+    } else {
+        "viewer"
+    };
+    format!("for {} ({role}, personal): {}", p.name, p.invite)
+}
+
+/// A personal invite, made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PersonalInvite {
+    /// Who.
+    pub name: String,
+    /// Their role.
+    pub role: Role,
+    /// The invite, keys included.
+    pub invite: String,
+}
+
+/// The error for a failed admin request: the certificate's own cause and
+/// fix when TLS verification failed, else what the relay answered.
+fn admin_error(base: &str, what: &str, e: &reqwest::Error) -> CohostError {
+    if let Some(problem) = cohost_relay::cert_problem(e) {
+        return CohostError::new(
+            ErrorCode::NetworkError,
+            format!("cannot {what} at {base}: the relay's TLS certificate was refused: {problem}"),
+        )
+        .with_fix(problem.fix());
+    }
+    match e.status() {
+        Some(s) if s.as_u16() == 401 || s.as_u16() == 403 => CohostError::new(
+            ErrorCode::AuthRequired,
+            format!("the relay refused to {what}: {s}"),
+        )
+        .with_fix("check --admin-secret (or COHOST_RELAY_ADMIN_SECRET)"),
+        Some(s) => CohostError::new(
+            ErrorCode::NetworkError,
+            format!("the relay refused to {what}: {s}"),
+        ),
+        None => CohostError::new(
+            ErrorCode::NetworkError,
+            format!("cannot reach the relay at {base}: {e}"),
+        )
+        .with_fix("check the address and that the relay is running"),
     }
 }

@@ -208,7 +208,7 @@ fn verify(args: VerifyArgs) -> CmdResult {
         .entries
         .iter()
         .filter(|e| {
-            e.author_key.is_none()
+            e.author_public_key.is_none()
                 && matches!(
                     e.kind.as_str(),
                     cohost_record::kind::SUGGESTION | cohost_record::kind::APPROVAL_VOTE
@@ -224,7 +224,7 @@ fn verify(args: VerifyArgs) -> CmdResult {
                     "entry": s.entry,
                     "kind": s.kind,
                     "author": s.author.as_deref().map(cohost_core::sanitize::inert_line),
-                    "author_key": cohost_record::b64(&s.key),
+                    "author_public_key": cohost_record::b64(&s.key),
                     "room": s.room,
                 })
             })

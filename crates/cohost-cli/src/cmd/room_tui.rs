@@ -54,7 +54,7 @@ pub struct HostParts {
     /// The guests' open invites (`None` with `--invite-only`).
     pub invites: Option<room::Invites>,
     /// The personal invites (`--invite NAME=ROLE`).
-    pub personal: Vec<crate::cmd::hosting::PersonalInvite>,
+    pub personal: Vec<crate::cmd::invite_mint::PersonalInvite>,
     /// What mints personal invites while the room runs (`/invite`), and
     /// whether they say `cohosts://`.
     pub mint: Option<(crate::cmd::invite_mint::InviteMint, bool)>,
@@ -123,7 +123,7 @@ fn host_incoming(n: HostNotice) -> Option<Incoming> {
         },
         HostNotice::Presence(p) => return presence(p),
         HostNotice::Room(m) => Incoming::Notice(m),
-        HostNotice::Invited(p) => Incoming::Notice(crate::cmd::hosting::personal_line(&p)),
+        HostNotice::Invited(p) => Incoming::Notice(crate::cmd::invite_mint::personal_line(&p)),
         HostNotice::Members(names) => Incoming::Members(names),
         HostNotice::InterruptRequested { from } => Incoming::Notice(format!(
             "{} asks to interrupt the turn (Esc interrupts)",
@@ -156,7 +156,7 @@ fn start_hosting(
     if let Some(timeout) = p.knock {
         bridge = bridge
             .with_knock(timeout)
-            .map_err(crate::cmd::share::door_error)?;
+            .map_err(crate::multiplayer::knock::door_error)?;
     }
     if let Some((mint, secure)) = p.mint {
         bridge = bridge.with_mint(mint, secure);
@@ -258,13 +258,15 @@ impl Hosting {
                 }
                 Effect::Chat(t) => HostInput::Chat(t),
                 Effect::Kick(who) => HostInput::Kick(who),
-                Effect::Invite(words) => match crate::cmd::share::invite_input(&words) {
-                    Ok(input) => input,
-                    Err(e) => {
-                        let _ = say.send(Incoming::Notice(format!("/invite: {e}")));
-                        continue;
+                Effect::Invite(words) => {
+                    match crate::multiplayer::host_invite::invite_input(&words) {
+                        Ok(input) => input,
+                        Err(e) => {
+                            let _ = say.send(Incoming::Notice(format!("/invite: {e}")));
+                            continue;
+                        }
                     }
-                },
+                }
                 Effect::Budget(arg) => HostInput::Budget(arg),
                 Effect::Spend => HostInput::Spend,
                 Effect::Decide {
@@ -344,7 +346,7 @@ pub async fn host(p: HostParts) -> CmdResult {
         ),
     }
     for p in &p.personal {
-        println!("  {}", crate::cmd::hosting::personal_line(p));
+        println!("  {}", crate::cmd::invite_mint::personal_line(p));
     }
     let _ = to_app.send(Incoming::Session(info));
     if let Some(invites) = invites {

@@ -111,7 +111,9 @@ pub fn command_help(line: &str) -> Option<String> {
             .map(|e| format!("{e}; commands: {HOST_COMMANDS}"));
     }
     if cmd == "/invite" {
-        return invite_input(rest).err().map(|e| format!("/invite: {e}"));
+        return crate::multiplayer::host_invite::invite_input(rest)
+            .err()
+            .map(|e| format!("/invite: {e}"));
     }
     if needs_arg.contains(&cmd) {
         return rest.trim().is_empty().then(|| {
@@ -169,25 +171,6 @@ fn grant_input(rest: &str) -> Result<HostInput, String> {
     })
 }
 
-/// `/invite NAME ROLE` (or `NAME=ROLE`)'s arguments.
-pub(crate) fn invite_input(rest: &str) -> Result<HostInput, String> {
-    let rest = rest.trim();
-    let pair = match rest.split_once(char::is_whitespace) {
-        Some((name, role)) if !rest.contains('=') => format!("{name}={}", role.trim()),
-        _ => rest.to_string(),
-    };
-    let usage = "/invite NAME co-driver|viewer, e.g. /invite ana co-driver";
-    if pair.is_empty() {
-        return Err(usage.into());
-    }
-    crate::cmd::hosting::parse_personal(&pair)
-        .map(|p| HostInput::Invite {
-            name: p.name,
-            role: p.role,
-        })
-        .map_err(|e| format!("{e}; {usage}"))
-}
-
 /// Parse one line the host typed.
 pub fn parse_input(line: &str) -> Option<HostInput> {
     let line = line.trim();
@@ -216,7 +199,7 @@ pub fn parse_input(line: &str) -> Option<HostInput> {
         "/admit" => HostInput::Admit(arg?),
         "/refuse" => HostInput::Refuse(arg?),
         "/grant" => grant_input(rest).ok()?,
-        "/invite" => invite_input(rest).ok()?,
+        "/invite" => crate::multiplayer::host_invite::invite_input(rest).ok()?,
         "/revoke" => HostInput::Revoke(arg?),
         "/grants" => HostInput::Grants,
         "/who" => HostInput::Who,
@@ -280,15 +263,6 @@ impl Prepared {
             }
         }
     }
-}
-
-/// Why `--knock` could not keep the room's door (no keys, no randomness).
-pub(crate) fn door_error(e: cohost_share::CodecError) -> CohostError {
-    CohostError::new(
-        cohost_core::ErrorCode::Unknown,
-        format!("cannot keep the room's door: {e}"),
-    )
-    .with_fix("run cohost share without --knock, or try again")
 }
 
 /// Run until the host quits.
@@ -472,7 +446,7 @@ pub async fn run(args: ShareArgs) -> CmdResult {
             ),
         }
         for p in &personal {
-            println!("  {}", crate::cmd::hosting::personal_line(p));
+            println!("  {}", crate::cmd::invite_mint::personal_line(p));
             if let Some(web) = web_link(&p.invite) {
                 println!("  {:<10} or open {web}", "");
             }
@@ -561,7 +535,9 @@ pub async fn run(args: ShareArgs) -> CmdResult {
         .with_quorum(args.quorum.concat())
         .with_members(members);
     if args.knock {
-        bridge = bridge.with_knock(args.knock_timeout).map_err(door_error)?;
+        bridge = bridge
+            .with_knock(args.knock_timeout)
+            .map_err(crate::multiplayer::knock::door_error)?;
     }
     if let Some(notes) = bridge_notes {
         bridge = bridge.with_bridge_notes(notes);
@@ -674,7 +650,7 @@ fn print_notice(shown: &mut Interleaved, n: HostNotice, json_mode: bool) {
         }
         HostNotice::Room(m) => eprintln!("\n· {}", strip_controls(&m)),
         HostNotice::Invited(p) => {
-            eprintln!("\n· {}", crate::cmd::hosting::personal_line(&p));
+            eprintln!("\n· {}", crate::cmd::invite_mint::personal_line(&p));
             if let Some(web) = web_link(&p.invite) {
                 eprintln!("  or open {web}");
             }

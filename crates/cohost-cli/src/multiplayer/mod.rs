@@ -4,7 +4,7 @@
 
 pub mod host;
 pub mod host_approvals;
-mod host_invite;
+pub(crate) mod host_invite;
 mod host_io;
 mod host_members;
 mod host_record;

@@ -11,30 +11,22 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use crate::knock_room::until;
 use crate::room_cli::{cohost, committed_repo, quit};
 use crate::share_join_cli::{lines_of, Reaper};
 
 const STEP: Duration = Duration::from_secs(60);
 
-/// The first of the host's notices that `pick` takes, within [`STEP`].
-fn until<T>(
+/// The first of the host's JSON notices that `pick` takes.
+fn notice<T>(
     rx: &Receiver<String>,
     seen: &mut Vec<String>,
     what: &str,
     mut pick: impl FnMut(&Value) -> Option<T>,
 ) -> T {
-    let deadline = Instant::now() + STEP;
-    loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        let Ok(line) = rx.recv_timeout(left) else {
-            panic!("no {what} in {STEP:?}: {seen:#?}");
-        };
-        let got = pick(&serde_json::from_str(&line).unwrap_or_default());
-        seen.push(line);
-        if let Some(t) = got {
-            return t;
-        }
-    }
+    until(rx, seen, what, |l| {
+        pick(&serde_json::from_str(l).unwrap_or_default())
+    })
 }
 
 #[test]
@@ -56,7 +48,7 @@ fn an_invite_only_room_lets_in_the_people_invited_by_name_while_it_runs() {
     let err = lines_of(host.0.stderr.take().unwrap());
     let mut stdin = host.0.stdin.take().unwrap();
     let mut seen = Vec::new();
-    let invites = until(&out, &mut seen, "the invites", |n| {
+    let invites = notice(&out, &mut seen, "the invites", |n| {
         (n["notice"] == "invites").then(|| n.clone())
     });
     assert!(
@@ -78,7 +70,7 @@ fn an_invite_only_room_lets_in_the_people_invited_by_name_while_it_runs() {
     assert!(usage.contains("unknown role"), "{usage}");
 
     writeln!(stdin, "/invite ana co-driver").unwrap();
-    let invite = until(&out, &mut seen, "ana's invite", |n| {
+    let invite = notice(&out, &mut seen, "ana's invite", |n| {
         (n["notice"] == "invite").then(|| n.clone())
     });
     assert_eq!(invite["name"], "ana");
@@ -99,13 +91,13 @@ fn an_invite_only_room_lets_in_the_people_invited_by_name_while_it_runs() {
             .unwrap(),
     );
     let ana_out = lines_of(ana.0.stdout.take().unwrap());
-    let said = until(&out, &mut seen, "ana's chat", |n| {
+    let said = notice(&out, &mut seen, "ana's chat", |n| {
         (n["notice"] == "chat" && n["chat"]["text"] == "hello").then(|| n["chat"]["from"].clone())
     });
     assert_eq!(said, "ana (co-driver)");
     writeln!(stdin, "[mock:say] wombat").unwrap();
     let mut ana_seen = Vec::new();
-    until(&ana_out, &mut ana_seen, "the host's turn", |f| {
+    notice(&ana_out, &mut ana_seen, "the host's turn", |f| {
         (f["payload"]["delta"] == "wombat").then_some(())
     });
 

@@ -21,8 +21,9 @@ use crate::share_join_cli::{lines_of, Reaper};
 
 const STEP: Duration = Duration::from_secs(60);
 
-/// The first line from `rx` that `pick` takes, within [`STEP`].
-fn until<T>(
+/// The first line from `rx` that `pick` takes, within [`STEP`] (the
+/// shared-room tests' reader: record_signed, invite_runtime).
+pub(crate) fn until<T>(
     rx: &Receiver<String>,
     seen: &mut Vec<String>,
     what: &str,

@@ -10,37 +10,13 @@
 use std::io::Write;
 use std::path::Path;
 use std::process::{Output, Stdio};
-use std::sync::mpsc::Receiver;
-use std::time::{Duration, Instant};
 
 use cohost_record::{Chain, Draft, Entry};
 use serde_json::Value;
 
+use crate::knock_room::until;
 use crate::room_cli::{cohost, committed_repo, quit};
 use crate::share_join_cli::{lines_of, Reaper};
-
-const STEP: Duration = Duration::from_secs(60);
-
-/// The first line from `rx` that `pick` takes, within [`STEP`].
-fn until<T>(
-    rx: &Receiver<String>,
-    seen: &mut Vec<String>,
-    what: &str,
-    mut pick: impl FnMut(&str) -> Option<T>,
-) -> T {
-    let deadline = Instant::now() + STEP;
-    loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        let Ok(line) = rx.recv_timeout(left) else {
-            panic!("no {what} in {STEP:?}: {seen:#?}");
-        };
-        let got = pick(&line);
-        seen.push(line);
-        if let Some(t) = got {
-            return t;
-        }
-    }
-}
 
 fn json(line: &str) -> Value {
     serde_json::from_str(line).unwrap_or_default()
@@ -66,7 +42,10 @@ fn reseal(seed: [u8; 32], record: &[u8], edit: impl Fn(&mut Entry)) -> Vec<u8> {
         let d = Draft {
             kind: e.kind,
             author: e.author,
-            author_key: e.author_key.as_deref().and_then(cohost_record::unb64),
+            author_public_key: e
+                .author_public_key
+                .as_deref()
+                .and_then(cohost_record::unb64),
             author_sig: e.author_sig.as_deref().and_then(cohost_record::unb64),
             author_signed: e
                 .author_signed
@@ -176,7 +155,7 @@ fn a_co_drivers_suggestion_and_vote_are_in_the_record_under_her_own_signature() 
     let kinds: Vec<&str> = signed.iter().map(|s| s["kind"].as_str().unwrap()).collect();
     assert_eq!(kinds, ["suggestion", "approval_vote"], "{v}");
     for s in signed {
-        assert_eq!(s["author_key"], ana_key.as_str(), "{s}");
+        assert_eq!(s["author_public_key"], ana_key.as_str(), "{s}");
         assert!(
             s["author"]
                 .as_str()
@@ -236,7 +215,7 @@ fn a_co_drivers_suggestion_and_vote_are_in_the_record_under_her_own_signature() 
         .unwrap();
     let export: Value = serde_json::from_slice(&o.stdout).unwrap();
     let item = &export["transcript"][suggestion as usize - 1];
-    assert_eq!(item["author_key"], ana_key.as_str(), "{item}");
+    assert_eq!(item["author_public_key"], ana_key.as_str(), "{item}");
 
     // A host that forges her word, re-signing the whole record.
     let host_seed: [u8; 32] = cohost_record::unb64(

@@ -127,7 +127,7 @@ pub(crate) fn render(sheet: &Sheet<'_>) -> Rendered {
             out.push_str(&html(a));
             out.push_str("</span> · ");
         }
-        if let Some(k) = &e.author_key {
+        if let Some(k) = &e.author_public_key {
             // Verified before rendering: the author's own signature holds.
             out.push_str("signed by key <code>");
             out.push_str(&html(k));

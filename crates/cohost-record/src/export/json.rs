@@ -31,8 +31,8 @@ pub(crate) fn render(sheet: &Sheet<'_>) -> Rendered {
         });
         // Only where an author signed (verified before rendering), so an
         // export of a record without such entries is as it always was.
-        if let Some(k) = &e.author_key {
-            item["author_key"] = Value::String(k.clone());
+        if let Some(k) = &e.author_public_key {
+            item["author_public_key"] = Value::String(k.clone());
         }
         out.push_str(&serde_json::to_string(&item).unwrap_or_default());
         if i + 1 < sheet.entries.len() {

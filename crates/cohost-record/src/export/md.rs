@@ -51,7 +51,7 @@ pub(crate) fn render(sheet: &Sheet<'_>) -> Rendered {
         // the key is base64url (letters, digits, `-`, `_`), inert in a code
         // span and copied whole from it.
         let signer = e
-            .author_key
+            .author_public_key
             .as_deref()
             .map(|k| format!("signed by key `{k}` · "))
             .unwrap_or_default();
