@@ -104,6 +104,11 @@ const HOST: &[Command] = &[
     c("/chat", "TEXT", "say something in the room"),
     c("/kick", "NAME", "remove a participant from the room"),
     c(
+        "/who",
+        "",
+        "who is in the room, and who waits at the door (--knock)",
+    ),
+    c(
         "/admit",
         "NAME",
         "let someone at the door in (--knock); /refuse NAME turns them away",

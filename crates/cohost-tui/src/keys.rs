@@ -460,6 +460,7 @@ impl App {
             (Mode::Host, "/reject") => self.decide_suggestion(arg, false),
             (Mode::Host, "/kick") if arg.is_empty() => self.notice(need("a participant's name")),
             (Mode::Host, "/kick") => self.effect(Effect::Kick(arg.into())),
+            (Mode::Host, "/who") => self.effect(Effect::Who),
             (Mode::Host, "/invite") if arg.is_empty() => {
                 self.notice(need("a name and a role, e.g. /invite ana co-driver"));
             }

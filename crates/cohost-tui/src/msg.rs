@@ -186,6 +186,9 @@ pub enum Effect {
     Suggest(String),
     /// Remove a participant.
     Kick(String),
+    /// Who is in the room, and who waits at the door (`/who`); the host
+    /// answers with a notice.
+    Who,
     /// Make a personal invite while the room runs (`/invite NAME ROLE`:
     /// the words after the command, parsed by the host).
     Invite(String),

@@ -1053,6 +1053,10 @@ fn the_host_comments_as_a_prompt_a_co_driver_suggests_and_a_viewer_cannot() {
     type_text(&mut host, "/diff 2");
     host.on_key(key(KeyCode::Enter));
     assert_eq!(host.take_effects(), [Effect::Diff(Some(2))]);
+    // /who asks the host's side, which knows who waits at the door.
+    type_text(&mut host, "/who");
+    host.on_key(key(KeyCode::Enter));
+    assert_eq!(host.take_effects(), [Effect::Who]);
 
     let mut co = changed_turn(Mode::Participant { co_driver: true }, Theme::new(false));
     at_main_line(&mut co, 0);

@@ -258,6 +258,7 @@ impl Hosting {
                 }
                 Effect::Chat(t) => HostInput::Chat(t),
                 Effect::Kick(who) => HostInput::Kick(who),
+                Effect::Who => HostInput::Who,
                 Effect::Invite(words) => {
                     match crate::multiplayer::host_invite::invite_input(&words) {
                         Ok(input) => input,
