@@ -105,22 +105,19 @@ fn guest(
     (p, out, err)
 }
 
-#[test]
-fn a_knocking_guest_sees_nothing_until_admitted_and_a_refused_one_never() {
-    let home = tempfile::tempdir().unwrap();
-    let h = home.path();
-    let repo = committed_repo();
+/// `cohost share ARGS --json` in `repo` with `home` as its home: the host,
+/// its notices (stdout, read as they come) and its stdin; stderr dropped.
+/// (The shared-room tests' host: record_signed too.)
+pub(crate) fn share_json(
+    home: &std::path::Path,
+    repo: &std::path::Path,
+    args: &[&str],
+) -> (Reaper, Receiver<String>, std::process::ChildStdin) {
     let mut host = Reaper(
-        cohost(h, repo.path())
-            .args([
-                "share",
-                "-a",
-                "mock",
-                "--knock",
-                "--approve",
-                "none",
-                "--json",
-            ])
+        cohost(home, repo)
+            .arg("share")
+            .args(args)
+            .arg("--json")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -128,7 +125,20 @@ fn a_knocking_guest_sees_nothing_until_admitted_and_a_refused_one_never() {
             .unwrap(),
     );
     let out = lines_of(host.0.stdout.take().unwrap());
-    let mut stdin = host.0.stdin.take().unwrap();
+    let stdin = host.0.stdin.take().unwrap();
+    (host, out, stdin)
+}
+
+#[test]
+fn a_knocking_guest_sees_nothing_until_admitted_and_a_refused_one_never() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let repo = committed_repo();
+    let (mut host, out, mut stdin) = share_json(
+        h,
+        repo.path(),
+        &["-a", "mock", "--knock", "--approve", "none"],
+    );
     let mut seen = Vec::new();
     let co = until(&out, &mut seen, "the invites", |l| {
         let n: Value = serde_json::from_str(l).unwrap_or_default();
@@ -322,18 +332,19 @@ fn a_refused_personal_invite_is_revoked_at_the_relay() {
     let home = tempfile::tempdir().unwrap();
     let h = home.path();
     let repo = committed_repo();
-    let mut host = Reaper(
-        cohost(h, repo.path())
-            .args(["share", "-a", "mock", "--knock", "--invite", "cy=co-driver"])
-            .args(["--approve", "none", "--json"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
+    let (mut host, out, mut stdin) = share_json(
+        h,
+        repo.path(),
+        &[
+            "-a",
+            "mock",
+            "--knock",
+            "--invite",
+            "cy=co-driver",
+            "--approve",
+            "none",
+        ],
     );
-    let out = lines_of(host.0.stdout.take().unwrap());
-    let mut stdin = host.0.stdin.take().unwrap();
     let mut seen = Vec::new();
     let invite = until(&out, &mut seen, "the invites", |l| {
         let n: Value = serde_json::from_str(l).unwrap_or_default();
@@ -395,18 +406,19 @@ fn a_knock_nobody_answers_is_refused_at_its_deadline() {
     let home = tempfile::tempdir().unwrap();
     let h = home.path();
     let repo = committed_repo();
-    let mut host = Reaper(
-        cohost(h, repo.path())
-            .args(["share", "-a", "mock", "--knock", "--knock-timeout", "3s"])
-            .args(["--approve", "none", "--json"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
+    let (mut host, out, mut stdin) = share_json(
+        h,
+        repo.path(),
+        &[
+            "-a",
+            "mock",
+            "--knock",
+            "--knock-timeout",
+            "3s",
+            "--approve",
+            "none",
+        ],
     );
-    let out = lines_of(host.0.stdout.take().unwrap());
-    let mut stdin = host.0.stdin.take().unwrap();
     let mut seen = Vec::new();
     let co = until(&out, &mut seen, "the invites", |l| {
         let n: Value = serde_json::from_str(l).unwrap_or_default();

@@ -14,7 +14,7 @@ use std::process::{Output, Stdio};
 use cohost_record::{Chain, Draft, Entry};
 use serde_json::Value;
 
-use crate::knock_room::until;
+use crate::knock_room::{share_json, until};
 use crate::room_cli::{cohost, committed_repo, quit};
 use crate::share_join_cli::{lines_of, Reaper};
 
@@ -66,18 +66,11 @@ fn a_co_drivers_suggestion_and_vote_are_in_the_record_under_her_own_signature() 
     let home = tempfile::tempdir().unwrap();
     let h = home.path();
     let repo = committed_repo();
-    let mut host = Reaper(
-        cohost(h, repo.path())
-            .args(["share", "-a", "mock", "--suggestions", "accept"])
-            .args(["--approve", "ask", "--json"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
+    let (mut host, out, mut stdin) = share_json(
+        h,
+        repo.path(),
+        &["-a", "mock", "--suggestions", "accept", "--approve", "ask"],
     );
-    let out = lines_of(host.0.stdout.take().unwrap());
-    let mut stdin = host.0.stdin.take().unwrap();
     let mut seen = Vec::new();
     let co = until(&out, &mut seen, "the invites", |l| {
         let n = json(l);
