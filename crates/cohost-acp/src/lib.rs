@@ -74,6 +74,7 @@ pub fn descriptor(spec: &AcpSpec) -> ProviderDescriptor {
             images: true,
             // Sent to every agent; claimed for those seen to use them.
             mcp_servers: providers::MCP_SERVERS.contains(&spec.id.as_str()),
+            mcp_approvals: providers::MCP_APPROVALS.contains(&spec.id.as_str()),
             tier: spec.tier,
             ..Capabilities::BASELINE
         },

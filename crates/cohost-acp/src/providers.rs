@@ -28,6 +28,8 @@ pub const ACP_CAPABILITIES: Capabilities = Capabilities {
     system_prompt: false,
     // Per agent: [`MCP_SERVERS`].
     mcp_servers: false,
+    // Per agent: [`MCP_APPROVALS`].
+    mcp_approvals: false,
     steer: false,
     executes_tools: true,
     tier: SupportTier::Structured,
@@ -64,6 +66,14 @@ pub const MCP_SERVERS: &[&str] = &[
     "opencode-acp",
     "kilo-acp",
 ];
+
+/// Of [`MCP_SERVERS`], the agents that ask cohost
+/// (`session/request_permission`) before they run a tool of cohost's MCP
+/// server, as seen on the pinned versions against the fake model
+/// (`cohost-agents` `acp_e2e`, `McpCall::AskedThenRan`). `opencode-acp`
+/// and `kilo-acp` ran it without asking; `codex-acp` is not claimed either
+/// (it runs it as codex does): for those the room bridge asks itself.
+pub const MCP_APPROVALS: &[&str] = &["gemini-acp", "claude-acp"];
 
 /// Owned strings.
 pub fn strs(v: &[&str]) -> Vec<String> {

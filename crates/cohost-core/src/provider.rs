@@ -109,6 +109,12 @@ pub struct Capabilities {
     /// a room's bridge, so members can ask each other).
     #[serde(default)]
     pub mcp_servers: bool,
+    /// Asks cohost (its approval channel) before it runs a tool of an MCP
+    /// server cohost gave it, as it asks for its other tools; checked per
+    /// agent on its pinned version. Where false, the room bridge asks for
+    /// each call itself, so no member's bridge call goes unapproved.
+    #[serde(default)]
+    pub mcp_approvals: bool,
     /// Takes text while a turn runs and gives it to the agent during that
     /// turn ([`crate::AgentAdapter::steer`]: Codex's `turn/steer`); for
     /// the others a steer is queued as the next turn.
@@ -138,6 +144,7 @@ impl Capabilities {
         fork: false,
         system_prompt: false,
         mcp_servers: false,
+        mcp_approvals: false,
         steer: false,
         executes_tools: true,
         tier: SupportTier::FixtureOnly,

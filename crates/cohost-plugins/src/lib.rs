@@ -230,6 +230,7 @@ impl AdapterFactory for OneShotFactory {
                 fork: false,
                 system_prompt: false,
                 mcp_servers: false,
+                mcp_approvals: false,
                 steer: false,
                 executes_tools: true,
                 // `text` scrapes plain stdout: degraded like a PTY driver.

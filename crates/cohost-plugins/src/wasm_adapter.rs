@@ -76,6 +76,7 @@ impl AdapterFactory for WasmFactory {
                 fork: false,
                 system_prompt: false,
                 mcp_servers: false,
+                mcp_approvals: false,
                 steer: false,
                 executes_tools: true,
                 tier: SupportTier::Structured,

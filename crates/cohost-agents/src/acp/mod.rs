@@ -73,9 +73,19 @@ pub(crate) mod providers {
                     "{}",
                     spec.id
                 );
-                // An agent driven only over ACP also has a catalog entry: same claim.
+                // Asking before an MCP tool is claimed only of those that take them.
+                let asks = cohost_acp::descriptor(spec).capabilities.mcp_approvals;
+                assert_eq!(
+                    asks,
+                    cohost_acp::providers::MCP_APPROVALS.contains(&spec.id.as_str()),
+                    "{}",
+                    spec.id
+                );
+                assert!(!asks || claimed, "{}", spec.id);
+                // An agent driven only over ACP also has a catalog entry: same claims.
                 if let Some(entry) = crate::catalog::CLIS.iter().find(|e| e.id == spec.id) {
                     assert_eq!(entry.capabilities.mcp_servers, claimed, "{}", spec.id);
+                    assert_eq!(entry.capabilities.mcp_approvals, asks, "{}", spec.id);
                 }
             }
         }

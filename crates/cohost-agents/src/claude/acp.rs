@@ -35,6 +35,8 @@ pub(crate) const ACP_SPEC: CliEntry = CliEntry {
         fork: true,
         // Its `mcpServers` (see `acp::providers::MCP_SERVERS`).
         mcp_servers: true,
+        // It asks before running their tools (`acp::providers::MCP_APPROVALS`).
+        mcp_approvals: true,
         ..ACP_CAPABILITIES
     },
     acp: Some(AcpMode {

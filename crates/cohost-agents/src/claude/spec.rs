@@ -42,6 +42,10 @@ const CAPABILITIES: Capabilities = Capabilities {
     // `--mcp-config JSON` (Claude Code 2.1.332 and Qwen Code 0.24.4 both
     // take inline JSON, on top of the user's own servers).
     mcp_servers: true,
+    // Both ask cohost (`can_use_tool`) before a tool of those servers, as
+    // for their own tools (`tests/claude_support/scenarios.rs`,
+    // `mcp_server_tool`).
+    mcp_approvals: true,
     // A user message written while a turn runs, tracked by its
     // `command_lifecycle` (2.1.332 advertises `msg_lifecycle_v1`): the
     // driver folds what it causes into the running turn (`normalize::steering`).

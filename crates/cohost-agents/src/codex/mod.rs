@@ -70,6 +70,9 @@ pub(crate) const SPEC: CliEntry = CliEntry {
         system_prompt: true,
         // `-c mcp_servers.NAME={…}` before the subcommand (both engines).
         mcp_servers: true,
+        // No `mcp_approvals`: 0.171.0 runs a tool of those servers without
+        // asking cohost (no `requestApproval` for it; `room_real.rs`,
+        // `codex_asks_through_the_room_bridge_*`), so the room bridge asks.
         // `turn/steer {threadId, expectedTurnId, input}` (app-server schema
         // of 0.171.0, tests/agents/schemas/); not `exec`.
         steer: true,

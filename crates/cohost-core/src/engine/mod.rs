@@ -6,9 +6,11 @@
 //! row, with backoff) before giving up with `PROCESS_CRASHED`.
 
 mod emitter;
+mod raised;
 mod turn;
 
 pub use emitter::EventSink;
+pub use raised::{unanswered, RaisedApproval};
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -75,6 +77,9 @@ pub enum Control {
     Interrupt,
     /// Give text to the agent during the current turn.
     Steer(SteerRequest),
+    /// Ask about a call the agent did not bring to cohost, within the
+    /// current turn, as if the agent had asked.
+    Raise(RaisedApproval),
 }
 
 /// Text for the running turn, and where to say whether the agent took it.
@@ -148,6 +153,28 @@ impl SessionControl {
         {
             r.refuse(no_turn_running());
         }
+        rx
+    }
+
+    /// Raise an approval request for `call` in the running turn: it is
+    /// shown and decided like the agent's own requests (event, decision
+    /// source, deadline, record), and the decision comes back here instead
+    /// of going to the agent. A request sent while no turn runs is denied
+    /// when the next one begins; the receiver closes unanswered when the
+    /// session is gone ([`unanswered`] is the decision to read then).
+    pub fn raise_approval(
+        &self,
+        call: crate::port::ToolCallInfo,
+        options: Vec<crate::event::ApprovalOption>,
+    ) -> tokio::sync::oneshot::Receiver<crate::approval::Decision> {
+        let (reply, rx) = tokio::sync::oneshot::channel();
+        let raised = RaisedApproval {
+            call,
+            options,
+            reply,
+        };
+        // A session that is gone drops the request: the receiver closes.
+        let _ = self.tx.send(Control::Raise(raised));
         rx
     }
 }
@@ -427,6 +454,8 @@ impl HostSession {
     }
 }
 
+#[cfg(test)]
+mod raised_tests;
 #[cfg(test)]
 mod steer_tests;
 #[cfg(test)]

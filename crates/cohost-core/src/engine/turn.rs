@@ -3,17 +3,20 @@
 
 use futures::future::BoxFuture;
 use futures::{FutureExt, StreamExt};
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
+use tokio::sync::oneshot;
 use tokio::time::{sleep_until, Instant};
 
 use super::emitter::{preview, EventSink, TurnEmitter};
-use super::{Control, HostSession, PromptInput, SteerRequest, TurnOutcome};
+use super::{Control, HostSession, PromptInput, RaisedApproval, SteerRequest, TurnOutcome};
 use crate::approval::{ApprovalContext, Decision};
 use crate::error::{CohostError, ErrorCode};
-use crate::event::{DecisionOrigin, EndReason, EventBody, Usage};
+use crate::event::{ApprovalOption, DecisionOrigin, EndReason, EventBody, Usage};
 use crate::lifecycle::State;
-use crate::port::{AgentEvent, AgentEventStream, InterruptStage, PromptRequest, ToolDecision};
+use crate::port::{
+    AgentEvent, AgentEventStream, InterruptStage, PromptRequest, ToolCallInfo, ToolDecision,
+};
 use crate::steer::{self, SteerNotice};
 
 /// Where the interrupt ladder stands.
@@ -32,6 +35,10 @@ enum Finish {
         adapter_dead: bool,
     },
 }
+
+/// Where the decisions of raised requests ([`RaisedApproval`]) go, by tool
+/// id; a request not in here is the agent's own.
+type Raised = HashMap<String, oneshot::Sender<Decision>>;
 
 impl HostSession {
     /// Run one prompt to completion, emitting every event into `sink`.
@@ -169,8 +176,10 @@ impl HostSession {
     /// took (their senders queue the text instead).
     fn drop_stale_controls(&mut self) {
         while let Ok(c) = self.controls.try_recv() {
-            if let super::Control::Steer(r) = c {
-                r.refuse(super::no_turn_running());
+            match c {
+                Control::Steer(r) => r.refuse(super::no_turn_running()),
+                Control::Raise(r) => r.refuse("no turn was running to ask in"),
+                Control::Interrupt => {}
             }
         }
     }
@@ -211,6 +220,7 @@ impl HostSession {
     ) -> Finish {
         let mut queue: VecDeque<ApprovalContext> = VecDeque::new();
         let mut pending: Option<(ApprovalContext, BoxFuture<'static, Decision>)> = None;
+        let mut raised = Raised::new();
         let mut ladder: Option<Ladder> = None;
         let mut last_usage: Option<Usage> = None;
         // A native id announced mid-turn is adopted only when the turn ends:
@@ -261,6 +271,7 @@ impl HostSession {
             enum Step {
                 Interrupt,
                 Steer(SteerRequest),
+                Raise(RaisedApproval),
                 Limit,
                 Escalate,
                 Decided(Decision),
@@ -271,6 +282,7 @@ impl HostSession {
                 Some(c) = self.controls.recv(), if ladder.is_none() => match c {
                     Control::Interrupt => Step::Interrupt,
                     Control::Steer(r) => Step::Steer(r),
+                    Control::Raise(r) => Step::Raise(r),
                 },
                 _ = limit_tick, if ladder.is_none() => Step::Limit,
                 _ = ladder_tick => Step::Escalate,
@@ -299,11 +311,16 @@ impl HostSession {
                     for ctx in cancelled {
                         let d =
                             Decision::deny(DecisionOrigin::Cancelled, "the turn was interrupted");
-                        self.deliver(adapter, out, &ctx, d).await;
+                        self.settle(adapter, out, &mut raised, &ctx, d).await;
                     }
                     ladder = Some(self.run_stage(adapter, 0).await);
                 }
                 Step::Steer(r) => self.steer(adapter, out, r).await,
+                Step::Raise(r) => {
+                    let ctx = requested(out, r.call, r.options, deadline_ms);
+                    raised.insert(ctx.tool_id.clone(), r.reply);
+                    self.wait_for_decision(out, &mut queue, ctx);
+                }
                 Step::Escalate => {
                     let next = ladder.as_ref().map(|l| l.stage + 1).unwrap_or(0);
                     if next >= InterruptStage::LADDER.len() {
@@ -313,7 +330,7 @@ impl HostSession {
                 }
                 Step::Decided(d) => {
                     if let Some((ctx, _)) = pending.take() {
-                        self.deliver(adapter, out, &ctx, d).await;
+                        self.settle(adapter, out, &mut raised, &ctx, d).await;
                     }
                     if queue.is_empty() && self.state() == State::WaitingForApproval {
                         if let Err(bug) = self.enter(State::Streaming) {
@@ -327,19 +344,14 @@ impl HostSession {
                         return Finish::Interrupted { adapter_dead: dead };
                     }
                     // Approvals still open die with the agent: deny.
-                    if let Some((ctx, _)) = pending.take() {
-                        emit_decided(
-                            out,
-                            &ctx,
-                            Decision::deny(DecisionOrigin::Crash, "agent died"),
-                        );
-                    }
-                    for ctx in queue.drain(..) {
-                        emit_decided(
-                            out,
-                            &ctx,
-                            Decision::deny(DecisionOrigin::Crash, "agent died"),
-                        );
+                    let open = pending.take().map(|(ctx, _)| ctx).into_iter();
+                    for ctx in open.chain(queue.drain(..)) {
+                        let d = Decision::deny(DecisionOrigin::Crash, "agent died");
+                        emit_decided(out, &ctx, d.clone());
+                        if let Some(reply) = raised.remove(&ctx.tool_id) {
+                            // The raiser may have stopped waiting.
+                            let _ = reply.send(d);
+                        }
                     }
                     return Finish::Crashed;
                 }
@@ -361,24 +373,8 @@ impl HostSession {
                             input: call.input,
                         });
                     }
-                    AgentEvent::ApprovalRequested { mut call, options } => {
-                        out.sanitizer().sanitize_json(&mut call.input);
-                        out.emit(EventBody::ToolApprovalRequested {
-                            tool_id: call.tool_id.clone(),
-                            name: call.name.clone(),
-                            kind: call.kind,
-                            input: call.input.clone(),
-                            options: options.clone(),
-                            deadline_ms,
-                        });
-                        let ctx = ApprovalContext {
-                            prompt_id: out.prompt_id.clone(),
-                            tool_id: call.tool_id,
-                            name: call.name,
-                            kind: call.kind,
-                            input: call.input,
-                            options,
-                        };
+                    AgentEvent::ApprovalRequested { call, options } => {
+                        let ctx = requested(out, call, options, deadline_ms);
                         if ladder.is_some() {
                             let d = Decision::deny(
                                 DecisionOrigin::Cancelled,
@@ -386,12 +382,7 @@ impl HostSession {
                             );
                             self.deliver(adapter, out, &ctx, d).await;
                         } else {
-                            if self.state() == State::Streaming {
-                                if let Err(bug) = self.enter(State::WaitingForApproval) {
-                                    out.emit(EventBody::Error(bug));
-                                }
-                            }
-                            queue.push_back(ctx);
+                            self.wait_for_decision(out, &mut queue, ctx);
                         }
                     }
                     AgentEvent::ToolExecuted {
@@ -427,6 +418,17 @@ impl HostSession {
                         out.emit(EventBody::Error(e));
                     }
                     AgentEvent::Ended { reason, usage } => {
+                        // A raised request nobody decided yet is told so
+                        // (the agent's own die with its turn).
+                        let open = pending.take().map(|(ctx, _)| ctx).into_iter();
+                        for ctx in open.chain(queue.drain(..)) {
+                            if let Some(reply) = raised.remove(&ctx.tool_id) {
+                                let d = super::unanswered();
+                                emit_decided(out, &ctx, d.clone());
+                                // The raiser may have stopped waiting.
+                                let _ = reply.send(d);
+                            }
+                        }
                         if announced_id.is_some() {
                             self.native_session_id = announced_id.take();
                         }
@@ -487,6 +489,41 @@ impl HostSession {
         }
     }
 
+    /// Queue `ctx` for the decision source, waiting for approval.
+    fn wait_for_decision(
+        &mut self,
+        out: &mut TurnEmitter<'_>,
+        queue: &mut VecDeque<ApprovalContext>,
+        ctx: ApprovalContext,
+    ) {
+        if self.state() == State::Streaming {
+            if let Err(bug) = self.enter(State::WaitingForApproval) {
+                out.emit(EventBody::Error(bug));
+            }
+        }
+        queue.push_back(ctx);
+    }
+
+    /// Record decision `d` on `ctx` and send it where it goes: to whoever
+    /// raised the request, else to the agent.
+    async fn settle(
+        &mut self,
+        adapter: &mut Box<dyn crate::port::AgentAdapter>,
+        out: &mut TurnEmitter<'_>,
+        raised: &mut Raised,
+        ctx: &ApprovalContext,
+        d: Decision,
+    ) {
+        match raised.remove(&ctx.tool_id) {
+            Some(reply) => {
+                emit_decided(out, ctx, d.clone());
+                // The raiser may have stopped waiting: the event says it all.
+                let _ = reply.send(d);
+            }
+            None => self.deliver(adapter, out, ctx, d).await,
+        }
+    }
+
     async fn deliver(
         &mut self,
         adapter: &mut Box<dyn crate::port::AgentAdapter>,
@@ -503,6 +540,32 @@ impl HostSession {
         if let Err(e) = adapter.approve_tool(decision).await {
             out.emit(EventBody::Error(e));
         }
+    }
+}
+
+/// Show the request for `call` (its input sanitized) and make its context.
+fn requested(
+    out: &mut TurnEmitter<'_>,
+    mut call: ToolCallInfo,
+    options: Vec<ApprovalOption>,
+    deadline_ms: u64,
+) -> ApprovalContext {
+    out.sanitizer().sanitize_json(&mut call.input);
+    out.emit(EventBody::ToolApprovalRequested {
+        tool_id: call.tool_id.clone(),
+        name: call.name.clone(),
+        kind: call.kind,
+        input: call.input.clone(),
+        options: options.clone(),
+        deadline_ms,
+    });
+    ApprovalContext {
+        prompt_id: out.prompt_id.clone(),
+        tool_id: call.tool_id,
+        name: call.name,
+        kind: call.kind,
+        input: call.input,
+        options,
     }
 }
 
