@@ -34,6 +34,12 @@ impl From<CohostError> for ApiError {
     }
 }
 
+impl From<cohost_session::SessionError> for ApiError {
+    fn from(e: cohost_session::SessionError) -> Self {
+        ApiError(e.into())
+    }
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status = match self.0.code {

@@ -344,7 +344,7 @@ async fn compare_once(room: &Room, events: &mut RoomEvents, prompt: &str) -> Dur
     let members = room.members().len();
     let t0 = Instant::now();
     for (name, turn) in room.prompt_each(&PromptInput::text(prompt), false) {
-        turn.unwrap_or_else(|e| panic!("{name}: {}", e.message));
+        turn.unwrap_or_else(|e| panic!("{name}: {e}"));
     }
     let mut first: BTreeMap<String, Duration> = BTreeMap::new();
     let mut ended = 0;

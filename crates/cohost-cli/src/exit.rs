@@ -98,6 +98,12 @@ impl From<CohostError> for Failure {
     }
 }
 
+impl From<cohost_session::SessionError> for Failure {
+    fn from(error: cohost_session::SessionError) -> Self {
+        Failure::from(CohostError::from(error))
+    }
+}
+
 /// What a command returns: `Ok(code)` when it ran (0, or a turn's end
 /// code, whose error the event stream has already shown), `Err` when it
 /// failed before or outside a turn (shown by [`report`]).

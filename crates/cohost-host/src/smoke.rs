@@ -165,7 +165,7 @@ async fn run_once(mut session: OpenSession, limit: Duration) -> RunOutcome {
     let mut events = running.subscribe_new();
     let turn = match running.prompt_last(PromptInput::text(SMOKE_PROMPT)) {
         Ok(t) => t,
-        Err(e) => return RunOutcome::Error(e),
+        Err(e) => return RunOutcome::Error(e.into()),
     };
     let Ok((text, first_error)) = tokio::time::timeout_at(deadline, reply(&mut events)).await
     else {
@@ -175,7 +175,7 @@ async fn run_once(mut session: OpenSession, limit: Duration) -> RunOutcome {
     };
     let outcome = match turn.outcome().await {
         Ok(o) => o,
-        Err(e) => return RunOutcome::Error(e),
+        Err(e) => return RunOutcome::Error(e.into()),
     };
     match outcome.reason {
         EndReason::Completed => RunOutcome::Replied(text),

@@ -7,9 +7,10 @@
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use cohost_core::{CohostError, ErrorCode, Event, PromptInput};
+use cohost_core::{CohostError, Event, PromptInput};
 use futures::stream::{SelectAll, Stream, StreamExt};
 
+use crate::error::SessionError;
 use crate::log::{Lagged, Subscription};
 use crate::running::{RunningSession, Turn};
 
@@ -112,14 +113,12 @@ fn tagged(name: String, sub: Subscription) -> Tagged {
 
 impl Room {
     /// A room of these members. Refuses two members of one name.
-    pub fn new(members: Vec<Member>) -> Result<Room, CohostError> {
+    pub fn new(members: Vec<Member>) -> Result<Room, SessionError> {
         for (i, m) in members.iter().enumerate() {
             if members[..i].iter().any(|o| o.name == m.name) {
-                return Err(CohostError::new(
-                    ErrorCode::ConfigInvalid,
-                    format!("two members of the room are named {}", m.name),
-                )
-                .with_fix("give each member its own name (claude, claude#2)"));
+                return Err(SessionError::DuplicateMember {
+                    name: m.name.clone(),
+                });
             }
         }
         Ok(Room { members })
@@ -147,18 +146,17 @@ impl Room {
     }
 
     /// The member named `name`, or an error listing who is in the room.
-    pub fn require(&self, name: &str) -> Result<&Member, CohostError> {
-        self.member(name).ok_or_else(|| {
-            let names: Vec<&str> = self.members.iter().map(|m| m.name.as_str()).collect();
-            CohostError::new(
-                ErrorCode::ConfigInvalid,
-                format!(
-                    "no member of this room is named {}",
-                    cohost_core::sanitize::inert_line(name)
-                ),
-            )
-            .with_fix(format!("the members are: {}", names.join(", ")))
+    pub fn named(&self, name: &str) -> Result<&Member, SessionError> {
+        self.member(name).ok_or_else(|| SessionError::NoSuchMember {
+            name: name.to_owned(),
+            members: self.members.iter().map(|m| m.name.clone()).collect(),
         })
+    }
+
+    /// [`Room::named`] with the error as users see it (its message and
+    /// fix), for the front ends that show those.
+    pub fn require(&self, name: &str) -> Result<&Member, CohostError> {
+        self.named(name).map_err(CohostError::from)
     }
 
     /// Every member's events from now on, tagged with the member.
@@ -186,7 +184,7 @@ impl Room {
         &self,
         input: &PromptInput,
         last: bool,
-    ) -> Vec<(String, Result<Turn, CohostError>)> {
+    ) -> Vec<(String, Result<Turn, SessionError>)> {
         self.members
             .iter()
             .map(|m| {
@@ -216,7 +214,7 @@ impl Room {
 
     /// Stop every member at once (see [`RunningSession::terminate`]); the
     /// first error, if any, after all have been asked.
-    pub async fn terminate(&self) -> Result<(), CohostError> {
+    pub async fn terminate(&self) -> Result<(), SessionError> {
         let ends =
             futures::future::join_all(self.members.iter().map(|m| m.session.terminate())).await;
         ends.into_iter().collect()

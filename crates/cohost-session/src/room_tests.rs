@@ -132,12 +132,20 @@ async fn interrupting_one_member_leaves_the_others_running() {
 #[tokio::test]
 async fn names_are_unique_and_unknown_ones_are_answered_with_the_members() {
     let dup = Room::new(vec![member("a", mock().await), member("a", mock().await)]);
-    assert!(dup.is_err());
+    assert!(
+        matches!(dup, Err(SessionError::DuplicateMember { ref name }) if name == "a"),
+        "{:?}",
+        dup.err()
+    );
     let room = Room::new(vec![
         member("claude", mock().await),
         member("codex", mock().await),
     ])
     .unwrap();
+    assert!(matches!(
+        room.named("gemini").err(),
+        Some(SessionError::NoSuchMember { name, .. }) if name == "gemini"
+    ));
     let e = room.require("gemini").err().unwrap();
     assert_eq!(
         e.suggested_fix.as_deref(),

@@ -22,13 +22,14 @@ use cohost_core::steer::{QueueChange, QueueItem, QueueNotice};
 use cohost_core::sync::lock;
 use cohost_core::EventBody;
 use cohost_core::{
-    CohostError, Decision, ErrorCode, Event, EventSink, HostSession, PromptInput,
-    ProviderDescriptor, SessionControl, TurnOutcome,
+    CohostError, Decision, Event, EventSink, HostSession, PromptInput, ProviderDescriptor,
+    SessionControl, TurnOutcome,
 };
 use tokio::sync::{mpsc, oneshot, watch};
 
 use crate::approvals::PendingApprovals;
 use crate::budget::BudgetSeat;
+use crate::error::SessionError;
 use crate::log::{EventLog, LogLimits, Subscription};
 use crate::metered::Meter;
 
@@ -193,24 +194,15 @@ impl Turn {
 
     /// How the turn ended, once it has; an error when the session ended
     /// before the turn could run.
-    pub async fn outcome(self) -> Result<TurnOutcome, CohostError> {
-        self.outcome.await.map_err(|_| {
-            CohostError::new(
-                ErrorCode::Cancelled,
-                "the session ended before this prompt ran",
-            )
-            .with_fix("open a new session (or resume this one) and send it again")
-        })
+    pub async fn outcome(self) -> Result<TurnOutcome, SessionError> {
+        self.outcome
+            .await
+            .map_err(|_| SessionError::EndedBeforeTurn)
     }
 }
 
-fn ended(what: &str) -> CohostError {
-    CohostError::new(
-        ErrorCode::ProcessCrashed,
-        format!("the session has ended: {what}"),
-    )
-    .with_fix("open a new session, or resume this one")
-    .retryable(false)
+fn ended(why: &'static str) -> SessionError {
+    SessionError::Ended { why }
 }
 
 impl RunningSession {
@@ -302,21 +294,21 @@ impl RunningSession {
 
     /// Queue a prompt; it runs once the turns before it have ended. Its
     /// correlation id is the caller's, else a fresh one.
-    pub fn prompt(&self, input: PromptInput) -> Result<Turn, CohostError> {
+    pub fn prompt(&self, input: PromptInput) -> Result<Turn, SessionError> {
         self.enqueue(input, false, None, None).map(|(_, t)| t)
     }
 
     /// Queue the session's last prompt: the agent is stopped as soon as its
     /// turn ends (a one-shot front end overlaps that with the record's
     /// write), and nothing after it runs.
-    pub fn prompt_last(&self, input: PromptInput) -> Result<Turn, CohostError> {
+    pub fn prompt_last(&self, input: PromptInput) -> Result<Turn, SessionError> {
         self.enqueue(input, true, None, None).map(|(_, t)| t)
     }
 
     /// Queue a prompt caused by `person` (a shared room's participant whose
     /// suggestion was accepted, or the host): the budget's spend of its
     /// turn is attributed to them.
-    pub fn prompt_by(&self, input: PromptInput, person: &str) -> Result<Turn, CohostError> {
+    pub fn prompt_by(&self, input: PromptInput, person: &str) -> Result<Turn, SessionError> {
         self.enqueue(input, false, Some(person), None)
             .map(|(_, t)| t)
     }
@@ -331,12 +323,12 @@ impl RunningSession {
         &self,
         input: PromptInput,
         person: Option<&str>,
-    ) -> Result<SteerOutcome, CohostError> {
+    ) -> Result<SteerOutcome, SessionError> {
         if self.shared.closing.load(Ordering::SeqCst) {
             return Err(ended("it is stopping"));
         }
         if let Some(seat) = &self.shared.budget {
-            seat.budget().admit()?;
+            seat.budget().admit().map_err(SessionError::BudgetSpent)?;
         }
         let mut note = None;
         let plain = input.context_files.is_empty() && input.images.is_empty();
@@ -375,7 +367,7 @@ impl RunningSession {
 
     /// Cancel the waiting prompt `id`: it does not run (its [`Turn`] says
     /// so) and a `queue` event tells every front end.
-    pub fn queue_drop(&self, id: u64) -> Result<QueueItem, CohostError> {
+    pub fn queue_drop(&self, id: u64) -> Result<QueueItem, SessionError> {
         let mut q = lock(&self.shared.queue);
         let gone = q.remove(id)?;
         self.shared.turns.fetch_sub(1, Ordering::SeqCst);
@@ -386,7 +378,7 @@ impl RunningSession {
     }
 
     /// Move the waiting prompt `id` to place `to` (0: next).
-    pub fn queue_move(&self, id: u64, to: usize) -> Result<QueueItem, CohostError> {
+    pub fn queue_move(&self, id: u64, to: usize) -> Result<QueueItem, SessionError> {
         let mut q = lock(&self.shared.queue);
         let item = q.move_to(id, to)?;
         let items = q.items();
@@ -396,7 +388,7 @@ impl RunningSession {
     }
 
     /// Where the waiting prompt `id` is (0: next).
-    pub fn queue_position(&self, id: u64) -> Result<usize, CohostError> {
+    pub fn queue_position(&self, id: u64) -> Result<usize, SessionError> {
         lock(&self.shared.queue).position(id)
     }
 
@@ -408,12 +400,12 @@ impl RunningSession {
         last: bool,
         person: Option<&str>,
         note: Option<String>,
-    ) -> Result<(QueueItem, Turn), CohostError> {
+    ) -> Result<(QueueItem, Turn), SessionError> {
         if self.shared.closing.load(Ordering::SeqCst) {
             return Err(ended("it is stopping"));
         }
         if let Some(seat) = &self.shared.budget {
-            seat.budget().admit()?;
+            seat.budget().admit().map_err(SessionError::BudgetSpent)?;
         }
         let correlation_id = input
             .correlation_id
@@ -508,19 +500,20 @@ impl RunningSession {
 
     /// Go on with `model`, keeping the conversation; runs after the queued
     /// turns.
-    pub async fn set_model(&self, model: Option<String>) -> Result<(), CohostError> {
+    pub async fn set_model(&self, model: Option<String>) -> Result<(), SessionError> {
         let (reply, rx) = oneshot::channel();
         self.commands
             .send(Command::SetModel { model, reply })
             .map_err(|_| ended("its agent was stopped"))?;
         rx.await
             .map_err(|_| ended("it stopped before the change"))?
+            .map_err(SessionError::Agent)
     }
 
     /// Stop the session now: the running turn is interrupted, waiting
     /// approvals are denied, queued prompts do not run, the agent is
     /// stopped and every subscription ends. Idempotent.
-    pub async fn terminate(&self) -> Result<(), CohostError> {
+    pub async fn terminate(&self) -> Result<(), SessionError> {
         self.shared.closing.store(true, Ordering::SeqCst);
         if self.busy() {
             self.interrupt();
@@ -532,7 +525,7 @@ impl RunningSession {
         if self.commands.send(Command::Terminate { reply }).is_err() {
             return Ok(());
         }
-        rx.await.unwrap_or(Ok(()))
+        rx.await.unwrap_or(Ok(())).map_err(SessionError::Agent)
     }
 }
 
@@ -685,13 +678,10 @@ fn now_ms() -> u64 {
         .unwrap_or(0)
 }
 
-/// The turn a steer was sent to ended before it answered.
+/// The turn a steer was sent to ended before it answered (the steer's
+/// answer channel carries the agent's wire error, so this is one too).
 fn ended_error() -> CohostError {
-    CohostError::new(
-        ErrorCode::IllegalTransition,
-        "the turn ended before the agent took the text",
-    )
-    .with_fix("the text is queued and sent as the next turn")
+    SessionError::SteerMissed.into()
 }
 
 /// A prompt the spent budget refused after it was queued: an `error`

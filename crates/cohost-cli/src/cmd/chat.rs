@@ -195,10 +195,7 @@ async fn drive(
             // the `queue` event says so.
             Effect::Prompt(text) => {
                 if let Err(e) = session.prompt(PromptInput::text(text)) {
-                    say(Incoming::Error {
-                        message: e.message,
-                        fix: e.suggested_fix,
-                    });
+                    say(error_line(e));
                 }
             }
             Effect::Steer(text) => steer(&session, text, None, &to_app),
@@ -250,10 +247,7 @@ async fn drive(
                 // Same agent, same conversation: the agent restarts with the model.
                 match session.set_model(Some(model.clone())).await {
                     Ok(()) => target.model = Some(model),
-                    Err(e) => say(Incoming::Error {
-                        message: e.message,
-                        fix: e.suggested_fix,
-                    }),
+                    Err(e) => say(error_line(e)),
                 }
                 say(Incoming::Session(info(&session)));
             }
@@ -338,10 +332,7 @@ async fn switch(
 ) {
     let _ = session.terminate().await;
     let error = |e: CohostError| {
-        let _ = to_app.send(Incoming::Error {
-            message: e.message,
-            fix: e.suggested_fix,
-        });
+        let _ = to_app.send(error_line(e));
     };
     match ctx.open(&next).await {
         Ok((s, _)) => {
@@ -357,6 +348,15 @@ async fn switch(
         }
     }
     let _ = to_app.send(Incoming::Session(info(session)));
+}
+
+/// An error for the screen: its message and fix as users see them.
+fn error_line(e: impl Into<CohostError>) -> Incoming {
+    let e = e.into();
+    Incoming::Error {
+        message: e.message,
+        fix: e.suggested_fix,
+    }
 }
 
 /// Text typed while a turn runs: the session steers the turn or queues it
@@ -376,10 +376,7 @@ pub(crate) fn steer(
             .steer(PromptInput::text(text), person.as_deref())
             .await
         {
-            let _ = to_app.send(Incoming::Error {
-                message: e.message,
-                fix: e.suggested_fix,
-            });
+            let _ = to_app.send(error_line(e));
         }
     });
 }

@@ -239,7 +239,8 @@ impl RoomChat {
             correlation_id: Some(correlation),
             ..PromptInput::text(text)
         };
-        m.session.prompt(input).map(|_| ())
+        m.session.prompt(input)?;
+        Ok(())
     }
 
     /// `/handoff TO [TEXT]`: TO gets an account of the conversation of the

@@ -181,7 +181,8 @@ pub async fn run(args: RunArgs) -> CmdResult {
         let outcome = match turn {
             Ok(t) => t.outcome().await,
             Err(e) => Err(e),
-        };
+        }
+        .map_err(CohostError::from);
         let (reason, code) = match outcome {
             Ok(o) => (Some(o.reason), exit::for_end(o.reason, o.error.as_ref())),
             Err(e) => {

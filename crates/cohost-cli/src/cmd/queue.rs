@@ -27,8 +27,11 @@ pub(crate) fn queue_command(session: &RunningSession, command: QueueCommand) -> 
         }),
     };
     // Done, the `queue` event says what changed.
-    done.err().map(|e| Incoming::Error {
-        message: e.message,
-        fix: e.suggested_fix,
+    done.err().map(|e| {
+        let e = cohost_core::CohostError::from(e);
+        Incoming::Error {
+            message: e.message,
+            fix: e.suggested_fix,
+        }
     })
 }

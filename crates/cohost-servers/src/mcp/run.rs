@@ -169,7 +169,7 @@ async fn turn(
 ) -> Result<Value, CohostError> {
     let n = tracker.begin()?;
     s.begin_turn();
-    if let Err(e) = s.live.prompt(input) {
+    if let Err(e) = s.live.prompt(input).map_err(CohostError::from) {
         tracker.abort(&e);
         s.end_turn();
         return Err(e);

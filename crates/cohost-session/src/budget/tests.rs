@@ -90,6 +90,11 @@ async fn spent_budget_stops_the_turn_refuses_the_next_and_raising_it_resumes() {
     assert!(seqs.windows(2).all(|w| w[1] == w[0] + 1), "{seqs:?}");
 
     let refused = s.prompt(PromptInput::text("more")).unwrap_err();
+    assert!(
+        matches!(refused, crate::SessionError::BudgetSpent(_)),
+        "{refused}"
+    );
+    let refused = cohost_core::CohostError::from(refused);
     assert_eq!(refused.code, ErrorCode::BudgetExceeded);
     assert!(refused.suggested_fix.unwrap().contains("raise"));
 

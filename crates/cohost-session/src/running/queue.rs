@@ -5,8 +5,10 @@
 use std::collections::VecDeque;
 
 use cohost_core::steer::{preview, QueueItem};
-use cohost_core::{CohostError, ErrorCode, PromptInput, TurnOutcome};
+use cohost_core::{PromptInput, TurnOutcome};
 use tokio::sync::oneshot;
+
+use crate::error::SessionError;
 
 /// One prompt waiting.
 #[derive(Debug)]
@@ -70,13 +72,13 @@ impl PromptQueue {
     }
 
     /// Cancel item `id`: it will not run.
-    pub(crate) fn remove(&mut self, id: u64) -> Result<Queued, CohostError> {
+    pub(crate) fn remove(&mut self, id: u64) -> Result<Queued, SessionError> {
         let at = self.position(id)?;
         self.items.remove(at).ok_or_else(|| not_queued(id))
     }
 
     /// Move item `id` to place `to` (0: next; past the end: last).
-    pub(crate) fn move_to(&mut self, id: u64, to: usize) -> Result<QueueItem, CohostError> {
+    pub(crate) fn move_to(&mut self, id: u64, to: usize) -> Result<QueueItem, SessionError> {
         let at = self.position(id)?;
         let q = self.items.remove(at).ok_or_else(|| not_queued(id))?;
         let item = q.item.clone();
@@ -86,7 +88,7 @@ impl PromptQueue {
     }
 
     /// Where item `id` is, 0 being next.
-    pub(crate) fn position(&self, id: u64) -> Result<usize, CohostError> {
+    pub(crate) fn position(&self, id: u64) -> Result<usize, SessionError> {
         self.items
             .iter()
             .position(|q| q.item.id == id)
@@ -100,12 +102,8 @@ impl PromptQueue {
 }
 
 /// Nothing waits under that number.
-pub(crate) fn not_queued(id: u64) -> CohostError {
-    CohostError::new(
-        ErrorCode::ConfigInvalid,
-        format!("no prompt #{id} is waiting in the queue (it may have started or been dropped)"),
-    )
-    .with_fix("list the queue (`/queue`, or GET the session's queue) and use a number shown there")
+pub(crate) fn not_queued(id: u64) -> SessionError {
+    SessionError::NotQueued { id }
 }
 
 #[cfg(test)]
@@ -157,6 +155,8 @@ mod tests {
         let (a, _) = push(&mut q, "a");
         q.pop();
         let e = q.remove(a.id).unwrap_err();
+        assert_eq!(e, SessionError::NotQueued { id: a.id });
+        let e = cohost_core::CohostError::from(e);
         assert!(e.message.contains("#1"), "{e}");
         assert!(e.suggested_fix.unwrap().contains("/queue"));
         assert!(q.move_to(7, 0).is_err());

@@ -224,7 +224,8 @@ async fn terminate_stops_the_turn_drops_the_queue_and_ends_every_subscription() 
         EndReason::Interrupted
     );
     let e = queued.outcome().await.unwrap_err();
-    assert_eq!(e.code, cohost_core::ErrorCode::Cancelled);
+    assert_eq!(e, crate::SessionError::EndedBeforeTurn);
+    assert_eq!(e.code(), cohost_core::ErrorCode::Cancelled);
     let mut rest = Vec::new();
     while let Ok(Some(ev)) = sub.recv().await {
         rest.push(ev);
