@@ -8,6 +8,18 @@
 //! and placeholders (`<your key>`, `${TOKEN}`) and code (`token: String,`)
 //! after a name stay as they are. The shapes are listed in the README's
 //! Trust section and in [`corpus`].
+//!
+//! Who may use the process-wide sanitizer ([`install`], [`global`],
+//! [`shared`] and the free functions [`sanitize()`], [`sanitize_json`],
+//! [`sanitize_text_or_json`]): the binary, `cohost-cli`, alone. It is the
+//! composition root: it builds the one [`Sanitizer`] (with the secret values
+//! it collected), installs it, and hands the same value to every boundary
+//! (the host context's `sanitizer`, the engine's `SessionOptions`, a
+//! notifier), which use that value and not this global. A library that
+//! reached the global would sanitize with whatever this process happened to
+//! install, or with one built from the real environment in a test, and a
+//! test could not show which; what still calls it from a library is a
+//! leftover of the move (issue 31), not a pattern to copy.
 
 use std::sync::{Arc, OnceLock};
 

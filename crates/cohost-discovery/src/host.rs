@@ -1,8 +1,10 @@
 //! The context every host service runs in: the provider registry, the
-//! (injectable) environment, cohost's paths and time limits.
+//! (injectable) environment, cohost's paths and time limits, and the
+//! sanitizer every text a host service shows passes.
 
 use cohost_agents::catalog;
-use cohost_core::{CohostError, ErrorCode, ProviderDescriptor, ProviderKind, Registry};
+use cohost_core::{CohostError, ErrorCode, ProviderDescriptor, ProviderKind, Registry, Sanitizer};
+use std::sync::Arc;
 
 use crate::config::HostConfig;
 use crate::env::{DiscoveryEnv, HostPaths, Timeouts};
@@ -18,6 +20,10 @@ pub struct Host {
     pub paths: HostPaths,
     /// Time limits.
     pub timeouts: Timeouts,
+    /// What every text a service or front end on this host shows passes:
+    /// the composition root's one sanitizer ([`Host::with_sanitizer`]),
+    /// never the process-wide one.
+    pub sanitizer: Arc<Sanitizer>,
 }
 
 /// What cohost knows about one provider id.
@@ -40,15 +46,27 @@ pub struct ProviderFacts {
 }
 
 impl Host {
-    /// A host over `registry` in environment `env`; paths follow XDG.
+    /// A host over `registry` in environment `env`; paths follow XDG. Its
+    /// sanitizer knows the secret-named variables of `env` and its home;
+    /// the binary gives its own ([`Host::with_sanitizer`]).
     pub fn new(registry: Registry, env: DiscoveryEnv) -> Host {
         let paths = env.paths();
+        let home = env.home.as_ref().map(|h| h.display().to_string());
+        let sanitizer = Arc::new(Sanitizer::new(&env.vars, home));
         Host {
             registry,
             env,
             paths,
             timeouts: Timeouts::default(),
+            sanitizer,
         }
+    }
+
+    /// This host with `sanitizer` (the composition root's, which also knows
+    /// the config's and the credential files' secrets).
+    pub fn with_sanitizer(mut self, sanitizer: Arc<Sanitizer>) -> Host {
+        self.sanitizer = sanitizer;
+        self
     }
 
     /// Load `config.toml` (empty when missing).

@@ -10,9 +10,10 @@ use super::known::{self, MIN_VALUE};
 use super::names::{self, is_secret_name};
 use super::rules::{self, REDACTED, REDACTED_KEY};
 
-/// A configured sanitizer. Most code calls the free function [`sanitize`],
-/// which uses the process-wide one ([`install`], [`global`]).
-#[derive(Debug)]
+/// A configured sanitizer. The composition root builds one and hands it to
+/// every boundary as a value (an `Arc<Sanitizer>`); the process-wide one
+/// ([`super::install`], [`super::global`]) is for the binary alone (see
+/// the module doc).
 pub struct Sanitizer {
     // The shapes are process-wide (`compiled()`), not per sanitizer: they
     // compile on first use, or ahead of it on a thread of their own
@@ -22,6 +23,16 @@ pub struct Sanitizer {
     /// Values given to [`Sanitizer::with_known_values`], kept so more can be added.
     known_list: Vec<String>,
     home: Option<String>,
+}
+
+// By hand: the derived form would print the known secret values.
+impl std::fmt::Debug for Sanitizer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sanitizer")
+            .field("known_values", &self.known_list.len())
+            .field("home", &self.home.is_some())
+            .finish()
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
