@@ -5,9 +5,10 @@
 //! subscribers and broadcast to live ones.
 
 use std::collections::VecDeque;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use cohost_core::sync::lock;
+use cohost_core::Sanitizer;
 
 use serde::Serialize;
 use tokio::sync::broadcast;
@@ -36,22 +37,23 @@ pub struct FeedEvent {
 pub struct HookFeed {
     state: Mutex<(u64, VecDeque<FeedEvent>)>,
     tx: broadcast::Sender<FeedEvent>,
-}
-
-impl Default for HookFeed {
-    fn default() -> Self {
-        HookFeed {
-            state: Mutex::new((0, VecDeque::new())),
-            tx: broadcast::channel(REPLAY).0,
-        }
-    }
+    sanitizer: Arc<Sanitizer>,
 }
 
 impl HookFeed {
+    /// An empty feed whose events pass `sanitizer` (the host's) on arrival.
+    pub fn new(sanitizer: Arc<Sanitizer>) -> Self {
+        HookFeed {
+            state: Mutex::new((0, VecDeque::new())),
+            tx: broadcast::channel(REPLAY).0,
+            sanitizer,
+        }
+    }
+
     /// Records and broadcasts one event.
     pub fn publish(&self, ev: HookEvent) {
         let mut payload = ev.payload;
-        cohost_core::sanitize::sanitize_json(&mut payload);
+        self.sanitizer.sanitize_json(&mut payload);
         let kind = payload
             .get("hook_event_name")
             .or_else(|| payload.get("type"))
@@ -65,8 +67,8 @@ impl HookFeed {
         let fe = FeedEvent {
             seq: st.0,
             ts,
-            agent: cohost_core::sanitize(&ev.agent),
-            kind: cohost_core::sanitize(&kind),
+            agent: self.sanitizer.sanitize(&ev.agent).into_owned(),
+            kind: self.sanitizer.sanitize(&kind).into_owned(),
             payload,
         };
         tracing::info!(agent = %fe.agent, kind = %fe.kind, "hook event");

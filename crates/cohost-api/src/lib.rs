@@ -92,7 +92,7 @@ pub async fn serve_budgeted(
     let token = token::load_or_create(&file)?;
     let credential = Credential { token, file };
     // Agents' hooks (`cohost hook-event`) report here while the API runs.
-    let hooks = Arc::new(HookFeed::default());
+    let hooks = Arc::new(HookFeed::new(host.sanitizer.clone()));
     match cohost_discovery::hooks::listen_hook_events(&host.paths.hook_socket()) {
         Ok((mut rx, _)) => {
             let feed = hooks.clone();
@@ -119,7 +119,8 @@ pub async fn serve_budgeted(
 /// The router (with the localhost guard and the token check) for a server
 /// bound on `port`.
 pub fn router(host: Host, port: u16, credential: Credential) -> Router {
-    router_with(host, port, credential, Arc::default())
+    let hooks = Arc::new(HookFeed::new(host.sanitizer.clone()));
+    router_with(host, port, credential, hooks)
 }
 
 /// The router, showing hook events from `hooks`.
@@ -136,6 +137,7 @@ pub fn router_budgeted(
     budget: Option<ServeBudget>,
 ) -> Router {
     let store = SessionStore::open(&host.paths.state_dir);
+    let sanitizer = host.sanitizer.clone();
     let state = Arc::new(AppState {
         host,
         store,
@@ -178,16 +180,22 @@ pub fn router_budgeted(
             Arc::new(credential),
             guard::require_token,
         ))
-        .layer(axum::middleware::map_response(clean_json_response))
+        .layer(axum::middleware::map_response_with_state(
+            sanitizer,
+            clean_json_response,
+        ))
         .layer(axum::middleware::from_fn_with_state(
             port,
             guard::localhost_only,
         ))
 }
 
-/// Every JSON response passes the sanitizer: the last gate before a client,
-/// whatever a handler put in it (a config value, a status message).
-async fn clean_json_response(resp: axum::response::Response) -> axum::response::Response {
+/// Every JSON response passes the host's sanitizer: the last gate before a
+/// client, whatever a handler put in it (a config value, a status message).
+async fn clean_json_response(
+    State(sanitizer): State<Arc<cohost_core::Sanitizer>>,
+    resp: axum::response::Response,
+) -> axum::response::Response {
     use axum::http::header;
     let is_json = resp
         .headers()
@@ -203,10 +211,13 @@ async fn clean_json_response(resp: axum::response::Response) -> axum::response::
         .unwrap_or_default();
     let clean = match serde_json::from_slice::<serde_json::Value>(&bytes) {
         Ok(mut v) => {
-            cohost_core::sanitize::sanitize_json(&mut v);
+            sanitizer.sanitize_json(&mut v);
             v.to_string().into_bytes()
         }
-        Err(_) => cohost_core::sanitize::sanitize(&String::from_utf8_lossy(&bytes)).into_bytes(),
+        Err(_) => sanitizer
+            .sanitize(&String::from_utf8_lossy(&bytes))
+            .into_owned()
+            .into_bytes(),
     };
     parts.headers.remove(header::CONTENT_LENGTH);
     axum::response::Response::from_parts(parts, axum::body::Body::from(clean))
@@ -269,7 +280,7 @@ async fn login(
     Ok(Json(serde_json::json!({
         "provider_id": cmd.provider_id,
         "command": cmd.display,
-        "args": cmd.args.iter().map(|a| cohost_core::sanitize(a)).collect::<Vec<_>>(),
+        "args": cmd.args.iter().map(|a| s.host.sanitizer.sanitize(a).into_owned()).collect::<Vec<_>>(),
         "note": cmd.note,
     })))
 }
@@ -352,6 +363,8 @@ async fn create_session(
     req.recording = Recording::WithId(new_session_id());
     req.worktree = b.worktree;
     req.checkpoints = b.checkpoints;
+    // The session's events pass the host's sanitizer before the SSE's.
+    req.options.sanitizer = s.host.sanitizer.clone();
     if let Some(value) = b.tools {
         req.tools = Tools::Json {
             origin: "request body `tools`".into(),
@@ -411,6 +424,7 @@ async fn create_room(
         req.provider_settings = true;
         req.recording = Recording::WithId(new_session_id());
         req.budget = budget.as_ref().map(|b| b.seat(name));
+        req.options.sanitizer = s.host.sanitizer.clone();
         req
     })
     .await
@@ -552,8 +566,9 @@ async fn events(
         .subscribe()
         .take_while(|ev| std::future::ready(ev.is_ok()))
         .filter_map(|ev| std::future::ready(ev.ok()));
-    let stream = events.map(|ev| {
-        let data = clean_json(&ev);
+    let sanitizer = s.host.sanitizer.clone();
+    let stream = events.map(move |ev| {
+        let data = clean_json(&sanitizer, &ev);
         let kind = serde_json::to_value(&ev.body)
             .ok()
             .and_then(|v| v.get("type").and_then(|t| t.as_str()).map(str::to_string))
@@ -575,12 +590,13 @@ async fn hook_events(State(s): State<Arc<AppState>>) -> impl IntoResponse {
             }
         }
     });
-    let stream = futures::stream::iter(past).chain(live).map(|ev| {
+    let sanitizer = s.host.sanitizer.clone();
+    let stream = futures::stream::iter(past).chain(live).map(move |ev| {
         Ok::<_, std::convert::Infallible>(
             SseEvent::default()
                 .event(ev.kind.clone())
                 .id(ev.seq.to_string())
-                .data(clean_json(&ev)),
+                .data(clean_json(&sanitizer, &ev)),
         )
     });
     Sse::new(stream).keep_alive(KeepAlive::default())
@@ -589,8 +605,8 @@ async fn hook_events(State(s): State<Arc<AppState>>) -> impl IntoResponse {
 /// JSON for an SSE `data:` line with every string in it sanitized: the last
 /// gate before a subscriber, whatever the event carries (a prompt, a hook's
 /// payload).
-fn clean_json<T: serde::Serialize>(value: &T) -> String {
+fn clean_json<T: serde::Serialize>(sanitizer: &cohost_core::Sanitizer, value: &T) -> String {
     let mut v = serde_json::to_value(value).unwrap_or_default();
-    cohost_core::sanitize::sanitize_json(&mut v);
+    sanitizer.sanitize_json(&mut v);
     v.to_string()
 }

@@ -56,7 +56,7 @@ pub(super) async fn steer(
 ) -> ApiResult<Steered> {
     let live = crate::state::live(&s, &id)?;
     let input = cohost_core::PromptInput::text(b.text);
-    let by = b.by.map(|b| cohost_core::sanitize(&b));
+    let by = b.by.map(|b| s.host.sanitizer.sanitize(&b).into_owned());
     let answer = match live.steer(input, by.as_deref()).await? {
         SteerOutcome::Steered => Steered {
             outcome: "steered",

@@ -32,7 +32,10 @@ async fn create(addr: SocketAddr, s: &Scratch, auth: Option<&str>) -> reqwest::R
     req.send().await.unwrap()
 }
 
-async fn assert_401(resp: reqwest::Response, token_file: &std::path::Path) {
+/// `token_file` is the path as the API shows it: through its host's
+/// sanitizer, which shows the scratch home as `~` (as the binary's shows
+/// the user's).
+async fn assert_401(resp: reqwest::Response, token_file: &str) {
     assert_eq!(resp.status().as_u16(), 401);
     assert!(resp.headers()["www-authenticate"]
         .to_str()
@@ -46,7 +49,7 @@ async fn assert_401(resp: reqwest::Response, token_file: &std::path::Path) {
     );
     let fix = body["suggested_fix"].as_str().unwrap();
     assert!(
-        fix.contains(&token_file.display().to_string()),
+        fix.contains(token_file),
         "the fix names the token file: {fix}"
     );
 }
@@ -57,6 +60,11 @@ async fn requests_without_the_users_token_get_401_and_run_nothing() {
     let addr = start(&s).await;
     let paths = s.host().paths;
     let file = cohost_api::api_token_file(&paths);
+    let shown = s
+        .host()
+        .sanitizer
+        .sanitize(&file.display().to_string())
+        .into_owned();
     let token = cohost_api::read_api_token(&paths).unwrap();
     let good = format!("Bearer {}", token.as_str());
     let wrong = format!("Bearer {}", "0".repeat(token.as_str().len()));
@@ -69,7 +77,7 @@ async fn requests_without_the_users_token_get_401_and_run_nothing() {
         Some(token.as_str()), // the value without the scheme
         Some("Basic dXNlcjpwYXNz"),
     ] {
-        assert_401(create(addr, &s, auth).await, &file).await;
+        assert_401(create(addr, &s, auth).await, &shown).await;
     }
     // Every route is behind the token, reads included.
     for path in [
@@ -83,7 +91,7 @@ async fn requests_without_the_users_token_get_401_and_run_nothing() {
             .send()
             .await
             .unwrap();
-        assert_401(r, &file).await;
+        assert_401(r, &shown).await;
     }
     // Nothing ran: no session is live or stored.
     let listed: serde_json::Value = http()
