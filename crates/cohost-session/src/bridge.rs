@@ -4,7 +4,9 @@
 //! note to the front end, which shows it to the room's people. Every call
 //! is told to the front end as a [`BridgeNote`], so what one member asks
 //! another is visible; the chain rules of [`BridgeRules`] keep asking
-//! bounded (no loops, so deep, so long).
+//! bounded (no loops, so deep, so long); and every call passes the room's
+//! approval policy first (`approval`: the bridge asks for the calls of
+//! agents that run MCP tools without asking cohost).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};
@@ -15,6 +17,8 @@ use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
 use crate::room::Room;
+
+mod approval;
 
 /// What the bridge tells the front end.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,6 +58,8 @@ pub struct RoomBridge {
     chains: Mutex<HashMap<String, Vec<String>>>,
     rules: BridgeRules,
     notes: mpsc::UnboundedSender<BridgeNote>,
+    /// "Always" answers to calls the bridge asked about.
+    remembered: approval::Remembered,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -69,6 +75,7 @@ impl RoomBridge {
             chains: Mutex::new(HashMap::new()),
             rules,
             notes,
+            remembered: approval::Remembered::default(),
         })
     }
 
@@ -91,18 +98,22 @@ impl RoomBridge {
         let _ = self.notes.send(n);
     }
 
-    /// Answer `from`'s call: the tool's result, or why it was refused.
+    /// Answer `from`'s call: the tool's result, or why it was refused
+    /// (the room's approval policy, or its chain rules).
     pub async fn handle(&self, from: &str, call: BridgeCall) -> Result<Value, CohostError> {
-        let out = match call {
-            BridgeCall::AskMember { name, prompt } => self.ask(from, &name, &prompt).await,
-            BridgeCall::ListMembers => Ok(self.list(from)),
-            BridgeCall::PostToRoom { text } => {
-                self.note(BridgeNote::Posted {
-                    from: from.to_owned(),
-                    text,
-                });
-                Ok(json!({ "posted": true }))
-            }
+        let out = match self.approve(from, &call).await {
+            Err(e) => Err(e),
+            Ok(()) => match call {
+                BridgeCall::AskMember { name, prompt } => self.ask(from, &name, &prompt).await,
+                BridgeCall::ListMembers => Ok(self.list(from)),
+                BridgeCall::PostToRoom { text } => {
+                    self.note(BridgeNote::Posted {
+                        from: from.to_owned(),
+                        text,
+                    });
+                    Ok(json!({ "posted": true }))
+                }
+            },
         };
         if let Err(e) = &out {
             self.note(BridgeNote::Refused {
@@ -111,6 +122,25 @@ impl RoomBridge {
             });
         }
         out
+    }
+
+    /// May `from` make `call`? Its own session is asked when its agent
+    /// did not ask already.
+    async fn approve(&self, from: &str, call: &BridgeCall) -> Result<(), CohostError> {
+        let room = self.room();
+        let Some(caller) = room.members().iter().find(|m| m.name == from) else {
+            // No session to ask in (the room is not started, or it left).
+            return Err(CohostError::new(
+                ErrorCode::PermissionRequired,
+                format!(
+                    "{} is not a member of this room: its call of {} cannot be approved",
+                    cohost_core::sanitize::inert_line(from),
+                    approval::tool_name(call)
+                ),
+            )
+            .with_fix("only a room's members may call its bridge"));
+        };
+        self.remembered.approve(from, &caller.session, call).await
     }
 
     fn list(&self, from: &str) -> Value {

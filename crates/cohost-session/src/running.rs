@@ -34,6 +34,7 @@ use crate::log::{EventLog, LogLimits, Subscription};
 use crate::metered::Meter;
 
 mod queue;
+mod raise;
 use queue::PromptQueue;
 
 /// A started session as the running task drives it: turns one at a time,

@@ -1,0 +1,136 @@
+//! Bridge calls through the room's approval policy. A member whose agent
+//! asks cohost before it runs an MCP tool (its capabilities say
+//! `mcp_approvals`: Claude Code, Qwen Code...) has had its call approved
+//! by then; for the others (Codex, OpenCode, Kilo run MCP tools unasked)
+//! the bridge raises the approval itself on the member's running session,
+//! as a request of that member's turn, so it reaches every front end and
+//! policy exactly like the agent's own requests. An "always" answer is
+//! kept for that member and tool, as an agent keeps it for its own tools.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use cohost_core::bridge::{BridgeCall, BRIDGE_SERVER};
+use cohost_core::sanitize::inert_line;
+use cohost_core::sync::lock;
+use cohost_core::{
+    ApprovalOption, CohostError, Decision, DecisionOrigin, ErrorCode, ToolCallInfo, ToolKind,
+};
+use serde_json::{json, Value};
+
+use crate::running::RunningSession;
+
+/// The tool's name as an agent that asks names it (Claude Code's
+/// `mcp__SERVER__TOOL`), so a person allowing it by name sees one name
+/// whichever agent calls it.
+pub(crate) fn tool_name(call: &BridgeCall) -> String {
+    let tool = match call {
+        BridgeCall::AskMember { .. } => "ask_member",
+        BridgeCall::ListMembers => "list_members",
+        BridgeCall::PostToRoom { .. } => "post_to_room",
+    };
+    format!("mcp__{BRIDGE_SERVER}__{tool}")
+}
+
+/// The call's arguments, as the agent passed them to the tool.
+fn input(call: &BridgeCall) -> Value {
+    match call {
+        BridgeCall::AskMember { name, prompt } => json!({"name": name, "prompt": prompt}),
+        BridgeCall::ListMembers => json!({}),
+        BridgeCall::PostToRoom { text } => json!({"text": text}),
+    }
+}
+
+/// Answers remembered per member and tool (`allow_always`,
+/// `reject_always`).
+#[derive(Default)]
+pub(crate) struct Remembered(Mutex<HashMap<(String, String), bool>>);
+
+impl Remembered {
+    /// May `member`'s call of `call` run? Asks `session` (the member's own)
+    /// when its agent did not ask already; a refusal says who refused.
+    pub(crate) async fn approve(
+        &self,
+        member: &str,
+        session: &RunningSession,
+        call: &BridgeCall,
+    ) -> Result<(), CohostError> {
+        if session.descriptor().capabilities.mcp_approvals {
+            // Its agent asked cohost before it called the tool.
+            return Ok(());
+        }
+        let name = tool_name(call);
+        let key = (member.to_owned(), name.clone());
+        if let Some(allowed) = lock(&self.0).get(&key).copied() {
+            return match allowed {
+                true => Ok(()),
+                false => Err(refusal(member, &name, &remembered_no())),
+            };
+        }
+        let request = ToolCallInfo {
+            tool_id: format!("bridge-{}", cohost_core::ids::random_tag()),
+            kind: ToolKind::from_tool_name(&name),
+            name: name.clone(),
+            input: input(call),
+        };
+        let d = session
+            .raise_approval(request, ApprovalOption::ALL.to_vec())
+            .await;
+        match d.option {
+            ApprovalOption::AllowAlways => {
+                lock(&self.0).insert(key, true);
+            }
+            ApprovalOption::RejectAlways => {
+                lock(&self.0).insert(key, false);
+            }
+            ApprovalOption::AllowOnce | ApprovalOption::RejectOnce => {}
+        }
+        if d.option.is_allow() {
+            Ok(())
+        } else {
+            Err(refusal(member, &name, &d))
+        }
+    }
+}
+
+fn remembered_no() -> Decision {
+    Decision::deny(DecisionOrigin::User, "refused for the rest of this room")
+}
+
+/// The error the calling agent's model reads: its call was not allowed,
+/// by whom, and why.
+pub(crate) fn refusal(member: &str, tool: &str, d: &Decision) -> CohostError {
+    let by = match d.origin {
+        DecisionOrigin::Policy => "denied by the room's approval policy".to_owned(),
+        DecisionOrigin::Deadline => "nobody decided before the deadline".to_owned(),
+        DecisionOrigin::Cancelled => "no decision: the turn was interrupted or ended".to_owned(),
+        DecisionOrigin::Crash => "no decision: the agent stopped".to_owned(),
+        DecisionOrigin::User | DecisionOrigin::Remote | DecisionOrigin::Other => {
+            if d.deciders.is_empty() {
+                let who = match d.origin {
+                    DecisionOrigin::Remote => "the host",
+                    _ => "the person deciding",
+                };
+                format!("denied by {who}")
+            } else {
+                let names: Vec<String> = d.deciders.iter().map(|n| inert_line(n)).collect();
+                format!("denied by {}", names.join(", "))
+            }
+        }
+    };
+    let why = d
+        .message
+        .as_deref()
+        .filter(|m| !m.is_empty())
+        .map(|m| format!(" ({})", inert_line(m)))
+        .unwrap_or_default();
+    CohostError::new(
+        ErrorCode::PermissionRequired,
+        format!(
+            "the room did not allow {}'s call of {tool}: {by}{why}",
+            inert_line(member)
+        ),
+    )
+    .with_fix("go on without it, or ask the people in the room to allow it")
+    .retryable(false)
+}
