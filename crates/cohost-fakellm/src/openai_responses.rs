@@ -8,7 +8,7 @@ use crate::openai_chat::{content_blocks, created, openai_error};
 use crate::reply::{split, text_of, Plan, Turn};
 use crate::state::Shared;
 use crate::stream::sse_event;
-use crate::tools::{tools_in, ToolKind, ToolSpec};
+use crate::tools::{ToolKind, ToolSpec};
 
 const OUTPUT_TYPES: &[&str] = &[
     "function_call_output",
@@ -22,7 +22,7 @@ fn item_type(item: &Value) -> &str {
         .unwrap_or("message")
 }
 
-fn parse_tool(t: &Value) -> Option<ToolSpec> {
+fn parse_tool(t: &Value, namespace: Option<&str>) -> Option<ToolSpec> {
     let (name, kind) = match t.get("type").and_then(Value::as_str)? {
         "function" => (t.get("name")?.as_str()?.to_string(), ToolKind::Function),
         "local_shell" => ("local_shell".to_string(), ToolKind::LocalShell),
@@ -33,7 +33,36 @@ fn parse_tool(t: &Value) -> Option<ToolSpec> {
         name,
         schema: t.get("parameters").cloned().unwrap_or(Value::Null),
         kind,
+        namespace: namespace.map(String::from),
     })
+}
+
+/// The request's tools; a `namespace` tool (Codex 0.171.0 offers an MCP
+/// server's tools as one, `{"type": "namespace", "name": "mcp__SERVER",
+/// "tools": [...]}`) gives its functions, each with the namespace that its
+/// call names (`namespace` of a `function_call` item, in the app-server
+/// schema's `FunctionCallResponseItem`, tests/agents/schemas/).
+fn tools_of(body: &Value) -> Vec<ToolSpec> {
+    let mut out = Vec::new();
+    for t in body
+        .get("tools")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        if t.get("type").and_then(Value::as_str) == Some("namespace") {
+            let ns = t.get("name").and_then(Value::as_str);
+            let inner = t
+                .get("tools")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten();
+            out.extend(inner.filter_map(|f| parse_tool(f, ns)));
+        } else {
+            out.extend(parse_tool(t, None));
+        }
+    }
+    out
 }
 
 pub(crate) fn parse(body: &Value) -> Turn {
@@ -72,7 +101,7 @@ pub(crate) fn parse(body: &Value) -> Turn {
         }
         _ => (Vec::new(), None),
     };
-    let tools = tools_in(body, parse_tool);
+    let tools = tools_of(body);
     let json_schema = body
         .pointer("/text/format")
         .filter(|f| f.get("type").and_then(Value::as_str) == Some("json_schema"))
@@ -135,10 +164,16 @@ fn call_item(plan: &Plan, done: bool) -> Option<Value> {
     let i = ids(plan);
     let status = if done { "completed" } else { "in_progress" };
     Some(match tool.kind {
-        ToolKind::Function => json!({
-            "id": i.call_item, "type": "function_call", "status": status, "call_id": i.call_id,
-            "name": tool.name, "arguments": if done { plan.tool_args_json() } else { String::new() },
-        }),
+        ToolKind::Function => {
+            let mut item = json!({
+                "id": i.call_item, "type": "function_call", "status": status, "call_id": i.call_id,
+                "name": tool.name, "arguments": if done { plan.tool_args_json() } else { String::new() },
+            });
+            if let Some(ns) = &tool.namespace {
+                item["namespace"] = json!(ns);
+            }
+            item
+        }
         ToolKind::LocalShell => json!({
             "id": i.call_item, "type": "local_shell_call", "status": status, "call_id": i.call_id,
             "action": {"type": "exec", "command": tool.args.get("command").cloned().unwrap_or(json!([]))},

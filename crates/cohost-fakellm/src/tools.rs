@@ -33,6 +33,10 @@ pub struct ToolSpec {
     pub schema: Value,
     /// Wire representation.
     pub kind: ToolKind,
+    /// The group it is offered in, when the wire groups tools (OpenAI
+    /// Responses `namespace` tools: Codex offers an MCP server's tools as
+    /// `mcp__SERVER`); a call names it beside the tool's name.
+    pub namespace: Option<String>,
 }
 
 impl ToolSpec {
@@ -44,6 +48,7 @@ impl ToolSpec {
             name: def.get("name")?.as_str()?.to_string(),
             schema: schema.cloned().unwrap_or(Value::Null),
             kind: ToolKind::Function,
+            namespace: None,
         })
     }
 }
@@ -65,6 +70,8 @@ pub struct ChosenCall {
     pub args: Value,
     /// Wire representation.
     pub kind: ToolKind,
+    /// The tool's group ([`ToolSpec::namespace`]).
+    pub namespace: Option<String>,
 }
 
 const SHELL_NAMES: &[&str] = &[
@@ -118,6 +125,14 @@ pub fn choose_tool(
     prefer_write: bool,
     cwd: Option<&str>,
 ) -> Option<ChosenCall> {
+    // A grouped tool (an MCP server's) is called only by name
+    // ([`named_call`]), never picked as the shell or the file writer.
+    let plain: Vec<ToolSpec> = tools
+        .iter()
+        .filter(|t| t.namespace.is_none())
+        .cloned()
+        .collect();
+    let tools = plain.as_slice();
     let shell = || find_by(tools, SHELL_NAMES, SHELL_HINTS);
     let write = || find_by(tools, WRITE_NAMES, WRITE_HINTS);
     let written = write();
@@ -143,6 +158,7 @@ pub fn choose_tool(
         name: tool.name.clone(),
         args,
         kind: tool.kind,
+        namespace: None,
     })
 }
 
@@ -154,6 +170,7 @@ pub fn named_call(tools: &[ToolSpec], name: &str, args: Option<Value>) -> Option
         name: tool.name.clone(),
         args: args.unwrap_or_else(|| fill_schema(&tool.schema)),
         kind: tool.kind,
+        namespace: tool.namespace.clone(),
     })
 }
 
@@ -394,6 +411,7 @@ mod tests {
             name: name.into(),
             schema,
             kind: ToolKind::Function,
+            namespace: None,
         }
     }
 

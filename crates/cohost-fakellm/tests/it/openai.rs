@@ -337,6 +337,57 @@ async fn responses_tool_call_uses_codex_shell_then_follow_up() {
     assert!(text.contains("ok-7"));
 }
 
+/// Codex 0.171.0 offers an MCP server's tools as one `namespace` tool; a
+/// script's call by name names the namespace beside the tool, and the
+/// default tool scenario still picks the shell, never a grouped tool.
+#[tokio::test]
+async fn responses_call_a_namespaced_mcp_tool_by_name() {
+    let script = cohost_fakellm::parse_script(
+        r#"{"default": "tool", "steps": [
+            {"scenario": "tool", "match": "ask the room", "tool": "ask_member",
+             "args": {"name": "claude", "prompt": "hi"}}
+        ]}"#,
+        std::path::Path::new("inline.json"),
+    )
+    .unwrap();
+    let h = server_with(cohost_fakellm::FakeLlmConfig {
+        script: Some(script),
+        ..Default::default()
+    })
+    .await;
+    let with_room = |prompt: &str| {
+        let mut req = responses_req(prompt, true);
+        req["tools"].as_array_mut().unwrap().push(json!({
+            "type": "namespace", "name": "mcp__cohost_room", "description": "room",
+            "tools": [
+                {"type": "function", "name": "exec_room", "parameters": {"type": "object", "properties": {}}},
+                {"type": "function", "name": "ask_member", "parameters": {"type": "object",
+                    "properties": {"name": {"type": "string"}, "prompt": {"type": "string"}},
+                    "required": ["name", "prompt"]}}
+            ]
+        }));
+        req
+    };
+    let events = sse(post(&h, "/v1/responses", &with_room("ask the room")).await).await;
+    let done = of_type(&events, "response.output_item.done").remove(0);
+    assert_eq!(done["item"]["type"], "function_call");
+    assert_eq!(done["item"]["namespace"], "mcp__cohost_room");
+    assert_eq!(done["item"]["name"], "ask_member");
+    let args: Value = serde_json::from_str(done["item"]["arguments"].as_str().unwrap()).unwrap();
+    assert_eq!(args, json!({"name": "claude", "prompt": "hi"}));
+    // Without a plain shell, `exec_room` would pass for one by its name;
+    // it is grouped, so the plain file writer is picked instead.
+    let mut req = with_room("[[tool]]");
+    req["tools"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|t| t["name"] != "shell");
+    let events = sse(post(&h, "/v1/responses", &req).await).await;
+    let done = of_type(&events, "response.output_item.done").remove(0);
+    assert_eq!(done["item"]["name"], "apply_patch", "{done}");
+    assert!(done["item"].get("namespace").is_none(), "{done}");
+}
+
 #[tokio::test]
 async fn responses_write_uses_apply_patch_custom_tool() {
     let h = server().await;
