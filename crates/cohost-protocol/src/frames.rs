@@ -104,6 +104,14 @@ frame_types! {
     /// connection inside the sealed body (host only, signed, under the
     /// invite's key so that someone waiting can open it).
     KeyDoor = 29, "key.door";
+    /// A co-driver offers an agent running on its own machine as a member
+    /// of the room (to hosts only; sealed to the host; the host's policy
+    /// decides).
+    MemberOffer = 30, "ai.member.offer";
+    /// The host tells the owner of a member on another machine what to do
+    /// (run a prompt, interrupt, leave) or that its offer was refused,
+    /// addressed to one connection inside the signed body (host only).
+    MemberCommand = 31, "ai.member.command";
 }
 
 impl FrameType {
@@ -141,6 +149,24 @@ impl FrameType {
                 | FrameType::ApprovalGrants
                 | FrameType::KeyRoster
                 | FrameType::KeyDoor
+                | FrameType::MemberOffer
+                | FrameType::MemberCommand
+        )
+    }
+
+    /// Frames of a member's turn: besides the host, the owner of a member
+    /// running on another machine sends them for that member (receivers
+    /// check the member is the signer's, `docs/sharing-e2e.md`, "Members on
+    /// other machines").
+    pub fn is_member_turn(self) -> bool {
+        matches!(
+            self,
+            FrameType::ExecutionStarted
+                | FrameType::StreamChunk
+                | FrameType::StreamEnd
+                | FrameType::StreamInterrupted
+                | FrameType::ToolApprovalRequested
+                | FrameType::ToolApprovalDecided
         )
     }
 

@@ -60,5 +60,5 @@ pub use frames::FrameType;
 pub use header::{FIXED_HEADER_LEN, MAX_ID_LEN, PROTOCOL_VERSION};
 pub use ids::{is_valid_id, RoomId, StreamId};
 pub use invite::{ws_url, Invite, InviteError, InviteKeys, SUBPROTOCOL, TOKEN_SUBPROTOCOL_PREFIX};
-pub use matrix::{may_send, route, to_hosts_only, Route};
+pub use matrix::{may_send, may_use_stream, member_stream_prefix, route, to_hosts_only, Route};
 pub use roles::Role;

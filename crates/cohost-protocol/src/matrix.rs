@@ -26,18 +26,23 @@ pub fn may_send(ty: FrameType, role: Role) -> bool {
     use FrameType as F;
     use Role::*;
     match ty {
-        F::SuggestPrompt | F::InterruptRequest => role == CoDriver,
-        // Any participant may vote; the host counts only granted ones.
-        F::ApprovalVote => role != Host,
-        F::PromptSuggested => false,
-        F::SuggestionDecided
-        | F::ExecutionStarted
+        F::SuggestPrompt | F::InterruptRequest | F::MemberOffer => role == CoDriver,
+        // A co-driver may run a member of the room on its own machine; the
+        // relay cannot tell whose member a turn is (the receivers check the
+        // signature), but it keeps such streams apart by name
+        // ([`may_use_stream`]).
+        F::ExecutionStarted
         | F::StreamChunk
         | F::StreamEnd
         | F::StreamInterrupted
         | F::ToolApprovalRequested
-        | F::ToolApprovalDecided
+        | F::ToolApprovalDecided => role == Host || role == CoDriver,
+        // Any participant may vote; the host counts only granted ones.
+        F::ApprovalVote => role != Host,
+        F::PromptSuggested => false,
+        F::SuggestionDecided
         | F::ApprovalGrants
+        | F::MemberCommand
         | F::KeyRoster
         | F::KeyDoor
         | F::RoomClose => role == Host,
@@ -60,6 +65,7 @@ pub fn route(ty: FrameType) -> Route {
         FrameType::KeyAnnounce => Route::ToHosts(FrameType::KeyAnnounce),
         FrameType::InterruptRequest => Route::ToHosts(FrameType::InterruptRequest),
         FrameType::ApprovalVote => Route::ToHosts(FrameType::ApprovalVote),
+        FrameType::MemberOffer => Route::ToHosts(FrameType::MemberOffer),
         FrameType::RoomResume | FrameType::RoomPing | FrameType::RoomPong | FrameType::RoomKick => {
             Route::Relay
         }
@@ -75,4 +81,22 @@ pub fn to_hosts_only(ty: FrameType) -> bool {
     FrameType::ALL
         .iter()
         .any(|&from| route(from) == Route::ToHosts(ty))
+}
+
+/// The prefix of every stream a participant's connection may open: its
+/// member's turns. The host names its streams freely; a participant's are
+/// `m<connection id>-…`, so no one can write into a stream the host or
+/// another participant opened, or fill the relay's replay ring under their
+/// names.
+pub fn member_stream_prefix(conn_id: u64) -> String {
+    format!("m{conn_id}-")
+}
+
+/// May connection `conn_id`, holding `role`, send a frame on `stream`?
+/// Frames outside a stream always may (as far as streams go).
+pub fn may_use_stream(role: Role, conn_id: u64, stream: Option<&str>) -> bool {
+    match stream {
+        Some(s) if role != Role::Host => s.starts_with(&member_stream_prefix(conn_id)),
+        _ => true,
+    }
 }

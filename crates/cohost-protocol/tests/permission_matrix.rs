@@ -9,19 +9,19 @@
 // nothing here is API.
 #![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
 
-use cohost_protocol::{may_send, route, FrameType, Role, Route};
+use cohost_protocol::{may_send, may_use_stream, route, FrameType, Role, Route};
 
 /// (frame name, HOST, CO_DRIVER, VIEWER) — who may send it to the relay.
 const EXPECTED: &[(&str, bool, bool, bool)] = &[
     ("ai.request.suggest_prompt", false, true, false),
     ("ai.request.prompt_suggested", false, false, false),
     ("ai.request.suggestion_decided", true, false, false),
-    ("ai.execution.started", true, false, false),
-    ("ai.stream.chunk", true, false, false),
-    ("ai.stream.end", true, false, false),
-    ("ai.stream.interrupted", true, false, false),
-    ("ai.tool.approval_requested", true, false, false),
-    ("ai.tool.approval_decided", true, false, false),
+    ("ai.execution.started", true, true, false),
+    ("ai.stream.chunk", true, true, false),
+    ("ai.stream.end", true, true, false),
+    ("ai.stream.interrupted", true, true, false),
+    ("ai.tool.approval_requested", true, true, false),
+    ("ai.tool.approval_decided", true, true, false),
     ("chat.message", true, true, true),
     ("presence.join", false, false, false),
     ("presence.leave", false, false, false),
@@ -42,6 +42,8 @@ const EXPECTED: &[(&str, bool, bool, bool)] = &[
     ("room.pong", true, true, true),
     ("room.kick", true, false, false),
     ("key.door", true, false, false),
+    ("ai.member.offer", false, true, false),
+    ("ai.member.command", true, false, false),
 ];
 
 #[test]
@@ -122,7 +124,8 @@ fn keys_go_to_hosts_and_kicks_to_the_relay() {
             FrameType::PromptSuggested,
             FrameType::KeyAnnounce,
             FrameType::InterruptRequest,
-            FrameType::ApprovalVote
+            FrameType::ApprovalVote,
+            FrameType::MemberOffer
         ]
     );
     assert!(FrameType::RoomKick.is_control());
@@ -130,4 +133,30 @@ fn keys_go_to_hosts_and_kicks_to_the_relay() {
     // room (it is addressed inside the sealed body).
     assert_eq!(route(FrameType::KeyDoor), Route::Room);
     assert!(FrameType::KeyDoor.is_application() && !FrameType::KeyDoor.is_replayable());
+}
+
+#[test]
+fn a_participant_runs_member_turns_only_on_streams_named_for_its_connection() {
+    // What a co-driver's member sends is a turn like the host's; who may
+    // send which member's turn is the receivers' check (signatures), the
+    // relay only keeps the streams apart.
+    for ty in FrameType::ALL.iter().filter(|t| t.is_member_turn()) {
+        assert!(
+            may_send(*ty, Role::CoDriver) && !may_send(*ty, Role::Viewer),
+            "{ty}"
+        );
+    }
+    assert_eq!(
+        route(FrameType::MemberOffer),
+        Route::ToHosts(FrameType::MemberOffer)
+    );
+    assert_eq!(route(FrameType::MemberCommand), Route::Room);
+    assert!(may_use_stream(Role::CoDriver, 7, Some("m7-p-1")));
+    assert!(!may_use_stream(Role::CoDriver, 7, Some("m8-p-1")));
+    assert!(!may_use_stream(Role::CoDriver, 7, Some("p-1")));
+    assert!(!may_use_stream(Role::CoDriver, 7, Some("m7")));
+    // `m7-` is not `m70-`'s prefix: the dash ends the number.
+    assert!(!may_use_stream(Role::CoDriver, 7, Some("m70-p")));
+    assert!(may_use_stream(Role::Host, 1, Some("p-1")));
+    assert!(may_use_stream(Role::CoDriver, 7, None));
 }

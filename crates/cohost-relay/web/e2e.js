@@ -163,6 +163,13 @@ const F = Object.freeze({
  * host's signature, whatever role the relay stamped on them.
  */
 export const HOST_ONLY = new Set([3, 4, 5, 6, 7, 8, 9, 15, 18, 19, 29]);
+/**
+ * Frames of a member's turn: besides the host, the owner of a member on
+ * another machine sends them for that member (docs/sharing-e2e.md,
+ * "Members on other machines"): the body's `agent` must be one the roster
+ * lists under the signer's key.
+ */
+const MEMBER_TURN = new Set([4, 5, 6, 7, 8, 9]);
 /** Stream frames: placed by chunk index, and resent by the relay on resume. */
 const STREAM = new Set([4, 5, 6, 7]);
 /** Frames the relay delivers to hosts only: a participant seals them to the host (mode 1). */
@@ -374,11 +381,23 @@ export class RoomCrypto {
       from = 'host';
     } else {
       const member = this.roster.get(pubHex);
-      if (HOST_ONLY.has(type)) {
+      const owner = MEMBER_TURN.has(type) && member && member.agents.length > 0;
+      if (HOST_ONLY.has(type) && !owner) {
         throw new OpenError('forged', 'only the host may send it, and it is not signed by the host');
       }
+      if (owner) {
+        let agent;
+        try {
+          agent = JSON.parse(new TextDecoder().decode(body)).agent;
+        } catch {
+          agent = undefined;
+        }
+        if (typeof agent !== 'string' || !member.agents.includes(agent)) {
+          throw new OpenError('forged', 'a participant sent a turn of a member that does not run on their machine');
+        }
+      }
       if (!member) throw new OpenError('unknown', 'signed by a key the host has not bound to anyone (an unknown sender)');
-      if (!maySend(type, member.role)) {
+      if (!owner && !maySend(type, member.role)) {
         throw new OpenError('forged', `${member.role.replace('_', '-').toLowerCase()}s may not send it`);
       }
       from = member;
@@ -461,7 +480,8 @@ export class RoomCrypto {
       }
       const role = roleOf(m.role);
       if (raw.length !== 32 || !role) continue;
-      roster.set(hexOf(raw), { conn_id: String(m.conn_id), name: typeof m.name === 'string' ? m.name : '', role });
+      const agents = Array.isArray(m.agents) ? m.agents.filter((a) => typeof a === 'string') : [];
+      roster.set(hexOf(raw), { conn_id: String(m.conn_id), name: typeof m.name === 'string' ? m.name : '', role, agents });
     }
     this.roster = roster;
     return roster.get(this.selfHex) || null;

@@ -41,6 +41,8 @@ export const T = Object.freeze({
   RoomPong: 27,
   RoomKick: 28,
   KeyDoor: 29,
+  MemberOffer: 30,
+  MemberCommand: 31,
 });
 
 /** Role codes; 0 = unstamped. */

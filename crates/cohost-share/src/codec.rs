@@ -112,6 +112,17 @@ pub enum CodecError {
     /// A key in a message is not a valid key.
     #[error("invalid {0}; the sender's key material is damaged")]
     BadKey(&'static str),
+    /// A participant sent a turn of a member the host did not admit as
+    /// running on its machine.
+    #[error("{name} sent a {kind} frame for {agent}, a member that does not run on their machine; it was refused")]
+    NotOwner {
+        /// The frame type.
+        kind: &'static str,
+        /// Who signed it, as bound.
+        name: String,
+        /// The member the frame named (made inert), or `nobody`.
+        agent: String,
+    },
     /// Anything else a codec refuses.
     #[error("{0}")]
     Other(String),
@@ -126,6 +137,10 @@ pub struct Bound {
     pub name: String,
     /// The role of the invite it was bound through.
     pub role: Role,
+    /// The room's members running on this participant's machine, as the
+    /// host admitted them (`docs/sharing-e2e.md`, "Members on other
+    /// machines"): the only members whose turns this key may send.
+    pub agents: Vec<String>,
 }
 
 impl Bound {

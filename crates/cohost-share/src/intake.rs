@@ -36,6 +36,7 @@ impl Failure {
             | CodecError::UnknownSender(_)
             | CodecError::Removed(_)
             | CodecError::NotAllowed { .. }
+            | CodecError::NotOwner { .. }
             | CodecError::NotForUs(_)
             | CodecError::OldVersion(_) => Failure::Forged,
             CodecError::UnknownEpoch(_) => Failure::NoKey,

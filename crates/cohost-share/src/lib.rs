@@ -48,8 +48,8 @@ pub use intake::StreamIntake;
 pub use message::{Message, ShareError};
 pub use payload::{
     ApprovalGrant, ApprovalGrants, ApprovalVote, Chat, DoorAnswer, ExecutionStarted,
-    InterruptRequest, KeyAnnounce, KeyDoor, KeyRoster, KeyRotate, QuorumRule, RosterMember,
-    Suggestion, SuggestionDecision, WrappedKey,
+    InterruptRequest, KeyAnnounce, KeyDoor, KeyRoster, KeyRotate, MemberCommand, MemberOffer,
+    MemberOp, QuorumRule, RosterMember, Suggestion, SuggestionDecision, WrappedKey,
 };
 pub use presence::Presence;
 pub use replay::Replays;

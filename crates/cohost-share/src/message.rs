@@ -8,7 +8,7 @@ use serde::de::DeserializeOwned;
 use crate::codec::CodecError;
 use crate::payload::{
     ApprovalGrants, ApprovalVote, Chat, ExecutionStarted, InterruptRequest, KeyAnnounce, KeyDoor,
-    KeyRoster, KeyRotate, RosterMember, Suggestion, SuggestionDecision,
+    KeyRoster, KeyRotate, MemberCommand, MemberOffer, RosterMember, Suggestion, SuggestionDecision,
 };
 
 /// What host and participants say to each other.
@@ -43,6 +43,10 @@ pub enum Message {
     ApprovalGrants(ApprovalGrants),
     /// The host's answer to someone at the door (`key.door`).
     KeyDoor(KeyDoor),
+    /// A co-driver offers an agent on its machine as a member.
+    MemberOffer(MemberOffer),
+    /// The host tells a member's owner what to do.
+    MemberCommand(MemberCommand),
 }
 
 /// Why an application frame could not be built or read.
@@ -112,6 +116,8 @@ impl Message {
             Message::ApprovalVote(_) => FrameType::ApprovalVote,
             Message::ApprovalGrants(_) => FrameType::ApprovalGrants,
             Message::KeyDoor(_) => FrameType::KeyDoor,
+            Message::MemberOffer(_) => FrameType::MemberOffer,
+            Message::MemberCommand(_) => FrameType::MemberCommand,
         }
     }
 
@@ -155,6 +161,8 @@ impl Message {
             Message::ApprovalVote(v) => serde_json::to_value(v),
             Message::ApprovalGrants(g) => serde_json::to_value(g),
             Message::KeyDoor(d) => serde_json::to_value(d),
+            Message::MemberOffer(o) => serde_json::to_value(o),
+            Message::MemberCommand(c) => serde_json::to_value(c),
         };
         let encode_error = |source| ShareError::Encode {
             kind: self.frame_type(),
@@ -204,6 +212,8 @@ impl Message {
             FrameType::ApprovalVote => Message::ApprovalVote(read(kind, json)?),
             FrameType::ApprovalGrants => Message::ApprovalGrants(read(kind, json)?),
             FrameType::KeyDoor => Message::KeyDoor(read(kind, json)?),
+            FrameType::MemberOffer => Message::MemberOffer(read(kind, json)?),
+            FrameType::MemberCommand => Message::MemberCommand(read(kind, json)?),
             _ => return Ok(None),
         }))
     }

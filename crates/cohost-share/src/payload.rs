@@ -110,6 +110,10 @@ pub struct RosterMember {
     pub role: cohost_protocol::Role,
     /// base64url of its Ed25519 public key.
     pub ed25519: String,
+    /// The room's members running on this participant's machine (absent:
+    /// none): the only members whose turns its key may send.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub agents: Vec<String>,
 }
 
 /// One room key wrapped for one participant.
@@ -235,4 +239,60 @@ pub struct QuorumRule {
     pub kind: ToolKind,
     /// Distinct approvals needed (at least 1).
     pub approvals: u32,
+}
+
+/// A co-driver offers an agent running on its own machine as a member of
+/// the room (`ai.member.offer`; sealed to the host, `docs/sharing-e2e.md`,
+/// "Members on other machines").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemberOffer {
+    /// The agent it runs (a provider id, e.g. `codex`): shown to the room
+    /// and part of the member's name.
+    pub agent: String,
+}
+
+/// The host tells the owner of a member on another machine what to do
+/// (`ai.member.command`; host only, addressed inside the signed body).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemberCommand {
+    /// The owner's connection (every other receiver ignores it).
+    pub to: u64,
+    /// The member's name in the room (`codex@ana`).
+    pub agent: String,
+    /// What to do.
+    pub op: MemberOp,
+    /// `prompt`: the text to run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// `prompt`: the host's id of the turn (its `ai.execution.started`
+    /// echoes it as `correlation_id`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub correlation_id: Option<String>,
+    /// `prompt`: whose words they are (the host, or the co-driver whose
+    /// suggestion the host accepted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author: Option<String>,
+    /// `refused` and `dropped`: why, to show the owner.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+}
+
+/// What the host tells the owner of a member.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum MemberOp {
+    /// The offer was taken: the member is in the room under `agent`.
+    Admitted,
+    /// Run `text` as a turn.
+    Prompt,
+    /// Stop the running turn.
+    Interrupt,
+    /// The offer was refused (`why`).
+    Refused,
+    /// The member is out of the room (`/drop`, or the room ends).
+    Dropped,
+    /// An order a newer host gives that this build does not know.
+    #[serde(other)]
+    Unknown,
 }

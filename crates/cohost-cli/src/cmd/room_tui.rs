@@ -725,6 +725,7 @@ mod tests {
             conn_id: 4,
             name: "ana\u{1b}[2J".into(),
             role: Role::CoDriver,
+            agents: Vec::new(),
         });
         let out = participant_incoming(chat(Role::Host, ana, Some(vec!["evil"])));
         assert_eq!(members_of(&out), None, "{out:?}");

@@ -256,6 +256,7 @@ impl HostKeys {
             conn_id: conn,
             name,
             role: ticket.role,
+            agents: Vec::new(),
         };
         Ok((who, id, replaced))
     }

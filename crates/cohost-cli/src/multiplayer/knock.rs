@@ -237,6 +237,7 @@ mod tests {
                 conn_id: conn,
                 name: name.into(),
                 role: Role::CoDriver,
+                agents: Vec::new(),
             },
         }
     }

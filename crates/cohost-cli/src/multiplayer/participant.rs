@@ -313,6 +313,7 @@ mod tests {
                 name: "ana".into(),
                 role: Role::CoDriver,
                 ed25519: base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(ana_key),
+                agents: Vec::new(),
             }],
         });
         let bob = RoomCodec::with_codec(room, Arc::new(bob)).as_role(Role::Viewer);

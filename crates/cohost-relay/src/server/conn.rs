@@ -292,6 +292,18 @@ fn on_frame(
             Some(kind),
         );
     }
+    if !cohost_protocol::may_use_stream(conn.role, conn.id, frame.stream()) {
+        tracing::info!(conn = conn.id, room = %room.id, kind = %kind, "frame refused: another's stream");
+        return refused(
+            ErrorCode::Forbidden,
+            format!(
+                "a {}'s streams are named {}…; it was not delivered",
+                conn.role,
+                cohost_protocol::member_stream_prefix(conn.id)
+            ),
+            Some(kind),
+        );
+    }
     if !limiter.allow(l, kind, Instant::now()) {
         return refused(
             ErrorCode::RateLimited,

@@ -162,6 +162,7 @@ impl World {
                 conn_id: conn,
                 name: name.into(),
                 role,
+                agents: Vec::new(),
             };
             host_e2e.bind(e.identity().public(), who);
         }

@@ -297,3 +297,45 @@ async fn plain_http_and_incomplete_upgrades_are_refused_with_the_reason() {
         assert!(out.contains(want), "{headers:?}: want {want:?} in {out}");
     }
 }
+
+#[tokio::test]
+async fn a_co_driver_streams_its_members_turns_only_under_its_own_stream_names() {
+    let h = relay().await;
+    let room = h.create_room(Some("r")).unwrap();
+    let mut host = join(&h, &room, Role::Host, "hana").await;
+    let mut co = join(&h, &room, Role::CoDriver, "cody").await;
+    let mut v = join(&h, &room, Role::Viewer, "vic").await;
+    co.send(FrameType::ChatMessage, None, 0, b"hi").await;
+    let me = host.recv_kind(FrameType::ChatMessage).await.sender();
+    // Another's name, the host's, a prefix of another connection: refused.
+    for stream in [
+        "p-1".to_string(),
+        format!("m{}0-p", me),
+        format!("m{}", me + 1),
+    ] {
+        co.send(FrameType::StreamChunk, Some(&stream), 0, b"x")
+            .await;
+        let p: ErrorPayload = co.recv_kind(FrameType::RoomError).await.control().unwrap();
+        assert_eq!(p.code, ErrorCode::Forbidden, "{stream}");
+        assert!(p.message.contains(&format!("m{me}-")), "{}", p.message);
+    }
+    // Its own: the room gets it (the receivers check whose member it is).
+    let own = cohost_protocol::member_stream_prefix(me) + "p-1";
+    co.send(FrameType::ExecutionStarted, Some(&own), 0, b"")
+        .await;
+    co.send(FrameType::StreamChunk, Some(&own), 1, b"from her machine")
+        .await;
+    for peer in [&mut host, &mut v] {
+        let f = peer.recv_kind(FrameType::StreamChunk).await;
+        assert_eq!(
+            (f.stream(), &f.payload()[..]),
+            (Some(own.as_str()), &b"from her machine"[..])
+        );
+        assert_eq!(f.role(), Some(Role::CoDriver));
+    }
+    // A viewer may not at all.
+    let vs = cohost_protocol::member_stream_prefix(me + 1) + "p";
+    v.send(FrameType::StreamChunk, Some(&vs), 0, b"x").await;
+    let p: ErrorPayload = v.recv_kind(FrameType::RoomError).await.control().unwrap();
+    assert_eq!(p.code, ErrorCode::Forbidden);
+}

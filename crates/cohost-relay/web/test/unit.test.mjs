@@ -296,7 +296,7 @@ test('only the host key speaks for the agent and the room; the roster says who e
   await assert.rejects(roundTrip(c, { who: ANA, type: T.ChatMessage, role: 2, body: '{"text":"hi"}', seq: 1 }), kind('unknown'));
   assert.equal(c.setRoster(ROSTER), null, 'this page is not in it');
   const chat = await roundTrip(c, { who: ANA, type: T.ChatMessage, role: 2, body: '{"text":"hi"}', seq: 2 });
-  assert.deepEqual(chat.from, { conn_id: '7', name: 'ana', role: 'CO_DRIVER' });
+  assert.deepEqual(chat.from, { conn_id: '7', name: 'ana', role: 'CO_DRIVER', agents: [] });
   // Whatever the stamp: the bound role decides.
   assert.equal((await roundTrip(c, { who: VIC, type: T.ChatMessage, role: 1, body: '{"text":"v"}', seq: 1 })).from.name, 'vic');
   for (const type of HOST_ONLY) {
@@ -323,7 +323,23 @@ test('only the host key speaks for the agent and the room; the roster says who e
     conn_id: '18446744073709551615',
     name: 'me',
     role: 'VIEWER',
+    agents: [],
   });
+});
+
+test("a member on a co-driver's machine: its owner's key sends its turns, and only its", async () => {
+  const c = await page();
+  c.setRoster({ members: [{ ...ROSTER.members[0], agents: ['codex@ana'] }, ROSTER.members[1]] });
+  const turn = (who, agent, seq) => ({ who, type: T.StreamChunk, role: 2, body: JSON.stringify({ agent, type: 'stream_chunk' }), seq, stream: 'm7-p-1' });
+  const opened = await roundTrip(c, turn(ANA, 'codex@ana', 1));
+  assert.equal(opened.from.name, 'ana');
+  // Another member's name, none, or a key the host gave no member: forged.
+  await assert.rejects(roundTrip(c, turn(ANA, 'claude', 2)), kind('forged'));
+  await assert.rejects(roundTrip(c, { ...turn(ANA, 'codex@ana', 3), body: '{"type":"stream_chunk"}' }), kind('forged'));
+  await assert.rejects(roundTrip(c, turn(VIC, 'codex@ana', 1)), kind('forged'));
+  // Its approval notices too; never the room's own frames (grants, keys).
+  await roundTrip(c, { ...turn(ANA, 'codex@ana', 4), type: T.ToolApprovalRequested, stream: '' });
+  await assert.rejects(roundTrip(c, { ...turn(ANA, 'codex@ana', 5), type: T.KeyRoster, stream: '' }), kind('forged'));
 });
 
 test('the permission matrix is cohost_protocol::may_send', () => {

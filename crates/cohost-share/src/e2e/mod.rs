@@ -30,6 +30,8 @@ use cohost_protocol::{may_send, route, FrameType, InviteKeys, Role, RoomId, Rout
 use ed25519_dalek::{Signature, Signer as _, Verifier as _, VerifyingKey};
 use x25519_dalek::{PublicKey, StaticSecret};
 
+use cohost_core::sanitize::inert_line;
+
 use crate::codec::{ad_type, CodecError, Evidence, Header, Opened, PayloadCodec, Sender, Signer};
 use crate::payload::{KeyRoster, RosterMember};
 
@@ -77,7 +79,38 @@ fn for_the_host(kind: FrameType) -> bool {
 /// signature.
 fn host_only(kind: FrameType) -> bool {
     let kind = ad_type(kind);
-    may_send(kind, Role::Host) && !may_send(kind, Role::CoDriver) && !may_send(kind, Role::Viewer)
+    // A member's turn is the host's unless the host admitted a member on
+    // the signer's machine (`E2e::authorize`), though the relay lets any
+    // co-driver send one.
+    kind.is_member_turn()
+        || may_send(kind, Role::Host)
+            && !may_send(kind, Role::CoDriver)
+            && !may_send(kind, Role::Viewer)
+}
+
+/// A participant's frame of a member's turn must name, in its signed
+/// body, a member the host admitted as running on that participant's
+/// machine: the relay cannot tell, and a co-driver must not speak for the
+/// host's agents or another's.
+fn check_owner(kind: FrameType, b: &Bound, body: &[u8]) -> Result<(), CodecError> {
+    if !kind.is_member_turn() {
+        return Ok(());
+    }
+    #[derive(serde::Deserialize)]
+    struct Named {
+        agent: Option<String>,
+    }
+    let agent = serde_json::from_slice::<Named>(body)
+        .ok()
+        .and_then(|n| n.agent);
+    match agent {
+        Some(a) if b.agents.contains(&a) => Ok(()),
+        a => Err(CodecError::NotOwner {
+            kind: kind.name(),
+            name: b.name.clone(),
+            agent: a.map_or_else(|| "nobody".into(), |a| inert_line(&a)),
+        }),
+    }
 }
 
 /// The bytes a sender signs for a frame.
@@ -248,6 +281,18 @@ impl E2e {
         self.senders_mut(|s| s.remove(key))
     }
 
+    /// The host admits member `agent` as running on the machine of the
+    /// participant holding `key` (bound): from now on that key may send
+    /// `agent`'s turns. False when the key is not bound.
+    pub fn admit_member(&self, key: &[u8; 32], agent: &str) -> bool {
+        self.senders_mut(|s| s.admit_member(key, agent))
+    }
+
+    /// The host takes member `agent` back from whoever ran it.
+    pub fn drop_member(&self, agent: &str) {
+        self.senders_mut(|s| s.drop_member(agent));
+    }
+
     /// Whether a key was removed.
     pub fn is_removed(&self, key: &[u8; 32]) -> bool {
         self.senders(|s| s.is_removed(key))
@@ -272,6 +317,7 @@ impl E2e {
                     name: b.name.clone(),
                     role: b.role,
                     ed25519: B64.encode(k),
+                    agents: b.agents.clone(),
                 })
                 .collect()
         });
@@ -291,6 +337,7 @@ impl E2e {
                     conn_id: m.conn_id,
                     name: m.name.clone(),
                     role: m.role,
+                    agents: m.agents.clone(),
                 };
                 Some((key, who))
             })
@@ -393,7 +440,12 @@ impl E2e {
         if *key == self.host.to_bytes() {
             return Ok(Signer::Host);
         }
-        if host_only(kind) {
+        // A member's turn is the host's, unless the host admitted a member
+        // running on the signer's machine ([`E2e::check_owner`] then checks
+        // it is that member's).
+        let owner = kind.is_member_turn()
+            && self.senders(|s| s.get(key).is_some_and(|b| !b.agents.is_empty()));
+        if host_only(kind) && !owner {
             return Err(CodecError::NotFromHost(kind.name()));
         }
         if self.is_removed(key) {
@@ -459,6 +511,9 @@ impl PayloadCodec for E2e {
         verified.map_err(|_| CodecError::BadSignature)?;
         let signature = signature.to_bytes();
         let signer = self.authorize(header.kind, &key)?;
+        if let Signer::Participant(b) = &signer {
+            check_owner(header.kind, b, body)?;
+        }
         let evidence = (signer != Signer::Host).then_some(Evidence { signed, signature });
         Ok(Opened {
             body: body.to_vec(),

@@ -30,6 +30,24 @@ impl Senders {
         self.bound.remove(&key)
     }
 
+    pub(super) fn admit_member(&mut self, key: &[u8; 32], agent: &str) -> bool {
+        match self.bound.get_mut(key) {
+            Some(b) => {
+                if !b.agents.iter().any(|a| a == agent) {
+                    b.agents.push(agent.to_owned());
+                }
+                true
+            }
+            None => false,
+        }
+    }
+
+    pub(super) fn drop_member(&mut self, agent: &str) {
+        for b in self.bound.values_mut() {
+            b.agents.retain(|a| a != agent);
+        }
+    }
+
     pub(super) fn is_removed(&self, key: &[u8; 32]) -> bool {
         self.removed.contains(key)
     }

@@ -74,6 +74,7 @@ fn bound(name: &str, role: Role) -> Bound {
         conn_id: GUEST_CONN,
         name: name.into(),
         role,
+        agents: Vec::new(),
     }
 }
 
@@ -614,6 +615,7 @@ fn vector_codecs() -> Vec2 {
             conn_id: VEC_GUEST_CONN,
             name: "ana".into(),
             role: Role::CoDriver,
+            agents: Vec::new(),
         },
     );
     host.bind(
@@ -622,6 +624,7 @@ fn vector_codecs() -> Vec2 {
             conn_id: 43,
             name: "bo".into(),
             role: Role::Viewer,
+            agents: Vec::new(),
         },
     );
     Vec2 {
@@ -940,4 +943,59 @@ fn the_room_member_vectors_are_what_the_code_writes() {
             Some(&msg)
         );
     }
+}
+
+#[test]
+fn a_co_driver_speaks_only_for_the_member_the_host_admitted_from_her_machine() {
+    let (host_e2e, guest_e2e, host, guest) = pair();
+    let ana = guest_e2e.identity().public();
+    let bob = guest_of(&host_e2e.invite_keys(TICKET));
+    let owned = |agent: Option<&str>| {
+        let mut e = chunk(0, "from her machine");
+        e.agent = agent.map(str::to_owned);
+        Message::TurnEvent(e)
+    };
+    let seal = |msg: &Message| {
+        let mut t = guest.turn(StreamId::new("m7-p-1").unwrap());
+        relayed(&t.frame(msg).unwrap(), Role::CoDriver)
+    };
+    // Before the host admits a member of hers: the host's alone.
+    let f = seal(&owned(Some("codex@ana")));
+    assert_eq!(
+        codec_error(host.decode(&f)),
+        CodecError::NotFromHost("ai.stream.chunk")
+    );
+    assert!(host_e2e.admit_member(&ana, "codex@ana"));
+    // An unbound key gets no member.
+    assert!(!host_e2e.admit_member(&[9; 32], "x@y"));
+    bob.take_roster(&host_e2e.roster());
+    assert_eq!(host_e2e.roster().members[0].agents, ["codex@ana"]);
+    let bob = RoomCodec::with_codec(room(), bob).as_role(Role::Viewer);
+    for reader in [&host, &bob] {
+        let (got, sender) = reader.receive(&f).unwrap();
+        assert_eq!(got, Some(owned(Some("codex@ana"))));
+        assert!(matches!(sender.unwrap().signer, Signer::Participant(b) if b.name == "ana"));
+        // Another member's turn, or one naming none: refused.
+        for other in [Some("claude"), None] {
+            let f = seal(&owned(other));
+            assert!(
+                matches!(codec_error(reader.decode(&f)), CodecError::NotOwner { ref agent, .. } if agent == other.unwrap_or("nobody")),
+                "{other:?}"
+            );
+        }
+        // Her member does not make her the host: the room's frames stay
+        // the host's.
+        let roster = Message::KeyRoster(host_e2e.roster());
+        let f = relayed(&guest.room_frame(&roster).unwrap(), Role::CoDriver);
+        assert_eq!(
+            codec_error(reader.decode(&f)),
+            CodecError::NotFromHost("key.roster")
+        );
+    }
+    // Dropped: her turns are the host's again.
+    host_e2e.drop_member("codex@ana");
+    assert_eq!(
+        codec_error(host.decode(&seal(&owned(Some("codex@ana"))))),
+        CodecError::NotFromHost("ai.stream.chunk")
+    );
 }
