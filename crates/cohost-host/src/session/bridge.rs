@@ -201,13 +201,45 @@ async fn serve(stream: UnixStream, member: String, bridge: Arc<RoomBridge>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cohost_agents::mock::{MockFactory, MockOptions};
     use cohost_core::bridge::{BridgeCall, BridgeRules};
+    use cohost_core::{AdapterConfig, AdapterFactory, HostSession, Policy, SessionOptions};
+    use cohost_session::{LogLimits, Member, Room, RunningSession, SessionInfo};
     use tokio::io::AsyncBufReadExt;
+
+    /// A room of one mock member, `name`, whose agent asks cohost before
+    /// its MCP tools (so the bridge itself asks nobody).
+    async fn room_of(name: &str) -> Room {
+        let factory = Arc::new(MockFactory::new(MockOptions::default()));
+        let mut descriptor = factory.descriptor();
+        descriptor.capabilities.mcp_approvals = true;
+        let mut s = HostSession::new(
+            factory,
+            AdapterConfig::default(),
+            Arc::new(Policy::AllowAll),
+            SessionOptions::default(),
+        );
+        s.start().await.unwrap();
+        let info = SessionInfo {
+            record_id: None,
+            descriptor,
+            cwd: std::env::temp_dir(),
+            model: None,
+        };
+        let session = RunningSession::spawn(s, info, None, LogLimits::default());
+        Room::new(vec![Member {
+            name: name.into(),
+            session,
+        }])
+        .unwrap()
+    }
 
     #[tokio::test]
     async fn a_members_socket_answers_its_calls_as_that_member_and_bad_lines_get_an_error() {
         let (notes_tx, mut notes) = mpsc::unbounded_channel();
         let bridge = RoomBridge::new(BridgeRules::default(), notes_tx);
+        let room = room_of("codex").await;
+        bridge.set_room(room.clone());
         let sockets = BridgeSockets::new("/bin/cohost".into(), bridge).unwrap();
         let spec = sockets.listen("codex").unwrap();
         assert_eq!(spec.name, "cohost_room");
@@ -252,5 +284,6 @@ mod tests {
         let dir = path.parent().unwrap().to_path_buf();
         drop(sockets);
         assert!(!dir.exists(), "the sockets' directory goes with them");
+        room.terminate().await.unwrap();
     }
 }
