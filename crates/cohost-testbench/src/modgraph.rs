@@ -150,6 +150,19 @@ fn read_tree(root: &Path, dir: &Path, out: &mut BTreeMap<String, String>) -> io:
     Ok(())
 }
 
+/// Every path the non-test code of one file names, as segments: each leaf
+/// of a `use` tree (`use a::{b, c::d}` is `a::b` and `a::c::d`) and each
+/// path in code (`a::f()`). What a check of who reaches an item reads (the
+/// process-wide sanitizer, issue 31), with test code left out as for the
+/// graph.
+pub fn named_paths(src: &str) -> Vec<Vec<String>> {
+    scan_file(src)
+        .refs
+        .into_iter()
+        .map(|r| r.segments)
+        .collect()
+}
+
 /// True for files only tests compile: `tests.rs`, `*_tests.rs`, or
 /// anything under a `tests/` folder.
 pub fn is_test_file(rel: &str) -> bool {

@@ -20,5 +20,6 @@ mod book_links;
 mod common;
 mod drift_report;
 mod import_cycles;
+mod sanitizer_global;
 mod smoke;
 mod test_script;
