@@ -1,12 +1,8 @@
 //! Exit codes and how a command's failure is shown. The table is documented
 //! in the book (docs/book/src/getting-started.md, events.md); it belongs to the binary, not to the domain.
-#![allow(
-    clippy::print_stdout,
-    clippy::print_stderr,
-    reason = "the process's last words: the error and its fix on stderr"
-)]
 
-use cohost_core::{CohostError, EndReason, ErrorCode};
+use cohost_core::{CohostError, EndReason, ErrorCode, Sanitizer};
+use std::io::Write;
 
 /// Exit code for an internal error (a bug).
 pub const INTERNAL: u8 = 1;
@@ -109,12 +105,19 @@ impl From<cohost_session::SessionError> for Failure {
 /// failed before or outside a turn (shown by [`report`]).
 pub type CmdResult = Result<u8, Failure>;
 
-/// Print an error for a human (or as one JSON line when `json`): an error
-/// report, one of the boundaries where errors pass the sanitizer (the
-/// binary's, installed at start by `secrets::install`).
+/// Print an error for a human (or as one JSON line when `json`) on stderr:
+/// an error report, one of the boundaries where errors pass the sanitizer
+/// (the binary's, built at start by `secrets::install`).
 pub fn show(e: &CohostError, json: bool) {
-    let e = &e.clone().sanitized(cohost_core::sanitize::global());
-    if json {
+    let mut err = std::io::stderr().lock();
+    write_error(&crate::secrets::sanitizer(), e, json, &mut err);
+}
+
+/// [`show`] to `w`, through `sanitizer`.
+fn write_error(sanitizer: &Sanitizer, e: &CohostError, json: bool, w: &mut dyn Write) {
+    let e = &e.clone().sanitized(sanitizer);
+    // Best effort, as `eprintln!` was: a closed stderr has no one to tell.
+    let _ = if json {
         let mut v = serde_json::to_value(e).unwrap_or_default();
         if let Some(obj) = v.as_object_mut() {
             obj.insert("type".into(), "error".into());
@@ -159,5 +162,24 @@ mod tests {
         assert_eq!(Failure::from(e.clone()).exit, 7);
         assert_eq!(Failure::usage(e).exit, USAGE);
         assert_eq!(report(Ok(9), false), 9);
+    }
+
+    /// A value only the given sanitizer knows (no shape, no secret name)
+    /// is redacted in both forms of the report, message and fix.
+    #[test]
+    fn a_report_passes_the_sanitizer_given() {
+        const PLANTED: &str = "planted-q7Xw2Lm9Rk4Zt8Vn";
+        assert_eq!(cohost_core::sanitize::global().sanitize(PLANTED), PLANTED);
+        let given =
+            Sanitizer::new(Vec::<(String, String)>::new(), None).with_known_values([PLANTED]);
+        let e = CohostError::new(ErrorCode::NetworkError, format!("refused {PLANTED}"))
+            .with_fix(format!("unset {PLANTED}"));
+        for json in [false, true] {
+            let mut out = Vec::new();
+            write_error(&given, &e, json, &mut out);
+            let out = String::from_utf8(out).unwrap();
+            assert!(!out.contains(PLANTED), "{out}");
+            assert_eq!(out.matches("[REDACTED]").count(), 2, "{out}");
+        }
     }
 }

@@ -5,7 +5,8 @@ use cohost_discovery::{DiscoveryEnv, Host, HostConfig};
 
 /// The registry plus the process environment.
 pub fn host() -> Result<Host, CohostError> {
-    let host = Host::new(crate::providers::registry()?, DiscoveryEnv::from_process());
+    let host = Host::new(crate::providers::registry()?, DiscoveryEnv::from_process())
+        .with_sanitizer(crate::secrets::sanitizer());
     // `--version`/`--help` answers survive this process: the next run,
     // share or serve session skips those probes.
     cohost_agents::process::set_probe_cache_file(Some(host.paths.state_dir.join("probes.json")));

@@ -5,11 +5,14 @@
 //! before anything is written (only cohost's own styling is added).
 
 use cohost_core::sanitize::{inert_line, strip_controls};
-use cohost_core::{Event, EventBody, ToolStatus};
+use cohost_core::{Event, EventBody, Sanitizer, ToolStatus};
 use std::io::{IsTerminal, Write};
+use std::sync::Arc;
 
 /// Renders events for a person.
 pub struct Human {
+    /// What an error event passes before it is shown (the binary's).
+    sanitizer: Arc<Sanitizer>,
     color: bool,
     in_reasoning: bool,
     text_open: bool,
@@ -24,8 +27,14 @@ impl Default for Human {
 impl Human {
     /// A renderer; colour only on a terminal and when NO_COLOR is unset.
     pub fn new() -> Self {
+        Self::with_sanitizer(crate::secrets::sanitizer())
+    }
+
+    /// A renderer showing errors through `sanitizer`.
+    pub fn with_sanitizer(sanitizer: Arc<Sanitizer>) -> Self {
         let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
         Human {
+            sanitizer,
             color,
             in_reasoning: false,
             text_open: false,
@@ -142,7 +151,7 @@ impl Human {
             EventBody::Error(e) => {
                 // Sanitized by the engine's emitter; an error event the CLI
                 // built itself passes here too.
-                let e = &e.clone().sanitized(cohost_core::sanitize::global());
+                let e = &e.clone().sanitized(&self.sanitizer);
                 self.end_reasoning(&mut err);
                 self.end_text(&mut out);
                 let _ = writeln!(
@@ -199,5 +208,38 @@ impl Human {
             }
             _ => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cohost_core::{CohostError, ErrorCode};
+
+    /// An error event the CLI shows passes the renderer's sanitizer: a value
+    /// only it knows (no shape, no secret name) is redacted.
+    #[test]
+    fn an_error_event_passes_the_sanitizer_given() {
+        const PLANTED: &str = "planted-q7Xw2Lm9Rk4Zt8Vn";
+        assert_eq!(cohost_core::sanitize::global().sanitize(PLANTED), PLANTED);
+        let given =
+            Sanitizer::new(Vec::<(String, String)>::new(), None).with_known_values([PLANTED]);
+        let mut human = Human::with_sanitizer(Arc::new(given));
+        let event = Event {
+            id: "p.1".into(),
+            prompt_id: "p".into(),
+            correlation_id: "c".into(),
+            ts: 0,
+            agent: None,
+            body: EventBody::Error(
+                CohostError::new(ErrorCode::NetworkError, format!("refused {PLANTED}"))
+                    .with_fix(format!("unset {PLANTED}")),
+            ),
+        };
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        human.show_to(&event, &mut out, &mut err);
+        let err = String::from_utf8(err).unwrap();
+        assert!(!err.contains(PLANTED), "{err}");
+        assert_eq!(err.matches("[REDACTED]").count(), 2, "{err}");
     }
 }

@@ -3,11 +3,17 @@
 //! the config points keys at, secret-named config values, the tokens in the
 //! agents' credential files), install the process-wide sanitizer with them,
 //! and sanitize everything the log writes. The sanitizer itself stays pure.
+//!
+//! The binary is the one user of the process-wide sanitizer
+//! (`cohost_core::sanitize`'s module doc says why): [`sanitizer`] is its
+//! one read of it, and every boundary the binary wires (the host context,
+//! the notifier, the room bridge, the renderer) is handed that value.
 
 use cohost_agents::catalog;
 use cohost_core::sanitize::{self, is_secret_name, Sanitizer};
 use cohost_discovery::{DiscoveryEnv, HostConfig};
 use std::io::Write;
+use std::sync::Arc;
 
 /// Largest credential file read (they are a few KiB).
 const MAX_CREDENTIAL_FILE: u64 = 1 << 20;
@@ -19,6 +25,17 @@ pub fn install() {
     let values = known_values(&env);
     let home = env.home.as_ref().map(|h| h.display().to_string());
     sanitize::install(Sanitizer::new(std::env::vars(), home).with_known_values(values));
+}
+
+/// The binary's sanitizer, to hand to a boundary: the one [`install`]
+/// built (before it ran, one from the environment alone).
+pub fn sanitizer() -> Arc<Sanitizer> {
+    sanitize::shared()
+}
+
+/// `text` through the binary's sanitizer (what [`say!`](crate::say) prints).
+pub fn clean(text: &str) -> String {
+    sanitize::global().sanitize(text).into_owned()
 }
 
 /// Every secret value cohost can know of in `env` (the sanitizer ignores
@@ -136,7 +153,7 @@ impl Write for CleanStderr {
 macro_rules! say {
     () => { $crate::secrets::print_line(false, "") };
     ($($arg:tt)*) => {
-        $crate::secrets::print_line(false, &cohost_core::sanitize::sanitize(&format!($($arg)*)))
+        $crate::secrets::print_line(false, &$crate::secrets::clean(&format!($($arg)*)))
     };
 }
 
@@ -144,7 +161,7 @@ macro_rules! say {
 #[macro_export]
 macro_rules! say_err {
     ($($arg:tt)*) => {
-        $crate::secrets::print_line(true, &cohost_core::sanitize::sanitize(&format!($($arg)*)))
+        $crate::secrets::print_line(true, &$crate::secrets::clean(&format!($($arg)*)))
     };
 }
 

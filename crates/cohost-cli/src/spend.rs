@@ -84,7 +84,7 @@ impl WatchArgs {
         terminal: bool,
         report: impl Fn(String) + Send + Sync + 'static,
     ) -> Result<Notifier, CohostError> {
-        let mut n = Notifier::new().on_report(report);
+        let mut n = Notifier::new(crate::secrets::sanitizer()).on_report(report);
         if self.no_notify {
             return Ok(n);
         }

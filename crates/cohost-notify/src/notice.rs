@@ -4,8 +4,8 @@
 //! text never go into one.
 
 use cohost_core::budget::BudgetLevel;
-use cohost_core::sanitize::{inert_line, sanitize};
-use cohost_core::{EndReason, Event, EventBody};
+use cohost_core::sanitize::inert_line;
+use cohost_core::{EndReason, Event, EventBody, Sanitizer};
 
 /// What a notice is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -58,8 +58,8 @@ pub struct Notice {
 /// Longest title or body a notice carries (a phone shows little).
 const MAX: usize = 120;
 
-fn clean(text: &str) -> String {
-    let t = inert_line(&sanitize(text));
+fn clean(sanitizer: &Sanitizer, text: &str) -> String {
+    let t = inert_line(&sanitizer.sanitize(text));
     let t = t.trim();
     if t.chars().count() <= MAX {
         t.to_owned()
@@ -71,23 +71,25 @@ fn clean(text: &str) -> String {
 }
 
 impl Notice {
-    /// A notice with `title` and `body` sanitized, made one line and
-    /// bounded.
-    pub fn new(kind: NoticeKind, title: &str, body: &str) -> Notice {
+    /// A notice with `title` and `body` passed through `sanitizer` (the
+    /// notifier's), made one line and bounded.
+    pub fn new(sanitizer: &Sanitizer, kind: NoticeKind, title: &str, body: &str) -> Notice {
         Notice {
             kind,
-            title: clean(title),
-            body: clean(body),
+            title: clean(sanitizer, title),
+            body: clean(sanitizer, body),
         }
     }
 }
 
-/// The notice `event` is worth, if any. `who` names the agent when the
-/// event does not (a session of one agent: its provider id).
-pub fn notice_for(event: &Event, who: &str) -> Option<Notice> {
+/// The notice `event` is worth, if any, its texts passed through
+/// `sanitizer`. `who` names the agent when the event does not (a session of
+/// one agent: its provider id).
+pub fn notice_for(sanitizer: &Sanitizer, event: &Event, who: &str) -> Option<Notice> {
     let agent = event.agent.as_deref().unwrap_or(who);
     match &event.body {
         EventBody::ToolApprovalRequested { name, .. } => Some(Notice::new(
+            sanitizer,
             NoticeKind::ApprovalNeeded,
             &format!("cohost: {agent} needs approval"),
             &format!("{agent} wants to run the tool {name}"),
@@ -110,7 +112,7 @@ pub fn notice_for(event: &Event, who: &str) -> Option<Notice> {
                 NoticeKind::TurnFailed => format!("cohost: {agent} failed"),
                 _ => format!("cohost: {agent} is done"),
             };
-            Some(Notice::new(kind, &title, body))
+            Some(Notice::new(sanitizer, kind, &title, body))
         }
         EventBody::Budget(n) => {
             let spent = match (n.limits.usd, n.limits.tokens) {
@@ -120,11 +122,13 @@ pub fn notice_for(event: &Event, who: &str) -> Option<Notice> {
             };
             match n.level {
                 BudgetLevel::Warning => Some(Notice::new(
+                    sanitizer,
                     NoticeKind::BudgetWarning,
                     "cohost: 80% of the budget is spent",
                     &spent,
                 )),
                 BudgetLevel::Exceeded => Some(Notice::new(
+                    sanitizer,
                     NoticeKind::BudgetExceeded,
                     "cohost: the budget is spent",
                     &format!("{spent}; /budget raises it"),
@@ -134,6 +138,12 @@ pub fn notice_for(event: &Event, who: &str) -> Option<Notice> {
         }
         _ => None,
     }
+}
+
+/// A sanitizer of shapes only (no known value, no home), for tests.
+#[cfg(test)]
+pub(crate) fn shapes_only() -> Sanitizer {
+    Sanitizer::new(Vec::<(String, String)>::new(), None)
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use cohost_core::Event;
+use cohost_core::{Event, Sanitizer};
 use cohost_session::Subscription;
 use tokio::sync::mpsc;
 
@@ -26,8 +26,11 @@ pub trait Sink: Send + 'static {
 }
 
 /// Tells every sink of the notices of session events. Cheap to clone.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct Notifier {
+    /// What every notice and every failure report passes: the composition
+    /// root's sanitizer.
+    sanitizer: Arc<Sanitizer>,
     sinks: Vec<mpsc::Sender<Notice>>,
     reports: Option<Arc<dyn Fn(String) + Send + Sync>>,
     tasks: Arc<std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>>,
@@ -42,9 +45,15 @@ impl std::fmt::Debug for Notifier {
 }
 
 impl Notifier {
-    /// A notifier with no sink (notices go nowhere).
-    pub fn new() -> Notifier {
-        Notifier::default()
+    /// A notifier with no sink (notices go nowhere), its texts passing
+    /// `sanitizer`.
+    pub fn new(sanitizer: Arc<Sanitizer>) -> Notifier {
+        Notifier {
+            sanitizer,
+            sinks: Vec::new(),
+            reports: None,
+            tasks: Arc::default(),
+        }
     }
 
     /// Where a sink that failed is reported, once per sink (default: the
@@ -57,7 +66,12 @@ impl Notifier {
     /// Add `sink`, on a task of its own. Needs a tokio runtime.
     pub fn with_sink(mut self, sink: impl Sink) -> Notifier {
         let (tx, rx) = mpsc::channel(QUEUE);
-        let task = tokio::spawn(drive(sink, rx, self.reports.clone()));
+        let task = tokio::spawn(drive(
+            sink,
+            rx,
+            self.reports.clone(),
+            self.sanitizer.clone(),
+        ));
         cohost_core::sync::lock(&self.tasks).push(task);
         self.sinks.push(tx);
         self
@@ -86,7 +100,7 @@ impl Notifier {
         if self.sinks.is_empty() {
             return;
         }
-        if let Some(n) = notice_for(event, who) {
+        if let Some(n) = notice_for(&self.sanitizer, event, who) {
             self.notify(&n);
         }
     }
@@ -126,11 +140,12 @@ async fn drive(
     mut sink: impl Sink,
     mut rx: mpsc::Receiver<Notice>,
     reports: Option<Arc<dyn Fn(String) + Send + Sync>>,
+    sanitizer: Arc<Sanitizer>,
 ) {
     let mut reported = false;
     while let Some(n) = rx.recv().await {
         if let Err(why) = sink.deliver(&n).await {
-            let why = cohost_core::sanitize::sanitize(&why);
+            let why = sanitizer.sanitize(&why);
             if reported {
                 tracing::debug!(sink = sink.name(), %why, "notification not delivered");
                 continue;

@@ -91,7 +91,12 @@ mod tests {
 
     #[test]
     fn sequences_carry_title_and_body() {
-        let n = Notice::new(NoticeKind::TurnEnded, "cohost: claude is done", "a; b");
+        let n = Notice::new(
+            &crate::notice::shapes_only(),
+            NoticeKind::TurnEnded,
+            "cohost: claude is done",
+            "a; b",
+        );
         let s = osc_sequences(&n);
         assert!(s.starts_with("\x1b]9;cohost: claude is done: a; b\x07"));
         assert!(s.contains("\x1b]777;notify;cohost: claude is done;a, b\x07"));
@@ -120,7 +125,12 @@ mod tests {
             Box::new(buf.clone()),
             Focus::from_fn(move || *read.lock().unwrap()),
         );
-        let n = Notice::new(NoticeKind::TurnEnded, "t", "b");
+        let n = Notice::new(
+            &crate::notice::shapes_only(),
+            NoticeKind::TurnEnded,
+            "t",
+            "b",
+        );
         for focus in [None, Some(true)] {
             *state.lock().unwrap() = focus;
             sink.deliver(&n).await.unwrap();

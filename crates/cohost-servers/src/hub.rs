@@ -15,7 +15,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use cohost_core::sync::lock;
-use cohost_core::{ApprovalMode, CohostError, ErrorCode, ProviderDescriptor, SessionOptions};
+use cohost_core::{
+    ApprovalMode, CohostError, ErrorCode, ProviderDescriptor, Sanitizer, SessionOptions,
+};
 use cohost_discovery::Host;
 use cohost_host::session::{self, Approvals, ProviderChoice, Recording, SessionRequest};
 use cohost_session::RunningSession;
@@ -71,6 +73,9 @@ pub struct HubSession {
     pub model: Option<String>,
     busy: AtomicBool,
     last_used: Mutex<Instant>,
+    /// The host's sanitizer, for what a front end says about this session
+    /// beyond its events (an elicitation's question).
+    pub(crate) sanitizer: Arc<Sanitizer>,
 }
 
 impl HubSession {
@@ -211,6 +216,7 @@ impl Hub {
             descriptor,
             busy: AtomicBool::new(false),
             last_used: Mutex::new(Instant::now()),
+            sanitizer: self.host.sanitizer.clone(),
         });
         lock(&self.sessions).insert(s.id().to_string(), s.clone());
         s
@@ -233,6 +239,8 @@ impl Hub {
         sreq.options = SessionOptions {
             approval_deadline: self.limits.approval_deadline,
             turn_limit: Some(self.limits.turn_timeout),
+            // Every event passes the host's sanitizer, not the process's.
+            sanitizer: self.host.sanitizer.clone(),
             ..SessionOptions::default()
         };
         sreq
@@ -323,5 +331,41 @@ impl Hub {
 impl Drop for Hub {
     fn drop(&mut self) {
         self.close_all();
+    }
+}
+
+/// A host whose sanitizer knows a planted value the process-wide one does
+/// not (no shape, no secret name): finding it redacted shows a server used
+/// its host's sanitizer. Its files live under `home` (a test's scratch
+/// directory).
+#[cfg(test)]
+pub(crate) fn planted_host(home: &std::path::Path) -> (Host, &'static str) {
+    const PLANTED: &str = "planted-q7Xw2Lm9Rk4Zt8Vn";
+    assert_eq!(cohost_core::sanitize::global().sanitize(PLANTED), PLANTED);
+    let none: [(&str, &str); 0] = [];
+    let sanitizer = Sanitizer::new(none, None).with_known_values([PLANTED]);
+    let env = cohost_discovery::DiscoveryEnv {
+        home: Some(home.to_path_buf()),
+        ..Default::default()
+    };
+    let host = Host::new(cohost_core::Registry::new(), env).with_sanitizer(Arc::new(sanitizer));
+    (host, PLANTED)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every session the hub opens runs its engine with the host's
+    /// sanitizer, so its events (the MCP answers and ACP updates made of
+    /// them) pass that one.
+    #[test]
+    fn sessions_get_the_hosts_sanitizer() {
+        let home = tempfile::tempdir().unwrap();
+        let (host, _) = planted_host(home.path());
+        let given = host.sanitizer.clone();
+        let hub = Hub::new(host, HubLimits::default(), None);
+        let sreq = hub.session_request(&OpenRequest::default(), ProviderChoice::Default);
+        assert!(Arc::ptr_eq(&sreq.options.sanitizer, &given));
     }
 }

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use cohost_core::bridge::{BridgeCall, BridgeReply, BridgeRequest};
-use cohost_core::{CohostError, ErrorCode};
+use cohost_core::{CohostError, ErrorCode, Sanitizer};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, JsonObject, ListToolsResult,
     PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
@@ -95,6 +95,7 @@ impl Channel {
 pub struct RoomBridgeMcp {
     socket: PathBuf,
     channel: Arc<tokio::sync::OnceCell<Channel>>,
+    sanitizer: Arc<Sanitizer>,
 }
 
 fn object(v: Value) -> Arc<JsonObject> {
@@ -139,10 +140,11 @@ pub fn tools() -> Vec<Tool> {
 }
 
 impl RoomBridgeMcp {
-    /// A handler forwarding to `socket`.
-    pub fn new(socket: PathBuf) -> RoomBridgeMcp {
+    /// A handler forwarding to `socket`, its errors passing `sanitizer`.
+    pub fn new(socket: PathBuf, sanitizer: Arc<Sanitizer>) -> RoomBridgeMcp {
         RoomBridgeMcp {
             socket,
+            sanitizer,
             channel: Arc::default(),
         }
     }
@@ -202,13 +204,14 @@ impl ServerHandler for RoomBridgeMcp {
         let out = self
             .forward(name, request.arguments.unwrap_or_default())
             .await;
-        Ok(crate::mcp::tool_result(out).into())
+        Ok(crate::mcp::tool_result(&self.sanitizer, out).into())
     }
 }
 
-/// Serve the bridge on stdin/stdout until the agent closes it.
-pub async fn serve_stdio(socket: PathBuf) -> Result<(), CohostError> {
-    let service = RoomBridgeMcp::new(socket)
+/// Serve the bridge on stdin/stdout until the agent closes it; its errors
+/// pass `sanitizer` (the binary's).
+pub async fn serve_stdio(socket: PathBuf, sanitizer: Arc<Sanitizer>) -> Result<(), CohostError> {
+    let service = RoomBridgeMcp::new(socket, sanitizer)
         .serve(crate::stdio_guard::stdio_bytes())
         .await
         .map_err(|e| lost(format!("the agent did not initialize MCP: {e}")))?;

@@ -17,6 +17,6 @@ pub async fn run() -> CmdResult {
         .with_fix("run a room (`cohost chat --agent claude --agent codex`); its agents start this themselves")
         .into());
     };
-    cohost_servers::room_bridge::serve_stdio(socket.into()).await?;
+    cohost_servers::room_bridge::serve_stdio(socket.into(), crate::secrets::sanitizer()).await?;
     Ok(0)
 }

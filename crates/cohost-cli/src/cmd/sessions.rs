@@ -45,7 +45,7 @@ pub async fn run(args: SessionsArgs) -> CmdResult {
             r.provider,
             r.watermark,
             r.native_session_id.as_deref().unwrap_or("-"),
-            cohost_core::sanitize(&r.cwd.display().to_string())
+            crate::secrets::clean(&r.cwd.display().to_string())
         );
         if let Some(room) = &r.room {
             crate::say!(
@@ -60,7 +60,7 @@ pub async fn run(args: SessionsArgs) -> CmdResult {
                 "{:<18} worktree on branch {} (from {}; `cohost worktree list`)",
                 "",
                 w.branch,
-                cohost_core::sanitize(&w.origin.display().to_string())
+                crate::secrets::clean(&w.origin.display().to_string())
             );
         }
     }

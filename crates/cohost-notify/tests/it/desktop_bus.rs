@@ -118,7 +118,8 @@ async fn the_notification_service_on_a_private_bus_sees_the_notice() {
         return;
     };
     let (_conn, shown) = server(&bus).await;
-    let notifier = Notifier::new().with_sink(DesktopSink::at(bus.address.clone()));
+    let notifier =
+        Notifier::new(crate::shapes_only()).with_sink(DesktopSink::at(bus.address.clone()));
     let mut end = Event {
         id: "p.9".into(),
         prompt_id: "p".into(),
@@ -156,7 +157,7 @@ async fn no_service_on_the_bus_is_an_error_not_a_hang() {
         return;
     };
     let mut sink = DesktopSink::at(bus.address.clone());
-    let n = Notice::new(NoticeKind::ApprovalNeeded, "t", "b");
+    let n = Notice::new(&crate::shapes_only(), NoticeKind::ApprovalNeeded, "t", "b");
     let err = tokio::time::timeout(Duration::from_secs(10), sink.deliver(&n))
         .await
         .expect("an answer from the bus")

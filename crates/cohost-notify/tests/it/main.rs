@@ -9,3 +9,12 @@
 
 mod desktop_bus;
 mod webhook_receiver;
+
+/// A sanitizer of shapes only (no known value, no home): what these tests
+/// hand the notifier (the secrets they plant have a vendor's shape).
+fn shapes_only() -> std::sync::Arc<cohost_core::Sanitizer> {
+    std::sync::Arc::new(cohost_core::Sanitizer::new(
+        Vec::<(String, String)>::new(),
+        None,
+    ))
+}

@@ -78,7 +78,7 @@ async fn wait_for(got: &Arc<Mutex<Vec<Got>>>, n: usize) -> Vec<Got> {
 #[tokio::test]
 async fn approval_and_turn_end_reach_the_receiver_sanitized() {
     let (url, got) = receiver().await;
-    let notifier = Notifier::new().with_sink(WebhookSink::new(&url).unwrap());
+    let notifier = Notifier::new(crate::shapes_only()).with_sink(WebhookSink::new(&url).unwrap());
     let mut approval = ev(EventBody::ToolApprovalRequested {
         tool_id: "t1".into(),
         name: "Bash".into(),
@@ -140,7 +140,7 @@ async fn a_dead_endpoint_is_retried_then_reported_once_and_delays_nobody() {
     let reports = Arc::new(Mutex::new(Vec::new()));
     let r = reports.clone();
     let url = format!("http://{dead}/topic?auth=tk_Zq8sVt4kWm2nXy7rLp5bHc9dJf3g");
-    let notifier = Notifier::new()
+    let notifier = Notifier::new(crate::shapes_only())
         .on_report(move |m| r.lock().unwrap().push((Instant::now(), m)))
         .with_sink(
             WebhookSink::new(&url)

@@ -17,6 +17,9 @@ pub mod room;
 mod state;
 mod turn;
 
+#[cfg(test)]
+mod sanitizer_tests;
+
 pub use state::AcpState;
 
 use std::sync::Arc;
@@ -32,31 +35,37 @@ use agent_client_protocol::v1::schema::{
 };
 use agent_client_protocol::{on_receive_notification, on_receive_request, Agent, Lines};
 use cohost_core::sync::lock;
-use cohost_core::{ApprovalMode, CohostError, ErrorCode, ResumeSupport};
+use cohost_core::{ApprovalMode, CohostError, ErrorCode, ResumeSupport, Sanitizer};
 
 use crate::hub::{Hub, OpenRequest};
 
-/// cohost's error as a JSON-RPC error: the code's name and the fix ride in
-/// `data`.
-pub fn rpc_error(e: &CohostError) -> agent_client_protocol::Error {
+/// cohost's error as a JSON-RPC error, through `sanitizer` (the host's):
+/// the code's name and the fix ride in `data`.
+pub fn rpc_error(sanitizer: &Sanitizer, e: &CohostError) -> agent_client_protocol::Error {
     let mut data = serde_json::to_value(e).unwrap_or_default();
-    cohost_core::sanitize::sanitize_json(&mut data);
+    sanitizer.sanitize_json(&mut data);
     agent_client_protocol::Error::new(
         agent_client_protocol::ErrorCode::INTERNAL_ERROR,
-        cohost_core::sanitize(&format!("{}: {}", e.code, e.message)),
+        sanitizer
+            .sanitize(&format!("{}: {}", e.code, e.message))
+            .into_owned(),
     )
     .data(data)
 }
 
 /// A `cwd` from the client: ACP requires an absolute path, and the agent
 /// needs it to exist. Refused as invalid params, with what to send instead.
-fn client_cwd(cwd: std::path::PathBuf) -> Result<std::path::PathBuf, agent_client_protocol::Error> {
+fn client_cwd(
+    st: &AcpState,
+    cwd: std::path::PathBuf,
+) -> Result<std::path::PathBuf, agent_client_protocol::Error> {
     cohost_host::session::client_working_dir(cwd).map_err(|e| {
+        let sanitizer = &st.hub.host().sanitizer;
         let mut data = serde_json::to_value(&e).unwrap_or_default();
-        cohost_core::sanitize::sanitize_json(&mut data);
+        sanitizer.sanitize_json(&mut data);
         agent_client_protocol::Error::new(
             agent_client_protocol::ErrorCode::INVALID_PARAMS,
-            cohost_core::sanitize(&e.message),
+            sanitizer.sanitize(&e.message).into_owned(),
         )
         .data(data)
     })
@@ -148,7 +157,7 @@ pub async fn serve_stdio(state: Arc<AcpState>) -> Result<(), CohostError> {
         .on_receive_request(
             async move |req: NewSessionRequest, responder, cx| {
                 let st = s2.clone();
-                let cwd = match client_cwd(req.cwd) {
+                let cwd = match client_cwd(&st, req.cwd) {
                     Ok(c) => c,
                     Err(e) => return responder.respond_with_error(e),
                 };
@@ -160,7 +169,7 @@ pub async fn serve_stdio(state: Arc<AcpState>) -> Result<(), CohostError> {
                                     .modes(mode_state("ask"))
                                     .config_options(vec![option]),
                             ),
-                            Err(e) => responder.respond_with_error(rpc_error(&e)),
+                            Err(e) => responder.respond_with_error(st.rpc_error(&e)),
                         };
                     }
                     let opened = st
@@ -174,7 +183,7 @@ pub async fn serve_stdio(state: Arc<AcpState>) -> Result<(), CohostError> {
                         Ok(s) => responder.respond(
                             NewSessionResponse::new(s.id().to_string()).modes(mode_state("ask")),
                         ),
-                        Err(e) => responder.respond_with_error(rpc_error(&e)),
+                        Err(e) => responder.respond_with_error(st.rpc_error(&e)),
                     }
                 })
             },
@@ -187,7 +196,7 @@ pub async fn serve_stdio(state: Arc<AcpState>) -> Result<(), CohostError> {
                     let id = req.session_id.to_string();
                     // The same rule as session/new: a relative `cwd` was
                     // resolved against this server's own directory.
-                    let cwd = match client_cwd(req.cwd) {
+                    let cwd = match client_cwd(&st, req.cwd) {
                         Ok(cwd) => cwd,
                         Err(e) => return responder.respond_with_error(e),
                     };
@@ -195,7 +204,7 @@ pub async fn serve_stdio(state: Arc<AcpState>) -> Result<(), CohostError> {
                         Ok(()) => {
                             responder.respond(LoadSessionResponse::new().modes(mode_state("ask")))
                         }
-                        Err(e) => responder.respond_with_error(rpc_error(&e)),
+                        Err(e) => responder.respond_with_error(st.rpc_error(&e)),
                     }
                 })
             },
@@ -204,7 +213,7 @@ pub async fn serve_stdio(state: Arc<AcpState>) -> Result<(), CohostError> {
         .on_receive_request(
             async move |req: ListSessionsRequest, responder, _cx| match list(&s4, &req) {
                 Ok(r) => responder.respond(r),
-                Err(e) => responder.respond_with_error(rpc_error(&e)),
+                Err(e) => responder.respond_with_error(s4.rpc_error(&e)),
             },
             on_receive_request!(),
         )
@@ -215,7 +224,7 @@ pub async fn serve_stdio(state: Arc<AcpState>) -> Result<(), CohostError> {
                 cx.spawn(async move {
                     match turn::prompt(&st, &conn, req).await {
                         Ok(r) => responder.respond(r),
-                        Err(e) => responder.respond_with_error(rpc_error(&e)),
+                        Err(e) => responder.respond_with_error(st.rpc_error(&e)),
                     }
                 })
             },
@@ -230,14 +239,16 @@ pub async fn serve_stdio(state: Arc<AcpState>) -> Result<(), CohostError> {
                         lock(&s6.modes).insert(id, m);
                         responder.respond(SetSessionModeResponse::new())
                     }
-                    (Err(e), _) => responder.respond_with_error(rpc_error(&e)),
-                    (_, None) => responder.respond_with_error(rpc_error(
-                        &CohostError::new(
-                            ErrorCode::ConfigInvalid,
-                            format!("unknown mode `{}`", req.mode_id),
-                        )
-                        .with_fix("pick ask, auto or deny"),
-                    )),
+                    (Err(e), _) => responder.respond_with_error(s6.rpc_error(&e)),
+                    (_, None) => responder.respond_with_error(
+                        s6.rpc_error(
+                            &CohostError::new(
+                                ErrorCode::ConfigInvalid,
+                                format!("unknown mode `{}`", req.mode_id),
+                            )
+                            .with_fix("pick ask, auto or deny"),
+                        ),
+                    ),
                 }
             },
             on_receive_request!(),
@@ -251,14 +262,14 @@ pub async fn serve_stdio(state: Arc<AcpState>) -> Result<(), CohostError> {
                             Ok(options) => {
                                 responder.respond(SetSessionConfigOptionResponse::new(options))
                             }
-                            Err(e) => responder.respond_with_error(rpc_error(&e)),
+                            Err(e) => responder.respond_with_error(st.rpc_error(&e)),
                         };
                     }
                     match model::set(&st.hub, req).await {
                         Ok(options) => {
                             responder.respond(SetSessionConfigOptionResponse::new(options))
                         }
-                        Err(e) => responder.respond_with_error(rpc_error(&e)),
+                        Err(e) => responder.respond_with_error(st.rpc_error(&e)),
                     }
                 })
             },

@@ -50,6 +50,11 @@ impl AcpState {
         self.hub.get(member.as_deref().unwrap_or(id))
     }
 
+    /// `e` as a JSON-RPC error, through the host's sanitizer.
+    pub(super) fn rpc_error(&self, e: &CohostError) -> agent_client_protocol::Error {
+        super::rpc_error(&self.hub.host().sanitizer, e)
+    }
+
     pub(super) fn mode(&self, id: &str) -> ApprovalMode {
         lock(&self.modes).get(id).copied().unwrap_or_default()
     }

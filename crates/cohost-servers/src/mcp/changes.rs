@@ -18,9 +18,9 @@ fn record(st: &McpState, id: &str) -> Result<cohost_host::SessionRecord, CohostE
         })
 }
 
-fn to_value(v: impl serde::Serialize) -> Value {
+fn to_value(st: &McpState, v: impl serde::Serialize) -> Value {
     let mut v = serde_json::to_value(v).unwrap_or_default();
-    cohost_core::sanitize::sanitize_json(&mut v);
+    st.hub().host().sanitizer.sanitize_json(&mut v);
     v
 }
 
@@ -32,7 +32,7 @@ pub(super) async fn session_changes(
     let rec = record(st, &a.session_id)?;
     let found =
         changes::session_changes(st.hub().host(), &rec, a.turn, a.whole.unwrap_or(false)).await?;
-    Ok(to_value(found))
+    Ok(to_value(st, found))
 }
 
 /// `undo_turn`: refused while the session runs a turn (its agent may be
@@ -49,5 +49,5 @@ pub(super) async fn undo_turn(st: &McpState, a: UndoTurn) -> Result<Value, Cohos
         }
     }
     let done = changes::undo(st.hub().host(), &rec, a.turn, a.force.unwrap_or(false)).await?;
-    Ok(to_value(done))
+    Ok(to_value(st, done))
 }

@@ -31,13 +31,15 @@ fn question(s: &HubSession, p: &PendingView) -> String {
         input.truncate(cut);
         input.push('…');
     }
-    cohost_core::sanitize(&format!(
-        "{} (session {}) wants to run `{}` ({:?}) with {input}. Allow it?",
-        s.descriptor.label,
-        s.id(),
-        p.name,
-        p.kind
-    ))
+    s.sanitizer
+        .sanitize(&format!(
+            "{} (session {}) wants to run `{}` ({:?}) with {input}. Allow it?",
+            s.descriptor.label,
+            s.id(),
+            p.name,
+            p.kind
+        ))
+        .into_owned()
 }
 
 /// Ask the person about `p`; their answer resolves it. Declining or

@@ -20,6 +20,9 @@ mod run;
 mod state;
 pub mod turn;
 
+#[cfg(test)]
+mod sanitizer_tests;
+
 pub use state::McpState;
 
 use std::net::SocketAddr;
@@ -48,13 +51,17 @@ impl CohostMcp {
 }
 
 /// A tool's result: cohost's error becomes a tool error (not a protocol
-/// error), so the calling model sees the code and the fix.
-pub(crate) fn tool_result(out: Result<Value, CohostError>) -> CallToolResult {
+/// error), so the calling model sees the code and the fix; it passes
+/// `sanitizer` (the host's, or the bridge's).
+pub(crate) fn tool_result(
+    sanitizer: &cohost_core::Sanitizer,
+    out: Result<Value, CohostError>,
+) -> CallToolResult {
     match out {
         Ok(v) => CallToolResult::structured(v),
         Err(e) => {
             let mut v = serde_json::to_value(&e).unwrap_or_default();
-            cohost_core::sanitize::sanitize_json(&mut v);
+            sanitizer.sanitize_json(&mut v);
             CallToolResult::structured_error(v)
         }
     }
@@ -151,7 +158,7 @@ impl ServerHandler for CohostMcp {
                 ))
             }
         };
-        Ok(tool_result(out).into())
+        Ok(tool_result(&self.state.hub().host().sanitizer, out).into())
     }
 }
 
