@@ -122,13 +122,15 @@ fn write_error(sanitizer: &Sanitizer, e: &CohostError, json: bool, w: &mut dyn W
         if let Some(obj) = v.as_object_mut() {
             obj.insert("type".into(), "error".into());
         }
-        eprintln!("{v}");
+        writeln!(w, "{v}")
     } else {
-        eprintln!("cohost: error {}: {}", e.code, e.message);
-        if let Some(fix) = &e.suggested_fix {
-            eprintln!("  fix: {fix}");
-        }
-    }
+        writeln!(w, "cohost: error {}: {}", e.code, e.message).and_then(|()| {
+            match &e.suggested_fix {
+                Some(fix) => writeln!(w, "  fix: {fix}"),
+                None => Ok(()),
+            }
+        })
+    };
 }
 
 /// Show a command's outcome once and return the process exit code.
