@@ -263,7 +263,10 @@ async fn login(
     ApiPath(id): ApiPath<String>,
 ) -> ApiResult<serde_json::Value> {
     // Never run an interactive login server-side: return the command.
-    let cmd = match cohost_discovery::login::login_command(&s.host, &id).await {
+    let cmd = match cohost_discovery::login::login_command(&s.host, &id)
+        .await
+        .map_err(CohostError::from)
+    {
         Ok(cmd) => cmd,
         // A known provider with no login (an API key, or nothing needed):
         // the answer is "none", with what to do instead.

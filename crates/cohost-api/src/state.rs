@@ -34,6 +34,12 @@ impl From<CohostError> for ApiError {
     }
 }
 
+impl From<cohost_discovery::DiscoveryError> for ApiError {
+    fn from(e: cohost_discovery::DiscoveryError) -> Self {
+        ApiError(e.into())
+    }
+}
+
 impl From<cohost_session::SessionError> for ApiError {
     fn from(e: cohost_session::SessionError) -> Self {
         ApiError(e.into())

@@ -94,6 +94,12 @@ impl From<CohostError> for Failure {
     }
 }
 
+impl From<cohost_discovery::DiscoveryError> for Failure {
+    fn from(error: cohost_discovery::DiscoveryError) -> Self {
+        Failure::from(CohostError::from(error))
+    }
+}
+
 impl From<cohost_session::SessionError> for Failure {
     fn from(error: cohost_session::SessionError) -> Self {
         Failure::from(CohostError::from(error))

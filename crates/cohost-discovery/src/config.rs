@@ -23,12 +23,13 @@
 //! model = "haiku"
 //! ```
 
-use cohost_core::{CohostError, ErrorCode};
+use cohost_core::CohostError;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use toml_edit::{DocumentMut, Item, Table, Value};
 
-use crate::fsutil::{atomic_write, io_error};
+use crate::error::DiscoveryError;
+use crate::fsutil::atomic_write;
 
 /// Settings of one provider from `[providers.ID]`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -61,34 +62,32 @@ pub struct HostConfig {
     doc: DocumentMut,
 }
 
-/// CONFIG_INVALID pointing at `path:line`.
-pub fn config_error(path: &Path, line: Option<usize>, what: &str, fix: &str) -> CohostError {
-    let at = match line {
-        Some(l) => format!("{}:{l}", path.display()),
-        None => path.display().to_string(),
-    };
-    CohostError::new(ErrorCode::ConfigInvalid, format!("{at}: {what}")).with_fix(fix)
+/// A bad value in the config file, pointing at `path:line`.
+pub fn config_error(path: &Path, line: Option<usize>, what: &str, fix: &str) -> DiscoveryError {
+    DiscoveryError::Config {
+        path: path.to_path_buf(),
+        line,
+        what: what.to_owned(),
+        fix: fix.to_owned(),
+    }
 }
 
 impl HostConfig {
     /// Load the file; a missing file is an empty config. Bad TOML is
     /// CONFIG_INVALID naming the file and line.
-    pub fn load(path: &Path) -> Result<HostConfig, CohostError> {
+    pub fn load(path: &Path) -> Result<HostConfig, DiscoveryError> {
         let text = match std::fs::read_to_string(path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-            Err(e) => return Err(io_error("read", path, e)),
+            Err(e) => return Err(DiscoveryError::io("read", path, e)),
         };
-        let doc = text.parse::<DocumentMut>().map_err(|e| {
-            let line = e.span().map(|s| line_at(&text, s.start));
-            let reason = e.message().to_string();
-            config_error(
-                path,
-                line,
-                &format!("not valid TOML: {reason}"),
-                &format!("fix or delete that line in {}", path.display()),
-            )
-        })?;
+        let doc = text
+            .parse::<DocumentMut>()
+            .map_err(|source| DiscoveryError::ConfigSyntax {
+                path: path.to_path_buf(),
+                line: source.span().map(|s| line_at(&text, s.start)),
+                source: Box::new(source),
+            })?;
         Ok(HostConfig {
             path: path.to_path_buf(),
             doc,
@@ -115,7 +114,7 @@ impl HostConfig {
     }
 
     /// Save atomically.
-    pub fn save(&self) -> Result<(), CohostError> {
+    pub fn save(&self) -> Result<(), DiscoveryError> {
         atomic_write(&self.path, self.doc.to_string().as_bytes())
     }
 
@@ -163,7 +162,7 @@ impl HostConfig {
 
     /// The sandbox mode of `sandbox`, `None` when unset; a value that is
     /// no mode is CONFIG_INVALID naming the file.
-    pub fn sandbox(&self) -> Result<Option<cohost_core::SandboxMode>, CohostError> {
+    pub fn sandbox(&self) -> Result<Option<cohost_core::SandboxMode>, DiscoveryError> {
         let Some(v) = self.item("sandbox") else {
             return Ok(None);
         };
@@ -175,12 +174,9 @@ impl HostConfig {
         text.unwrap_or_default()
             .parse()
             .map(Some)
-            .map_err(|e: CohostError| {
-                CohostError::new(
-                    ErrorCode::ConfigInvalid,
-                    format!("{}: sandbox: {}", self.path().display(), e.message),
-                )
-                .with_fix("set it to off, on or required: cohost config set sandbox on")
+            .map_err(|source: CohostError| DiscoveryError::Sandbox {
+                path: self.path.clone(),
+                source,
             })
     }
 
@@ -193,7 +189,7 @@ impl HostConfig {
     /// `["a"]`) keeps its type; anything else is a string. A key cohost does
     /// not know ([`crate::config_keys::KEYS`]), or a value of the wrong type,
     /// is CONFIG_INVALID with a did-you-mean.
-    pub fn set(&mut self, key: &str, value: &str) -> Result<(), CohostError> {
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), DiscoveryError> {
         let parts: Vec<&str> = key.split('.').collect();
         if parts.iter().any(|p| p.is_empty()) {
             return Err(config_error(

@@ -2,8 +2,9 @@
 //! refuses anything else (with a did-you-mean), and the book's key table is
 //! generated from [`KEYS`] (a test compares them, so they cannot drift).
 
-use cohost_core::{CohostError, ErrorCode};
 use toml_edit::Value;
+
+use crate::error::DiscoveryError;
 
 /// What a key holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -285,22 +286,17 @@ pub fn did_you_mean(key: &str) -> Option<String> {
         .map(|(_, cand)| cand)
 }
 
-/// CONFIG_INVALID for a key cohost does not know, with a did-you-mean.
-pub fn unknown_key(key: &str) -> CohostError {
-    let fix = match did_you_mean(key) {
-        Some(k) => format!("did you mean `{k}`? (every key: `cohost config keys`)"),
-        None => "see `cohost config keys` for every key".to_string(),
-    };
-    CohostError::new(
-        ErrorCode::ConfigInvalid,
-        format!("`{key}` is not a cohost config key"),
-    )
-    .with_fix(fix)
+/// A key cohost does not know, with a did-you-mean.
+pub fn unknown_key(key: &str) -> DiscoveryError {
+    DiscoveryError::UnknownKey {
+        key: key.to_owned(),
+        did_you_mean: did_you_mean(key),
+    }
 }
 
 /// Check `key` is documented and `value` (as `HostConfig::set` parses it) has
 /// its kind.
-pub fn check(key: &str, value: &Value) -> Result<(), CohostError> {
+pub fn check(key: &str, value: &Value) -> Result<(), DiscoveryError> {
     let doc = lookup(key).ok_or_else(|| unknown_key(key))?;
     if doc.kind.accepts(value) {
         return Ok(());
@@ -312,11 +308,12 @@ pub fn check(key: &str, value: &Value) -> Result<(), CohostError> {
         KeyKind::StrArray => "'[\"A\", \"B\"]'",
         KeyKind::StrTable => "'{ NAME = \"value\" }'",
     };
-    Err(CohostError::new(
-        ErrorCode::ConfigInvalid,
-        format!("`{key}` holds a {}, not `{value}`", doc.kind.name()),
-    )
-    .with_fix(format!("e.g. cohost config set {key} {example}")))
+    Err(DiscoveryError::WrongKind {
+        key: key.to_owned(),
+        kind: doc.kind.name(),
+        value: value.to_string(),
+        example,
+    })
 }
 
 /// The book's key table (Markdown, in docs/book/src/configuration.md), generated from [`KEYS`].
@@ -337,6 +334,7 @@ pub fn markdown_table() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cohost_core::{CohostError, ErrorCode};
 
     #[test]
     fn known_keys_match_their_patterns() {
@@ -364,7 +362,7 @@ mod tests {
             Some("active_provider")
         );
         assert_eq!(did_you_mean("nosuch.key"), None);
-        let e = unknown_key("nosuch.key");
+        let e = CohostError::from(unknown_key("nosuch.key"));
         assert_eq!(e.code, ErrorCode::ConfigInvalid);
         assert!(e.suggested_fix.unwrap().contains("cohost config keys"));
     }
@@ -373,7 +371,7 @@ mod tests {
     fn values_must_have_the_key_kind() {
         let v = |s: &str| s.parse::<Value>().unwrap();
         assert!(check("providers.claude.enabled", &v("false")).is_ok());
-        let e = check("providers.claude.enabled", &v("\"no\"")).unwrap_err();
+        let e = CohostError::from(check("providers.claude.enabled", &v("\"no\"")).unwrap_err());
         assert!(e.message.contains("bool"), "{}", e.message);
         assert!(check("providers.x.models", &v("[\"a\", \"b\"]")).is_ok());
         assert!(check("providers.x.models", &v("[1]")).is_err());

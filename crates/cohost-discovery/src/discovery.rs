@@ -4,11 +4,12 @@
 
 use cohost_agents::catalog::{CliEntry, ServerEntry};
 use cohost_agents::process::{find_on_path, probe, EnvPolicy, Version};
-use cohost_core::{sanitize, CohostError, ErrorCode};
+use cohost_core::{sanitize, CohostError};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
 use crate::env::{DiscoveryEnv, Timeouts};
+use crate::error::DiscoveryError;
 use crate::probe_http;
 
 /// Where the command was found (seed 002 `commandSource`).
@@ -236,16 +237,13 @@ pub async fn discover_cli(
                 }
                 None => {
                     d.version_error = Some(
-                        CohostError::new(
-                            ErrorCode::VersionUnsupported,
-                            format!(
-                                "`{} {}` printed no version: {}",
-                                path.display(),
-                                entry.version_args.join(" "),
-                                if first.is_empty() { "(nothing)" } else { first }
-                            ),
-                        )
-                        .with_fix(format!("reinstall it: {}", entry.install_hint)),
+                        DiscoveryError::NoVersion {
+                            path: path.clone(),
+                            args: entry.version_args.join(" "),
+                            printed: if first.is_empty() { "(nothing)" } else { first }.into(),
+                            install_hint: entry.install_hint,
+                        }
+                        .into(),
                     );
                 }
             }

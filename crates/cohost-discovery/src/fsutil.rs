@@ -1,41 +1,40 @@
 //! Crash-safe file writes and inter-process locks.
 
-use cohost_core::{CohostError, ErrorCode};
+use cohost_core::CohostError;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// An I/O failure on `path`, as a user-facing error.
-pub fn io_error(what: &str, path: &Path, e: std::io::Error) -> CohostError {
-    CohostError::new(
-        ErrorCode::ConfigInvalid,
-        format!("could not {what} `{}`: {e}", path.display()),
-    )
-    .with_fix("check the file's permissions and that the disk is not full")
+use crate::error::DiscoveryError;
+
+/// An I/O failure on `path`, as the wire error ([`DiscoveryError::Io`]'s),
+/// for the crates whose own errors are still the wire error.
+pub fn io_error(what: &'static str, path: &Path, e: std::io::Error) -> CohostError {
+    DiscoveryError::io(what, path, e).into()
 }
 
 /// Write `bytes` to `path` atomically: a temp file in the same directory,
 /// fsync, rename over the target, fsync the directory. Readers see the old
 /// or the new content, never a torn file. The file mode of an existing
 /// target is kept (settings files may be private).
-pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), CohostError> {
+pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), DiscoveryError> {
     write_atomic(path, bytes, false)
 }
 
 /// [`atomic_write`] for a file that holds secrets: created with mode 0600
 /// (from the first byte: the temp file is private too).
-pub fn atomic_write_private(path: &Path, bytes: &[u8]) -> Result<(), CohostError> {
+pub fn atomic_write_private(path: &Path, bytes: &[u8]) -> Result<(), DiscoveryError> {
     write_atomic(path, bytes, true)
 }
 
-fn write_atomic(path: &Path, bytes: &[u8], private: bool) -> Result<(), CohostError> {
+fn write_atomic(path: &Path, bytes: &[u8], private: bool) -> Result<(), DiscoveryError> {
     let dir = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(|e| io_error("create directory", dir, e))?;
+    std::fs::create_dir_all(dir).map_err(|e| DiscoveryError::io("create directory", dir, e))?;
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -68,7 +67,7 @@ fn write_atomic(path: &Path, bytes: &[u8], private: bool) -> Result<(), CohostEr
         // Best effort: do not leave the temp file behind on failure.
         let _ = std::fs::remove_file(&tmp);
     }
-    result.map_err(|e| io_error("write", path, e))
+    result.map_err(|e| DiscoveryError::io("write", path, e))
 }
 
 /// An exclusive advisory lock on a lock file, held until dropped. Used so
@@ -79,9 +78,10 @@ pub struct FileLock {
 
 impl FileLock {
     /// Block until the lock on `path` (created if missing) is held.
-    pub fn acquire(path: &Path) -> Result<FileLock, CohostError> {
+    pub fn acquire(path: &Path) -> Result<FileLock, DiscoveryError> {
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| io_error("create directory", dir, e))?;
+            std::fs::create_dir_all(dir)
+                .map_err(|e| DiscoveryError::io("create directory", dir, e))?;
         }
         let file = OpenOptions::new()
             .create(true)
@@ -89,14 +89,14 @@ impl FileLock {
             .read(true)
             .write(true)
             .open(path)
-            .map_err(|e| io_error("open lock file", path, e))?;
+            .map_err(|e| DiscoveryError::io("open lock file", path, e))?;
         loop {
             // `File::lock` is flock(2) LOCK_EX on Linux: the same lock other
             // cohost processes take, released when the file closes.
             match file.lock() {
                 Ok(()) => return Ok(FileLock { file }),
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(io_error("lock", path, e)),
+                Err(e) => return Err(DiscoveryError::io("lock", path, e)),
             }
         }
     }

@@ -3,11 +3,12 @@
 //! sanitizer every text a host service shows passes.
 
 use cohost_agents::catalog;
-use cohost_core::{CohostError, ErrorCode, ProviderDescriptor, ProviderKind, Registry, Sanitizer};
+use cohost_core::{ProviderDescriptor, ProviderKind, Registry, Sanitizer};
 use std::sync::Arc;
 
 use crate::config::HostConfig;
 use crate::env::{DiscoveryEnv, HostPaths, Timeouts};
+use crate::error::DiscoveryError;
 
 /// Host services' context. Cheap to clone.
 #[derive(Debug, Clone)]
@@ -70,7 +71,7 @@ impl Host {
     }
 
     /// Load `config.toml` (empty when missing).
-    pub fn config(&self) -> Result<HostConfig, CohostError> {
+    pub fn config(&self) -> Result<HostConfig, DiscoveryError> {
         HostConfig::load(&self.paths.config_file)
     }
 
@@ -88,7 +89,7 @@ impl Host {
     }
 
     /// Facts about `id`, or PROVIDER_NOT_FOUND listing known ids.
-    pub fn facts(&self, cfg: &HostConfig, id: &str) -> Result<ProviderFacts, CohostError> {
+    pub fn facts(&self, cfg: &HostConfig, id: &str) -> Result<ProviderFacts, DiscoveryError> {
         let descriptor = self.registry.get(id).ok().map(|f| f.descriptor());
         // ACP variants are discovered and signed in through their base CLI.
         let cli = catalog::cli_of(id);
@@ -103,14 +104,10 @@ impl Host {
             (None, None, None) => match &api {
                 Some(p) => p.kind,
                 None => {
-                    return Err(CohostError::new(
-                        ErrorCode::ProviderNotFound,
-                        format!("unknown provider `{id}`"),
-                    )
-                    .with_fix(format!(
-                        "known providers: {}",
-                        self.known_ids(cfg).join(", ")
-                    )))
+                    return Err(DiscoveryError::UnknownProvider {
+                        id: id.to_owned(),
+                        known: self.known_ids(cfg),
+                    })
                 }
             },
         };

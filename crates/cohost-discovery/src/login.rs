@@ -3,11 +3,11 @@
 //! `cohost login ID` subcommand runs it with inherited stdio.
 
 use cohost_agents::catalog;
-use cohost_core::{CohostError, ErrorCode};
 use serde::Serialize;
 use std::path::PathBuf;
 
 use crate::discovery::discover_cli;
+use crate::error::DiscoveryError;
 use crate::host::Host;
 
 /// The command that signs a user in.
@@ -28,7 +28,7 @@ pub struct LoginCommand {
 
 /// The login command for `id`. API providers have none: the error says
 /// which variable to set.
-pub async fn login_command(host: &Host, id: &str) -> Result<LoginCommand, CohostError> {
+pub async fn login_command(host: &Host, id: &str) -> Result<LoginCommand, DiscoveryError> {
     let cfg = host.config()?;
     let f = host.facts(&cfg, id)?;
     let Some(entry) = f.cli else {
@@ -37,18 +37,16 @@ pub async fn login_command(host: &Host, id: &str) -> Result<LoginCommand, Cohost
             Some(k) => format!("set ${k}"),
             None => "no sign-in is needed".to_string(),
         };
-        return Err(CohostError::new(
-            ErrorCode::UnsupportedMode,
-            format!("`{id}` has no login command; {what}"),
-        )
-        .with_fix(what));
+        return Err(DiscoveryError::NoLogin {
+            id: id.to_owned(),
+            instead: what,
+        });
     };
     let Some(mut argv) = entry.login_command() else {
-        return Err(CohostError::new(
-            ErrorCode::UnsupportedMode,
-            format!("`{id}` has no login command"),
-        )
-        .with_fix(format!("set ${}", entry.auth.env_vars.join(" or $"))));
+        return Err(DiscoveryError::LoginByEnv {
+            id: id.to_owned(),
+            vars: entry.auth.env_vars.to_vec(),
+        });
     };
     // ACP wrappers sign in through the CLI they wrap (`codex-acp` → `codex`).
     let login_entry = entry
@@ -58,11 +56,10 @@ pub async fn login_command(host: &Host, id: &str) -> Result<LoginCommand, Cohost
     let explicit = cfg.provider(login_entry.id).binary;
     let d = discover_cli(login_entry, explicit.as_deref(), &host.env, &host.timeouts).await;
     let Some(program) = d.command else {
-        return Err(CohostError::new(
-            ErrorCode::ProviderNotFound,
-            format!("`{}` is not installed", argv[0]),
-        )
-        .with_fix(login_entry.install_hint));
+        return Err(DiscoveryError::NotInstalled {
+            program: argv[0].clone(),
+            install_hint: login_entry.install_hint,
+        });
     };
     let args = argv.split_off(1);
     let display = cohost_core::sanitize(format!("{} {}", program.display(), args.join(" ")).trim());

@@ -9,10 +9,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use cohost_core::budget::{ModelPrice, Prices};
-use cohost_core::{CohostError, ErrorCode};
 use serde::{Deserialize, Serialize};
 
-use crate::config::HostConfig;
+use crate::config::{config_error, HostConfig};
+use crate::error::DiscoveryError;
 
 /// The pinned copy, as compiled in.
 pub const PINNED: &str = include_str!("../data/model_prices.json");
@@ -47,15 +47,10 @@ pub struct PriceFile {
 
 impl PriceFile {
     /// Read a stored table; a broken one is CONFIG_INVALID naming `what`.
-    pub fn parse(text: &str, what: &str) -> Result<PriceFile, CohostError> {
-        serde_json::from_str(text).map_err(|e| {
-            CohostError::new(
-                ErrorCode::ConfigInvalid,
-                format!("the price table {what} is not readable: {e}"),
-            )
-            .with_fix(
-                "run `cohost prices refresh` again, or delete the file to use the pinned table",
-            )
+    pub fn parse(text: &str, what: &str) -> Result<PriceFile, DiscoveryError> {
+        serde_json::from_str(text).map_err(|source| DiscoveryError::PriceTable {
+            what: what.to_owned(),
+            source,
         })
     }
 
@@ -95,14 +90,9 @@ const PREFIXED: [&str; 4] = ["gemini", "deepseek", "mistral", "xai"];
 
 /// Trim LiteLLM's full table (`json`) to what cohost reads: chat models of
 /// the vendors' own APIs, by the names agents report, and four price fields.
-pub fn trim_litellm(json: &str, source: &str, version: &str) -> Result<PriceFile, CohostError> {
-    let all: BTreeMap<String, serde_json::Value> = serde_json::from_str(json).map_err(|e| {
-        CohostError::new(
-            ErrorCode::ConfigInvalid,
-            format!("not LiteLLM's model_prices_and_context_window.json: {e}"),
-        )
-        .with_fix("pass the JSON file from LiteLLM (its repository, or the PyPI litellm package)")
-    })?;
+pub fn trim_litellm(json: &str, source: &str, version: &str) -> Result<PriceFile, DiscoveryError> {
+    let all: BTreeMap<String, serde_json::Value> =
+        serde_json::from_str(json).map_err(|source| DiscoveryError::NotLiteLlm { source })?;
     let mut models = BTreeMap::new();
     for (key, v) in &all {
         let mode = v.get("mode").and_then(|m| m.as_str());
@@ -130,11 +120,7 @@ pub fn trim_litellm(json: &str, source: &str, version: &str) -> Result<PriceFile
         models.entry(name.to_owned()).or_insert(price);
     }
     if models.is_empty() {
-        return Err(CohostError::new(
-            ErrorCode::ConfigInvalid,
-            "the file has no chat model with input and output prices",
-        )
-        .with_fix("pass LiteLLM's model_prices_and_context_window.json"));
+        return Err(DiscoveryError::NoChatPrices);
     }
     Ok(PriceFile {
         source: source.to_owned(),
@@ -174,7 +160,7 @@ impl PriceTable {
     /// The table for `cfg`: a refreshed copy beside it, else the pinned
     /// one; then its overrides. A broken refreshed copy or override is
     /// CONFIG_INVALID.
-    pub fn load(cfg: &HostConfig) -> Result<PriceTable, CohostError> {
+    pub fn load(cfg: &HostConfig) -> Result<PriceTable, DiscoveryError> {
         let path = refreshed_path(cfg);
         let mut table = match std::fs::read_to_string(&path) {
             Ok(text) => PriceTable {
@@ -225,7 +211,7 @@ impl Prices for PriceTable {
 /// `prices.<model>.input|output|cache_read|cache_write` (US dollars per
 /// million tokens) as prices per token; a model without `input` and
 /// `output` is CONFIG_INVALID.
-fn overrides(cfg: &HostConfig) -> Result<BTreeMap<String, ModelPrice>, CohostError> {
+fn overrides(cfg: &HostConfig) -> Result<BTreeMap<String, ModelPrice>, DiscoveryError> {
     let mut fields: BTreeMap<String, BTreeMap<String, f64>> = BTreeMap::new();
     for (key, value) in cfg.list() {
         let Some(rest) = key.strip_prefix("prices.") else {
@@ -236,13 +222,12 @@ fn overrides(cfg: &HostConfig) -> Result<BTreeMap<String, ModelPrice>, CohostErr
         };
         let model = model.trim_matches('"').to_ascii_lowercase();
         let n: f64 = value.trim_matches('"').parse().map_err(|_| {
-            CohostError::new(
-                ErrorCode::ConfigInvalid,
-                format!("{}: {key} is not a number: {value}", cfg.path().display()),
+            config_error(
+                cfg.path(),
+                None,
+                &format!("{key} is not a number: {value}"),
+                &format!("cohost config set {key} 3.0   (US dollars per million tokens)"),
             )
-            .with_fix(format!(
-                "cohost config set {key} 3.0   (US dollars per million tokens)"
-            ))
         })?;
         fields
             .entry(model)
@@ -252,13 +237,14 @@ fn overrides(cfg: &HostConfig) -> Result<BTreeMap<String, ModelPrice>, CohostErr
     let mut out = BTreeMap::new();
     for (model, f) in fields {
         let (Some(input), Some(output)) = (f.get("input"), f.get("output")) else {
-            return Err(CohostError::new(
-                ErrorCode::ConfigInvalid,
-                format!("{}: prices.{model} needs both input and output", cfg.path().display()),
-            )
-            .with_fix(format!(
-                "cohost config set prices.{model}.input 3.0 and prices.{model}.output 15.0 (US dollars per million tokens)"
-            )));
+            return Err(config_error(
+                cfg.path(),
+                None,
+                &format!("prices.{model} needs both input and output"),
+                &format!(
+                    "cohost config set prices.{model}.input 3.0 and prices.{model}.output 15.0 (US dollars per million tokens)"
+                ),
+            ));
         };
         out.insert(
             model,

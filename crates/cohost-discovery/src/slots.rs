@@ -3,10 +3,11 @@
 //! a provider, a mode (`cli` or `api`) and a model, kept under `[slots.NAME]`
 //! in `config.toml`.
 
-use cohost_core::{AdapterConfig, CohostError, ErrorCode, ProviderKind, StreamingGranularity};
+use cohost_core::{AdapterConfig, ProviderKind, StreamingGranularity};
 use serde::{Deserialize, Serialize};
 
 use crate::config::{config_error, HostConfig};
+use crate::error::DiscoveryError;
 use crate::host::{Host, ProviderFacts};
 
 /// Slots cohost itself uses.
@@ -85,7 +86,7 @@ fn default_spec() -> SlotSpec {
     }
 }
 
-fn read_spec(cfg: &HostConfig, name: &str) -> Option<Result<SlotSpec, CohostError>> {
+fn read_spec(cfg: &HostConfig, name: &str) -> Option<Result<SlotSpec, DiscoveryError>> {
     let key = |k: &str| format!("slots.{name}.{k}");
     let provider = cfg.get_str(&key("provider"));
     let mode_raw = cfg.get_str(&key("mode"));
@@ -122,7 +123,7 @@ fn read_spec(cfg: &HostConfig, name: &str) -> Option<Result<SlotSpec, CohostErro
 }
 
 /// Every built-in slot plus every configured one, validated.
-pub fn list_slots(host: &Host, cfg: &HostConfig) -> Result<Vec<SlotView>, CohostError> {
+pub fn list_slots(host: &Host, cfg: &HostConfig) -> Result<Vec<SlotView>, DiscoveryError> {
     let mut names: Vec<String> = BUILTIN_SLOTS.iter().map(|s| s.to_string()).collect();
     for n in cfg.slot_names() {
         if !names.contains(&n) {
@@ -134,7 +135,7 @@ pub fn list_slots(host: &Host, cfg: &HostConfig) -> Result<Vec<SlotView>, Cohost
 
 /// One slot, validated. An unknown provider or bad mode in the file is
 /// CONFIG_INVALID naming the file and line.
-pub fn get_slot(host: &Host, cfg: &HostConfig, name: &str) -> Result<SlotView, CohostError> {
+pub fn get_slot(host: &Host, cfg: &HostConfig, name: &str) -> Result<SlotView, DiscoveryError> {
     match read_spec(cfg, name) {
         None => Ok(SlotView {
             name: name.into(),
@@ -143,19 +144,11 @@ pub fn get_slot(host: &Host, cfg: &HostConfig, name: &str) -> Result<SlotView, C
         }),
         Some(spec) => {
             let spec = spec?;
-            validate(host, cfg, name, &spec).map_err(|e| {
-                let line = cfg.line_of(&format!("slots.{name}.provider"));
-                let fix = e.suggested_fix.clone().unwrap_or_default();
-                let mut err = config_error(
-                    cfg.path(),
-                    line,
-                    &format!("slot `{name}`: {}", e.message),
-                    &fix,
-                );
-                if e.code != ErrorCode::ProviderNotFound {
-                    err.code = e.code;
-                }
-                err
+            validate(host, cfg, name, &spec).map_err(|e| DiscoveryError::Slot {
+                path: cfg.path().to_path_buf(),
+                line: cfg.line_of(&format!("slots.{name}.provider")),
+                name: name.to_owned(),
+                source: Box::new(e),
             })?;
             Ok(SlotView {
                 name: name.into(),
@@ -167,7 +160,7 @@ pub fn get_slot(host: &Host, cfg: &HostConfig, name: &str) -> Result<SlotView, C
 }
 
 /// Validate every slot in the config (for `cohost doctor` and startup).
-pub fn validate_config(host: &Host, cfg: &HostConfig) -> Result<(), CohostError> {
+pub fn validate_config(host: &Host, cfg: &HostConfig) -> Result<(), DiscoveryError> {
     list_slots(host, cfg).map(|_| ())
 }
 
@@ -177,17 +170,15 @@ pub fn set_slot(
     cfg: &mut HostConfig,
     name: &str,
     spec: &SlotSpec,
-) -> Result<(), CohostError> {
+) -> Result<(), DiscoveryError> {
     if name.is_empty()
         || !name
             .chars()
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
     {
-        return Err(CohostError::new(
-            ErrorCode::ConfigInvalid,
-            format!("`{name}` is not a valid slot name"),
-        )
-        .with_fix("use lower-case letters, digits, '-' and '_'"));
+        return Err(DiscoveryError::BadSlotName {
+            name: name.to_owned(),
+        });
     }
     validate(host, cfg, name, spec)?;
     cfg.set(
@@ -233,14 +224,10 @@ pub fn validate(
     cfg: &HostConfig,
     name: &str,
     spec: &SlotSpec,
-) -> Result<(), CohostError> {
+) -> Result<(), DiscoveryError> {
     let f = host.facts(cfg, &spec.provider)?;
     if name == "terminal" && spec.mode != SlotMode::Cli {
-        return Err(CohostError::new(
-            ErrorCode::UnsupportedMode,
-            "the `terminal` slot runs a CLI in a terminal; it has no `api` mode",
-        )
-        .with_fix("cohost config set slots.terminal.mode cli"));
+        return Err(DiscoveryError::TerminalNeedsCli);
     }
     if !supports(&f, spec.mode) {
         let other = if spec.mode == SlotMode::Cli {
@@ -248,11 +235,11 @@ pub fn validate(
         } else {
             "cli"
         };
-        return Err(CohostError::new(
-            ErrorCode::UnsupportedMode,
-            format!("provider `{}` has no `{}` mode", f.id, spec.mode.as_str()),
-        )
-        .with_fix(format!("use mode `{other}` or another provider")));
+        return Err(DiscoveryError::NoSuchMode {
+            provider: f.id,
+            mode: spec.mode.as_str(),
+            other,
+        });
     }
     let listed: Vec<String> = if f.user_defined {
         cfg.provider(&f.id).models
@@ -263,23 +250,18 @@ pub fn validate(
     };
     if let Some(model) = &spec.model {
         if !listed.is_empty() && !listed.contains(model) {
-            return Err(CohostError::new(
-                ErrorCode::ModelNotAvailable,
-                format!("provider `{}` does not list model `{model}`", f.id),
-            )
-            .with_fix(format!("pick one of: {}", listed.join(", "))));
+            return Err(DiscoveryError::ModelNotListed {
+                provider: f.id,
+                model: model.clone(),
+                listed,
+            });
         }
     }
     if name == "assistant" && !streams(host, cfg, &f, spec.mode) {
-        return Err(CohostError::new(
-            ErrorCode::UnsupportedMode,
-            format!(
-                "the `assistant` slot needs token streaming; `{}` in `{}` mode does not stream",
-                f.id,
-                spec.mode.as_str()
-            ),
-        )
-        .with_fix("pick a provider that streams token deltas (see `cohost agents`)"));
+        return Err(DiscoveryError::AssistantNeedsStreaming {
+            provider: f.id,
+            mode: spec.mode.as_str(),
+        });
     }
     Ok(())
 }
@@ -300,7 +282,7 @@ fn streams(host: &Host, cfg: &HostConfig, f: &ProviderFacts, mode: SlotMode) -> 
 }
 
 /// CONFIG_INVALID for a slot that is neither built in nor configured.
-fn unknown_slot(cfg: &HostConfig, name: &str) -> CohostError {
+fn unknown_slot(cfg: &HostConfig, name: &str) -> DiscoveryError {
     let mut names: Vec<String> = BUILTIN_SLOTS.iter().map(|s| s.to_string()).collect();
     for n in cfg.slot_names() {
         if !names.contains(&n) {
@@ -310,19 +292,13 @@ fn unknown_slot(cfg: &HostConfig, name: &str) -> CohostError {
     let near = names
         .iter()
         .min_by_key(|n| strsim::damerau_levenshtein(name, n))
-        .filter(|n| strsim::damerau_levenshtein(name, n) <= 2);
-    let fix = match near {
-        Some(n) => format!("did you mean `--slot {n}`? Slots: {}", names.join(", ")),
-        None => format!(
-            "use one of: {} (or define it: cohost config set slots.{name}.provider ID)",
-            names.join(", ")
-        ),
-    };
-    CohostError::new(
-        ErrorCode::ConfigInvalid,
-        format!("there is no slot `{name}`"),
-    )
-    .with_fix(fix)
+        .filter(|n| strsim::damerau_levenshtein(name, n) <= 2)
+        .cloned();
+    DiscoveryError::NoSuchSlot {
+        name: name.to_owned(),
+        slots: names,
+        near,
+    }
 }
 
 /// Resolve a slot to the provider to run and its adapter settings.
@@ -330,7 +306,7 @@ pub fn resolve_slot(
     host: &Host,
     cfg: &HostConfig,
     name: &str,
-) -> Result<ResolvedSlot, CohostError> {
+) -> Result<ResolvedSlot, DiscoveryError> {
     let view = get_slot(host, cfg, name)?;
     if !view.configured && !BUILTIN_SLOTS.contains(&name) {
         return Err(unknown_slot(cfg, name));

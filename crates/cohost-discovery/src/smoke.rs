@@ -12,6 +12,7 @@ use std::path::PathBuf;
 
 use crate::config::HostConfig;
 use crate::discovery::Discovery;
+use crate::error::DiscoveryError;
 use crate::fsutil::{atomic_write, FileLock};
 use crate::host::{Host, ProviderFacts};
 
@@ -143,7 +144,7 @@ pub async fn cached(
 }
 
 /// Keep `result` as its provider's last smoke-test result.
-pub fn store(host: &Host, result: &SmokeTestResult) -> Result<(), CohostError> {
+pub fn store(host: &Host, result: &SmokeTestResult) -> Result<(), DiscoveryError> {
     let _lock = FileLock::acquire(&host.paths.state_dir.join("smoke-tests.lock"))?;
     let mut all = read_cache(host);
     all.insert(result.provider_id.clone(), result.clone());

@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use crate::config::{HostConfig, ProviderSettings};
 use crate::discovery::{discover_cli, discover_server, Discovery};
+use crate::error::DiscoveryError;
 use crate::host::{Host, ProviderFacts};
 use crate::smoke as cache;
 
@@ -267,7 +268,7 @@ pub async fn provider_status(
     host: &Host,
     cfg: &HostConfig,
     id: &str,
-) -> Result<ProviderStatus, CohostError> {
+) -> Result<ProviderStatus, DiscoveryError> {
     let f = host.facts(cfg, id)?;
     let settings = cfg.provider(id);
     let mut st = ProviderStatus {
@@ -288,14 +289,13 @@ pub async fn provider_status(
         st.suggested_fix = fix.map(|f| sanitize(&f));
     };
     if !settings.enabled {
-        let e = CohostError::new(ErrorCode::ProviderNotEnabled, "");
         set(
             &mut st,
             StatusValue::Blocked,
             format!(
                 "`{id}` is disabled in {} ({})",
                 cfg.path().display(),
-                e.code
+                ErrorCode::ProviderNotEnabled
             ),
             Some(format!("cohost config set providers.{id}.enabled true")),
         );

@@ -2,9 +2,9 @@
 //! `--budget-usd`, `--budget-tokens`, `--notify` and `--no-notify` beat.
 
 use cohost_core::budget::BudgetLimits;
-use cohost_core::{CohostError, ErrorCode};
 
-use crate::config::HostConfig;
+use crate::config::{config_error, HostConfig};
+use crate::error::DiscoveryError;
 
 /// `[notify]`: which notifications go out.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,8 +34,8 @@ pub fn notify_settings(cfg: &HostConfig) -> NotifySettings {
 }
 
 /// `budget.usd` and `budget.tokens` (numbers, or strings holding one).
-pub fn budget_limits(cfg: &HostConfig) -> Result<BudgetLimits, CohostError> {
-    let read = |key: &str| -> Result<Option<f64>, CohostError> {
+pub fn budget_limits(cfg: &HostConfig) -> Result<BudgetLimits, DiscoveryError> {
+    let read = |key: &str| -> Result<Option<f64>, DiscoveryError> {
         let Some(v) = cfg.get(key) else {
             return Ok(None);
         };
@@ -46,11 +46,12 @@ pub fn budget_limits(cfg: &HostConfig) -> Result<BudgetLimits, CohostError> {
             .filter(|n| n.is_finite() && *n >= 0.0)
             .map(Some)
             .ok_or_else(|| {
-                CohostError::new(
-                    ErrorCode::ConfigInvalid,
-                    format!("{}: {key} is not a budget: {v}", cfg.path().display()),
+                config_error(
+                    cfg.path(),
+                    None,
+                    &format!("{key} is not a budget: {v}"),
+                    &format!("cohost config set {key} 5   (a positive number)"),
                 )
-                .with_fix(format!("cohost config set {key} 5   (a positive number)"))
             })
     };
     let limits = BudgetLimits {
@@ -64,6 +65,7 @@ pub fn budget_limits(cfg: &HostConfig) -> Result<BudgetLimits, CohostError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cohost_core::ErrorCode;
 
     fn cfg(text: &str) -> (tempfile::TempDir, HostConfig) {
         let dir = tempfile::tempdir().unwrap();
@@ -90,7 +92,7 @@ mod tests {
         assert_eq!(b.tokens, Some(100_000));
         let (_d, c) = cfg("[budget]\nusd = \"lots\"\n");
         assert_eq!(
-            budget_limits(&c).unwrap_err().code,
+            budget_limits(&c).unwrap_err().code(),
             ErrorCode::ConfigInvalid
         );
     }

@@ -44,7 +44,7 @@ enum ConfigAction {
 fn known(key: &str) -> Result<(), cohost_core::CohostError> {
     match config_keys::lookup(key) {
         Some(_) => Ok(()),
-        None => Err(config_keys::unknown_key(key)),
+        None => Err(config_keys::unknown_key(key).into()),
     }
 }
 

@@ -6,6 +6,7 @@
 )]
 
 use clap::Args;
+use cohost_core::CohostError;
 use cohost_discovery::hooks::{self, HookAgent};
 use cohost_discovery::{provider_status, slots, HostConfig, StatusValue};
 use std::io::{IsTerminal, Write};
@@ -34,12 +35,13 @@ fn is_problem(status: &StatusValue) -> bool {
 pub async fn run(args: DoctorArgs) -> CmdResult {
     let host = hostctx::host()?;
     // A broken config is a finding, not a reason to check nothing else.
+    // Reported as users see errors (code, message, fix), in text and JSON.
     let (cfg, config_check) = match host.config() {
         Ok(cfg) => {
-            let check = slots::validate_config(&host, &cfg);
+            let check = slots::validate_config(&host, &cfg).map_err(CohostError::from);
             (cfg, check)
         }
-        Err(e) => (HostConfig::empty(&host.paths.config_file), Err(e)),
+        Err(e) => (HostConfig::empty(&host.paths.config_file), Err(e.into())),
     };
     let mut problems = 0;
     let ids = host.known_ids(&cfg);
@@ -60,7 +62,7 @@ pub async fn run(args: DoctorArgs) -> CmdResult {
     let exe = hostctx::current_exe();
     let hook_states: Vec<_> = HookAgent::all()
         .into_iter()
-        .map(|a| (a, hooks::status(&host, a, &exe)))
+        .map(|a| (a, hooks::status(&host, a, &exe).map_err(CohostError::from)))
         .collect();
 
     let sandbox = cohost_agents::process::sandbox::report();

@@ -91,7 +91,8 @@ fn load_or_create(path: &PathBuf) -> Result<(Secrets, bool), String> {
                 jwt_secret: fsutil::random_secret().map_err(|e| e.to_string())?,
             };
             let bytes = serde_json::to_vec_pretty(&s).map_err(|e| e.to_string())?;
-            cohost_discovery::fsutil::atomic_write_private(path, &bytes).map_err(|e| e.message)?;
+            cohost_discovery::fsutil::atomic_write_private(path, &bytes)
+                .map_err(|e| e.message())?;
             Ok((s, true))
         }
         Err(e) => Err(format!("cannot read {}: {e}", path.display())),

@@ -21,12 +21,12 @@ pub use edit::EditError;
 pub use event::{hook_event, listen_hook_events, HookEvent, HookEventOutcome};
 
 use cohost_agents::catalog::{self, HookKind, HookSpec};
-use cohost_core::{CohostError, ErrorCode};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
-use crate::fsutil::{atomic_write, io_error};
+use crate::error::DiscoveryError;
+use crate::fsutil::atomic_write;
 use crate::host::Host;
 
 /// An agent cohost can install hooks for: a CLI of the provider list whose
@@ -57,16 +57,15 @@ impl HookAgent {
     }
 
     /// Parse a provider id.
-    pub fn parse(id: &str) -> Result<HookAgent, CohostError> {
+    pub fn parse(id: &str) -> Result<HookAgent, DiscoveryError> {
         let all = HookAgent::all();
-        all.iter().find(|a| a.id == id).copied().ok_or_else(|| {
-            let ids: Vec<&str> = all.iter().map(|a| a.id).collect();
-            CohostError::new(
-                ErrorCode::UnsupportedMode,
-                format!("cohost has no hooks for `{id}`"),
-            )
-            .with_fix(format!("hooks exist for {}", ids.join(", ")))
-        })
+        all.iter()
+            .find(|a| a.id == id)
+            .copied()
+            .ok_or_else(|| DiscoveryError::NoHooks {
+                id: id.to_owned(),
+                supported: all.iter().map(|a| a.id).collect(),
+            })
     }
 
     /// The provider id.
@@ -149,26 +148,22 @@ fn sha(bytes: &[u8]) -> String {
 /// Backup marker for "the file did not exist".
 const ABSENT: &[u8] = b"\0cohost:absent\0";
 
-fn malformed(path: &Path, e: EditError) -> CohostError {
-    CohostError::new(
-        ErrorCode::ConfigInvalid,
-        format!("`{}`: {e}; cohost left it unchanged", path.display()),
-    )
-    .with_fix(format!(
-        "fix `{}` by hand (or move it aside), then rerun",
-        path.display()
-    ))
-}
-
-fn read_opt(path: &Path) -> Result<Option<Vec<u8>>, CohostError> {
-    match std::fs::read(path) {
-        Ok(b) => Ok(Some(b)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(io_error("read", path, e)),
+fn malformed(path: &Path, source: EditError) -> DiscoveryError {
+    DiscoveryError::HookSettings {
+        path: path.to_path_buf(),
+        source,
     }
 }
 
-fn text_of(path: &Path, bytes: &[u8]) -> Result<String, CohostError> {
+fn read_opt(path: &Path) -> Result<Option<Vec<u8>>, DiscoveryError> {
+    match std::fs::read(path) {
+        Ok(b) => Ok(Some(b)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(DiscoveryError::io("read", path, e)),
+    }
+}
+
+fn text_of(path: &Path, bytes: &[u8]) -> Result<String, DiscoveryError> {
     String::from_utf8(bytes.to_vec()).map_err(|_| {
         malformed(
             path,
@@ -182,7 +177,11 @@ fn text_of(path: &Path, bytes: &[u8]) -> Result<String, CohostError> {
 
 /// Install cohost's hook for `agent`; `cohost_bin` is the command the hook
 /// runs (the CLI passes its own absolute path).
-pub fn install(host: &Host, agent: HookAgent, cohost_bin: &str) -> Result<HookStatus, CohostError> {
+pub fn install(
+    host: &Host,
+    agent: HookAgent,
+    cohost_bin: &str,
+) -> Result<HookStatus, DiscoveryError> {
     let path = agent.settings_path(host);
     let original = read_opt(&path)?;
     let text = match &original {
@@ -212,7 +211,7 @@ pub fn uninstall(
     host: &Host,
     agent: HookAgent,
     cohost_bin: &str,
-) -> Result<HookStatus, CohostError> {
+) -> Result<HookStatus, DiscoveryError> {
     let path = agent.settings_path(host);
     let (backup, written) = state_paths(host, agent);
     let current = read_opt(&path)?;
@@ -222,7 +221,7 @@ pub fn uninstall(
         // Nobody changed the file since cohost wrote it: restore exactly.
         (Some(orig), Some(_)) if untouched => {
             if orig == ABSENT {
-                std::fs::remove_file(&path).map_err(|e| io_error("remove", &path, e))?;
+                std::fs::remove_file(&path).map_err(|e| DiscoveryError::io("remove", &path, e))?;
             } else {
                 atomic_write(&path, &orig)?;
             }
@@ -253,7 +252,11 @@ pub fn uninstall(
 }
 
 /// Whether cohost's hook is installed for `agent`.
-pub fn status(host: &Host, agent: HookAgent, cohost_bin: &str) -> Result<HookStatus, CohostError> {
+pub fn status(
+    host: &Host,
+    agent: HookAgent,
+    cohost_bin: &str,
+) -> Result<HookStatus, DiscoveryError> {
     status_with(host, agent, cohost_bin, "checked")
 }
 
@@ -262,7 +265,7 @@ fn status_with(
     agent: HookAgent,
     cohost_bin: &str,
     action: &'static str,
-) -> Result<HookStatus, CohostError> {
+) -> Result<HookStatus, DiscoveryError> {
     let path = agent.settings_path(host);
     let installed = match read_opt(&path)? {
         None => false,

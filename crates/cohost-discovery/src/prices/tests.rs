@@ -1,4 +1,5 @@
 use super::*;
+use cohost_core::ErrorCode;
 
 #[test]
 fn the_pinned_table_prices_the_agents_models() {
@@ -34,7 +35,7 @@ fn trimming_keeps_direct_chat_models_and_four_fields() {
     let again = PriceFile::parse(&f.to_text(), "round trip").unwrap();
     assert_eq!(again.models, f.models);
     assert_eq!(
-        trim_litellm("[]", "t", "1").unwrap_err().code,
+        trim_litellm("[]", "t", "1").unwrap_err().code(),
         ErrorCode::ConfigInvalid
     );
 }
@@ -56,7 +57,7 @@ fn config_overrides_beat_the_table() {
     std::fs::write(&path, "[prices.half]\ninput = 1.0\n").unwrap();
     let cfg = HostConfig::load(&path).unwrap();
     assert_eq!(
-        PriceTable::load(&cfg).unwrap_err().code,
+        PriceTable::load(&cfg).unwrap_err().code(),
         ErrorCode::ConfigInvalid
     );
 }

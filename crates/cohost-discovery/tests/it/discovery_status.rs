@@ -330,7 +330,7 @@ async fn every_status_value() {
 
     // Unknown ids are PROVIDER_NOT_FOUND, listing the known ones.
     let cfg = host.config().unwrap();
-    let e = provider_status(&host, &cfg, "nope").await.unwrap_err();
+    let e = cohost_core::CohostError::from(provider_status(&host, &cfg, "nope").await.unwrap_err());
     assert_eq!(e.code, cohost_core::ErrorCode::ProviderNotFound);
     assert!(e.suggested_fix.unwrap().contains("claude"));
 }

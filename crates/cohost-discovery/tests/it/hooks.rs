@@ -8,7 +8,7 @@
 
 use crate::common;
 
-use cohost_core::ErrorCode;
+use cohost_core::{CohostError, ErrorCode};
 use cohost_discovery::hooks::{self, HookAgent, HookEventOutcome};
 use common::Scratch;
 use std::time::{Duration, Instant};
@@ -168,7 +168,7 @@ fn malformed_settings_are_reported_not_overwritten() {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     for bad in ["{ \"model\": ", "[1, 2]", "{\"hooks\": 3}"] {
         std::fs::write(&path, bad).unwrap();
-        let e = hooks::install(&host, agent("claude"), BIN).unwrap_err();
+        let e = CohostError::from(hooks::install(&host, agent("claude"), BIN).unwrap_err());
         assert_eq!(e.code, ErrorCode::ConfigInvalid);
         assert!(e.message.contains("settings.json"), "{}", e.message);
         assert_eq!(
@@ -187,7 +187,7 @@ fn malformed_settings_are_reported_not_overwritten() {
     let cpath = agent("codex").settings_path(&host);
     std::fs::create_dir_all(cpath.parent().unwrap()).unwrap();
     std::fs::write(&cpath, "model = \n").unwrap();
-    let e = hooks::install(&host, agent("codex"), BIN).unwrap_err();
+    let e = CohostError::from(hooks::install(&host, agent("codex"), BIN).unwrap_err());
     assert!(
         e.message.contains("config.toml") && e.message.contains("TOML"),
         "{}",
@@ -196,7 +196,7 @@ fn malformed_settings_are_reported_not_overwritten() {
     // Someone else's notifier is not replaced.
     let theirs = "notify = [\"notify-send\", \"codex\"]\n";
     std::fs::write(&cpath, theirs).unwrap();
-    let e = hooks::install(&host, agent("codex"), BIN).unwrap_err();
+    let e = CohostError::from(hooks::install(&host, agent("codex"), BIN).unwrap_err());
     assert!(e.message.contains("notify-send"), "{}", e.message);
     assert_eq!(std::fs::read_to_string(&cpath).unwrap(), theirs);
 }

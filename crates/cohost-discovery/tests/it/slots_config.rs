@@ -6,7 +6,7 @@
 
 use crate::common;
 
-use cohost_core::{ErrorCode, Registry};
+use cohost_core::{CohostError, ErrorCode, Registry};
 use cohost_discovery::slots::{self, SlotMode, SlotSpec};
 use cohost_discovery::HostConfig;
 use common::Scratch;
@@ -145,7 +145,7 @@ fn seed_001_validation() {
     s.write_config(USER_CONFIG);
     let mut cfg = host.config().unwrap();
     let err = |name: &str, sp: SlotSpec, cfg: &mut HostConfig| {
-        slots::set_slot(&host, cfg, name, &sp).unwrap_err()
+        CohostError::from(slots::set_slot(&host, cfg, name, &sp).unwrap_err())
     };
 
     assert_eq!(
@@ -202,7 +202,7 @@ fn bad_config_names_file_line_and_fix() {
     let host = s.host();
     let path = s.write_config("a = 1\n\n[slots.summary]\nprovider = \"nope\"\nmode = \"cli\"\n");
     let cfg = host.config().unwrap();
-    let e = slots::validate_config(&host, &cfg).unwrap_err();
+    let e = CohostError::from(slots::validate_config(&host, &cfg).unwrap_err());
     assert_eq!(e.code, ErrorCode::ConfigInvalid);
     assert!(
         e.message.contains(&format!("{}:4", path.display())) || e.message.contains("config.toml:4"),
@@ -216,11 +216,11 @@ fn bad_config_names_file_line_and_fix() {
     );
 
     s.write_config("[slots.summary]\nprovider = \"claude\"\nmode = \"telepathy\"\n");
-    let e = slots::validate_config(&host, &host.config().unwrap()).unwrap_err();
+    let e = CohostError::from(slots::validate_config(&host, &host.config().unwrap()).unwrap_err());
     assert!(e.message.contains("config.toml:3"), "{}", e.message);
 
     s.write_config("ok = 1\n[slots\nprovider = \n");
-    let e = host.config().unwrap_err();
+    let e = CohostError::from(host.config().unwrap_err());
     assert_eq!(e.code, ErrorCode::ConfigInvalid);
     assert!(e.message.contains("config.toml:2"), "{}", e.message);
     assert!(e.suggested_fix.unwrap().contains("config.toml"));
