@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use cohost_core::{CohostError, ErrorCode};
 
-use crate::hooks::EditError;
+use crate::hooks::edit::EditError;
 
 /// An error of discovery, the config or the files cohost keeps.
 #[derive(Debug, thiserror::Error)]

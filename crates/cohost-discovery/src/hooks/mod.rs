@@ -14,7 +14,9 @@
 //! wrote, and otherwise removes only cohost's entries. A malformed file is
 //! reported (file + reason) and never overwritten. Writes are atomic.
 
-mod edit;
+// The crate's error names `EditError` from here, not through this
+// module, which uses that error (no import cycle).
+pub(crate) mod edit;
 mod event;
 
 pub use edit::EditError;
