@@ -2,9 +2,7 @@
 //! session engine, cached by provider id + config fingerprint so `cohost
 //! agents` stays fast and repeated tests spend no quota.
 
-use cohost_core::{
-    sanitize, CohostError, EndReason, ErrorCode, EventBody, PromptInput, SessionOptions,
-};
+use cohost_core::{CohostError, EndReason, ErrorCode, EventBody, PromptInput, SessionOptions};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::session::{Approvals, OpenSession, ProviderChoice, SessionRequest};
@@ -86,6 +84,7 @@ pub async fn test_provider(
             req.options = SessionOptions {
                 approval_deadline: Duration::from_secs(5),
                 max_respawns: 0,
+                sanitizer: host.sanitizer.clone(),
                 ..Default::default()
             };
             match crate::session::prepare(host, &cfg, req).await {
@@ -95,8 +94,9 @@ pub async fn test_provider(
         }
     };
     match run {
-        Err(e) => fail(&mut result, SmokeStatus::Failed, e),
+        Err(e) => fail(host, &mut result, SmokeStatus::Failed, e),
         Ok(RunOutcome::TimedOut) => fail(
+            host,
             &mut result,
             SmokeStatus::Timeout,
             CohostError::new(
@@ -116,10 +116,15 @@ pub async fn test_provider(
             } else {
                 SmokeStatus::Failed
             };
-            fail(&mut result, status, e);
+            fail(host, &mut result, status, e);
         }
         Ok(RunOutcome::Replied(text)) => {
-            let preview: String = sanitize(text.trim()).chars().take(200).collect();
+            let preview: String = host
+                .sanitizer
+                .sanitize(text.trim())
+                .chars()
+                .take(200)
+                .collect();
             result.ok = text.contains("OK");
             result.status = if result.ok {
                 SmokeStatus::Passed
@@ -139,7 +144,10 @@ pub async fn test_provider(
     Ok(result)
 }
 
-fn fail(r: &mut SmokeTestResult, status: SmokeStatus, e: CohostError) {
+/// `r` failed with `e`, as the host's sanitizer shows it (the result is
+/// cached on disk and shown by every front end).
+fn fail(host: &Host, r: &mut SmokeTestResult, status: SmokeStatus, e: CohostError) {
+    let e = e.sanitized(&host.sanitizer);
     r.status = status;
     r.message = e.message.clone();
     r.error = Some(e);

@@ -92,3 +92,35 @@ async fn failures_and_timeouts_are_results() {
     let r = test_provider(&host, "claude", false).await.unwrap();
     assert_eq!(r.error.unwrap().code, ErrorCode::ProviderNotFound);
 }
+
+/// The smoke test shows the answer, and a failure, through its host's
+/// sanitizer: a value only that one knows (no shape, no secret name) is
+/// redacted in the preview and in the error.
+#[tokio::test]
+async fn preview_and_errors_pass_the_hosts_sanitizer() {
+    // Part of the mock's answer, and part of its `error:` scenario's message.
+    const PLANTED: &str = "built-in mock agent";
+    const FAILED: &str = "failed with AUTH_REQUIRED";
+    for v in [PLANTED, FAILED] {
+        assert_eq!(cohost_core::sanitize::global().sanitize(v), v);
+    }
+    let (s, host, _mock) = setup();
+    let none: [(&str, &str); 0] = [];
+    let given = cohost_core::Sanitizer::new(none, None).with_known_values([PLANTED, FAILED]);
+    let host = host.with_sanitizer(Arc::new(given));
+    let r = test_provider(&host, "mock", true).await.unwrap();
+    assert!(r.ok, "{r:?}");
+    let preview = r.output_preview.unwrap();
+    assert!(preview.contains("[REDACTED]"), "{preview}");
+    assert!(!preview.contains(PLANTED), "{preview}");
+
+    s.write_config("[providers.mock]\nmodel = \"error:AUTH_REQUIRED\"\n");
+    let failed = test_provider(&host, "mock", true).await.unwrap();
+    let shown = serde_json::to_string(&failed).unwrap();
+    assert_eq!(
+        failed.error.as_ref().map(|e| e.code),
+        Some(ErrorCode::AuthRequired)
+    );
+    assert!(shown.contains("[REDACTED]"), "{shown}");
+    assert!(!shown.contains(FAILED), "{shown}");
+}
