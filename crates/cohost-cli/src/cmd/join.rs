@@ -59,6 +59,16 @@ pub struct JoinArgs {
     /// this device; default: a new identity each run.
     #[arg(long, value_name = "FILE")]
     identity: Option<std::path::PathBuf>,
+    /// Bring this agent into the room as a member (co-drivers, when the
+    /// host allows it: `cohost share --guest-agents`). It runs here, in
+    /// this directory, with your credentials and sandbox; the host and the
+    /// room prompt it like their own members, and you approve its tool
+    /// calls (`/allow ID`, `/deny ID`). Line mode only.
+    #[arg(long, value_name = "AGENT")]
+    agent: Option<String>,
+    /// With --agent: its tool approvals (`ask`: you answer each).
+    #[arg(long, value_enum, default_value_t = crate::cmd::run::Approve::Ask, requires = "agent")]
+    approve: crate::cmd::run::Approve,
 }
 
 /// The commands a participant can type.
@@ -168,10 +178,28 @@ pub async fn run(args: JoinArgs) -> CmdResult {
     if let Some(w) = &invite.warning {
         eprintln!("{w}");
     }
+    // The agent first: one that cannot start is said before anyone in the
+    // room hears of it.
+    let mut guest = match &args.agent {
+        Some(agent) => Some(super::join_agent::start(agent, args.approve).await?),
+        None => None,
+    };
     let mut me = ParticipantSession::join(&invite.invite, opts)
         .await
         .map_err(join_error)?;
-    if !args.until_end && crate::cmd::room_tui::wanted(args.json, args.plain) {
+    if let Some(g) = &guest {
+        if me.me().role != cohost_protocol::Role::CoDriver {
+            let _ = g.session().terminate().await;
+            return Err(CohostError::new(
+                ErrorCode::ConfigInvalid,
+                "a viewer cannot bring an agent into the room",
+            )
+            .with_fix("ask the host for a co-driver invite")
+            .into());
+        }
+    }
+    let (mut guest_events, mut asks) = super::join_agent::watch(guest.as_ref());
+    if guest.is_none() && !args.until_end && crate::cmd::room_tui::wanted(args.json, args.plain) {
         return crate::cmd::room_tui::participant_view(me, args.suggest, args.chat).await;
     }
     let mut out = Out::default();
@@ -208,14 +236,65 @@ pub async fn run(args: JoinArgs) -> CmdResult {
             Some(line) = lines.recv() => {
                 match parse_line(&line) {
                     Some(Line::Quit) => break,
+                    Some(Line::Vote(id, allow))
+                        if guest.as_ref().is_some_and(|g| g.decide(id.as_deref(), allow)) =>
+                    {
+                        out.notice(if allow { "allowed your agent's call" } else { "denied your agent's call" });
+                    }
                     Some(l) => typed(&me, &mut out, l).await,
                     None => {}
                 }
                 continue;
             }
+            Some(event) = super::join_agent::next(&mut guest_events) => {
+                let frames = match guest.as_mut() {
+                    Some(g) => super::join_agent::frames(g, &me, event),
+                    None => Vec::new(),
+                };
+                for frame in frames {
+                    match frame {
+                        Ok(frame) => {
+                            if let Err(e) = me.send_frame(&frame).await {
+                                out.notice(&format!("cohost: your agent's turn was not sent: {e}"));
+                            }
+                            // Its owner sees it as the room does: stamped
+                            // as the relay stamps it for everyone else.
+                            let frame = frame.restamp(frame.kind(), me.me().conn_id, me.me().role);
+                            let message = me.codec().decode(&frame).ok().flatten().map(Box::new);
+                            let ev = ParticipantEvent::Frame { frame, message, from: None };
+                            show(&me, &mut out, &ev, args.json);
+                        }
+                        Err(why) => out.notice(&format!("cohost: your agent's turn is not shared: {why}")),
+                    }
+                }
+                continue;
+            }
+            Some(ask) = asks.recv() => {
+                out.notice(&super::join_agent::ask_line(guest.as_ref(), &ask));
+                continue;
+            }
             _ = &mut ctrl_c => break,
         };
-        let Some(ev) = ev else { return Ok(0) };
+        let Some(ev) = ev else {
+            super::join_agent::stop(guest.as_ref()).await;
+            return Ok(0);
+        };
+        if let Some(g) = guest.as_mut() {
+            match super::join_agent::heard(g, &me, &ev).await {
+                super::join_agent::Heard::Nothing => {}
+                super::join_agent::Heard::Say(line) => out.notice(&line),
+                super::join_agent::Heard::Refused(why) => {
+                    super::join_agent::stop(guest.as_ref()).await;
+                    let _ = tokio::time::timeout(Duration::from_secs(1), me.close()).await;
+                    return Err(CohostError::new(
+                        ErrorCode::PermissionRequired,
+                        format!("the host did not take your agent into the room: {}", inert_line(&why)),
+                    )
+                    .with_fix("ask the host to allow agents from participants (cohost share --guest-agents), or join without --agent")
+                    .into());
+                }
+            }
+        }
         let shown = show(&me, &mut out, &ev, args.json);
         if matches!(shown, Shown::TurnEnd) {
             // Counted, never silent; said once per answer.
@@ -230,10 +309,14 @@ pub async fn run(args: JoinArgs) -> CmdResult {
         }
         match shown {
             Shown::Closed if at_door.is_some() => {
+                super::join_agent::stop(guest.as_ref()).await;
                 out.notice(&format!("cohost: {}", participant::DOOR_SHUT));
                 return Ok(crate::exit::TURNED_AWAY);
             }
-            Shown::Closed => return Ok(0),
+            Shown::Closed => {
+                super::join_agent::stop(guest.as_ref()).await;
+                return Ok(0);
+            }
             Shown::TurnEnd if args.until_end => break,
             Shown::Waiting(secs) => {
                 at_door = Some(participant::door_gives_up(
@@ -243,12 +326,14 @@ pub async fn run(args: JoinArgs) -> CmdResult {
             }
             Shown::Admitted => at_door = None,
             Shown::TurnedAway => {
+                super::join_agent::stop(guest.as_ref()).await;
                 let _ = tokio::time::timeout(Duration::from_secs(1), me.close()).await;
                 return Ok(crate::exit::TURNED_AWAY);
             }
             _ => {}
         }
     }
+    super::join_agent::stop(guest.as_ref()).await;
     // Leaving never takes long: the close is best effort.
     let _ = tokio::time::timeout(std::time::Duration::from_secs(1), me.close()).await;
     Ok(0)

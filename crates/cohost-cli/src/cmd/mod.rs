@@ -16,6 +16,7 @@ pub mod hosting;
 pub mod invite_input;
 pub mod invite_mint;
 pub mod join;
+mod join_agent;
 pub mod login;
 pub mod mcp;
 pub mod prices;

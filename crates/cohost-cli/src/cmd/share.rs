@@ -66,6 +66,12 @@ pub struct ShareArgs {
     /// refused as if you said /refuse (`90s`, `5m`, `1h`).
     #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = crate::multiplayer::knock::parse_timeout, requires = "knock")]
     pub knock_timeout: std::time::Duration,
+    /// Co-drivers may bring agents running on their own machines into the
+    /// room (`cohost join --agent AGENT`): each runs with its owner's
+    /// credentials and approvals, is named `AGENT@PERSON`, and takes
+    /// prompts from you like your own members.
+    #[arg(long)]
+    pub guest_agents: bool,
     /// Also show the co-driver's web link as a QR code (line mode; `/qr`
     /// shows it at any time, `/qr viewer` the viewer's).
     #[arg(long)]
@@ -533,6 +539,7 @@ pub async fn run(args: ShareArgs) -> CmdResult {
         .with_mint(mint, secure_invites)
         .with_interrupt_policy(interrupts)
         .with_quorum(args.quorum.concat())
+        .with_guest_agents(args.guest_agents)
         .with_members(members);
     if args.knock {
         bridge = bridge

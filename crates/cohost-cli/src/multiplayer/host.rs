@@ -120,7 +120,7 @@ pub struct HostBridge {
     /// (members' turns run at once).
     streams: HashMap<String, TurnStream>,
     quit: bool,
-    keys: Option<HostKeys>,
+    pub(super) keys: Option<HostKeys>,
     /// `--knock`: who waits to be let in (`None`: everyone with an invite
     /// comes in).
     door: Option<Door>,
@@ -147,7 +147,7 @@ pub struct HostBridge {
     pub(super) members_due: bool,
     /// Someone's key was bound, left or was removed: the room gets the
     /// new `key.roster`.
-    roster_due: bool,
+    pub(super) roster_due: bool,
     /// Each member's turns, for `/handoff`.
     pub(super) log: HandoffLog,
     /// What `/add` opens members with, `/drop` and `/keep` tidy with
@@ -155,6 +155,11 @@ pub struct HostBridge {
     pub(super) setup: Option<MemberSetup>,
     /// The room as it is now, for the front end beside the bridge.
     pub(super) room_now: tokio::sync::watch::Sender<Room>,
+    /// Members running on participants' machines (`--guest-agents`).
+    pub(super) guests: super::host_guests::Guests,
+    /// Frames to send once the event at hand is handled (built where
+    /// sending cannot wait).
+    pub(super) outbox: Vec<Result<Frame, ShareError>>,
 }
 
 impl HostBridge {
@@ -233,6 +238,8 @@ impl HostBridge {
             log: HandoffLog::default(),
             setup: None,
             room_now: tokio::sync::watch::Sender::new(room_now),
+            guests: super::host_guests::Guests::default(),
+            outbox: Vec::new(),
         }
     }
 
@@ -255,7 +262,7 @@ impl HostBridge {
     /// Whether the room has one agent (whose events name no member, as a
     /// session of one agent always did).
     pub(super) fn solo(&self) -> bool {
-        self.room.members().len() == 1
+        self.room.members().len() == 1 && self.guests.members.is_empty()
     }
 
     /// The same bridge whose members `/add`, `/drop` and `/keep` can
@@ -356,6 +363,9 @@ impl HostBridge {
                     self.knocks_expired().await;
                 }
             }
+            for frame in std::mem::take(&mut self.outbox) {
+                deliver(&self.client, &self.notices, frame).await;
+            }
             if std::mem::take(&mut self.grants_due) {
                 self.send_grants().await;
             }
@@ -411,6 +421,12 @@ impl HostBridge {
         correlation_id: Option<String>,
         by: &str,
     ) {
+        if self.is_guest(member) {
+            let cid =
+                correlation_id.unwrap_or_else(|| format!("c-{}", cohost_core::ids::random_tag()));
+            self.log.prompted(member, &cid, &text);
+            return self.prompt_guest(member, text, cid, by);
+        }
         let session = match self.room.require(member) {
             Ok(m) => m.session.clone(),
             Err(e) => {
@@ -490,6 +506,9 @@ impl HostBridge {
         if self.solo() {
             // One agent: the wire and the host's notices as they always were.
             e.agent = None;
+        } else {
+            // One agent of the host's and members on other machines.
+            e.agent.get_or_insert_with(|| member.clone());
         }
         let provider = self
             .room
@@ -644,6 +663,7 @@ impl HostBridge {
         }
         self.roster.remove(&p.conn_id);
         self.kicked.insert(p.conn_id, describe(&p));
+        self.guests_gone(p.conn_id).await;
         if self.gate().revoke(p.conn_id).is_some() {
             self.send_grants().await;
         }
@@ -833,7 +853,7 @@ impl HostBridge {
     }
 
     /// Tell the room whose keys are whose (`key.roster`).
-    async fn send_roster(&mut self) {
+    pub(super) async fn send_roster(&mut self) {
         if let Some(roster) = self.keys.as_ref().map(HostKeys::roster) {
             let frame = self.codec.room_frame(&roster);
             deliver(&self.client, &self.notices, frame).await;
@@ -926,7 +946,10 @@ impl HostBridge {
                         signed: host_record::author_sig(sender.as_ref()),
                     };
                     host_record::note(&self.room, Some(&member), &noted);
-                    if let Some(to) = s.to.as_deref().filter(|t| self.room.member(t).is_none()) {
+                    if let Some(to) =
+                        s.to.as_deref()
+                            .filter(|t| self.room.member(t).is_none() && !self.is_guest(t))
+                    {
                         // For nobody here: never run it on another member.
                         self.notify(HostNotice::Room(format!(
                             "{} suggested a prompt for {to}, who is not in this room; rejected",
@@ -981,10 +1004,28 @@ impl HostBridge {
                     if interrupt_policy(self.interrupts, &self.notices, &f) =>
                 {
                     self.room.interrupt_all();
+                    self.interrupt_guests();
+                }
+                (FrameType::MemberOffer, Ok((Some(Message::MemberOffer(o)), sender))) => {
+                    self.offered(&f, sender.as_ref(), &o).await;
+                }
+                // A member's turn on its owner's machine (the codec let it
+                // through only for a member the host admitted from there).
+                (kind, Ok((Some(m), Some(sender))))
+                    if kind.is_member_turn() && matches!(sender.signer, Signer::Participant(_)) =>
+                {
+                    self.guest_turn(m);
                 }
                 (FrameType::PresenceJoin | FrameType::PresenceLeave, _) => {
                     if let Some(p) = Presence::from_frame(&f) {
+                        let left = match &p {
+                            Presence::Left { who } => Some(who.conn_id),
+                            _ => None,
+                        };
                         self.presence(p);
+                        if let Some(conn) = left {
+                            self.guests_gone(conn).await;
+                        }
                     }
                 }
                 (kind, Err(e)) => {

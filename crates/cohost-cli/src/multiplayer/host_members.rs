@@ -24,7 +24,13 @@ impl HostBridge {
             Some((name, rest)) => (name.to_owned(), rest),
             None => return self.queue(&self.focus.clone(), text.to_owned(), "host".into(), None),
         };
-        if let Err(e) = self.room.require(&name) {
+        if let Err(e) = self.room.require(&name).map(|_| ()).or_else(|e| {
+            if self.is_guest(&name) {
+                Ok(())
+            } else {
+                Err(e)
+            }
+        }) {
             let fix = e
                 .suggested_fix
                 .map(|f| format!("; {f}"))
@@ -44,8 +50,7 @@ impl HostBridge {
     /// `/compare TEXT`: the same prompt to every member, each its own turn
     /// (and its own stream in the room).
     pub(super) fn compare(&mut self, text: &str) {
-        let names: Vec<String> = self.room.members().iter().map(|m| m.name.clone()).collect();
-        for name in names {
+        for name in self.member_names() {
             self.queue(&name, text.to_owned(), "host".into(), None);
         }
     }
@@ -54,19 +59,23 @@ impl HostBridge {
     /// go (and where each works, when the room's members can change).
     pub(super) fn list_members(&self) {
         let place = self.setup.as_ref().map(|s| &s.place);
-        let text = room_members::list(self.room.members(), &self.focus, place);
+        let mut text = room_members::list(self.room.members(), &self.focus, place);
+        text.push_str(&self.guest_lines());
         self.notify(HostNotice::Room(text));
     }
 
     /// The host's interrupt: the member prompts go to when it is busy,
     /// otherwise every member (Ctrl+C means "stop", whoever is talking).
-    pub(super) fn interrupt(&self) {
+    pub(super) fn interrupt(&mut self) {
+        let focus = self.focus.clone();
         let focused = self
             .room
-            .member(&self.focus)
-            .is_some_and(|m| m.session.interrupt());
+            .member(&focus)
+            .is_some_and(|m| m.session.interrupt())
+            || self.interrupt_guest(&focus);
         if !focused {
             self.room.interrupt_all();
+            self.interrupt_guests();
         }
     }
 
@@ -109,7 +118,7 @@ impl HostBridge {
     /// Tell the host and the room `text`; with the member list when it
     /// changed (participants' member views follow it).
     pub(super) async fn tell_room(&mut self, text: String, members: bool) {
-        let names = room_members::names(self.room.members());
+        let names = self.member_names();
         if members {
             self.notify(HostNotice::Members(names.clone()));
         }
@@ -125,11 +134,11 @@ impl HostBridge {
 
     /// Someone joined a room of several agents: who its members are.
     pub(super) async fn send_members(&mut self) {
-        let names = room_members::names(self.room.members()).join(", ");
+        let names = self.member_names();
         let chat = Message::Chat(Chat {
             from: Some("host".into()),
-            text: format!("members: {names}"),
-            members: Some(room_members::names(self.room.members())),
+            text: format!("members: {}", names.join(", ")),
+            members: Some(names),
         });
         let frame = self.codec.room_frame(&chat);
         deliver(&self.client, &self.notices, frame).await;
@@ -182,6 +191,9 @@ impl HostBridge {
 
     /// `/drop NAME`.
     pub(super) async fn drop_member(&mut self, name: &str) {
+        if self.is_guest(name) {
+            return self.drop_guest(name).await;
+        }
         let Some(place) = self.setup().map(|s| s.place.clone()) else {
             return;
         };

@@ -6,7 +6,7 @@ use std::collections::hash_map::{Entry, HashMap};
 use cohost_core::Event;
 use cohost_protocol::{Frame, StreamId};
 use cohost_relay::RelayClient;
-use cohost_share::{ExecutionStarted, Message, RoomCodec, TurnStream};
+use cohost_share::{ExecutionStarted, Message, RoomCodec, ShareError, TurnStream};
 use tokio::sync::mpsc;
 
 use super::host_io::{deliver, HostNotice, SuggestionPolicy};
@@ -30,19 +30,38 @@ pub(super) async fn publish(
     event: &Event,
     started: Started<'_>,
 ) {
+    match turn_frames(codec, streams, event, started, &event.prompt_id) {
+        Ok(frames) => {
+            for frame in frames {
+                deliver(client, notices, frame).await;
+            }
+        }
+        Err(why) => {
+            let _ = notices.send(HostNotice::Room(why));
+        }
+    }
+}
+
+/// The frames of one event of a turn, on stream `stream` (the host's is
+/// the prompt id; a member on a participant's machine prefixes it with its
+/// connection's): `ai.execution.started` first when the stream is new, the
+/// event, and for an approval event its notice outside the stream. `Err`:
+/// the stream cannot be named, so the turn is not shared (said once).
+pub(super) fn turn_frames(
+    codec: &RoomCodec,
+    streams: &mut HashMap<String, TurnStream>,
+    event: &Event,
+    started: Started<'_>,
+    stream: &str,
+) -> Result<Vec<Result<Frame, ShareError>>, String> {
     let turn = match streams.entry(event.prompt_id.clone()) {
         Entry::Occupied(t) => t.into_mut(),
-        Entry::Vacant(slot) => match StreamId::new(&event.prompt_id) {
+        Entry::Vacant(slot) => match StreamId::new(stream) {
             Ok(id) => slot.insert(codec.turn(id)),
-            Err(e) => {
-                let _ = notices.send(HostNotice::Room(format!(
-                    "turn {} is not shared: {e}",
-                    event.prompt_id
-                )));
-                return;
-            }
+            Err(e) => return Err(format!("turn {} is not shared: {e}", event.prompt_id)),
         },
     };
+    let mut frames = Vec::with_capacity(2);
     if turn.is_new() {
         let msg = Message::ExecutionStarted(ExecutionStarted {
             prompt_id: event.prompt_id.clone(),
@@ -52,17 +71,13 @@ pub(super) async fn publish(
             origin: started.origin.to_string(),
             agent: event.agent.clone(),
         });
-        deliver(client, notices, turn.frame(&msg)).await;
+        frames.push(turn.frame(&msg));
     }
-    deliver(
-        client,
-        notices,
-        turn.frame(&Message::TurnEvent(event.clone())),
-    )
-    .await;
+    frames.push(turn.frame(&Message::TurnEvent(event.clone())));
     if let Some(notice) = Message::approval_notice(event) {
-        deliver(client, notices, codec.room_frame(&notice)).await;
+        frames.push(codec.room_frame(&notice));
     }
+    Ok(frames)
 }
 
 /// A co-driver's interrupt request under `policy`, told to the host; true

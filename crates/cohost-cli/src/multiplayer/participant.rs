@@ -200,6 +200,10 @@ fn raw_frame_line(codec: &RoomCodec, f: &Frame) -> Option<String> {
             EventBody::StreamChunk { delta, .. } => return Some(delta),
             EventBody::ToolCall { name, input, .. } => format!("\n[tool {name}] {input}"),
             // The call was shown once already; this only says who decides.
+            // A member on a participant's machine: its owner decides.
+            EventBody::ToolApprovalRequested { .. } if said_by != "host" => {
+                format!("\n  waiting for the approval of {said_by}, whose agent it is")
+            }
             EventBody::ToolApprovalRequested { .. } => "\n  waiting for the host's approval".into(),
             EventBody::ToolExecuted { status, .. } => format!("\n[tool {}]", status_name(status)),
             EventBody::Error(e) => format!("\n[error {}] {}", e.code, e.message),

@@ -334,6 +334,27 @@ impl ParticipantSession {
         Ok(self.client.send(&f).await?)
     }
 
+    /// Offers `agent`, running on this machine, as a member of the room
+    /// (co-drivers only; the host's policy decides, and answers with an
+    /// `ai.member.command`).
+    pub async fn offer_member(&self, agent: &str) -> Result<(), SendError> {
+        if self.me.role != Role::CoDriver {
+            return Err(SendError::NotAllowed(
+                "viewers cannot bring an agent into the room; ask the host for a co-driver invite",
+            ));
+        }
+        self.send(&Message::MemberOffer(cohost_share::MemberOffer {
+            agent: agent.to_owned(),
+        }))
+        .await
+    }
+
+    /// Sends a frame built with [`ParticipantSession::codec`] (the turns
+    /// of a member this participant runs).
+    pub async fn send_frame(&self, frame: &cohost_protocol::Frame) -> Result<(), SendError> {
+        Ok(self.client.send(frame).await?)
+    }
+
     /// Leaves the room.
     pub async fn close(&self) {
         self.client.close().await;

@@ -38,6 +38,7 @@ mod closed_stdout;
 mod codex_real;
 mod desktop_notify_real;
 mod e2e_room;
+mod guest_member;
 mod host_notices;
 mod invite_runtime;
 mod join_views;
