@@ -9,9 +9,9 @@
 //! after a name stay as they are. The shapes are listed in the README's
 //! Trust section and in [`corpus`].
 //!
-//! Who may use the process-wide sanitizer ([`install`], [`global`],
-//! [`shared`] and the free functions [`sanitize()`], [`sanitize_json`],
-//! [`sanitize_text_or_json`]): the binary, `cohost-cli`, alone. It is the
+//! Who may use the process-wide sanitizer ([`install`], `global`,
+//! `shared` and the free functions `sanitize`, `sanitize_json`,
+//! `sanitize_text_or_json`): the binary, `cohost-cli`, alone. It is the
 //! composition root: it builds the one [`Sanitizer`] (with the secret values
 //! it collected), installs it, and hands the same value to every boundary
 //! (the host context's `sanitizer`, the engine's `SessionOptions`, a
@@ -19,7 +19,10 @@
 //! reached the global would sanitize with whatever this process happened to
 //! install, or with one built from the real environment in a test, and a
 //! test could not show which; what still calls it from a library is a
-//! leftover of the move (issue 31), not a pattern to copy.
+//! leftover of the move (issue 31), not a pattern to copy: those
+//! functions are hidden from the docs, and `cohost-testbench`'s
+//! `sanitizer_global` test lists every file that still calls them and fails
+//! on a new one.
 
 use std::sync::{Arc, OnceLock};
 
@@ -52,12 +55,14 @@ pub fn install(sanitizer: Sanitizer) -> bool {
 
 /// The process-wide sanitizer: the installed one, or one built on first use
 /// from the environment and `$HOME`.
+#[doc(hidden)]
 pub fn global() -> &'static Sanitizer {
     shared_ref()
 }
 
 /// The process-wide sanitizer as a value to hand on (the session engine
 /// keeps one in its [`crate::SessionOptions`]).
+#[doc(hidden)]
 pub fn shared() -> Arc<Sanitizer> {
     Arc::clone(shared_ref())
 }
@@ -89,11 +94,13 @@ fn start_compiling() {
 
 /// Build the process-wide sanitizer now (compiling its patterns takes a few
 /// milliseconds) so the first streamed delta does not pay for it.
+#[doc(hidden)]
 pub fn warm_up() {
     let _ = global();
 }
 
 /// Sanitize with the process-wide sanitizer.
+#[doc(hidden)]
 pub fn sanitize(input: &str) -> String {
     global().sanitize(input).into_owned()
 }
@@ -102,6 +109,7 @@ pub fn sanitize(input: &str) -> String {
 /// and the whole value of every secret-named key at any depth (see
 /// [`Sanitizer::sanitize_json`]). Tool inputs and outputs, events, API
 /// responses and room payloads pass here.
+#[doc(hidden)]
 pub fn sanitize_json(value: &mut serde_json::Value) {
     global().sanitize_json(value);
 }
@@ -109,6 +117,7 @@ pub fn sanitize_json(value: &mut serde_json::Value) {
 /// Sanitize a text that may be a JSON document (a tool's output) with the
 /// process-wide sanitizer, reading its keys when it is one (see
 /// [`Sanitizer::sanitize_text_or_json`]).
+#[doc(hidden)]
 pub fn sanitize_text_or_json(input: &str) -> String {
     global().sanitize_text_or_json(input).into_owned()
 }

@@ -12,8 +12,7 @@ use super::rules::{self, REDACTED, REDACTED_KEY};
 
 /// A configured sanitizer. The composition root builds one and hands it to
 /// every boundary as a value (an `Arc<Sanitizer>`); the process-wide one
-/// ([`super::install`], [`super::global`]) is for the binary alone (see
-/// the module doc).
+/// ([`super::install`]) is for the binary alone (see the module doc).
 pub struct Sanitizer {
     // The shapes are process-wide (`compiled()`), not per sanitizer: they
     // compile on first use, or ahead of it on a thread of their own
@@ -108,8 +107,8 @@ impl Sanitizer {
 
     /// Adds secret values cohost knows (configured provider keys, keys read
     /// from credential files): each is redacted wherever it appears, and so
-    /// is any run of [`RUN`] or more of its characters. Values shorter than
-    /// [`MIN_VALUE`] characters are ignored.
+    /// is any run of [`RUN`](super::RUN) or more of its characters. Values
+    /// shorter than [`MIN_VALUE`] characters are ignored.
     pub fn with_known_values<I, S>(mut self, values: I) -> Self
     where
         I: IntoIterator<Item = S>,
