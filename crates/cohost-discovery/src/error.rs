@@ -3,7 +3,9 @@
 //! modules all read the same config and files), each variant with its data
 //! and, where a library failed, that error as its `source()`. The wire
 //! error is made from it where it leaves cohost: `From<DiscoveryError> for
-//! CohostError` gives each variant its code, message and fix.
+//! CohostError` gives each variant its code, message and fix. Its text
+//! (`Display`) is the wire message, the library's reason included, so a
+//! front end that shows `{e}` says what users saw before these were typed.
 
 use std::path::{Path, PathBuf};
 
@@ -16,7 +18,7 @@ use crate::hooks::edit::EditError;
 #[non_exhaustive]
 pub enum DiscoveryError {
     /// A file or directory could not be read, written or locked.
-    #[error("could not {what} `{}`", path.display())]
+    #[error("could not {what} `{}`: {source}", path.display())]
     Io {
         /// What cohost tried ("read", "create directory").
         what: &'static str,
@@ -27,7 +29,7 @@ pub enum DiscoveryError {
         source: std::io::Error,
     },
     /// `config.toml` is not valid TOML.
-    #[error("{}: not valid TOML", at(path, *line))]
+    #[error("{}: not valid TOML: {}", at(path, *line), source.message())]
     ConfigSyntax {
         /// The config file.
         path: PathBuf,
@@ -50,7 +52,7 @@ pub enum DiscoveryError {
         fix: String,
     },
     /// `sandbox` in the config file names no mode.
-    #[error("{}: sandbox", path.display())]
+    #[error("{}: sandbox: {}", path.display(), source.message)]
     Sandbox {
         /// The config file.
         path: PathBuf,
@@ -139,7 +141,7 @@ pub enum DiscoveryError {
         near: Option<String>,
     },
     /// A configured slot that does not hold (its provider, mode or model).
-    #[error("{}: slot `{name}`", at(path, *line))]
+    #[error("{}: slot `{name}`: {}", at(path, *line), source.message())]
     Slot {
         /// The config file.
         path: PathBuf,
@@ -185,7 +187,7 @@ pub enum DiscoveryError {
         mode: &'static str,
     },
     /// A stored price table that is not one.
-    #[error("the price table {what} is not readable")]
+    #[error("the price table {what} is not readable: {source}")]
     PriceTable {
         /// Which table (its path, or "pinned").
         what: String,
@@ -194,7 +196,7 @@ pub enum DiscoveryError {
         source: serde_json::Error,
     },
     /// A file given to `prices refresh` that is not LiteLLM's table.
-    #[error("not LiteLLM's model_prices_and_context_window.json")]
+    #[error("not LiteLLM's model_prices_and_context_window.json: {source}")]
     NotLiteLlm {
         /// The JSON error.
         #[source]
@@ -276,19 +278,10 @@ impl DiscoveryError {
         }
     }
 
-    /// The message users see: this error's own words, then the reason a
+    /// The message users see: this error's own words, with the reason a
     /// library gave, where one did.
     pub fn message(&self) -> String {
         match self {
-            DiscoveryError::Io { source, .. } => format!("{self}: {source}"),
-            DiscoveryError::ConfigSyntax { source, .. } => {
-                format!("{self}: {}", source.message())
-            }
-            DiscoveryError::Sandbox { source, .. } => format!("{self}: {}", source.message),
-            DiscoveryError::PriceTable { source, .. } | DiscoveryError::NotLiteLlm { source } => {
-                format!("{self}: {source}")
-            }
-            DiscoveryError::Slot { source, .. } => format!("{self}: {}", source.message()),
             DiscoveryError::Core(e) => e.message.clone(),
             _ => self.to_string(),
         }
