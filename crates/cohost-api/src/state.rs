@@ -34,17 +34,22 @@ impl From<CohostError> for ApiError {
     }
 }
 
-impl From<cohost_discovery::DiscoveryError> for ApiError {
-    fn from(e: cohost_discovery::DiscoveryError) -> Self {
-        ApiError(e.into())
-    }
+/// A library crate's own error answers as its wire error.
+macro_rules! api_error_from_wire {
+    ($($error:ty),* $(,)?) => {$(
+        impl From<$error> for ApiError {
+            fn from(e: $error) -> Self {
+                ApiError(e.into())
+            }
+        }
+    )*};
 }
 
-impl From<cohost_session::SessionError> for ApiError {
-    fn from(e: cohost_session::SessionError) -> Self {
-        ApiError(e.into())
-    }
-}
+api_error_from_wire!(
+    cohost_discovery::DiscoveryError,
+    cohost_host::StoreError,
+    cohost_session::SessionError,
+);
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {

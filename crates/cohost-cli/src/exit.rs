@@ -94,17 +94,23 @@ impl From<CohostError> for Failure {
     }
 }
 
-impl From<cohost_discovery::DiscoveryError> for Failure {
-    fn from(error: cohost_discovery::DiscoveryError) -> Self {
-        Failure::from(CohostError::from(error))
-    }
+/// A library crate's own error fails a command as its wire error does.
+macro_rules! failure_from_wire {
+    ($($error:ty),* $(,)?) => {$(
+        impl From<$error> for Failure {
+            fn from(error: $error) -> Self {
+                Failure::from(CohostError::from(error))
+            }
+        }
+    )*};
 }
 
-impl From<cohost_session::SessionError> for Failure {
-    fn from(error: cohost_session::SessionError) -> Self {
-        Failure::from(CohostError::from(error))
-    }
-}
+failure_from_wire!(
+    cohost_discovery::DiscoveryError,
+    cohost_host::record::RecordError,
+    cohost_host::StoreError,
+    cohost_session::SessionError,
+);
 
 /// What a command returns: `Ok(code)` when it ran (0, or a turn's end
 /// code, whose error the event stream has already shown), `Err` when it

@@ -19,4 +19,4 @@ pub use session::{
     Approvals, OpenSession, ProviderChoice, Recording, SessionRequest, SetupError, Tools,
 };
 pub use smoke::{test_provider, SmokeStatus, SmokeTestResult};
-pub use store::{SessionRecord, SessionStore};
+pub use store::{SessionRecord, SessionStore, StoreError};

@@ -12,13 +12,15 @@
 //! in a record (model, provider) passes the sanitizer. What the agent needs
 //! to resume (its native id, the cwd) is kept as is.
 
-use cohost_core::{CohostError, ErrorCode};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use cohost_discovery::fsutil::{atomic_write, io_error, FileLock};
+use cohost_discovery::fsutil::{atomic_write, FileLock};
+
+mod error;
+pub use error::StoreError;
 
 /// One cohost session's binding.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -157,10 +159,10 @@ fn now_ms() -> u64 {
 
 /// Makes `path` owner-only with `mode`, creating it (a directory, or an
 /// empty file created with that mode) when missing.
-fn private(path: &Path, mode: u32, dir: bool) -> Result<(), CohostError> {
+fn private(path: &Path, mode: u32, dir: bool) -> Result<(), StoreError> {
     use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
     if dir {
-        std::fs::create_dir_all(path).map_err(|e| io_error("create directory", path, e))?;
+        std::fs::create_dir_all(path).map_err(|e| StoreError::io("create directory", path, e))?;
     } else if !path.exists() {
         match std::fs::OpenOptions::new()
             .write(true)
@@ -170,11 +172,11 @@ fn private(path: &Path, mode: u32, dir: bool) -> Result<(), CohostError> {
         {
             Ok(_) => return Ok(()),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-            Err(e) => return Err(io_error("create", path, e)),
+            Err(e) => return Err(StoreError::io("create", path, e)),
         }
     }
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
-        .map_err(|e| io_error("restrict the permissions of", path, e))
+        .map_err(|e| StoreError::io("restrict the permissions of", path, e))
 }
 
 impl SessionStore {
@@ -199,11 +201,11 @@ impl SessionStore {
         &self.file
     }
 
-    fn read(&self) -> Result<FileFormat, CohostError> {
+    fn read(&self) -> Result<FileFormat, StoreError> {
         let text = match std::fs::read_to_string(&self.file) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(FileFormat::default()),
-            Err(e) => return Err(io_error("read", &self.file, e)),
+            Err(e) => return Err(StoreError::io("read", &self.file, e)),
         };
         // Created empty (owner-only) just before its first write.
         if text.trim().is_empty() {
@@ -211,20 +213,14 @@ impl SessionStore {
         }
         // A corrupt store is reported and left alone: overwriting it would
         // silently drop every binding.
-        serde_json::from_str(&text).map_err(|e| {
-            CohostError::new(
-                ErrorCode::ConfigInvalid,
-                format!("session store `{}` is not valid: {e}", self.file.display()),
-            )
-            .with_fix(format!(
-                "move `{}` aside; cohost starts a new one",
-                self.file.display()
-            ))
+        serde_json::from_str(&text).map_err(|source| StoreError::Corrupt {
+            path: self.file.clone(),
+            source,
         })
     }
 
     /// All records, most recently updated first.
-    pub fn list(&self) -> Result<Vec<SessionRecord>, CohostError> {
+    pub fn list(&self) -> Result<Vec<SessionRecord>, StoreError> {
         let mut v: Vec<SessionRecord> = self.read()?.sessions.into_values().collect();
         v.sort_by(|a, b| {
             b.updated_at_ms
@@ -235,12 +231,12 @@ impl SessionStore {
     }
 
     /// One record.
-    pub fn get(&self, id: &str) -> Result<Option<SessionRecord>, CohostError> {
+    pub fn get(&self, id: &str) -> Result<Option<SessionRecord>, StoreError> {
         Ok(self.read()?.sessions.remove(id))
     }
 
     /// The record whose agent-native id is `native`, when one is.
-    pub fn find_native(&self, native: &str) -> Result<Option<SessionRecord>, CohostError> {
+    pub fn find_native(&self, native: &str) -> Result<Option<SessionRecord>, StoreError> {
         Ok(self
             .list()?
             .into_iter()
@@ -249,7 +245,7 @@ impl SessionStore {
 
     /// Insert or replace a record, keeping the original creation time;
     /// returns the stored record.
-    pub fn upsert(&self, mut record: SessionRecord) -> Result<SessionRecord, CohostError> {
+    pub fn upsert(&self, mut record: SessionRecord) -> Result<SessionRecord, StoreError> {
         self.modify(|all| {
             let now = now_ms();
             record.created_at_ms = all.get(&record.id).map_or(now, |old| old.created_at_ms);
@@ -264,7 +260,7 @@ impl SessionStore {
         &self,
         id: &str,
         change: impl FnOnce(&mut SessionRecord),
-    ) -> Result<Option<SessionRecord>, CohostError> {
+    ) -> Result<Option<SessionRecord>, StoreError> {
         self.modify(|all| {
             let rec = all.get_mut(id)?;
             change(rec);
@@ -274,14 +270,14 @@ impl SessionStore {
     }
 
     /// Remove a record; whether it existed.
-    pub fn remove(&self, id: &str) -> Result<bool, CohostError> {
+    pub fn remove(&self, id: &str) -> Result<bool, StoreError> {
         self.modify(|all| all.remove(id).is_some())
     }
 
     fn modify<T>(
         &self,
         f: impl FnOnce(&mut BTreeMap<String, SessionRecord>) -> T,
-    ) -> Result<T, CohostError> {
+    ) -> Result<T, StoreError> {
         if let Some(dir) = self.file.parent() {
             private(dir, 0o700, true)?;
         }
@@ -297,12 +293,7 @@ impl SessionStore {
             rec.provider = cohost_core::sanitize::sanitize(&rec.provider);
         }
         data.version = 1;
-        let text = serde_json::to_string_pretty(&data).map_err(|e| {
-            CohostError::new(
-                ErrorCode::InvalidOutput,
-                format!("could not encode the session store: {e}"),
-            )
-        })?;
+        let text = serde_json::to_string_pretty(&data).map_err(StoreError::Encode)?;
         atomic_write(&self.file, text.as_bytes())?;
         Ok(out)
     }

@@ -9,9 +9,9 @@ use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use cohost_core::{CohostError, ErrorCode};
-use cohost_discovery::fsutil::io_error;
 use cohost_record::{Chain, Draft};
+
+use super::error::RecordError;
 
 /// The records directory in the state directory.
 pub const DIR: &str = "records";
@@ -46,9 +46,10 @@ impl RecordFile {
     /// a note); a record that does not verify is moved aside, never
     /// appended to, and a new one is started (`replaced` names where the
     /// old one went).
-    pub(crate) fn open(path: &Path, seed: [u8; 32]) -> Result<Opened, CohostError> {
+    pub(crate) fn open(path: &Path, seed: [u8; 32]) -> Result<Opened, RecordError> {
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| io_error("create directory", dir, e))?;
+            std::fs::create_dir_all(dir)
+                .map_err(|e| RecordError::io("create directory", dir, e))?;
             let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700));
         }
         let mut file = std::fs::OpenOptions::new()
@@ -57,10 +58,10 @@ impl RecordFile {
             .create(true)
             .mode(0o600)
             .open(path)
-            .map_err(|e| io_error("open", path, e))?;
+            .map_err(|e| RecordError::io("open", path, e))?;
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes)
-            .map_err(|e| io_error("read", path, e))?;
+            .map_err(|e| RecordError::io("read", path, e))?;
         if bytes.is_empty() {
             return Ok(Opened {
                 file: RecordFile {
@@ -77,7 +78,7 @@ impl RecordFile {
                 if r.torn {
                     file.set_len(r.keep as u64)
                         .and_then(|()| file.sync_data())
-                        .map_err(|e| io_error("cut the torn last entry of", path, e))?;
+                        .map_err(|e| RecordError::io("cut the torn last entry of", path, e))?;
                 }
                 Ok(Opened {
                     file: RecordFile {
@@ -92,7 +93,8 @@ impl RecordFile {
             Err(why) => {
                 drop(file);
                 let aside = path.with_extension(format!("jsonl.bad-{}", now_ms()));
-                std::fs::rename(path, &aside).map_err(|e| io_error("move aside", path, e))?;
+                std::fs::rename(path, &aside)
+                    .map_err(|e| RecordError::io("move aside", path, e))?;
                 tracing::warn!(
                     record = %path.display(),
                     moved_to = %aside.display(),
@@ -107,24 +109,16 @@ impl RecordFile {
     }
 
     /// Append `d` as the next entry, whole and synced.
-    pub(crate) fn append(&mut self, d: Draft) -> Result<(), CohostError> {
+    pub(crate) fn append(&mut self, d: Draft) -> Result<(), RecordError> {
         let e = self.chain.seal(now_ms(), d);
         let mut line = e.to_line();
         line.push('\n');
         self.file
             .write_all(line.as_bytes())
             .and_then(|()| self.file.sync_data())
-            .map_err(|err| {
-                CohostError::new(
-                    ErrorCode::ConfigInvalid,
-                    format!(
-                        "could not append to the record `{}`: {err}",
-                        self.path.display()
-                    ),
-                )
-                .with_fix(
-                    "check that the disk is not full; the session goes on unrecorded from here",
-                )
+            .map_err(|source| RecordError::Append {
+                path: self.path.clone(),
+                source,
             })?;
         self.chain.advance(&e);
         Ok(())

@@ -10,8 +10,7 @@ use std::io::Write;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-use cohost_core::{CohostError, ErrorCode};
-use cohost_discovery::fsutil::io_error;
+use super::error::RecordError;
 
 /// The file's name in the state directory.
 pub const FILE: &str = "host-key";
@@ -32,22 +31,18 @@ impl std::fmt::Debug for HostKey {
     }
 }
 
-fn damaged(path: &Path, why: &str) -> CohostError {
-    CohostError::new(
-        ErrorCode::ConfigInvalid,
-        format!("the host key `{}` is {why}", path.display()),
-    )
-    .with_fix(
-        "move it away and run cohost again to make a new one (records it signed still verify: \
-         pass its public key with `cohost record verify --key`)",
-    )
+fn damaged(path: &Path, why: &'static str) -> RecordError {
+    RecordError::KeyDamaged {
+        path: path.to_path_buf(),
+        why,
+    }
 }
 
 impl HostKey {
     /// The key in `state_dir`, made when missing. Two processes making it
     /// at once agree on one: each writes a private temp file and links it
     /// into place, which fails for the second.
-    pub fn load_or_create(state_dir: &Path) -> Result<HostKey, CohostError> {
+    pub fn load_or_create(state_dir: &Path) -> Result<HostKey, RecordError> {
         let path = state_dir.join(FILE);
         match HostKey::load(&path) {
             Ok(Some(k)) => return Ok(k),
@@ -55,16 +50,10 @@ impl HostKey {
             Err(e) => return Err(e),
         }
         std::fs::create_dir_all(state_dir)
-            .map_err(|e| io_error("create directory", state_dir, e))?;
+            .map_err(|e| RecordError::io("create directory", state_dir, e))?;
         let _ = std::fs::set_permissions(state_dir, std::fs::Permissions::from_mode(0o700));
         let mut seed = [0u8; 32];
-        getrandom::fill(&mut seed).map_err(|e| {
-            CohostError::new(
-                ErrorCode::ConfigInvalid,
-                format!("the system gave no random bytes for the host key: {e}"),
-            )
-            .with_fix("check that /dev/urandom is readable")
-        })?;
+        getrandom::fill(&mut seed).map_err(RecordError::NoRandom)?;
         let tmp = state_dir.join(format!(".{FILE}.{}", std::process::id()));
         let written = std::fs::OpenOptions::new()
             .write(true)
@@ -77,7 +66,7 @@ impl HostKey {
             });
         if let Err(e) = written {
             let _ = std::fs::remove_file(&tmp);
-            return Err(io_error("write", &tmp, e));
+            return Err(RecordError::io("write", &tmp, e));
         }
         let linked = std::fs::hard_link(&tmp, &path);
         let _ = std::fs::remove_file(&tmp);
@@ -87,23 +76,23 @@ impl HostKey {
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
                 HostKey::load(&path)?.ok_or_else(|| damaged(&path, "gone right after it was made"))
             }
-            Err(e) => Err(io_error("create", &path, e)),
+            Err(e) => Err(RecordError::io("create", &path, e)),
         }
     }
 
     /// The key at `path`, `None` when there is none yet.
-    pub fn load(path: &Path) -> Result<Option<HostKey>, CohostError> {
+    pub fn load(path: &Path) -> Result<Option<HostKey>, RecordError> {
         let text = match std::fs::read_to_string(path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(io_error("read", path, e)),
+            Err(e) => return Err(RecordError::io("read", path, e)),
         };
         // A key others can read is no secret: put it right, then use it.
         if let Ok(meta) = std::fs::metadata(path) {
             if meta.permissions().mode() & 0o077 != 0 {
                 tracing::warn!(path = %path.display(), "the host key was readable by others; made owner-only");
                 std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
-                    .map_err(|e| io_error("restrict the permissions of", path, e))?;
+                    .map_err(|e| RecordError::io("restrict the permissions of", path, e))?;
             }
         }
         let seed = cohost_record::unb64::<32>(text.trim())

@@ -6,6 +6,7 @@
 //! [`Recorder::note`]). Entries are signed by the host's long-term key
 //! ([`HostKey`]) and appended to `records/ID.jsonl` in the state directory.
 
+mod error;
 mod file;
 mod key;
 mod recorder;
@@ -20,6 +21,7 @@ use cohost_record::{kind, Draft};
 use cohost_session::RunningSession;
 use serde_json::json;
 
+pub use error::RecordError;
 pub use file::{path_of, DIR};
 pub use key::{HostKey, FILE as KEY_FILE};
 pub use recorder::Note;
@@ -60,20 +62,10 @@ static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
 impl Recorder {
     /// Open the record of `rec` in `state_dir` (going on after what it
     /// holds, for a resumed session) and write the session entry.
-    pub fn open(
-        state_dir: &Path,
-        rec: &SessionRecord,
-    ) -> Result<Arc<Recorder>, cohost_core::CohostError> {
+    pub fn open(state_dir: &Path, rec: &SessionRecord) -> Result<Arc<Recorder>, RecordError> {
         let key = HostKey::load_or_create(state_dir)?;
-        let path = path_of(state_dir, &rec.id).ok_or_else(|| {
-            cohost_core::CohostError::new(
-                cohost_core::ErrorCode::ConfigInvalid,
-                format!(
-                    "`{}` is not a session id that can name a record",
-                    cohost_core::sanitize::inert_line(&rec.id)
-                ),
-            )
-        })?;
+        let path =
+            path_of(state_dir, &rec.id).ok_or_else(|| RecordError::BadSessionId(rec.id.clone()))?;
         let opened = file::RecordFile::open(&path, key.seed())?;
         let resumed = opened.file.resumed();
         let mut entries = Entries::new(opened.file);

@@ -155,6 +155,7 @@ impl Entries {
     pub(crate) fn write(&mut self, d: Draft) {
         if let Some(f) = self.file.as_mut() {
             if let Err(e) = f.append(d) {
+                let e = cohost_core::CohostError::from(e);
                 tracing::warn!(error = %e, "the session's record stops here");
                 self.file = None;
             }

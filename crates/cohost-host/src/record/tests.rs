@@ -39,7 +39,8 @@ fn the_host_key_is_made_once_owner_only() {
     assert_eq!(mode & 0o777, 0o600);
     std::fs::write(dir.path().join(KEY_FILE), "not a key\n").expect("write");
     let err = HostKey::load_or_create(dir.path()).expect_err("damaged");
-    assert!(err.suggested_fix.is_some());
+    assert!(matches!(err, RecordError::KeyDamaged { .. }), "{err:?}");
+    assert!(cohost_core::CohostError::from(err).suggested_fix.is_some());
 }
 
 #[test]

@@ -110,9 +110,11 @@ fn upsert_keeps_created_time_and_corrupt_store_is_not_overwritten() {
     assert!(!store.remove("s1").unwrap());
 
     std::fs::write(store.path(), "{ not json").unwrap();
-    let e = store
-        .upsert(SessionRecord::new("s2", "claude", "/repo"))
-        .unwrap_err();
+    let e = cohost_core::CohostError::from(
+        store
+            .upsert(SessionRecord::new("s2", "claude", "/repo"))
+            .unwrap_err(),
+    );
     assert_eq!(e.code, cohost_core::ErrorCode::ConfigInvalid);
     assert!(e.message.contains("sessions.json"));
     assert_eq!(std::fs::read_to_string(store.path()).unwrap(), "{ not json");
