@@ -236,26 +236,12 @@ impl Hosting {
                 Effect::Refuse(who) => HostInput::Refuse(who),
                 Effect::Accept(id) => HostInput::Accept(id),
                 Effect::Reject(id) => HostInput::Reject(id),
-                // The screen's second Ctrl+C in a room: every member.
-                Effect::Interrupt if room.members().len() > 1 => {
-                    room.interrupt_all();
-                    continue;
-                }
+                // The screen's second Ctrl+C in a room: every member
+                // (those on participants' machines too).
+                Effect::Interrupt if room.members().len() > 1 => HostInput::InterruptAll,
                 Effect::Interrupt => HostInput::Interrupt,
                 // Esc on a member's tab: that member only.
-                Effect::InterruptMember(name) => {
-                    match room.member(&name) {
-                        Some(m) => {
-                            m.session.interrupt();
-                        }
-                        None => {
-                            let _ = say.send(Incoming::Notice(
-                                "that member is not in the room any more".into(),
-                            ));
-                        }
-                    }
-                    continue;
-                }
+                Effect::InterruptMember(name) => HostInput::InterruptMember(name),
                 Effect::Chat(t) => HostInput::Chat(t),
                 Effect::Kick(who) => HostInput::Kick(who),
                 Effect::Who => HostInput::Who,

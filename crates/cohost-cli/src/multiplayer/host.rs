@@ -593,6 +593,11 @@ impl HostBridge {
                 self.notify(HostNotice::Room(said.join("; ")));
             }
             HostInput::Interrupt => self.interrupt(),
+            HostInput::InterruptMember(name) => self.interrupt_member(&name),
+            HostInput::InterruptAll => {
+                self.room.interrupt_all();
+                self.interrupt_guests();
+            }
             HostInput::Chat(text) => {
                 let chat = Message::Chat(Chat {
                     from: Some("host".into()),

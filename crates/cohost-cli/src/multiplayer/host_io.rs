@@ -62,6 +62,11 @@ pub enum HostInput {
     Grants,
     /// Interrupt the running turn.
     Interrupt,
+    /// Interrupt member NAME's turn only (a member on another machine
+    /// too).
+    InterruptMember(String),
+    /// Interrupt every member's turn.
+    InterruptAll,
     /// Say something in the room chat.
     Chat(String),
     /// Remove a participant (by name, `#id` or id): its token is revoked at

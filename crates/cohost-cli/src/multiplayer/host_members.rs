@@ -79,6 +79,22 @@ impl HostBridge {
         }
     }
 
+    /// Interrupt member `name` only (Esc on its tab).
+    pub(super) fn interrupt_member(&mut self, name: &str) {
+        if self.is_guest(name) {
+            self.interrupt_guest(name);
+            return;
+        }
+        match self.room.member(name) {
+            Some(m) => {
+                m.session.interrupt();
+            }
+            None => self.notify(HostNotice::Room(
+                "that member is not in the room any more".into(),
+            )),
+        }
+    }
+
     /// What a member asked another through the room's bridge: the asked
     /// turn goes to the room under who asked, a member's note as chat, and
     /// the host hears of each.
