@@ -4,7 +4,7 @@
 
 use cohost_agents::catalog::{CliEntry, ServerEntry};
 use cohost_agents::process::{find_on_path, probe, EnvPolicy, Version};
-use cohost_core::{sanitize, CohostError};
+use cohost_core::{CohostError, Sanitizer};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -170,20 +170,26 @@ pub fn candidates(
 
 /// Find a CLI and probe its version. An explicit path that is not an
 /// executable is a warning, and discovery goes on with the other sources.
+/// What it shows (paths, the version line, warnings) passes `sanitizer`
+/// (the host's).
 pub async fn discover_cli(
     entry: &CliEntry,
     explicit: Option<&Path>,
     env: &DiscoveryEnv,
     timeouts: &Timeouts,
+    sanitizer: &Sanitizer,
 ) -> Discovery {
     let mut d = Discovery::missing(entry.id);
     let found = candidates(entry, explicit, env);
     if let Some(p) = explicit {
         if found.first().map(|c| c.0) != Some(CommandSource::Explicit) {
-            d.warnings.push(sanitize(&format!(
-                "configured binary `{}` is not an executable file; looked elsewhere",
-                p.display()
-            )));
+            d.warnings.push(clean(
+                sanitizer,
+                &format!(
+                    "configured binary `{}` is not an executable file; looked elsewhere",
+                    p.display()
+                ),
+            ));
         }
     }
     let Some((source, path)) = found.first().cloned() else {
@@ -194,15 +200,18 @@ pub async fn discover_cli(
             .iter()
             .map(|(s, p)| format!("{} ({})", p.display(), source_name(*s)))
             .collect();
-        d.warnings.push(sanitize(&format!(
-            "{} installs found: {}; using the first",
-            found.len(),
-            list.join(", ")
-        )));
+        d.warnings.push(clean(
+            sanitizer,
+            &format!(
+                "{} installs found: {}; using the first",
+                found.len(),
+                list.join(", ")
+            ),
+        ));
     }
     d.installed = true;
     d.command_source = source;
-    d.command_display = Some(sanitize(&path.display().to_string()));
+    d.command_display = Some(clean(sanitizer, &path.display().to_string()));
     d.command = Some(path.clone());
     if entry.version_args.is_empty() {
         // No `--version` (an ACP wrapper would start serving instead): an
@@ -229,7 +238,7 @@ pub async fn discover_cli(
     match probed {
         Ok((text, success)) => {
             let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-            d.version_display = Some(sanitize(&version_line(&text)));
+            d.version_display = Some(clean(sanitizer, &version_line(&text)));
             match Version::find_in(&text).filter(|_| success) {
                 Some(v) => {
                     d.version = Some(v);
@@ -306,12 +315,14 @@ fn version_line(text: &str) -> String {
 }
 
 /// Probe a model server: the configured endpoint, else the vendor's
-/// variable (`OLLAMA_HOST`), else the default port on loopback.
+/// variable (`OLLAMA_HOST`), else the default port on loopback. What it
+/// shows passes `sanitizer` (the host's).
 pub async fn discover_server(
     entry: &ServerEntry,
     endpoint: Option<&str>,
     env: &DiscoveryEnv,
     timeouts: &Timeouts,
+    sanitizer: &Sanitizer,
 ) -> Discovery {
     let mut d = Discovery::missing(entry.id);
     let raw = endpoint
@@ -320,18 +331,19 @@ pub async fn discover_server(
         .unwrap_or_else(|| entry.default_base.to_string());
     let default_port = probe_http::host_port(entry.default_base, 80).map_or(80, |h| h.1);
     let Some((host, port)) = probe_http::host_port(&raw, default_port) else {
-        d.warnings.push(sanitize(&format!(
-            "endpoint `{raw}` cannot be probed (only http:// is)"
-        )));
+        d.warnings.push(clean(
+            sanitizer,
+            &format!("endpoint `{raw}` cannot be probed (only http:// is)"),
+        ));
         return d;
     };
     let base = format!("http://{host}:{port}");
-    d.endpoint = Some(sanitize(&base));
+    d.endpoint = Some(clean(sanitizer, &base));
     match probe_http::get(&host, port, entry.probe_path, timeouts.server).await {
         Some((200, body)) => {
             d.installed = true;
             d.command_source = CommandSource::Server;
-            d.command_display = Some(sanitize(&base));
+            d.command_display = Some(clean(sanitizer, &base));
             d.models = model_names(&body);
         }
         Some((status, _)) => d
@@ -372,4 +384,9 @@ pub fn source_name(s: CommandSource) -> &'static str {
         CommandSource::Server => "server",
         CommandSource::Missing => "missing",
     }
+}
+
+/// `text` through `sanitizer`, owned (what a [`Discovery`] keeps).
+fn clean(sanitizer: &Sanitizer, text: &str) -> String {
+    sanitizer.sanitize(text).into_owned()
 }

@@ -54,7 +54,14 @@ pub async fn login_command(host: &Host, id: &str) -> Result<LoginCommand, Discov
         .and_then(|b| catalog::CLIS.iter().find(|e| e.binaries.contains(&b)))
         .unwrap_or(entry);
     let explicit = cfg.provider(login_entry.id).binary;
-    let d = discover_cli(login_entry, explicit.as_deref(), &host.env, &host.timeouts).await;
+    let d = discover_cli(
+        login_entry,
+        explicit.as_deref(),
+        &host.env,
+        &host.timeouts,
+        &host.sanitizer,
+    )
+    .await;
     let Some(program) = d.command else {
         return Err(DiscoveryError::NotInstalled {
             program: argv[0].clone(),
@@ -62,7 +69,10 @@ pub async fn login_command(host: &Host, id: &str) -> Result<LoginCommand, Discov
         });
     };
     let args = argv.split_off(1);
-    let display = cohost_core::sanitize(format!("{} {}", program.display(), args.join(" ")).trim());
+    let display = host
+        .sanitizer
+        .sanitize(format!("{} {}", program.display(), args.join(" ")).trim())
+        .into_owned();
     let note = if args.is_empty() {
         format!(
             "starts {} in the terminal; choose its sign-in option there",

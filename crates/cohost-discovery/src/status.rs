@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use cohost_agents::catalog::{self, CliEntry};
 use cohost_agents::process::{find_on_path, probe, EnvPolicy};
-use cohost_core::{sanitize, Capabilities, CohostError, ErrorCode, ProviderKind, SupportTier};
+use cohost_core::{Capabilities, CohostError, ErrorCode, ProviderKind, SupportTier};
 use serde::Serialize;
 
 use crate::config::{HostConfig, ProviderSettings};
@@ -194,7 +194,7 @@ pub async fn auth_state(
             how: format!("`{} {}`", status_command(entry), args.join(" ")),
         },
         Ok(out) => {
-            let text = sanitize(out.text.trim());
+            let text = host.sanitizer.sanitize(out.text.trim()).into_owned();
             let lower = text.to_ascii_lowercase();
             if POLICY_WORDS.iter().any(|w| lower.contains(w)) {
                 AuthState::Blocked {
@@ -285,8 +285,8 @@ pub async fn provider_status(
     };
     let set = |st: &mut ProviderStatus, v, msg: String, fix: Option<String>| {
         st.status = v;
-        st.message = sanitize(&msg);
-        st.suggested_fix = fix.map(|f| sanitize(&f));
+        st.message = host.sanitizer.sanitize(&msg).into_owned();
+        st.suggested_fix = fix.map(|f| host.sanitizer.sanitize(&f).into_owned());
     };
     if !settings.enabled {
         set(
@@ -302,7 +302,14 @@ pub async fn provider_status(
         return Ok(st);
     }
     if let Some(entry) = f.cli {
-        let d = discover_cli(entry, settings.binary.as_deref(), &host.env, &host.timeouts).await;
+        let d = discover_cli(
+            entry,
+            settings.binary.as_deref(),
+            &host.env,
+            &host.timeouts,
+            &host.sanitizer,
+        )
+        .await;
         if !d.installed {
             set(
                 &mut st,
@@ -376,6 +383,7 @@ pub async fn provider_status(
             settings.endpoint.as_deref(),
             &host.env,
             &host.timeouts,
+            &host.sanitizer,
         )
         .await;
         if d.installed {

@@ -33,9 +33,16 @@ pub async fn test_provider(
     let f = host.facts(&cfg, id)?;
     let settings = cfg.provider(id);
     let discovery = match f.cli {
-        Some(entry) => {
-            Some(discover_cli(entry, settings.binary.as_deref(), &host.env, &host.timeouts).await)
-        }
+        Some(entry) => Some(
+            discover_cli(
+                entry,
+                settings.binary.as_deref(),
+                &host.env,
+                &host.timeouts,
+                &host.sanitizer,
+            )
+            .await,
+        ),
         None => None,
     };
     let fp = fingerprint(host, &cfg, &f, discovery.as_ref());

@@ -284,7 +284,10 @@ fn status_with(
     Ok(HookStatus {
         agent,
         installed,
-        settings_file: cohost_core::sanitize(&path.display().to_string()),
+        settings_file: host
+            .sanitizer
+            .sanitize(&path.display().to_string())
+            .into_owned(),
         has_backup: state_paths(host, agent).0.exists(),
         action,
     })

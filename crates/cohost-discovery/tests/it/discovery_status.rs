@@ -23,12 +23,12 @@ async fn command_sources_explicit_known_path_path_and_missing() {
     let claude = catalog::cli("claude").unwrap();
     let script = claude_script("2.1.332", 1);
 
-    let d = discover_cli(claude, None, &host.env, &host.timeouts).await;
+    let d = discover_cli(claude, None, &host.env, &host.timeouts, &host.sanitizer).await;
     assert_eq!(d.command_source, CommandSource::Missing);
     assert!(!d.installed);
 
     let on_path = s.stub_on_path("claude", &script);
-    let d = discover_cli(claude, None, &host.env, &host.timeouts).await;
+    let d = discover_cli(claude, None, &host.env, &host.timeouts, &host.sanitizer).await;
     assert_eq!(d.command_source, CommandSource::Path);
     assert_eq!(d.command.as_deref(), Some(on_path.as_path()));
     assert_eq!(d.version_display.as_deref(), Some("2.1.332 (Claude Code)"));
@@ -36,7 +36,7 @@ async fn command_sources_explicit_known_path_path_and_missing() {
 
     // ~/.local/bin beats PATH, and two installs are a warning.
     let known = s.stub(&s.home.join(".local/bin"), "claude", &script);
-    let d = discover_cli(claude, None, &host.env, &host.timeouts).await;
+    let d = discover_cli(claude, None, &host.env, &host.timeouts, &host.sanitizer).await;
     assert_eq!(d.command_source, CommandSource::KnownPath);
     assert_eq!(d.command.as_deref(), Some(known.as_path()));
     assert!(
@@ -47,12 +47,19 @@ async fn command_sources_explicit_known_path_path_and_missing() {
 
     // The vendor dir ~/.claude/local is a known path too.
     let vendor = s.stub(&s.home.join(".claude/local"), "claude", &script);
-    let d = discover_cli(claude, None, &host.env, &host.timeouts).await;
+    let d = discover_cli(claude, None, &host.env, &host.timeouts, &host.sanitizer).await;
     assert_eq!(d.command.as_deref(), Some(vendor.as_path()));
 
     // An explicit path wins over everything.
     let explicit = s.stub(&s.dir.path().join("opt"), "my-claude", &script);
-    let d = discover_cli(claude, Some(&explicit), &host.env, &host.timeouts).await;
+    let d = discover_cli(
+        claude,
+        Some(&explicit),
+        &host.env,
+        &host.timeouts,
+        &host.sanitizer,
+    )
+    .await;
     assert_eq!(d.command_source, CommandSource::Explicit);
     assert_eq!(d.command.as_deref(), Some(explicit.as_path()));
 
@@ -62,6 +69,7 @@ async fn command_sources_explicit_known_path_path_and_missing() {
         Some(&s.dir.path().join("nope")),
         &host.env,
         &host.timeouts,
+        &host.sanitizer,
     )
     .await;
     assert_eq!(d.command_source, CommandSource::KnownPath);
@@ -86,6 +94,7 @@ async fn npm_prefix_and_pipx_dirs_are_known_paths() {
         None,
         &host.env,
         &host.timeouts,
+        &host.sanitizer,
     )
     .await;
     assert_eq!(
@@ -103,6 +112,7 @@ async fn npm_prefix_and_pipx_dirs_are_known_paths() {
         None,
         &host.env,
         &host.timeouts,
+        &host.sanitizer,
     )
     .await;
     assert_eq!(
@@ -121,6 +131,7 @@ async fn version_outside_tested_range_warns_and_hung_probe_times_out() {
         None,
         &host.env,
         &host.timeouts,
+        &host.sanitizer,
     )
     .await;
     assert!(d.version_error.is_none());
@@ -134,6 +145,7 @@ async fn version_outside_tested_range_warns_and_hung_probe_times_out() {
         None,
         &host.env,
         &host.timeouts,
+        &host.sanitizer,
     )
     .await;
     assert!(
@@ -180,6 +192,7 @@ async fn model_server_source_and_status() {
         None,
         &host.env,
         &host.timeouts,
+        &host.sanitizer,
     )
     .await;
     assert_eq!(d.command_source, CommandSource::Server);
@@ -386,19 +399,19 @@ async fn version_answers_are_remembered_until_the_binary_changes() {
     };
     let bin = s.stub_on_path("claude", &script("2.1.332"));
     for _ in 0..3 {
-        let d = discover_cli(claude, None, &host.env, &host.timeouts).await;
+        let d = discover_cli(claude, None, &host.env, &host.timeouts, &host.sanitizer).await;
         assert_eq!(d.version.map(|v| v.to_string()).as_deref(), Some("2.1.332"));
     }
     assert_eq!(probes(), 1, "probed once, then remembered");
     // An upgrade (new file) is probed again.
     std::fs::write(&bin, script("2.1.400")).unwrap();
-    let d = discover_cli(claude, None, &host.env, &host.timeouts).await;
+    let d = discover_cli(claude, None, &host.env, &host.timeouts, &host.sanitizer).await;
     assert_eq!(d.version.map(|v| v.to_string()).as_deref(), Some("2.1.400"));
     assert_eq!(probes(), 2);
     // A failing probe is never remembered.
     std::fs::write(&bin, "#!/bin/sh\necho broken >> /dev/null\nexit 3\n").unwrap();
     for _ in 0..2 {
-        let d = discover_cli(claude, None, &host.env, &host.timeouts).await;
+        let d = discover_cli(claude, None, &host.env, &host.timeouts, &host.sanitizer).await;
         assert!(d.version.is_none());
         assert!(d.version_error.is_some());
     }
@@ -445,14 +458,14 @@ async fn a_wrapper_without_a_version_flag_is_versioned_by_its_package() {
     let acp = catalog::cli("claude-acp").unwrap();
     let pinned = acp.tested_range().unwrap().min.to_string();
     let link = npm_install(s.dir.path(), &pinned);
-    let d = discover_cli(acp, Some(&link), &host.env, &host.timeouts).await;
+    let d = discover_cli(acp, Some(&link), &host.env, &host.timeouts, &host.sanitizer).await;
     assert_eq!(d.command_source, CommandSource::Explicit);
     assert_eq!(d.version.map(|v| v.to_string()), Some(pinned.clone()));
     assert_eq!(d.version_display, Some(format!("{pinned} (package.json)")));
     assert!(d.warnings.is_empty(), "{:?}", d.warnings);
 
     let link = npm_install(s.dir.path(), "99.0.0");
-    let d = discover_cli(acp, Some(&link), &host.env, &host.timeouts).await;
+    let d = discover_cli(acp, Some(&link), &host.env, &host.timeouts, &host.sanitizer).await;
     assert_warns_untested(&d);
 
     // Not from npm: a project's own package.json above it says nothing.
@@ -462,8 +475,55 @@ async fn a_wrapper_without_a_version_flag_is_versioned_by_its_package() {
         r#"{"version": "1.2.3"}"#,
     )
     .unwrap();
-    let d = discover_cli(acp, Some(&plain), &host.env, &host.timeouts).await;
+    let d = discover_cli(
+        acp,
+        Some(&plain),
+        &host.env,
+        &host.timeouts,
+        &host.sanitizer,
+    )
+    .await;
     assert!(d.installed);
     assert_eq!(d.version, None);
     assert_eq!(d.version_display, None);
+}
+
+/// What discovery and status show passes the host's sanitizer: a value only
+/// it knows (no shape, no secret name; the process-wide sanitizer lets it
+/// through) is redacted in a CLI's version line, in the status that carries
+/// it, and in a status message.
+#[tokio::test]
+async fn discovery_and_status_texts_pass_the_hosts_sanitizer() {
+    const PLANTED: &str = "planted-q7Xw2Lm9Rk4Zt8Vn";
+    // Part of the config file's path, which a disabled provider's message names.
+    const IN_PATH: &str = "cohost/config.toml";
+    for v in [PLANTED, IN_PATH] {
+        assert_eq!(cohost_core::sanitize::global().sanitize(v), v);
+    }
+    let s = Scratch::new();
+    let none: [(&str, &str); 0] = [];
+    let given = cohost_core::Sanitizer::new(none, None).with_known_values([PLANTED, IN_PATH]);
+    let host = s.host().with_sanitizer(Arc::new(given));
+    let claude = catalog::cli("claude").unwrap();
+    s.stub_on_path("claude", &claude_script(&format!("2.1.332 {PLANTED}"), 1));
+
+    let d = discover_cli(claude, None, &host.env, &host.timeouts, &host.sanitizer).await;
+    assert_eq!(
+        d.version_display.as_deref(),
+        Some("2.1.332 [REDACTED] (Claude Code)")
+    );
+    let st = provider_status(&host, &host.config().unwrap(), "claude")
+        .await
+        .unwrap();
+    let shown = serde_json::to_string(&st).unwrap();
+    assert!(shown.contains("[REDACTED]"), "{shown}");
+    assert!(!shown.contains(PLANTED), "{shown}");
+
+    s.write_config("[providers.claude]\nenabled = false\n");
+    let st = provider_status(&host, &host.config().unwrap(), "claude")
+        .await
+        .unwrap();
+    assert_eq!(st.status, StatusValue::Blocked);
+    assert!(st.message.contains("[REDACTED]"), "{}", st.message);
+    assert!(!st.message.contains(IN_PATH), "{}", st.message);
 }
