@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use cohost_core::sync::lock;
-use cohost_core::{Event, PromptInput};
+use cohost_core::{Event, PromptInput, Sanitizer};
 use cohost_record::{kind, Draft};
 use cohost_session::RunningSession;
 use serde_json::json;
@@ -61,14 +61,26 @@ static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
 
 impl Recorder {
     /// Open the record of `rec` in `state_dir` (going on after what it
-    /// holds, for a resumed session) and write the session entry.
-    pub fn open(state_dir: &Path, rec: &SessionRecord) -> Result<Arc<Recorder>, RecordError> {
+    /// holds, for a resumed session) and write the session entry. Every
+    /// string it writes passes `sanitizer` (the host's).
+    pub fn open(
+        state_dir: &Path,
+        rec: &SessionRecord,
+        sanitizer: Arc<Sanitizer>,
+    ) -> Result<Arc<Recorder>, RecordError> {
         let key = HostKey::load_or_create(state_dir)?;
         let path =
             path_of(state_dir, &rec.id).ok_or_else(|| RecordError::BadSessionId(rec.id.clone()))?;
         let opened = file::RecordFile::open(&path, key.seed())?;
         let resumed = opened.file.resumed();
-        let mut entries = Entries::new(opened.file);
+        let cwd = sanitizer
+            .sanitize(&rec.cwd.display().to_string())
+            .into_owned();
+        let model = rec
+            .model
+            .as_deref()
+            .map(|m| sanitizer.sanitize(m).into_owned());
+        let mut entries = Entries::new(opened.file, sanitizer);
         let host_key = entries
             .public_key()
             .map(|k| cohost_record::b64(&k))
@@ -77,11 +89,11 @@ impl Recorder {
             "session": rec.id,
             "host_public_key": host_key,
             "provider": rec.provider,
-            "cwd": cohost_core::sanitize::sanitize(&rec.cwd.display().to_string()),
+            "cwd": cwd,
             "resumed": resumed,
         });
-        if let Some(m) = &rec.model {
-            body["model"] = json!(cohost_core::sanitize::sanitize(m));
+        if let Some(m) = model {
+            body["model"] = json!(m);
         }
         entries.write(Draft {
             kind: kind::SESSION.into(),

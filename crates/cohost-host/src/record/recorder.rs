@@ -3,11 +3,13 @@
 //! so the record is not one entry per token), every other event as it
 //! was published, and what the front end saw of the people in it
 //! (suggestions and their authors, decisions and their deciders, who came
-//! and went). Every string passes the sanitizer before it is written.
+//! and went). Every string passes the sanitizer the recorder was given
+//! (its host's) before it is written.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
-use cohost_core::{DecisionOrigin, Event, EventBody, PromptInput};
+use cohost_core::{DecisionOrigin, Event, EventBody, PromptInput, Sanitizer};
 use cohost_record::{kind, AuthorSig, Draft};
 use serde_json::{json, Value};
 
@@ -77,14 +79,14 @@ pub enum Note {
     },
 }
 
-fn clean(text: &str) -> String {
-    cohost_core::sanitize::sanitize(text)
+fn clean(sanitizer: &Sanitizer, text: &str) -> String {
+    sanitizer.sanitize(text).into_owned()
 }
 
-fn draft(kind: &str, author: Option<String>, body: Value) -> Draft {
+fn draft(sanitizer: &Sanitizer, kind: &str, author: Option<String>, body: Value) -> Draft {
     Draft {
         kind: kind.to_owned(),
-        author: author.map(|a| clean(&a)),
+        author: author.map(|a| clean(sanitizer, &a)),
         body: body.to_string(),
         ..Draft::default()
     }
@@ -94,7 +96,11 @@ fn draft(kind: &str, author: Option<String>, body: Value) -> Draft {
 /// check `cohost record verify` makes) and holds nothing the sanitizer
 /// would take out, since the frame is kept byte for byte and a record holds
 /// no secret cohost knows. Otherwise `d` alone, the host's word, and why.
-fn with_author(d: Draft, a: Option<AuthorSig>) -> (Draft, Option<&'static str>) {
+fn with_author(
+    sanitizer: &Sanitizer,
+    d: Draft,
+    a: Option<AuthorSig>,
+) -> (Draft, Option<&'static str>) {
     let Some(a) = a else {
         return (d, None);
     };
@@ -108,10 +114,10 @@ fn with_author(d: Draft, a: Option<AuthorSig>) -> (Draft, Option<&'static str>) 
     };
     let clean_frame = serde_json::from_slice::<Value>(&frame.body).is_ok_and(|said| {
         let mut cleaned = said.clone();
-        cohost_core::sanitize::sanitize_json(&mut cleaned);
+        sanitizer.sanitize_json(&mut cleaned);
         cleaned == said
-    }) && clean(&frame.room) == frame.room
-        && clean(&frame.stream) == frame.stream;
+    }) && clean(sanitizer, &frame.room) == frame.room
+        && clean(sanitizer, &frame.stream) == frame.stream;
     if !clean_frame {
         return (d, Some("the signed frame holds text the sanitizer redacts"));
     }
@@ -130,6 +136,8 @@ struct Pending {
 /// The mapping from a session's happenings to entries, over its file.
 pub(crate) struct Entries {
     file: Option<RecordFile>,
+    /// What every string passes before it is written.
+    sanitizer: Arc<Sanitizer>,
     /// Prompts queued, by correlation id: written just before their turn's
     /// first event, so a prompt never lands among the last turn's events.
     prompts: HashMap<String, Draft>,
@@ -140,9 +148,10 @@ pub(crate) struct Entries {
 }
 
 impl Entries {
-    pub(crate) fn new(file: RecordFile) -> Entries {
+    pub(crate) fn new(file: RecordFile, sanitizer: Arc<Sanitizer>) -> Entries {
         Entries {
             file: Some(file),
+            sanitizer,
             prompts: HashMap::new(),
             suggested_by: HashMap::new(),
             text: None,
@@ -171,14 +180,14 @@ impl Entries {
         let files: Vec<String> = input
             .context_files
             .iter()
-            .map(|f| clean(&f.path.display().to_string()))
+            .map(|f| clean(&self.sanitizer, &f.path.display().to_string()))
             .collect();
         let images: Vec<Value> = input
             .images
             .iter()
             .map(|i| {
                 let mut v = json!({
-                    "media_type": clean(&i.media_type),
+                    "media_type": clean(&self.sanitizer, &i.media_type),
                     "sha256": cohost_record::hex(&cohost_record::sha256(i.data.as_bytes())),
                     "bytes": i.data.len() / 4 * 3,
                 });
@@ -189,8 +198,8 @@ impl Entries {
             })
             .collect();
         let body = json!({
-            "correlation_id": clean(&id),
-            "text": clean(&input.text),
+            "correlation_id": clean(&self.sanitizer, &id),
+            "text": clean(&self.sanitizer, &input.text),
             "files": files,
             "images": images,
         });
@@ -200,7 +209,7 @@ impl Entries {
             .cloned()
             .unwrap_or_else(|| "host".into());
         self.prompts
-            .insert(id, draft(kind::PROMPT, Some(author), body));
+            .insert(id, draft(&self.sanitizer, kind::PROMPT, Some(author), body));
     }
 
     fn flush_text(&mut self) {
@@ -208,12 +217,12 @@ impl Entries {
             let mut body = json!({
                 "prompt_id": p.prompt_id,
                 "stream_id": p.stream_id,
-                "text": clean(&p.text),
+                "text": clean(&self.sanitizer, &p.text),
             });
             if let Some(a) = p.agent {
-                body["agent"] = Value::String(clean(&a));
+                body["agent"] = Value::String(clean(&self.sanitizer, &a));
             }
-            self.write(draft(p.kind, None, body));
+            self.write(draft(&self.sanitizer, p.kind, None, body));
         }
     }
 
@@ -225,12 +234,12 @@ impl Entries {
 
     fn write_event(&mut self, ev: &Event) {
         let mut body = serde_json::to_value(ev).unwrap_or(Value::Null);
-        cohost_core::sanitize::sanitize_json(&mut body);
+        self.sanitizer.sanitize_json(&mut body);
         let author = match &ev.body {
             // People who shared the decision (granted participants, a
             // quorum) are its authors; otherwise its origin is.
             EventBody::ToolApprovalDecided { deciders, .. } if !deciders.is_empty() => {
-                Some(clean(&deciders.join(", ")))
+                Some(clean(&self.sanitizer, &deciders.join(", ")))
             }
             EventBody::ToolApprovalDecided { origin, .. } => Some(
                 match origin {
@@ -245,10 +254,12 @@ impl Entries {
                 .to_owned(),
             ),
             // Text steered into the turn is its sender's.
-            EventBody::Steered(n) => Some(clean(n.by.as_deref().unwrap_or("host"))),
+            EventBody::Steered(n) => {
+                Some(clean(&self.sanitizer, n.by.as_deref().unwrap_or("host")))
+            }
             _ => None,
         };
-        self.write(draft(kind::EVENT, author, body));
+        self.write(draft(&self.sanitizer, kind::EVENT, author, body));
     }
 
     pub(crate) fn event(&mut self, ev: &Event) {
@@ -309,12 +320,17 @@ impl Entries {
                 to,
                 signed,
             } => {
-                self.suggested_by.insert(id.clone(), clean(&author));
-                let mut body = json!({"suggestion_id": clean(&id), "text": clean(&text)});
+                self.suggested_by
+                    .insert(id.clone(), clean(&self.sanitizer, &author));
+                let mut body = json!({"suggestion_id": clean(&self.sanitizer, &id), "text": clean(&self.sanitizer, &text)});
                 if let Some(to) = to {
-                    body["to"] = Value::String(clean(&to));
+                    body["to"] = Value::String(clean(&self.sanitizer, &to));
                 }
-                with_author(draft(kind::SUGGESTION, Some(author), body), signed)
+                with_author(
+                    &self.sanitizer,
+                    draft(&self.sanitizer, kind::SUGGESTION, Some(author), body),
+                    signed,
+                )
             }
             Note::ApprovalVote {
                 tool_id,
@@ -322,10 +338,12 @@ impl Entries {
                 voter,
                 signed,
             } => with_author(
+                &self.sanitizer,
                 draft(
+                    &self.sanitizer,
                     kind::APPROVAL_VOTE,
                     Some(voter),
-                    json!({"tool_id": clean(&tool_id), "allow": allow}),
+                    json!({"tool_id": clean(&self.sanitizer, &tool_id), "allow": allow}),
                 ),
                 signed,
             ),
@@ -335,9 +353,10 @@ impl Entries {
                 decider,
             } => (
                 draft(
+                    &self.sanitizer,
                     kind::SUGGESTION_DECIDED,
                     Some(decider),
-                    json!({"suggestion_id": clean(&id), "accepted": accepted}),
+                    json!({"suggestion_id": clean(&self.sanitizer, &id), "accepted": accepted}),
                 ),
                 None,
             ),
@@ -348,9 +367,12 @@ impl Entries {
             } => {
                 let mut body = json!({"allow": allow});
                 if let Some(t) = tool_id {
-                    body["tool_id"] = Value::String(clean(&t));
+                    body["tool_id"] = Value::String(clean(&self.sanitizer, &t));
                 }
-                (draft(kind::APPROVAL_DECIDED, Some(decider), body), None)
+                (
+                    draft(&self.sanitizer, kind::APPROVAL_DECIDED, Some(decider), body),
+                    None,
+                )
             }
             Note::Presence {
                 change,
@@ -359,9 +381,10 @@ impl Entries {
                 conn_id,
             } => (
                 draft(
+                    &self.sanitizer,
                     kind::PRESENCE,
                     None,
-                    json!({"change": clean(&change), "name": clean(&name), "role": clean(&role), "conn_id": conn_id}),
+                    json!({"change": clean(&self.sanitizer, &change), "name": clean(&self.sanitizer, &name), "role": clean(&self.sanitizer, &role), "conn_id": conn_id}),
                 ),
                 None,
             ),
@@ -377,14 +400,24 @@ impl Entries {
 
     /// The recorder's own remark.
     pub(crate) fn remark(&mut self, text: &str) {
-        self.write(draft(kind::NOTE, None, json!({"text": clean(text)})));
+        self.write(draft(
+            &self.sanitizer,
+            kind::NOTE,
+            None,
+            json!({"text": clean(&self.sanitizer, text)}),
+        ));
     }
 
     /// The session ended: what is pending, then the end entry.
     pub(crate) fn end(&mut self, reason: &str) {
         self.flush_text();
         self.flush_usage();
-        self.write(draft(kind::END, None, json!({"reason": clean(reason)})));
+        self.write(draft(
+            &self.sanitizer,
+            kind::END,
+            None,
+            json!({"reason": clean(&self.sanitizer, reason)}),
+        ));
         self.file = None;
     }
 }

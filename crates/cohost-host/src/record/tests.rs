@@ -7,6 +7,12 @@ use cohost_record::{verify, Options};
 
 use super::*;
 
+/// A sanitizer of shapes only (no known value, no home).
+fn shapes_only() -> std::sync::Arc<cohost_core::Sanitizer> {
+    let none: [(&str, &str); 0] = [];
+    std::sync::Arc::new(cohost_core::Sanitizer::new(none, None))
+}
+
 fn ev(correlation: &str, seq: u32, body: EventBody) -> Event {
     Event {
         id: format!("p1.{seq}"),
@@ -47,7 +53,7 @@ fn the_host_key_is_made_once_owner_only() {
 fn a_recorded_session_verifies_with_prompts_in_place_and_text_joined() {
     let dir = tempfile::tempdir().expect("tmp");
     let rec = SessionRecord::new("s-test", "mock", dir.path());
-    let r = Recorder::open(dir.path(), &rec).expect("open");
+    let r = Recorder::open(dir.path(), &rec, shapes_only()).expect("open");
     r.note(Note::Suggestion {
         id: "sg-1".into(),
         author: "alice (co-driver)".into(),
@@ -131,7 +137,7 @@ fn a_recorded_session_verifies_with_prompts_in_place_and_text_joined() {
 fn a_resumed_session_goes_on_and_a_torn_tail_is_dropped_with_a_note() {
     let dir = tempfile::tempdir().expect("tmp");
     let rec = SessionRecord::new("s-resume", "mock", dir.path());
-    Recorder::open(dir.path(), &rec)
+    Recorder::open(dir.path(), &rec, shapes_only())
         .expect("open")
         .end("first run");
     let path = path_of(dir.path(), "s-resume").expect("path");
@@ -146,7 +152,7 @@ fn a_resumed_session_goes_on_and_a_torn_tail_is_dropped_with_a_note() {
             verified: 2
         })
     ));
-    let r = Recorder::open(dir.path(), &rec).expect("reopen");
+    let r = Recorder::open(dir.path(), &rec, shapes_only()).expect("reopen");
     r.end("second run");
     let v = verify(&std::fs::read(&path).expect("read"), &Options::default()).expect("verifies");
     let kinds: Vec<&str> = v.entries.iter().map(|e| e.kind.as_str()).collect();
@@ -158,12 +164,16 @@ fn a_resumed_session_goes_on_and_a_torn_tail_is_dropped_with_a_note() {
 fn a_record_that_does_not_verify_is_moved_aside_not_appended_to() {
     let dir = tempfile::tempdir().expect("tmp");
     let rec = SessionRecord::new("s-bad", "mock", dir.path());
-    Recorder::open(dir.path(), &rec).expect("open").end("x");
+    Recorder::open(dir.path(), &rec, shapes_only())
+        .expect("open")
+        .end("x");
     let path = path_of(dir.path(), "s-bad").expect("path");
     let mut bytes = std::fs::read(&path).expect("read");
     bytes[40] ^= 1;
     std::fs::write(&path, &bytes).expect("write");
-    Recorder::open(dir.path(), &rec).expect("reopen").end("y");
+    Recorder::open(dir.path(), &rec, shapes_only())
+        .expect("reopen")
+        .end("y");
     let v = verify(&std::fs::read(&path).expect("read"), &Options::default())
         .expect("new one verifies");
     assert_eq!(v.entries[1].kind, "note");
@@ -206,7 +216,7 @@ fn ana_suggests(seq: u64, body: &serde_json::Value) -> cohost_record::AuthorSig 
 fn a_participants_signed_suggestion_is_kept_only_when_it_is_clean_and_says_the_same() {
     let dir = tempfile::tempdir().expect("tmp");
     let rec = SessionRecord::new("s-signed", "mock", dir.path());
-    let r = Recorder::open(dir.path(), &rec).expect("open");
+    let r = Recorder::open(dir.path(), &rec, shapes_only()).expect("open");
     let secret = "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz012345-_x";
     let note = |id: &str, text: &str, said: serde_json::Value, seq| Note::Suggestion {
         id: id.into(),
@@ -267,4 +277,36 @@ fn a_participants_signed_suggestion_is_kept_only_when_it_is_clean_and_says_the_s
         v.entries[5].body.contains("the sanitizer redacts"),
         "{text}"
     );
+}
+
+/// Every string the record keeps passes the sanitizer the recorder was
+/// given: a value only it knows (no shape, no secret name; the
+/// process-wide sanitizer lets it through) is redacted in the prompt, the
+/// answer, a suggestion and the session entry.
+#[test]
+fn the_record_passes_the_sanitizer_it_was_given() {
+    const PLANTED: &str = "planted-q7Xw2Lm9Rk4Zt8Vn";
+    assert_eq!(cohost_core::sanitize::global().sanitize(PLANTED), PLANTED);
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut rec = SessionRecord::new("s-planted", "mock", dir.path());
+    rec.model = Some(format!("model-{PLANTED}"));
+    let none: [(&str, &str); 0] = [];
+    let given = cohost_core::Sanitizer::new(none, None).with_known_values([PLANTED]);
+    let r = Recorder::open(dir.path(), &rec, std::sync::Arc::new(given)).expect("open");
+    let mut input = PromptInput::text(format!("say {PLANTED}"));
+    input.correlation_id = Some("c1".into());
+    r.prompt(&input);
+    r.event(&ev("c1", 0, chunk(0, &format!("you said {PLANTED}"))));
+    r.note(Note::Suggestion {
+        id: "sg-1".into(),
+        author: format!("alice {PLANTED}"),
+        text: format!("ask {PLANTED}"),
+        to: None,
+        signed: None,
+    });
+    r.end("done");
+    let path = path_of(dir.path(), "s-planted").expect("path");
+    let text = std::fs::read_to_string(path).expect("record");
+    assert!(!text.contains(PLANTED), "{text}");
+    assert!(text.matches("[REDACTED]").count() >= 4, "{text}");
 }

@@ -630,7 +630,7 @@ pub async fn prepare(
     };
     let session = HostSession::new(factory, config, req.approvals.source, req.options);
     Ok(OpenSession::new(session, record, fell_back, cwd)
-        .with_signed_record(Some(host.paths.state_dir.clone()))
+        .with_signed_record(Some(host.paths.state_dir.clone()), host.sanitizer.clone())
         .with_checkpoints(checkpoints)
         .with_default_note(note)
         .with_credential_hint(hint)

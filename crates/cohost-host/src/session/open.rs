@@ -7,7 +7,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use cohost_core::port::inline_context_files;
 use cohost_core::{
-    Checkpoints, CohostError, EventSink, HostSession, PromptInput, ProviderDescriptor,
+    Checkpoints, CohostError, EventSink, HostSession, PromptInput, ProviderDescriptor, Sanitizer,
     SessionControl, State, TurnOutcome,
 };
 use cohost_session::{
@@ -29,9 +29,10 @@ pub struct OpenSession {
     credential_hint: Option<String>,
     approvals: Option<PendingApprovals>,
     checkpoints: Option<Arc<dyn Checkpoints>>,
-    /// Where the signed record goes (the state directory), for a recorded
-    /// session; its recorder once the session runs.
-    signed: Option<PathBuf>,
+    /// Where the signed record goes (the state directory) and what its
+    /// strings pass (the host's sanitizer), for a recorded session; its
+    /// recorder once the session runs.
+    signed: Option<(PathBuf, Arc<Sanitizer>)>,
     recorder: Option<Arc<crate::record::Recorder>>,
     /// The budget the session spends from, when it has one.
     budget: Option<cohost_session::BudgetSeat>,
@@ -68,9 +69,16 @@ impl OpenSession {
     }
 
     /// Keep a signed record of the session in `state_dir` (a recorded
-    /// session only: the record is named by its id).
-    pub(super) fn with_signed_record(mut self, state_dir: Option<PathBuf>) -> OpenSession {
-        self.signed = state_dir.filter(|_| self.record.is_some());
+    /// session only: the record is named by its id), its strings passing
+    /// `sanitizer`.
+    pub(super) fn with_signed_record(
+        mut self,
+        state_dir: Option<PathBuf>,
+        sanitizer: Arc<Sanitizer>,
+    ) -> OpenSession {
+        self.signed = state_dir
+            .filter(|_| self.record.is_some())
+            .map(|dir| (dir, sanitizer));
         self
     }
 
@@ -145,13 +153,15 @@ impl OpenSession {
         };
         let approvals = self.approvals.take();
         self.recorder = match (&self.signed, self.record()) {
-            (Some(dir), Some(rec)) => match crate::record::Recorder::open(dir, rec) {
-                Ok(r) => Some(r),
-                Err(e) => {
-                    tracing::warn!(error = %e, "this session has no signed record");
-                    None
+            (Some((dir, sanitizer)), Some(rec)) => {
+                match crate::record::Recorder::open(dir, rec, sanitizer.clone()) {
+                    Ok(r) => Some(r),
+                    Err(e) => {
+                        tracing::warn!(error = %e, "this session has no signed record");
+                        None
+                    }
                 }
-            },
+            }
             _ => None,
         };
         let recorder = self.recorder.clone();
