@@ -44,8 +44,9 @@ pub struct SessionOptions {
     pub turn_limit: Option<Duration>,
     /// What every event passes before any sink sees it (deltas as streams,
     /// tool inputs and outputs, status texts, errors). The composition
-    /// root's value; the default is the process-wide one
-    /// ([`crate::sanitize::shared`]).
+    /// root's value (cohost-host's session setup gives every session its
+    /// host's); the default knows the shapes only, no secret value, so the
+    /// domain never reaches the process-wide one.
     pub sanitizer: Arc<Sanitizer>,
 }
 
@@ -64,7 +65,7 @@ impl Default for SessionOptions {
             respawn_backoff: Duration::from_millis(250),
             output_preview_bytes: 2048,
             turn_limit: None,
-            sanitizer: crate::sanitize::shared(),
+            sanitizer: Arc::new(Sanitizer::new(Vec::<(String, String)>::new(), None)),
         }
     }
 }

@@ -175,7 +175,8 @@ pub struct SessionRequest {
     pub provider_settings: bool,
     /// An explicit binary (the smoke test passes the one discovery found).
     pub binary: Option<PathBuf>,
-    /// Engine tunables.
+    /// Engine tunables. Their `sanitizer` is the host's whatever is set
+    /// here: [`prepare`] gives every session the one its host was given.
     pub options: SessionOptions,
     /// The session record.
     pub recording: Recording,
@@ -628,7 +629,13 @@ pub async fn prepare(
         (Some(n), Some(s)) => Some(format!("{n}; {s}")),
         (n, s) => n.or(s),
     };
-    let session = HostSession::new(factory, config, req.approvals.source, req.options);
+    // Every event of every session passes its host's sanitizer: the
+    // composition root's value, whatever the front end left in `options`.
+    let options = SessionOptions {
+        sanitizer: host.sanitizer.clone(),
+        ..req.options
+    };
+    let session = HostSession::new(factory, config, req.approvals.source, options);
     Ok(OpenSession::new(session, record, fell_back, cwd)
         .with_signed_record(Some(host.paths.state_dir.clone()), host.sanitizer.clone())
         .with_checkpoints(checkpoints)

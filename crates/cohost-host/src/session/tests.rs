@@ -276,3 +276,30 @@ async fn a_worktree_outside_git_is_refused_with_a_fix() {
     );
     assert!(e.suggested_fix.unwrap().contains("without --worktree"));
 }
+
+/// Every session the setup service opens sanitizes its events with its
+/// host's sanitizer, whatever the request's options held: a value only
+/// that one knows (no shape, no secret name; neither the options' default
+/// nor the process-wide sanitizer knows it) comes back redacted.
+#[tokio::test]
+async fn sessions_sanitize_with_their_hosts_sanitizer() {
+    const PLANTED: &str = "planted-q7Xw2Lm9Rk4Zt8Vn";
+    assert_eq!(cohost_core::sanitize::global().sanitize(PLANTED), PLANTED);
+    let home = tempfile::tempdir().unwrap();
+    let none: [(&str, &str); 0] = [];
+    let given = cohost_core::Sanitizer::new(none, None).with_known_values([PLANTED]);
+    let h = host(home.path()).with_sanitizer(Arc::new(given));
+    let cfg = h.config().unwrap();
+    let mut s = open(&h, &cfg, request(home.path())).await.unwrap();
+    let mut events = Vec::new();
+    let mut sink = |e: Event| events.push(e);
+    s.prompt(
+        PromptInput::text(format!("[mock:say] {PLANTED}")),
+        &mut sink,
+    )
+    .await;
+    let shown = serde_json::to_string(&events).unwrap();
+    assert!(shown.contains("[REDACTED]"), "{shown}");
+    assert!(!shown.contains(PLANTED), "{shown}");
+    s.terminate().await.unwrap();
+}

@@ -27,11 +27,6 @@ use cohost_testbench::modgraph::{is_test_file, named_paths};
 /// changing while the rest moved).
 const ALLOWED: &[(&str, usize)] = &[
     ("cohost-cli/src/secrets.rs", 4),
-    // Being edited by others while the rest moved (multiplayer/).
-    ("cohost-cli/src/multiplayer/session.rs", 1),
-    // `SessionOptions::default()`'s sanitizer: front ends set theirs (the
-    // hub, the local API); the binary's defaults are its own global.
-    ("cohost-core/src/engine/mod.rs", 1),
     // The root re-export `cohost_core::sanitize`, until its last library
     // user is gone.
     ("cohost-core/src/lib.rs", 1),
