@@ -47,6 +47,8 @@ macro_rules! api_error_from_wire {
 
 api_error_from_wire!(
     cohost_discovery::DiscoveryError,
+    cohost_host::changes::ChangesError,
+    cohost_host::session::attach::AttachError,
     cohost_host::StoreError,
     cohost_session::SessionError,
 );

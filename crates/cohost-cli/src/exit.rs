@@ -107,6 +107,8 @@ macro_rules! failure_from_wire {
 
 failure_from_wire!(
     cohost_discovery::DiscoveryError,
+    cohost_host::changes::ChangesError,
+    cohost_host::session::attach::AttachError,
     cohost_host::record::RecordError,
     cohost_host::StoreError,
     cohost_session::SessionError,

@@ -4,12 +4,15 @@
 
 use std::path::{Path, PathBuf};
 
-use cohost_core::{CohostError, ErrorCode, TurnChanges};
+use cohost_core::TurnChanges;
+use cohost_discovery::host::Host;
 use cohost_git::{DiffBounds, Store};
 use serde::Serialize;
 
 use crate::store::{SessionRecord, SessionStore};
-use cohost_discovery::host::Host;
+
+mod error;
+pub use error::ChangesError;
 
 /// A session's recorded changes.
 #[derive(Debug, Clone, Serialize)]
@@ -70,13 +73,12 @@ pub fn find_session(
     host: &Host,
     session: Option<&str>,
     cwd: &Path,
-) -> Result<SessionRecord, CohostError> {
+) -> Result<SessionRecord, ChangesError> {
     let store = SessionStore::open(&host.paths.state_dir);
     match session {
-        Some(id) => store.get(id)?.ok_or_else(|| {
-            CohostError::new(ErrorCode::ConfigInvalid, format!("no session `{id}`"))
-                .with_fix("`cohost sessions` lists the recorded sessions")
-        }),
+        Some(id) => store
+            .get(id)?
+            .ok_or_else(|| ChangesError::NoSession { id: id.to_owned() }),
         None => {
             let here = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
             store
@@ -87,18 +89,12 @@ pub fn find_session(
                         || r.ran_in(cwd)
                         || std::fs::canonicalize(&r.cwd).is_ok_and(|c| c == here)
                 })
-                .ok_or_else(|| {
-                    CohostError::new(
-                        ErrorCode::ConfigInvalid,
-                        format!("no session was recorded in {}", here.display()),
-                    )
-                    .with_fix("name one (`cohost sessions` lists them), or run from its directory")
-                })
+                .ok_or(ChangesError::NoSessionHere { dir: here })
         }
     }
 }
 
-async fn store_of(host: &Host, rec: &SessionRecord) -> Result<Store, CohostError> {
+async fn store_of(host: &Host, rec: &SessionRecord) -> Result<Store, ChangesError> {
     Ok(Store::locate(&rec.cwd, &host.paths.state_dir).await?)
 }
 
@@ -109,7 +105,7 @@ pub async fn session_changes(
     rec: &SessionRecord,
     turn: Option<u64>,
     whole: bool,
-) -> Result<SessionChanges, CohostError> {
+) -> Result<SessionChanges, ChangesError> {
     let store = store_of(host, rec).await?;
     let bounds = if whole {
         DiffBounds::unbounded()
@@ -143,7 +139,7 @@ pub async fn turn_patch(
     host: &Host,
     rec: &SessionRecord,
     turn: u64,
-) -> Result<String, CohostError> {
+) -> Result<String, ChangesError> {
     let store = store_of(host, rec).await?;
     Ok(cohost_git::turn_patch(&store, &rec.id, turn).await?)
 }
@@ -154,7 +150,7 @@ pub async fn undo(
     rec: &SessionRecord,
     from: Option<u64>,
     force: bool,
-) -> Result<Undone, CohostError> {
+) -> Result<Undone, ChangesError> {
     let store = store_of(host, rec).await?;
     let r = cohost_git::undo(&store, &rec.id, from, force).await?;
     Ok(Undone {
@@ -173,7 +169,7 @@ pub fn find_worktree_session(
     host: &Host,
     session: Option<&str>,
     cwd: &Path,
-) -> Result<SessionRecord, CohostError> {
+) -> Result<SessionRecord, ChangesError> {
     let rec = match session {
         Some(_) => find_session(host, session, cwd)?,
         None => {
@@ -186,24 +182,11 @@ pub fn find_worktree_session(
                         .as_ref()
                         .is_some_and(|w| here.starts_with(&w.origin) || here.starts_with(&w.path))
                 })
-                .ok_or_else(|| {
-                    CohostError::new(
-                        ErrorCode::ConfigInvalid,
-                        format!(
-                            "no session with a worktree was made from {}",
-                            here.display()
-                        ),
-                    )
-                    .with_fix("name one (`cohost worktree list`), or start one with --worktree")
-                })?
+                .ok_or(ChangesError::NoWorktreeSessionHere { dir: here })?
         }
     };
     if rec.worktree.is_none() {
-        return Err(CohostError::new(
-            ErrorCode::ConfigInvalid,
-            format!("session {} does not run in a worktree of its own", rec.id),
-        )
-        .with_fix("`cohost worktree list` shows the sessions that do"));
+        return Err(ChangesError::NotInWorktree { id: rec.id });
     }
     Ok(rec)
 }
@@ -242,12 +225,9 @@ pub async fn worktree(
     host: &Host,
     rec: &SessionRecord,
     op: WorktreeOp,
-) -> Result<WorktreeOutcome, CohostError> {
+) -> Result<WorktreeOutcome, ChangesError> {
     let Some(w) = &rec.worktree else {
-        return Err(CohostError::new(
-            ErrorCode::ConfigInvalid,
-            format!("session {} has no worktree", rec.id),
-        ));
+        return Err(ChangesError::NoWorktree { id: rec.id.clone() });
     };
     let wt = cohost_git::Worktree::from(w);
     let state = &host.paths.state_dir;
@@ -284,7 +264,13 @@ pub struct Kept {
 /// Keep `rec`'s changes (apply, or with `merge` merge its branch) and drop
 /// the worktrees of the other members of its room. Nothing is dropped when
 /// bringing the changes in fails (a conflict leaves every worktree).
-pub async fn keep(host: &Host, rec: &SessionRecord, merge: bool) -> Result<Kept, CohostError> {
+/// The error is the wire error: the room's `/keep` (`room_members.rs`)
+/// refuses with one (its `Refused::Error` holds a `CohostError`).
+pub async fn keep(
+    host: &Host,
+    rec: &SessionRecord,
+    merge: bool,
+) -> Result<Kept, cohost_core::CohostError> {
     let op = if merge {
         WorktreeOp::Merge
     } else {

@@ -19,7 +19,11 @@ fn record(
             "this session is not recorded, so its changes are not either",
         )
     })?;
-    cohost_host::changes::find_session(host, Some(id), session.cwd())
+    Ok(cohost_host::changes::find_session(
+        host,
+        Some(id),
+        session.cwd(),
+    )?)
 }
 
 /// `/diff [TURN]` or `/undo [TURN]`, as typed on a console.
@@ -74,7 +78,8 @@ impl ChangesCommand {
     }
 }
 
-fn failed(e: CohostError) -> Incoming {
+fn failed(e: impl Into<CohostError>) -> Incoming {
+    let e = e.into();
     Incoming::Error {
         message: e.message,
         fix: e.suggested_fix,

@@ -151,9 +151,11 @@ async fn list(host: &cohost_discovery::Host, json: bool) -> CmdResult {
         .collect();
     let mut rows = Vec::new();
     for rec in &records {
+        // Shown as users see errors: the wire message.
         let files = changes::worktree(host, rec, WorktreeOp::Status)
             .await
-            .map(|o| o.files);
+            .map(|o| o.files)
+            .map_err(cohost_core::CohostError::from);
         rows.push((rec, files));
     }
     if json {

@@ -7,9 +7,10 @@
 use std::path::{Path, PathBuf};
 
 use base64::Engine as _;
-use cohost_core::{
-    CohostError, ContextFile, ErrorCode, PromptImage, PromptInput, ProviderDescriptor,
-};
+use cohost_core::{ContextFile, PromptImage, PromptInput, ProviderDescriptor};
+
+mod error;
+pub use error::AttachError;
 
 /// Largest attached text file (the whole file, before a range is taken).
 pub const MAX_FILE_BYTES: u64 = 4 << 20;
@@ -17,13 +18,9 @@ pub const MAX_FILE_BYTES: u64 = 4 << 20;
 pub const MAX_IMAGE_BYTES: u64 = 20 << 20;
 
 /// `PATH`, or `PATH:A-B` / `PATH:A` (1-based, inclusive lines).
-pub fn parse_file_spec(spec: &str) -> Result<(PathBuf, Option<(usize, usize)>), CohostError> {
-    let bad = || {
-        CohostError::new(
-            ErrorCode::ConfigInvalid,
-            format!("`{spec}` is not a valid line range"),
-        )
-        .with_fix("give lines as PATH:START-END or PATH:LINE, counting from 1, START <= END")
+pub fn parse_file_spec(spec: &str) -> Result<(PathBuf, Option<(usize, usize)>), AttachError> {
+    let bad = || AttachError::BadRange {
+        spec: spec.to_owned(),
     };
     let Some((path, range)) = spec.rsplit_once(':') else {
         return Ok((PathBuf::from(spec), None));
@@ -54,64 +51,52 @@ fn resolve(cwd: &Path, path: &Path) -> PathBuf {
     }
 }
 
-fn read(path: &Path, max: u64, what: &str) -> Result<Vec<u8>, CohostError> {
-    let meta = std::fs::metadata(path).map_err(|e| {
-        CohostError::new(
-            ErrorCode::ConfigInvalid,
-            format!("cannot attach {}: {e}", path.display()),
-        )
-        .with_fix(format!(
-            "pass an existing {what} (relative paths are the session's cwd's)"
-        ))
+fn read(path: &Path, max: u64, what: &'static str) -> Result<Vec<u8>, AttachError> {
+    let meta = std::fs::metadata(path).map_err(|source| AttachError::Missing {
+        path: path.to_path_buf(),
+        what,
+        source,
     })?;
     if !meta.is_file() {
-        return Err(CohostError::new(
-            ErrorCode::ConfigInvalid,
-            format!("cannot attach {}: not a file", path.display()),
-        )
-        .with_fix(format!("pass a {what}, not a directory")));
+        return Err(AttachError::NotAFile {
+            path: path.to_path_buf(),
+            what,
+        });
     }
     if meta.len() > max {
-        return Err(CohostError::new(
-            ErrorCode::ConfigInvalid,
-            format!(
-                "{} is {} bytes; an attached {what} may have at most {max}",
-                path.display(),
-                meta.len()
-            ),
-        )
-        .with_fix("attach a line range (PATH:START-END) or a smaller file"));
+        return Err(AttachError::TooLarge {
+            path: path.to_path_buf(),
+            what,
+            size: meta.len(),
+            max,
+        });
     }
-    std::fs::read(path).map_err(|e| cohost_discovery::fsutil::io_error("read", path, e))
+    std::fs::read(path).map_err(|source| AttachError::Unreadable {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 /// One `--file` spec as a context file with its content (only the range's
 /// lines when one is given). The path stays as the user wrote it.
-pub fn read_file(cwd: &Path, spec: &str) -> Result<ContextFile, CohostError> {
+pub fn read_file(cwd: &Path, spec: &str) -> Result<ContextFile, AttachError> {
     let (path, range) = parse_file_spec(spec)?;
     let full = resolve(cwd, &path);
     let bytes = read(&full, MAX_FILE_BYTES, "text file")?;
-    let text = String::from_utf8(bytes).map_err(|_| {
-        CohostError::new(
-            ErrorCode::ConfigInvalid,
-            format!("{} is not UTF-8 text", path.display()),
-        )
-        .with_fix("attach images with --image; other binary files cannot be attached")
+    let text = String::from_utf8(bytes).map_err(|source| AttachError::NotText {
+        path: path.clone(),
+        source,
     })?;
     let content = match range {
         None => text,
         Some((a, b)) => {
             let lines: Vec<&str> = text.lines().collect();
             if a > lines.len() {
-                return Err(CohostError::new(
-                    ErrorCode::ConfigInvalid,
-                    format!(
-                        "{} has {} lines; the range starts at {a}",
-                        path.display(),
-                        lines.len()
-                    ),
-                )
-                .with_fix("pick lines inside the file"));
+                return Err(AttachError::PastTheEnd {
+                    path,
+                    lines: lines.len(),
+                    start: a,
+                });
             }
             lines[a - 1..b.min(lines.len())].join("\n")
         }
@@ -138,15 +123,11 @@ pub fn sniff_image(bytes: &[u8]) -> Option<&'static str> {
 }
 
 /// One `--image` path, read and encoded.
-pub fn read_image(cwd: &Path, path: &Path) -> Result<PromptImage, CohostError> {
+pub fn read_image(cwd: &Path, path: &Path) -> Result<PromptImage, AttachError> {
     let full = resolve(cwd, path);
     let bytes = read(&full, MAX_IMAGE_BYTES, "image")?;
-    let media_type = sniff_image(&bytes).ok_or_else(|| {
-        CohostError::new(
-            ErrorCode::ConfigInvalid,
-            format!("{} is not a PNG, JPEG, GIF or WebP image", path.display()),
-        )
-        .with_fix("convert it to PNG or JPEG; text files go in --file")
+    let media_type = sniff_image(&bytes).ok_or_else(|| AttachError::NotAnImage {
+        path: path.to_path_buf(),
     })?;
     Ok(PromptImage {
         path: full,
@@ -156,18 +137,13 @@ pub fn read_image(cwd: &Path, path: &Path) -> Result<PromptImage, CohostError> {
 }
 
 /// UNSUPPORTED_MODE when `d` takes no images.
-pub fn check_images(d: &ProviderDescriptor, images: &[PromptImage]) -> Result<(), CohostError> {
+pub fn check_images(d: &ProviderDescriptor, images: &[PromptImage]) -> Result<(), AttachError> {
     if images.is_empty() || d.capabilities.images {
         return Ok(());
     }
-    Err(CohostError::new(
-        ErrorCode::UnsupportedMode,
-        format!("`{}` does not take images", d.id),
-    )
-    .with_fix(
-        "drop --image, or use a provider that takes them: claude, an API \
-         provider such as anthropic or openai (`cohost agents --json`: driver.images)",
-    ))
+    Err(AttachError::NoImages {
+        provider: d.id.clone(),
+    })
 }
 
 /// A prompt for provider `d` running in `cwd`, with `files` (`PATH[:A-B]`
@@ -178,7 +154,7 @@ pub fn prompt_input(
     text: impl Into<String>,
     files: &[String],
     images: &[PathBuf],
-) -> Result<PromptInput, CohostError> {
+) -> Result<PromptInput, AttachError> {
     let mut input = PromptInput::text(text);
     for spec in files {
         input.context_files.push(read_file(cwd, spec)?);
@@ -211,7 +187,7 @@ mod tests {
         );
         for bad in ["a.rs:0-2", "a.rs:5-3", "a.rs:1-", "a.rs:-"] {
             let e = parse_file_spec(bad).unwrap_err();
-            assert_eq!(e.code, ErrorCode::ConfigInvalid, "{bad}");
+            assert_eq!(e.code(), cohost_core::ErrorCode::ConfigInvalid, "{bad}");
         }
     }
 
@@ -242,7 +218,8 @@ mod tests {
             png
         );
         std::fs::write(dir.path().join("t.png"), "not an image").unwrap();
-        let e = read_image(dir.path(), Path::new("t.png")).unwrap_err();
+        let e =
+            cohost_core::CohostError::from(read_image(dir.path(), Path::new("t.png")).unwrap_err());
         assert!(e.message.contains("not a PNG"), "{}", e.message);
     }
 }

@@ -96,7 +96,7 @@ impl OpenSession {
         text: impl Into<String>,
         files: &[String],
         images: &[PathBuf],
-    ) -> Result<PromptInput, CohostError> {
+    ) -> Result<PromptInput, super::attach::AttachError> {
         super::attach::prompt_input(self.descriptor(), &self.cwd, text, files, images)
     }
 
