@@ -20,7 +20,7 @@ mod turn;
 #[cfg(test)]
 mod sanitizer_tests;
 
-pub use state::AcpState;
+pub use state::{rpc_error, AcpState};
 
 use std::sync::Arc;
 
@@ -35,23 +35,9 @@ use agent_client_protocol::v1::schema::{
 };
 use agent_client_protocol::{on_receive_notification, on_receive_request, Agent, Lines};
 use cohost_core::sync::lock;
-use cohost_core::{ApprovalMode, CohostError, ErrorCode, ResumeSupport, Sanitizer};
+use cohost_core::{ApprovalMode, CohostError, ErrorCode, ResumeSupport};
 
 use crate::hub::{Hub, OpenRequest};
-
-/// cohost's error as a JSON-RPC error, through `sanitizer` (the host's):
-/// the code's name and the fix ride in `data`.
-pub fn rpc_error(sanitizer: &Sanitizer, e: &CohostError) -> agent_client_protocol::Error {
-    let mut data = serde_json::to_value(e).unwrap_or_default();
-    sanitizer.sanitize_json(&mut data);
-    agent_client_protocol::Error::new(
-        agent_client_protocol::ErrorCode::INTERNAL_ERROR,
-        sanitizer
-            .sanitize(&format!("{}: {}", e.code, e.message))
-            .into_owned(),
-    )
-    .data(data)
-}
 
 /// A `cwd` from the client: ACP requires an absolute path, and the agent
 /// needs it to exist. Refused as invalid params, with what to send instead.

@@ -6,9 +6,23 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 use cohost_core::sync::lock;
-use cohost_core::{ApprovalMode, CohostError};
+use cohost_core::{ApprovalMode, CohostError, Sanitizer};
 
 use crate::hub::{Hub, HubSession};
+
+/// cohost's error as a JSON-RPC error, through `sanitizer` (the host's):
+/// the code's name and the fix ride in `data`.
+pub fn rpc_error(sanitizer: &Sanitizer, e: &CohostError) -> agent_client_protocol::Error {
+    let mut data = serde_json::to_value(e).unwrap_or_default();
+    sanitizer.sanitize_json(&mut data);
+    agent_client_protocol::Error::new(
+        agent_client_protocol::ErrorCode::INTERNAL_ERROR,
+        sanitizer
+            .sanitize(&format!("{}: {}", e.code, e.message))
+            .into_owned(),
+    )
+    .data(data)
+}
 
 /// Shared by every handler of one connection.
 pub struct AcpState {
@@ -52,7 +66,7 @@ impl AcpState {
 
     /// `e` as a JSON-RPC error, through the host's sanitizer.
     pub(super) fn rpc_error(&self, e: &CohostError) -> agent_client_protocol::Error {
-        super::rpc_error(&self.hub.host().sanitizer, e)
+        rpc_error(&self.hub.host().sanitizer, e)
     }
 
     pub(super) fn mode(&self, id: &str) -> ApprovalMode {
