@@ -70,9 +70,12 @@ pub(crate) const SPEC: CliEntry = CliEntry {
         system_prompt: true,
         // `-c mcp_servers.NAME={…}` before the subcommand (both engines).
         mcp_servers: true,
-        // No `mcp_approvals`: 0.171.0 runs a tool of those servers without
-        // asking cohost (no `requestApproval` for it; `room_real.rs`,
-        // `codex_asks_through_the_room_bridge_*`), so the room bridge asks.
+        // No `mcp_approvals`: 0.171.0 asks about an MCP tool call with an
+        // `mcpServer/elicitation/request`, not a `requestApproval` the
+        // driver routes to cohost; for cohost's own servers the driver says
+        // yes and the room bridge asks the room's policy in its stead
+        // (`normalize/approvals.rs`; `room_real.rs`,
+        // `codex_asks_through_the_room_bridge_only_as_the_host_allows`).
         // `turn/steer {threadId, expectedTurnId, input}` (app-server schema
         // of 0.171.0, tests/agents/schemas/); not `exec`.
         steer: true,
@@ -247,6 +250,7 @@ impl AgentAdapter for CodexAdapter {
             fork: config.fork,
             system_prompt: config.system_prompt.clone(),
             outer_sandbox: outer_sandbox(config),
+            own_mcp_servers: config.mcp_servers.iter().map(|m| m.name.clone()).collect(),
         };
         let server = AppServer::start(spec, cfg).await?;
         let session_id = server.thread_id();

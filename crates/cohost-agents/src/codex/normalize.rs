@@ -44,6 +44,11 @@ pub struct CoreConfig {
     /// which needs `mount`, which the kernel refuses to a process under
     /// Landlock) cannot run inside it, so commands run in cohost's.
     pub outer_sandbox: bool,
+    /// The names of the MCP servers cohost gave codex
+    /// ([`cohost_core::AdapterConfig::mcp_servers`]: a room's bridge),
+    /// whose calls cohost approves where they land (see
+    /// `normalize/approvals.rs`).
+    pub own_mcp_servers: Vec<String>,
 }
 
 /// `turn/start`'s input items: the text, then one `localImage` per image

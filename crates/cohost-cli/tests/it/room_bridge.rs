@@ -7,15 +7,36 @@ use std::sync::Arc;
 
 use cohost_agents::mock::{MockFactory, MockOptions};
 use cohost_core::bridge::BridgeRules;
-use cohost_core::{AdapterConfig, HostSession, Policy, SessionOptions};
+use cohost_core::{
+    AdapterConfig, AdapterFactory, AgentAdapter, HostSession, Policy, ProviderDescriptor,
+    SessionOptions,
+};
 use cohost_host::session::{BridgeSockets, OpenSession, BRIDGE_SOCKET_VAR};
 use cohost_session::{BridgeNote, Member, Room, RoomBridge};
 use serde_json::Value;
 
 use crate::clients::{cohost, python_with, script};
 
+/// The mock, as an agent that asks cohost before it runs an MCP tool (as
+/// Claude Code does): its bridge calls come approved, so this test of the
+/// MCP plumbing needs no turn to approve them in.
+struct Asks(MockFactory);
+
+impl AdapterFactory for Asks {
+    fn descriptor(&self) -> ProviderDescriptor {
+        let mut d = self.0.descriptor();
+        d.capabilities.mcp_servers = true;
+        d.capabilities.mcp_approvals = true;
+        d
+    }
+
+    fn create(&self) -> Box<dyn AgentAdapter> {
+        self.0.create()
+    }
+}
+
 async fn mock(name: &str) -> Member {
-    let factory = Arc::new(MockFactory::new(MockOptions::default()));
+    let factory = Arc::new(Asks(MockFactory::new(MockOptions::default())));
     let mut session = HostSession::new(
         factory,
         AdapterConfig::default(),

@@ -6,8 +6,10 @@
 //! brings one member's file into the checkout and drops the other's
 //! worktree; `cohost share --agent claude --agent gemini` runs a
 //! co-driver's `@gemini` suggestion on Gemini alone and asks the host
-//! about Claude's tool call by name. Skips loudly when a CLI is missing,
-//! unless `CI` is set.
+//! about Claude's tool call by name; members ask each other through the
+//! room bridge only as the host allows (Claude asking itself, Codex asked
+//! about by the bridge). Skips loudly when a CLI is missing, unless `CI`
+//! is set.
 
 use std::collections::BTreeMap;
 
@@ -476,6 +478,142 @@ async fn claude_asks_codex_through_the_room_bridge_after_the_host_allows_it() {
         fed_back.contains("bridge-marker-9"),
         "it is claude's conversation"
     );
+
+    host_notices::quit(host, stdin).await;
+}
+
+/// The answers of the shared room's host console, as notices: the next
+/// approval, its tool id after checking whose it is and what it asks.
+async fn bridge_approval(notices: &mut host_notices::Notices, asked: &str) -> String {
+    let approval = notices
+        .until("codex's bridge call", |n| {
+            (n["notice"] == "approval_needed").then(|| n.clone())
+        })
+        .await;
+    // Codex runs MCP tools without asking cohost: this request is the
+    // bridge's own, raised on codex's turn.
+    assert_eq!(approval["agent"], "codex", "{approval}");
+    assert_eq!(
+        approval["name"], "mcp__cohost_room__ask_member",
+        "{approval}"
+    );
+    assert_eq!(approval["input"]["name"], "codex#2", "{approval}");
+    assert!(
+        approval["input"]["prompt"]
+            .as_str()
+            .unwrap_or("")
+            .contains(asked),
+        "{approval}"
+    );
+    approval["tool_id"].as_str().unwrap().to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn codex_asks_through_the_room_bridge_only_as_the_host_allows() {
+    // Codex runs MCP tools without asking cohost, so the room bridge asks
+    // the host itself: an allowed `ask_member` runs a turn on the other
+    // member (a second Codex) and its answer comes back to Codex's model as
+    // the tool's result; a denied one gives Codex's model an error naming
+    // who refused, and the other member runs nothing.
+    use tokio::io::AsyncWriteExt;
+    if require_cli(AgentCli::Codex).is_none() {
+        return;
+    }
+    let script = serde_json::json!({
+        "default": "text",
+        "steps": [
+            {"scenario": "tool", "match": "bridge-allow-3", "tool": "ask_member",
+             "args": {"name": "codex#2", "prompt": "codex-question-5: what colour is the sky?"}},
+            {"scenario": "text", "match": "codex-question-5", "text": "the sky is teal, says codex#2"},
+            {"scenario": "tool", "match": "bridge-deny-4", "tool": "ask_member",
+             "args": {"name": "codex#2", "prompt": "codex-question-6: and the sea?"}}
+        ]
+    });
+    let config = FakeLlmConfig {
+        script: Some(
+            cohost_fakellm::parse_script(&script.to_string(), std::path::Path::new("inline.json"))
+                .unwrap(),
+        ),
+        ..FakeLlmConfig::default()
+    };
+    let b = Bench::start_many(&[AgentCli::Codex], config).await.unwrap();
+    let (home, dir) = (b.home().to_path_buf(), b.cwd().to_path_buf());
+    users_repo(&home, &dir);
+    let share = [
+        "share",
+        "--agent",
+        "codex",
+        "--agent",
+        "codex",
+        "--approve",
+        "ask",
+        "--json",
+    ];
+    let (host, mut stdin, mut notices) = host_notices::share(&b, share);
+    notices
+        .until("the invites", |n| (n["notice"] == "invites").then_some(()))
+        .await;
+
+    // Allowed: the call waited for the host, then codex#2 answered.
+    stdin
+        .write_all(b"@codex bridge-allow-3 ask codex#2 about the sky\n")
+        .await
+        .unwrap();
+    let tool = bridge_approval(&mut notices, "codex-question-5").await;
+    assert!(
+        b.last_request_with("codex-question-5").is_none(),
+        "codex#2 was asked before the host allowed it"
+    );
+    stdin
+        .write_all(format!("/allow {tool}\n").as_bytes())
+        .await
+        .unwrap();
+    notices.room("codex asks codex#2").await;
+    let end = notices
+        .until("codex's turn end", |n| {
+            let e = &n["event"];
+            (e["agent"] == "codex" && e["type"] == "stream_end").then(|| e.clone())
+        })
+        .await;
+    assert_eq!(end["reason"], "completed", "{end}");
+    let fed_back = b
+        .last_request_with("the sky is teal, says codex#2")
+        .expect("codex#2's answer reached codex's model");
+    assert!(fed_back.contains("bridge-allow-3"), "it is codex's turn");
+
+    // Denied: codex's model reads who refused; codex#2 is never asked.
+    stdin
+        .write_all(b"@codex bridge-deny-4 ask codex#2 about the sea\n")
+        .await
+        .unwrap();
+    let tool = bridge_approval(&mut notices, "codex-question-6").await;
+    stdin
+        .write_all(format!("/deny {tool}\n").as_bytes())
+        .await
+        .unwrap();
+    let note = notices.room("codex's bridge call was refused").await;
+    assert!(note.contains("denied by the host"), "{note}");
+    let end = notices
+        .until("codex's second turn end", |n| {
+            let e = &n["event"];
+            (e["agent"] == "codex" && e["type"] == "stream_end").then(|| e.clone())
+        })
+        .await;
+    assert_eq!(end["reason"], "completed", "{end}");
+    let refused = b
+        .last_request_with("bridge-deny-4")
+        .expect("codex's model was asked again after the call");
+    assert!(
+        refused.contains("the room did not allow codex's call of mcp__cohost_room__ask_member"),
+        "{refused}"
+    );
+    assert!(refused.contains("denied by the host"), "{refused}");
+    let asked_6 = b.fake().requests().into_iter().any(|r| {
+        let body = r.body.to_string();
+        body.contains("another agent in this cohost room, asks you")
+            && body.contains("codex-question-6")
+    });
+    assert!(!asked_6, "codex#2 ran a turn for a denied call");
 
     host_notices::quit(host, stdin).await;
 }

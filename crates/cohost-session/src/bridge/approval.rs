@@ -100,37 +100,98 @@ fn remembered_no() -> Decision {
 /// The error the calling agent's model reads: its call was not allowed,
 /// by whom, and why.
 pub(crate) fn refusal(member: &str, tool: &str, d: &Decision) -> CohostError {
-    let by = match d.origin {
-        DecisionOrigin::Policy => "denied by the room's approval policy".to_owned(),
-        DecisionOrigin::Deadline => "nobody decided before the deadline".to_owned(),
-        DecisionOrigin::Cancelled => "no decision: the turn was interrupted or ended".to_owned(),
-        DecisionOrigin::Crash => "no decision: the agent stopped".to_owned(),
-        DecisionOrigin::User | DecisionOrigin::Remote | DecisionOrigin::Other => {
-            if d.deciders.is_empty() {
-                let who = match d.origin {
-                    DecisionOrigin::Remote => "the host",
-                    _ => "the person deciding",
-                };
-                format!("denied by {who}")
-            } else {
-                let names: Vec<String> = d.deciders.iter().map(|n| inert_line(n)).collect();
-                format!("denied by {}", names.join(", "))
-            }
-        }
-    };
     let why = d
         .message
         .as_deref()
         .filter(|m| !m.is_empty())
-        .map(|m| format!(" ({})", inert_line(m)))
-        .unwrap_or_default();
+        .map(inert_line);
+    let named = (!d.deciders.is_empty()).then(|| {
+        let names: Vec<String> = d.deciders.iter().map(|n| inert_line(n)).collect();
+        format!("denied by {}", names.join(", "))
+    });
+    let by = match (d.origin, named, why) {
+        (DecisionOrigin::Deadline, _, _) => "nobody decided before the deadline".to_owned(),
+        (DecisionOrigin::Cancelled | DecisionOrigin::Crash, _, why) => format!(
+            "no decision: {}",
+            why.unwrap_or_else(|| "the turn ended first".into())
+        ),
+        (DecisionOrigin::Policy, _, _) => "denied by the room's approval policy".to_owned(),
+        // A reason that says who already ("denied by the host") is enough.
+        (_, None, Some(why)) if why.starts_with("denied") => why,
+        (_, Some(named), Some(why)) if !why.starts_with("denied") => format!("{named} ({why})"),
+        (_, Some(named), _) => named,
+        (DecisionOrigin::Remote, None, why) => with_reason("denied by the host", why),
+        (_, None, why) => with_reason("denied by the person deciding", why),
+    };
     CohostError::new(
         ErrorCode::PermissionRequired,
         format!(
-            "the room did not allow {}'s call of {tool}: {by}{why}",
+            "the room did not allow {}'s call of {tool}: {by}",
             inert_line(member)
         ),
     )
     .with_fix("go on without it, or ask the people in the room to allow it")
     .retryable(false)
+}
+
+fn with_reason(by: &str, why: Option<String>) -> String {
+    match why {
+        Some(why) => format!("{by} ({why})"),
+        None => by.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn said(d: Decision) -> String {
+        refusal("codex", "mcp__cohost_room__ask_member", &d).message
+    }
+
+    #[test]
+    fn a_refusal_says_who_refused_once() {
+        let pre = "the room did not allow codex's call of mcp__cohost_room__ask_member: ";
+        let cases = [
+            (
+                Decision::deny(DecisionOrigin::User, "not now").by(vec!["ana".into()]),
+                "denied by ana (not now)",
+            ),
+            (
+                Decision::deny(DecisionOrigin::User, "denied by the host"),
+                "denied by the host",
+            ),
+            (
+                Decision::deny(DecisionOrigin::Remote, "").by(vec!["ana".into(), "bo".into()]),
+                "denied by ana, bo",
+            ),
+            (
+                Decision::deny(DecisionOrigin::Remote, "too risky"),
+                "denied by the host (too risky)",
+            ),
+            (
+                Decision::deny(DecisionOrigin::Policy, "denied by cohost policy"),
+                "denied by the room's approval policy",
+            ),
+            (
+                Decision::deny(DecisionOrigin::Deadline, "no decision before the deadline"),
+                "nobody decided before the deadline",
+            ),
+            (
+                Decision::deny(DecisionOrigin::Cancelled, "the turn was interrupted"),
+                "no decision: the turn was interrupted",
+            ),
+        ];
+        for (d, want) in cases {
+            assert_eq!(said(d), format!("{pre}{want}"));
+        }
+        let e = refusal(
+            "codex\u{1b}[2J",
+            "t",
+            &Decision::deny(DecisionOrigin::User, "x\u{1b}]0;y").by(vec!["a\u{1b}[1m".into()]),
+        );
+        assert!(!e.message.contains('\u{1b}'), "{e}");
+        assert_eq!(e.code, ErrorCode::PermissionRequired);
+        assert!(e.suggested_fix.is_some());
+    }
 }

@@ -16,6 +16,18 @@ impl AppServerCore {
                 Answer::Permissions(params.get("permissions").cloned().unwrap_or(json!({})))
             }
             m if m.ends_with("requestApproval") => Answer::Decision,
+            "mcpServer/elicitation/request" if self.own_tool_call(&params) => {
+                // codex asks before a tool of an MCP server cohost gave it
+                // (0.171.0: `_meta.codex_approval_kind` `mcp_tool_call`).
+                // Such a server puts each call to the room's approval
+                // policy itself (the room bridge asks for every call of an
+                // agent whose capabilities lack `mcp_approvals`), so the
+                // question is answered yes here rather than asked twice.
+                return vec![Action::Write(wire::reply(
+                    &id,
+                    json!({"action": "accept", "content": {}}),
+                ))];
+            }
             _ => {
                 self.unknown += 1;
                 return vec![Action::Write(wire::reply_error(
@@ -51,6 +63,19 @@ impl AppServerCore {
                 ]
             }
         }
+    }
+
+    /// An elicitation that is codex's approval of a tool call of one of
+    /// cohost's own MCP servers (any other, a user's server's or a form a
+    /// server asks a person to fill, gets the error every unrouted request
+    /// gets).
+    fn own_tool_call(&self, p: &Value) -> bool {
+        let kind = p
+            .pointer("/_meta/codex_approval_kind")
+            .and_then(Value::as_str);
+        let server = p.get("serverName").and_then(Value::as_str);
+        kind == Some("mcp_tool_call")
+            && server.is_some_and(|s| self.cfg.own_mcp_servers.iter().any(|o| o == s))
     }
 
     fn approval_call(&self, method: &str, rpc_id: &Value, p: &Value) -> ToolCallInfo {

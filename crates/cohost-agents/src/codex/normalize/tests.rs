@@ -309,6 +309,40 @@ fn malformed_lines_are_non_fatal_errors() {
     assert_eq!(core.unknown_count(), 1); // the huge but valid unknown notification
 }
 
+/// codex 0.171.0 asks before an MCP tool call with an elicitation: for a
+/// server cohost gave it (the room bridge, which asks the room itself) the
+/// answer is yes at once; for any other server, and for a real form, it is
+/// the error every unrouted request gets (codex then rejects the call).
+#[test]
+fn codex_asking_about_a_tool_of_cohosts_own_mcp_server_is_answered_yes() {
+    let mut core = AppServerCore::new(CoreConfig {
+        approval: ApprovalMode::Ask,
+        own_mcp_servers: vec!["cohost_room".into()],
+        ..CoreConfig::default()
+    });
+    let ask = |server: &str, kind: &str| {
+        json!({"id": 7, "method": "mcpServer/elicitation/request", "params": {
+            "serverName": server, "threadId": "t", "mode": "form",
+            "message": format!("Allow the {server} MCP server to run tool \"ask_member\"?"),
+            "requestedSchema": {"type": "object", "properties": {}},
+            "_meta": {"codex_approval_kind": kind, "tool_params": {"name": "claude"}}
+        }})
+        .to_string()
+    };
+    let reply = |out: Vec<Action>| match out.as_slice() {
+        [Action::Write(s)] => serde_json::from_str::<Value>(s).unwrap(),
+        other => panic!("{other:?}"),
+    };
+    let yes = reply(core.on_line(&ask("cohost_room", "mcp_tool_call")));
+    assert_eq!(yes["id"], 7);
+    assert_eq!(yes["result"], json!({"action": "accept", "content": {}}));
+    let theirs = reply(core.on_line(&ask("notes", "mcp_tool_call")));
+    assert_eq!(theirs["error"]["code"], -32601, "{theirs}");
+    let form = reply(core.on_line(&ask("cohost_room", "form")));
+    assert_eq!(form["error"]["code"], -32601, "{form}");
+    assert_eq!(core.unknown_count(), 2);
+}
+
 #[test]
 fn unknown_server_requests_get_an_error_at_once() {
     let mut core = ready_core(ApprovalMode::Ask);
