@@ -1,5 +1,6 @@
-//! The `cohost` binary's library half: subcommands, rendering, and the
-//! multiplayer host/participant logic, kept in a library so integration
+//! The `cohost` binary's library half: subcommands, argument parsing,
+//! rendering and the wiring of the front ends (the sharing host and
+//! participant are `cohost-sharing`), kept in a library so integration
 //! tests can drive them in-process.
 
 // Only the terminal prompt polls stdin through libc (a cancellable read), and
@@ -11,7 +12,6 @@ pub mod diffview;
 pub mod exit;
 pub mod fsutil;
 pub mod hostctx;
-pub mod multiplayer;
 pub mod providers;
 pub mod quiet;
 pub mod render;

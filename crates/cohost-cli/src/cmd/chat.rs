@@ -16,10 +16,10 @@ use tokio::sync::mpsc;
 
 pub use super::chat_args::ChatArgs;
 use super::chat_args::{Ctx, Target};
-use super::room_members::RoomPlace;
 use crate::cmd::screen::{decide, on_terminal, watch_signals};
 use crate::cmd::turn_changes;
 use crate::exit::{CmdResult, Failure};
+use cohost_sharing::room_members::RoomPlace;
 
 fn info(s: &RunningSession) -> SessionInfo {
     SessionInfo {
@@ -125,7 +125,7 @@ async fn run_room(ctx: Ctx) -> CmdResult {
     let agents = ctx.args.target.agent.clone();
     // Members may ask each other (`ask_member`), each call approved like
     // any tool call of theirs.
-    let bridged = crate::cmd::bridged::bridge();
+    let bridged = cohost_sharing::bridged::bridge();
     let sockets = bridged.as_ref().map(|b| b.sockets.clone());
     let prepared = session::prepare_room(&ctx.host, &ctx.cfg, &agents, |name, id| {
         let mut req = ctx.request(&Target {
@@ -133,7 +133,7 @@ async fn run_room(ctx: Ctx) -> CmdResult {
             model: ctx.args.target.model.clone(),
             resume: None,
         });
-        crate::cmd::bridged::offer(sockets.as_ref(), name, &mut req);
+        cohost_sharing::bridged::offer(sockets.as_ref(), name, &mut req);
         req.budget = ctx.seat(name);
         req
     })
@@ -275,7 +275,7 @@ async fn drive(
                 }),
             },
             Effect::Budget(arg) => say(ctx.budget_notice(&arg)),
-            Effect::Spend => say(Incoming::Notice(crate::spend::spend_command(
+            Effect::Spend => say(Incoming::Notice(cohost_sharing::spend_text::spend_command(
                 ctx.budget.as_ref(),
             ))),
             Effect::Diff(turn) => say(turn_changes::diff_notice(&ctx.host, &session, turn).await),
@@ -304,7 +304,7 @@ async fn drive(
                     notifier: Some(ctx.notifier.clone()),
                 };
                 let mut room = crate::cmd::chat_room::RoomChat::new(place, vec![first], to_app)
-                    .with_bridge(crate::cmd::bridged::bridge());
+                    .with_bridge(cohost_sharing::bridged::bridge());
                 room.add(&ctx, agent).await;
                 return room.drive(ctx, effects).await;
             }

@@ -89,7 +89,7 @@ impl Ctx {
 
     /// `/budget ARG`: what the budget is, or that it was raised.
     pub(crate) fn budget_notice(&self, arg: &str) -> Incoming {
-        match crate::spend::budget_command(self.budget.as_ref(), arg) {
+        match cohost_sharing::spend_text::budget_command(self.budget.as_ref(), arg) {
             Ok(text) => Incoming::Notice(text),
             Err(e) => Incoming::Error {
                 message: e.message,

@@ -16,11 +16,11 @@ use cohost_session::{Member, RoomEvents, RunningSession};
 use cohost_tui::app::{Effect, Incoming};
 use tokio::sync::mpsc;
 
-use super::bridged::{note_line, serve, Bridged};
 use super::chat_args::{Ctx, Target};
-use super::room_members::{self, find, HandoffLog, Refused, RoomPlace};
 use super::screen::decide;
 use super::turn_changes::ChangesCommand;
+use cohost_sharing::bridged::{note_line, serve, Bridged};
+use cohost_sharing::room_members::{self, find, HandoffLog, Refused, RoomPlace};
 
 /// The room as the chat drives it.
 pub(crate) struct RoomChat {
@@ -189,7 +189,7 @@ impl RoomChat {
                 Effect::Diff(turn) => self.changes(ChangesCommand::Diff(turn)).await,
                 Effect::Undo(turn) => self.changes(ChangesCommand::Undo(turn)).await,
                 Effect::Budget(arg) => self.say(ctx.budget_notice(&arg)),
-                Effect::Spend => self.say(Incoming::Notice(crate::spend::spend_command(
+                Effect::Spend => self.say(Incoming::Notice(cohost_sharing::spend_text::spend_command(
                     ctx.budget.as_ref(),
                 ))),
                 Effect::Quit => break,

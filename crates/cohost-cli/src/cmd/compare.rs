@@ -65,7 +65,7 @@ pub async fn run(args: RunArgs) -> CmdResult {
     let agents = args.target.agent.clone();
     // Members may ask each other (`ask_member`), each call approved like
     // any tool call of theirs.
-    let bridge = super::bridged::bridge();
+    let bridge = cohost_sharing::bridged::bridge();
     let sockets = bridge.as_ref().map(|b| b.sockets.clone());
     // One budget for the room: every member spends from it.
     let budget = args.target.watch.budget(&cfg)?;
@@ -73,7 +73,7 @@ pub async fn run(args: RunArgs) -> CmdResult {
         let mut req = super::run::request(&args);
         req.provider = ProviderChoice::Id(id.to_owned());
         req.approvals = args.approve.approvals(Arc::new(ask.for_member(name)));
-        super::bridged::offer(sockets.as_ref(), name, &mut req);
+        cohost_sharing::bridged::offer(sockets.as_ref(), name, &mut req);
         req.budget = budget.as_ref().map(|b| b.seat(name));
         req
     })
@@ -98,7 +98,7 @@ pub async fn run(args: RunArgs) -> CmdResult {
         .watch
         .notifier(&cfg, false, |m| eprintln!("cohost: {m}"))?;
     let room = prepared.launch(&host).await?;
-    super::bridged::serve(sockets.as_ref(), &room);
+    cohost_sharing::bridged::serve(sockets.as_ref(), &room);
     // No sink, no subscriber: a notifier that tells nobody reads nothing.
     let notifying: Vec<_> = room
         .members()
@@ -114,7 +114,7 @@ pub async fn run(args: RunArgs) -> CmdResult {
         tokio::spawn(async move {
             while let Some(n) = notes.recv().await {
                 if !json {
-                    eprintln!("cohost: {}", super::bridged::note_line(&n));
+                    eprintln!("cohost: {}", cohost_sharing::bridged::note_line(&n));
                 }
             }
         });

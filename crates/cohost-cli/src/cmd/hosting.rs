@@ -10,10 +10,10 @@ use cohost_core::{CohostError, ErrorCode};
 use cohost_protocol::{Invite, Role};
 use cohost_relay::{Relay, RelayClient, RelayConfig, RelayHandle};
 
-use crate::cmd::invite_mint::{parse_personal, InviteMint, Personal, PersonalInvite};
 use crate::cmd::turn_changes::ChangesCommand;
-use crate::multiplayer::host::SuggestionPolicy;
 use cohost_session::Room;
+use cohost_sharing::host::SuggestionPolicy;
+use cohost_sharing::invite_mint::{parse_personal, InviteMint, Personal, PersonalInvite};
 use cohost_tui::app::Incoming;
 
 /// What to do with co-driver suggestions.
@@ -92,7 +92,7 @@ pub struct OpenRoom {
     pub client: RelayClient,
     /// The room's keys and the invites issued with them (they travel only
     /// in the invites' fragments).
-    pub keys: crate::multiplayer::keys::HostKeys,
+    pub keys: cohost_sharing::keys::HostKeys,
     /// The guests' open invites, keys included (`None` with
     /// `--invite-only`).
     pub invites: Option<cohost_tui::room::Invites>,
@@ -124,7 +124,7 @@ pub async fn open_room(args: &RoomArgs) -> Result<OpenRoom, CohostError> {
     let no_keys = |e: cohost_share::CodecError| {
         CohostError::new(ErrorCode::Unknown, format!("cannot make room keys: {e}"))
     };
-    let mut keys = crate::multiplayer::keys::HostKeys::generate(room).map_err(no_keys)?;
+    let mut keys = cohost_sharing::keys::HostKeys::generate(room).map_err(no_keys)?;
     let mut keyed = |invite: &str, role: Role, name: Option<&str>| -> Result<String, CohostError> {
         let mut i = Invite::parse(invite)
             .map_err(bad_invite)?

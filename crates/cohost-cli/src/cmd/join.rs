@@ -18,9 +18,9 @@ use cohost_core::{CohostError, ErrorCode};
 
 use crate::cmd::invite_input;
 use crate::exit::CmdResult;
-use crate::multiplayer::host::describe;
-use crate::multiplayer::participant;
-use crate::multiplayer::session::{JoinError, JoinOptions, ParticipantEvent, ParticipantSession};
+use cohost_sharing::host::describe;
+use cohost_sharing::participant;
+use cohost_sharing::session::{JoinError, JoinOptions, ParticipantEvent, ParticipantSession};
 
 /// Arguments of `cohost join`.
 #[derive(Debug, Args)]
@@ -165,6 +165,7 @@ fn join_error(e: JoinError) -> CohostError {
 /// Run until the room closes, `/quit`, Ctrl+C (or the first turn's end with --until-end).
 pub async fn run(args: JoinArgs) -> CmdResult {
     let opts = JoinOptions {
+        sanitizer: crate::secrets::sanitizer(),
         name: args.name.clone(),
         ca_file: args.ca_file.clone(),
         identity: args.identity.clone(),
@@ -405,7 +406,7 @@ fn approval_line(me: &ParticipantSession, m: &cohost_share::Message) -> Option<S
         Message::ApprovalGrants(_) => Some(match me.grant() {
             Some(g) => format!(
                 "the host lets you approve tool calls ({}): /allow ID or /deny ID when one waits",
-                crate::multiplayer::host_approvals::kinds_text(&g.kinds)
+                cohost_sharing::host_approvals::kinds_text(&g.kinds)
             ),
             None => "only the host approves tool calls".into(),
         }),

@@ -1,5 +1,5 @@
 //! `cohost join --agent AGENT`: the participant brings an agent of its own
-//! machine into the room (`multiplayer::guest_agent`). This is the join
+//! machine into the room (`cohost_sharing::guest_agent`). This is the join
 //! loop's part of it: starting the agent, offering it once the room knows
 //! this participant's key, acting on the host's commands, turning the
 //! agent's events into the room's frames, and saying what it asks to run.
@@ -14,8 +14,8 @@ use tokio::sync::mpsc;
 
 use crate::cmd::run::Approve;
 use crate::exit::Failure;
-use crate::multiplayer::guest_agent::{GuestAgent, Order};
-use crate::multiplayer::session::{ParticipantEvent, ParticipantSession};
+use cohost_sharing::guest_agent::{GuestAgent, Order};
+use cohost_sharing::session::{ParticipantEvent, ParticipantSession};
 
 /// Why a call of the agent is answered with a denial when its owner left.
 const OWNER_GONE: &str = "its owner left the room";

@@ -2,7 +2,6 @@
 
 pub mod acp;
 pub mod agents;
-pub mod bridged;
 pub mod chat;
 pub mod chat_args;
 pub mod chat_room;
@@ -14,7 +13,6 @@ pub mod fake_llm;
 pub mod hooks;
 pub mod hosting;
 pub mod invite_input;
-pub mod invite_mint;
 pub mod join;
 mod join_agent;
 pub mod login;
@@ -24,7 +22,6 @@ pub mod queue;
 pub mod record;
 pub mod relay;
 pub mod room_bridge;
-pub(crate) mod room_members;
 pub mod room_tui;
 pub mod run;
 pub mod screen;

@@ -24,14 +24,14 @@ use cohost_tui::theme::Theme;
 use tokio::sync::mpsc;
 
 use crate::cmd::hosting::{changes_in_room, end_room, room_title};
-use crate::cmd::room_members::MemberSetup;
 use crate::cmd::screen::{decide, on_terminal, watch_signals};
 use crate::exit::CmdResult;
-use crate::multiplayer::host::{HostBridge, HostInput, HostNotice, SuggestionPolicy};
-use crate::multiplayer::participant::{
+use cohost_sharing::host::{HostBridge, HostInput, HostNotice, SuggestionPolicy};
+use cohost_sharing::participant::{
     door_gives_up, door_line, stamped_name, until, DOOR_SHUT, NO_ANSWER,
 };
-use crate::multiplayer::session::{ParticipantEvent, ParticipantSession};
+use cohost_sharing::room_members::MemberSetup;
+use cohost_sharing::session::{ParticipantEvent, ParticipantSession};
 
 /// The terminal UI, unless the output is for a program (`--json`), the user
 /// asked for lines (`--plain`) or there is no terminal.
@@ -46,7 +46,7 @@ pub struct HostParts {
     /// Connected to the room as host.
     pub client: RelayClient,
     /// The room's keys and the invites issued with them.
-    pub keys: crate::multiplayer::keys::HostKeys,
+    pub keys: cohost_sharing::keys::HostKeys,
     /// Co-driver suggestions.
     pub suggestions: SuggestionPolicy,
     /// Co-driver interrupt requests.
@@ -54,10 +54,10 @@ pub struct HostParts {
     /// The guests' open invites (`None` with `--invite-only`).
     pub invites: Option<room::Invites>,
     /// The personal invites (`--invite NAME=ROLE`).
-    pub personal: Vec<crate::cmd::invite_mint::PersonalInvite>,
+    pub personal: Vec<cohost_sharing::invite_mint::PersonalInvite>,
     /// What mints personal invites while the room runs (`/invite`), and
     /// whether they say `cohosts://`.
-    pub mint: Option<(crate::cmd::invite_mint::InviteMint, bool)>,
+    pub mint: Option<(cohost_sharing::invite_mint::InviteMint, bool)>,
     /// What the room's members ask each other (its bridge), when it has one.
     pub bridge_notes: Option<mpsc::UnboundedReceiver<cohost_session::BridgeNote>>,
     /// `--knock`: everyone waits at the door until the host answers, at
@@ -123,7 +123,7 @@ fn host_incoming(n: HostNotice) -> Option<Incoming> {
         },
         HostNotice::Presence(p) => return presence(p),
         HostNotice::Room(m) => Incoming::Notice(m),
-        HostNotice::Invited(p) => Incoming::Notice(crate::cmd::invite_mint::personal_line(&p)),
+        HostNotice::Invited(p) => Incoming::Notice(cohost_sharing::invite_mint::personal_line(&p)),
         HostNotice::Members(names) => Incoming::Members(names),
         HostNotice::InterruptRequested { from } => Incoming::Notice(format!(
             "{} asks to interrupt the turn (Esc interrupts)",
@@ -156,7 +156,7 @@ fn start_hosting(
     if let Some(timeout) = p.knock {
         bridge = bridge
             .with_knock(timeout)
-            .map_err(crate::multiplayer::knock::door_error)?;
+            .map_err(cohost_sharing::knock::door_error)?;
     }
     if let Some((mint, secure)) = p.mint {
         bridge = bridge.with_mint(mint, secure);
@@ -245,15 +245,13 @@ impl Hosting {
                 Effect::Chat(t) => HostInput::Chat(t),
                 Effect::Kick(who) => HostInput::Kick(who),
                 Effect::Who => HostInput::Who,
-                Effect::Invite(words) => {
-                    match crate::multiplayer::host_invite::invite_input(&words) {
-                        Ok(input) => input,
-                        Err(e) => {
-                            let _ = say.send(Incoming::Notice(format!("/invite: {e}")));
-                            continue;
-                        }
+                Effect::Invite(words) => match cohost_sharing::host_invite::invite_input(&words) {
+                    Ok(input) => input,
+                    Err(e) => {
+                        let _ = say.send(Incoming::Notice(format!("/invite: {e}")));
+                        continue;
                     }
-                }
+                },
                 Effect::Budget(arg) => HostInput::Budget(arg),
                 Effect::Spend => HostInput::Spend,
                 Effect::Decide {
@@ -333,7 +331,7 @@ pub async fn host(p: HostParts) -> CmdResult {
         ),
     }
     for p in &p.personal {
-        println!("  {}", crate::cmd::invite_mint::personal_line(p));
+        println!("  {}", cohost_sharing::invite_mint::personal_line(p));
     }
     let _ = to_app.send(Incoming::Session(info));
     if let Some(invites) = invites {
@@ -514,7 +512,7 @@ fn participant_incoming(ev: ParticipantEvent) -> Vec<Incoming> {
             ))],
             ClientEvent::Missing { stream, from, to } => vec![Incoming::Notice(format!(
                 "{} missing from this answer ({stream}): the relay never sent them",
-                crate::multiplayer::participant::missing(from, to)
+                cohost_sharing::participant::missing(from, to)
             ))],
             ClientEvent::Resync(r) => vec![Incoming::Notice(format!(
                 "the relay could not replay: {}",

@@ -19,14 +19,14 @@ use tokio::sync::mpsc;
 use crate::cmd::hosting::{
     changes_in_room, end_room, open_room, room_title, OpenRoom, RoomArgs, Suggestions,
 };
-use crate::cmd::room_members::{MemberSetup, RoomPlace};
 use crate::cmd::run::{AgentArgs, Approve};
 use crate::cmd::turn_changes::ChangesCommand;
 use crate::exit::CmdResult;
-use crate::multiplayer::host::{HostBridge, HostInput, HostNotice, SuggestionPolicy, HOST_GONE};
 use crate::room_render::Interleaved;
 use cohost_host::session::{PreparedRoom, ProviderChoice, SetupError};
 use cohost_session::Room;
+use cohost_sharing::host::{HostBridge, HostInput, HostNotice, SuggestionPolicy, HOST_GONE};
+use cohost_sharing::room_members::{MemberSetup, RoomPlace};
 
 /// Arguments of `cohost share`.
 #[derive(Debug, Args)]
@@ -64,7 +64,7 @@ pub struct ShareArgs {
     pub knock: bool,
     /// With --knock: how long a knock waits for your answer before it is
     /// refused as if you said /refuse (`90s`, `5m`, `1h`).
-    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = crate::multiplayer::knock::parse_timeout, requires = "knock")]
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = cohost_sharing::knock::parse_timeout, requires = "knock")]
     pub knock_timeout: std::time::Duration,
     /// Co-drivers may bring agents running on their own machines into the
     /// room (`cohost join --agent AGENT`): each runs with its owner's
@@ -117,7 +117,7 @@ pub fn command_help(line: &str) -> Option<String> {
             .map(|e| format!("{e}; commands: {HOST_COMMANDS}"));
     }
     if cmd == "/invite" {
-        return crate::multiplayer::host_invite::invite_input(rest)
+        return cohost_sharing::host_invite::invite_input(rest)
             .err()
             .map(|e| format!("/invite: {e}"));
     }
@@ -160,7 +160,7 @@ fn qr_text(invites: Option<&cohost_tui::room::Invites>, which: &str) -> String {
 
 /// `--quorum`'s value.
 fn quorum_rules(text: &str) -> Result<Vec<cohost_share::QuorumRule>, String> {
-    crate::multiplayer::host_approvals::parse_quorum(text)
+    cohost_sharing::host_approvals::parse_quorum(text)
 }
 
 /// `/grant NAME approve [KINDS]`'s arguments.
@@ -169,8 +169,7 @@ fn grant_input(rest: &str) -> Result<HostInput, String> {
     let (Some(who), Some("approve")) = (words.next(), words.next()) else {
         return Err("/grant NAME approve [KINDS], e.g. /grant ana approve execute,edit".into());
     };
-    let kinds =
-        crate::multiplayer::host_approvals::parse_kinds(&words.collect::<Vec<_>>().join(" "))?;
+    let kinds = cohost_sharing::host_approvals::parse_kinds(&words.collect::<Vec<_>>().join(" "))?;
     Ok(HostInput::Grant {
         who: who.to_owned(),
         kinds,
@@ -205,7 +204,7 @@ pub fn parse_input(line: &str) -> Option<HostInput> {
         "/admit" => HostInput::Admit(arg?),
         "/refuse" => HostInput::Refuse(arg?),
         "/grant" => grant_input(rest).ok()?,
-        "/invite" => crate::multiplayer::host_invite::invite_input(rest).ok()?,
+        "/invite" => cohost_sharing::host_invite::invite_input(rest).ok()?,
         "/revoke" => HostInput::Revoke(arg?),
         "/grants" => HostInput::Grants,
         "/who" => HostInput::Who,
@@ -295,7 +294,7 @@ pub async fn run(args: ShareArgs) -> CmdResult {
     // Members of a room may ask each other (`ask_member`), each call
     // approved like any tool call of theirs.
     let (sockets, bridge_notes) = match (args.target.agent.len() > 1)
-        .then(crate::cmd::bridged::bridge)
+        .then(cohost_sharing::bridged::bridge)
         .flatten()
     {
         Some(b) => (Some(b.sockets), Some(b.notes)),
@@ -307,7 +306,7 @@ pub async fn run(args: ShareArgs) -> CmdResult {
     let prepared = if args.target.agent.len() > 1 {
         let room = session::prepare_room(&host, &cfg, &args.target.agent, |name, id| {
             let mut req = request(ProviderChoice::Id(id.to_owned()));
-            crate::cmd::bridged::offer(sockets.as_ref(), name, &mut req);
+            cohost_sharing::bridged::offer(sockets.as_ref(), name, &mut req);
             req.budget = seat(name);
             req
         })
@@ -353,7 +352,7 @@ pub async fn run(args: ShareArgs) -> CmdResult {
         ),
         (None, None) => (String::new(), false),
     };
-    crate::cmd::bridged::serve(sockets.as_ref(), &room);
+    cohost_sharing::bridged::serve(sockets.as_ref(), &room);
     // The terminal sink is the screen's: only the terminal UI knows focus.
     let tui = crate::cmd::room_tui::wanted(args.json, args.plain);
     let notifier = args.target.watch.notifier(&cfg, tui, move |m| {
@@ -452,7 +451,7 @@ pub async fn run(args: ShareArgs) -> CmdResult {
             ),
         }
         for p in &personal {
-            println!("  {}", crate::cmd::invite_mint::personal_line(p));
+            println!("  {}", cohost_sharing::invite_mint::personal_line(p));
             if let Some(web) = web_link(&p.invite) {
                 println!("  {:<10} or open {web}", "");
             }
@@ -544,7 +543,7 @@ pub async fn run(args: ShareArgs) -> CmdResult {
     if args.knock {
         bridge = bridge
             .with_knock(args.knock_timeout)
-            .map_err(crate::multiplayer::knock::door_error)?;
+            .map_err(cohost_sharing::knock::door_error)?;
     }
     if let Some(notes) = bridge_notes {
         bridge = bridge.with_bridge_notes(notes);
@@ -657,7 +656,7 @@ fn print_notice(shown: &mut Interleaved, n: HostNotice, json_mode: bool) {
         }
         HostNotice::Room(m) => eprintln!("\n· {}", strip_controls(&m)),
         HostNotice::Invited(p) => {
-            eprintln!("\n· {}", crate::cmd::invite_mint::personal_line(&p));
+            eprintln!("\n· {}", cohost_sharing::invite_mint::personal_line(&p));
             if let Some(web) = web_link(&p.invite) {
                 eprintln!("  or open {web}");
             }
@@ -675,8 +674,8 @@ fn print_notice(shown: &mut Interleaved, n: HostNotice, json_mode: bool) {
 /// A presence event as the host's line mode tells it (`None`: nothing to
 /// say, e.g. the host's own connection or an unknown kind).
 fn presence_line(p: &cohost_share::Presence) -> Option<String> {
-    use crate::multiplayer::host::describe;
     use cohost_share::Presence;
+    use cohost_sharing::host::describe;
     Some(match p {
         Presence::Joined { you: true, .. } | Presence::Unknown => return None,
         Presence::Joined { who, .. } => format!("{} joined", describe(who)),

@@ -9,8 +9,8 @@
 
 use std::time::Duration;
 
-use cohost_cli::multiplayer::session::{JoinOptions, ParticipantEvent, ParticipantSession};
 use cohost_share::Message;
+use cohost_sharing::session::{JoinOptions, ParticipantEvent, ParticipantSession};
 use cohost_testbench::{require_cli, AgentCli, Bench};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
 
@@ -107,7 +107,7 @@ async fn a_granted_co_driver_and_the_host_make_a_quorum_and_a_viewer_is_refused(
     ana.line("joined room").await;
     let opts = JoinOptions {
         name: Some("bo".into()),
-        ..JoinOptions::default()
+        ..crate::room_support::join_options()
     };
     let mut bo = ParticipantSession::join(&viewer, opts).await.unwrap();
     // The host knows ana by the name she announced.

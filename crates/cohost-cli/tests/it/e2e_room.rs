@@ -10,11 +10,11 @@ use std::process::{Command, Stdio};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use cohost_cli::multiplayer::host::{HostInput, HostNotice, SuggestionPolicy};
-use cohost_cli::multiplayer::session::{JoinOptions, ParticipantEvent, ParticipantSession};
 use cohost_protocol::{Frame, FrameType};
 use cohost_relay::{ClientEvent, RelayConfig};
 use cohost_share::{CodecError, Message, Presence, ShareError};
+use cohost_sharing::host::{HostInput, HostNotice, SuggestionPolicy};
+use cohost_sharing::session::{ParticipantEvent, ParticipantSession};
 use tokio::time::timeout;
 
 use crate::room_support;
@@ -286,7 +286,7 @@ async fn a_kicked_participant_is_out_and_cannot_read_what_follows() {
         "{closed}"
     );
     // Its invite is refused from now on.
-    let again = ParticipantSession::join(&viewer_invite, JoinOptions::default()).await;
+    let again = ParticipantSession::join(&viewer_invite, room_support::join_options()).await;
     let err = again
         .err()
         .expect("a revoked invite is refused")
@@ -413,7 +413,7 @@ async fn join_works_against_the_relays_own_tls() {
     );
     assert!(stdout.contains("OWNTLS-MARK"), "{stdout}");
     // Without the test's CA the relay's certificate is not trusted.
-    let refused = ParticipantSession::join(&viewer_invite, JoinOptions::default()).await;
+    let refused = ParticipantSession::join(&viewer_invite, room_support::join_options()).await;
     let err = refused
         .err()
         .expect("an untrusted certificate is refused")

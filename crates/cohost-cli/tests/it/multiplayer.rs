@@ -7,10 +7,10 @@
 
 use std::time::Duration;
 
-use cohost_cli::multiplayer::host::{HostInput, HostNotice};
-use cohost_cli::multiplayer::participant::SendError;
-use cohost_cli::multiplayer::session::ParticipantSession;
 use cohost_protocol::FrameType;
+use cohost_sharing::host::{HostInput, HostNotice};
+use cohost_sharing::participant::SendError;
+use cohost_sharing::session::ParticipantSession;
 use tokio::time::timeout;
 
 use crate::room_support;
@@ -159,7 +159,7 @@ async fn quitting_waits_for_the_relays_close_ack_then_guests_see_room_closed() {
     timeout(T, host).await.unwrap().unwrap();
     // Acknowledged by the relay, not given up on after the bound.
     assert!(
-        started.elapsed() < cohost_cli::multiplayer::host::CLOSE_ACK,
+        started.elapsed() < cohost_sharing::host::CLOSE_ACK,
         "the bridge waited {:?}",
         started.elapsed()
     );
@@ -168,7 +168,7 @@ async fn quitting_waits_for_the_relays_close_ack_then_guests_see_room_closed() {
     let reason = timeout(T, async {
         loop {
             match co.next().await {
-                Some(cohost_cli::multiplayer::session::ParticipantEvent::Relay(
+                Some(cohost_sharing::session::ParticipantEvent::Relay(
                     cohost_relay::ClientEvent::Closed { reason },
                 )) => return reason,
                 Some(_) => continue,

@@ -294,7 +294,7 @@ fn a_relay_in_the_middle_cannot_forge_a_turn_or_a_key_replay_or_speak_for_a_kick
     });
     let kicked = {
         let inv = Invite::parse(&invite).unwrap();
-        let me = cohost_cli::multiplayer::identity::load_or_create(&identity).unwrap();
+        let me = cohost_sharing::identity::load_or_create(&identity).unwrap();
         RoomCodec::with_codec(
             RoomId::new(&inv.room).unwrap(),
             Arc::new(E2e::participant(&inv.keys.unwrap(), me).unwrap()),

@@ -6,9 +6,9 @@
 
 use std::time::Duration;
 
-use cohost_cli::multiplayer::host::{HostInput, HostNotice};
-use cohost_cli::multiplayer::participant;
 use cohost_core::sanitize::corpus;
+use cohost_sharing::host::{HostInput, HostNotice};
+use cohost_sharing::participant;
 use tokio::time::timeout;
 
 use crate::room_support;

@@ -8,15 +8,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use cohost_agents::mock::{MockFactory, MockOptions};
-use cohost_cli::multiplayer::host::{HostBridge, HostInput, HostNotice, SuggestionPolicy};
-use cohost_cli::multiplayer::keys::HostKeys;
-use cohost_cli::multiplayer::session::{JoinOptions, ParticipantEvent, ParticipantSession};
 use cohost_core::{AdapterConfig, HostSession, Policy, SessionOptions};
 use cohost_host::session::OpenSession;
 use cohost_protocol::Frame;
 use cohost_protocol::Role;
 use cohost_relay::{Relay, RelayClient, RelayConfig, RelayHandle};
 use cohost_share::Message;
+use cohost_sharing::host::{HostBridge, HostInput, HostNotice, SuggestionPolicy};
+use cohost_sharing::keys::HostKeys;
+use cohost_sharing::session::{JoinOptions, ParticipantEvent, ParticipantSession};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
@@ -31,6 +31,14 @@ pub struct Room {
     /// The invites the co-driver and viewer joined with (keys included).
     pub co_invite: String,
     pub viewer_invite: String,
+}
+
+/// Joining options for a test participant: no name, the system's roots,
+/// a fresh identity, and a sanitizer built from this process's environment.
+pub fn join_options() -> JoinOptions {
+    JoinOptions::new(Arc::new(
+        cohost_core::sanitize::Sanitizer::from_process_env(),
+    ))
 }
 
 /// The next frame a participant opened (and its message), skipping other events.
@@ -153,7 +161,7 @@ pub async fn room_with(chunk_delay: Duration, setup: Setup) -> Room {
         let opts = JoinOptions {
             name: Some(name.to_string()),
             ca_file: ca_file.clone(),
-            identity: None,
+            ..join_options()
         };
         async move { ParticipantSession::join(&invite, opts).await.unwrap() }
     };

@@ -7,7 +7,7 @@
 //! The participant here is the client's [`StreamOrder`], the codec
 //! (`RoomCodec::receive`), the replay window ([`Replays`]) and the stream
 //! decisions ([`StreamIntake`]): the parts `cohost join` runs
-//! (`crates/cohost-cli/src/multiplayer/session.rs`), joined by the same
+//! (`crates/cohost-sharing/src/session.rs`), joined by the same
 //! few lines of glue as there (a late chunk is opened, never counted as
 //! taken; a stream frame that fails is asked again from the last good
 //! chunk). The socket is left out so thousands of relay actions run in

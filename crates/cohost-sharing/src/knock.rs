@@ -203,7 +203,7 @@ impl Door {
 }
 
 /// Why `--knock` could not keep the room's door (no keys, no randomness).
-pub(crate) fn door_error(e: cohost_share::CodecError) -> cohost_core::CohostError {
+pub fn door_error(e: cohost_share::CodecError) -> cohost_core::CohostError {
     cohost_core::CohostError::new(
         cohost_core::ErrorCode::Unknown,
         format!("cannot keep the room's door: {e}"),

@@ -43,7 +43,7 @@ impl InviteMint {
             CohostError::new(ErrorCode::ConfigInvalid, e.to_string())
                 .with_fix("pass --ca-file a readable PEM file holding the relay's CA certificate")
         })?;
-        let http = cohost_agents::http::client_builder()
+        let http = cohost_http::client_builder()
             .tls_backend_preconfigured(Arc::unwrap_or_clone(tls))
             .build()
             .map_err(|e| {
@@ -127,7 +127,7 @@ pub struct Personal {
 }
 
 /// `NAME=ROLE` (`--invite`, and `/invite NAME ROLE` as `NAME=ROLE`).
-pub(crate) fn parse_personal(s: &str) -> Result<Personal, String> {
+pub fn parse_personal(s: &str) -> Result<Personal, String> {
     let (name, role) = s
         .split_once('=')
         .ok_or("expected NAME=ROLE, e.g. ana=co-driver or bo=viewer")?;

@@ -8,8 +8,8 @@ use cohost_protocol::{Invite, Role};
 
 use super::host::HostBridge;
 use super::host_io::HostNotice;
-use crate::cmd::invite_mint::InviteMint;
-use crate::cmd::invite_mint::PersonalInvite;
+use crate::invite_mint::InviteMint;
+use crate::invite_mint::PersonalInvite;
 
 impl HostBridge {
     /// Mint personal invites with `mint` while the room runs; `secure`:
@@ -58,7 +58,7 @@ impl HostBridge {
 }
 
 /// `/invite NAME ROLE` (or `NAME=ROLE`)'s arguments.
-pub(crate) fn invite_input(rest: &str) -> Result<super::host_io::HostInput, String> {
+pub fn invite_input(rest: &str) -> Result<super::host_io::HostInput, String> {
     let rest = rest.trim();
     let pair = match rest.split_once(char::is_whitespace) {
         Some((name, role)) if !rest.contains('=') => format!("{name}={}", role.trim()),
@@ -68,7 +68,7 @@ pub(crate) fn invite_input(rest: &str) -> Result<super::host_io::HostInput, Stri
     if pair.is_empty() {
         return Err(usage.into());
     }
-    crate::cmd::invite_mint::parse_personal(&pair)
+    crate::invite_mint::parse_personal(&pair)
         .map(|p| super::host_io::HostInput::Invite {
             name: p.name,
             role: p.role,

@@ -1,7 +1,8 @@
 //! A room's bridge as the room front ends (`run` with several agents,
 //! `chat` rooms, `share` rooms) set it up: a private socket per member,
-//! whose MCP server (this binary's `room-bridge`) goes into the member's
-//! session request, and the notes of what members asked each other, for
+//! whose MCP server (the running program's hidden `room-bridge`
+//! subcommand, which the `cohost` binary has) goes into the member's session
+//! request, and the notes of what members asked each other, for
 //! the front end to show.
 
 use std::sync::Arc;
@@ -14,14 +15,16 @@ use tokio::sync::mpsc;
 
 /// A room's bridge: its sockets (dropping them closes the bridge) and the
 /// notes of its calls.
-pub(crate) struct Bridged {
-    pub(crate) sockets: Arc<BridgeSockets>,
-    pub(crate) notes: mpsc::UnboundedReceiver<BridgeNote>,
+pub struct Bridged {
+    /// The members' sockets, each served by the bridge.
+    pub sockets: Arc<BridgeSockets>,
+    /// What members asked each other, for the front end to show.
+    pub notes: mpsc::UnboundedReceiver<BridgeNote>,
 }
 
 /// A bridge for a room about to be set up; `None` (with a warning in the
 /// log) when this system cannot give one: the room runs without.
-pub(crate) fn bridge() -> Option<Bridged> {
+pub fn bridge() -> Option<Bridged> {
     let command = match std::env::current_exe() {
         Ok(c) => c,
         Err(e) => {
@@ -44,7 +47,7 @@ pub(crate) fn bridge() -> Option<Bridged> {
 }
 
 /// Give member `name` its bridge in `req` (when there is one).
-pub(crate) fn offer(sockets: Option<&Arc<BridgeSockets>>, name: &str, req: &mut SessionRequest) {
+pub fn offer(sockets: Option<&Arc<BridgeSockets>>, name: &str, req: &mut SessionRequest) {
     let Some(sockets) = sockets else { return };
     match sockets.listen(name) {
         Ok(spec) => req.mcp_servers.push(spec),
@@ -53,14 +56,14 @@ pub(crate) fn offer(sockets: Option<&Arc<BridgeSockets>>, name: &str, req: &mut 
 }
 
 /// The room the bridge answers for, from now on.
-pub(crate) fn serve(sockets: Option<&Arc<BridgeSockets>>, room: &Room) {
+pub fn serve(sockets: Option<&Arc<BridgeSockets>>, room: &Room) {
     if let Some(s) = sockets {
         s.bridge().set_room(room.clone());
     }
 }
 
 /// A note as one line for a person (inert: agents wrote it).
-pub(crate) fn note_line(n: &BridgeNote) -> String {
+pub fn note_line(n: &BridgeNote) -> String {
     match n {
         BridgeNote::Asked {
             from, to, prompt, ..

@@ -26,7 +26,7 @@ use super::host_turn::{interrupt_policy, publish, Started};
 use super::keys::{HostKeys, NoKeys};
 use super::knock::{Door, Knock};
 pub use super::participant::describe;
-use crate::cmd::room_members::{HandoffLog, MemberSetup};
+use crate::room_members::{HandoffLog, MemberSetup};
 use tokio::sync::mpsc;
 
 /// How long the bridge waits for the relay to acknowledge the room's close.
@@ -126,7 +126,7 @@ pub struct HostBridge {
     door: Option<Door>,
     /// Mints personal invites while the room runs (`/invite NAME ROLE`),
     /// and whether they say `cohosts://`.
-    pub(super) mint: Option<(crate::cmd::invite_mint::InviteMint, bool)>,
+    pub(super) mint: Option<(crate::invite_mint::InviteMint, bool)>,
     roster: BTreeMap<u64, Participant>,
     /// Participants the host removed, by connection: their frames are
     /// refused from then on, whatever the relay forwards.
@@ -156,7 +156,7 @@ pub struct HostBridge {
     /// The room as it is now, for the front end beside the bridge.
     pub(super) room_now: tokio::sync::watch::Sender<Room>,
     /// Members running on participants' machines (`--guest-agents`).
-    pub(super) guests: super::host_guests::Guests,
+    pub(super) guests: super::host_guest_list::Guests,
     /// Frames to send once the event at hand is handled (built where
     /// sending cannot wait).
     pub(super) outbox: Vec<Result<Frame, ShareError>>,
@@ -238,7 +238,7 @@ impl HostBridge {
             log: HandoffLog::default(),
             setup: None,
             room_now: tokio::sync::watch::Sender::new(room_now),
-            guests: super::host_guests::Guests::default(),
+            guests: super::host_guest_list::Guests::default(),
             outbox: Vec::new(),
         }
     }
@@ -267,7 +267,7 @@ impl HostBridge {
 
     /// The same bridge whose members `/add`, `/drop` and `/keep` can
     /// change, as `setup` says.
-    pub(crate) fn with_members(mut self, setup: MemberSetup) -> Self {
+    pub fn with_members(mut self, setup: MemberSetup) -> Self {
         self.setup = Some(setup);
         self
     }
@@ -628,16 +628,17 @@ impl HostBridge {
                 self.notify(HostNotice::Room(said));
             }
             HostInput::Budget(arg) => {
-                let said = crate::spend::budget_command(self.budget(), &arg).unwrap_or_else(|e| {
-                    match e.suggested_fix {
-                        Some(fix) => format!("{} ({fix})", e.message),
-                        None => e.message,
-                    }
-                });
+                let said =
+                    crate::spend_text::budget_command(self.budget(), &arg).unwrap_or_else(|e| {
+                        match e.suggested_fix {
+                            Some(fix) => format!("{} ({fix})", e.message),
+                            None => e.message,
+                        }
+                    });
                 self.notify(HostNotice::Room(said));
             }
             HostInput::Spend => {
-                let said = crate::spend::spend_command(self.budget());
+                let said = crate::spend_text::spend_command(self.budget());
                 self.notify(HostNotice::Room(said));
             }
             HostInput::Quit => self.quit = true,

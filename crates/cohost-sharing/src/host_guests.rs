@@ -8,39 +8,14 @@
 //! signed turns come back through the room, checked against the roster.
 //! Nothing of the owner's machine reaches the host but those turns.
 
-use std::collections::BTreeMap;
-
 use cohost_core::sanitize::inert_line;
 use cohost_core::EventBody;
 use cohost_protocol::{Frame, Role};
 use cohost_share::{MemberCommand, MemberOffer, MemberOp, Message, Sender, Signer};
 
 use super::host::HostBridge;
+use super::host_guest_list::Guest;
 use super::host_io::HostNotice;
-
-/// A member running on a participant's machine.
-#[derive(Debug, Clone)]
-pub(super) struct Guest {
-    /// The owner's connection (commands are addressed to it).
-    pub(super) conn_id: u64,
-    /// The owner's signing key (the member is bound to it in the roster).
-    key: [u8; 32],
-    /// The owner, as the host bound them.
-    owner: String,
-    /// The agent it runs, as the owner said (a provider id).
-    agent: String,
-    /// Whether a turn of it is running, as its stream says.
-    busy: bool,
-}
-
-/// The room's members on other machines, and whether it takes any.
-#[derive(Debug, Default)]
-pub(super) struct Guests {
-    /// `cohost share --guest-agents`: co-drivers may bring their agents.
-    pub(super) allowed: bool,
-    /// By member name.
-    pub(super) members: BTreeMap<String, Guest>,
-}
 
 /// A member name for `agent` brought by `person`: `codex@ana`, made of
 /// what a name may hold (`@NAME` addresses it, so no space, comma or
@@ -87,7 +62,7 @@ impl HostBridge {
 
     /// Every member's name: the host's own, then those on other machines.
     pub(super) fn member_names(&self) -> Vec<String> {
-        let mut names = crate::cmd::room_members::names(self.room.members());
+        let mut names = crate::room_members::names(self.room.members());
         names.extend(self.guests.members.keys().cloned());
         names
     }

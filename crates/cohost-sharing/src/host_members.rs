@@ -11,7 +11,7 @@ use cohost_share::{Chat, Message};
 
 use super::host::{watch_approvals, HostBridge};
 use super::host_io::{deliver, HostNotice};
-use crate::cmd::room_members::{self, MemberSetup, RoomPlace};
+use crate::room_members::{self, MemberSetup, RoomPlace};
 
 impl HostBridge {
     /// The host's plain text: in a room of several agents `@NAME TEXT`
@@ -99,7 +99,7 @@ impl HostBridge {
     /// turn goes to the room under who asked, a member's note as chat, and
     /// the host hears of each.
     pub(super) async fn bridge_note(&mut self, note: BridgeNote) {
-        let line = crate::cmd::bridged::note_line(&note);
+        let line = crate::bridged::note_line(&note);
         match note {
             BridgeNote::Asked {
                 from,
@@ -173,7 +173,7 @@ impl HostBridge {
                 .unwrap_or_default();
         }
         if let Some(s) = &self.setup {
-            crate::cmd::bridged::serve(s.place.sockets.as_ref(), &self.room);
+            crate::bridged::serve(s.place.sockets.as_ref(), &self.room);
         }
         self.room_now.send_replace(self.room.clone());
     }

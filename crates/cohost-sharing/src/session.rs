@@ -5,7 +5,7 @@
 //! (re)connect; learns rotated keys and the host's roster; opens and
 //! verifies every frame against who may send it, and yields typed
 //! [`ParticipantEvent`]s. Rendering is the caller's (line mode in
-//! `cmd/join.rs`, or a terminal UI).
+//! `cohost-cli`'s `cmd/join.rs`, or a terminal UI).
 //!
 //! A frame that does not open or verify is dropped with one
 //! [`ParticipantEvent::Dropped`] and the stream is asked again from the last
@@ -17,6 +17,7 @@ use std::time::Duration;
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
 use base64::Engine as _;
+use cohost_core::sanitize::Sanitizer;
 use cohost_protocol::{FrameType, Invite, Participant, Role, Welcome};
 use cohost_relay::{ClientConfig, ClientEvent, RelayClient};
 use cohost_share::e2e::{bind_proof, ticket_id, unwrap_key, Identity};
@@ -107,8 +108,11 @@ pub enum ParticipantEvent {
 }
 
 /// Joining options.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct JoinOptions {
+    /// What this participant's chat lines pass through before they leave
+    /// (the front end's sanitizer, handed in as a value).
+    pub sanitizer: Arc<Sanitizer>,
     /// Display name sent with key announces and suggestions.
     pub name: Option<String>,
     /// Extra CA certificates (PEM) for `cohosts://` relays.
@@ -119,6 +123,18 @@ pub struct JoinOptions {
     pub identity: Option<std::path::PathBuf>,
 }
 
+impl JoinOptions {
+    /// No name, the system's CA roots, a fresh identity, and `sanitizer`.
+    pub fn new(sanitizer: Arc<Sanitizer>) -> JoinOptions {
+        JoinOptions {
+            sanitizer,
+            name: None,
+            ca_file: None,
+            identity: None,
+        }
+    }
+}
+
 /// A participant in a room.
 pub struct ParticipantSession {
     client: RelayClient,
@@ -127,6 +143,7 @@ pub struct ParticipantSession {
     /// The invite's secret, proved in every announcement.
     ticket: [u8; 16],
     name: Option<String>,
+    sanitizer: Arc<Sanitizer>,
     me: Participant,
     roster: BTreeMap<u64, Participant>,
     /// What each stream took, and what to do when a chunk fails.
@@ -190,6 +207,7 @@ impl ParticipantSession {
             e2e,
             ticket: keys.ticket,
             name: opts.name,
+            sanitizer: opts.sanitizer,
             me: welcome.you.clone(),
             roster: BTreeMap::new(),
             streams: StreamIntake::new(),
@@ -323,7 +341,7 @@ impl ParticipantSession {
     pub async fn chat(&self, text: &str) -> Result<(), SendError> {
         self.send(&Message::Chat(Chat {
             from: self.name.clone(),
-            text: cohost_core::sanitize::sanitize(text),
+            text: self.sanitizer.sanitize(text).into_owned(),
             members: None,
         }))
         .await

@@ -1,6 +1,6 @@
 //! What `/add`, `/drop`, `/keep` and `/handoff` do to a room of several
-//! agents, for both front ends that drive one: the chat (`chat_room.rs`)
-//! and a shared room's host (`multiplayer/host_members.rs`). Each
+//! agents, for both front ends that drive one: the chat (`cohost-cli`'s
+//! `cmd/chat_room.rs`) and a shared room's host (`host_members.rs`). Each
 //! operation does the work and says what happened as text; each front end
 //! shows it its own way (a notice on its screen; a shared room also tells
 //! its participants).
@@ -28,7 +28,7 @@ const HANDOFF_BYTES: usize = 48 * 1024;
 
 /// Why a room command did nothing.
 #[derive(Debug)]
-pub(crate) enum Refused {
+pub enum Refused {
     /// Not now, or nothing to do: a note saying why.
     Wait(String),
     /// Bad input (no such member, no worktree, the room is full) or a
@@ -44,7 +44,7 @@ impl From<CohostError> for Refused {
 
 impl Refused {
     /// One line: the note, or the error and its fix.
-    pub(crate) fn text(&self) -> String {
+    pub fn text(&self) -> String {
         match self {
             Refused::Wait(note) => note.clone(),
             Refused::Error(e) => match &e.suggested_fix {
@@ -58,14 +58,14 @@ impl Refused {
 /// Each member's turns as the front end saw them (the prompt, then the
 /// events by correlation id): what `/handoff` gives another member.
 #[derive(Clone, Default)]
-pub(crate) struct HandoffLog(Arc<Mutex<HashMap<String, Turns>>>);
+pub struct HandoffLog(Arc<Mutex<HashMap<String, Turns>>>);
 
 /// One member's turns: each correlation id and its turn.
 type Turns = Vec<(String, HandoffTurn)>;
 
 impl HandoffLog {
     /// A prompt `member` was given, under `correlation`.
-    pub(crate) fn prompted(&self, member: &str, correlation: &str, text: &str) {
+    pub fn prompted(&self, member: &str, correlation: &str, text: &str) {
         let Ok(mut log) = self.0.lock() else { return };
         let turns = log.entry(member.to_owned()).or_default();
         turns.push((
@@ -81,7 +81,7 @@ impl HandoffLog {
     }
 
     /// One event of a member (events naming no member are not a room's).
-    pub(crate) fn saw(&self, e: &Event) {
+    pub fn saw(&self, e: &Event) {
         let Some(member) = &e.agent else { return };
         let Ok(mut log) = self.0.lock() else { return };
         let turns = log.entry(member.clone()).or_default();
@@ -127,16 +127,16 @@ impl HandoffLog {
 }
 
 /// A handoff ready to send: the account goes to `to` as a prompt.
-pub(crate) struct Handoff {
+pub struct Handoff {
     /// The prompt for the member taking over.
-    pub(crate) account: String,
+    pub account: String,
     /// What to tell the room once it is sent.
-    pub(crate) said: String,
+    pub said: String,
 }
 
 /// `/handoff TO [TEXT]`: an account of the conversation of `from` (the
 /// member that has the word), then TEXT, for TO.
-pub(crate) fn handoff(
+pub fn handoff(
     log: &HandoffLog,
     members: &[Member],
     from: &str,
@@ -175,7 +175,7 @@ pub(crate) fn handoff(
 }
 
 /// The member named `name`, or an error listing the members.
-pub(crate) fn find<'a>(members: &'a [Member], name: &str) -> Result<&'a Member, CohostError> {
+pub fn find<'a>(members: &'a [Member], name: &str) -> Result<&'a Member, CohostError> {
     members.iter().find(|m| m.name == name).ok_or_else(|| {
         let names: Vec<&str> = members.iter().map(|m| m.name.as_str()).collect();
         CohostError::new(
@@ -189,7 +189,7 @@ pub(crate) fn find<'a>(members: &'a [Member], name: &str) -> Result<&'a Member, 
 /// `/members`: each member, its agent, whether it is busy, its session and
 /// where it works (`place`: where to read the records; without it, no
 /// more than the member's state).
-pub(crate) fn list(members: &[Member], focus: &str, place: Option<&RoomPlace>) -> String {
+pub fn list(members: &[Member], focus: &str, place: Option<&RoomPlace>) -> String {
     let mut text = String::from("members (plain text goes to the one marked *):");
     for m in members {
         let mark = if m.name == focus { "*" } else { " " };
@@ -215,32 +215,32 @@ pub(crate) fn list(members: &[Member], focus: &str, place: Option<&RoomPlace>) -
 }
 
 /// The members' names, in the order they joined.
-pub(crate) fn names(members: &[Member]) -> Vec<String> {
+pub fn names(members: &[Member]) -> Vec<String> {
     members.iter().map(|m| m.name.clone()).collect()
 }
 
 /// Where a room's members run: what `/add` opens a member in, and what
 /// `/drop` and `/keep` tidy (each member's worktree).
 #[derive(Clone)]
-pub(crate) struct RoomPlace {
+pub struct RoomPlace {
     /// The host's services.
-    pub(crate) host: Host,
+    pub host: Host,
     /// Its configuration.
-    pub(crate) cfg: HostConfig,
+    pub cfg: HostConfig,
     /// The room's id (in each member's record).
-    pub(crate) id: String,
+    pub id: String,
     /// Whether members get a worktree of their own (a git repository).
-    pub(crate) worktrees: bool,
+    pub worktrees: bool,
     /// The room's bridge (members asking each other), when it has one.
-    pub(crate) sockets: Option<Arc<BridgeSockets>>,
+    pub sockets: Option<Arc<BridgeSockets>>,
     /// Who hears of the members' turns (desktop, webhooks), when someone
     /// does.
-    pub(crate) notifier: Option<cohost_notify::Notifier>,
+    pub notifier: Option<cohost_notify::Notifier>,
 }
 
 impl RoomPlace {
     /// `member`'s session record.
-    pub(crate) fn record(&self, m: &Member) -> Option<SessionRecord> {
+    pub fn record(&self, m: &Member) -> Option<SessionRecord> {
         let id = m.session.record_id()?;
         SessionStore::open(&self.host.paths.state_dir)
             .get(id)
@@ -251,7 +251,7 @@ impl RoomPlace {
     /// `/add AGENT`: the name the new member gets, as `member_names` names
     /// a room's agents (`codex`, `codex#2`): the first no member has (one
     /// may have left). Refused when the room is full.
-    pub(crate) fn name_for(members: &[Member], agent: &str) -> Result<String, CohostError> {
+    pub fn name_for(members: &[Member], agent: &str) -> Result<String, CohostError> {
         if members.len() >= DEFAULT_MAX_MEMBERS {
             return Err(CohostError::new(
                 ErrorCode::ConfigInvalid,
@@ -273,12 +273,8 @@ impl RoomPlace {
 
     /// Start member `name` from `req` (in a worktree of its own when the
     /// room has them, offered the room's bridge).
-    pub(crate) async fn open(
-        &self,
-        name: &str,
-        mut req: SessionRequest,
-    ) -> Result<Member, CohostError> {
-        crate::cmd::bridged::offer(self.sockets.as_ref(), name, &mut req);
+    pub async fn open(&self, name: &str, mut req: SessionRequest) -> Result<Member, CohostError> {
+        crate::bridged::offer(self.sockets.as_ref(), name, &mut req);
         let open = prepare_member(&self.host, &self.cfg, &self.id, name, self.worktrees, req)
             .await
             .map_err(CohostError::from)?;
@@ -293,13 +289,13 @@ impl RoomPlace {
     }
 
     /// What is said when member `name` joined a room now of `members`.
-    pub(crate) fn joined_text(name: &str) -> String {
+    pub fn joined_text(name: &str) -> String {
         format!("{name} joined the room; @{name} TEXT asks it, /compare TEXT asks everyone")
     }
 
     /// `/drop NAME`: take it out of `members`, stop it, remove its
     /// worktree unless it holds changes; says what happened.
-    pub(crate) async fn drop_member(
+    pub async fn drop_member(
         &self,
         members: &mut Vec<Member>,
         name: &str,
@@ -342,7 +338,7 @@ impl RoomPlace {
     /// worktrees go; NAME goes on, alone in `members`. The others have
     /// stopped even when this fails (nothing was brought in then: their
     /// worktrees are where they were, their records resume there).
-    pub(crate) async fn keep(
+    pub async fn keep(
         &self,
         members: &mut Vec<Member>,
         name: &str,
@@ -396,13 +392,13 @@ impl RoomPlace {
 
 /// What a shared room opens members with (`/add`) and tidies their
 /// worktrees with (`/drop`, `/keep`).
-pub(crate) struct MemberSetup {
+pub struct MemberSetup {
     /// Where members run.
-    pub(crate) place: RoomPlace,
+    pub place: RoomPlace,
     /// A member's session request from its name and agent id (its budget
     /// seat and sandbox as the room's others have).
-    pub(crate) request: MemberRequest,
+    pub request: MemberRequest,
 }
 
 /// A member's session request from its name and agent id.
-pub(crate) type MemberRequest = Arc<dyn Fn(&str, &str) -> SessionRequest + Send + Sync>;
+pub type MemberRequest = Arc<dyn Fn(&str, &str) -> SessionRequest + Send + Sync>;

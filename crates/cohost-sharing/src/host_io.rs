@@ -118,7 +118,7 @@ pub enum HostNotice {
     Room(String),
     /// A personal invite made while the room runs (`/invite NAME ROLE`),
     /// keys included: for the host's eyes only.
-    Invited(crate::cmd::invite_mint::PersonalInvite),
+    Invited(crate::invite_mint::PersonalInvite),
     /// The room's members now (one was added, dropped or kept).
     Members(Vec<String>),
     /// A turn finished.
