@@ -70,10 +70,11 @@ pub const MCP_SERVERS: &[&str] = &[
 /// Of [`MCP_SERVERS`], the agents that ask cohost
 /// (`session/request_permission`) before they run a tool of cohost's MCP
 /// server, as seen on the pinned versions against the fake model
-/// (`cohost-agents` `acp_e2e`, `McpCall::AskedThenRan`). `opencode-acp`
-/// and `kilo-acp` ran it without asking; `codex-acp` is not claimed either
-/// (it runs it as codex does): for those the room bridge asks itself.
-pub const MCP_APPROVALS: &[&str] = &["gemini-acp", "claude-acp"];
+/// (`cohost-agents` `acp_e2e`, `McpCall::AskedThenRan`; `codex-acp` 0.16.0
+/// asks "Approve MCP tool call" for codex's `mcp_tool_call` elicitation).
+/// `opencode-acp` and `kilo-acp` ran it without asking: for those the room
+/// bridge asks itself.
+pub const MCP_APPROVALS: &[&str] = &["gemini-acp", "claude-acp", "codex-acp"];
 
 /// Owned strings.
 pub fn strs(v: &[&str]) -> Vec<String> {

@@ -29,6 +29,8 @@ pub(crate) const ACP_SPEC: CliEntry = CliEntry {
     // Its `mcpServers` (see `acp::providers::MCP_SERVERS`).
     capabilities: Capabilities {
         mcp_servers: true,
+        // It asks before running their tools (`acp::providers::MCP_APPROVALS`).
+        mcp_approvals: true,
         ..ACP_CAPABILITIES
     },
     acp: Some(AcpMode {

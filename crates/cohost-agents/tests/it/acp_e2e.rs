@@ -636,9 +636,6 @@ enum McpCall {
     /// Ran it without asking: MCP tools are allowed by the agent's own
     /// default permissions (opencode, kilo).
     RanUnasked,
-    /// Offered it to the model as a Responses `namespace` tool, which the
-    /// fake model cannot call (codex-acp): the call is not exercised.
-    OfferedOnly,
 }
 
 /// cohost gives the agent an MCP server (`AdapterConfig::mcp_servers`, as a
@@ -710,8 +707,10 @@ async fn mcp_server_tool(cli: AgentCli, id: &str, call: McpCall) {
             assert_eq!(asked, 1, "{id}: {ev:#?}");
             assert!(answered, "{id}: {}", text(&ev));
         }
-        McpCall::RanUnasked => assert!(answered, "{id}: {}", text(&ev)),
-        McpCall::OfferedOnly => {}
+        McpCall::RanUnasked => {
+            assert_eq!(asked, 0, "{id}: {ev:#?}");
+            assert!(answered, "{id}: {}", text(&ev));
+        }
     }
     s.terminate().await.unwrap();
     assert_no_leftovers(bench.marker()).await;
@@ -739,5 +738,7 @@ async fn kilo_acp_mcp_server() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn codex_acp_mcp_server() {
-    mcp_server_tool(AgentCli::CodexAcp, "codex-acp", McpCall::OfferedOnly).await;
+    // Offered as a Responses `namespace` tool, which the fake model calls
+    // by name; codex-acp asks ("Approve MCP tool call") before it runs it.
+    mcp_server_tool(AgentCli::CodexAcp, "codex-acp", McpCall::AskedThenRan).await;
 }
