@@ -10,15 +10,11 @@
 
 use std::path::Path;
 
-use cohost_core::{CohostError, ErrorCode, ToolSpec};
+use cohost_core::ToolSpec;
 use serde_json::Value;
 
-fn invalid(origin: &str, what: String) -> CohostError {
-    CohostError::new(ErrorCode::ConfigInvalid, format!("{origin}: {what}")).with_fix(
-        "give a JSON array of tools like [{\"name\": \"run_shell\", \"description\": \"…\", \
-         \"input_schema\": {\"type\": \"object\", \"properties\": {…}}}]",
-    )
-}
+mod error;
+pub use error::ToolsError;
 
 fn valid_name(n: &str) -> bool {
     (1..=64).contains(&n.len())
@@ -27,29 +23,30 @@ fn valid_name(n: &str) -> bool {
 }
 
 /// Reads and checks a tools file.
-pub fn load(path: &Path) -> Result<Vec<ToolSpec>, CohostError> {
+pub fn load(path: &Path) -> Result<Vec<ToolSpec>, ToolsError> {
     let origin = path.display().to_string();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| invalid(&origin, format!("cannot read the tools file: {e}")))?;
+    let text = std::fs::read_to_string(path).map_err(|source| ToolsError::Unreadable {
+        origin: origin.clone(),
+        source,
+    })?;
     parse(&origin, &text)
 }
 
 /// Parses the text of a tools file (`origin` names it in errors).
-pub fn parse(origin: &str, text: &str) -> Result<Vec<ToolSpec>, CohostError> {
-    let v: Value = serde_json::from_str(text).map_err(|e| {
-        invalid(
-            origin,
-            format!("not JSON (line {}, column {}): {e}", e.line(), e.column()),
-        )
+pub fn parse(origin: &str, text: &str) -> Result<Vec<ToolSpec>, ToolsError> {
+    let v: Value = serde_json::from_str(text).map_err(|source| ToolsError::NotJson {
+        origin: origin.to_owned(),
+        source,
     })?;
     from_value(origin, &v)
 }
 
 /// Checks tools given as JSON (`origin` names where they came from in errors).
-pub fn from_value(origin: &str, v: &Value) -> Result<Vec<ToolSpec>, CohostError> {
-    let path = origin;
+pub fn from_value(origin: &str, v: &Value) -> Result<Vec<ToolSpec>, ToolsError> {
     let Value::Array(items) = v else {
-        return Err(invalid(path, "the top level must be an array".into()));
+        return Err(ToolsError::NotArray {
+            origin: origin.to_owned(),
+        });
     };
     let mut out: Vec<ToolSpec> = Vec::new();
     for (i, item) in items.iter().enumerate() {
@@ -59,16 +56,18 @@ pub fn from_value(origin: &str, v: &Value) -> Result<Vec<ToolSpec>, CohostError>
             .unwrap_or(item);
         let name = t.get("name").and_then(Value::as_str).unwrap_or_default();
         if !valid_name(name) {
-            return Err(invalid(
-                path,
-                format!("tool {i}: `name` must be 1 to 64 of [A-Za-z0-9_-], got {name:?}"),
-            ));
+            return Err(ToolsError::BadName {
+                origin: origin.to_owned(),
+                index: i,
+                name: name.to_owned(),
+            });
         }
         if out.iter().any(|o| o.name == name) {
-            return Err(invalid(
-                path,
-                format!("tool {i}: `{name}` is defined twice"),
-            ));
+            return Err(ToolsError::Duplicate {
+                origin: origin.to_owned(),
+                index: i,
+                name: name.to_owned(),
+            });
         }
         let schema = ["input_schema", "parameters", "inputSchema"]
             .iter()
@@ -80,12 +79,11 @@ pub fn from_value(origin: &str, v: &Value) -> Result<Vec<ToolSpec>, CohostError>
                 .get("type")
                 .is_none_or(|ty| ty == &Value::from("object"));
         if !is_object_schema {
-            return Err(invalid(
-                path,
-                format!(
-                    "tool {i} (`{name}`): the argument schema must be a JSON schema of type object"
-                ),
-            ));
+            return Err(ToolsError::BadSchema {
+                origin: origin.to_owned(),
+                index: i,
+                name: name.to_owned(),
+            });
         }
         out.push(ToolSpec {
             name: name.to_string(),
@@ -103,9 +101,10 @@ pub fn from_value(origin: &str, v: &Value) -> Result<Vec<ToolSpec>, CohostError>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cohost_core::{CohostError, ErrorCode};
 
     fn p(text: &str) -> Result<Vec<ToolSpec>, CohostError> {
-        parse("tools.json", text)
+        parse("tools.json", text).map_err(CohostError::from)
     }
 
     #[test]

@@ -492,9 +492,9 @@ pub fn offered_tools(d: &ProviderDescriptor, tools: &Tools) -> Result<Vec<ToolSp
     }
     match tools {
         Tools::None => Ok(Vec::new()),
-        Tools::File(path) => crate::tools::load(path).map_err(SetupError::Tools),
+        Tools::File(path) => crate::tools::load(path).map_err(|e| SetupError::Tools(e.into())),
         Tools::Json { origin, value } => {
-            crate::tools::from_value(origin, value).map_err(SetupError::Tools)
+            crate::tools::from_value(origin, value).map_err(|e| SetupError::Tools(e.into()))
         }
     }
 }
