@@ -10,9 +10,11 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use async_trait::async_trait;
 use cohost_core::{
-    sanitize, Checkpoints, CohostError, Event, EventBody, EventSink, PromptInput, SessionControl,
+    Checkpoints, CohostError, Event, EventBody, EventSink, PromptInput, SessionControl,
     TurnChanges, TurnMark, TurnOutcome,
 };
+
+use cohost_core::sanitize::Sanitizer;
 
 use crate::running::Turns;
 
@@ -36,6 +38,8 @@ impl<T: Turns> Checkpointed<T> {
 /// in between takes the next number and every later one moves up by one.
 struct Around<'a> {
     sink: &'a mut dyn EventSink,
+    /// What inserted events pass (the session's sanitizer).
+    sanitizer: Arc<Sanitizer>,
     note: Option<String>,
     end: Option<Event>,
     /// The last event sent on (the anchor of an inserted one).
@@ -45,9 +49,14 @@ struct Around<'a> {
 }
 
 impl<'a> Around<'a> {
-    fn new(sink: &'a mut dyn EventSink, note: Option<String>) -> Around<'a> {
+    fn new(
+        sink: &'a mut dyn EventSink,
+        note: Option<String>,
+        sanitizer: Arc<Sanitizer>,
+    ) -> Around<'a> {
         Around {
             sink,
+            sanitizer,
             note,
             end: None,
             last: None,
@@ -90,10 +99,11 @@ impl<'a> Around<'a> {
         let body = match changes {
             None => None,
             Some(Ok(c)) if c.is_empty() => None,
-            Some(Ok(c)) => Some(EventBody::FileChanges(sanitized(c))),
-            Some(Err(e)) => Some(status(format!(
-                "what this turn changed was not recorded: {e}"
-            ))),
+            Some(Ok(c)) => Some(EventBody::FileChanges(sanitized(&self.sanitizer, c))),
+            Some(Err(e)) => Some(status(
+                &self.sanitizer,
+                format!("what this turn changed was not recorded: {e}"),
+            )),
         };
         if let Some(body) = body {
             self.insert(body);
@@ -117,7 +127,8 @@ impl EventSink for Around<'_> {
         self.sink.emit(event);
         if started {
             if let Some(note) = self.note.take() {
-                self.insert(status(note));
+                let body = status(&self.sanitizer, note);
+                self.insert(body);
             }
         }
     }
@@ -128,19 +139,20 @@ fn split_id(id: &str) -> Option<(&str, u64)> {
     Some((p, n.parse().ok()?))
 }
 
-fn status(message: String) -> EventBody {
+fn status(sanitizer: &Sanitizer, message: String) -> EventBody {
     EventBody::Status {
-        message: sanitize(&message),
+        message: sanitizer.sanitize(&message).into_owned(),
         retry_after_ms: None,
     }
 }
 
 /// Paths and diffs pass the sanitizer like every other string of an event.
-fn sanitized(mut changes: TurnChanges) -> TurnChanges {
+fn sanitized(sanitizer: &Sanitizer, mut changes: TurnChanges) -> TurnChanges {
+    let clean = |s: &str| sanitizer.sanitize(s).into_owned();
     for f in &mut changes.files {
-        f.path = sanitize(&f.path);
-        f.old_path = f.old_path.as_deref().map(sanitize);
-        f.diff = f.diff.as_deref().map(sanitize);
+        f.path = clean(&f.path);
+        f.old_path = f.old_path.as_deref().map(clean);
+        f.diff = f.diff.as_deref().map(clean);
     }
     changes
 }
@@ -181,7 +193,7 @@ impl<T: Turns> Turns for Checkpointed<T> {
     async fn turn(&mut self, input: PromptInput, sink: &mut dyn EventSink) -> TurnOutcome {
         let checkpoints = self.checkpoints.clone();
         let (mark, note) = begin(&*checkpoints).await;
-        let mut around = Around::new(sink, note);
+        let mut around = Around::new(sink, note, self.inner.sanitizer());
         let outcome = self.inner.turn(input, &mut around).await;
         around.finish(end(&*checkpoints, mark).await);
         outcome
@@ -194,7 +206,7 @@ impl<T: Turns> Turns for Checkpointed<T> {
     ) -> (TurnOutcome, Result<(), CohostError>) {
         let checkpoints = self.checkpoints.clone();
         let (mark, note) = begin(&*checkpoints).await;
-        let mut around = Around::new(sink, note);
+        let mut around = Around::new(sink, note, self.inner.sanitizer());
         // The agent has stopped before the tree is read: nothing of its
         // can still be writing.
         let (outcome, stopped) = self.inner.last_turn(input, &mut around).await;
@@ -216,6 +228,10 @@ impl<T: Turns> Turns for Checkpointed<T> {
 
     fn native_session_id(&self) -> Option<String> {
         self.inner.native_session_id()
+    }
+
+    fn sanitizer(&self) -> Arc<Sanitizer> {
+        self.inner.sanitizer()
     }
 }
 

@@ -11,6 +11,9 @@ use super::*;
 /// A turn that sends start, one chunk and end, numbered as the engine does.
 struct Scripted;
 
+/// A secret only the session's sanitizer knows (no shape gives it away).
+const PLANTED: &str = "planted-value-the-session-knows-4Rk9";
+
 fn ev(seq: u64, body: EventBody) -> Event {
     Event {
         id: format!("p-1.{seq}"),
@@ -71,6 +74,14 @@ impl Turns for Scripted {
 
     fn native_session_id(&self) -> Option<String> {
         None
+    }
+
+    fn sanitizer(&self) -> std::sync::Arc<cohost_core::sanitize::Sanitizer> {
+        // The session's own: it knows a value the process-wide one does not.
+        Arc::new(
+            cohost_core::sanitize::Sanitizer::new(Vec::<(String, String)>::new(), None)
+                .with_known_values([PLANTED]),
+        )
     }
 }
 
@@ -240,4 +251,17 @@ async fn diffs_and_paths_pass_the_sanitizer() {
     let line = events[2].to_json_line();
     assert!(line.contains("file_changes"), "{line}");
     assert!(!line.contains("abcdefghijklmnop"), "{line}");
+}
+
+#[tokio::test]
+async fn inserted_events_pass_the_sessions_own_sanitizer() {
+    assert_eq!(cohost_core::sanitize::global().sanitize(PLANTED), PLANTED);
+    let events = run(Recorder {
+        before: Ok(()),
+        after: Mutex::new(Some(Ok(one_file(&format!("+token {PLANTED}\n"))))),
+    })
+    .await;
+    let line = events[2].to_json_line();
+    assert!(line.contains("file_changes"), "{line}");
+    assert!(!line.contains(PLANTED), "{line}");
 }

@@ -18,6 +18,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
+use cohost_core::sanitize::Sanitizer;
 use cohost_core::steer::{QueueChange, QueueItem, QueueNotice};
 use cohost_core::sync::lock;
 use cohost_core::EventBody;
@@ -68,6 +69,10 @@ pub trait Turns: Send + 'static {
 
     /// The agent's own session id, once known.
     fn native_session_id(&self) -> Option<String>;
+
+    /// What the session's strings pass before anyone sees them (its
+    /// host's sanitizer, from its options).
+    fn sanitizer(&self) -> Arc<Sanitizer>;
 }
 
 #[async_trait]
@@ -90,6 +95,10 @@ impl Turns for HostSession {
 
     fn native_session_id(&self) -> Option<String> {
         HostSession::native_session_id(self).map(String::from)
+    }
+
+    fn sanitizer(&self) -> Arc<Sanitizer> {
+        HostSession::sanitizer(self).clone()
     }
 }
 
@@ -137,6 +146,8 @@ struct Shared {
     budget: Option<BudgetSeat>,
     /// Prompts waiting for their turn.
     queue: Mutex<PromptQueue>,
+    /// What the session's own notes pass (its host's sanitizer).
+    sanitizer: Arc<Sanitizer>,
     /// Numbers the `queue` events (they belong to no turn).
     queue_events: QueueEvents,
     /// A turn is streaming: it has emitted its first event and not ended.
@@ -241,7 +252,8 @@ impl RunningSession {
             closing: AtomicBool::new(false),
             interrupt_wanted: AtomicBool::new(false),
             budget,
-            queue: Mutex::new(PromptQueue::default()),
+            queue: Mutex::new(PromptQueue::with_sanitizer(turns.sanitizer())),
+            sanitizer: turns.sanitizer(),
             queue_events: QueueEvents {
                 prompt_id: format!("q-{}", cohost_core::ids::random_tag()),
                 seq: std::sync::atomic::AtomicU64::new(0),
@@ -665,7 +677,7 @@ impl Shared {
             body: EventBody::Queue(QueueNotice {
                 change,
                 item,
-                note: note.map(|n| cohost_core::sanitize(&n)),
+                note: note.map(|n| self.sanitizer.sanitize(&n).into_owned()),
                 items,
             }),
         });

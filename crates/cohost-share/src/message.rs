@@ -1,6 +1,7 @@
 //! Every application frame, typed, and the one routing table from a
 //! message to its frame type.
 
+use cohost_core::sanitize::Sanitizer;
 use cohost_core::{EndReason, Event, EventBody};
 use cohost_protocol::{EnvelopeError, FrameType};
 use serde::de::DeserializeOwned;
@@ -133,7 +134,7 @@ impl Message {
     /// The message's JSON, every string in it sanitized: this is the last
     /// point before the payload is sealed and leaves for the room (a prompt
     /// full of secrets, an echoed key), and the relay cannot help after that.
-    pub(crate) fn to_json(&self) -> Result<Vec<u8>, ShareError> {
+    pub(crate) fn to_json(&self, sanitizer: &Sanitizer) -> Result<Vec<u8>, ShareError> {
         let value = match self {
             Message::Suggestion(s) => serde_json::to_value(s),
             Message::SuggestionDecided(d) => serde_json::to_value(d),
@@ -143,7 +144,10 @@ impl Message {
             // Key messages carry keys, which look like secrets to the
             // sanitizer by design; their one free text (a name) is sanitized.
             Message::KeyAnnounce(a) => serde_json::to_value(KeyAnnounce {
-                name: a.name.as_deref().map(cohost_core::sanitize::sanitize),
+                name: a
+                    .name
+                    .as_deref()
+                    .map(|n| sanitizer.sanitize(n).into_owned()),
                 ..a.clone()
             }),
             Message::KeyRotate(r) => serde_json::to_value(r),
@@ -152,7 +156,7 @@ impl Message {
                     .members
                     .iter()
                     .map(|m| RosterMember {
-                        name: cohost_core::sanitize::sanitize(&m.name),
+                        name: sanitizer.sanitize(&m.name).into_owned(),
                         ..m.clone()
                     })
                     .collect(),
@@ -173,7 +177,7 @@ impl Message {
             self,
             Message::KeyAnnounce(_) | Message::KeyRotate(_) | Message::KeyRoster(_)
         ) {
-            cohost_core::sanitize::sanitize_json(&mut value);
+            sanitizer.sanitize_json(&mut value);
         }
         serde_json::to_vec(&value).map_err(encode_error)
     }

@@ -218,3 +218,25 @@ fn the_payload_codec_is_the_one_seam_for_end_to_end_encryption() {
         Err(ShareError::Codec { .. })
     ));
 }
+
+#[test]
+fn what_leaves_passes_the_sanitizer_the_front_end_gave() {
+    // A value only this sanitizer knows (the host's own key, say), and the
+    // process-wide one does not: a chat holding it leaves redacted.
+    const PLANTED: &str = "planted-value-only-the-front-end-knows-7Qx2";
+    assert_eq!(cohost_core::sanitize::global().sanitize(PLANTED), PLANTED);
+    let knows = std::sync::Arc::new(
+        cohost_core::sanitize::Sanitizer::new(Vec::<(String, String)>::new(), None)
+            .with_known_values([PLANTED]),
+    );
+    let codec = RoomCodec::new(RoomId::new("room-s").unwrap()).with_sanitizer(knows);
+    let chat = Message::Chat(Chat {
+        from: Some("host".into()),
+        text: format!("the key is {PLANTED}"),
+        members: None,
+    });
+    let f = codec.room_frame(&chat).unwrap();
+    let said = String::from_utf8(f.payload().to_vec()).unwrap();
+    assert!(!said.contains(PLANTED), "{said}");
+    assert!(said.contains(cohost_core::sanitize::REDACTED), "{said}");
+}

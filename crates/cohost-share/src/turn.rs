@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use cohost_core::sanitize::Sanitizer;
 use cohost_protocol::{Frame, FrameType, Role, RoomId, StreamId};
 
 use crate::codec::{Header, Opened, PayloadCodec, Plain, Sender};
@@ -15,6 +16,8 @@ pub struct RoomCodec {
     room: RoomId,
     role: Option<Role>,
     codec: Arc<dyn PayloadCodec>,
+    /// What every outgoing message passes before it is sealed.
+    sanitizer: Arc<Sanitizer>,
 }
 
 impl std::fmt::Debug for RoomCodec {
@@ -38,7 +41,18 @@ impl RoomCodec {
             room,
             role: None,
             codec,
+            // Until the front end hands its own ([`RoomCodec::with_sanitizer`]):
+            // every secret shape, no known value.
+            sanitizer: Arc::new(Sanitizer::new(Vec::<(String, String)>::new(), None)),
         }
+    }
+
+    /// The same codec passing every outgoing message through `sanitizer`
+    /// (the front end's, which knows this machine's secret values) before
+    /// it is sealed: the last point before it leaves for the room.
+    pub fn with_sanitizer(mut self, sanitizer: Arc<Sanitizer>) -> RoomCodec {
+        self.sanitizer = sanitizer;
+        self
     }
 
     /// The same codec sending as `role`: the role every frame it builds is
@@ -56,7 +70,7 @@ impl RoomCodec {
 
     fn seal(&self, header: &Header<'_>, msg: &Message) -> Result<Vec<u8>, ShareError> {
         self.codec
-            .seal(header, msg.to_json()?)
+            .seal(header, msg.to_json(&self.sanitizer)?)
             .map_err(|source| ShareError::Codec {
                 kind: header.kind,
                 source,

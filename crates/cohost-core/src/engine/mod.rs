@@ -264,6 +264,11 @@ impl HostSession {
         }
     }
 
+    /// What this session's strings pass (its options' sanitizer).
+    pub fn sanitizer(&self) -> &Arc<Sanitizer> {
+        &self.opts.sanitizer
+    }
+
     /// A handle for interrupting from elsewhere.
     pub fn control(&self) -> SessionControl {
         SessionControl {

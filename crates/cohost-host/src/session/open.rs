@@ -341,6 +341,10 @@ impl Turns for OpenSession {
     fn native_session_id(&self) -> Option<String> {
         OpenSession::native_session_id(self).map(String::from)
     }
+
+    fn sanitizer(&self) -> Arc<Sanitizer> {
+        self.session.sanitizer().clone()
+    }
 }
 
 /// Context files: a provider that takes no attached files gets them in the

@@ -3,6 +3,9 @@
 //! Plain data; the running session publishes its `queue` events.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
+
+use cohost_core::sanitize::Sanitizer;
 
 use cohost_core::steer::{preview, QueueItem};
 use cohost_core::{PromptInput, TurnOutcome};
@@ -24,14 +27,34 @@ pub(crate) struct Queued {
 }
 
 /// The waiting prompts, next first.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct PromptQueue {
     items: VecDeque<Queued>,
     /// The last number given out.
     last_id: u64,
+    /// What a queued prompt's preview passes (the session's).
+    sanitizer: Arc<Sanitizer>,
+}
+
+impl Default for PromptQueue {
+    fn default() -> PromptQueue {
+        PromptQueue::with_sanitizer(Arc::new(Sanitizer::new(
+            Vec::<(String, String)>::new(),
+            None,
+        )))
+    }
 }
 
 impl PromptQueue {
+    /// An empty queue whose previews pass `sanitizer`.
+    pub(crate) fn with_sanitizer(sanitizer: Arc<Sanitizer>) -> PromptQueue {
+        PromptQueue {
+            items: VecDeque::new(),
+            last_id: 0,
+            sanitizer,
+        }
+    }
+
     /// Add a prompt at the end; its item as events show it.
     pub(crate) fn push(
         &mut self,
@@ -46,9 +69,7 @@ impl PromptQueue {
         let item = QueueItem {
             id: self.last_id,
             correlation_id,
-            // The process-wide sanitizer: the queue does not hold the
-            // session options (`SessionOptions::sanitizer`) yet.
-            text: preview(cohost_core::sanitize::global(), &input.text),
+            text: preview(&self.sanitizer, &input.text),
             by,
         };
         self.items.push_back(Queued {

@@ -37,10 +37,6 @@ const ALLOWED: &[(&str, usize)] = &[
     // boundary (its text reaches one as an error or an event, which is
     // sanitized there), but nothing hands the ring a sanitizer yet.
     ("cohost-process/src/stderr.rs", 1),
-    ("cohost-session/src/checkpointed.rs", 1),
-    ("cohost-session/src/running.rs", 1),
-    ("cohost-session/src/running/queue.rs", 1),
-    ("cohost-share/src/message.rs", 3),
 ];
 
 /// The functions of `cohost_core::sanitize` that use the process-wide one.
