@@ -49,6 +49,7 @@ api_error_from_wire!(
     cohost_discovery::DiscoveryError,
     cohost_host::changes::ChangesError,
     cohost_host::session::attach::AttachError,
+    cohost_host::session::CwdError,
     cohost_host::StoreError,
     cohost_session::SessionError,
 );

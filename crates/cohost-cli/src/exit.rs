@@ -109,6 +109,7 @@ failure_from_wire!(
     cohost_discovery::DiscoveryError,
     cohost_host::changes::ChangesError,
     cohost_host::session::attach::AttachError,
+    cohost_host::session::CwdError,
     cohost_host::record::RecordError,
     cohost_host::StoreError,
     cohost_session::SessionError,

@@ -387,6 +387,9 @@ mod tests {
     #[test]
     fn cwd_must_exist() {
         let e = session::working_dir(Some("/definitely/not/here".into())).unwrap_err();
-        assert_eq!(e.code, ErrorCode::ConfigInvalid);
+        assert_eq!(
+            cohost_core::CohostError::from(e).code,
+            ErrorCode::ConfigInvalid
+        );
     }
 }

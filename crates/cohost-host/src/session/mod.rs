@@ -14,6 +14,7 @@
 pub mod attach;
 mod bridge;
 mod checkpoints;
+mod cwd;
 mod default_agent;
 mod no_credentials;
 mod open;
@@ -22,6 +23,7 @@ mod room;
 mod sandbox;
 
 pub use bridge::{BridgeSockets, BRIDGE_SOCKET_VAR};
+pub use cwd::{client_working_dir, working_dir, CwdError};
 pub use default_agent::DEFAULT_PREFERENCE;
 pub use open::OpenSession;
 pub use room::{
@@ -262,6 +264,12 @@ impl From<CohostError> for SetupError {
     }
 }
 
+impl From<CwdError> for SetupError {
+    fn from(e: CwdError) -> Self {
+        SetupError::Other(e.into())
+    }
+}
+
 impl From<SetupError> for CohostError {
     fn from(e: SetupError) -> Self {
         match e {
@@ -426,50 +434,6 @@ pub async fn choose(
             }
         }
     }
-}
-
-/// The directory the agent runs in: `cwd`, else the current one; it must exist.
-pub fn working_dir(cwd: Option<PathBuf>) -> Result<PathBuf, CohostError> {
-    let dir = match cwd {
-        Some(d) => d,
-        None => std::env::current_dir().map_err(|e| {
-            CohostError::new(
-                ErrorCode::ConfigInvalid,
-                format!("cannot read the current directory: {e}"),
-            )
-        })?,
-    };
-    if !dir.is_dir() {
-        return Err(CohostError::new(
-            ErrorCode::ConfigInvalid,
-            format!("the working directory {} is not a directory", dir.display()),
-        )
-        .with_fix("pass an existing directory"));
-    }
-    Ok(dir)
-}
-
-/// A `cwd` a client sent over a protocol (ACP, MCP, the local API): it must
-/// be absolute and an existing directory. A relative one would be resolved
-/// against the server's own directory, which the client neither sees nor
-/// chose (`../../..` from an editor reached outside it).
-pub fn client_working_dir(cwd: PathBuf) -> Result<PathBuf, CohostError> {
-    let shown = cohost_core::sanitize::inert_line(&cwd.display().to_string());
-    if !cwd.is_absolute() {
-        return Err(CohostError::new(
-            ErrorCode::ConfigInvalid,
-            format!("`cwd` must be an absolute path, not `{shown}`"),
-        )
-        .with_fix("send the absolute path of an existing directory as `cwd`"));
-    }
-    if !cwd.is_dir() {
-        return Err(CohostError::new(
-            ErrorCode::ConfigInvalid,
-            format!("`cwd` {shown} is not an existing directory"),
-        )
-        .with_fix("send the absolute path of an existing directory as `cwd`"));
-    }
-    Ok(cwd)
 }
 
 /// The tools policy, in one place: agent CLIs (and the mock) run their own

@@ -46,6 +46,7 @@ fn client_cwd(
     cwd: std::path::PathBuf,
 ) -> Result<std::path::PathBuf, agent_client_protocol::Error> {
     cohost_host::session::client_working_dir(cwd).map_err(|e| {
+        let e = cohost_core::CohostError::from(e);
         let sanitizer = &st.hub.host().sanitizer;
         let mut data = serde_json::to_value(&e).unwrap_or_default();
         sanitizer.sanitize_json(&mut data);
