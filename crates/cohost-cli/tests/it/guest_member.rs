@@ -17,30 +17,19 @@ use cohost_fakellm::FakeLlmConfig;
 use cohost_testbench::{require_cli, AgentCli, Bench};
 use serde_json::Value;
 
-use crate::knock_room::until;
+use crate::knock_room::{self, exit_code, until};
 use crate::relay_mitm::shared_behind_mitm;
-use crate::share_join_cli::{cohost, lines_of, Reaper};
+use crate::share_join_cli::{cohost, Reaper};
 
-/// `cohost join --json ARGS` in `home`, with `invite`: the process, its
-/// frames (stdout) and notices (stderr).
+/// `cmd` as `cohost join --json ARGS` with `invite`, its stdin piped:
+/// the process, its frames (stdout) and notices (stderr).
 fn joined(
     mut cmd: std::process::Command,
     invite: &str,
     args: &[&str],
 ) -> (Reaper, Receiver<String>, Receiver<String>) {
-    let mut p = Reaper(
-        cmd.args(["join", "--json"])
-            .args(args)
-            .env("COHOST_INVITE", invite)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap(),
-    );
-    let out = lines_of(p.0.stdout.take().unwrap());
-    let err = lines_of(p.0.stderr.take().unwrap());
-    (p, out, err)
+    cmd.args(["join", "--json"]).args(args);
+    knock_room::joined(cmd, invite, Stdio::piped())
 }
 
 /// A frame line of `cohost join --json` of type `frame` whose payload's
@@ -180,15 +169,7 @@ async fn a_co_drivers_own_codex_answers_the_room_with_her_approval_and_credentia
 
     // The room ends: her agent with it.
     writeln!(stdin, "/quit").unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    loop {
-        if let Some(status) = ana.0.try_wait().unwrap() {
-            assert_eq!(status.code(), Some(0), "{ana_said:#?}");
-            break;
-        }
-        assert!(std::time::Instant::now() < deadline, "join still running");
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    assert_eq!(exit_code(&mut ana), Some(0), "{ana_said:#?}");
 }
 
 #[test]
@@ -212,15 +193,7 @@ fn a_room_without_guest_agents_refuses_one_and_says_how() {
     until(&err, &mut said, "her refusal", |l| {
         (l.contains("did not take your agent") && l.contains("--guest-agents")).then_some(())
     });
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    let status = loop {
-        if let Some(s) = ana.0.try_wait().unwrap() {
-            break s;
-        }
-        assert!(std::time::Instant::now() < deadline, "join still running");
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    };
-    assert_ne!(status.code(), Some(0), "{said:#?}");
+    assert_ne!(exit_code(&mut ana), Some(0), "{said:#?}");
     // A viewer may not bring one at all.
     let (mut vic, _o, verr) = joined(
         cohost(guest_home.path()),

@@ -67,7 +67,7 @@ fn turn(
 }
 
 /// The exit code of `p`, which is to end within [`STEP`].
-fn exit_code(p: &mut Reaper) -> Option<i32> {
+pub(crate) fn exit_code(p: &mut Reaper) -> Option<i32> {
     let deadline = Instant::now() + STEP;
     loop {
         if let Some(status) = p.0.try_wait().unwrap() {
@@ -89,12 +89,22 @@ fn guest(
     name: &str,
     extra: &[&str],
 ) -> (Reaper, Receiver<String>, Receiver<String>) {
+    let mut cmd = cohost(home, home);
+    cmd.args(["join", "--json", "--name", name]).args(extra);
+    joined(cmd, invite, Stdio::null())
+}
+
+/// `cmd` (a `cohost join --json …` command) run with `invite` (in
+/// `COHOST_INVITE`) and `stdin`: the process, its frames (stdout) and
+/// notices (stderr), read as they come (guest_member too).
+pub(crate) fn joined(
+    mut cmd: std::process::Command,
+    invite: &str,
+    stdin: Stdio,
+) -> (Reaper, Receiver<String>, Receiver<String>) {
     let mut p = Reaper(
-        cohost(home, home)
-            .args(["join", "--json", "--name", name])
-            .args(extra)
-            .env("COHOST_INVITE", invite)
-            .stdin(Stdio::null())
+        cmd.env("COHOST_INVITE", invite)
+            .stdin(stdin)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
