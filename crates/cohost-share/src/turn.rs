@@ -63,6 +63,11 @@ impl RoomCodec {
         self
     }
 
+    /// What outgoing messages pass before they are sealed.
+    pub fn sanitizer(&self) -> &Arc<Sanitizer> {
+        &self.sanitizer
+    }
+
     /// The room.
     pub fn room(&self) -> &RoomId {
         &self.room

@@ -283,8 +283,18 @@ impl HostBridge {
     /// bridge).
     pub fn with_keys(mut self, keys: HostKeys) -> Self {
         let room = self.codec.room().clone();
-        self.codec = RoomCodec::with_codec(room, keys.codec()).as_role(Role::Host);
+        self.codec = RoomCodec::with_codec(room, keys.codec())
+            .as_role(Role::Host)
+            .with_sanitizer(self.codec.sanitizer().clone());
         self.keys = Some(keys);
+        self
+    }
+
+    /// Everything the bridge says to the room passes `sanitizer` (the front
+    /// end's, which knows this machine's secret values) before it is
+    /// sealed: the host's chat, the members' turns, every notice.
+    pub fn with_sanitizer(mut self, sanitizer: Arc<cohost_core::sanitize::Sanitizer>) -> Self {
+        self.codec = self.codec.clone().with_sanitizer(sanitizer);
         self
     }
 

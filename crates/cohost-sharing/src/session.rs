@@ -199,8 +199,11 @@ impl ParticipantSession {
             }
             return Err(JoinError::NoWelcome(WELCOME_WAIT));
         };
-        let codec =
-            RoomCodec::with_codec(client.room_id().clone(), e2e.clone()).as_role(welcome.you.role);
+        // What this participant says (its suggestions, chat, a member's
+        // turns) passes its own sanitizer before it is sealed.
+        let codec = RoomCodec::with_codec(client.room_id().clone(), e2e.clone())
+            .as_role(welcome.you.role)
+            .with_sanitizer(opts.sanitizer.clone());
         let mut s = ParticipantSession {
             client,
             codec,

@@ -150,6 +150,7 @@ fn start_hosting(
 ) -> Result<Hosting, CohostError> {
     let (notice_tx, mut notices) = mpsc::unbounded_channel();
     let mut bridge = HostBridge::for_room(p.room, p.client, p.suggestions, notice_tx)
+        .with_sanitizer(crate::secrets::sanitizer())
         .with_keys(p.keys)
         .with_interrupt_policy(p.interrupts)
         .with_quorum(p.quorum);

@@ -534,6 +534,7 @@ pub async fn run(args: ShareArgs) -> CmdResult {
     let policy: SuggestionPolicy = args.suggestions.into();
     let interrupts: SuggestionPolicy = args.interrupts.into();
     let mut bridge = HostBridge::for_room(room, client, policy, notice_tx)
+        .with_sanitizer(crate::secrets::sanitizer())
         .with_keys(keys)
         .with_mint(mint, secure_invites)
         .with_interrupt_policy(interrupts)

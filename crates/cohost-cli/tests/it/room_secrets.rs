@@ -51,6 +51,25 @@ async fn room_payloads_hold_no_secret_and_chat_is_inert_and_stamped() {
         "the room received them"
     );
 
+    // A value only the host's sanitizer knows (no shape gives it away)
+    // leaves the host's chat redacted: the bridge seals with its sanitizer.
+    assert_eq!(
+        cohost_core::sanitize::global().sanitize(room_support::HOST_SECRET),
+        room_support::HOST_SECRET
+    );
+    input_tx
+        .send(HostInput::Chat(format!(
+            "the key is {}",
+            room_support::HOST_SECRET
+        )))
+        .unwrap();
+    let (f, _) = next_frame(&mut co).await;
+    let said = String::from_utf8_lossy(&co.codec().open(&f).unwrap().body).into_owned();
+    assert!(
+        said.contains("the key is") && !said.contains(room_support::HOST_SECRET),
+        "{said}"
+    );
+
     // A viewer's chat with escape sequences, claiming to be the host.
     let chat = "hi\x1b]0;pwned\x07\x1b[2J\x1b[31mred";
     viewer.chat(chat).await.unwrap();

@@ -90,6 +90,11 @@ impl Default for Setup {
 }
 
 /// A room on a default relay whose host asks about co-driver interrupts.
+/// A secret value only the host's sanitizer knows (as the binary's knows
+/// the values of its environment): nothing the host says to the room may
+/// carry it.
+pub const HOST_SECRET: &str = "host-only-secret-value-9Vt3";
+
 pub async fn room(chunk_delay: Duration) -> Room {
     room_with(chunk_delay, Setup::default()).await
 }
@@ -155,7 +160,13 @@ pub async fn room_with(chunk_delay: Duration, setup: Setup) -> Room {
         let room = cohost_session::Room::new(room).unwrap();
         HostBridge::for_room(room, host_client, SuggestionPolicy::Ask, notice_tx)
     };
-    let bridge = bridge.with_keys(keys).with_interrupt_policy(interrupts);
+    let bridge = bridge
+        .with_keys(keys)
+        .with_interrupt_policy(interrupts)
+        .with_sanitizer(std::sync::Arc::new(
+            cohost_core::sanitize::Sanitizer::new(Vec::<(String, String)>::new(), None)
+                .with_known_values([HOST_SECRET]),
+        ));
     let host = tokio::spawn(bridge.run(input_rx));
     let join = |invite: String, name: &str| {
         let opts = JoinOptions {
