@@ -165,6 +165,23 @@ impl Tty {
         }
     }
 
+    /// Wait until the screen is as `ok` wants (`what` names it in the
+    /// panic): for a state drawn over more than one frame, such as a line
+    /// that appears a frame before a card goes.
+    pub fn wait_until(&self, what: &str, within: Duration, ok: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let s = self.screen();
+            if ok(&s) {
+                return s;
+            }
+            if start.elapsed() > within {
+                panic!("the screen never showed {what} in {within:?}:\n{s}");
+            }
+            std::thread::sleep(Duration::from_millis(30));
+        }
+    }
+
     /// Type bytes (keys) into the terminal.
     pub fn send(&self, bytes: &[u8]) {
         let mut rest = bytes;
