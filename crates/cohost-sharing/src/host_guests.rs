@@ -251,14 +251,7 @@ impl HostBridge {
         if let Some(k) = self.keys.as_ref() {
             k.codec().drop_member(name);
         }
-        if self.focus == name {
-            self.focus = self
-                .room
-                .members()
-                .first()
-                .map(|m| m.name.clone())
-                .unwrap_or_default();
-        }
+        self.refocus();
     }
 
     /// The owner on connection `conn` left or was removed: its members go

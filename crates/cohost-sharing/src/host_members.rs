@@ -164,7 +164,20 @@ impl HostBridge {
     /// room's bridge (members asking each other) hear of it.
     fn set_members(&mut self, members: Vec<Member>) {
         self.room = Room::new(members).unwrap_or_default();
-        if !self.room.members().iter().any(|m| m.name == self.focus) {
+        self.refocus();
+        if let Some(s) = &self.setup {
+            crate::bridged::serve(s.place.sockets.as_ref(), &self.room);
+        }
+        self.room_now.send_replace(self.room.clone());
+    }
+
+    /// The member plain prompts go to left the room: the host's first
+    /// member takes them (one on a participant's machine keeps them while
+    /// it is in the room).
+    pub(super) fn refocus(&mut self) {
+        let here =
+            self.room.members().iter().any(|m| m.name == self.focus) || self.is_guest(&self.focus);
+        if !here {
             self.focus = self
                 .room
                 .members()
@@ -172,10 +185,6 @@ impl HostBridge {
                 .map(|m| m.name.clone())
                 .unwrap_or_default();
         }
-        if let Some(s) = &self.setup {
-            crate::bridged::serve(s.place.sockets.as_ref(), &self.room);
-        }
-        self.room_now.send_replace(self.room.clone());
     }
 
     /// `/add AGENT`.
