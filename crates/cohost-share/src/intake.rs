@@ -64,6 +64,18 @@ pub enum After {
     GiveUp,
 }
 
+/// What a chunk the relay client calls late is to this end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LateChunk {
+    /// Late indeed: past chunks this end went on from; show it as late.
+    Late,
+    /// The very chunk this end asked for again: take it in order.
+    InOrder,
+    /// Past the chunk asked for again: it comes again, in order, with the
+    /// replay; drop this copy.
+    Again,
+}
+
 /// The streams of one participant.
 #[derive(Debug, Default)]
 pub struct StreamIntake {
@@ -96,6 +108,25 @@ impl StreamIntake {
             .get(stream)
             .map_or(0, |l| l.saturating_add(1));
         chunk < next || (chunk > next && self.resyncing.contains(stream))
+    }
+
+    /// What to do with chunk `chunk` of `stream` that the relay client
+    /// hands on as late (it said it missing earlier). The client classed it
+    /// before it took this end's later ask for the stream again, if there
+    /// was one: a chunk at or past the one that ask brings is no longer
+    /// late here.
+    pub fn late(&self, stream: &str, chunk: u64) -> LateChunk {
+        let next = self
+            .last_good
+            .get(stream)
+            .map_or(0, |l| l.saturating_add(1));
+        if !self.resyncing.contains(stream) || chunk < next {
+            LateChunk::Late
+        } else if chunk == next {
+            LateChunk::InOrder
+        } else {
+            LateChunk::Again
+        }
     }
 
     /// Chunk `chunk` of `stream` opened and verified.
@@ -180,6 +211,24 @@ impl StreamIntake {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_late_chunk_past_an_ask_for_the_stream_comes_again_in_order() {
+        let mut i = StreamIntake::new();
+        i.opened("s", 0);
+        assert!(i.missing("s", 1, 2));
+        assert_eq!(i.late("s", 1), LateChunk::Late, "said missing, then came");
+        // A forged chunk 3 fails: the stream is asked again from 2; the
+        // client may still hand on chunks it classed before the ask.
+        i.opened("s", 2);
+        assert!(matches!(
+            i.failed("s", 3, Failure::Forged),
+            After::Ask { .. }
+        ));
+        assert_eq!(i.late("s", 1), LateChunk::Late);
+        assert_eq!(i.late("s", 3), LateChunk::InOrder);
+        assert_eq!(i.late("s", 4), LateChunk::Again);
+    }
 
     #[test]
     fn a_forgery_frees_its_place_and_a_chunk_that_never_opens_is_given_up() {

@@ -44,7 +44,7 @@ mod turn;
 
 pub use codec::{CodecError, Evidence, Header, Opened, PayloadCodec, Plain, Sender, Signer};
 pub use e2e::E2e;
-pub use intake::StreamIntake;
+pub use intake::{LateChunk, StreamIntake};
 pub use message::{Message, ShareError};
 pub use payload::{
     ApprovalGrant, ApprovalGrants, ApprovalVote, Chat, DoorAnswer, ExecutionStarted,

@@ -406,7 +406,18 @@ impl ParticipantSession {
                 return Some(ParticipantEvent::Welcome(w));
             }
             ClientEvent::Frame(f) => f,
-            ClientEvent::Late(f) => return Some(self.late(f)),
+            // Classed late before this end asked for the stream again:
+            // the chunk asked for is taken in order, one past it comes
+            // again with the replay.
+            ClientEvent::Late(f) => match f
+                .stream()
+                .map(|s| self.streams.late(s, f.chunk()))
+                .unwrap_or(cohost_share::LateChunk::Late)
+            {
+                cohost_share::LateChunk::Late => return Some(self.late(f)),
+                cohost_share::LateChunk::InOrder => f,
+                cohost_share::LateChunk::Again => return None,
+            },
             other => {
                 match &other {
                     ClientEvent::Missing { stream, from, to }

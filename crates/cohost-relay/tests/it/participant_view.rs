@@ -21,7 +21,7 @@ use cohost_core::Event;
 use cohost_protocol::{Frame, Role, RoomId, StreamId};
 use cohost_relay::order::{Arrival, Step, StreamOrder, GAP_ASKS, GAP_WAIT};
 use cohost_share::e2e::{Bound, Identity};
-use cohost_share::intake::{After, Failure};
+use cohost_share::intake::{After, Failure, LateChunk};
 use cohost_share::{
     Chat, E2e, KeyRotate, Message, Replays, RoomCodec, ShareError, Signer, StreamIntake, TurnStream,
 };
@@ -324,6 +324,14 @@ impl World {
             None => {}
             Some(Handed::Frame(f)) => self.take(f),
             Some(Handed::Late(f)) => {
+                // As `ParticipantSession::handle`: classed late before
+                // the stream was asked again, taken in order or dropped.
+                let stream = f.stream().unwrap_or("").to_string();
+                match self.intake.late(&stream, f.chunk()) {
+                    LateChunk::InOrder => return self.take(f),
+                    LateChunk::Again => return,
+                    LateChunk::Late => {}
+                }
                 // As `ParticipantSession::late`: opened, shown, not taken
                 // as the stream's newest.
                 if let Ok((Some(m), _)) = self.vic.receive(&f) {
@@ -633,4 +641,48 @@ fn a_run_with_every_kind_of_relay_action_is_checked() {
             .any(|(by, _)| matches!(by, Signer::Participant(b) if b.name == "mal")),
         "the colluder's chat is shown as its own, whatever name it wrote"
     );
+}
+
+/// A run the property test found (shrunk): a forged chunk 0 is taken by
+/// the client before the real one, a forged chunk 3 opens a gap the relay
+/// never fills, and the participant learns of the forgery only later.
+#[test]
+fn a_forged_first_chunk_found_late_leaves_no_late_chunk_unsaid() {
+    let send = |stream| Act::Send {
+        stream,
+        dropped: false,
+    };
+    let script = [
+        send(None),
+        Act::ForgeChat,
+        send(Some(0)),
+        send(None),
+        send(Some(0)),
+        Act::ForgeChunk {
+            stream: 0,
+            ahead: -2,
+        },
+        send(Some(0)),
+        Act::Deliver,
+        Act::ForgeChunk {
+            stream: 0,
+            ahead: 0,
+        },
+        Act::Deliver,
+        Act::Tick { answer: false },
+        Act::Tick { answer: false },
+        send(None),
+        Act::Deliver,
+        Act::Deliver,
+        Act::Tick { answer: false },
+        Act::Deliver,
+        Act::Deliver,
+    ];
+    let mut w = World::new();
+    for a in &script {
+        w.act(a);
+        w.check();
+    }
+    w.settle();
+    w.check_complete();
 }
