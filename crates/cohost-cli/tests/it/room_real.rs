@@ -391,13 +391,7 @@ async fn claude_asks_codex_through_the_room_bridge_after_the_host_allows_it() {
             {"scenario": "text", "match": "codex-question-5", "text": "the sky is teal, says codex"}
         ]
     });
-    let config = FakeLlmConfig {
-        script: Some(
-            cohost_fakellm::parse_script(&script.to_string(), std::path::Path::new("inline.json"))
-                .unwrap(),
-        ),
-        ..FakeLlmConfig::default()
-    };
+    let config = scripted(&script);
     let b = Bench::start_many(&[AgentCli::Claude, AgentCli::Codex], config)
         .await
         .unwrap();
@@ -412,20 +406,7 @@ async fn claude_asks_codex_through_the_room_bridge_after_the_host_allows_it() {
     cfg.push_str("\n[providers.claude.env]\nENABLE_TOOL_SEARCH = \"false\"\n");
     std::fs::write(&cfg_file, cfg).unwrap();
 
-    let share = [
-        "share",
-        "--agent",
-        "claude",
-        "--agent",
-        "codex",
-        "--approve",
-        "ask",
-        "--json",
-    ];
-    let (host, mut stdin, mut notices) = host_notices::share(&b, share);
-    notices
-        .until("the invites", |n| (n["notice"] == "invites").then_some(()))
-        .await;
+    let (host, mut stdin, mut notices) = shared_room(&b, "claude", "codex").await;
     stdin
         .write_all(b"@claude bridge-marker-9 ask codex about the sky\n")
         .await
@@ -529,30 +510,11 @@ async fn codex_asks_through_the_room_bridge_only_as_the_host_allows() {
              "args": {"name": "codex#2", "prompt": "codex-question-6: and the sea?"}}
         ]
     });
-    let config = FakeLlmConfig {
-        script: Some(
-            cohost_fakellm::parse_script(&script.to_string(), std::path::Path::new("inline.json"))
-                .unwrap(),
-        ),
-        ..FakeLlmConfig::default()
-    };
+    let config = scripted(&script);
     let b = Bench::start_many(&[AgentCli::Codex], config).await.unwrap();
     let (home, dir) = (b.home().to_path_buf(), b.cwd().to_path_buf());
     users_repo(&home, &dir);
-    let share = [
-        "share",
-        "--agent",
-        "codex",
-        "--agent",
-        "codex",
-        "--approve",
-        "ask",
-        "--json",
-    ];
-    let (host, mut stdin, mut notices) = host_notices::share(&b, share);
-    notices
-        .until("the invites", |n| (n["notice"] == "invites").then_some(()))
-        .await;
+    let (host, mut stdin, mut notices) = shared_room(&b, "codex", "codex").await;
 
     // Allowed: the call waited for the host, then codex#2 answered.
     stdin
@@ -616,4 +578,44 @@ async fn codex_asks_through_the_room_bridge_only_as_the_host_allows() {
     assert!(!asked_6, "codex#2 ran a turn for a denied call");
 
     host_notices::quit(host, stdin).await;
+}
+
+/// The fake model playing `script` (a step list in the fakellm script
+/// format).
+fn scripted(script: &serde_json::Value) -> FakeLlmConfig {
+    FakeLlmConfig {
+        script: Some(
+            cohost_fakellm::parse_script(&script.to_string(), std::path::Path::new("inline.json"))
+                .unwrap(),
+        ),
+        ..FakeLlmConfig::default()
+    }
+}
+
+/// `cohost share --agent A --agent B --approve ask --json` on `b`, once
+/// it has printed its invites: the host, its console and its notices.
+async fn shared_room(
+    b: &Bench,
+    a: &str,
+    other: &str,
+) -> (
+    tokio::process::Child,
+    tokio::process::ChildStdin,
+    host_notices::Notices,
+) {
+    let share = [
+        "share",
+        "--agent",
+        a,
+        "--agent",
+        other,
+        "--approve",
+        "ask",
+        "--json",
+    ];
+    let (host, stdin, mut notices) = host_notices::share(b, share);
+    notices
+        .until("the invites", |n| (n["notice"] == "invites").then_some(()))
+        .await;
+    (host, stdin, notices)
 }
