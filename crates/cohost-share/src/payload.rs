@@ -277,6 +277,22 @@ pub struct MemberCommand {
     pub why: Option<String>,
 }
 
+impl MemberCommand {
+    /// `op` for member `agent`, addressed to connection `to`, with no text,
+    /// author or reason yet.
+    pub fn new(to: u64, agent: impl Into<String>, op: MemberOp) -> MemberCommand {
+        MemberCommand {
+            to,
+            agent: agent.into(),
+            op,
+            text: None,
+            correlation_id: None,
+            author: None,
+            why: None,
+        }
+    }
+}
+
 /// What the host tells the owner of a member.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

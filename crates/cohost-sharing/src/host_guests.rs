@@ -90,15 +90,7 @@ impl HostBridge {
         let Some(g) = self.guests.members.get(name) else {
             return;
         };
-        let mut c = MemberCommand {
-            to: g.conn_id,
-            agent: name.to_owned(),
-            op,
-            text: None,
-            correlation_id: None,
-            author: None,
-            why: None,
-        };
+        let mut c = MemberCommand::new(g.conn_id, name, op);
         fill(&mut c);
         self.outbox
             .push(self.codec.room_frame(&Message::MemberCommand(c)));
@@ -126,15 +118,8 @@ impl HostBridge {
                 b.label(),
                 inert_line(&offer.agent)
             )));
-            let c = MemberCommand {
-                to: b.conn_id,
-                agent: inert_line(&offer.agent),
-                op: MemberOp::Refused,
-                text: None,
-                correlation_id: None,
-                author: None,
-                why: Some(why),
-            };
+            let mut c = MemberCommand::new(b.conn_id, inert_line(&offer.agent), MemberOp::Refused);
+            c.why = Some(why);
             bridge
                 .outbox
                 .push(bridge.codec.room_frame(&Message::MemberCommand(c)));
