@@ -115,6 +115,19 @@ failure_from_wire!(
     cohost_session::SessionError,
 );
 
+/// A session that could not be set up: a usage error (exit 2) when the
+/// command line asked for the impossible (offered tools, arguments for the
+/// agent), else as its wire error.
+impl From<cohost_host::session::SetupError> for Failure {
+    fn from(error: cohost_host::session::SetupError) -> Self {
+        if error.is_usage() {
+            Failure::usage(error.into())
+        } else {
+            Failure::from(CohostError::from(error))
+        }
+    }
+}
+
 /// What a command returns: `Ok(code)` when it ran (0, or a turn's end
 /// code, whose error the event stream has already shown), `Err` when it
 /// failed before or outside a turn (shown by [`report`]).

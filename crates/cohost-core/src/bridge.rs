@@ -81,8 +81,64 @@ impl Default for BridgeRules {
     }
 }
 
-fn refused(message: String, fix: impl AsRef<str>) -> CohostError {
-    CohostError::new(ErrorCode::ConfigInvalid, message).with_fix(fix)
+/// Why one member may not ask another ([`BridgeRules::may_ask`]). Names
+/// are shown inert: they come from an agent's tool call.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ChainRefused {
+    /// No member has the name asked for.
+    #[error("no member of this room is named {}", crate::sanitize::inert_line(.name))]
+    NoSuchMember {
+        /// The name asked for.
+        name: String,
+        /// The room's members.
+        members: Vec<String>,
+    },
+    /// A member asked itself.
+    #[error("{} cannot ask itself", crate::sanitize::inert_line(.0))]
+    Itself(String),
+    /// The member asked is waiting in the chain already.
+    #[error(
+        "{} is waiting for this answer already ({}): asking it would never end",
+        crate::sanitize::inert_line(.name),
+        .chain.join(" → ")
+    )]
+    Loop {
+        /// The member asked.
+        name: String,
+        /// Who asked whom so far.
+        chain: Vec<String>,
+    },
+    /// One step past the depth.
+    #[error(
+        "too deep: {} members are waiting on each other already ({})",
+        .chain.len(),
+        .chain.join(" → ")
+    )]
+    TooDeep {
+        /// Who asked whom so far.
+        chain: Vec<String>,
+        /// The rules' depth.
+        max_depth: usize,
+    },
+}
+
+impl From<ChainRefused> for CohostError {
+    fn from(e: ChainRefused) -> CohostError {
+        let fix = match &e {
+            ChainRefused::NoSuchMember { members, .. } => {
+                format!("the members are: {}", members.join(", "))
+            }
+            ChainRefused::Itself(_) => "ask another member (list_members names them)".into(),
+            ChainRefused::Loop { .. } => {
+                "answer with what you have, or ask a member not in that chain".into()
+            }
+            ChainRefused::TooDeep { max_depth, .. } => format!(
+                "answer with what you have; members may ask each other at most {max_depth} deep"
+            ),
+        };
+        CohostError::new(ErrorCode::ConfigInvalid, e.to_string()).with_fix(fix)
+    }
 }
 
 impl BridgeRules {
@@ -96,41 +152,27 @@ impl BridgeRules {
         chain: &[String],
         to: &str,
         members: &[&str],
-    ) -> Result<Vec<String>, CohostError> {
-        let to_shown = crate::sanitize::inert_line(to);
+    ) -> Result<Vec<String>, ChainRefused> {
         if !members.contains(&to) {
-            return Err(refused(
-                format!("no member of this room is named {to_shown}"),
-                format!("the members are: {}", members.join(", ")),
-            ));
+            return Err(ChainRefused::NoSuchMember {
+                name: to.to_owned(),
+                members: members.iter().map(|m| (*m).to_owned()).collect(),
+            });
         }
         if chain.last().map(String::as_str) == Some(to) {
-            return Err(refused(
-                format!("{to_shown} cannot ask itself"),
-                "ask another member (list_members names them)",
-            ));
+            return Err(ChainRefused::Itself(to.to_owned()));
         }
         if chain.iter().any(|m| m == to) {
-            return Err(refused(
-                format!(
-                    "{to_shown} is waiting for this answer already ({}): asking it would never end",
-                    chain.join(" → ")
-                ),
-                "answer with what you have, or ask a member not in that chain",
-            ));
+            return Err(ChainRefused::Loop {
+                name: to.to_owned(),
+                chain: chain.to_vec(),
+            });
         }
         if chain.len() > self.max_depth {
-            return Err(refused(
-                format!(
-                    "too deep: {} members are waiting on each other already ({})",
-                    chain.len(),
-                    chain.join(" → ")
-                ),
-                format!(
-                    "answer with what you have; members may ask each other at most {} deep",
-                    self.max_depth
-                ),
-            ));
+            return Err(ChainRefused::TooDeep {
+                chain: chain.to_vec(),
+                max_depth: self.max_depth,
+            });
         }
         let mut next = chain.to_vec();
         next.push(to.to_owned());
@@ -163,7 +205,7 @@ mod tests {
         assert_eq!(next, chain(&["claude", "codex"]));
         let next = rules.may_ask(&next, "gemini", ROOM).unwrap();
         assert_eq!(next, chain(&["claude", "codex", "gemini"]));
-        let e = rules.may_ask(&next, "qwen", ROOM).unwrap_err();
+        let e = CohostError::from(rules.may_ask(&next, "qwen", ROOM).unwrap_err());
         assert!(e.message.contains("too deep"), "{e}");
         assert!(e.suggested_fix.unwrap().contains("at most 2 deep"));
     }
@@ -174,14 +216,18 @@ mod tests {
         let e = rules
             .may_ask(&chain(&["claude", "codex"]), "claude", ROOM)
             .unwrap_err();
-        assert!(e.message.contains("claude → codex"), "{e}");
+        assert!(matches!(e, ChainRefused::Loop { .. }), "{e:?}");
+        assert!(e.to_string().contains("claude → codex"), "{e}");
         let e = rules
             .may_ask(&chain(&["codex"]), "codex", ROOM)
             .unwrap_err();
-        assert!(e.message.contains("cannot ask itself"), "{e}");
-        let e = rules
-            .may_ask(&chain(&["codex"]), "aider\u{1b}[2J", ROOM)
-            .unwrap_err();
+        assert_eq!(e, ChainRefused::Itself("codex".into()));
+        assert!(e.to_string().contains("cannot ask itself"), "{e}");
+        let e = CohostError::from(
+            rules
+                .may_ask(&chain(&["codex"]), "aider\u{1b}[2J", ROOM)
+                .unwrap_err(),
+        );
         assert!(!e.message.contains('\u{1b}'), "{e}");
         assert!(e
             .suggested_fix
@@ -215,7 +261,7 @@ mod tests {
         assert_eq!(serde_json::from_str::<BridgeRequest>(&line).unwrap(), req);
         let reply = BridgeReply {
             id: 7,
-            outcome: Err(refused("no".into(), "yes")),
+            outcome: Err(ChainRefused::Itself("codex".into()).into()),
         };
         let back: BridgeReply =
             serde_json::from_str(&serde_json::to_string(&reply).unwrap()).unwrap();

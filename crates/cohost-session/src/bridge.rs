@@ -12,13 +12,16 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};
 
 use cohost_core::bridge::{asked_prompt, BridgeCall, BridgeRules, MAX_ANSWER_BYTES};
-use cohost_core::{CohostError, EndReason, ErrorCode, EventBody, PromptInput};
+use cohost_core::{EndReason, EventBody, PromptInput};
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
 use crate::room::Room;
 
 mod approval;
+mod error;
+
+pub use error::BridgeError;
 
 /// What the bridge tells the front end.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -100,7 +103,7 @@ impl RoomBridge {
 
     /// Answer `from`'s call: the tool's result, or why it was refused
     /// (the room's approval policy, or its chain rules).
-    pub async fn handle(&self, from: &str, call: BridgeCall) -> Result<Value, CohostError> {
+    pub async fn handle(&self, from: &str, call: BridgeCall) -> Result<Value, BridgeError> {
         let out = match self.approve(from, &call).await {
             Err(e) => Err(e),
             Ok(()) => match call {
@@ -118,7 +121,7 @@ impl RoomBridge {
         if let Err(e) = &out {
             self.note(BridgeNote::Refused {
                 from: from.to_owned(),
-                why: e.message.clone(),
+                why: cohost_core::CohostError::from(e.clone()).message,
             });
         }
         out
@@ -126,19 +129,14 @@ impl RoomBridge {
 
     /// May `from` make `call`? Its own session is asked when its agent
     /// did not ask already.
-    async fn approve(&self, from: &str, call: &BridgeCall) -> Result<(), CohostError> {
+    async fn approve(&self, from: &str, call: &BridgeCall) -> Result<(), BridgeError> {
         let room = self.room();
         let Some(caller) = room.members().iter().find(|m| m.name == from) else {
             // No session to ask in (the room is not started, or it left).
-            return Err(CohostError::new(
-                ErrorCode::PermissionRequired,
-                format!(
-                    "{} is not a member of this room: its call of {} cannot be approved",
-                    cohost_core::sanitize::inert_line(from),
-                    approval::tool_name(call)
-                ),
-            )
-            .with_fix("only a room's members may call its bridge"));
+            return Err(BridgeError::NotAMember {
+                member: from.to_owned(),
+                tool: approval::tool_name(call),
+            });
         };
         self.remembered.approve(from, &caller.session, call).await
     }
@@ -160,7 +158,7 @@ impl RoomBridge {
         json!({ "members": members })
     }
 
-    async fn ask(&self, from: &str, to: &str, prompt: &str) -> Result<Value, CohostError> {
+    async fn ask(&self, from: &str, to: &str, prompt: &str) -> Result<Value, BridgeError> {
         let room = self.room();
         let names: Vec<&str> = room.members().iter().map(|m| m.name.as_str()).collect();
         let chain = lock(&self.chains)
@@ -168,7 +166,7 @@ impl RoomBridge {
             .cloned()
             .unwrap_or_else(|| vec![from.to_owned()]);
         let next = self.rules.may_ask(&chain, to, &names)?;
-        let session = room.require(to)?.session.clone();
+        let session = room.named(to)?.session.clone();
         let correlation = format!("b-{}", cohost_core::ids::random_tag());
         // Subscribed before the prompt: the answer's first words are not missed.
         let mut events = session.subscribe_new();
@@ -191,10 +189,7 @@ impl RoomBridge {
             while let Some(next) = events.recv().await.transpose() {
                 let Ok(e) = next else {
                     // Cut off for lagging: the answer is incomplete.
-                    return Err(CohostError::new(
-                        ErrorCode::Unknown,
-                        format!("lost part of {to}'s answer (the room fell behind)"),
-                    ));
+                    return Err(BridgeError::FellBehind(to.to_owned()));
                 };
                 if e.correlation_id != correlation {
                     continue;
@@ -206,10 +201,7 @@ impl RoomBridge {
                     _ => {}
                 }
             }
-            Err(CohostError::new(
-                ErrorCode::ProcessCrashed,
-                format!("{to}'s session ended before it answered"),
-            ))
+            Err(BridgeError::EndedFirst(to.to_owned()))
         })
         .await;
         lock(&self.chains).remove(to);
@@ -220,14 +212,10 @@ impl RoomBridge {
                     // Never leave an asked turn running past its time.
                     session.interrupt();
                 }
-                return Err(CohostError::new(
-                    ErrorCode::Timeout,
-                    format!(
-                        "{to} did not answer within {} s",
-                        self.rules.answer_time.as_secs_f32()
-                    ),
-                )
-                .with_fix("answer with what you have, or ask a shorter question"));
+                return Err(BridgeError::NoAnswer {
+                    member: to.to_owned(),
+                    wait: self.rules.answer_time,
+                });
             }
         };
         let truncated = answer.len() > MAX_ANSWER_BYTES;

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use cohost_core::bridge::{BridgeCall, BridgeRules};
-use cohost_core::ErrorCode;
+use cohost_core::{CohostError, ErrorCode};
 use tokio::sync::mpsc;
 
 use super::*;
@@ -133,7 +133,7 @@ async fn a_member_waiting_for_an_answer_cannot_be_asked_back() {
             break bridge.handle("codex", ask("claude", "and you?")).await;
         }
     };
-    let e = refused.unwrap_err();
+    let e = CohostError::from(refused.unwrap_err());
     assert!(e.message.contains("claude → codex"), "{e}");
     assert!(matches!(notes.recv().await, Some(BridgeNote::Asked { .. })));
     assert!(
@@ -161,10 +161,12 @@ async fn an_answer_late_past_its_time_is_refused_and_the_turn_stopped() {
     };
     let bridge = RoomBridge::new(rules, tx);
     bridge.set_room(room.clone());
-    let e = bridge
-        .handle("claude", ask("codex", "[mock:slow]"))
-        .await
-        .unwrap_err();
+    let e = CohostError::from(
+        bridge
+            .handle("claude", ask("codex", "[mock:slow]"))
+            .await
+            .unwrap_err(),
+    );
     assert_eq!(e.code, ErrorCode::Timeout);
     // The slow answer (50 deltas 20 ms apart: 1 s) was stopped, not left
     // running for its last 700 ms.
@@ -177,10 +179,12 @@ async fn an_answer_late_past_its_time_is_refused_and_the_turn_stopped() {
     .await
     .expect("the asked turn was interrupted");
     // Strangers are named with the members.
-    let e = bridge
-        .handle("claude", ask("aider", "hi"))
-        .await
-        .unwrap_err();
+    let e = CohostError::from(
+        bridge
+            .handle("claude", ask("aider", "hi"))
+            .await
+            .unwrap_err(),
+    );
     assert!(e.suggested_fix.unwrap().contains("claude, codex"));
     room.terminate().await.unwrap();
 }
@@ -302,7 +306,7 @@ async fn a_denied_call_tells_the_caller_who_refused_and_the_asked_member_runs_no
         Some(&tool_id),
         Decision::deny(DecisionOrigin::User, "not now").by(vec!["ana".into()])
     ));
-    let err = call.await.unwrap().unwrap_err();
+    let err = CohostError::from(call.await.unwrap().unwrap_err());
     assert_eq!(err.code, ErrorCode::PermissionRequired);
     assert!(
         err.message
@@ -379,10 +383,12 @@ async fn an_always_answer_is_kept_for_that_member_and_tool_and_no_turn_means_no(
     // is no turn to ask in, and the call is refused.
     codex.interrupt();
     next_of(&mut events, |b| matches!(b, EventBody::StreamEnd { .. })).await;
-    let err = bridge
-        .handle("codex", BridgeCall::PostToRoom { text: "hi".into() })
-        .await
-        .unwrap_err();
+    let err = CohostError::from(
+        bridge
+            .handle("codex", BridgeCall::PostToRoom { text: "hi".into() })
+            .await
+            .unwrap_err(),
+    );
     assert!(err.message.contains("no decision"), "{err}");
     while let Some(e) = events.try_recv() {
         assert!(!requested(&e.body), "asked again: {e:?}");

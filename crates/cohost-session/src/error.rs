@@ -65,6 +65,14 @@ impl SessionError {
         }
     }
 
+    /// The message and its fix in one line (`message; fix`), for a notice.
+    pub fn said(&self) -> String {
+        match self.fix() {
+            Some(fix) => format!("{self}; {fix}"),
+            None => self.to_string(),
+        }
+    }
+
     /// What the user can do about it.
     pub fn fix(&self) -> Option<String> {
         let fix = match self {

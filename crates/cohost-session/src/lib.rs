@@ -21,7 +21,7 @@ mod room;
 mod running;
 
 pub use approvals::PendingApprovals;
-pub use bridge::{BridgeNote, RoomBridge};
+pub use bridge::{BridgeError, BridgeNote, RoomBridge};
 pub use budget::{BudgetSeat, SharedBudget, HOST};
 pub use checkpointed::Checkpointed;
 pub use error::SessionError;

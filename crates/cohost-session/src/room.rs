@@ -7,7 +7,7 @@
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use cohost_core::{CohostError, Event, PromptInput};
+use cohost_core::{Event, PromptInput};
 use futures::stream::{SelectAll, Stream, StreamExt};
 
 use crate::error::SessionError;
@@ -151,12 +151,6 @@ impl Room {
             name: name.to_owned(),
             members: self.members.iter().map(|m| m.name.clone()).collect(),
         })
-    }
-
-    /// [`Room::named`] with the error as users see it (its message and
-    /// fix), for the front ends that show those.
-    pub fn require(&self, name: &str) -> Result<&Member, CohostError> {
-        self.named(name).map_err(CohostError::from)
     }
 
     /// Every member's events from now on, tagged with the member.

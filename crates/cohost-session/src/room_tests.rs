@@ -118,7 +118,7 @@ async fn interrupting_one_member_leaves_the_others_running() {
             break;
         }
     }
-    assert!(room.require("slow").unwrap().session.interrupt());
+    assert!(room.named("slow").unwrap().session.interrupt());
     let mut outcomes = BTreeMap::new();
     for (name, turn) in turns {
         outcomes.insert(name, turn.unwrap().outcome().await.unwrap().reason);
@@ -146,10 +146,10 @@ async fn names_are_unique_and_unknown_ones_are_answered_with_the_members() {
         room.named("gemini").err(),
         Some(SessionError::NoSuchMember { name, .. }) if name == "gemini"
     ));
-    let e = room.require("gemini").err().unwrap();
+    let e = room.named("gemini").err().unwrap();
     assert_eq!(
-        e.suggested_fix.as_deref(),
-        Some("the members are: claude, codex")
+        e.said(),
+        "no member of this room is named gemini; the members are: claude, codex"
     );
     assert!(room.member("codex").is_some());
     room.terminate().await.unwrap();

@@ -437,15 +437,9 @@ impl HostBridge {
             self.log.prompted(member, &cid, &text);
             return self.prompt_guest(member, text, cid, by);
         }
-        let session = match self.room.require(member) {
+        let session = match self.room.named(member) {
             Ok(m) => m.session.clone(),
-            Err(e) => {
-                let fix = e
-                    .suggested_fix
-                    .map(|f| format!("; {f}"))
-                    .unwrap_or_default();
-                return self.notify(HostNotice::Room(format!("{}{fix}", e.message)));
-            }
+            Err(e) => return self.notify(HostNotice::Room(e.said())),
         };
         let mut input = PromptInput {
             text: text.clone(),

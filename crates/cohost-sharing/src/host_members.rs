@@ -24,18 +24,10 @@ impl HostBridge {
             Some((name, rest)) => (name.to_owned(), rest),
             None => return self.queue(&self.focus.clone(), text.to_owned(), "host".into(), None),
         };
-        if let Err(e) = self.room.require(&name).map(|_| ()).or_else(|e| {
-            if self.is_guest(&name) {
-                Ok(())
-            } else {
-                Err(e)
+        if let Err(e) = self.room.named(&name) {
+            if !self.is_guest(&name) {
+                return self.notify(HostNotice::Room(e.said()));
             }
-        }) {
-            let fix = e
-                .suggested_fix
-                .map(|f| format!("; {f}"))
-                .unwrap_or_default();
-            return self.notify(HostNotice::Room(format!("{}{fix}", e.message)));
         }
         self.focus = name.clone();
         if rest.trim().is_empty() {

@@ -15,7 +15,7 @@ use std::io::Write;
 use std::sync::Arc;
 
 use cohost_core::{CohostError, EndReason, ErrorCode, EventBody, TurnChanges};
-use cohost_host::session::{prepare_room, tidy_worktrees, ProviderChoice, SetupError};
+use cohost_host::session::{prepare_room, tidy_worktrees, ProviderChoice};
 use cohost_host::SessionRecord;
 
 use crate::approve::TerminalPrompt;
@@ -77,11 +77,7 @@ pub async fn run(args: RunArgs) -> CmdResult {
         req.budget = budget.as_ref().map(|b| b.seat(name));
         req
     })
-    .await
-    .map_err(|e| match e {
-        SetupError::Tools(e) => Failure::usage(e),
-        SetupError::Other(e) => Failure::from(e),
-    })?;
+    .await?;
     let mut inputs = Vec::with_capacity(prepared.members.len());
     for (name, open) in &prepared.members {
         inputs.push((
@@ -123,7 +119,7 @@ pub async fn run(args: RunArgs) -> CmdResult {
     let mut events = room.subscribe_new();
     let mut turns = Vec::with_capacity(inputs.len());
     for (name, input) in inputs {
-        let member = room.require(&name)?;
+        let member = room.named(&name)?;
         turns.push((name, member.session.prompt_last(input)));
     }
 

@@ -6,7 +6,7 @@
 
 use cohost_core::sanitize::inert_line;
 use cohost_core::{ApprovalContext, Event};
-use cohost_host::session::{self, ProviderChoice, Recording, SessionRequest, SetupError};
+use cohost_host::session::{self, ProviderChoice, Recording, SessionRequest};
 use cohost_protocol::Frame;
 use cohost_session::Subscription;
 use cohost_share::{DoorAnswer, Message, ShareError, Signer};
@@ -34,12 +34,7 @@ pub(super) async fn start(agent: &str, approve: Approve) -> Result<GuestAgent, F
         req.sandbox = Some(cohost_core::SandboxMode::On);
     }
     req.recording = Recording::New;
-    let open = session::prepare(&host, &cfg, req)
-        .await
-        .map_err(|e| match e {
-            SetupError::Tools(e) => Failure::usage(e),
-            SetupError::Other(e) => Failure::from(e),
-        })?;
+    let open = session::prepare(&host, &cfg, req).await?;
     Ok(GuestAgent::new(open.launch().await?))
 }
 

@@ -11,9 +11,7 @@ use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use cohost_host::session::{
-    self, Approvals, ProviderChoice, Recording, SessionRequest, SetupError, Tools,
-};
+use cohost_host::session::{self, Approvals, ProviderChoice, Recording, SessionRequest, Tools};
 
 use crate::approve::TerminalPrompt;
 use crate::exit::{self, CmdResult, Failure};
@@ -246,12 +244,7 @@ pub async fn run(args: RunArgs) -> CmdResult {
     }
     let prompt = read_prompt(&args.prompt).map_err(Failure::usage)?;
     let (host, cfg) = crate::hostctx::host_and_config()?;
-    let session = session::prepare(&host, &cfg, request(&args))
-        .await
-        .map_err(|e| match e {
-            SetupError::Tools(e) => Failure::usage(e),
-            SetupError::Other(e) => Failure::from(e),
-        })?;
+    let session = session::prepare(&host, &cfg, request(&args)).await?;
     let input = session.input(prompt, &args.files, &args.images)?;
     if let Some(note) = session.default_note() {
         eprintln!("cohost: {note}");

@@ -23,7 +23,7 @@ use crate::cmd::run::{AgentArgs, Approve};
 use crate::cmd::turn_changes::ChangesCommand;
 use crate::exit::CmdResult;
 use crate::room_render::Interleaved;
-use cohost_host::session::{PreparedRoom, ProviderChoice, SetupError};
+use cohost_host::session::{PreparedRoom, ProviderChoice};
 use cohost_session::Room;
 use cohost_sharing::host::{HostBridge, HostInput, HostNotice, SuggestionPolicy, HOST_GONE};
 use cohost_sharing::room_members::{MemberSetup, RoomPlace};
@@ -310,11 +310,7 @@ pub async fn run(args: ShareArgs) -> CmdResult {
             req.budget = seat(name);
             req
         })
-        .await
-        .map_err(|e| match e {
-            SetupError::Tools(e) => crate::exit::Failure::usage(e),
-            SetupError::Other(e) => crate::exit::Failure::from(e),
-        })?;
+        .await?;
         Prepared::Room(room)
     } else {
         let one = session::prepare(&host, &cfg, request(args.target.provider()))

@@ -46,18 +46,38 @@ impl Drop for BridgeSockets {
     }
 }
 
-fn io(what: &str, path: &Path, e: std::io::Error) -> CohostError {
-    CohostError::new(
-        ErrorCode::ConfigInvalid,
-        format!("the room bridge cannot {what} {}: {e}", path.display()),
-    )
-    .with_fix("check that the temp directory (TMPDIR) is writable")
+/// A bridge socket (or its directory) that could not be made.
+#[derive(Debug, thiserror::Error)]
+#[error("the room bridge cannot {what} {}: {source}", path.display())]
+pub struct BridgeSocketError {
+    what: &'static str,
+    path: PathBuf,
+    #[source]
+    source: std::io::Error,
+}
+
+impl From<BridgeSocketError> for CohostError {
+    fn from(e: BridgeSocketError) -> CohostError {
+        CohostError::new(ErrorCode::ConfigInvalid, e.to_string())
+            .with_fix("check that the temp directory (TMPDIR) is writable")
+    }
+}
+
+fn io(what: &'static str, path: &Path, source: std::io::Error) -> BridgeSocketError {
+    BridgeSocketError {
+        what,
+        path: path.to_path_buf(),
+        source,
+    }
 }
 
 impl BridgeSockets {
     /// Sockets answered by `bridge`, for agents that start `command
     /// room-bridge` (the cohost binary) as their MCP server.
-    pub fn new(command: PathBuf, bridge: Arc<RoomBridge>) -> Result<BridgeSockets, CohostError> {
+    pub fn new(
+        command: PathBuf,
+        bridge: Arc<RoomBridge>,
+    ) -> Result<BridgeSockets, BridgeSocketError> {
         // Short (a socket path has ~100 bytes) and private (0700).
         let dir =
             std::env::temp_dir().join(format!("cohost-bridge-{}", cohost_core::ids::random_tag()));
@@ -80,7 +100,7 @@ impl BridgeSockets {
     }
 
     /// Open `member`'s socket: the MCP server to give its agent.
-    pub fn listen(&self, member: &str) -> Result<McpServer, CohostError> {
+    pub fn listen(&self, member: &str) -> Result<McpServer, BridgeSocketError> {
         let n = {
             let mut next = self.next.lock().unwrap_or_else(|p| p.into_inner());
             *next += 1;
@@ -175,7 +195,10 @@ async fn serve(stream: UnixStream, member: String, bridge: Arc<RoomBridge>) {
             Ok(req) => {
                 let (bridge, member, tx) = (bridge.clone(), member.clone(), tx.clone());
                 tokio::spawn(async move {
-                    let outcome = bridge.handle(&member, req.call).await;
+                    let outcome = bridge
+                        .handle(&member, req.call)
+                        .await
+                        .map_err(CohostError::from);
                     let _ = tx.send(BridgeReply {
                         id: req.id,
                         outcome,
@@ -183,6 +206,7 @@ async fn serve(stream: UnixStream, member: String, bridge: Arc<RoomBridge>) {
                 });
             }
             Err(why) => {
+                // The reply is the wire (the agent's MCP server reads it).
                 let _ = tx.send(BridgeReply {
                     id: 0,
                     outcome: Err(CohostError::new(ErrorCode::InvalidOutput, why)

@@ -21,8 +21,9 @@ mod open;
 mod pass_env;
 mod room;
 mod sandbox;
+mod setup_error;
 
-pub use bridge::{BridgeSockets, BRIDGE_SOCKET_VAR};
+pub use bridge::{BridgeSocketError, BridgeSockets, BRIDGE_SOCKET_VAR};
 pub use cwd::{client_working_dir, working_dir, CwdError};
 pub use default_agent::DEFAULT_PREFERENCE;
 pub use open::OpenSession;
@@ -30,13 +31,14 @@ pub use room::{
     prepare_member, prepare_room, remove_unchanged_worktree, tidy_worktrees, worktrees_possible,
     PreparedRoom,
 };
+pub use setup_error::SetupError;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use cohost_core::{
-    AdapterConfig, AdapterFactory, ApprovalMode, CohostError, DecisionSource, ErrorCode,
-    HostSession, Policy, ProviderDescriptor, ProviderKind, SessionOptions, SupportTier, ToolSpec,
+    AdapterConfig, AdapterFactory, ApprovalMode, CohostError, DecisionSource, HostSession, Policy,
+    ProviderDescriptor, ProviderKind, SessionOptions, SupportTier, ToolSpec,
 };
 
 use crate::store::{SessionRecord, SessionStore, WorktreeRecord};
@@ -245,39 +247,6 @@ impl SessionRequest {
     }
 }
 
-/// Why a session could not be prepared.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum SetupError {
-    /// The offered tools are invalid or the provider refuses them (a usage
-    /// error on the command line).
-    #[error(transparent)]
-    Tools(CohostError),
-    /// Anything else: unknown provider or slot, bad cwd, a resumed session of
-    /// another provider, an unreadable store or config.
-    #[error(transparent)]
-    Other(CohostError),
-}
-
-impl From<CohostError> for SetupError {
-    fn from(e: CohostError) -> Self {
-        SetupError::Other(e)
-    }
-}
-
-impl From<CwdError> for SetupError {
-    fn from(e: CwdError) -> Self {
-        SetupError::Other(e.into())
-    }
-}
-
-impl From<SetupError> for CohostError {
-    fn from(e: SetupError) -> Self {
-        match e {
-            SetupError::Tools(e) | SetupError::Other(e) => e,
-        }
-    }
-}
-
 /// What the slot and the resumed record decided.
 struct Plan {
     provider: ProviderChoice,
@@ -294,7 +263,7 @@ fn plan(
     cfg: &HostConfig,
     store: &SessionStore,
     req: &SessionRequest,
-) -> Result<Plan, CohostError> {
+) -> Result<Plan, SetupError> {
     let mut plan = Plan {
         provider: req.provider.clone(),
         cwd: None,
@@ -328,11 +297,11 @@ fn plan(
         Some(rec) => {
             if let ProviderChoice::Id(agent) = &plan.provider {
                 if *agent != rec.provider {
-                    return Err(CohostError::new(
-                        ErrorCode::ConfigInvalid,
-                        format!("session {id} belongs to `{}`, not `{agent}`", rec.provider),
-                    )
-                    .with_fix(format!("drop --agent, or pass --agent {}", rec.provider)));
+                    return Err(SetupError::AnotherAgentsSession {
+                        id: id.clone(),
+                        owner: rec.provider,
+                        asked: agent.clone(),
+                    });
                 }
             }
             plan.provider = ProviderChoice::Id(rec.provider.clone());
@@ -358,7 +327,7 @@ fn last_session(
     store: &SessionStore,
     provider: &ProviderChoice,
     cwd: Option<PathBuf>,
-) -> Result<String, CohostError> {
+) -> Result<String, SetupError> {
     let dir = working_dir(cwd)?;
     let agent = match provider {
         ProviderChoice::Id(a) => Some(a.as_str()),
@@ -370,15 +339,10 @@ fn last_session(
         .find(|r| r.ran_in(&dir) && agent.is_none_or(|a| r.provider == a));
     match last {
         Some(r) => Ok(r.id),
-        None => Err(CohostError::new(
-            ErrorCode::ConfigInvalid,
-            format!(
-                "no {}session has run in {} yet, so there is none to continue",
-                agent.map(|a| format!("`{a}` ")).unwrap_or_default(),
-                dir.display()
-            ),
-        )
-        .with_fix("start one without --continue (cohost run \"...\"), or see `cohost sessions`")),
+        None => Err(SetupError::NothingToContinue {
+            agent: agent.map(str::to_owned),
+            dir,
+        }),
     }
 }
 
@@ -389,28 +353,22 @@ fn unknown_session(
     store: &SessionStore,
     id: &str,
     provider: &ProviderChoice,
-) -> Result<(), CohostError> {
+) -> Result<(), SetupError> {
     let ours = id.starts_with("s-");
     if !ours && matches!(provider, ProviderChoice::Id(_)) {
         return Ok(());
     }
-    let ids: Vec<String> = store.list()?.into_iter().map(|r| r.id).collect();
-    let near = ids
-        .iter()
+    let near = store
+        .list()?
+        .into_iter()
+        .map(|r| r.id)
         .filter(|k| strsim::damerau_levenshtein(id, k) <= 2)
         .min_by_key(|k| strsim::damerau_levenshtein(id, k));
-    let fix = match near {
-        Some(k) => format!("did you mean `{k}`? (every session: `cohost sessions`)"),
-        None if ours => "see `cohost sessions` for the stored ones".to_string(),
-        None => "to resume an agent's own session id, name the agent: \
-                 --resume ID --agent AGENT; stored sessions: `cohost sessions`"
-            .to_string(),
-    };
-    Err(CohostError::new(
-        ErrorCode::ConfigInvalid,
-        format!("there is no cohost session `{id}`"),
-    )
-    .with_fix(fix))
+    Err(SetupError::UnknownSession {
+        id: id.to_owned(),
+        near,
+        ours,
+    })
 }
 
 /// The factory for `choice`; `true` when it fell back to the mock.
@@ -443,23 +401,12 @@ pub fn offered_tools(d: &ProviderDescriptor, tools: &Tools) -> Result<Vec<ToolSp
         return Ok(Vec::new());
     }
     if d.kind == ProviderKind::AgentCli {
-        return Err(SetupError::Tools(
-            CohostError::new(
-                ErrorCode::ConfigInvalid,
-                format!(
-                    "`{}` runs its own tools; offered tools are for API providers",
-                    d.id
-                ),
-            )
-            .with_fix("offer no tools, or pick an API provider (e.g. --agent anthropic)"),
-        ));
+        return Err(SetupError::ToolsForAgentCli(d.id.clone()));
     }
     match tools {
         Tools::None => Ok(Vec::new()),
-        Tools::File(path) => crate::tools::load(path).map_err(|e| SetupError::Tools(e.into())),
-        Tools::Json { origin, value } => {
-            crate::tools::from_value(origin, value).map_err(|e| SetupError::Tools(e.into()))
-        }
+        Tools::File(path) => Ok(crate::tools::load(path)?),
+        Tools::Json { origin, value } => Ok(crate::tools::from_value(origin, value)?),
     }
 }
 
@@ -488,16 +435,10 @@ pub async fn prepare(
     let tools = offered_tools(&descriptor, &req.tools)?;
     let mut config = plan.config;
     if config.fork && !descriptor.capabilities.fork {
-        return Err(SetupError::Other(unsupported_fork(&descriptor.id)));
+        return Err(SetupError::CannotFork(descriptor.id.clone()));
     }
     if config.fork && config.resume.is_none() {
-        return Err(SetupError::Other(
-            CohostError::new(
-                ErrorCode::ConfigInvalid,
-                "that session has no agent session yet, so there is nothing to fork",
-            )
-            .with_fix("resume it instead (--resume ID), or fork one that has run a turn"),
-        ));
+        return Err(SetupError::NothingToFork);
     }
     if req.provider_settings {
         let settings = cfg.provider(&descriptor.id);
@@ -520,7 +461,7 @@ pub async fn prepare(
     config.extra_args.extend(req.agent_args);
     config.mcp_servers = req.mcp_servers;
     if req.system_prompt.is_some() && !descriptor.capabilities.system_prompt {
-        return Err(SetupError::Other(unsupported_system_prompt(&descriptor.id)));
+        return Err(SetupError::NoSystemPrompt(descriptor.id.clone()));
     }
     config.system_prompt = req.system_prompt;
     config.tools = tools;
@@ -528,15 +469,7 @@ pub async fn prepare(
     config.binary = req.binary.or(config.binary);
     let wants_worktree = req.worktree.unwrap_or_else(|| cfg.worktree());
     let record = match req.recording {
-        Recording::Off if wants_worktree => {
-            return Err(SetupError::Other(
-                CohostError::new(
-                    ErrorCode::ConfigInvalid,
-                    "a worktree needs a recorded session (its id names the branch)",
-                )
-                .with_fix("drop --worktree here"),
-            ))
-        }
+        Recording::Off if wants_worktree => return Err(SetupError::WorktreeUnrecorded),
         Recording::Off => None,
         Recording::New => {
             let id = plan
@@ -560,9 +493,7 @@ pub async fn prepare(
         .as_mut()
         .filter(|(_, r)| wants_worktree && r.worktree.is_none())
     {
-        let wt = cohost_git::worktree::create(&cwd, &host.paths.state_dir, &rec.id)
-            .await
-            .map_err(|e| SetupError::Other(e.into()))?;
+        let wt = cohost_git::worktree::create(&cwd, &host.paths.state_dir, &rec.id).await?;
         // The same place inside the tree as the user's cwd.
         let inner = cwd
             .strip_prefix(&wt.origin)
@@ -609,18 +540,6 @@ pub async fn prepare(
         .with_budget(req.budget))
 }
 
-fn unsupported_system_prompt(id: &str) -> CohostError {
-    CohostError::new(
-        ErrorCode::UnsupportedMode,
-        format!("`{id}` takes no system prompt from cohost"),
-    )
-    .with_fix(
-        "drop --system-prompt, or use a provider that takes one: claude, codex, \
-         an API provider such as anthropic or openai (`cohost agents --json`: \
-         driver.system_prompt)",
-    )
-}
-
 /// Extra arguments go to agent CLIs only, and never switch a CLI's own
 /// permission checks off behind the user's approval policy: the flag the
 /// driver itself passes for auto-approve (the catalog's `skip_permissions`)
@@ -635,31 +554,15 @@ fn check_agent_args(
     }
     // The mock (tier `builtin`) is an agent with no command line.
     if d.kind != ProviderKind::AgentCli || d.capabilities.tier == SupportTier::Builtin {
-        return Err(SetupError::Tools(
-            CohostError::new(
-                ErrorCode::ConfigInvalid,
-                format!(
-                    "`{}` is not an agent CLI: there is no command line to pass arguments to",
-                    d.id
-                ),
-            )
-            .with_fix("drop the arguments after `--`, or pick an agent CLI (`cohost agents`)"),
-        ));
+        return Err(SetupError::NotAnAgentCli(d.id.clone()));
     }
     let bypass = cohost_agents::catalog::cli_of(&d.id).and_then(|e| e.flags.skip_permissions);
     if let Some(template) = bypass.filter(|t| !t.is_empty()) {
         if mode != ApprovalMode::AutoApprove && passes(args, template) {
-            return Err(SetupError::Tools(
-                CohostError::new(
-                    ErrorCode::ConfigInvalid,
-                    format!(
-                        "`{}` would let `{}` run tools without asking, behind cohost's approvals",
-                        template.join(" "),
-                        d.id
-                    ),
-                )
-                .with_fix("use --approve all to let the agent run tools without asking"),
-            ));
+            return Err(SetupError::PermissionBypass {
+                flag: template.join(" "),
+                agent: d.id.clone(),
+            });
         }
     }
     Ok(())
@@ -680,17 +583,6 @@ fn passes(args: &[String], template: &[&str]) -> bool {
             .iter()
             .any(|a| a.starts_with(&format!("{}=", template[0])));
     in_a_row || joined || one_word
-}
-
-fn unsupported_fork(id: &str) -> CohostError {
-    CohostError::new(
-        ErrorCode::UnsupportedMode,
-        format!("`{id}` cannot fork a session"),
-    )
-    .with_fix(
-        "resume it instead (--resume ID), or fork with an agent that can: \
-         claude, codex, claude-acp (`cohost agents --json`: driver.fork)",
-    )
 }
 
 /// [`prepare`] then [`OpenSession::start`].

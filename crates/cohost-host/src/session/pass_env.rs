@@ -6,7 +6,9 @@
 use std::path::Path;
 
 use cohost_agents::catalog::config_env::{named_vars, ConfigLookup};
-use cohost_core::{AdapterConfig, CohostError, ErrorCode};
+use cohost_core::AdapterConfig;
+
+use super::SetupError;
 
 use cohost_discovery::env::DiscoveryEnv;
 
@@ -22,7 +24,7 @@ pub(super) fn apply(
     pass_env: &[String],
     config: &mut AdapterConfig,
     config_file: &Path,
-) -> Result<usize, CohostError> {
+) -> Result<usize, SetupError> {
     let explicit = config.env.clone();
     let var = |name: &str| {
         explicit
@@ -39,24 +41,18 @@ pub(super) fn apply(
     let mut wanted = named_vars(id, &look);
     for pattern in pass_env {
         match pattern.strip_suffix('*') {
-            Some(prefix) if !prefix.is_empty() => wanted.extend(
-                env.vars
-                    .keys()
-                    .filter(|k| k.starts_with(prefix))
-                    .cloned(),
-            ),
+            Some(prefix) if !prefix.is_empty() => {
+                wanted.extend(env.vars.keys().filter(|k| k.starts_with(prefix)).cloned());
+            }
             // A bare `*` would undo the narrow environment: ignored.
             Some(_) => {}
             None if var(pattern).is_some() => wanted.push(pattern.clone()),
             None => {
-                return Err(CohostError::new(
-                    ErrorCode::AuthRequired,
-                    format!("agent `{id}` needs `{pattern}` (pass_env), which is not set"),
-                )
-                .with_fix(format!(
-                    "export {pattern}=... before starting cohost, or remove it from pass_env under [providers.{id}] in {}",
-                    config_file.display()
-                )))
+                return Err(SetupError::PassEnvUnset {
+                    agent: id.to_owned(),
+                    var: pattern.clone(),
+                    config: config_file.to_path_buf(),
+                })
             }
         }
     }
@@ -143,7 +139,8 @@ mod tests {
             Path::new("/x/config.toml"),
         )
         .unwrap_err();
-        assert_eq!(e.code, ErrorCode::AuthRequired);
+        let e = cohost_core::CohostError::from(e);
+        assert_eq!(e.code, cohost_core::ErrorCode::AuthRequired);
         assert!(e.message.contains("MY_GATEWAY_TOKEN"), "{}", e.message);
         let fix = e.suggested_fix.unwrap();
         assert!(fix.contains("export MY_GATEWAY_TOKEN="), "{fix}");

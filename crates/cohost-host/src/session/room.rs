@@ -50,7 +50,7 @@ pub async fn prepare_room(
             Err(e) => {
                 let prepared = PreparedRoom { id, members, note };
                 prepared.discard(host).await;
-                return Err(named(&name, e));
+                return Err(e.of_member(&name));
             }
         }
     }
@@ -104,17 +104,6 @@ async fn placement_note(cwd: &std::path::Path, asked: Option<bool>) -> Option<St
             cwd.display(),
             CohostError::from(e).message
         )),
-    }
-}
-
-fn named(member: &str, e: SetupError) -> SetupError {
-    let rename = |mut e: CohostError| {
-        e.message = format!("{member}: {}", e.message);
-        e
-    };
-    match e {
-        SetupError::Tools(e) => SetupError::Tools(rename(e)),
-        SetupError::Other(e) => SetupError::Other(rename(e)),
     }
 }
 

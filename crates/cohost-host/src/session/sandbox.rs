@@ -4,8 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
-use cohost_core::{CohostError, SandboxMode, SandboxRequest};
+use cohost_core::{SandboxMode, SandboxRequest};
 use cohost_discovery::{Host, HostConfig};
+
+use super::SetupError;
 
 /// What cohost keeps that no agent may read: its config (provider keys,
 /// relay secrets), its state (every session's record and transcript, the
@@ -29,7 +31,7 @@ pub(super) fn request(
     cfg: &HostConfig,
     mode: Option<SandboxMode>,
     worktree_origin: Option<&Path>,
-) -> Result<(SandboxRequest, Option<String>), CohostError> {
+) -> Result<(SandboxRequest, Option<String>), SetupError> {
     let mode = match mode {
         Some(m) => m,
         None => cfg.sandbox()?.unwrap_or_default(),
@@ -39,7 +41,9 @@ pub(super) fn request(
     }
     let report = cohost_agents::process::sandbox::report();
     if !report.available && mode == SandboxMode::Required {
-        return Err(cohost_agents::process::sandbox::unavailable_error());
+        return Err(SetupError::Other(
+            cohost_agents::process::sandbox::unavailable_error(),
+        ));
     }
     let notice = (!report.available).then(|| {
         "the sandbox is on, but this kernel has no Landlock: the agent runs unconfined \

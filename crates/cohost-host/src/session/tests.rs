@@ -1,6 +1,6 @@
 use super::*;
 use cohost_agents::mock::{MockFactory, MockOptions};
-use cohost_core::{Event, PromptInput, Registry};
+use cohost_core::{ErrorCode, Event, PromptInput, Registry};
 use std::time::Duration;
 
 use cohost_discovery::env::DiscoveryEnv;
@@ -130,7 +130,14 @@ async fn agent_clis_refuse_offered_tools_as_a_tools_error() {
         value: serde_json::json!([{"name": "run_shell"}]),
     };
     match prepare(&h, &cfg, req).await.err().unwrap() {
-        SetupError::Tools(e) => assert!(e.message.contains("runs its own tools"), "{e}"),
+        e @ SetupError::ToolsForAgentCli(_) => {
+            assert!(e.is_usage());
+            let wire = cohost_core::CohostError::from(e);
+            assert!(wire.message.contains("runs its own tools"), "{wire}");
+            assert!(wire
+                .suggested_fix
+                .is_some_and(|f| f.contains("API provider")));
+        }
         other => panic!("expected a tools error, got {other:?}"),
     }
 }

@@ -13,11 +13,10 @@ use std::sync::Mutex;
 use cohost_core::bridge::{BridgeCall, BRIDGE_SERVER};
 use cohost_core::sanitize::inert_line;
 use cohost_core::sync::lock;
-use cohost_core::{
-    ApprovalOption, CohostError, Decision, DecisionOrigin, ErrorCode, ToolCallInfo, ToolKind,
-};
+use cohost_core::{ApprovalOption, Decision, DecisionOrigin, ToolCallInfo, ToolKind};
 use serde_json::{json, Value};
 
+use super::BridgeError;
 use crate::running::RunningSession;
 
 /// The tool's name as an agent that asks names it (Claude Code's
@@ -54,7 +53,7 @@ impl Remembered {
         member: &str,
         session: &RunningSession,
         call: &BridgeCall,
-    ) -> Result<(), CohostError> {
+    ) -> Result<(), BridgeError> {
         if session.descriptor().capabilities.mcp_approvals {
             // Its agent asked cohost before it called the tool.
             return Ok(());
@@ -99,7 +98,7 @@ fn remembered_no() -> Decision {
 
 /// The error the calling agent's model reads: its call was not allowed,
 /// by whom, and why.
-pub(crate) fn refusal(member: &str, tool: &str, d: &Decision) -> CohostError {
+pub(crate) fn refusal(member: &str, tool: &str, d: &Decision) -> BridgeError {
     let why = d
         .message
         .as_deref()
@@ -123,15 +122,11 @@ pub(crate) fn refusal(member: &str, tool: &str, d: &Decision) -> CohostError {
         (DecisionOrigin::Remote, None, why) => with_reason("denied by the host", why),
         (_, None, why) => with_reason("denied by the person deciding", why),
     };
-    CohostError::new(
-        ErrorCode::PermissionRequired,
-        format!(
-            "the room did not allow {}'s call of {tool}: {by}",
-            inert_line(member)
-        ),
-    )
-    .with_fix("go on without it, or ask the people in the room to allow it")
-    .retryable(false)
+    BridgeError::Refused {
+        member: member.to_owned(),
+        tool: tool.to_owned(),
+        by,
+    }
 }
 
 fn with_reason(by: &str, why: Option<String>) -> String {
@@ -146,7 +141,7 @@ mod tests {
     use super::*;
 
     fn said(d: Decision) -> String {
-        refusal("codex", "mcp__cohost_room__ask_member", &d).message
+        refusal("codex", "mcp__cohost_room__ask_member", &d).to_string()
     }
 
     #[test]
@@ -185,13 +180,13 @@ mod tests {
         for (d, want) in cases {
             assert_eq!(said(d), format!("{pre}{want}"));
         }
-        let e = refusal(
+        let e = cohost_core::CohostError::from(refusal(
             "codex\u{1b}[2J",
             "t",
             &Decision::deny(DecisionOrigin::User, "x\u{1b}]0;y").by(vec!["a\u{1b}[1m".into()]),
-        );
+        ));
         assert!(!e.message.contains('\u{1b}'), "{e}");
-        assert_eq!(e.code, ErrorCode::PermissionRequired);
+        assert_eq!(e.code, cohost_core::ErrorCode::PermissionRequired);
         assert!(e.suggested_fix.is_some());
     }
 }
