@@ -136,7 +136,7 @@ pub fn router_budgeted(
     hooks: Arc<HookFeed>,
     budget: Option<ServeBudget>,
 ) -> Router {
-    let store = SessionStore::open(&host.paths.state_dir);
+    let store = SessionStore::of(&host);
     let sanitizer = host.sanitizer.clone();
     let state = Arc::new(AppState {
         host,

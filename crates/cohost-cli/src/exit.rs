@@ -200,8 +200,7 @@ mod tests {
     fn a_report_passes_the_sanitizer_given() {
         const PLANTED: &str = "planted-q7Xw2Lm9Rk4Zt8Vn";
         assert_eq!(cohost_core::sanitize::global().sanitize(PLANTED), PLANTED);
-        let given =
-            Sanitizer::new(Vec::<(String, String)>::new(), None).with_known_values([PLANTED]);
+        let given = Sanitizer::shapes_only().with_known_values([PLANTED]);
         let e = CohostError::new(ErrorCode::NetworkError, format!("refused {PLANTED}"))
             .with_fix(format!("unset {PLANTED}"));
         for json in [false, true] {

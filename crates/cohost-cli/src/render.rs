@@ -222,8 +222,7 @@ mod tests {
     fn an_error_event_passes_the_sanitizer_given() {
         const PLANTED: &str = "planted-q7Xw2Lm9Rk4Zt8Vn";
         assert_eq!(cohost_core::sanitize::global().sanitize(PLANTED), PLANTED);
-        let given =
-            Sanitizer::new(Vec::<(String, String)>::new(), None).with_known_values([PLANTED]);
+        let given = Sanitizer::shapes_only().with_known_values([PLANTED]);
         let mut human = Human::with_sanitizer(Arc::new(given));
         let event = Event {
             id: "p.1".into(),

@@ -216,7 +216,7 @@ mod tests {
             "bad key sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789",
         )
         .with_fix("set ANTHROPIC_API_KEY=sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789")
-        .sanitized(&Sanitizer::new(Vec::<(String, String)>::new(), None));
+        .sanitized(&Sanitizer::shapes_only());
         assert!(!e.message.contains("abcdefghijklmnop"));
         assert!(!e.suggested_fix.unwrap().contains("abcdefghijklmnop"));
     }

@@ -171,7 +171,7 @@ mod tests {
 
     #[test]
     fn previews_are_bounded_and_sanitized() {
-        let s = crate::sanitize::Sanitizer::new(Vec::<(String, String)>::new(), None);
+        let s = crate::sanitize::Sanitizer::shapes_only();
         let preview = |t: &str| super::preview(&s, t);
         let long = "x".repeat(500);
         let p = preview(&long);

@@ -74,7 +74,7 @@ pub fn find_session(
     session: Option<&str>,
     cwd: &Path,
 ) -> Result<SessionRecord, ChangesError> {
-    let store = SessionStore::open(&host.paths.state_dir);
+    let store = SessionStore::of(host);
     match session {
         Some(id) => store
             .get(id)?
@@ -174,7 +174,7 @@ pub fn find_worktree_session(
         Some(_) => find_session(host, session, cwd)?,
         None => {
             let here = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
-            SessionStore::open(&host.paths.state_dir)
+            SessionStore::of(host)
                 .list()?
                 .into_iter()
                 .find(|r| {
@@ -266,11 +266,7 @@ pub struct Kept {
 /// bringing the changes in fails (a conflict leaves every worktree).
 /// The error is the wire error: the room's `/keep` (`room_members.rs`)
 /// refuses with one (its `Refused::Error` holds a `CohostError`).
-pub async fn keep(
-    host: &Host,
-    rec: &SessionRecord,
-    merge: bool,
-) -> Result<Kept, cohost_core::CohostError> {
+pub async fn keep(host: &Host, rec: &SessionRecord, merge: bool) -> Result<Kept, ChangesError> {
     let op = if merge {
         WorktreeOp::Merge
     } else {
@@ -279,7 +275,7 @@ pub async fn keep(
     let kept = worktree(host, rec, op).await?;
     let mut dropped = Vec::new();
     if let Some(room) = &rec.room {
-        let others: Vec<SessionRecord> = SessionStore::open(&host.paths.state_dir)
+        let others: Vec<SessionRecord> = SessionStore::of(host)
             .list()?
             .into_iter()
             .filter(|r| r.id != rec.id && r.worktree.is_some())

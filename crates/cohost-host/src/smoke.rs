@@ -8,6 +8,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use crate::session::{Approvals, OpenSession, ProviderChoice, SessionRequest};
 use cohost_discovery::discovery::discover_cli;
 use cohost_discovery::host::Host;
+use cohost_discovery::DiscoveryError;
 
 pub use cohost_discovery::smoke::{cached, fingerprint, SmokeStatus, SmokeTestResult};
 use cohost_discovery::smoke::{read_cache, store};
@@ -22,13 +23,15 @@ fn now_ms() -> u64 {
 }
 
 /// Run the smoke test of `id` (or return the cached result for the same
-/// fingerprint unless `force`). Failures are results, not errors; `Err` is
-/// only for an unknown provider or an unusable state dir.
+/// fingerprint unless `force`). Failures are results, not errors: each
+/// result carries its failure as the wire error every front end shows and
+/// the cache keeps. `Err` is only for an unknown provider, an unreadable
+/// config or an unusable state dir.
 pub async fn test_provider(
     host: &Host,
     id: &str,
     force: bool,
-) -> Result<SmokeTestResult, CohostError> {
+) -> Result<SmokeTestResult, DiscoveryError> {
     let cfg = host.config()?;
     let f = host.facts(&cfg, id)?;
     let settings = cfg.provider(id);
@@ -81,8 +84,7 @@ pub async fn test_provider(
         .with_fix("run `cohost agents` to see which providers have drivers")),
         (_, Ok(_)) => {
             let cwd = host.paths.state_dir.join("smoke").join(id);
-            std::fs::create_dir_all(&cwd)
-                .map_err(|e| cohost_discovery::fsutil::io_error("create", &cwd, e))?;
+            std::fs::create_dir_all(&cwd).map_err(|e| DiscoveryError::io("create", &cwd, e))?;
             let mut req =
                 SessionRequest::new(ProviderChoice::Id(id.to_string()), Approvals::deny_all());
             req.cwd = Some(cwd);

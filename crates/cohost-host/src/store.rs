@@ -9,15 +9,19 @@
 //!
 //! The store is the user's alone: the state dir is made owner-only (0700),
 //! the store and its lock file owner-only (0600), and cohost's own metadata
-//! in a record (model, provider) passes the sanitizer. What the agent needs
-//! to resume (its native id, the cwd) is kept as is.
+//! in a record (model, provider) passes the host's sanitizer (a value:
+//! [`SessionStore::of`]). What the agent needs to resume (its native id,
+//! the cwd) is kept as is.
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use cohost_core::sanitize::Sanitizer;
 use cohost_discovery::fsutil::{atomic_write, FileLock};
+use cohost_discovery::Host;
 
 mod error;
 pub use error::StoreError;
@@ -143,12 +147,13 @@ struct FileFormat {
 /// resumed, and the agent's own history of it stays where the agent keeps it.
 pub const DEFAULT_KEEP: usize = 1000;
 
-/// The store. Cheap to clone; holds only paths.
+/// The store. Cheap to clone: paths and the sanitizer's handle.
 #[derive(Debug, Clone)]
 pub struct SessionStore {
     file: PathBuf,
     lock: PathBuf,
     keep: usize,
+    sanitizer: Arc<Sanitizer>,
 }
 
 fn now_ms() -> u64 {
@@ -180,12 +185,20 @@ fn private(path: &Path, mode: u32, dir: bool) -> Result<(), StoreError> {
 }
 
 impl SessionStore {
-    /// The store in `state_dir` (`sessions.json`).
-    pub fn open(state_dir: &Path) -> SessionStore {
+    /// The host's store: in its state dir, its metadata passing the host's
+    /// sanitizer.
+    pub fn of(host: &Host) -> SessionStore {
+        SessionStore::at(&host.paths.state_dir, host.sanitizer.clone())
+    }
+
+    /// The store in `state_dir` (`sessions.json`), cohost's metadata in
+    /// each record passing `sanitizer` before it is written.
+    pub fn at(state_dir: &Path, sanitizer: Arc<Sanitizer>) -> SessionStore {
         SessionStore {
             file: state_dir.join("sessions.json"),
             lock: state_dir.join("sessions.lock"),
             keep: DEFAULT_KEEP,
+            sanitizer,
         }
     }
 
@@ -289,8 +302,10 @@ impl SessionStore {
         let out = f(&mut data.sessions);
         forget_oldest(&mut data.sessions, self.keep);
         for rec in data.sessions.values_mut() {
-            rec.model = rec.model.as_deref().map(cohost_core::sanitize::sanitize);
-            rec.provider = cohost_core::sanitize::sanitize(&rec.provider);
+            if let Some(model) = &rec.model {
+                rec.model = Some(self.sanitizer.sanitize(model).into_owned());
+            }
+            rec.provider = self.sanitizer.sanitize(&rec.provider).into_owned();
         }
         data.version = 1;
         let text = serde_json::to_string_pretty(&data).map_err(StoreError::Encode)?;

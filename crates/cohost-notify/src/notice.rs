@@ -143,7 +143,7 @@ pub fn notice_for(sanitizer: &Sanitizer, event: &Event, who: &str) -> Option<Not
 /// A sanitizer of shapes only (no known value, no home), for tests.
 #[cfg(test)]
 pub(crate) fn shapes_only() -> Sanitizer {
-    Sanitizer::new(Vec::<(String, String)>::new(), None)
+    Sanitizer::shapes_only()
 }
 
 #[cfg(test)]

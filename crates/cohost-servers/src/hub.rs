@@ -205,7 +205,7 @@ impl Hub {
         descriptor: ProviderDescriptor,
         model: Option<String>,
     ) -> Arc<HubSession> {
-        let rec = cohost_host::SessionStore::open(&self.host.paths.state_dir)
+        let rec = cohost_host::SessionStore::of(&self.host)
             .get(live.record_id().unwrap_or_default())
             .ok()
             .flatten();

@@ -78,10 +78,7 @@ impl Turns for Scripted {
 
     fn sanitizer(&self) -> std::sync::Arc<cohost_core::sanitize::Sanitizer> {
         // The session's own: it knows a value the process-wide one does not.
-        Arc::new(
-            cohost_core::sanitize::Sanitizer::new(Vec::<(String, String)>::new(), None)
-                .with_known_values([PLANTED]),
-        )
+        Arc::new(cohost_core::sanitize::Sanitizer::shapes_only().with_known_values([PLANTED]))
     }
 }
 

@@ -226,8 +226,7 @@ fn what_leaves_passes_the_sanitizer_the_front_end_gave() {
     const PLANTED: &str = "planted-value-only-the-front-end-knows-7Qx2";
     assert_eq!(cohost_core::sanitize::global().sanitize(PLANTED), PLANTED);
     let knows = std::sync::Arc::new(
-        cohost_core::sanitize::Sanitizer::new(Vec::<(String, String)>::new(), None)
-            .with_known_values([PLANTED]),
+        cohost_core::sanitize::Sanitizer::shapes_only().with_known_values([PLANTED]),
     );
     let codec = RoomCodec::new(RoomId::new("room-s").unwrap()).with_sanitizer(knows);
     let chat = Message::Chat(Chat {

@@ -42,6 +42,12 @@ impl From<CohostError> for Refused {
     }
 }
 
+impl From<cohost_host::changes::ChangesError> for Refused {
+    fn from(e: cohost_host::changes::ChangesError) -> Self {
+        Refused::Error(e.into())
+    }
+}
+
 impl Refused {
     /// One line: the note, or the error and its fix.
     pub fn text(&self) -> String {
@@ -242,10 +248,7 @@ impl RoomPlace {
     /// `member`'s session record.
     pub fn record(&self, m: &Member) -> Option<SessionRecord> {
         let id = m.session.record_id()?;
-        SessionStore::open(&self.host.paths.state_dir)
-            .get(id)
-            .ok()
-            .flatten()
+        SessionStore::of(&self.host).get(id).ok().flatten()
     }
 
     /// `/add AGENT`: the name the new member gets, as `member_names` names

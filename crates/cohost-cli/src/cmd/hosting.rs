@@ -317,7 +317,7 @@ pub(crate) async fn end_room(room: &Room) {
     };
     // A member's record names its room; a session of one agent, even in a
     // worktree it asked for (`--worktree`), is not tidied here.
-    let store = cohost_host::SessionStore::open(&host.paths.state_dir);
+    let store = cohost_host::SessionStore::of(&host);
     let ids: Vec<String> = room
         .members()
         .iter()

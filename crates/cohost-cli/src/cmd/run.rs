@@ -338,8 +338,7 @@ pub async fn run(args: RunArgs) -> CmdResult {
 /// in; a worktree with no change at all is removed (nothing to keep).
 async fn worktree_note(host: &cohost_discovery::Host, record_id: &str, json: bool) {
     use cohost_host::changes::{self, WorktreeOp};
-    let Ok(Some(rec)) = cohost_host::SessionStore::open(&host.paths.state_dir).get(record_id)
-    else {
+    let Ok(Some(rec)) = cohost_host::SessionStore::of(host).get(record_id) else {
         return;
     };
     let Some(w) = &rec.worktree else { return };

@@ -18,7 +18,7 @@ pub struct SessionsArgs {
 /// List stored sessions, newest first.
 pub async fn run(args: SessionsArgs) -> CmdResult {
     let host = hostctx::host()?;
-    let mut list = SessionStore::open(&host.paths.state_dir).list()?;
+    let mut list = SessionStore::of(&host).list()?;
     list.sort_by_key(|r| std::cmp::Reverse(r.updated_at_ms));
     if args.json {
         crate::say!(

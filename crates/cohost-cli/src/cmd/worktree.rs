@@ -144,7 +144,7 @@ async fn keep(
 }
 
 async fn list(host: &cohost_discovery::Host, json: bool) -> CmdResult {
-    let records: Vec<_> = SessionStore::open(&host.paths.state_dir)
+    let records: Vec<_> = SessionStore::of(host)
         .list()?
         .into_iter()
         .filter(|r| r.worktree.is_some())

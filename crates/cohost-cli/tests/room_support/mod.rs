@@ -164,8 +164,7 @@ pub async fn room_with(chunk_delay: Duration, setup: Setup) -> Room {
         .with_keys(keys)
         .with_interrupt_policy(interrupts)
         .with_sanitizer(std::sync::Arc::new(
-            cohost_core::sanitize::Sanitizer::new(Vec::<(String, String)>::new(), None)
-                .with_known_values([HOST_SECRET]),
+            cohost_core::sanitize::Sanitizer::shapes_only().with_known_values([HOST_SECRET]),
         ));
     let host = tokio::spawn(bridge.run(input_rx));
     let join = |invite: String, name: &str| {

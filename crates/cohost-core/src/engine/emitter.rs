@@ -209,7 +209,7 @@ mod tests {
     fn run(f: impl FnOnce(&mut TurnEmitter<'_>)) -> Vec<Event> {
         let mut events = Vec::new();
         let mut sink = |e: Event| events.push(e);
-        let sanitizer = Sanitizer::new(Vec::<(String, String)>::new(), None);
+        let sanitizer = Sanitizer::shapes_only();
         let mut em = TurnEmitter::new(
             "p1".into(),
             "c1".into(),

@@ -65,7 +65,7 @@ impl Default for SessionOptions {
             respawn_backoff: Duration::from_millis(250),
             output_preview_bytes: 2048,
             turn_limit: None,
-            sanitizer: Arc::new(Sanitizer::new(Vec::<(String, String)>::new(), None)),
+            sanitizer: Arc::new(Sanitizer::shapes_only()),
         }
     }
 }

@@ -126,6 +126,13 @@ impl Sanitizer {
         self
     }
 
+    /// A sanitizer that knows no values and no home: secret shapes only
+    /// (keys, tokens, private key blocks). For a part built before the
+    /// composition root hands it the real one, and for tests.
+    pub fn shapes_only() -> Self {
+        Sanitizer::new(Vec::<(String, String)>::new(), None)
+    }
+
     /// Build from the current process environment and `$HOME`.
     pub fn from_process_env() -> Self {
         let home = std::env::var("HOME").ok();

@@ -419,7 +419,7 @@ pub async fn prepare(
     cfg: &HostConfig,
     req: SessionRequest,
 ) -> Result<OpenSession, SetupError> {
-    let store = SessionStore::open(&host.paths.state_dir);
+    let store = SessionStore::of(host);
     let mut plan = plan(host, cfg, &store, &req)?;
     let mut note = None;
     if plan.provider == ProviderChoice::Default {

@@ -8,7 +8,7 @@ use std::path::Path;
 use cohost_agents::catalog::config_env::{named_vars, ConfigLookup};
 use cohost_core::AdapterConfig;
 
-use super::SetupError;
+use super::setup_error::SetupError;
 
 use cohost_discovery::env::DiscoveryEnv;
 

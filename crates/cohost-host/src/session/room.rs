@@ -175,7 +175,7 @@ pub async fn remove_unchanged_worktree(host: &Host, rec: &crate::SessionRecord) 
 /// that hold no change; the records of those that do (their worktrees stay
 /// until kept or discarded). Sessions without a worktree are skipped.
 pub async fn tidy_worktrees(host: &Host, records: &[String]) -> Vec<crate::SessionRecord> {
-    let store = crate::store::SessionStore::open(&host.paths.state_dir);
+    let store = crate::store::SessionStore::of(host);
     let mut kept = Vec::new();
     for id in records {
         let Ok(Some(rec)) = store.get(id.as_str()) else {

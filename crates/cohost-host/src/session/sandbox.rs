@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use cohost_core::{SandboxMode, SandboxRequest};
 use cohost_discovery::{Host, HostConfig};
 
-use super::SetupError;
+use super::setup_error::SetupError;
 
 /// What cohost keeps that no agent may read: its config (provider keys,
 /// relay secrets), its state (every session's record and transcript, the

@@ -10,7 +10,7 @@ use cohost_core::{CohostError, ErrorCode};
 use cohost_discovery::DiscoveryError;
 use cohost_git::GitError;
 
-use super::CwdError;
+use super::cwd::CwdError;
 use crate::store::StoreError;
 use crate::tools::ToolsError;
 

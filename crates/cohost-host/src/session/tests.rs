@@ -31,7 +31,7 @@ fn request(home: &std::path::Path) -> SessionRequest {
 fn recorded(home: &std::path::Path) -> (Host, HostConfig, SessionStore, SessionRequest) {
     let h = host(home);
     let cfg = h.config().unwrap();
-    let store = SessionStore::open(&h.paths.state_dir);
+    let store = SessionStore::of(&h);
     let mut req = request(home);
     req.recording = Recording::New;
     (h, cfg, store, req)
@@ -171,7 +171,7 @@ async fn provider_settings_give_the_default_model_and_an_explicit_one_wins() {
     let mut s = open(&h, &cfg, req.clone()).await.unwrap();
     assert_eq!(s.record_id(), Some("s-fixed"));
     s.terminate().await.unwrap();
-    let store = SessionStore::open(&h.paths.state_dir);
+    let store = SessionStore::of(&h);
     assert_eq!(
         store.get("s-fixed").unwrap().unwrap().model.as_deref(),
         Some("text")

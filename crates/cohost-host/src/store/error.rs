@@ -77,7 +77,10 @@ mod tests {
     #[test]
     fn a_corrupt_store_keeps_the_json_error_and_says_to_move_it_aside() {
         let dir = tempfile::tempdir().unwrap();
-        let store = crate::SessionStore::open(dir.path());
+        let store = crate::SessionStore::at(
+            dir.path(),
+            std::sync::Arc::new(cohost_core::sanitize::Sanitizer::shapes_only()),
+        );
         std::fs::write(store.path(), "{ not json").unwrap();
         let e = store.list().unwrap_err();
         assert!(matches!(e, StoreError::Corrupt { .. }), "{e:?}");

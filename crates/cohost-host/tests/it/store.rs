@@ -4,9 +4,16 @@
 // nothing here is API.
 #![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
 
+use cohost_core::sanitize::Sanitizer;
 use cohost_host::{SessionRecord, SessionStore};
 use std::path::Path;
 use std::process::Command;
+use std::sync::Arc;
+
+/// A store whose sanitizer knows secret shapes only.
+fn open(dir: &Path) -> SessionStore {
+    SessionStore::at(dir, Arc::new(Sanitizer::shapes_only()))
+}
 
 const CHILD_ENV: &str = "COHOST_STORE_TEST_CHILD";
 const DIR_ENV: &str = "COHOST_STORE_TEST_DIR";
@@ -20,7 +27,7 @@ fn store_writer_child() {
     let (Ok(n), Ok(dir)) = (std::env::var(CHILD_ENV), std::env::var(DIR_ENV)) else {
         return;
     };
-    let store = SessionStore::open(Path::new(&dir));
+    let store = open(Path::new(&dir));
     for i in 0..RECORDS_EACH {
         let mut rec = SessionRecord::new(format!("p{n}-{i}"), "mock", "/work");
         rec.watermark = i as u64;
@@ -36,7 +43,7 @@ fn store_writer_child() {
 #[test]
 fn concurrent_processes_lose_no_record() {
     let dir = tempfile::tempdir().unwrap();
-    let store = SessionStore::open(dir.path());
+    let store = open(dir.path());
     store
         .upsert(SessionRecord::new("shared", "mock", "/work"))
         .unwrap();
@@ -86,7 +93,7 @@ fn concurrent_processes_lose_no_record() {
 #[test]
 fn upsert_keeps_created_time_and_corrupt_store_is_not_overwritten() {
     let dir = tempfile::tempdir().unwrap();
-    let store = SessionStore::open(dir.path());
+    let store = open(dir.path());
     let mut rec = SessionRecord::new("s1", "claude", "/repo");
     rec.model = Some("sonnet".into());
     let first = store.upsert(rec.clone()).unwrap();
@@ -127,9 +134,16 @@ fn the_store_is_owner_only_and_its_metadata_sanitized() {
     let state = dir.path().join("state");
     std::fs::create_dir_all(&state).unwrap();
     std::fs::set_permissions(&state, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let store = SessionStore::open(&state);
+    // A value only this store's sanitizer knows (not the process's).
+    const PLANTED: &str = "planted-q7Xw2Lm9Rk4Zt8Vn";
+    assert_eq!(cohost_core::sanitize::global().sanitize(PLANTED), PLANTED);
+    let sanitizer = Sanitizer::shapes_only().with_known_values([PLANTED]);
+    let store = SessionStore::at(&state, Arc::new(sanitizer));
     let mut rec = SessionRecord::new("s-1", "claude", "/work/project");
     rec.model = Some("model?key=AbCdEf123456secret".into());
+    let mut planted = SessionRecord::new("s-2", format!("gw-{PLANTED}"), "/work/project");
+    planted.model = Some(format!("m/{PLANTED}"));
+    store.upsert(planted).unwrap();
     rec.native_session_id = Some("native-abc".into());
     store.upsert(rec).unwrap();
     let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
@@ -138,6 +152,7 @@ fn the_store_is_owner_only_and_its_metadata_sanitized() {
     assert_eq!(mode(&state.join("sessions.lock")), 0o600);
     let text = std::fs::read_to_string(store.path()).unwrap();
     assert!(!text.contains("AbCdEf123456secret"), "{text}");
+    assert!(!text.contains(PLANTED), "{text}");
     // What resuming needs is kept as it was.
     let back = store.get("s-1").unwrap().unwrap();
     assert_eq!(back.native_session_id.as_deref(), Some("native-abc"));
@@ -159,7 +174,7 @@ fn ids(store: &SessionStore) -> Vec<String> {
 #[test]
 fn the_store_forgets_the_least_recently_used_sessions_beyond_its_size() {
     let dir = tempfile::tempdir().unwrap();
-    let store = SessionStore::open(dir.path()).keeping(3);
+    let store = open(dir.path()).keeping(3);
     upsert_in_order(&store, &["s1", "s2", "s3", "s4", "s5"]);
     assert_eq!(ids(&store), ["s5", "s4", "s3"]);
     // A session used again is recent again: the next new one pushes out s4.
@@ -173,7 +188,7 @@ fn the_store_forgets_the_least_recently_used_sessions_beyond_its_size() {
 #[test]
 fn a_store_grown_past_the_default_size_is_cut_to_it_on_the_next_write() {
     let dir = tempfile::tempdir().unwrap();
-    let store = SessionStore::open(dir.path());
+    let store = open(dir.path());
     let n = cohost_host::store::DEFAULT_KEEP + 5;
     let sessions: serde_json::Map<String, serde_json::Value> = (0..n)
         .map(|i| {

@@ -294,7 +294,7 @@ async fn load(st: &AcpState, id: &str, cwd: std::path::PathBuf) -> Result<(), Co
     if st.hub.get(id).is_ok() {
         return Ok(());
     }
-    let store = cohost_host::SessionStore::open(&st.hub.host().paths.state_dir);
+    let store = cohost_host::SessionStore::of(st.hub.host());
     if store.get(id)?.is_none() {
         return Err(CohostError::new(
             ErrorCode::ConfigInvalid,
@@ -323,7 +323,7 @@ async fn load(st: &AcpState, id: &str, cwd: std::path::PathBuf) -> Result<(), Co
 /// `session/list`: the session store, newest first, for the provider this
 /// server runs (every provider without `--agent`).
 fn list(st: &AcpState, req: &ListSessionsRequest) -> Result<ListSessionsResponse, CohostError> {
-    let store = cohost_host::SessionStore::open(&st.hub.host().paths.state_dir);
+    let store = cohost_host::SessionStore::of(st.hub.host());
     let mut recs = store.list()?;
     recs.sort_by_key(|r| std::cmp::Reverse(r.updated_at_ms));
     let sessions = recs

@@ -10,7 +10,7 @@ use super::params::{SessionChanges, UndoTurn};
 use super::state::McpState;
 
 fn record(st: &McpState, id: &str) -> Result<cohost_host::SessionRecord, CohostError> {
-    cohost_host::SessionStore::open(&st.hub().host().paths.state_dir)
+    cohost_host::SessionStore::of(st.hub().host())
         .get(id)?
         .ok_or_else(|| {
             CohostError::new(ErrorCode::ConfigInvalid, format!("no session `{id}`"))

@@ -16,7 +16,7 @@ use cohost_core::sync::lock;
 use cohost_core::{ApprovalOption, Decision, DecisionOrigin, ToolCallInfo, ToolKind};
 use serde_json::{json, Value};
 
-use super::BridgeError;
+use super::error::BridgeError;
 use crate::running::RunningSession;
 
 /// The tool's name as an agent that asks names it (Claude Code's

@@ -72,7 +72,7 @@ fn pair() -> (Arc<E2e>, Arc<E2e>, RoomCodec, RoomCodec) {
 /// A sanitizer that knows every secret shape and no value (what a codec
 /// has until a front end hands it one).
 fn shapes() -> cohost_core::sanitize::Sanitizer {
-    cohost_core::sanitize::Sanitizer::new(Vec::<(String, String)>::new(), None)
+    cohost_core::sanitize::Sanitizer::shapes_only()
 }
 
 fn bound(name: &str, role: Role) -> Bound {
