@@ -2,8 +2,6 @@
 //! model server, a scratch HOME and cwd, a per-test marker variable, and a
 //! leftover-process check.
 
-#![allow(dead_code)]
-
 use cohost_agents::drivers::claude::{Dialect, StreamJsonFactory};
 use cohost_agents::process::procfs;
 use cohost_core::approval::SharedDecisionSource;
@@ -166,13 +164,6 @@ pub fn chunk_indexes(events: &[Event]) -> Vec<u64> {
 
 pub fn count(events: &[Event], pred: impl Fn(&EventBody) -> bool) -> usize {
     events.iter().filter(|e| pred(&e.body)).count()
-}
-
-pub fn end_reason(events: &[Event]) -> Option<EndReason> {
-    match events.last().map(|e| &e.body) {
-        Some(EventBody::StreamEnd { reason, .. }) => Some(*reason),
-        _ => None,
-    }
 }
 
 pub fn error_code(events: &[Event]) -> Option<cohost_core::ErrorCode> {

@@ -8,7 +8,6 @@
     unreachable_pub,
     missing_docs
 )]
-#![allow(dead_code)]
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -224,13 +223,6 @@ pub fn errors(events: &[Event]) -> Vec<cohost_core::CohostError> {
             _ => None,
         })
         .collect()
-}
-
-pub fn end_reason(events: &[Event]) -> Option<cohost_core::EndReason> {
-    match events.last().map(|e| &e.body) {
-        Some(EventBody::StreamEnd { reason, .. }) => Some(*reason),
-        _ => None,
-    }
 }
 
 pub fn session_id(events: &[Event]) -> Option<String> {

@@ -11,7 +11,6 @@
 //!   (interrupt, provider errors, crash, missing binary, old version).
 //! - [`bench`]: the same on top of `cohost-testbench`, for opencode,
 //!   copilot, aider and continue.
-#![allow(dead_code)]
 
 pub mod bench;
 pub mod events;

@@ -1,6 +1,6 @@
 //! Helpers shared by the CLI tests of issue 18 (`cli_sessions`, `cli_attach`).
 
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

@@ -4,7 +4,6 @@
 //! under CI (scripts/test.sh installs them).
 
 // Each test binary uses a part of this support module.
-#![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;

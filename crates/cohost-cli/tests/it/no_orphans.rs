@@ -7,10 +7,10 @@
 
 use crate::orphans_support;
 
-use orphans_support::{
-    cohost, cohost_at, exit_within, live_marked, no_marked_within, signal, tree_plugin, wait_for,
-};
+use cohost_agents::process::procfs::{live_with_env, ProcEntry};
+use orphans_support::{exit_within, signal, tree_plugin, wait_for, MARK_VAR};
 use std::path::Path;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// Start the tree plugin on a long turn, wait until its whole tree runs,
@@ -242,7 +242,8 @@ fn the_supervisor_program_names_its_protocol_when_asked_in_another() {
 }
 
 mod claude {
-    use super::orphans_support::{live_with_env, signal, wait_for};
+    use super::live_with_env;
+    use super::orphans_support::{signal, wait_for};
     use cohost_testbench::{AgentCli, Bench};
     use std::time::Duration;
 
@@ -312,4 +313,41 @@ mod claude {
     async fn sigkill_of_cohost_ends_claude() {
         signal_ends_claude(libc::SIGKILL, None).await;
     }
+}
+
+/// `cohost` in `dir` with a scratch HOME and a PATH of system tools only.
+pub fn cohost(dir: &tempfile::TempDir) -> Command {
+    cohost_at(Path::new(env!("CARGO_BIN_EXE_cohost")), dir)
+}
+
+/// [`cohost`], but the binary at `bin` (a copy without its supervisor
+/// program beside it, say).
+pub fn cohost_at(bin: &Path, dir: &tempfile::TempDir) -> Command {
+    let mut c = Command::new(bin);
+    c.env_clear()
+        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+        .env("HOME", dir.path().join("home"))
+        .env("NO_COLOR", "1")
+        .current_dir(dir.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    c
+}
+
+/// Live processes carrying the tree plugin's marker.
+pub fn live_marked(marker: &str) -> Vec<ProcEntry> {
+    live_with_env(MARK_VAR, marker)
+}
+
+/// Panic (after killing them) unless every marked process is gone within `limit`.
+pub fn no_marked_within(marker: &str, limit: Duration) {
+    if wait_for(limit, || live_marked(marker).is_empty()) {
+        return;
+    }
+    let left = live_marked(marker);
+    for p in &left {
+        signal(p.pid, libc::SIGKILL);
+    }
+    panic!("{} process(es) outlived cohost: {left:?}", left.len());
 }

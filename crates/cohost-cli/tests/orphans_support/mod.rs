@@ -4,16 +4,12 @@
     unsafe_code,
     reason = "kill(2) probes of process ids on the raw libc API"
 )]
-#![allow(dead_code)]
 // Test support, shared with the soak bench: a failed setup may panic.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::Path;
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Child, ExitStatus};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
-
-pub use cohost_agents::process::procfs::{live_with_env, ProcEntry};
 
 /// The marker variable the tree plugin's manifest sets.
 pub const MARK_VAR: &str = "COHOST_ORPHAN_MARK";
@@ -77,31 +73,6 @@ pub fn tree_plugin() -> TreeRig {
     TreeRig { dir, marker }
 }
 
-/// `cohost` in `dir` with a scratch HOME and a PATH of system tools only.
-pub fn cohost(dir: &tempfile::TempDir) -> Command {
-    cohost_at(Path::new(env!("CARGO_BIN_EXE_cohost")), dir)
-}
-
-/// [`cohost`], but the binary at `bin` (a copy without its supervisor
-/// program beside it, say).
-pub fn cohost_at(bin: &Path, dir: &tempfile::TempDir) -> Command {
-    let mut c = Command::new(bin);
-    c.env_clear()
-        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
-        .env("HOME", dir.path().join("home"))
-        .env("NO_COLOR", "1")
-        .current_dir(dir.path())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-    c
-}
-
-/// Live processes carrying the tree plugin's marker.
-pub fn live_marked(marker: &str) -> Vec<ProcEntry> {
-    live_with_env(MARK_VAR, marker)
-}
-
 /// Poll `cond` every 20 ms for at most `limit`.
 pub fn wait_for(limit: Duration, mut cond: impl FnMut() -> bool) -> bool {
     let start = Instant::now();
@@ -130,26 +101,9 @@ pub fn exit_within(child: &mut Child, limit: Duration) -> Option<ExitStatus> {
     status
 }
 
-/// Panic (after killing them) unless every marked process is gone within `limit`.
-pub fn no_marked_within(marker: &str, limit: Duration) {
-    if wait_for(limit, || live_marked(marker).is_empty()) {
-        return;
-    }
-    let left = live_marked(marker);
-    for p in &left {
-        signal(p.pid, libc::SIGKILL);
-    }
-    panic!("{} process(es) outlived cohost: {left:?}", left.len());
-}
-
 /// Send `sig` to `pid`.
 pub fn signal(pid: u32, sig: i32) {
     let pid = i32::try_from(pid).unwrap();
     // SAFETY: kill(2) with plain integers; pid > 0 names one process.
     assert_eq!(unsafe { libc::kill(pid, sig) }, 0, "kill({pid}, {sig})");
-}
-
-/// Whether `path` exists (for readability in polls).
-pub fn exists(path: &Path) -> bool {
-    path.exists()
 }

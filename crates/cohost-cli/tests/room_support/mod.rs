@@ -2,7 +2,6 @@
 //! bridge over the mock agent, a co-driver and a viewer, all connected.
 
 // Each test crate uses a part of it.
-#![allow(dead_code)]
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -28,8 +27,7 @@ pub struct Room {
     pub notices: mpsc::UnboundedReceiver<HostNotice>,
     pub co: ParticipantSession,
     pub viewer: ParticipantSession,
-    /// The invites the co-driver and viewer joined with (keys included).
-    pub co_invite: String,
+    /// The invite the viewer joined with (keys included).
     pub viewer_invite: String,
 }
 
@@ -184,7 +182,6 @@ pub async fn room_with(chunk_delay: Duration, setup: Setup) -> Room {
         notices,
         co,
         viewer,
-        co_invite,
         viewer_invite,
     }
 }

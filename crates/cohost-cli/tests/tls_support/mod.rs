@@ -2,8 +2,6 @@
 //! proxy in front of the relay that records every byte the relay receives
 //! and can tamper with what the relay sends (a malicious relay or network).
 
-#![allow(dead_code)]
-
 use std::collections::{HashMap, HashSet};
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -18,7 +16,8 @@ use tokio::net::{TcpListener, TcpStream};
 /// A CA (its PEM in a file, for `--ca-file`) and a server certificate for
 /// 127.0.0.1 and localhost signed by it.
 pub struct Pki {
-    pub dir: tempfile::TempDir,
+    /// Holds the files until the test ends.
+    pub _dir: tempfile::TempDir,
     pub ca_file: PathBuf,
     pub cert: PathBuf,
     pub key: PathBuf,
@@ -43,7 +42,7 @@ pub fn pki() -> Pki {
     std::fs::write(&key, leaf_key.serialize_pem()).unwrap();
     let acceptor = cohost_relay::tls::acceptor(&cert, &key).unwrap();
     Pki {
-        dir,
+        _dir: dir,
         ca_file,
         cert,
         key,

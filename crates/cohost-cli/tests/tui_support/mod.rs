@@ -6,7 +6,6 @@
     unsafe_code,
     reason = "a pseudo-terminal and its window size on the raw libc API; each block says why it is sound"
 )]
-#![allow(dead_code)]
 
 use std::io::Read;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -21,7 +20,8 @@ pub struct Tty {
     child: Child,
     parser: Arc<Mutex<vt100::Parser>>,
     raw: Arc<Mutex<Vec<u8>>>,
-    pub home: tempfile::TempDir,
+    /// The scratch home, kept until the terminal is gone.
+    _home: tempfile::TempDir,
 }
 
 fn nz(n: u16) -> std::num::NonZeroU16 {
@@ -135,7 +135,7 @@ impl Tty {
             child,
             parser,
             raw,
-            home,
+            _home: home,
         }
     }
 

@@ -1,6 +1,5 @@
 //! Helpers shared by the integration tests: a server on a free loopback port,
 //! a real HTTP client, and SSE / NDJSON readers.
-#![allow(dead_code)]
 
 use cohost_fakellm::{FakeLlm, FakeLlmConfig, FakeLlmHandle};
 use serde_json::Value;

@@ -1,6 +1,5 @@
 //! Scratch environments for tests: a temp HOME, a scratch PATH with stub
 //! binaries, XDG dirs inside the temp dir. Nothing touches the real HOME.
-#![allow(dead_code)]
 
 use cohost_core::Registry;
 use cohost_discovery::{DiscoveryEnv, Host};

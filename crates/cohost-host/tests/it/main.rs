@@ -21,6 +21,11 @@
 )]
 
 mod agents_status;
+// cohost-api's it binary compiles the same module and uses all of it.
+#[allow(
+    dead_code,
+    reason = "shared with cohost-api's tests, which check it whole"
+)]
 #[path = "../common/mod.rs"]
 mod common;
 mod smoke;

@@ -1,6 +1,5 @@
 //! Shared helpers for relay integration tests: a relay on 127.0.0.1:0 and raw
 //! WebSocket peers speaking the binary envelope.
-#![allow(dead_code)]
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -121,13 +120,6 @@ impl Peer {
     ) {
         let f = Frame::build(kind, &self.room, stream, chunk, payload).expect("build");
         self.send_frame(&f).await;
-    }
-
-    pub async fn ws_send_raw(&mut self, raw: Vec<u8>) {
-        self.ws
-            .send(Message::Binary(raw.into()))
-            .await
-            .expect("send");
     }
 
     pub async fn resume(&mut self, last: &BTreeMap<String, u64>) {
