@@ -189,6 +189,34 @@ impl CohostError {
     }
 }
 
+/// A file or directory cohost could not make, read, write, lock or
+/// restrict: what it tried, on which path, and the system's reason (kept
+/// as `source()`). The I/O variant of the crates that keep files
+/// (discovery's config and caches, the session store, the record) wraps
+/// it, so all say it alike.
+#[derive(Debug, thiserror::Error)]
+#[error("could not {what} `{}`: {source}", path.display())]
+pub struct IoFailure {
+    /// What cohost tried ("read", "create directory").
+    pub what: &'static str,
+    /// The file or directory.
+    pub path: std::path::PathBuf,
+    /// Why.
+    #[source]
+    pub source: std::io::Error,
+}
+
+impl IoFailure {
+    /// `what` on `path` failed with `source`.
+    pub fn new(what: &'static str, path: &std::path::Path, source: std::io::Error) -> IoFailure {
+        IoFailure {
+            what,
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

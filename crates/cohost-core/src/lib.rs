@@ -41,7 +41,7 @@ pub use engine::{
     Control, EventSink, HostSession, PromptInput, SessionControl, SessionOptions, SteerRequest,
     TurnOutcome,
 };
-pub use error::{CohostError, ErrorCode};
+pub use error::{CohostError, ErrorCode, IoFailure};
 pub use event::{
     ApprovalOption, DecisionOrigin, EndReason, Event, EventBody, ToolKind, ToolStatus, Usage,
 };

@@ -18,16 +18,8 @@ use crate::hooks::edit::EditError;
 #[non_exhaustive]
 pub enum DiscoveryError {
     /// A file or directory could not be read, written or locked.
-    #[error("could not {what} `{}`: {source}", path.display())]
-    Io {
-        /// What cohost tried ("read", "create directory").
-        what: &'static str,
-        /// The file or directory.
-        path: PathBuf,
-        /// Why.
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] cohost_core::IoFailure),
     /// `config.toml` is not valid TOML.
     #[error("{}: not valid TOML: {}", at(path, *line), source.message())]
     ConfigSyntax {
@@ -237,18 +229,14 @@ fn at(path: &Path, line: Option<usize>) -> String {
 impl DiscoveryError {
     /// An I/O failure: what cohost tried, on which path, and why.
     pub fn io(what: &'static str, path: &Path, source: std::io::Error) -> DiscoveryError {
-        DiscoveryError::Io {
-            what,
-            path: path.to_path_buf(),
-            source,
-        }
+        DiscoveryError::Io(cohost_core::IoFailure::new(what, path, source))
     }
 
     /// The wire code this error is reported under.
     pub fn code(&self) -> ErrorCode {
         use DiscoveryError::*;
         match self {
-            Io { .. }
+            Io(_)
             | ConfigSyntax { .. }
             | Config { .. }
             | Sandbox { .. }
@@ -291,7 +279,7 @@ impl DiscoveryError {
     pub fn fix(&self) -> Option<String> {
         use DiscoveryError::*;
         Some(match self {
-            Io { .. } => "check the file's permissions and that the disk is not full".into(),
+            Io(_) => "check the file's permissions and that the disk is not full".into(),
             ConfigSyntax { path, .. } => format!("fix or delete that line in {}", path.display()),
             Config { fix, .. } => fix.clone(),
             Sandbox { .. } => "set it to off, on or required: cohost config set sandbox on".into(),

@@ -13,16 +13,8 @@ use cohost_core::{CohostError, ErrorCode};
 pub enum RecordError {
     /// The record or key file, or its directory, could not be made, read,
     /// written or restricted.
-    #[error("could not {what} `{}`: {source}", path.display())]
-    Io {
-        /// What cohost tried.
-        what: &'static str,
-        /// The file or directory.
-        path: PathBuf,
-        /// Why.
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] cohost_core::IoFailure),
     /// An entry could not be appended: the record stops there.
     #[error("could not append to the record `{}`: {source}", path.display())]
     Append {
@@ -56,17 +48,13 @@ pub enum RecordError {
 impl RecordError {
     /// An I/O failure: what cohost tried, on which path, and why.
     pub(crate) fn io(what: &'static str, path: &Path, source: std::io::Error) -> Self {
-        RecordError::Io {
-            what,
-            path: path.to_path_buf(),
-            source,
-        }
+        RecordError::Io(cohost_core::IoFailure::new(what, path, source))
     }
 
     /// What the user can do about it.
     fn fix(&self) -> Option<&'static str> {
         Some(match self {
-            RecordError::Io { .. } => "check the file's permissions and that the disk is not full",
+            RecordError::Io(_) => "check the file's permissions and that the disk is not full",
             RecordError::Append { .. } => {
                 "check that the disk is not full; the session goes on unrecorded from here"
             }

@@ -13,16 +13,8 @@ use cohost_discovery::DiscoveryError;
 pub enum StoreError {
     /// The store, its directory or its lock file could not be made, read or
     /// restricted.
-    #[error("could not {what} `{}`: {source}", path.display())]
-    Io {
-        /// What cohost tried.
-        what: &'static str,
-        /// The file or directory.
-        path: PathBuf,
-        /// Why.
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] cohost_core::IoFailure),
     /// The store's file is not the store's JSON: left alone, as overwriting
     /// it would drop every binding.
     #[error("session store `{}` is not valid: {source}", path.display())]
@@ -44,11 +36,7 @@ pub enum StoreError {
 impl StoreError {
     /// An I/O failure: what cohost tried, on which path, and why.
     pub(crate) fn io(what: &'static str, path: &std::path::Path, source: std::io::Error) -> Self {
-        StoreError::Io {
-            what,
-            path: path.to_path_buf(),
-            source,
-        }
+        StoreError::Io(cohost_core::IoFailure::new(what, path, source))
     }
 }
 
@@ -56,7 +44,7 @@ impl From<StoreError> for CohostError {
     fn from(e: StoreError) -> CohostError {
         let message = e.to_string();
         match e {
-            StoreError::Io { .. } => CohostError::new(ErrorCode::ConfigInvalid, message)
+            StoreError::Io(_) => CohostError::new(ErrorCode::ConfigInvalid, message)
                 .with_fix("check the file's permissions and that the disk is not full"),
             StoreError::Corrupt { path, .. } => CohostError::new(ErrorCode::ConfigInvalid, message)
                 .with_fix(format!(
