@@ -69,8 +69,7 @@ async fn settings_responses_carry_no_secret_of_the_config() {
 const PLANTED: &str = "planted-q7Xw2Lm9Rk4Zt8Vn";
 
 fn planted_sanitizer() -> std::sync::Arc<cohost_core::Sanitizer> {
-    let none: [(&str, &str); 0] = [];
-    std::sync::Arc::new(cohost_core::Sanitizer::new(none, None).with_known_values([PLANTED]))
+    std::sync::Arc::new(cohost_core::Sanitizer::shapes_only().with_known_values([PLANTED]))
 }
 
 /// A JSON answer (an error naming the asked-for provider) and the SSE of a
