@@ -162,7 +162,7 @@ impl Engine {
             ProcessSpec::new(spec.id.clone(), &binary, catalog).args(args(spec, config, bwrap));
         pspec.env = env;
         pspec.cwd = Some(cwd.clone());
-        pspec.sandbox = config.sandbox.clone();
+        pspec.for_session(config);
         let mut child = Supervised::spawn(pspec)?;
         let frames = child.take_stdout().ok_or_else(|| {
             CohostError::new(ErrorCode::SpawnFailed, "agent stdout was not captured")

@@ -59,9 +59,4 @@ pub use provider::{
 pub use registry::Registry;
 pub use sandbox::{SandboxMode, SandboxRequest};
 pub use sanitize::Sanitizer;
-// The process-wide sanitizer's free function, for the binary and the
-// crates issue 31 has not moved yet: kept out of the docs so no new caller
-// finds it there (the sanitize module doc says who may use it).
-#[doc(hidden)]
-pub use sanitize::sanitize;
 pub use steer::{QueueChange, QueueItem, QueueNotice, SteerNotice};

@@ -76,6 +76,12 @@ pub struct AdapterConfig {
     /// (the others ignore them).
     #[serde(default)]
     pub mcp_servers: Vec<McpServer>,
+    /// What the adapter's own captured text passes (an agent's stderr,
+    /// shown in crash reports): the session's sanitizer, which
+    /// [`crate::HostSession::new`] puts here. Shapes only until then; never
+    /// serialized.
+    #[serde(skip)]
+    pub sanitizer: std::sync::Arc<crate::sanitize::Sanitizer>,
 }
 
 /// An MCP server an agent starts itself over stdio: how each agent CLI's own

@@ -18,11 +18,9 @@
 //! notifier), which use that value and not this global. A library that
 //! reached the global would sanitize with whatever this process happened to
 //! install, or with one built from the real environment in a test, and a
-//! test could not show which; what still calls it from a library is a
-//! leftover of the move (issue 31), not a pattern to copy: those
-//! functions are hidden from the docs, and `cohost-testbench`'s
-//! `sanitizer_global` test lists every file that still calls them and fails
-//! on a new one.
+//! test could not show which. No library crate calls them: they are hidden
+//! from the docs, and `cohost-testbench`'s `sanitizer_global` test fails on
+//! any file but the binary's `secrets.rs` that does.
 
 use std::sync::{Arc, OnceLock};
 

@@ -162,7 +162,7 @@ impl AgentAdapter for OneShotAdapter {
         let mut spec = ProcessSpec::new(id.clone(), &binary, self.catalog)
             .args(self.args(&text, session.as_deref()));
         spec.env = self.env();
-        spec.sandbox = self.config.sandbox.clone();
+        spec.for_session(&self.config);
         if !self.config.cwd.as_os_str().is_empty() {
             spec.cwd = Some(self.config.cwd.clone());
         }

@@ -304,7 +304,7 @@ impl AgentAdapter for WasmAdapter {
         // The user's explicit values win over the adapter's.
         env.extend(self.config.env.iter());
         spec.env = env;
-        spec.sandbox = self.config.sandbox.clone();
+        spec.for_session(&self.config);
         if !self.config.cwd.as_os_str().is_empty() {
             spec.cwd = Some(self.config.cwd.clone());
         }

@@ -181,7 +181,10 @@ impl Supervised {
                 exit_rx.clone(),
             ));
         }
-        let stderr = Arc::new(Mutex::new(StderrRing::new(spec.stderr_bytes)));
+        let stderr = Arc::new(Mutex::new(StderrRing::new(
+            spec.stderr_bytes,
+            spec.sanitizer.clone(),
+        )));
         let (stderr_done_tx, stderr_done) = watch::channel(false);
         match stderr_pipe {
             Some(err) => {

@@ -36,6 +36,9 @@ pub struct ProcessSpec {
     /// The known CLIs, for the sandbox: which credential files are the
     /// agent's own and which are other agents' (denied).
     pub catalog: Catalog,
+    /// What the captured stderr passes before anyone reads it (crash
+    /// reports, health): the session's sanitizer ([`ProcessSpec::for_session`]).
+    pub sanitizer: std::sync::Arc<cohost_core::Sanitizer>,
 }
 
 impl ProcessSpec {
@@ -58,7 +61,15 @@ impl ProcessSpec {
             channel_capacity: 256,
             sandbox: cohost_core::SandboxRequest::default(),
             catalog,
+            sanitizer: std::sync::Arc::default(),
         }
+    }
+
+    /// What the session's adapter config asks of its process: the sandbox
+    /// it runs in and the sanitizer its stderr passes.
+    pub fn for_session(&mut self, config: &cohost_core::AdapterConfig) {
+        self.sandbox = config.sandbox.clone();
+        self.sanitizer = config.sanitizer.clone();
     }
 
     /// Append an argument.

@@ -6,8 +6,9 @@
 //! agent must not grow our memory, and classify them into the port's
 //! [`ErrorCode`]s so every driver maps "401" the same way.
 
-use cohost_core::{sanitize, ErrorCode};
+use cohost_core::{ErrorCode, Sanitizer};
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 /// Default ring size: the last 64 KiB of stderr.
 pub const DEFAULT_STDERR_BYTES: usize = 64 * 1024;
@@ -18,15 +19,17 @@ pub struct StderrRing {
     buf: VecDeque<u8>,
     capacity: usize,
     total: u64,
+    sanitizer: Arc<Sanitizer>,
 }
 
 impl StderrRing {
-    /// A ring keeping at most `capacity` bytes.
-    pub fn new(capacity: usize) -> Self {
+    /// A ring keeping at most `capacity` bytes, read through `sanitizer`.
+    pub fn new(capacity: usize, sanitizer: Arc<Sanitizer>) -> Self {
         StderrRing {
             buf: VecDeque::with_capacity(capacity.min(8192)),
             capacity: capacity.max(1),
             total: 0,
+            sanitizer,
         }
     }
 
@@ -65,7 +68,9 @@ impl StderrRing {
         let mut bytes = Vec::with_capacity(a.len() + b.len());
         bytes.extend_from_slice(a);
         bytes.extend_from_slice(b);
-        sanitize(&String::from_utf8_lossy(&bytes))
+        self.sanitizer
+            .sanitize(&String::from_utf8_lossy(&bytes))
+            .into_owned()
     }
 
     /// The last `max_lines` non-blank lines of [`StderrRing::text`], joined
@@ -203,7 +208,7 @@ mod tests {
 
     #[test]
     fn ring_keeps_only_the_tail() {
-        let mut r = StderrRing::new(10);
+        let mut r = StderrRing::new(10, Arc::default());
         r.push(b"0123456789abc");
         assert_eq!(r.text(), "3456789abc");
         r.push(b"XY");
@@ -218,7 +223,7 @@ mod tests {
 
     #[test]
     fn ring_text_is_sanitized_and_lossy() {
-        let mut r = StderrRing::new(1024);
+        let mut r = StderrRing::new(1024, Arc::default());
         r.push(b"bad key sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123 \xff\n");
         let text = r.text();
         assert!(!text.contains("abcdefghijklmnop"), "{text}");
@@ -226,8 +231,20 @@ mod tests {
     }
 
     #[test]
+    fn ring_text_passes_the_sanitizer_it_was_given() {
+        // A value only this sanitizer knows (not the process's).
+        const PLANTED: &str = "planted-q7Xw2Lm9Rk4Zt8Vn";
+        assert_eq!(cohost_core::sanitize::global().sanitize(PLANTED), PLANTED);
+        let given = Arc::new(Sanitizer::shapes_only().with_known_values([PLANTED]));
+        let mut r = StderrRing::new(1024, given);
+        r.push(format!("error: gateway refused {PLANTED}\n").as_bytes());
+        assert!(!r.text().contains(PLANTED), "{}", r.text());
+        assert!(r.text().contains("gateway refused"));
+    }
+
+    #[test]
     fn tail_lines_skips_blanks() {
-        let mut r = StderrRing::new(1024);
+        let mut r = StderrRing::new(1024, Arc::default());
         r.push(b"one\n\ntwo\nthree\n\n");
         assert_eq!(r.tail_lines(2), "two\nthree");
     }

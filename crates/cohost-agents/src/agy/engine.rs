@@ -133,7 +133,7 @@ impl Engine {
         let mut spec = ProcessSpec::new(SPEC.id, binary, crate::catalog::catalog())
             .args(session_args(config, conversation.as_deref()));
         spec.env = env_policy(config);
-        spec.sandbox = config.sandbox.clone();
+        spec.for_session(config);
         if !config.cwd.as_os_str().is_empty() {
             spec.cwd = Some(config.cwd.clone());
         }

@@ -160,7 +160,7 @@ impl Engine {
         let mut spec = ProcessSpec::new(dialect.id, &binary, crate::catalog::catalog())
             .args(dialect.args(config));
         spec.env = env;
-        spec.sandbox = config.sandbox.clone();
+        spec.for_session(config);
         if !config.cwd.as_os_str().is_empty() {
             spec.cwd = Some(config.cwd.clone());
         }

@@ -241,7 +241,7 @@ impl AgentAdapter for CodexAdapter {
         spec.args = app_server_args(&mcp, config);
         spec.cwd = Some(config.cwd.clone()).filter(|c| !c.as_os_str().is_empty());
         spec.env = env;
-        spec.sandbox = config.sandbox.clone();
+        spec.for_session(config);
         let cfg = CoreConfig {
             cwd: config.cwd.display().to_string(),
             approval: config.approval,
@@ -291,7 +291,7 @@ impl AgentAdapter for CodexAdapter {
                 spec.args = exec::exec_args(&prompt.text, &self.config, thread.as_deref());
                 spec.cwd = Some(self.config.cwd.clone()).filter(|c| !c.as_os_str().is_empty());
                 spec.env = env;
-                spec.sandbox = self.config.sandbox.clone();
+                spec.for_session(&self.config);
                 lock_state(state).last_error = None;
                 let (t, stream) = OneShot::spawn(spec, exec::ExecNormalizer::new(), state.clone())?;
                 *turn = Some(t);

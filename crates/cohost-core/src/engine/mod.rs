@@ -240,10 +240,12 @@ impl HostSession {
     /// A session for `factory`'s provider. Call [`HostSession::start`] next.
     pub fn new(
         factory: Arc<dyn AdapterFactory>,
-        config: AdapterConfig,
+        mut config: AdapterConfig,
         decisions: SharedDecisionSource,
         opts: SessionOptions,
     ) -> Self {
+        // The adapter's own captured text passes the session's sanitizer.
+        config.sanitizer = opts.sanitizer.clone();
         let (control_tx, controls) = mpsc::unbounded_channel();
         let descriptor = factory.descriptor();
         let native_session_id = config.resume.clone();

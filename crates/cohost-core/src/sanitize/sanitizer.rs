@@ -34,6 +34,24 @@ impl std::fmt::Debug for Sanitizer {
     }
 }
 
+/// Two sanitizers are equal when they know the same values and home: the
+/// shapes are the same for all.
+impl PartialEq for Sanitizer {
+    fn eq(&self, other: &Self) -> bool {
+        self.known_list == other.known_list && self.home == other.home
+    }
+}
+
+impl Eq for Sanitizer {}
+
+/// [`Sanitizer::shapes_only`]: what a value holds until the composition
+/// root's sanitizer is handed to it.
+impl Default for Sanitizer {
+    fn default() -> Self {
+        Sanitizer::shapes_only()
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 struct RuleGroups {
     kind: rules::Kind,

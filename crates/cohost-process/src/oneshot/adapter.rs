@@ -248,7 +248,7 @@ impl<D: CliDriver> AgentAdapter for OneShotAdapter<D> {
         self.turns += 1;
         spec.cwd = Some(self.config.cwd.clone()).filter(|c| !c.as_os_str().is_empty());
         spec.env = self.env();
-        spec.sandbox = self.config.sandbox.clone();
+        spec.for_session(&self.config);
         lock_state(&self.state).last_error = None;
         let norm = self
             .driver
