@@ -77,6 +77,17 @@ def walk(doc, honour_hidden):
     def get(i):
         return ix.get(str(i))
 
+    def visit_fields(shape, braced):
+        """The fields of a struct's or a variant's shape; `braced` names its
+        `{ ... }` form ("plain" for a struct, "struct" for a variant). A unit
+        shape is a string; a tuple's private fields are None."""
+        if not isinstance(shape, dict):
+            return
+        ids = shape[braced]["fields"] if braced in shape else shape.get("tuple", [])
+        for f in ids:
+            if f is not None:
+                visit(f, "field")
+
     def visit(i, role="top"):
         it = get(i)
         if it is None:
@@ -126,15 +137,7 @@ def walk(doc, honour_hidden):
         elif k in ("struct", "union", "enum"):
             inner = it["inner"][k]
             if k == "struct":
-                sk = inner["kind"]
-                if isinstance(sk, dict):
-                    if "plain" in sk:
-                        for f in sk["plain"]["fields"]:
-                            visit(f, "field")
-                    elif "tuple" in sk:
-                        for f in sk["tuple"]:
-                            if f is not None:
-                                visit(f, "field")
+                visit_fields(inner["kind"], "plain")
             elif k == "union":
                 for f in inner["fields"]:
                     visit(f, "field")
@@ -158,15 +161,7 @@ def walk(doc, honour_hidden):
                         continue
                     visit(m, "inherent")
         elif k == "variant":
-            vk = it["inner"]["variant"]["kind"]
-            if isinstance(vk, dict):
-                if "struct" in vk:
-                    for f in vk["struct"]["fields"]:
-                        visit(f, "field")
-                elif "tuple" in vk:
-                    for f in vk["tuple"]:
-                        if f is not None:
-                            visit(f, "field")
+            visit_fields(it["inner"]["variant"]["kind"], "struct")
         elif k == "trait":
             for t in it["inner"]["trait"]["items"]:
                 visit(t, "trait_item")
