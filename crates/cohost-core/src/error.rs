@@ -172,6 +172,15 @@ impl CohostError {
         self
     }
 
+    /// Attach `fix` when there is one (a typed error's own fix, which
+    /// some of its variants do not have).
+    pub fn with_optional_fix(self, fix: Option<impl AsRef<str>>) -> Self {
+        match fix {
+            Some(fix) => self.with_fix(fix),
+            None => self,
+        }
+    }
+
     /// This error with its message and fix passed through `sanitizer`: what
     /// a boundary shows or sends.
     pub fn sanitized(mut self, sanitizer: &Sanitizer) -> Self {

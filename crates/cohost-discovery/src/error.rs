@@ -334,11 +334,7 @@ impl From<DiscoveryError> for CohostError {
         if let DiscoveryError::Core(e) = e {
             return e;
         }
-        let wire = CohostError::new(e.code(), e.message());
-        match e.fix() {
-            Some(fix) => wire.with_fix(fix),
-            None => wire,
-        }
+        CohostError::new(e.code(), e.message()).with_optional_fix(e.fix())
     }
 }
 

@@ -147,10 +147,6 @@ impl ProcessError {
 
 impl From<ProcessError> for CohostError {
     fn from(e: ProcessError) -> Self {
-        let err = CohostError::new(e.code(), e.to_string());
-        match e.fix() {
-            Some(fix) => err.with_fix(fix),
-            None => err,
-        }
+        CohostError::new(e.code(), e.to_string()).with_optional_fix(e.fix())
     }
 }

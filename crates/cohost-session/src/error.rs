@@ -112,11 +112,7 @@ impl From<SessionError> for CohostError {
 
 /// `e`'s own code, message and fix.
 fn wire(e: &SessionError) -> CohostError {
-    let wire = CohostError::new(e.code(), e.to_string());
-    match e.fix() {
-        Some(fix) => wire.with_fix(fix),
-        None => wire,
-    }
+    CohostError::new(e.code(), e.to_string()).with_optional_fix(e.fix())
 }
 
 #[cfg(test)]

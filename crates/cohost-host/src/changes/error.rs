@@ -75,13 +75,8 @@ impl From<ChangesError> for CohostError {
         match e {
             ChangesError::Store(e) => e.into(),
             ChangesError::Git(e) => e.into(),
-            own => {
-                let wire = CohostError::new(ErrorCode::ConfigInvalid, own.to_string());
-                match own.fix() {
-                    Some(fix) => wire.with_fix(fix),
-                    None => wire,
-                }
-            }
+            own => CohostError::new(ErrorCode::ConfigInvalid, own.to_string())
+                .with_optional_fix(own.fix()),
         }
     }
 }

@@ -70,11 +70,7 @@ impl RecordError {
 
 impl From<RecordError> for CohostError {
     fn from(e: RecordError) -> CohostError {
-        let wire = CohostError::new(ErrorCode::ConfigInvalid, e.to_string());
-        match e.fix() {
-            Some(fix) => wire.with_fix(fix),
-            None => wire,
-        }
+        CohostError::new(ErrorCode::ConfigInvalid, e.to_string()).with_optional_fix(e.fix())
     }
 }
 

@@ -33,11 +33,7 @@ impl From<CwdError> for CohostError {
                 Some("send the absolute path of an existing directory as `cwd`")
             }
         };
-        let wire = CohostError::new(ErrorCode::ConfigInvalid, e.to_string());
-        match fix {
-            Some(fix) => wire.with_fix(fix),
-            None => wire,
-        }
+        CohostError::new(ErrorCode::ConfigInvalid, e.to_string()).with_optional_fix(fix)
     }
 }
 
