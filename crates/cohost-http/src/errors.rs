@@ -266,16 +266,22 @@ pub fn retry_after(
     Some(at.duration_since(reference).unwrap_or(Duration::ZERO))
 }
 
-/// A transport error (no HTTP status) to a [`CohostError`].
-pub fn from_transport(err: &reqwest::Error, url: &str, ctx: &Ctx) -> CohostError {
+/// `err` and every cause under it, `: `-joined: a transport error's own
+/// text ("error sending request for url") says nothing of why.
+pub fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
     let mut chain = err.to_string();
-    let mut src: Option<&(dyn std::error::Error + 'static)> = std::error::Error::source(err);
+    let mut src = err.source();
     while let Some(s) = src {
         chain.push_str(": ");
         chain.push_str(&s.to_string());
         src = s.source();
     }
-    let chain = redact_key(&chain, ctx.key.as_deref());
+    chain
+}
+
+/// A transport error (no HTTP status) to a [`CohostError`].
+pub fn from_transport(err: &reqwest::Error, url: &str, ctx: &Ctx) -> CohostError {
+    let chain = redact_key(&error_chain(err), ctx.key.as_deref());
     let base_fix = match &ctx.base_env {
         Some(b) => format!("check that the server is running and that {b} is right"),
         None => "check that the server is running and the base URL is right".into(),

@@ -190,7 +190,10 @@ fn admin_error(base: &str, what: &str, e: &reqwest::Error) -> CohostError {
         ),
         None => CohostError::new(
             ErrorCode::NetworkError,
-            format!("cannot reach the relay at {base}: {e}"),
+            format!(
+                "cannot reach the relay at {base}: {}",
+                cohost_http::errors::error_chain(e)
+            ),
         )
         .with_fix("check the address and that the relay is running"),
     }
